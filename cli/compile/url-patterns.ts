@@ -1,0 +1,58 @@
+// URL patterns of includeUrls / excludeUrls, compiled at build time into RegExp sources so the browser never
+// parses a pattern. Syntax (README, "URL patterns"):
+//   *                     every URL
+//   /blog/*               a path on the site (any scheme and host); `*` matches any run of characters
+//   https://shop.example/checkouts/*   a whole URL, with `*` wildcards
+//   contains:newsletter   any URL that contains the text
+//   regex:^https://[^/]+/p/\d+$       a JavaScript regular expression, tested against the whole URL
+// Without a `?` in it, a path or URL pattern ignores the query string; the fragment is never matched.
+
+const REGEX_PREFIX = 'regex:';
+const CONTAINS_PREFIX = 'contains:';
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+function globSource(glob: string): string {
+  return glob.split('*').map(escapeRegExp).join('.*');
+}
+
+/** The RegExp source (anchored, whole URL without fragment) of one pattern. */
+export function patternSource(pattern: string): string {
+  if (pattern.startsWith(REGEX_PREFIX)) return `(?:${pattern.slice(REGEX_PREFIX.length)})`;
+  if (pattern.startsWith(CONTAINS_PREFIX)) return `.*${escapeRegExp(pattern.slice(CONTAINS_PREFIX.length))}.*`;
+  if (pattern === '*') return '.*';
+  const query = pattern.includes('?') ? '' : '(?:\\?.*)?';
+  if (pattern.startsWith('/')) return `[a-z][a-z0-9+.-]*:\\/\\/[^/?#]+${globSource(pattern)}${query}`;
+  return `${globSource(pattern)}${query}`;
+}
+
+/** A message naming why the pattern cannot be used, or undefined when it compiles. */
+export function compilePatternError(pattern: string): string | undefined {
+  if (pattern.startsWith(REGEX_PREFIX)) {
+    const body = pattern.slice(REGEX_PREFIX.length);
+    if (!body) return `URL pattern "${pattern}" has an empty regular expression`;
+    if (/\\[1-9]|\\k<|\(\?<[^=!]/.test(body)) {
+      return `URL pattern "${pattern}" must not use backreferences or named groups (patterns are combined into one RegExp)`;
+    }
+    try {
+      new RegExp(body);
+    } catch (error) {
+      return `URL pattern "${pattern}" is not a valid regular expression: ${(error as Error).message}`;
+    }
+    return undefined;
+  }
+  if (pattern.startsWith(CONTAINS_PREFIX)) {
+    return pattern.length > CONTAINS_PREFIX.length ? undefined : `URL pattern "${pattern}" has nothing after "contains:"`;
+  }
+  if (pattern === '*' || pattern.startsWith('/') || /^https?:\/\//.test(pattern)) return undefined;
+  return `URL pattern "${pattern}" must be "*", start with "/" or "http(s)://", or use "contains:" or "regex:"`;
+}
+
+/** One anchored RegExp for the whole list (patterns are checked by compilePatternError first). */
+export function compileUrlList(patterns: readonly string[]): RegExp | undefined {
+  if (patterns.length === 0) return undefined;
+  if (patterns.includes('*')) return /^.*$/s;
+  return new RegExp(`^(?:${patterns.map(patternSource).join('|')})$`);
+}

@@ -1,0 +1,82 @@
+// The `push-kit` program. Each command's module loads only when that command runs, so `--help` stays
+// instant and Ink/React load only for `init`.
+import { Command, CommanderError } from 'commander';
+import { CliError } from './errors.ts';
+
+export async function main(argv: string[]): Promise<number> {
+  let exitCode = 0;
+  const setExit = (code: number) => {
+    exitCode = Math.max(exitCode, code);
+  };
+  const program = new Command('push-kit')
+    .description('Web push for websites: validate and build site bundles, run the provider, send notifications.')
+    .exitOverride()
+    .showHelpAfterError();
+
+  program
+    .command('init')
+    .description('Interactive wizard that writes a site config and its VAPID key pair')
+    .option('--yes', 'take every default, ask nothing')
+    .option('--answers <file>', 'read the answers from a JSON file')
+    .option('--dir <dir>', 'project folder to write into', '.')
+    .option('--force', 'overwrite an existing config without asking')
+    .action(async (options) => setExit(await (await import('./commands/init.ts')).runInit(options)));
+
+  program
+    .command('validate')
+    .description('Check site configs; prints FILE: field.path: message per problem')
+    .argument('<configs...>', 'site config files')
+    .action(async (configs: string[]) => setExit(await (await import('./commands/validate.ts')).runValidate(configs)));
+
+  program
+    .command('build')
+    .description('Build each site config into <out>/<name>/')
+    .argument('<configs...>', 'site config files')
+    .option('--out <dir>', 'output folder', 'dist')
+    .action(async (configs: string[], options: { out: string }) =>
+      setExit(await (await import('./commands/build.ts')).runBuild(configs, options)),
+    );
+
+  program
+    .command('serve')
+    .description('Run the provider server (embedded database unless --database or DATABASE_URL is given)')
+    .option('--port <n>', 'port to listen on', '8787')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
+    .option('--sites <glob...>', 'site configs to host', ['site-configs/*.json'])
+    .option('--dist <dir>', 'folder of built sites', 'dist')
+    .action(async (options) => setExit(await (await import('./commands/serve.ts')).runServe(options)));
+
+  program
+    .command('send')
+    .description('Send a notification to a site\'s subscribers')
+    .requiredOption('--site <name>', 'site name (config base name)')
+    .requiredOption('--title <title>', 'notification title')
+    .requiredOption('--body <body>', 'notification body')
+    .option('--url <url>', 'page opened on click')
+    .option('--segment <segment>', 'only this segment')
+    .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
+    .action(async (options) => setExit(await (await import('./commands/send.ts')).runSend(options)));
+
+  program
+    .command('dev')
+    .description('Build a site, run the provider and serve examples/ with the bundle; prints the URLs')
+    .argument('[config]', 'site config', 'site-configs/calligraphy.json')
+    .option('--port <n>', 'port of the example site', '8080')
+    .option('--provider-port <n>', 'port of the provider', '8787')
+    .action(async (config: string, options) => setExit(await (await import('./commands/dev.ts')).runDev(config, options)));
+
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 1;
+    }
+    if (error instanceof CliError) {
+      console.error(`push-kit: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+  return exitCode;
+}

@@ -1,0 +1,6 @@
+// Build-time constants (esbuild `define`) and the generated site module; see runtime/site-module.ts.
+declare const PK_FEATURES: import('./site-module.ts').SiteFeatures;
+
+declare module 'pushkit:site' {
+  export const site: import('./site-module.ts').SiteModule;
+}

@@ -1,0 +1,111 @@
+// The contract between the compiler (cli/compile) and the browser runtime: the generated module
+// `pushkit:site` exports `site: SiteModule`, and the build defines `PK_FEATURES.<name>` as literal booleans
+// so esbuild drops the code of every feature a site does not use. Types only: nothing here is emitted.
+
+export interface SiteFeatures {
+  /** The branding modal box: pcBranding is 1 and isNativeOptin is not 0. */
+  brandingModal: boolean;
+  /** The mobile box with a close button (style.isMobileEnabled). */
+  mobileBox: boolean;
+  /** The site is served over plain http: opt-in goes through the provider's child window. */
+  childWindow: boolean;
+  /** Safari's legacy push (safariWebsitePushId is set). */
+  safari: boolean;
+  /** Rule segments (segmentations is not empty). */
+  segments: boolean;
+  /** Click segments (clickSegmentations is not empty). */
+  clickSegments: boolean;
+  /** Online shop (isShopifyConnectedAccount). */
+  shop: boolean;
+  /** The page-click tracking consent checkbox (pageClickTrackingConcent). */
+  trackingConsent: boolean;
+  /** Trigger event kinds the site's trigger expression uses beyond `delay`. */
+  triggerClick: boolean;
+  triggerMousedown: boolean;
+  triggerInterval: boolean;
+  triggerLeaveIntent: boolean;
+  triggerScroll: boolean;
+  triggerSubscribe: boolean;
+  triggerEcom: boolean;
+}
+
+export type SegmentId = number | string;
+
+/** What a segment condition can read; built by the runtime on each page view. */
+export interface SegmentContext {
+  url: string;
+  path: string;
+  referrer: string;
+  query: Record<string, string>;
+  visitCount: number;
+  timeOnSiteSeconds: number;
+  tags: Record<string, string>;
+  events: Record<string, boolean>;
+}
+
+export interface RuleSegment {
+  sid: SegmentId;
+  vn: number;
+  test: (context: SegmentContext) => boolean;
+}
+
+export interface ClickSegment {
+  sid: SegmentId;
+  vn: number;
+  selector: string;
+}
+
+export interface ShopSegment {
+  sid: SegmentId;
+  vn: number;
+  event: 'add_cart' | 'order';
+  test: (data: Record<string, unknown>) => boolean;
+}
+
+/** Markup of the host-page prompts, rendered by React at build time; every config text is escaped. */
+export interface PromptMarkup {
+  chicklet: string;
+  contextBox: string;
+  alreadySubscribed: string;
+  blocked: string;
+  brandingModal?: string;
+  mobileBox?: string;
+  /** The stylesheet of all prompts, inserted once in a <style> element. */
+  css: string;
+}
+
+export interface TriggerConfig {
+  /** Event names of the trigger expression once every and/or is rewritten to or. */
+  anyOf: string[];
+  delayMs: number;
+  clickSelector?: string;
+  mousedownSelector?: string;
+  intervalTicks?: number;
+  scroll?: { percent?: number; pixelsFromTop?: number; pixelsFromBottom?: number };
+  persist: 'page' | 'session' | 'always';
+}
+
+export interface SiteModule {
+  hash: string;
+  companyName: string;
+  origin: string;
+  /** Base URLs without a trailing slash. */
+  serverSyncUrl: string;
+  servicesServerUrl: string;
+  manifestUrl: string;
+  swPath: string;
+  firefoxSwPath: string;
+  swScope: string;
+  vapidPublicKey: string;
+  safariWebsitePushId?: string;
+  /** The provider's child-window page for this site (http sites). */
+  childWindowUrl: string;
+  isInactive: boolean;
+  /** Opt-in URL qualification, compiled from includeUrls / excludeUrls. */
+  urlQualifies: (url: string) => boolean;
+  triggers: TriggerConfig;
+  segments: RuleSegment[];
+  clickSegments: ClickSegment[];
+  shopSegments: ShopSegment[];
+  prompts: PromptMarkup;
+}

@@ -4,3 +4,7 @@ declare const PK_FEATURES: import('./site-module.ts').SiteFeatures;
 declare module 'pushkit:site' {
   export const site: import('./site-module.ts').SiteModule;
 }
+
+declare module 'pushkit:worker-site' {
+  export const workerSite: import('./site-module.ts').WorkerSiteModule;
+}

@@ -109,3 +109,14 @@ export interface SiteModule {
   shopSegments: ShopSegment[];
   prompts: PromptMarkup;
 }
+
+/** What the service workers know of their site: the generated module `pushkit:worker-site`. */
+export interface WorkerSiteModule {
+  hash: string;
+  origin: string;
+  serverSyncUrl: string;
+  vapidPublicKey: string;
+  swScope: string;
+  /** Default icon of notifications (style.iconUrl). */
+  iconUrl?: string;
+}

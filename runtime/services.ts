@@ -1,0 +1,47 @@
+// What the lifecycle core (runtime/push.ts and its helpers) hands to the feature modules (segments,
+// triggers, shop, tags), so each feature file depends on this interface only. Types only.
+import type { SiteModule } from './site-module.ts';
+
+export type QueryParams = Record<string, string | number | boolean | readonly string[] | undefined>;
+
+export interface KeyValueStore {
+  get(key: string): string | null;
+  set(key: string, value: string): void;
+  remove(key: string): void;
+}
+
+export interface CookieStore {
+  get(name: string): string | null;
+  /** `days` omitted: a session cookie. */
+  set(name: string, value: string, days?: number): void;
+  remove(name: string): void;
+}
+
+export interface RuntimeServices {
+  site: SiteModule;
+  /** The stored subscriber id (wingify_push_subscriber_id), when the visitor is a synced subscriber. */
+  subscriberId(): string | undefined;
+  /** The stored subscription id (wingify_push_subscription_id). */
+  subscriptionId(): string | undefined;
+  /** False when the visitor refused page-click tracking (wingify_donot_track_actions is 1). */
+  trackingAllowed(): boolean;
+  /** False after an opt-out ({product}_opt_out): triggers are disabled. */
+  optedOut(): boolean;
+  /** GET with a query string; resolves the JSON reply (or null for an empty body), rejects on failure. */
+  get(url: string, params: QueryParams): Promise<unknown>;
+  /** JSONP GET (a script element with a callback); rejects with an error when the callback is not called. */
+  jsonp(url: string, params: QueryParams): Promise<unknown>;
+  /** POST as a form body; resolves the JSON (or JSONP) reply, rejects on failure. */
+  postForm(url: string, params: QueryParams): Promise<unknown>;
+  /** Fire-and-forget image beacon (c.gif). */
+  beacon(url: string, params: QueryParams): void;
+  /** localStorage, never throwing (a blocked or full storage reads as empty). */
+  local: KeyValueStore;
+  /** sessionStorage, never throwing. */
+  session: KeyValueStore;
+  cookies: CookieStore;
+  /** Record that a trigger event happened (for segment conditions and the opt-in trigger). */
+  emit(event: string): void;
+  /** Subscribe to trigger events emitted by any module; returns an unsubscribe function. */
+  on(event: string, listener: () => void): () => void;
+}

@@ -1,0 +1,3 @@
+declare module 'pushkit:worker-site' {
+  export const workerSite: import('../runtime/site-module.ts').WorkerSiteModule;
+}

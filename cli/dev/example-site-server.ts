@@ -1,0 +1,224 @@
+// The example site of `push-kit dev` and of the browser tests: static pages with the site's snippet put in
+// place of `<!--push-kit snippet-->`, the built bundle at the site root, and a tiny shop (cart form post,
+// /cart.js in Shopify's shape, /checkouts/<id> order pages).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize, sep } from 'node:path';
+import { randomUUID } from 'node:crypto';
+
+const SNIPPET_MARKER = '<!--push-kit snippet-->';
+const BUNDLE_FILES = new Set(['/push.js', '/sw.js', '/sw-firefox.js', '/manifest.json']);
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+};
+
+export interface ShopProduct {
+  variantId: number;
+  productId: number;
+  title: string;
+  priceCents: number;
+  sku: string;
+  productType: string;
+  vendor: string;
+  url: string;
+}
+
+export const EXAMPLE_PRODUCTS: ShopProduct[] = [
+  {
+    variantId: 40001,
+    productId: 7001,
+    title: 'Gold nib pen',
+    priceCents: 2450,
+    sku: 'GNP-01',
+    productType: 'Pens',
+    vendor: 'Nib & Ink',
+    url: '/products/gold-nib-pen.html',
+  },
+];
+
+export interface ExampleSiteOptions {
+  /** Folder of the example pages. */
+  root: string;
+  /** Built site folder (`dist/<name>`): push.js, sw.js, sw-firefox.js, manifest.json, snippet.html. */
+  bundleDir: string;
+  port: number;
+  host?: string;
+  /** Called when the shop completes an order, so the provider can answer getOrderDetails for it. */
+  onOrder?: (orderId: string, order: Record<string, unknown>) => Promise<void> | void;
+}
+
+export interface RunningExampleSite {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+type Cart = Map<number, number>;
+
+function cartJson(cart: Cart) {
+  const items = [...cart].flatMap(([variantId, quantity]) => {
+    const product = EXAMPLE_PRODUCTS.find((candidate) => candidate.variantId === variantId);
+    if (!product) return [];
+    return [
+      {
+        id: variantId,
+        variant_id: variantId,
+        product_id: product.productId,
+        title: product.title,
+        price: product.priceCents,
+        line_price: product.priceCents * quantity,
+        sku: product.sku,
+        product_type: product.productType,
+        vendor: product.vendor,
+        url: product.url,
+        quantity,
+      },
+    ];
+  });
+  return {
+    items,
+    total_price: items.reduce((sum, item) => sum + item.line_price, 0),
+    item_count: items.reduce((sum, item) => sum + item.quantity, 0),
+  };
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  let body = '';
+  for await (const chunk of request) {
+    body += chunk;
+    if (body.length > 16_384) throw new Error('body too large');
+  }
+  return body;
+}
+
+function cartIdOf(request: IncomingMessage): string | undefined {
+  return /(?:^|;\s*)example_cart=([\w-]+)/.exec(request.headers.cookie ?? '')?.[1];
+}
+
+export async function startExampleSite(options: ExampleSiteOptions): Promise<RunningExampleSite> {
+  const carts = new Map<string, Cart>();
+  const root = normalize(options.root);
+
+  async function serveFile(response: ServerResponse, file: string, status = 200): Promise<void> {
+    let body: Buffer | string = await readFile(file);
+    const type = CONTENT_TYPES[extname(file)] ?? 'application/octet-stream';
+    if (extname(file) === '.html') {
+      const snippet = await readFile(join(options.bundleDir, 'snippet.html'), 'utf8').catch(() => '');
+      body = body.toString('utf8').replace(SNIPPET_MARKER, snippet.trim());
+    }
+    response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+    response.end(body);
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://example.invalid');
+    const path = decodeURIComponent(url.pathname);
+    let cartId = cartIdOf(request);
+    if (!cartId || !carts.has(cartId)) {
+      cartId = randomUUID();
+      carts.set(cartId, new Map());
+      response.setHeader('set-cookie', `example_cart=${cartId}; Path=/; SameSite=Lax`);
+    }
+    const cart = carts.get(cartId)!;
+
+    if (request.method === 'POST' && (path === '/cart/add' || path === '/cart/add.js')) {
+      const form = new URLSearchParams(await readBody(request));
+      const variantId = Number(form.get('id'));
+      const quantity = Math.min(Math.max(Number(form.get('quantity') ?? 1) || 1, 1), 99);
+      if (!EXAMPLE_PRODUCTS.some((product) => product.variantId === variantId)) {
+        response.writeHead(422, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ status: 422, message: 'Unknown product variant' }));
+        return;
+      }
+      cart.set(variantId, (cart.get(variantId) ?? 0) + quantity);
+      if (path.endsWith('.js')) {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(cartJson(cart)));
+      } else {
+        const back = request.headers.referer ? new URL(request.headers.referer).pathname : '/cart';
+        response.writeHead(303, { location: back });
+        response.end();
+      }
+      return;
+    }
+    if (path === '/cart.js') {
+      response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      response.end(JSON.stringify(cartJson(cart)));
+      return;
+    }
+    if (request.method === 'POST' && path === '/checkout') {
+      const orderId = String(1000 + Math.floor(Math.random() * 9_000_000));
+      const summary = cartJson(cart);
+      await options.onOrder?.(orderId, {
+        total: summary.total_price / 100,
+        shipping: 4.5,
+        tax: 0,
+        discount: 0,
+        coupon: '',
+        orders: summary.items.map((item) => ({
+          pId: String(item.product_id),
+          pName: item.title,
+          pPrice: item.price / 100,
+          pVariant: String(item.variant_id),
+          pSku: item.sku,
+          pBrand: item.vendor,
+          pQuant: item.quantity,
+          pImgUrl: '/icon.png',
+        })),
+      });
+      cart.clear();
+      response.writeHead(303, { location: `/checkouts/${orderId}` });
+      response.end();
+      return;
+    }
+    if (path === '/cart') {
+      const summary = cartJson(cart);
+      const rows = summary.items.map((item) => `<li>${item.quantity} × ${item.title}</li>`).join('');
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end(
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Cart</title><link rel="stylesheet" href="/styles.css"></head>` +
+          `<body><main><h1>Your cart</h1><ul>${rows || '<li>Empty</li>'}</ul>` +
+          `<p>Total: $${(summary.total_price / 100).toFixed(2)}</p>` +
+          `<form method="post" action="/checkout"><button type="submit">Check out</button></form></main></body></html>`,
+      );
+      return;
+    }
+    if (/^\/checkouts\/[\w-]+\/?$/.test(path)) return serveFile(response, join(root, 'checkouts', 'order.html'));
+    if (BUNDLE_FILES.has(path)) return serveFile(response, join(options.bundleDir, path.slice(1)));
+
+    const file = normalize(join(root, path.endsWith('/') ? `${path}index.html` : path));
+    if (!file.startsWith(root + sep) || file.endsWith('.json')) {
+      response.writeHead(404, { 'content-type': 'text/plain' });
+      response.end('Not found');
+      return;
+    }
+    await serveFile(response, file).catch(() => {
+      response.writeHead(404, { 'content-type': 'text/plain' });
+      response.end('Not found');
+    });
+  }
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: Error) => {
+      if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
+      response.end(`Example site error: ${error.message}`);
+    });
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, resolve);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  return {
+    url: `http://${host === '127.0.0.1' ? 'localhost' : host}:${port}`,
+    server,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

@@ -46,9 +46,6 @@ export function problemsOf(error: z.ZodError): ConfigProblem[] {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({ path: fieldPath([...issue.path, key]), message: 'unknown field' }));
     }
-    if (issue.code === 'invalid_union' && issue.path.at(-1) === 'sid') {
-      return [{ path: fieldPath(issue.path), message: 'must be a positive integer or up to 29 letters, digits, "_" or "-"' }];
-    }
     if (issue.code === 'invalid_type' && / received undefined$/.test(issue.message)) {
       return [{ path: fieldPath(issue.path), message: `required field is missing (expected ${issue.expected})` }];
     }

@@ -28,7 +28,11 @@ const urlPattern = z
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
-const segmentId = z.union([z.int().positive(), z.string().regex(/^[A-Za-z0-9_-]{1,29}$/)]);
+const SEGMENT_ID_RULE = 'must be a positive integer, or 1 to 29 letters, digits, "_" or "-"';
+const segmentId = z.union([z.int().positive(SEGMENT_ID_RULE), z.string().regex(/^[A-Za-z0-9_-]{1,29}$/, SEGMENT_ID_RULE)], {
+  error: SEGMENT_ID_RULE,
+});
+const zeroOrOne = z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' });
 
 export const segmentationSchema = z
   .strictObject({
@@ -151,8 +155,8 @@ export const siteConfigSchema = z
     isShopifyConnectedAccount: z.boolean().default(false),
     includeUrls: z.array(urlPattern).default(['*']).describe('URL patterns where the prompt shows (default: all).'),
     excludeUrls: z.array(urlPattern).default([]).describe('URL patterns where it never shows (default: none).'),
-    pcBranding: z.union([z.literal(0), z.literal(1)]).default(0).describe('1 shows the branding modal box.'),
-    isNativeOptin: z.union([z.literal(0), z.literal(1)]).default(1).describe('0 never shows the branding modal box.'),
+    pcBranding: zeroOrOne.default(0).describe('1 shows the branding modal box.'),
+    isNativeOptin: zeroOrOne.default(1).describe('0 never shows the branding modal box.'),
     style: styleSchema.prefault({}),
     texts: textsSchema.prefault({}),
     triggers: triggersSchema.prefault({}),

@@ -1,0 +1,197 @@
+import { describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { parseConfigText } from '../../cli/config/load-config.ts';
+import { siteConfigSchema } from '../../cli/config/schema.ts';
+import { DEFAULT_TEXTS } from '../../cli/config/default-texts.ts';
+import { siteConfigJsonSchema } from '../../cli/config/write-json-schema.ts';
+
+const VAPID = 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s';
+const minimal = {
+  hash: 'site-hash-01',
+  companyName: 'Acme',
+  origin: 'https://acme.example',
+  serverSyncUrl: 'https://push.acme.example',
+  vapidPublicKey: VAPID,
+};
+
+function problems(config: unknown): string[] {
+  const loaded = parseConfigText('site.json', JSON.stringify(config));
+  return loaded.ok ? [] : loaded.problems.map((problem) => `${problem.path}: ${problem.message}`);
+}
+
+describe('site config defaults (spec sections 2, 3, 4)', () => {
+  const config = siteConfigSchema.parse(minimal);
+
+  it('includes every URL and excludes none', () => {
+    expect(config.includeUrls).toEqual(['*']);
+    expect(config.excludeUrls).toEqual([]);
+  });
+
+  it('auto-triggers the prompt 5 s after load', () => {
+    expect(config.triggers).toEqual({ when: 'delay', delaySeconds: 5, persist: 'page' });
+  });
+
+  it('uses the texts of section 2, word for word', () => {
+    expect(config.texts.contextBox).toBe(
+      "Please Click on 'Allow' in the permission box to get instant notifications from our website. No Email Required.",
+    );
+    expect(config.texts.alreadySubscribed).toBe(
+      'You are already subscribed to get instant alerts from us. Keep an eye on your browser for new notifications from us.',
+    );
+    expect(config.texts.blocked.startsWith(
+      'Uh-oh! You seem to have blocked the notifications last time you came on our website. To see how to subscribe',
+    )).toBe(true);
+    expect(config.texts.offer).toMatch(/notify you when it gets new Calligraphy submissions\.$/);
+    expect(config.texts.yesButton).toBe('Yes');
+    expect(config.texts.noButton).toBe('No');
+  });
+
+  it('defaults every section-3 field the runtime reads', () => {
+    expect(config).toMatchObject({
+      manifestUrl: '/manifest.json',
+      swPath: '/sw.js',
+      firefoxSwPath: '/sw-firefox.js',
+      segmentations: [],
+      clickSegmentations: [],
+      shopifySegmentations: [],
+      isShopifyConnectedAccount: false,
+      pcBranding: 0,
+      isNativeOptin: 1,
+      isInactive: false,
+      pageClickTrackingConcent: false,
+      style: {
+        brandingType: 'default',
+        isMobileEnabled: false,
+        allowTextChildWindow: 'Allow',
+        offerTextChildWindow: DEFAULT_TEXTS.offer,
+      },
+    });
+    expect(config.servicesServerURL).toBeUndefined();
+    expect(config.safariWebsitePushId).toBeUndefined();
+  });
+
+  it('normalises the origin and keeps a segment version of 1 by default', () => {
+    const parsed = siteConfigSchema.parse({ ...minimal, origin: 'https://acme.example/', segmentations: [{ sid: 3, ss: 'visitCount > 2' }] });
+    expect(parsed.origin).toBe('https://acme.example');
+    expect(parsed.segmentations[0]).toEqual({ sid: 3, ss: 'visitCount > 2', vn: 1 });
+  });
+});
+
+describe('click and shop segmentations (spec section 5)', () => {
+  it('accept arrays', () => {
+    const parsed = siteConfigSchema.parse({ ...minimal, clickSegmentations: [{ sid: 'buyers', selector: '.buy' }] });
+    expect(parsed.clickSegmentations).toEqual([{ sid: 'buyers', selector: '.buy', vn: 1 }]);
+  });
+
+  it('accept JSON strings', () => {
+    const parsed = siteConfigSchema.parse({
+      ...minimal,
+      shopifySegmentations: JSON.stringify([{ sid: 9, event: 'order' }]),
+    });
+    expect(parsed.shopifySegmentations).toEqual([{ sid: 9, event: 'order', vn: 1 }]);
+  });
+
+  it('read invalid JSON as an empty list, with a warning naming the field', () => {
+    const loaded = parseConfigText('site.json', JSON.stringify({ ...minimal, clickSegmentations: '[{"sid":' }));
+    expect(loaded.ok).toBe(true);
+    if (!loaded.ok) return;
+    expect(loaded.config.clickSegmentations).toEqual([]);
+    expect(loaded.warnings).toEqual([
+      { path: 'clickSegmentations', message: 'is a string that is not valid JSON: read as an empty list' },
+    ]);
+  });
+});
+
+describe('validation errors name the field', () => {
+  it('unknown fields, at any depth', () => {
+    expect(problems({ ...minimal, colour: 'red', style: { shadow: true } }).sort()).toEqual([
+      'colour: unknown field',
+      'style.shadow: unknown field',
+    ]);
+  });
+
+  it('missing required fields', () => {
+    expect(problems({ ...minimal, companyName: undefined })).toEqual([
+      'companyName: required field is missing (expected string)',
+    ]);
+  });
+
+  it('wrong types', () => {
+    expect(problems({ ...minimal, pcBranding: 2, isInactive: 'no', clickSegmentations: [{ sid: 'bad name!', selector: 'a' }] }).sort()).toEqual([
+      'clickSegmentations.0.sid: must be a positive integer, or 1 to 29 letters, digits, "_" or "-"',
+      'isInactive: Invalid input: expected boolean, received string',
+      'pcBranding: must be 0 or 1',
+    ]);
+  });
+
+  it('bad URLs', () => {
+    expect(problems({ ...minimal, serverSyncUrl: 'ftp://push.example', style: { iconUrl: 'icon.png' } })).toEqual([
+      'serverSyncUrl: must be an absolute http(s) URL',
+      'style.iconUrl: must be an absolute http(s) URL',
+    ]);
+  });
+
+  it('an origin with a path', () => {
+    expect(problems({ ...minimal, origin: 'https://acme.example/shop' })).toEqual([
+      'origin: must be an origin only (scheme, host and port), with no path, query or fragment',
+    ]);
+  });
+
+  it.each([
+    ['not base64', 'not a key!'],
+    ['too short', VAPID.slice(0, 40)],
+    ['not on the curve', `BA${'A'.repeat(85)}`],
+  ])('a vapid key that is %s', (_case, key) => {
+    expect(problems({ ...minimal, vapidPublicKey: key })).toEqual([
+      'vapidPublicKey: must be url-safe base64 of a 65-byte uncompressed P-256 public key',
+    ]);
+  });
+
+  it('include and exclude patterns that cannot compile, by index', () => {
+    expect(problems({ ...minimal, includeUrls: ['/ok/*', 'regex:[a-'], excludeUrls: ['blog'] })).toEqual([
+      'includeUrls.1: URL pattern "regex:[a-" is not a valid regular expression: Invalid regular expression: /[a-/: Unterminated character class',
+      'excludeUrls.0: URL pattern "blog" must be "*", start with "/" or "http(s)://", or use "contains:" or "regex:"',
+    ]);
+  });
+
+  it('invalid JSON with its line and column', () => {
+    const loaded = parseConfigText('broken.json', '{\n  "hash": "abc",\n  oops\n}');
+    expect(loaded.ok).toBe(false);
+    if (loaded.ok) return;
+    expect(loaded.problems).toEqual([
+      { path: '(file)', message: expect.stringMatching(/^invalid JSON at line 3, column 3: /) },
+    ]);
+  });
+
+  it('a truncated file', () => {
+    const loaded = parseConfigText('broken.json', '{\n  "hash": "abc",');
+    expect(loaded.ok ? [] : loaded.problems.map((problem) => problem.message)).toEqual([
+      expect.stringMatching(/^invalid JSON at line 2, column \d+/),
+    ]);
+  });
+});
+
+describe('JSON Schema export', () => {
+  it('is current (run `npm run schema` after changing cli/config/schema.ts)', async () => {
+    const file = await readFile(new URL('../../schema/site-config.schema.json', import.meta.url), 'utf8');
+    expect(file).toBe(siteConfigJsonSchema());
+  });
+
+  it('describes every field of spec section 3', () => {
+    const schema = JSON.parse(siteConfigJsonSchema()) as { properties: Record<string, { properties?: object }> };
+    for (const field of [
+      'hash', 'serverSyncUrl', 'servicesServerURL', 'manifestUrl', 'swPath', 'firefoxSwPath', 'vapidPublicKey',
+      'safariWebsitePushId', 'segmentations', 'clickSegmentations', 'shopifySegmentations', 'isShopifyConnectedAccount',
+      'includeUrls', 'excludeUrls', 'pcBranding', 'isNativeOptin', 'style', 'companyName', 'origin', 'isInactive',
+      'pageClickTrackingConcent',
+    ]) expect(schema.properties).toHaveProperty(field);
+    expect(Object.keys(schema.properties.style!.properties!)).toEqual([
+      'iconUrl', 'brandingType', 'brandingText', 'isMobileEnabled', 'allowTextChildWindow', 'offerTextChildWindow',
+    ]);
+  });
+
+  it('is referenced by every site config', async () => {
+    const config = JSON.parse(await readFile(new URL('../../site-configs/calligraphy.json', import.meta.url), 'utf8'));
+    expect(config.$schema).toBe('../schema/site-config.schema.json');
+  });
+});

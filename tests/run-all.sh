@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The whole test suite, as README and CI run it (`npm test`): installs what a fresh machine lacks (Debian's
+# Chromium, PostgreSQL 15, D-Bus), starts a throwaway PostgreSQL on 127.0.0.1, then runs the checks, the
+# unit tests and the Chromium end-to-end tests, and ends with one line `tests: N passed, N failed`.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+[ -x /usr/bin/chromium ] || need+=(chromium)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+command -v dbus-daemon >/dev/null 2>&1 || need+=(dbus)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "Installing ${need[*]} from Debian's packages"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    echo "Missing ${need[*]}: run as root or install them (apt-get install -y ${need[*]})" >&2
+  fi
+fi
+[ -d node_modules ] || npm ci --no-audit --no-fund
+
+pg_dir=""
+cleanup() {
+  if [ -n "$pg_dir" ]; then
+    runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg_dir/data" -m immediate stop >/dev/null 2>&1
+    rm -rf "$pg_dir"
+  fi
+}
+trap cleanup EXIT
+pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+if [ -n "$pg_bin" ] && [ -z "${PUSHKIT_TEST_DATABASE_URL:-}" ]; then
+  pg_dir=$(mktemp -d /tmp/push-kit-pg.XXXXXX)
+  pg_port=$(( 20000 + RANDOM % 20000 ))
+  chown postgres "$pg_dir" 2>/dev/null
+  run_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+  if run_pg "$pg_bin/initdb" -D "$pg_dir/data" -U pushkit --auth=trust >/dev/null 2>&1 &&
+     run_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -o "-p $pg_port -k $pg_dir -c listen_addresses=127.0.0.1" -l "$pg_dir/log" -w start >/dev/null 2>&1; then
+    export PUSHKIT_TEST_DATABASE_URL="postgres://pushkit@127.0.0.1:$pg_port/postgres"
+    echo "PostgreSQL for the tests: $PUSHKIT_TEST_DATABASE_URL"
+  else
+    echo "Could not start PostgreSQL; its tests are skipped" >&2
+    pg_dir=""
+  fi
+fi
+
+status=0
+step() {
+  echo "== $1"
+  shift
+  "$@" || status=1
+}
+step "JSON Schema is current" npx tsx cli/config/write-json-schema.ts --check
+step "typecheck" npm run -s typecheck
+step "lint" npm run -s lint
+mkdir -p tests/artifacts
+step "unit tests" npx vitest run --reporter=default --reporter=json --outputFile.json=tests/artifacts/unit.json
+step "browser end-to-end tests" npx vitest run --config vitest.e2e.config.ts --reporter=default --reporter=json --outputFile.json=tests/artifacts/e2e.json
+
+node -e '
+  let passed = 0, failed = 0;
+  for (const file of ["tests/artifacts/unit.json", "tests/artifacts/e2e.json"]) {
+    try {
+      const r = JSON.parse(require("fs").readFileSync(file, "utf8"));
+      passed += r.numPassedTests;
+      failed += r.numFailedTests || r.numFailedTestSuites || 0;
+    } catch { failed += 1; console.error("no results in " + file); }
+  }
+  console.log(`tests: ${passed} passed, ${failed} failed`);
+'
+exit $status

@@ -1,0 +1,58 @@
+// The provider server: the calls of spec section 7, the child window files, notification reports and the
+// owner API, on fastify. Every failure is `{status: "failure", message}` naming what is wrong.
+import cors from '@fastify/cors';
+import formbody from '@fastify/formbody';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { DatabaseUnavailableError, type Database } from './database.ts';
+import { failure, RequestError, sendReply } from './reply.ts';
+import { corsDelegator, SiteRegistry } from './site-access.ts';
+import type { HostedSite } from './sites.ts';
+import { registerNotificationEventRoute } from './routes/notification-events.ts';
+import { registerOwnerApi } from './routes/owner-api.ts';
+import { registerShopRoutes } from './routes/shop.ts';
+import { registerSiteFileRoutes } from './routes/site-files.ts';
+import { registerSyncRoute } from './routes/sync.ts';
+import { registerVisitorDataRoutes } from './routes/visitor-data.ts';
+
+export const BODY_LIMIT = 64 * 1024;
+
+export interface CreateAppOptions {
+  sites: HostedSite[];
+  db: Database;
+  logger?: boolean;
+}
+
+export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({ logger: options.logger ?? false, bodyLimit: BODY_LIMIT, return503OnClosing: true });
+  const context = { db: options.db, registry: new SiteRegistry(options.sites) };
+
+  await app.register(formbody, { bodyLimit: BODY_LIMIT });
+  await app.register(cors, { hook: 'preHandler', delegator: corsDelegator(context.registry) });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof RequestError) return sendReply(request, reply, failure(error.message), error.statusCode);
+    if (error instanceof DatabaseUnavailableError) {
+      return sendReply(request, reply.header('retry-after', '5'), failure('database unavailable, try again later'), 503);
+    }
+    // SQLSTATE class 22 (data exception: NUL byte, out-of-range number) is input the checks let through
+    if (typeof error.code === 'string' && /^22[0-9A-Z]{3}$/.test(error.code)) {
+      return sendReply(request, reply, failure(`request: a value the database refuses: ${error.message}`), 400);
+    }
+    const statusCode = error.statusCode ?? 500;
+    if (statusCode >= 400 && statusCode < 500) {
+      const message = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? `body: larger than ${BODY_LIMIT} bytes` : `request: ${error.message}`;
+      return sendReply(request, reply, failure(message), statusCode);
+    }
+    request.log.error(error);
+    return sendReply(request, reply, failure('internal error'), 500);
+  });
+  app.setNotFoundHandler((request, reply) => sendReply(request, reply, failure(`no such call: ${request.method} ${request.url.split('?')[0]}`), 404));
+
+  registerSyncRoute(app, context);
+  registerVisitorDataRoutes(app, context);
+  registerShopRoutes(app, context);
+  registerNotificationEventRoute(app, context);
+  registerSiteFileRoutes(app, context);
+  registerOwnerApi(app, context);
+  return app;
+}

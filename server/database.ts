@@ -1,0 +1,164 @@
+// The provider's storage: one PostgreSQL dialect, either embedded (PGlite, data in a folder) or a real
+// PostgreSQL server through a `pg` pool. Both sit behind the small `Database` interface; SQL is always
+// parameterised. Migrations run on open.
+import { mkdir } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { MIGRATIONS } from './migrations.ts';
+
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'embedded' | 'postgres';
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** The database cannot be reached (down, restarting, connection lost): the server answers 503. */
+export class DatabaseUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`database unavailable: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
+
+function isUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code === 'string') {
+    if (UNAVAILABLE_NODE_CODES.has(code)) return true;
+    // SQLSTATE classes 08 (connection exception), 57P (operator intervention: shutdown, crash), 53 (resources)
+    if (/^(08|57P|53)/.test(code)) return true;
+  }
+  const message = (error as Error)?.message ?? '';
+  return /Connection terminated|Client has encountered a connection error|connect ECONNREFUSED|timeout exceeded when trying to connect/.test(
+    message,
+  );
+}
+
+function translated(error: unknown): unknown {
+  return isUnavailable(error) ? new DatabaseUnavailableError(error) : error;
+}
+
+// Several serve processes may start together against one PostgreSQL: one of them migrates at a time.
+const MIGRATION_LOCK_ID = 7_405_117;
+
+async function migrate(db: Database): Promise<void> {
+  await db.query(
+    `CREATE TABLE IF NOT EXISTS schema_migrations (
+      version integer PRIMARY KEY,
+      name text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`,
+  );
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_ID]);
+    const { rows } = await tx.query<{ version: number }>('SELECT version FROM schema_migrations');
+    const applied = new Set(rows.map((row) => Number(row.version)));
+    for (const migration of MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      for (const statement of migration.statements) await tx.query(statement);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+    }
+  });
+}
+
+function embedded(client: PGlite): Database {
+  return {
+    kind: 'embedded',
+    async query<T>(sql: string, params: unknown[] = []) {
+      const result = await client.query<T>(sql, params);
+      return { rows: result.rows };
+    },
+    transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      return client.transaction(async (tx) =>
+        fn({
+          async query<R>(sql: string, params: unknown[] = []) {
+            const result = await tx.query<R>(sql, params);
+            return { rows: result.rows };
+          },
+        }),
+      );
+    },
+    async close() {
+      await client.close();
+    },
+  };
+}
+
+function server(pool: pg.Pool): Database {
+  return {
+    kind: 'postgres',
+    async query<T>(sql: string, params: unknown[] = []) {
+      try {
+        const result = await pool.query(sql, params);
+        return { rows: result.rows as T[] };
+      } catch (error) {
+        throw translated(error);
+      }
+    },
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw translated(error);
+      }
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        const result = await fn({
+          async query<R>(sql: string, params: unknown[] = []) {
+            const reply = await client.query(sql, params);
+            return { rows: reply.rows as R[] };
+          },
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        broken = isUnavailable(error);
+        if (!broken) await client.query('ROLLBACK').catch(() => undefined);
+        throw translated(error);
+      } finally {
+        client.release(broken);
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+export interface OpenDatabaseOptions {
+  /** postgres://... for a PostgreSQL server; absent for the embedded database. */
+  url?: string;
+  /** Folder of the embedded database (created when missing). */
+  dataDir: string;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  let db: Database;
+  if (options.url) {
+    if (!/^postgres(ql)?:\/\//.test(options.url)) {
+      throw new Error(`database URL must start with postgres:// or postgresql:// (got "${options.url.split(':')[0]}:...")`);
+    }
+    const pool = new pg.Pool({ connectionString: options.url, max: 20, connectionTimeoutMillis: 5000 });
+    // An idle client losing its connection (database restart) must not crash the process.
+    pool.on('error', () => undefined);
+    db = server(pool);
+  } else {
+    await mkdir(options.dataDir, { recursive: true });
+    db = embedded(await PGlite.create(options.dataDir));
+  }
+  try {
+    await migrate(db);
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    throw error;
+  }
+  return db;
+}

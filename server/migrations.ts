@@ -1,0 +1,124 @@
+// The schema, as ordered versions. A version is applied once, in one transaction, and recorded in
+// schema_migrations; never edit a shipped version, add a new one.
+export interface Migration {
+  version: number;
+  name: string;
+  statements: string[];
+}
+
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'subscribers, segments, events, owner keys, orders, campaigns, deliveries',
+    statements: [
+      `CREATE TABLE subscribers (
+        id text PRIMARY KEY,
+        site_hash text NOT NULL,
+        uuid text,
+        status text NOT NULL CHECK (status IN ('subscribed', 'unsubscribed', 'blocked', 'expired')),
+        subscription jsonb,
+        subscription_id text,
+        endpoint text,
+        p256dh text,
+        auth text,
+        browser_type text,
+        language text,
+        timezone text,
+        timezone_offset integer,
+        page_click_tracking_permission smallint,
+        origin text,
+        subscription_page_url text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        last_sync_at timestamptz
+      )`,
+      `CREATE UNIQUE INDEX subscribers_site_endpoint ON subscribers (site_hash, endpoint) WHERE endpoint IS NOT NULL`,
+      `CREATE INDEX subscribers_site_subscription_id ON subscribers (site_hash, subscription_id)`,
+      `CREATE INDEX subscribers_site_uuid ON subscribers (site_hash, uuid)`,
+      `CREATE INDEX subscribers_site_status ON subscribers (site_hash, status, created_at)`,
+      `CREATE TABLE subscriber_tags (
+        subscriber_id text NOT NULL REFERENCES subscribers (id) ON DELETE CASCADE,
+        key text NOT NULL,
+        value text NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (subscriber_id, key)
+      )`,
+      `CREATE TABLE subscriber_dimensions (
+        subscriber_id text NOT NULL REFERENCES subscribers (id) ON DELETE CASCADE,
+        name text NOT NULL,
+        value text NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (subscriber_id, name)
+      )`,
+      `CREATE TABLE segments (
+        id bigserial PRIMARY KEY,
+        site_hash text NOT NULL,
+        sid text NOT NULL,
+        name text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (site_hash, sid)
+      )`,
+      `CREATE TABLE segment_memberships (
+        segment_id bigint NOT NULL REFERENCES segments (id) ON DELETE CASCADE,
+        subscriber_id text NOT NULL REFERENCES subscribers (id) ON DELETE CASCADE,
+        source text NOT NULL,
+        custom_tag text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (segment_id, subscriber_id)
+      )`,
+      `CREATE INDEX segment_memberships_subscriber ON segment_memberships (subscriber_id)`,
+      `CREATE TABLE events (
+        id bigserial PRIMARY KEY,
+        site_hash text NOT NULL,
+        subscriber_id text REFERENCES subscribers (id) ON DELETE CASCADE,
+        campaign_id bigint,
+        kind text NOT NULL,
+        detail jsonb,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      `CREATE INDEX events_campaign ON events (campaign_id, kind)`,
+      `CREATE INDEX events_subscriber ON events (subscriber_id)`,
+      `CREATE TABLE owner_keys (
+        site_hash text PRIMARY KEY,
+        key_hash text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      `CREATE TABLE shop_orders (
+        site_hash text NOT NULL,
+        order_id text NOT NULL,
+        details jsonb NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (site_hash, order_id)
+      )`,
+      `CREATE TABLE campaigns (
+        id bigserial PRIMARY KEY,
+        site_hash text NOT NULL,
+        title text NOT NULL,
+        body text NOT NULL,
+        url text,
+        icon text,
+        segment_sid text,
+        subscriber_id text,
+        ttl integer NOT NULL,
+        urgency text NOT NULL CHECK (urgency IN ('very-low', 'low', 'normal', 'high')),
+        status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'sending', 'done')),
+        created_at timestamptz NOT NULL DEFAULT now(),
+        completed_at timestamptz
+      )`,
+      `CREATE INDEX campaigns_site ON campaigns (site_hash, created_at)`,
+      `CREATE TABLE deliveries (
+        id bigserial PRIMARY KEY,
+        campaign_id bigint NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+        subscriber_id text NOT NULL REFERENCES subscribers (id) ON DELETE CASCADE,
+        status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed', 'expired')),
+        attempts integer NOT NULL DEFAULT 0,
+        next_attempt_at timestamptz NOT NULL DEFAULT now(),
+        last_error text,
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (campaign_id, subscriber_id)
+      )`,
+      `CREATE INDEX deliveries_pending ON deliveries (campaign_id, next_attempt_at) WHERE status = 'pending'`,
+      `CREATE INDEX deliveries_subscriber ON deliveries (subscriber_id)`,
+    ],
+  },
+];

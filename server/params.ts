@@ -1,0 +1,44 @@
+// Parameter checking for every call: a zod schema per call, and the first problem turned into a 400 that
+// names the parameter. Nothing is stored before the parameters pass.
+import { z } from 'zod';
+import { RequestError } from './reply.ts';
+
+export function parseParams<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const result = schema.safeParse(input ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const name = issue.path.map(String).join('.') || 'request';
+  const missing = issue.code === 'invalid_type' && / received undefined$/.test(issue.message);
+  throw new RequestError(400, `${name}: ${missing ? 'is required' : issue.message}`);
+}
+
+/** A single query or form value; a repeated parameter (an array) is refused. */
+export function text(max: number, pattern?: RegExp, rule?: string) {
+  let schema = z
+    .string({ error: 'must be a single text value' })
+    .max(max, `must be at most ${max} characters`)
+    .refine((value) => !value.includes('\u0000'), 'must not contain NUL characters');
+  if (pattern) schema = schema.regex(pattern, rule ?? `must match ${pattern}`);
+  return schema;
+}
+
+export const siteHash = text(64, /^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, "_" or "-"');
+export const subscriberIdParam = text(128, /^[A-Za-z0-9_.:-]{1,128}$/, 'must be 1 to 128 letters, digits, ".", ":", "_" or "-"');
+/** Segment ids and names of spec section 5: letters, digits, "_" and "-", fewer than 30 characters. */
+export const segmentIdParam = text(29, /^[A-Za-z0-9_-]{1,29}$/, 'must be 1 to 29 letters, digits, "_" or "-"');
+export const browserParam = text(32, /^[A-Za-z0-9 ._-]*$/, 'must be letters, digits, " ", ".", "_" or "-"');
+export const httpUrlParam = (max: number) =>
+  text(max).refine((value) => {
+    try {
+      return ['http:', 'https:'].includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http(s) URL');
+export const integerText = (min: number, max: number) =>
+  text(12, /^-?\d+$/, 'must be an integer')
+    .transform(Number)
+    .refine((value) => value >= min && value <= max, `must be between ${min} and ${max}`);
+export const flagText = z.enum(['0', '1', 'true', 'false'], { error: 'must be 0, 1, true or false' }).transform((value) => value === '1' || value === 'true');
+export const optionalText = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());

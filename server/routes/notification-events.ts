@@ -1,0 +1,40 @@
+// POST /notificationEvent: the service worker reports a notification shown, clicked or closed.
+// The body is JSON; a navigator.sendBeacon body arrives as text/plain and is read the same way.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { httpUrlParam, parseParams, siteHash } from '../params.ts';
+import { RequestError, sendReply } from '../reply.ts';
+import { requireOrigin } from '../site-access.ts';
+import type { RouteContext } from './context.ts';
+
+const eventSchema = z.strictObject({
+  hash: siteHash,
+  campaignId: z.union([z.int().positive(), z.string().regex(/^\d{1,18}$/)], { error: 'must be a campaign id (digits)' }).transform(String),
+  endpoint: httpUrlParam(1024).optional(),
+  event: z.enum(['shown', 'clicked', 'closed'], { error: 'must be shown, clicked or closed' }),
+});
+
+function jsonBody(body: unknown): unknown {
+  if (typeof body !== 'string') return body;
+  try {
+    return JSON.parse(body);
+  } catch {
+    throw new RequestError(400, 'body: must be JSON');
+  }
+}
+
+export function registerNotificationEventRoute(app: FastifyInstance, { db, registry }: RouteContext): void {
+  app.post('/notificationEvent', async (request, reply) => {
+    const params = parseParams(eventSchema, jsonBody(request.body));
+    const site = registry.require(params.hash, 'hash');
+    requireOrigin(request, site);
+    const campaign = await db.query('SELECT 1 FROM campaigns WHERE site_hash = $1 AND id = $2', [site.hash, params.campaignId]);
+    if (campaign.rows.length === 0) throw new RequestError(404, `campaignId: no campaign ${params.campaignId} on this site`);
+    await db.query(
+      `INSERT INTO events (site_hash, subscriber_id, campaign_id, kind)
+       VALUES ($1, (SELECT id FROM subscribers WHERE site_hash = $1 AND endpoint = $2), $3, $4)`,
+      [site.hash, params.endpoint ?? null, params.campaignId, params.event],
+    );
+    return sendReply(request, reply, { status: 'success' });
+  });
+}

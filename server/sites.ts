@@ -1,0 +1,73 @@
+// The sites a provider hosts: the site configs (validated by the same schema as `push-kit build`), keyed by
+// their `hash`, with the folder where `push-kit build` wrote each one.
+import { readdir } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { formatProblem, loadConfig } from '../cli/config/load-config.ts';
+import type { SiteConfig } from '../cli/config/schema.ts';
+
+export interface HostedSite {
+  /** The config file's base name, as `push-kit build` names its output folder. */
+  name: string;
+  hash: string;
+  file: string;
+  config: SiteConfig;
+  /** `<dist>/<name>`: the built bundle, when there is one. */
+  builtDir: string;
+}
+
+export interface LoadedSites {
+  sites: HostedSite[];
+  /** One line per config that could not be hosted, `FILE: field.path: message`. */
+  problems: string[];
+}
+
+function patternToRegExp(pattern: string): RegExp {
+  const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
+  return new RegExp(`^${escaped}$`);
+}
+
+/** Expands a glob with `*` / `?` in its file name only (`site-configs/*.json`); a plain path is kept as is. */
+async function expand(glob: string): Promise<string[]> {
+  const name = basename(glob);
+  if (!/[*?]/.test(name)) return [glob];
+  const dir = dirname(glob);
+  if (/[*?]/.test(dir)) throw new Error(`${glob}: wildcards are supported in the file name only`);
+  const matcher = patternToRegExp(name);
+  let entries: string[];
+  try {
+    entries = await readdir(dir);
+  } catch {
+    return [];
+  }
+  return entries.filter((entry) => matcher.test(entry)).sort().map((entry) => join(dir, entry));
+}
+
+export async function loadSites(globs: string[], distDir: string): Promise<LoadedSites> {
+  const sites: HostedSite[] = [];
+  const problems: string[] = [];
+  const files = [...new Set((await Promise.all(globs.map(expand))).flat())];
+  for (const file of files) {
+    const loaded = await loadConfig(file);
+    if (!loaded.ok) {
+      problems.push(...loaded.problems.map((problem) => formatProblem(file, problem)));
+      continue;
+    }
+    const clash = sites.find((site) => site.hash === loaded.config.hash || site.name === loaded.name);
+    if (clash) {
+      problems.push(`${file}: hash: "${loaded.config.hash}" or name "${loaded.name}" is already hosted by ${clash.file}`);
+      continue;
+    }
+    sites.push({ name: loaded.name, hash: loaded.config.hash, file, config: loaded.config, builtDir: join(distDir, loaded.name) });
+  }
+  return { sites, problems };
+}
+
+/** A built file of a site (`child-window.html`, ...), or null when the site has not been built. */
+export async function readBuiltFile(site: HostedSite, relativePath: string): Promise<Buffer | null> {
+  try {
+    return await readFile(join(site.builtDir, relativePath));
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,199 @@
+// Reading, exporting and deleting subscriber records for the owner API (listing, counts, privacy requests).
+import type { Database, Queryable } from './database.ts';
+import { segmentsOfSubscriber } from './segments.ts';
+
+export const SUBSCRIBER_STATUSES = ['subscribed', 'unsubscribed', 'blocked', 'expired'] as const;
+export type SubscriberStatus = (typeof SUBSCRIBER_STATUSES)[number];
+
+interface SubscriberRow {
+  id: string;
+  uuid: string | null;
+  status: SubscriberStatus;
+  subscription: unknown;
+  subscription_id: string | null;
+  endpoint: string | null;
+  p256dh: string | null;
+  auth: string | null;
+  browser_type: string | null;
+  language: string | null;
+  timezone: string | null;
+  timezone_offset: number | null;
+  page_click_tracking_permission: number | null;
+  origin: string | null;
+  subscription_page_url: string | null;
+  created_at: Date;
+  updated_at: Date;
+  last_sync_at: Date | null;
+}
+
+const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
+
+function publicFields(row: SubscriberRow) {
+  return {
+    id: row.id,
+    uuid: row.uuid,
+    status: row.status,
+    subscriptionId: row.subscription_id,
+    endpoint: row.endpoint,
+    browserType: row.browser_type,
+    language: row.language,
+    timezone: row.timezone,
+    timezoneOffset: row.timezone_offset,
+    pageClickTrackingPermission: row.page_click_tracking_permission,
+    origin: row.origin,
+    subscriptionPageUrl: row.subscription_page_url,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    lastSyncAt: iso(row.last_sync_at),
+  };
+}
+
+export type SubscriberSummary = ReturnType<typeof publicFields>;
+
+export interface SubscriberQuery {
+  limit: number;
+  offset: number;
+  status?: SubscriberStatus;
+  search?: string;
+}
+
+function filters(siteHash: string, query: Pick<SubscriberQuery, 'status' | 'search'>): { where: string; params: unknown[] } {
+  const params: unknown[] = [siteHash];
+  const conditions = ['site_hash = $1'];
+  if (query.status) {
+    params.push(query.status);
+    conditions.push(`status = $${params.length}`);
+  }
+  if (query.search) {
+    params.push(`%${query.search.replace(/[\\%_]/g, '\\$&')}%`);
+    const p = `$${params.length}`;
+    conditions.push(`(id ILIKE ${p} OR uuid ILIKE ${p} OR endpoint ILIKE ${p} OR language ILIKE ${p} OR browser_type ILIKE ${p})`);
+  }
+  return { where: conditions.join(' AND '), params };
+}
+
+export async function listSubscribers(
+  db: Queryable,
+  siteHash: string,
+  query: SubscriberQuery,
+): Promise<{ total: number; subscribers: SubscriberSummary[] }> {
+  const { where, params } = filters(siteHash, query);
+  const total = await db.query<{ count: string }>(`SELECT count(*) AS count FROM subscribers WHERE ${where}`, params);
+  const { rows } = await db.query<SubscriberRow>(
+    `SELECT * FROM subscribers WHERE ${where} ORDER BY created_at, id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    [...params, query.limit, query.offset],
+  );
+  return { total: Number(total.rows[0]!.count), subscribers: rows.map(publicFields) };
+}
+
+export async function countSubscribers(db: Queryable, siteHash: string): Promise<{ count: number; byStatus: Record<SubscriberStatus, number> }> {
+  const { rows } = await db.query<{ status: SubscriberStatus; count: string }>(
+    'SELECT status, count(*) AS count FROM subscribers WHERE site_hash = $1 GROUP BY status',
+    [siteHash],
+  );
+  const byStatus = { subscribed: 0, unsubscribed: 0, blocked: 0, expired: 0 };
+  for (const row of rows) byStatus[row.status] = Number(row.count);
+  return { count: Object.values(byStatus).reduce((sum, value) => sum + value, 0), byStatus };
+}
+
+export async function subscriberExists(db: Queryable, siteHash: string, id: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM subscribers WHERE site_hash = $1 AND id = $2', [siteHash, id]);
+  return rows.length === 1;
+}
+
+/** Everything stored about one subscriber (a privacy access request), or null when there is no such subscriber. */
+export async function exportSubscriber(db: Queryable, siteHash: string, id: string) {
+  const { rows } = await db.query<SubscriberRow>('SELECT * FROM subscribers WHERE site_hash = $1 AND id = $2', [siteHash, id]);
+  const row = rows[0];
+  if (!row) return null;
+  const tags = await db.query<{ key: string; value: string }>('SELECT key, value FROM subscriber_tags WHERE subscriber_id = $1 ORDER BY key', [id]);
+  const dimensions = await db.query<{ name: string; value: string }>(
+    'SELECT name, value FROM subscriber_dimensions WHERE subscriber_id = $1 ORDER BY name',
+    [id],
+  );
+  const events = await db.query<{ kind: string; campaign_id: string | null; detail: unknown; created_at: Date }>(
+    'SELECT kind, campaign_id, detail, created_at FROM events WHERE subscriber_id = $1 ORDER BY id',
+    [id],
+  );
+  const deliveries = await db.query<{ campaign_id: string; status: string; attempts: number; updated_at: Date }>(
+    'SELECT campaign_id, status, attempts, updated_at FROM deliveries WHERE subscriber_id = $1 ORDER BY id',
+    [id],
+  );
+  return {
+    subscriber: { ...publicFields(row), subscription: row.subscription, p256dh: row.p256dh, auth: row.auth },
+    tags: Object.fromEntries(tags.rows.map((tag) => [tag.key, tag.value])),
+    dimensions: Object.fromEntries(dimensions.rows.map((dimension) => [dimension.name, dimension.value])),
+    segments: await segmentsOfSubscriber(db, id),
+    events: events.rows.map((event) => ({
+      kind: event.kind,
+      campaignId: event.campaign_id === null ? null : String(event.campaign_id),
+      detail: event.detail,
+      at: iso(event.created_at),
+    })),
+    deliveries: deliveries.rows.map((delivery) => ({
+      campaignId: String(delivery.campaign_id),
+      status: delivery.status,
+      attempts: delivery.attempts,
+      updatedAt: iso(delivery.updated_at),
+    })),
+  };
+}
+
+/** Erases a subscriber and everything that refers to them (a privacy deletion request). */
+export async function deleteSubscriber(db: Database, siteHash: string, id: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const { rows } = await tx.query('DELETE FROM subscribers WHERE site_hash = $1 AND id = $2 RETURNING id', [siteHash, id]);
+    return rows.length === 1;
+  });
+}
+
+export async function setTags(db: Database, subscriberId: string, tags: Record<string, string | null>): Promise<void> {
+  await db.transaction(async (tx) => {
+    for (const [key, value] of Object.entries(tags)) {
+      if (value === null) {
+        await tx.query('DELETE FROM subscriber_tags WHERE subscriber_id = $1 AND key = $2', [subscriberId, key]);
+        continue;
+      }
+      await tx.query(
+        `INSERT INTO subscriber_tags (subscriber_id, key, value) VALUES ($1, $2, $3)
+         ON CONFLICT (subscriber_id, key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
+        [subscriberId, key, value],
+      );
+    }
+  });
+}
+
+export async function setDimensions(db: Database, subscriberId: string, dimensions: Record<string, string | null>): Promise<void> {
+  await db.transaction(async (tx) => {
+    for (const [name, value] of Object.entries(dimensions)) {
+      if (value === null) {
+        await tx.query('DELETE FROM subscriber_dimensions WHERE subscriber_id = $1 AND name = $2', [subscriberId, name]);
+        continue;
+      }
+      await tx.query(
+        `INSERT INTO subscriber_dimensions (subscriber_id, name, value) VALUES ($1, $2, $3)
+         ON CONFLICT (subscriber_id, name) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
+        [subscriberId, name, value],
+      );
+    }
+  });
+}
+
+export async function tagsOf(db: Queryable, subscriberId: string): Promise<Record<string, string>> {
+  const { rows } = await db.query<{ key: string; value: string }>('SELECT key, value FROM subscriber_tags WHERE subscriber_id = $1 ORDER BY key', [
+    subscriberId,
+  ]);
+  return Object.fromEntries(rows.map((row) => [row.key, row.value]));
+}
+
+/** Custom dimension values by name; a dimension not set falls back to the tag of the same name. */
+export async function dimensionValues(db: Queryable, subscriberId: string, names: string[]): Promise<Record<string, string>> {
+  const { rows } = await db.query<{ name: string; value: string }>(
+    `SELECT name, value FROM subscriber_dimensions WHERE subscriber_id = $1 AND name = ANY($2::text[])
+     UNION ALL
+     SELECT key AS name, value FROM subscriber_tags WHERE subscriber_id = $1 AND key = ANY($2::text[])
+       AND key NOT IN (SELECT name FROM subscriber_dimensions WHERE subscriber_id = $1)`,
+    [subscriberId, names],
+  );
+  return Object.fromEntries(rows.map((row) => [row.name, row.value]));
+}

@@ -1,0 +1,74 @@
+// The form body of POST /syncSubscriptionAction.php: the fields of spec section 3 ("Subscription sync
+// payload"), checked one by one. `uuid` is the visitor uuid (cookie _wingify_pc_uuid) that
+// get-subscriberid-from-server looks up, and `previousSubscriberId` comes with update-subscriberId.
+import { z } from 'zod';
+import { browserParam, flagText, httpUrlParam, integerText, optionalText, siteHash, subscriberIdParam, text } from './params.ts';
+
+export const SYNC_ACTIONS = [
+  'insert',
+  'insert-failed',
+  'update',
+  'update-google-registration-id',
+  'http-sync',
+  'unsubscribe-ui',
+  'unsubscribe-native',
+  'get-subscriberid-from-server',
+  'update-subscriberId',
+] as const;
+export type SyncAction = (typeof SYNC_ACTIONS)[number];
+
+const base64url = (max: number) => z.string().max(max).regex(/^[A-Za-z0-9_=+/-]+$/, 'must be base64');
+
+const pushSubscription = z.object({
+  endpoint: httpUrlParam(1024).optional(),
+  expirationTime: z.number().nullable().optional(),
+  keys: z
+    .object({ p256dh: base64url(128), auth: base64url(64) })
+    .optional(),
+});
+
+/** `subscription` is the browser's PushSubscription as JSON text. */
+const subscriptionJson = text(4096).transform((value, ctx) => {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be the PushSubscription as JSON' });
+    return z.NEVER;
+  }
+  const result = pushSubscription.safeParse(parsed);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    ctx.addIssue({ code: 'custom', message: `${issue.path.join('.') || 'value'} ${issue.message}` });
+    return z.NEVER;
+  }
+  return result.data;
+});
+
+export const syncPayloadSchema = z.object({
+  hash: siteHash,
+  action: z.enum(SYNC_ACTIONS, { error: `must be one of ${SYNC_ACTIONS.join(', ')}` }),
+  subscription: optionalText(subscriptionJson),
+  subscriberId: optionalText(subscriberIdParam),
+  previousSubscriberId: optionalText(subscriberIdParam),
+  uuid: optionalText(subscriberIdParam),
+  previousSubscriptionId: optionalText(text(1024)),
+  subscriptionId: optionalText(text(1024)),
+  subscriptionEndPoint: optionalText(httpUrlParam(1024)),
+  origin: optionalText(httpUrlParam(256)),
+  firefoxEncryptionKey: optionalText(base64url(256)),
+  browserType: optionalText(browserParam),
+  userLanguage: optionalText(text(35, /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/, 'must be a language tag such as en-US')),
+  userTimezoneOffset: optionalText(integerText(-1440, 1440)),
+  userTimezone: optionalText(text(64, /^[A-Za-z0-9_+\-/]+$/, 'must be a time zone name such as Europe/Paris')),
+  websitePushId: optionalText(text(128, /^web(\.[A-Za-z0-9-]+)+$/, 'must look like web.com.example')),
+  vapidPublicKey: optionalText(base64url(128)),
+  subscriptionDomainUrl: optionalText(httpUrlParam(1024)),
+  serviceWorkerPath: optionalText(text(1024)),
+  subscriptionPageUrl: optionalText(httpUrlParam(2048)),
+  pageClickTrackingPermission: optionalText(flagText),
+  gcmSenderId: optionalText(text(32, /^\d+$/, 'must be numeric')),
+  callback: z.string().optional(),
+});
+
+export type SyncPayload = z.output<typeof syncPayloadSchema>;

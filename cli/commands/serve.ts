@@ -1,0 +1,86 @@
+// `push-kit serve`: the provider server for the hosted site configs, on the embedded database in
+// .push-kit/db or on PostgreSQL (--database or DATABASE_URL). Runs until SIGINT / SIGTERM.
+import { join } from 'node:path';
+import { createApp } from '../../server/app.ts';
+import { openDatabase } from '../../server/database.ts';
+import { ensureOwnerKey } from '../../server/owner-keys.ts';
+import { loadSites } from '../../server/sites.ts';
+import { CliError } from '../errors.ts';
+
+export const STATE_DIR = '.push-kit';
+
+export interface ServeOptions {
+  port: string;
+  host: string;
+  database?: string;
+  sites: string[];
+  dist: string;
+}
+
+function portNumber(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port < 0 || port > 65535) throw new CliError(`--port: "${value}" is not a port number (0 to 65535)`, 'E_PORT');
+  return port;
+}
+
+/** A database URL for printing: the password is never shown. */
+function redacted(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://...';
+  }
+}
+
+export async function runServe(options: ServeOptions): Promise<number> {
+  const port = portNumber(options.port);
+  const url = options.database ?? process.env.DATABASE_URL ?? undefined;
+  const dataDir = join(STATE_DIR, 'db');
+
+  const { sites, problems } = await loadSites(options.sites, options.dist);
+  for (const problem of problems) console.error(problem);
+  if (sites.length === 0) {
+    console.error(`push-kit: no valid site config matches ${options.sites.join(' ')}`);
+    return 1;
+  }
+
+  let db;
+  try {
+    db = await openDatabase({ url, dataDir });
+  } catch (error) {
+    throw new CliError(`cannot open the database ${url ? redacted(url) : dataDir}: ${(error as Error).message}`, 'E_DATABASE');
+  }
+  const app = await createApp({ sites, db });
+  try {
+    await app.listen({ port, host: options.host });
+  } catch (error) {
+    await db.close();
+    throw new CliError(`cannot listen on ${options.host}:${port}: ${(error as Error).message}`, 'E_LISTEN');
+  }
+
+  const address = app.server.address();
+  const boundPort = typeof address === 'object' && address ? address.port : port;
+  const storage = url ? `PostgreSQL ${redacted(url)}` : `embedded database ${dataDir}`;
+  console.log(`push-kit provider listening on http://${options.host}:${boundPort} (${storage})`);
+  for (const site of sites) {
+    console.log(`  site ${site.name}: hash ${site.hash}, origin ${site.config.origin}`);
+    const key = await ensureOwnerKey(db, site);
+    if (key) console.log(`  owner key for ${site.name} (shown once, keep it secret): ${key}`);
+  }
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      console.log(`push-kit provider stopping (${signal})`);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await app.close();
+  await db.close();
+  return 0;
+}

@@ -62,8 +62,7 @@ export async function main(argv: string[]): Promise<number> {
     .command('dev')
     .description('Build a site, run the provider and serve examples/ with the bundle; prints the URLs')
     .argument('[config]', 'site config', 'site-configs/calligraphy.json')
-    .option('--port <n>', 'port of the example site', '8080')
-    .option('--provider-port <n>', 'port of the provider', '8787')
+    .option('--examples <dir>', 'folder of the example site to serve', 'examples/calligraphy-site')
     .action(async (config: string, options) => setExit(await (await import('./commands/dev.ts')).runDev(config, options)));
 
   try {

@@ -1,0 +1,88 @@
+// `push-kit dev`: build one site, run the provider on its serverSyncUrl port with the embedded database, and
+// serve the example site on the config's origin port with the bundle at its root.
+import { access, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { buildSite } from '../emit/build-site.ts';
+import { formatProblem } from '../config/load-config.ts';
+import { CliError } from '../errors.ts';
+import { startExampleSite } from '../dev/example-site-server.ts';
+import { openDatabase } from '../../server/database.ts';
+import { createApp } from '../../server/app.ts';
+import { loadSites } from '../../server/sites.ts';
+import { ensureOwnerKey } from '../../server/owner-keys.ts';
+import { keyFilePath, readVapidKeyFile, writeVapidKeyFile } from '../../server/vapid-keys.ts';
+
+const EXAMPLE_ROOT = fileURLToPath(new URL('../../examples/calligraphy-site/', import.meta.url));
+const DEMO_KEY_FILE = fileURLToPath(new URL('../../examples/calligraphy-site/demo-vapid-key.json', import.meta.url));
+const STATE_DIR = '.push-kit';
+const OUT_DIR = 'dist';
+
+export interface DevOptions {
+  examples?: string;
+}
+
+function portOf(url: string): number {
+  const parsed = new URL(url);
+  return Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80));
+}
+
+/**
+ * The example config ships the public half of a demo key pair whose private half is in the example folder, so
+ * `push-kit send` works out of the box in development. A site from `push-kit init` has its own key already.
+ */
+async function ensureVapidKey(name: string, publicKey: string): Promise<string | undefined> {
+  const file = keyFilePath(STATE_DIR, name);
+  const exists = await access(file).then(() => true, () => false);
+  if (exists) {
+    const keys = await readVapidKeyFile(file);
+    return keys.publicKey === publicKey ? undefined : `${file} does not hold the private key of the config's vapidPublicKey: sending will fail`;
+  }
+  const demo = JSON.parse(await readFile(DEMO_KEY_FILE, 'utf8')) as { publicKey: string; privateKey: string };
+  if (demo.publicKey !== publicKey) return `no ${file}: sending will fail until the site's private VAPID key is there (push-kit init writes it)`;
+  await writeVapidKeyFile(file, demo);
+  return undefined;
+}
+
+export async function runDev(configFile: string, options: DevOptions = {}): Promise<number> {
+  const built = await buildSite(configFile, OUT_DIR);
+  if (!built.ok) {
+    for (const problem of built.problems) console.error(formatProblem(configFile, problem));
+    return 1;
+  }
+  const push = built.files.find((file) => file.path === 'push.js');
+  console.log(`built ${built.dir} (push.js ${((push?.gzip ?? 0) / 1024).toFixed(1)} KB gzip)`);
+
+  const { sites, problems } = await loadSites([configFile], OUT_DIR);
+  const site = sites[0];
+  if (!site) throw new CliError(problems.join('\n') || `${configFile}: cannot be hosted`, 'E_SITE');
+  const keyWarning = await ensureVapidKey(site.name, site.config.vapidPublicKey);
+  if (keyWarning) console.warn(`warning: ${keyWarning}`);
+
+  const db = await openDatabase({ url: process.env.DATABASE_URL, dataDir: `${STATE_DIR}/db` });
+  const app = await createApp({ sites, db });
+  const ownerKey = await ensureOwnerKey(db, site);
+  const providerPort = portOf(site.config.serverSyncUrl);
+  await app.listen({ port: providerPort, host: '127.0.0.1' });
+
+  const example = await startExampleSite({
+    root: options.examples ?? EXAMPLE_ROOT,
+    bundleDir: built.dir,
+    port: portOf(site.config.origin),
+  });
+
+  console.log(`\n  example site  ${site.config.origin}/`);
+  console.log(`  provider      ${site.config.serverSyncUrl}/ (${process.env.DATABASE_URL ? 'PostgreSQL' : `embedded database ${STATE_DIR}/db`})`);
+  if (ownerKey) console.log(`  owner API key for ${site.name} (shown once): ${ownerKey}`);
+  console.log(`\n  send a notification: npx push-kit send --site ${site.name} --title "Hello" --body "New submissions are in"`);
+  console.log('  press Ctrl-C to stop\n');
+
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await example.close();
+  await app.close();
+  await db.close();
+  return 0;
+}

@@ -8,7 +8,8 @@ export function parseParams<T extends z.ZodType>(schema: T, input: unknown): z.o
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const name = issue.path.map(String).join('.') || 'request';
-  const missing = issue.code === 'invalid_type' && / received undefined$/.test(issue.message);
+  const given = issue.path.reduce<unknown>((value, key) => (value as Record<PropertyKey, unknown> | undefined)?.[key], input);
+  const missing = given === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union');
   throw new RequestError(400, `${name}: ${missing ? 'is required' : issue.message}`);
 }
 

@@ -1,0 +1,3 @@
+import { defineSyncTests, openTempDatabase } from './server-support.ts';
+
+defineSyncTests('embedded PGlite', openTempDatabase);

@@ -4,6 +4,7 @@ import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { DatabaseUnavailableError, type Database } from './database.ts';
+import { DEFAULT_RATE_LIMIT, RateLimitError, registerRateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { failure, RequestError, sendReply } from './reply.ts';
 import { corsDelegator, SiteRegistry } from './site-access.ts';
 import type { HostedSite } from './sites.ts';
@@ -20,6 +21,8 @@ export interface CreateAppOptions {
   sites: HostedSite[];
   db: Database;
   logger?: boolean;
+  /** Per-IP and per-site limits; false turns them off (load tests). Default: DEFAULT_RATE_LIMIT. */
+  rateLimit?: RateLimitOptions | false;
 }
 
 export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
@@ -30,6 +33,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   await app.register(cors, { hook: 'preHandler', delegator: corsDelegator(context.registry) });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof RateLimitError) reply.header('retry-after', String(error.retryAfterSeconds));
     if (error instanceof RequestError) return sendReply(request, reply, failure(error.message), error.statusCode);
     if (error instanceof DatabaseUnavailableError) {
       return sendReply(request, reply.header('retry-after', '5'), failure('database unavailable, try again later'), 503);
@@ -48,6 +52,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   });
   app.setNotFoundHandler((request, reply) => sendReply(request, reply, failure(`no such call: ${request.method} ${request.url.split('?')[0]}`), 404));
 
+  if (options.rateLimit !== false) registerRateLimit(app, context.registry, options.rateLimit ?? DEFAULT_RATE_LIMIT);
   registerSyncRoute(app, context);
   registerVisitorDataRoutes(app, context);
   registerShopRoutes(app, context);

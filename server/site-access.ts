@@ -54,15 +54,22 @@ export class SiteRegistry {
   }
 }
 
-function ownOrigin(request: FastifyRequest): string | null {
-  const host = request.headers.host;
-  return host ? `${request.protocol}://${host}` : null;
+/** The provider's own pages (the child window): same host and port, whatever scheme a TLS proxy in front changed. */
+function isOwnOrigin(request: FastifyRequest, origin: string): boolean {
+  try {
+    const host = request.headers.host;
+    if (!host) return false;
+    const parsed = new URL(origin);
+    return parsed.host === new URL(`${parsed.protocol}//${host}`).host;
+  } catch {
+    return false;
+  }
 }
 
 export function originAllowed(request: FastifyRequest, site: HostedSite): boolean {
   const origin = request.headers.origin;
   if (origin === undefined) return true;
-  return origin === site.config.origin || origin === ownOrigin(request);
+  return origin === site.config.origin || isOwnOrigin(request, origin);
 }
 
 /** Refuses (403, nothing stored) a browser request from an origin other than the site's. */
@@ -79,7 +86,7 @@ export function corsDelegator(registry: SiteRegistry) {
     if (!origin) return { origin: false };
     if (request.url.startsWith('/api/v1/sites/')) return { origin: false };
     const site = registry.siteOf(request);
-    const allowed = site ? originAllowed(request, site) : registry.isSiteOrigin(origin) || origin === ownOrigin(request);
+    const allowed = site ? originAllowed(request, site) : registry.isSiteOrigin(origin) || isOwnOrigin(request, origin);
     return { origin: allowed ? origin : false, methods: ['GET', 'POST'], maxAge: 600 };
   };
 }

@@ -52,6 +52,11 @@ export async function runServe(options: ServeOptions): Promise<number> {
   } catch (error) {
     throw new CliError(`cannot open the database ${url ? redacted(url) : dataDir}: ${(error as Error).message}`, 'E_DATABASE');
   }
+  const newKeys = new Map<string, string>();
+  for (const site of sites) {
+    const key = await ensureOwnerKey(db, site);
+    if (key) newKeys.set(site.name, key);
+  }
   const app = await createApp({ sites, db });
   try {
     await app.listen({ port, host: options.host });
@@ -66,9 +71,11 @@ export async function runServe(options: ServeOptions): Promise<number> {
   console.log(`push-kit provider listening on http://${options.host}:${boundPort} (${storage})`);
   for (const site of sites) {
     console.log(`  site ${site.name}: hash ${site.hash}, origin ${site.config.origin}`);
-    const key = await ensureOwnerKey(db, site);
+    const key = newKeys.get(site.name);
     if (key) console.log(`  owner key for ${site.name} (shown once, keep it secret): ${key}`);
   }
+
+  console.log('Press Ctrl+C to stop.');
 
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {

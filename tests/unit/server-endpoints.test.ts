@@ -263,8 +263,10 @@ describe('CORS: only the site origin may call the site', () => {
     const { rows } = await db.query<{ status: string }>('SELECT status FROM subscribers WHERE id = $1', [id]);
     expect(rows[0]!.status).toBe('subscribed');
     // the child window is the provider's own page: its origin is the provider's
-    const own = await postSync(app, { hash: SITE_HASH, action: 'http-sync', subscriberId: id, userLanguage: 'de' }, { origin: 'http://localhost:80', host: 'localhost:80' });
+    const own = await postSync(app, { hash: SITE_HASH, action: 'http-sync', subscriberId: id, userLanguage: 'de' }, { origin: 'http://localhost:8787', host: 'localhost:8787' });
     expect(own.statusCode).toBe(200);
+    const nextPort = await postSync(app, { hash: SITE_HASH, action: 'http-sync', subscriberId: id }, { origin: 'http://localhost:8788', host: 'localhost:8787' });
+    expect(nextPort.statusCode).toBe(403);
   });
 
   it('answers a preflight for a hosted origin and gives no CORS headers to a stranger', async () => {

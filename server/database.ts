@@ -4,6 +4,7 @@
 import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { lockEmbeddedDatabase } from './embedded-lock.ts';
 import { MIGRATIONS } from './migrations.ts';
 
 export interface Queryable {
@@ -67,7 +68,7 @@ async function migrate(db: Database): Promise<void> {
   });
 }
 
-function embedded(client: PGlite): Database {
+function embedded(client: PGlite, unlock: () => Promise<void>): Database {
   return {
     kind: 'embedded',
     async query<T>(sql: string, params: unknown[] = []) {
@@ -85,7 +86,11 @@ function embedded(client: PGlite): Database {
       );
     },
     async close() {
-      await client.close();
+      try {
+        await client.close();
+      } finally {
+        await unlock();
+      }
     },
   };
 }
@@ -152,7 +157,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     db = server(pool);
   } else {
     await mkdir(options.dataDir, { recursive: true });
-    db = embedded(await PGlite.create(options.dataDir));
+    const unlock = await lockEmbeddedDatabase(options.dataDir);
+    try {
+      db = embedded(await PGlite.create(options.dataDir), unlock);
+    } catch (error) {
+      await unlock();
+      throw error;
+    }
   }
   try {
     await migrate(db);

@@ -1,4 +1,5 @@
 // Storage across restarts and the hosted sites list.
+import { spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -37,6 +38,22 @@ describe('embedded database', () => {
     const again = await postSync(reopened, { hash: SITE_HASH, action: 'insert', subscription: subscription.json });
     expect(again.json()).toEqual({ status: 'success', subscriberId: id });
     await reopened.close();
+    await second.close();
+  });
+
+  it('is one process\'s: a second open is refused while a lock left by a killed process is taken over', async () => {
+    const dir = await tempDir('pushkit-lock-');
+    removals.push(dir.remove);
+    const dataDir = join(dir.path, 'db');
+    const first = await openDatabase({ dataDir });
+    await expect(openDatabase({ dataDir })).rejects.toThrow(
+      `the embedded database ${dataDir} is in use by process ${process.pid}; stop it, or run several processes on PostgreSQL (--database postgres://...)`,
+    );
+    await first.close();
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+    await writeFile(`${dataDir}.lock`, dead);
+    const second = await openDatabase({ dataDir });
+    expect((await second.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
     await second.close();
   });
 

@@ -3,8 +3,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { createApp } from '../../server/app.ts';
 import { openDatabase } from '../../server/database.ts';
-import { defineSyncTests } from './server-support.ts';
+import { defineSyncTests, newSubscription, postSync, SITE_HASH, testSite } from './server-support.ts';
 
 const url = process.env.PUSHKIT_TEST_DATABASE_URL;
 
@@ -46,6 +47,33 @@ describe.skipIf(!url)('PostgreSQL storage', () => {
       await Promise.all(more.map((db) => db.close()));
     } finally {
       await first.cleanup();
+    }
+  });
+});
+
+describe.skipIf(!url)('PostgreSQL connections lost', () => {
+  it('after the server drops every connection, the provider answers 503 at worst and then syncs again, losing nothing', async () => {
+    const throwaway = await openThrowawayDatabase();
+    const app = await createApp({ sites: [testSite()], db: throwaway.db });
+    try {
+      const before = newSubscription();
+      expect((await postSync(app, { hash: SITE_HASH, action: 'insert', subscription: before.json })).statusCode).toBe(200);
+      const database = new URL(throwaway.url).pathname.slice(1);
+      await withAdmin((client) =>
+        client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]),
+      );
+      const after = newSubscription();
+      const statuses: number[] = [];
+      for (let attempt = 0; attempt < 5 && statuses.at(-1) !== 200; attempt += 1) {
+        statuses.push((await postSync(app, { hash: SITE_HASH, action: 'insert', subscription: after.json })).statusCode);
+      }
+      expect(statuses.at(-1)).toBe(200);
+      for (const status of statuses.slice(0, -1)) expect(status).toBe(503);
+      const { rows } = await throwaway.db.query('SELECT 1 FROM subscribers WHERE endpoint = ANY($1::text[])', [[before.endpoint, after.endpoint]]);
+      expect(rows).toHaveLength(2);
+    } finally {
+      await app.close();
+      await throwaway.cleanup();
     }
   });
 });

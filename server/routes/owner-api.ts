@@ -129,6 +129,10 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry }: RouteCo
     if (body.subscriberId && !(await subscriberExists(db, site.hash, body.subscriberId))) {
       throw new RequestError(404, `subscriberId: no subscriber ${body.subscriberId} on site ${site.name}`);
     }
+    if (body.segment) {
+      const segment = await db.query('SELECT 1 FROM segments WHERE site_hash = $1 AND sid = $2', [site.hash, body.segment]);
+      if (segment.rows.length === 0) throw new RequestError(404, `segment: no segment ${body.segment} on site ${site.name}`);
+    }
     const created = await createCampaign(db, site, body);
     return reply.code(201).send({ status: 'success', ...created });
   });

@@ -193,5 +193,12 @@ describe('campaigns', () => {
       'url: must be an absolute http(s) URL',
     );
     expect((await owner('POST', '/campaigns', { title: 'T', body: 'B', subscriberId: 'nobody' })).statusCode).toBe(404);
+    expect((await owner('POST', '/campaigns', { title: 'T', body: 'B', segment: 'never-made' })).json()).toEqual({
+      status: 'failure',
+      message: 'segment: no segment never-made on site letters',
+    });
+    expect((await owner('POST', '/campaigns', { title: 'T', body: 'B', segment: 'readers', subscriberId: subscribers[0] })).json().message).toBe(
+      'segment: give a segment or a subscriberId, not both',
+    );
   });
 });

@@ -10,6 +10,7 @@ import { openDatabase } from '../../server/database.ts';
 import { createApp } from '../../server/app.ts';
 import { loadSites } from '../../server/sites.ts';
 import { ensureOwnerKey } from '../../server/owner-keys.ts';
+import { storeShopOrder } from '../../server/shop-orders.ts';
 import { keyFilePath, readVapidKeyFile, writeVapidKeyFile } from '../../server/vapid-keys.ts';
 
 const EXAMPLE_ROOT = fileURLToPath(new URL('../../examples/calligraphy-site/', import.meta.url));
@@ -68,6 +69,7 @@ export async function runDev(configFile: string, options: DevOptions = {}): Prom
     root: options.examples ?? EXAMPLE_ROOT,
     bundleDir: built.dir,
     port: portOf(site.config.origin),
+    onOrder: (orderId, order) => storeShopOrder(db, site.hash, orderId, order),
   });
 
   console.log(`\n  example site  ${site.config.origin}/`);

@@ -49,7 +49,7 @@ export interface ExampleSiteOptions {
   port: number;
   host?: string;
   /** Called when the shop completes an order, so the provider can answer getOrderDetails for it. */
-  onOrder?: (orderId: string, order: Record<string, unknown>) => Promise<void> | void;
+  onOrder?: (orderId: string, order: ShopOrder) => Promise<void> | void;
 }
 
 export interface RunningExampleSite {
@@ -59,6 +59,16 @@ export interface RunningExampleSite {
 }
 
 type Cart = Map<number, number>;
+
+/** Spec section 3, "Shop order event data". */
+export interface ShopOrder {
+  total: number;
+  shipping: number;
+  tax: number;
+  discount: number;
+  coupon: string;
+  items: Array<{ pId: string; pName: string; pPrice: number; pVariant: string; pSku: string; pBrand: string; pQuant: number; pImgUrl: string }>;
+}
 
 function cartJson(cart: Cart) {
   const items = [...cart].flatMap(([variantId, quantity]) => {
@@ -160,7 +170,7 @@ export async function startExampleSite(options: ExampleSiteOptions): Promise<Run
         tax: 0,
         discount: 0,
         coupon: '',
-        orders: summary.items.map((item) => ({
+        items: summary.items.map((item) => ({
           pId: String(item.product_id),
           pName: item.title,
           pPrice: item.price / 100,
@@ -168,7 +178,7 @@ export async function startExampleSite(options: ExampleSiteOptions): Promise<Run
           pSku: item.sku,
           pBrand: item.vendor,
           pQuant: item.quantity,
-          pImgUrl: '/icon.png',
+          pImgUrl: new URL('/icon.png', `http://${request.headers.host ?? 'localhost'}`).href,
         })),
       });
       cart.clear();

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { requireOwner } from '../owner-auth.ts';
+import { storeShopOrder } from '../shop-orders.ts';
 import { optionalText, parseParams, siteHash, text } from '../params.ts';
 import { checkCallback, RequestError, sendReply } from '../reply.ts';
 import { requireOrigin } from '../site-access.ts';
@@ -42,11 +43,7 @@ export function registerShopRoutes(app: FastifyInstance, { db, registry }: Route
     const params = parseParams(orderSchema, request.body);
     const site = registry.require(params.hash, 'hash');
     await requireOwner(db, request, site);
-    await db.query(
-      `INSERT INTO shop_orders (site_hash, order_id, details) VALUES ($1, $2, $3)
-       ON CONFLICT (site_hash, order_id) DO UPDATE SET details = EXCLUDED.details`,
-      [site.hash, params.orderId, JSON.stringify(params.order)],
-    );
+    await storeShopOrder(db, site.hash, params.orderId, params.order);
     return reply.code(201).send({ status: 'success', orderId: params.orderId });
   });
 

@@ -11,6 +11,7 @@ import { startExampleSite, type RunningExampleSite } from '../../../cli/dev/exam
 import { openDatabase, type Database } from '../../../server/database.ts';
 import { createApp } from '../../../server/app.ts';
 import { loadSites } from '../../../server/sites.ts';
+import { storeShopOrder } from '../../../server/shop-orders.ts';
 import { freePort } from './ports.ts';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -52,7 +53,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     serverSyncUrl: providerUrl,
     ...options.overrides,
     style: { ...style, ...(options.overrides?.style as object | undefined) },
-  } as Stack['config'];
+  } as unknown as Stack["config"];
   const testConfigFile = join(work, basename(configFile));
   await writeFile(testConfigFile, JSON.stringify(config, null, 2));
 
@@ -69,6 +70,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     root: join(REPO, 'examples/calligraphy-site'),
     bundleDir: built.dir,
     port: sitePort,
+    onOrder: (orderId, order) => storeShopOrder(db, config.hash, orderId, order),
   });
   return {
     siteUrl,

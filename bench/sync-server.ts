@@ -1,0 +1,160 @@
+// Figure 4 of the benchmarks: requests per second and p50 / p99 latency of /syncSubscriptionAction.php under
+// a mix of insert, update and http-sync (autocannon on loopback), on the embedded database and on PostgreSQL
+// (when PUSHKIT_BENCH_DATABASE_URL is set), against the floor: a bare fastify route that parses the same form
+// body and answers without touching a database, measured in the same run.
+//   npx tsx bench/sync-server.ts [--seconds 10] [--connections 50]
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+import formbody from '@fastify/formbody';
+import { createApp } from '../server/app.ts';
+import { openDatabase, type Database } from '../server/database.ts';
+import { loadSites } from '../server/sites.ts';
+
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } });
+const SECONDS = Number(values.seconds);
+const CONNECTIONS = Number(values.connections);
+const HASH = 'bench-site-0001';
+const ORIGIN = 'https://bench.example';
+const KEY = 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s';
+
+interface Figures {
+  name: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+function subscriptionOf(n: number) {
+  return JSON.stringify({
+    endpoint: `https://push.bench.example/send/${n}`,
+    keys: { p256dh: KEY, auth: 'oMI2KGm4uNsKFv_2oqmNvg' },
+  });
+}
+
+function form(fields: Record<string, string>): string {
+  return new URLSearchParams(fields).toString();
+}
+
+/** One request body in three: a new subscriber, an update of a known one, a language change of a known one. */
+function mixedBodies(known: string[]) {
+  let counter = 0;
+  return () => {
+    counter += 1;
+    const n = 1_000_000 + counter;
+    const kind = counter % 3;
+    const subscriberId = known[counter % known.length]!;
+    const common = { hash: HASH, browserType: 'chrome', origin: ORIGIN, userTimezone: 'Europe/Paris', userTimezoneOffset: '-60' };
+    if (kind === 0 || known.length === 0) {
+      return form({ ...common, action: 'insert', subscription: subscriptionOf(n), subscriptionId: `sub-${n}`, userLanguage: 'en-US' });
+    }
+    if (kind === 1) {
+      const index = counter % known.length;
+      return form({ ...common, action: 'update', subscriberId, subscription: subscriptionOf(index), subscriptionId: `sub-${index}-${counter}` });
+    }
+    return form({ ...common, action: 'http-sync', subscriberId, subscription: subscriptionOf(counter % known.length), userLanguage: counter % 2 ? 'fr-FR' : 'en-US' });
+  };
+}
+
+async function load(name: string, url: string, nextBody: () => string): Promise<Figures> {
+  const result = await autocannon({
+    url: `${url}/syncSubscriptionAction.php`,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
+        setupRequest: (request) => ({ ...request, body: nextBody() }),
+      },
+    ],
+  });
+  return {
+    name,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+async function seed(url: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const response = await fetch(`${url}/syncSubscriptionAction.php`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
+      body: form({ hash: HASH, action: 'insert', subscription: subscriptionOf(index), subscriptionId: `sub-${index}` }),
+    });
+    const reply = (await response.json()) as { subscriberId?: string };
+    if (reply.subscriberId) ids.push(reply.subscriberId);
+  }
+  return ids;
+}
+
+async function measureProvider(name: string, work: string, db: Database): Promise<Figures> {
+  const configFile = join(work, 'bench.json');
+  await writeFile(
+    configFile,
+    JSON.stringify({ hash: HASH, companyName: 'Bench', origin: ORIGIN, serverSyncUrl: 'http://127.0.0.1:1', vapidPublicKey: KEY }),
+  );
+  const { sites } = await loadSites([configFile], join(work, 'dist'));
+  const app = await createApp({ sites, db, rateLimit: false });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    const known = await seed(url, 200);
+    return await load(name, url, mixedBodies(known));
+  } finally {
+    await app.close();
+  }
+}
+
+async function measureFloor(): Promise<Figures> {
+  const app = Fastify();
+  await app.register(formbody);
+  app.post('/syncSubscriptionAction.php', async (request) => {
+    const body = request.body as Record<string, string>;
+    JSON.parse(body.subscription ?? '{}');
+    return { status: 'success', subscriberId: 'floor' };
+  });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    return await load('floor (fastify, no database)', url, mixedBodies(['a', 'b']));
+  } finally {
+    await app.close();
+  }
+}
+
+const work = await mkdtemp(join(tmpdir(), 'push-kit-bench-sync-'));
+const results: Figures[] = [await measureFloor()];
+const embedded = await openDatabase({ dataDir: join(work, 'db') });
+results.push(await measureProvider('push-kit, embedded database (PGlite)', work, embedded));
+await embedded.close();
+if (process.env.PUSHKIT_BENCH_DATABASE_URL) {
+  const postgres = await openDatabase({ url: process.env.PUSHKIT_BENCH_DATABASE_URL, dataDir: join(work, 'unused') });
+  results.push(await measureProvider('push-kit, PostgreSQL', work, postgres));
+  await postgres.close();
+} else {
+  console.log('(PostgreSQL skipped: set PUSHKIT_BENCH_DATABASE_URL=postgres://... to include it)');
+}
+await rm(work, { recursive: true, force: true });
+
+const floor = results[0]!;
+console.log(`\nsync endpoint, ${CONNECTIONS} connections for ${SECONDS} s each, mix of insert / update / http-sync`);
+console.log('target'.padEnd(40), 'req/s'.padStart(8), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'non-2xx'.padStart(8), 'vs floor'.padStart(9));
+for (const figures of results) {
+  console.log(
+    figures.name.padEnd(40),
+    figures.requestsPerSecond.toFixed(0).padStart(8),
+    String(figures.p50).padStart(8),
+    String(figures.p99).padStart(8),
+    String(figures.non2xx + figures.errors).padStart(8),
+    `${(figures.requestsPerSecond / floor.requestsPerSecond).toFixed(3)}x`.padStart(9),
+  );
+}

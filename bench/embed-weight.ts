@@ -1,0 +1,85 @@
+// Figure 1 of the benchmarks: what a visitor downloads. push.js (gzip and brotli) for the calligraphy site, a
+// minimal site and an everything-on site, against a minimal Firebase Cloud Messaging web client
+// (@firebase/app + @firebase/messaging: initialize, get a token, handle a message) bundled and minified by
+// esbuild in the same run. Goal: the everything-on push.js under half of Firebase's.
+//   npx tsx bench/embed-weight.ts [--breakdown]
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { buildSite } from '../cli/emit/build-site.ts';
+
+const REPO = fileURLToPath(new URL('../', import.meta.url));
+const SITES = [
+  ['calligraphy', 'site-configs/calligraphy.json'],
+  ['minimal', 'tests/fixtures/configs/minimal.json'],
+  ['everything-on', 'tests/fixtures/configs/everything.json'],
+] as const;
+
+const FIREBASE_CLIENT = `
+import { initializeApp } from '@firebase/app';
+import { getMessaging, getToken, onMessage } from '@firebase/messaging';
+const app = initializeApp({ apiKey: 'AIzaSyBench', projectId: 'bench', messagingSenderId: '103953800507', appId: '1:103953800507:web:1' });
+const messaging = getMessaging(app);
+getToken(messaging, { vapidKey: 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s' }).then((token) => console.log(token));
+onMessage(messaging, (message) => console.log(message));
+`;
+
+interface Weight {
+  name: string;
+  raw: number;
+  gzip: number;
+  brotli: number;
+}
+
+function weigh(name: string, code: Uint8Array): Weight {
+  return {
+    name,
+    raw: code.length,
+    gzip: gzipSync(code, { level: 9 }).length,
+    brotli: brotliCompressSync(code, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+  };
+}
+
+async function firebaseWeight(): Promise<Weight> {
+  const result = await build({
+    stdin: { contents: FIREBASE_CLIENT, resolveDir: REPO, loader: 'js' },
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    target: 'es2017',
+    platform: 'browser',
+    write: false,
+    legalComments: 'none',
+    define: { 'process.env.NODE_ENV': '"production"' },
+  });
+  return weigh('Firebase messaging (minimal client)', result.outputFiles[0]!.contents);
+}
+
+const out = await mkdtemp(join(tmpdir(), 'push-kit-bench-weight-'));
+const weights: Weight[] = [];
+for (const [name, file] of SITES) {
+  const built = await buildSite(join(REPO, file), out);
+  if (!built.ok) throw new Error(`${file}: ${built.problems.map((problem) => `${problem.path}: ${problem.message}`).join('; ')}`);
+  const push = built.files.find((entry) => entry.path === 'push.js')!;
+  weights.push({ name: `push-kit push.js, ${name}`, raw: push.raw, gzip: push.gzip, brotli: push.brotli });
+}
+const firebase = await firebaseWeight();
+await rm(out, { recursive: true, force: true });
+
+console.log('embed weight'.padEnd(40), 'raw B'.padStart(8), 'gzip B'.padStart(8), 'brotli B'.padStart(9), 'gzip vs Firebase'.padStart(17));
+for (const weight of [...weights, firebase]) {
+  console.log(
+    weight.name.padEnd(40),
+    String(weight.raw).padStart(8),
+    String(weight.gzip).padStart(8),
+    String(weight.brotli).padStart(9),
+    `${(weight.gzip / firebase.gzip).toFixed(3)}x`.padStart(17),
+  );
+}
+const everything = weights.find((weight) => weight.name.endsWith('everything-on'))!;
+const minimal = weights.find((weight) => weight.name.endsWith('minimal'))!;
+console.log(`\nminimal is ${((1 - minimal.gzip / everything.gzip) * 100).toFixed(1)}% smaller than everything-on (goal: at least 30%)`);
+console.log(`everything-on is ${(everything.gzip / firebase.gzip).toFixed(3)}x Firebase's minimal client (goal: under 0.5x)`);

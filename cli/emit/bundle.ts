@@ -1,0 +1,72 @@
+// esbuild bundles of push.js, sw.js, sw-firefox.js and the child window's script, with the generated site
+// modules resolved in memory and every feature flag defined as a literal so unused code is dropped.
+import { build, type Metafile, type Plugin } from 'esbuild';
+import type { SiteFeatures } from '../../runtime/site-module.ts';
+
+const ROOT = new URL('../../', import.meta.url);
+const SITE_NAMESPACE = 'pushkit-generated';
+
+export interface GeneratedModules {
+  'pushkit:site': string;
+  'pushkit:worker-site': string;
+}
+
+export interface Bundle {
+  code: string;
+  metafile: Metafile;
+}
+
+function generatedModulesPlugin(modules: GeneratedModules): Plugin {
+  return {
+    name: 'pushkit-generated-modules',
+    setup(builder) {
+      builder.onResolve({ filter: /^pushkit:(site|worker-site)$/ }, (args) => ({ path: args.path, namespace: SITE_NAMESPACE }));
+      builder.onLoad({ filter: /.*/, namespace: SITE_NAMESPACE }, (args) => ({
+        contents: modules[args.path as keyof GeneratedModules],
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+export function featureDefines(features: SiteFeatures): Record<string, string> {
+  return Object.fromEntries(Object.entries(features).map(([name, on]) => [`PK_FEATURES.${name}`, on ? 'true' : 'false']));
+}
+
+export async function bundleEntry(entry: string, modules: GeneratedModules, features: SiteFeatures): Promise<Bundle> {
+  const result = await build({
+    entryPoints: [new URL(entry, ROOT).pathname],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    minify: true,
+    target: 'es2017',
+    platform: 'browser',
+    legalComments: 'none',
+    mangleProps: /^_/,
+    define: featureDefines(features),
+    plugins: [generatedModulesPlugin(modules)],
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const output = result.outputFiles[0];
+  if (!output) throw new Error(`esbuild produced no output for ${entry}`);
+  return { code: output.text, metafile: result.metafile };
+}
+
+export interface SiteBundles {
+  push: Bundle;
+  sw: Bundle;
+  swFirefox: Bundle;
+  childWindow: Bundle;
+}
+
+export async function bundleSite(modules: GeneratedModules, features: SiteFeatures): Promise<SiteBundles> {
+  const [push, sw, swFirefox, childWindow] = await Promise.all([
+    bundleEntry('runtime/push.ts', modules, features),
+    bundleEntry('worker/sw.ts', modules, features),
+    bundleEntry('worker/sw-firefox.ts', modules, features),
+    bundleEntry('runtime/child-window.ts', modules, features),
+  ]);
+  return { push, sw, swFirefox, childWindow };
+}

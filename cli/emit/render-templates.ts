@@ -1,0 +1,46 @@
+// Handlebars rendering of manifest.json, child-window.html and snippet.html.
+import { readFile } from 'node:fs/promises';
+import Handlebars from 'handlebars';
+import type { SiteConfig } from '../config/schema.ts';
+
+const TEMPLATES = new URL('../../templates/', import.meta.url);
+
+const handlebars = Handlebars.create();
+handlebars.registerHelper('json', (value: unknown) => JSON.stringify(value ?? null));
+
+async function render(name: string, data: object): Promise<string> {
+  const source = await readFile(new URL(name, TEMPLATES), 'utf8');
+  return handlebars.compile(source, { strict: false })(data);
+}
+
+export async function renderManifest(config: SiteConfig): Promise<string> {
+  const text = await render('manifest.json.hbs', { config });
+  try {
+    return `${JSON.stringify(JSON.parse(text), null, 2)}\n`;
+  } catch (error) {
+    throw new Error(`manifest.json template produced invalid JSON: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** `</script` (any case) cannot appear inside an inline script; `<\/script` means the same in JS. */
+export function escapeInlineScript(code: string): string {
+  return code.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
+}
+
+export async function renderChildWindow(config: SiteConfig, serverSyncUrl: string, childWindowScript: string): Promise<string> {
+  const { brandingType, brandingText } = config.style;
+  return render('child-window.html.hbs', {
+    config,
+    serverSyncUrl,
+    brandingText: brandingType === 'none' ? '' : brandingType === 'custom' ? brandingText : 'Powered by push-kit',
+    childWindowScript: escapeInlineScript(childWindowScript),
+  });
+}
+
+export async function renderSnippet(config: SiteConfig): Promise<string> {
+  return render('snippet.html.hbs', { manifestUrl: config.manifestUrl });
+}
+
+export async function readIframeCss(): Promise<string> {
+  return readFile(new URL('pc-iframe.css', TEMPLATES), 'utf8');
+}

@@ -1,0 +1,46 @@
+// Atomic per-site output: everything is written into a temp folder inside the out dir, then swapped into
+// `<out>/<name>/`. A failure leaves no partial folder and the previous good build stays until the swap.
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+export interface OutputFile {
+  path: string;
+  content: string;
+}
+
+/** Test seam: called after each file is written into the temp folder. */
+export type AfterWriteHook = (path: string) => void | Promise<void>;
+
+export async function writeSiteAtomically(outDir: string, name: string, files: OutputFile[], afterWrite?: AfterWriteHook): Promise<string> {
+  await mkdir(outDir, { recursive: true });
+  const target = join(outDir, name);
+  const staging = await mkdtemp(join(outDir, `.${name}.tmp-`));
+  let previous: string | undefined;
+  try {
+    for (const file of files) {
+      const path = join(staging, file.path);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, file.content);
+      await afterWrite?.(file.path);
+    }
+    previous = `${staging}.old`;
+    try {
+      await rename(target, previous);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      previous = undefined;
+    }
+    try {
+      await rename(staging, target);
+    } catch (error) {
+      if (previous) await rename(previous, target);
+      previous = undefined;
+      throw error;
+    }
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    throw error;
+  }
+  if (previous) await rm(previous, { recursive: true, force: true });
+  return target;
+}

@@ -1,9 +1,11 @@
 // esbuild bundles of push.js, sw.js, sw-firefox.js and the child window's script, with the generated site
 // modules resolved in memory and every feature flag defined as a literal so unused code is dropped.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build, type Metafile, type Plugin } from 'esbuild';
 import type { SiteFeatures } from '../../runtime/site-module.ts';
 
-const ROOT = new URL('../../', import.meta.url);
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const SITE_NAMESPACE = 'pushkit-generated';
 
 export interface GeneratedModules {
@@ -35,7 +37,7 @@ export function featureDefines(features: SiteFeatures): Record<string, string> {
 
 export async function bundleEntry(entry: string, modules: GeneratedModules, features: SiteFeatures): Promise<Bundle> {
   const result = await build({
-    entryPoints: [new URL(entry, ROOT).pathname],
+    entryPoints: [join(ROOT, entry)],
     bundle: true,
     write: false,
     format: 'iife',

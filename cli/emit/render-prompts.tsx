@@ -1,5 +1,7 @@
 // Prompt markup rendered by React at build time; the browser gets plain HTML strings, never React.
 import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ReactElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import type { SiteConfig } from '../config/schema.ts';
@@ -9,7 +11,7 @@ import { AlreadySubscribed, Blocked, ContextBox } from '../../templates/prompts/
 import { BrandingModal } from '../../templates/prompts/branding-modal.tsx';
 import { MobileBox } from '../../templates/prompts/mobile-box.tsx';
 
-const PROMPTS_CSS = new URL('../../templates/prompts/prompts.css', import.meta.url);
+const PROMPTS_CSS = join(dirname(fileURLToPath(import.meta.url)), '../../templates/prompts/prompts.css');
 
 function html(element: ReactElement): string {
   return renderToStaticMarkup(element);

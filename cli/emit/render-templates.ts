@@ -1,15 +1,17 @@
 // Handlebars rendering of manifest.json, child-window.html and snippet.html.
 import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
 import type { SiteConfig } from '../config/schema.ts';
 
-const TEMPLATES = new URL('../../templates/', import.meta.url);
+const TEMPLATES = join(dirname(fileURLToPath(import.meta.url)), '../../templates');
 
 const handlebars = Handlebars.create();
 handlebars.registerHelper('json', (value: unknown) => JSON.stringify(value ?? null));
 
 async function render(name: string, data: object): Promise<string> {
-  const source = await readFile(new URL(name, TEMPLATES), 'utf8');
+  const source = await readFile(join(TEMPLATES, name), 'utf8');
   return handlebars.compile(source, { strict: false })(data);
 }
 
@@ -42,5 +44,5 @@ export async function renderSnippet(config: SiteConfig): Promise<string> {
 }
 
 export async function readIframeCss(): Promise<string> {
-  return readFile(new URL('pc-iframe.css', TEMPLATES), 'utf8');
+  return readFile(join(TEMPLATES, 'pc-iframe.css'), 'utf8');
 }

@@ -1,7 +1,6 @@
 // Builds one site config into `<outDir>/<name>/`. A library API: it never prints and never exits; every
 // failure comes back as problems naming a field (or `(build)` for a failure outside the config).
-import type { ConfigProblem } from '../config/load-config.ts';
-import { loadConfig } from '../config/load-config.ts';
+import { loadConfig, siteNameOf, type ConfigProblem, type LoadedConfig } from '../config/load-config.ts';
 import type { SiteFeatures } from '../../runtime/site-module.ts';
 import { siteFeatures } from '../compile/features.ts';
 import { generateSiteModule, generateWorkerSiteModule, SiteModuleError } from '../compile/site-module.ts';
@@ -28,7 +27,12 @@ export interface BuildSiteOptions {
 }
 
 export async function buildSite(configFile: string, outDir: string, options: BuildSiteOptions = {}): Promise<SiteBuildResult> {
-  const loaded = await loadConfig(configFile);
+  let loaded: LoadedConfig;
+  try {
+    loaded = await loadConfig(configFile);
+  } catch (error) {
+    return { ok: false, name: siteNameOf(configFile), problems: [{ path: '(file)', message: (error as Error).message }] };
+  }
   if (!loaded.ok) return { ok: false, name: loaded.name, problems: loaded.problems };
   const { name, config, warnings } = loaded;
   try {

@@ -1,0 +1,32 @@
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { runBuild } from '../../cli/commands/build.ts';
+
+const work = await mkdtemp(join(tmpdir(), 'pk-build-command-'));
+afterAll(() => rm(work, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+describe('push-kit build', () => {
+  it('builds the good configs, prints FILE: field.path: message for a bad one and exits 1', async () => {
+    const bad = join(work, 'bad.json');
+    await writeFile(bad, JSON.stringify({ hash: 'x', extra: true }));
+    const errors: string[] = [];
+    const logs: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: string) => void errors.push(line));
+    vi.spyOn(console, 'log').mockImplementation((line: string) => void logs.push(line));
+    const out = join(work, 'dist');
+    const code = await runBuild([bad, 'tests/fixtures/configs/minimal.json'], { out });
+    expect(code).toBe(1);
+    expect(errors).toContain(`${bad}: hash: must be 8 to 64 letters, digits, "_" or "-"`);
+    expect(errors).toContain(`${bad}: extra: unknown field`);
+    expect(await readdir(out)).toEqual(['minimal']);
+    expect(logs.at(-1)).toBe(`1 site built into ${out}, 1 failed`);
+  });
+
+  it('exits 0 when every config builds', async () => {
+    vi.spyOn(console, 'log').mockImplementation(() => {});
+    expect(await runBuild(['tests/fixtures/configs/minimal.json'], { out: join(work, 'ok') })).toBe(0);
+  });
+});

@@ -1,0 +1,206 @@
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import vm from 'node:vm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildSite, type SiteBuildResult } from '../../cli/emit/build-site.ts';
+
+const OUTPUT_FILES = [
+  'push.js',
+  'sw.js',
+  'sw-firefox.js',
+  'manifest.json',
+  'child-window.html',
+  'http-v4/css/pc-iframe.css',
+  'snippet.html',
+  'report.json',
+];
+const VAPID = 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s';
+
+const work = await mkdtemp(join(tmpdir(), 'pk-build-'));
+afterAll(() => rm(work, { recursive: true, force: true }));
+
+function built(result: SiteBuildResult): Extract<SiteBuildResult, { ok: true }> {
+  if (!result.ok) throw new Error(`build failed: ${JSON.stringify(result.problems)}`);
+  return result;
+}
+
+async function writeConfig(name: string, config: object): Promise<string> {
+  const file = join(work, `${name}.json`);
+  await writeFile(file, JSON.stringify(config));
+  return file;
+}
+
+async function listTree(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1))
+    .sort();
+}
+
+describe('buildSite on site-configs/calligraphy.json', async () => {
+  const out = join(work, 'dist');
+  const result = built(await buildSite('site-configs/calligraphy.json', out));
+  const dir = join(out, 'calligraphy');
+  const read = (path: string) => readFile(join(dir, path), 'utf8');
+
+  it('writes every output file into <out>/calligraphy and nothing else', async () => {
+    expect(result.dir).toBe(dir);
+    expect(await listTree(dir)).toEqual([...OUTPUT_FILES].sort());
+    expect((await readdir(out)).filter((entry) => entry.startsWith('.'))).toEqual([]);
+  });
+
+  it('push.js, sw.js and sw-firefox.js are scripts that parse', async () => {
+    for (const path of ['push.js', 'sw.js', 'sw-firefox.js']) {
+      const code = await read(path);
+      expect(() => new vm.Script(code, { filename: path }), path).not.toThrow();
+    }
+    const push = await read('push.js');
+    expect(push).toContain('calligraphy-demo');
+    expect(push).not.toMatch(/\bPK_FEATURES\b|pushkit:site/);
+  });
+
+  it('manifest.json is JSON with the site name, icons and start URL', async () => {
+    expect(JSON.parse(await read('manifest.json'))).toMatchObject({
+      name: 'Calligraphy Submissions',
+      short_name: 'Calligraphy Submissions',
+      start_url: '/',
+      display: 'standalone',
+      icons: [{ src: 'http://localhost:8080/icon.png' }, { src: 'http://localhost:8080/icon.png' }],
+    });
+  });
+
+  it('child-window.html has the exact title, the stylesheet link and one inline script', async () => {
+    const html = await read('child-window.html');
+    expect(html).toContain('<title>Subscribe to notifications from Calligraphy Submissions</title>');
+    expect(html).toContain('<link rel="stylesheet" href="http://localhost:8787/http-v4/css/pc-iframe.css">');
+    expect(html.match(/<\/script/gi)).toHaveLength(1);
+    expect(html).toMatch(/id="pc-allow">Allow<\/button>/);
+  });
+
+  it('snippet.html has the manifest link and the embed', async () => {
+    expect(await read('snippet.html')).toBe(
+      '<link rel="manifest" href="/manifest.json">\n<script>window.pushkit=window.pushkit||[];</script><script async src="/push.js"></script>\n',
+    );
+  });
+
+  it('report.json sizes are those of the files on disk', async () => {
+    const report = JSON.parse(await read('report.json')) as {
+      site: string;
+      generatedAt: string;
+      files: Record<string, { raw: number; gzip: number; brotli: number }>;
+      features: object;
+      warnings: unknown[];
+    };
+    expect(report.site).toBe('calligraphy');
+    expect(Number.isNaN(Date.parse(report.generatedAt))).toBe(false);
+    expect(Object.keys(report.files).sort()).toEqual(OUTPUT_FILES.filter((path) => path !== 'report.json').sort());
+    for (const [path, sizes] of Object.entries(report.files)) {
+      expect(sizes.raw, path).toBe((await stat(join(dir, path))).size);
+      expect(sizes.gzip, path).toBeGreaterThan(0);
+      expect(sizes.brotli, path).toBeGreaterThan(0);
+    }
+    expect(report.features).toEqual(result.features);
+    expect(result.files.find((file) => file.path === 'push.js')).toEqual({ path: 'push.js', ...report.files['push.js'] });
+  });
+});
+
+describe('features kept per site', () => {
+  it('a minimal config keeps fewer features than an everything-on config, and its push.js is smaller', async () => {
+    const out = join(work, 'features');
+    const minimal = built(await buildSite('tests/fixtures/configs/minimal.json', out));
+    const everything = built(await buildSite('tests/fixtures/configs/everything.json', out));
+    expect(Object.values(minimal.features).every((on) => !on)).toBe(true);
+    expect(everything.features).toMatchObject({
+      brandingModal: true,
+      mobileBox: true,
+      childWindow: true,
+      safari: true,
+      segments: true,
+      clickSegments: true,
+      shop: true,
+      trackingConsent: true,
+      triggerScroll: true,
+      triggerEcom: true,
+    });
+    const size = (result: typeof minimal) => result.files.find((file) => file.path === 'push.js')?.raw ?? 0;
+    expect(size(minimal)).toBeLessThan(size(everything));
+    const manifest = JSON.parse(await readFile(join(out, 'everything', 'manifest.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.gcm_sender_id).toBe('103953800507');
+    expect(JSON.parse(await readFile(join(out, 'minimal', 'manifest.json'), 'utf8'))).not.toHaveProperty('icons');
+  });
+});
+
+describe('atomic write', () => {
+  const good = {
+    hash: 'atomic-site-01',
+    companyName: 'Atomic',
+    origin: 'https://atomic.example',
+    serverSyncUrl: 'https://push.atomic.example',
+    vapidPublicKey: VAPID,
+  };
+
+  it('a config that fails validation writes nothing and names the field', async () => {
+    const out = join(work, 'invalid');
+    const file = await writeConfig('broken', { ...good, vapidPublicKey: 'not-a-key' });
+    const result = await buildSite(file, out);
+    expect(result).toMatchObject({ ok: false, name: 'broken', problems: [{ path: 'vapidPublicKey' }] });
+    await expect(stat(join(out, 'broken'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('a failing rebuild keeps the previous good build', async () => {
+    const out = join(work, 'keep');
+    const file = await writeConfig('keep', good);
+    built(await buildSite(file, out));
+    const before = await readFile(join(out, 'keep', 'push.js'), 'utf8');
+    await writeFile(file, JSON.stringify({ ...good, companyName: 42 }));
+    expect((await buildSite(file, out)).ok).toBe(false);
+    expect(await readFile(join(out, 'keep', 'push.js'), 'utf8')).toBe(before);
+    expect(await listTree(join(out, 'keep'))).toEqual([...OUTPUT_FILES].sort());
+  });
+
+  it('a failure in the middle of writing leaves no partial folder and keeps the previous build', async () => {
+    const out = join(work, 'midwrite');
+    const first = await writeConfig('midwrite', good);
+    built(await buildSite(first, out));
+    await writeFile(first, JSON.stringify({ ...good, companyName: 'Renamed' }));
+    const failAfterManifest = (path: string) => {
+      if (path === 'manifest.json') throw new Error('disk full');
+    };
+    const result = await buildSite(first, out, { afterWrite: failAfterManifest });
+    expect(result).toEqual({ ok: false, name: 'midwrite', problems: [{ path: '(build)', message: 'disk full' }] });
+    expect(await readdir(out)).toEqual(['midwrite']);
+    expect(JSON.parse(await readFile(join(out, 'midwrite', 'manifest.json'), 'utf8'))).toMatchObject({ name: 'Atomic' });
+
+    const fresh = join(work, 'midwrite-fresh');
+    expect((await buildSite(first, fresh, { afterWrite: failAfterManifest })).ok).toBe(false);
+    expect(await readdir(fresh)).toEqual([]);
+  });
+});
+
+describe('hostile config texts', () => {
+  it('cannot break out of push.js, the manifest or the child window', async () => {
+    const hostile = 'Ink "&" \'Q\' </script><script>alert(1)</script> */ `${x}` \u2028\u2029 \\';
+    const file = await writeConfig('hostile', {
+      hash: 'hostile-site-01',
+      companyName: hostile,
+      origin: 'http://hostile.example',
+      serverSyncUrl: 'https://push.hostile.example',
+      vapidPublicKey: VAPID,
+      pcBranding: 1,
+      texts: { offer: hostile },
+      style: { brandingType: 'custom', brandingText: hostile, allowTextChildWindow: '</script>' },
+      clickSegmentations: [{ sid: 1, selector: `a[title="${hostile.replace(/"/g, '')}"]` }],
+    });
+    const out = join(work, 'hostile');
+    built(await buildSite(file, out));
+    const dir = join(out, 'hostile');
+    const push = await readFile(join(dir, 'push.js'), 'utf8');
+    expect(() => new vm.Script(push)).not.toThrow();
+    expect(JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')).name).toBe(hostile);
+    const html = await readFile(join(dir, 'child-window.html'), 'utf8');
+    expect(html.match(/<\/script/gi)).toHaveLength(1);
+    expect(html).toContain('<title>Subscribe to notifications from Ink &quot;&amp;&quot; &#x27;Q&#x27; &lt;/script&gt;');
+  });
+});

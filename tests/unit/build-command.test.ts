@@ -25,6 +25,21 @@ describe('push-kit build', () => {
     expect(logs.at(-1)).toBe(`1 site built into ${out}, 1 failed`);
   });
 
+  it('prints a progress line per site on a terminal', async () => {
+    const logs: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((line: string) => void logs.push(line));
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const wasTty = process.stdout.isTTY;
+    process.stdout.isTTY = true;
+    try {
+      await runBuild(['tests/fixtures/configs/minimal.json', join(work, 'missing.json')], { out: join(work, 'tty') });
+    } finally {
+      process.stdout.isTTY = wasTty;
+    }
+    expect(logs[0]).toMatch(/^✓ minimal {2}push\.js \d+\.\d KB gzip$/);
+    expect(logs[1]).toBe('✗ missing');
+  });
+
   it('exits 0 when every config builds', async () => {
     vi.spyOn(console, 'log').mockImplementation(() => {});
     expect(await runBuild(['tests/fixtures/configs/minimal.json'], { out: join(work, 'ok') })).toBe(0);

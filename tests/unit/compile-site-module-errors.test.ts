@@ -1,0 +1,46 @@
+// A condition or trigger expression the compilers refuse fails the site with the field named. The compilers
+// are replaced by ones that refuse a marked input, so this holds whatever their grammar accepts.
+import { describe, expect, it, vi } from 'vitest';
+import { siteConfigSchema } from '../../cli/config/schema.ts';
+import { generateSiteModule, SiteModuleError } from '../../cli/compile/site-module.ts';
+
+vi.mock('../../cli/compile/segment-condition.ts', () => ({
+  compileCondition: (source: string) =>
+    source.includes('BAD') ? { ok: false, message: 'unknown name "BAD"', position: source.indexOf('BAD') } : { ok: true, js: '()=>true' },
+}));
+vi.mock('../../cli/compile/trigger-expression.ts', () => ({
+  compileTriggerExpression: (source: string) =>
+    source.includes('BAD') ? { ok: false, message: 'unknown event "BAD"', position: 0 } : { ok: true, anyOf: [source] },
+}));
+
+const base = {
+  hash: 'errors-test-01',
+  companyName: 'Errors',
+  origin: 'https://site.example',
+  serverSyncUrl: 'https://push.example',
+  vapidPublicKey: 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s',
+};
+const prompts = { chicklet: '', contextBox: '', alreadySubscribed: '', blocked: '', css: '' };
+
+function errorOf(input: object): SiteModuleError {
+  try {
+    generateSiteModule(siteConfigSchema.parse({ ...base, ...input }), prompts);
+  } catch (error) {
+    if (error instanceof SiteModuleError) return error;
+    throw error;
+  }
+  throw new Error('expected the site module to be refused');
+}
+
+describe('generateSiteModule errors', () => {
+  it('names the segment whose condition does not compile', () => {
+    const error = errorOf({ segmentations: [{ sid: 1, ss: 'path == "/"' }, { sid: 2, ss: 'x BAD' }] });
+    expect(error.path).toBe('segmentations.1.ss');
+    expect(error.message).toBe('segmentations.1.ss: unknown name "BAD" (at position 2)');
+  });
+
+  it('names the shop segment and the trigger expression', () => {
+    expect(errorOf({ shopifySegmentations: [{ sid: 5, event: 'order', ss: 'BAD' }] }).path).toBe('shopifySegmentations.0.ss');
+    expect(errorOf({ triggers: { when: 'BAD' } }).path).toBe('triggers.when');
+  });
+});

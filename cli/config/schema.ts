@@ -129,10 +129,10 @@ export const siteConfigSchema = z
       .describe('The site key the provider knows the site by.'),
     companyName: z.string().min(1).max(80),
     origin: httpUrl
-      .refine((value) => new URL(value).origin === value.replace(/\/$/, ''), {
+      .refine((value) => !URL.canParse(value) || new URL(value).origin === value.replace(/\/$/, ''), {
         message: 'must be an origin only (scheme, host and port), with no path, query or fragment',
       })
-      .transform((value) => new URL(value).origin)
+      .transform((value) => (URL.canParse(value) ? new URL(value).origin : value))
       .describe('The site\'s origin, e.g. https://example.com. http origins get the child window.'),
     serverSyncUrl: httpUrl.describe('Base URL of the sync server (syncSubscriptionAction.php, c.gif, ...).'),
     servicesServerURL: httpUrl.optional().describe('Base URL of the services server (/as, /dyn); serverSyncUrl when absent.'),

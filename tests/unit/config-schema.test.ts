@@ -131,6 +131,10 @@ describe('validation errors name the field', () => {
     ]);
   });
 
+  it('an origin that is not a URL', () => {
+    expect(problems({ ...minimal, origin: 'not a url' })).toEqual(['origin: must be an absolute http(s) URL']);
+  });
+
   it('an origin with a path', () => {
     expect(problems({ ...minimal, origin: 'https://acme.example/shop' })).toEqual([
       'origin: must be an origin only (scheme, host and port), with no path, query or fragment',

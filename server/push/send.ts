@@ -1,0 +1,115 @@
+// One Web Push request (RFC 8030) over a keep-alive connection pool per push-service origin.
+import { Agent, request } from 'undici';
+import type { VapidKeyPair } from '../vapid-keys.js';
+import { encryptPayload, type SubscriptionKeys } from './encrypt.js';
+import { vapidAuthorizerFor } from './vapid.js';
+
+export type Urgency = 'very-low' | 'low' | 'normal' | 'high';
+
+export interface PushSubscriptionTarget {
+  endpoint: string;
+  keys: SubscriptionKeys;
+}
+
+export interface SendPushOptions {
+  vapid: VapidKeyPair;
+  /** `mailto:` or `https:` contact of the sender (RFC 8292 `sub`). */
+  subject: string;
+  /** Seconds the push service keeps an undelivered message; default 4 weeks. */
+  ttl?: number;
+  urgency?: Urgency;
+  topic?: string;
+  /** Extra trusted CA certificate(s) in PEM, for a push service with a private certificate. */
+  ca?: string | string[];
+}
+
+export type PushResult =
+  | { outcome: 'delivered'; statusCode: number }
+  | { outcome: 'expired'; statusCode: number; detail: string }
+  | { outcome: 'retry'; statusCode: number; detail: string; retryAfterMs?: number }
+  | { outcome: 'failed'; statusCode: number; detail: string };
+
+const DEFAULT_TTL_SECONDS = 28 * 24 * 60 * 60;
+const URGENCIES: readonly Urgency[] = ['very-low', 'low', 'normal', 'high'];
+
+const agents = new Map<string, Agent>();
+
+// undici's Agent keeps one keep-alive Pool per origin; one Agent per trust setting.
+function agentFor(ca: string | string[] | undefined): Agent {
+  const id = ca === undefined ? '' : [ca].flat().join('\n');
+  let agent = agents.get(id);
+  if (!agent) {
+    agent = new Agent({
+      connections: 256,
+      keepAliveTimeout: 30_000,
+      ...(ca === undefined ? {} : { connect: { ca } }),
+    });
+    agents.set(id, agent);
+  }
+  return agent;
+}
+
+/** Closes the connection pools; for tests and a clean process exit. */
+export async function closePushConnections(): Promise<void> {
+  const open = [...agents.values()];
+  agents.clear();
+  await Promise.all(open.map((agent) => agent.close()));
+}
+
+/** Retry-After as seconds or an HTTP date (RFC 9110 section 10.2.3), in milliseconds from now. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function validateOptions(options: SendPushOptions): void {
+  if (options.ttl !== undefined && (!Number.isInteger(options.ttl) || options.ttl < 0)) {
+    throw new Error(`push TTL must be a whole number of seconds >= 0, got ${options.ttl}`);
+  }
+  if (options.urgency !== undefined && !URGENCIES.includes(options.urgency)) {
+    throw new Error(`push urgency must be one of ${URGENCIES.join(', ')}, got "${options.urgency}"`);
+  }
+  // RFC 8030 section 5.4: at most 32 characters of the url-safe base64 alphabet.
+  if (options.topic !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(options.topic)) {
+    throw new Error(`push topic must be 1-32 url-safe base64 characters, got "${options.topic}"`);
+  }
+}
+
+export async function sendPush(
+  subscription: PushSubscriptionTarget,
+  payload: string | Uint8Array,
+  options: SendPushOptions,
+): Promise<PushResult> {
+  validateOptions(options);
+  const url = new URL(subscription.endpoint);
+  if (url.protocol !== 'https:') throw new Error(`push endpoint must be https, got ${subscription.endpoint}`);
+  const body = encryptPayload(payload, subscription.keys);
+  const headers: Record<string, string> = {
+    authorization: vapidAuthorizerFor(options.vapid, options.subject).authorizationFor(subscription.endpoint),
+    'content-encoding': 'aes128gcm',
+    'content-type': 'application/octet-stream',
+    ttl: String(options.ttl ?? DEFAULT_TTL_SECONDS),
+  };
+  if (options.urgency) headers.urgency = options.urgency;
+  if (options.topic) headers.topic = options.topic;
+
+  const response = await request(url, { method: 'POST', headers, body, dispatcher: agentFor(options.ca) });
+  const statusCode = response.statusCode;
+  if (statusCode === 201 || statusCode === 202) {
+    await response.body.dump();
+    return { outcome: 'delivered', statusCode };
+  }
+  const text = await response.body.text();
+  const detail = `${statusCode}${text ? `: ${text.slice(0, 500)}` : ''}`;
+  if (statusCode === 404 || statusCode === 410) return { outcome: 'expired', statusCode, detail };
+  if (statusCode === 429 || statusCode >= 500) {
+    const header = response.headers['retry-after'];
+    const retryAfterMs = parseRetryAfter(Array.isArray(header) ? header[0] : header);
+    return retryAfterMs === undefined
+      ? { outcome: 'retry', statusCode, detail }
+      : { outcome: 'retry', statusCode, detail, retryAfterMs };
+  }
+  return { outcome: 'failed', statusCode, detail };
+}

@@ -1,18 +1,56 @@
 // `push-kit build CONFIG... [--out DIR]`: builds every config; a failing one prints its problems and makes
-// the exit code 1 while the others still build.
-import { buildSite } from '../emit/build-site.ts';
-import { formatProblem } from '../config/load-config.ts';
+// the exit code 1 while the others still build. Several sites build at once (esbuild and compression run
+// off the main thread); results print in the order the configs were given.
+import { availableParallelism } from 'node:os';
+import { buildSite, type SiteBuildResult } from '../emit/build-site.ts';
+import { formatProblem, siteNameOf } from '../config/load-config.ts';
 
 function kilobytes(bytes: number): string {
   return `${(bytes / 1024).toFixed(1)} KB`;
 }
 
+/** Runs `tasks` with at most `limit` in flight; the promises resolve in the tasks' order. */
+function limited<T>(tasks: Array<() => Promise<T>>, limit: number): Array<Promise<T>> {
+  let next = 0;
+  const results = tasks.map(() => {
+    let settle!: (value: Promise<T>) => void;
+    const promise = new Promise<T>((resolve) => {
+      settle = resolve;
+    });
+    return { promise, settle };
+  });
+  const worker = async () => {
+    while (next < tasks.length) {
+      const index = next++;
+      const run = tasks[index]!();
+      results[index]!.settle(run);
+      await run.catch(() => undefined);
+    }
+  };
+  for (let i = 0; i < Math.min(limit, tasks.length); i += 1) void worker();
+  return results.map((result) => result.promise);
+}
+
 export async function runBuild(files: string[], options: { out: string }): Promise<number> {
   const tty = process.stdout.isTTY === true;
+  const firstFileOfName = new Map<string, string>();
+  const tasks = files.map((file) => {
+    const name = siteNameOf(file);
+    const first = firstFileOfName.get(name);
+    if (first !== undefined) {
+      const problem = { path: '(file)', message: `${first} is also named "${name}" and both would build into ${options.out}/${name}` };
+      return async (): Promise<SiteBuildResult> => ({ ok: false, name, problems: [problem] });
+    }
+    firstFileOfName.set(name, file);
+    return () => buildSite(file, options.out);
+  });
+
   let built = 0;
   let failed = 0;
-  for (const file of files) {
-    const result = await buildSite(file, options.out);
+  const results = limited(tasks, Math.max(2, availableParallelism() * 2));
+  for (const [index, pending] of results.entries()) {
+    const file = files[index]!;
+    const result = await pending;
     if (!result.ok) {
       failed += 1;
       for (const problem of result.problems) console.error(formatProblem(file, problem));

@@ -53,7 +53,7 @@ export async function buildSite(configFile: string, outDir: string, options: Bui
       { path: 'http-v4/css/pc-iframe.css', content: await readIframeCss() },
       { path: 'snippet.html', content: await renderSnippet(config) },
     ];
-    const files = outputs.map((file) => ({ path: file.path, ...measureSizes(file.content) }));
+    const files = await Promise.all(outputs.map(async (file) => ({ path: file.path, ...(await measureSizes(file.content)) })));
     const report = {
       site: name,
       generatedAt: new Date().toISOString(),

@@ -10,9 +10,16 @@ const TEMPLATES = join(dirname(fileURLToPath(import.meta.url)), '../../templates
 const handlebars = Handlebars.create();
 handlebars.registerHelper('json', (value: unknown) => JSON.stringify(value ?? null));
 
+// Compiled once per process: a build of many sites renders the same templates again and again.
+const compiled = new Map<string, Promise<HandlebarsTemplateDelegate>>();
+
 async function render(name: string, data: object): Promise<string> {
-  const source = await readFile(join(TEMPLATES, name), 'utf8');
-  return handlebars.compile(source, { strict: false })(data);
+  let template = compiled.get(name);
+  if (!template) {
+    template = readFile(join(TEMPLATES, name), 'utf8').then((source) => handlebars.compile(source, { strict: false }));
+    compiled.set(name, template);
+  }
+  return (await template)(data);
 }
 
 export async function renderManifest(config: SiteConfig): Promise<string> {
@@ -43,6 +50,9 @@ export async function renderSnippet(config: SiteConfig): Promise<string> {
   return render('snippet.html.hbs', { manifestUrl: config.manifestUrl });
 }
 
+let iframeCss: Promise<string> | undefined;
+
 export async function readIframeCss(): Promise<string> {
-  return readFile(join(TEMPLATES, 'pc-iframe.css'), 'utf8');
+  iframeCss ??= readFile(join(TEMPLATES, 'pc-iframe.css'), 'utf8');
+  return iframeCss;
 }

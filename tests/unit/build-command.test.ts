@@ -40,6 +40,22 @@ describe('push-kit build', () => {
     expect(logs[1]).toBe('✗ missing');
   });
 
+  it('refuses a second config with the same name instead of building both into one folder', async () => {
+    const errors: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: string) => void errors.push(line));
+    vi.spyOn(console, 'log').mockImplementation(() => {});
+    const twin = join(work, 'twin');
+    const { mkdir, copyFile } = await import('node:fs/promises');
+    await mkdir(twin, { recursive: true });
+    await copyFile('tests/fixtures/configs/minimal.json', join(twin, 'minimal.json'));
+    const out = join(work, 'twins');
+    expect(await runBuild(['tests/fixtures/configs/minimal.json', join(twin, 'minimal.json')], { out })).toBe(1);
+    expect(errors).toEqual([
+      `${join(twin, 'minimal.json')}: (file): tests/fixtures/configs/minimal.json is also named "minimal" and both would build into ${out}/minimal`,
+    ]);
+    expect(await readdir(out)).toEqual(['minimal']);
+  });
+
   it('exits 0 when every config builds', async () => {
     vi.spyOn(console, 'log').mockImplementation(() => {});
     expect(await runBuild(['tests/fixtures/configs/minimal.json'], { out: join(work, 'ok') })).toBe(0);

@@ -1,8 +1,111 @@
-// Opt-in triggers (placeholder: only the delay event, until the trigger module lands).
+// Opt-in trigger events (spec section 4). Each kind's code sits behind its build-time flag, so a site whose
+// trigger expression does not name a kind gets none of its code.
 import type { TriggerConfig } from './site-module.ts';
 import type { RuntimeServices } from './services.ts';
 
-/** Calls `fire` once, when the site's trigger expression first holds. */
-export function watchTriggers(triggers: TriggerConfig, fire: () => void, _services: RuntimeServices): void {
-  setTimeout(fire, triggers.delayMs);
+const TOLERANCE_PX = 2;
+const LEAVE_THRESHOLD_PX = 2;
+const LEAVE_DELAY_MS = 1000;
+const INTERVAL_MS = 1000;
+
+/** Storage key of a persisted trigger event. */
+export const triggerEventKey = (kind: string): string => 'pushkit_event_' + kind;
+
+/**
+ * Calls `fire` once, when any event of `triggers.anyOf` happens (or happened in an earlier view, per
+ * `triggers.persist`). Nothing fires after an opt-out.
+ *
+ * leaveIntent: the pointer leaves the document (a mouseout whose relatedTarget is null) at most
+ * LEAVE_THRESHOLD_PX (2) pixels from the top edge, towards the tabs and address bar; exits in the first
+ * LEAVE_DELAY_MS (1 s) of the view are ignored, so a pointer that was up there at load does not count.
+ * scroll: percent of the scrollable distance, or pixels from the top or from the bottom, each within 2 px.
+ */
+export function watchTriggers(triggers: TriggerConfig, fire: () => void, services: RuntimeServices): void {
+  if (services.optedOut()) return;
+  const kinds = triggers.anyOf;
+  const store = triggers.persist === 'always' ? services.local : triggers.persist === 'session' ? services.session : undefined;
+  let fired = false;
+  const fireOnce = (): void => {
+    if (fired || services.optedOut()) return;
+    fired = true;
+    fire();
+  };
+  // `observed` is false for events other modules emit (they already went through services.emit).
+  const happened = (kind: string, observed = true): void => {
+    if (observed) services.emit(kind);
+    store?.set(triggerEventKey(kind), '1');
+    fireOnce();
+  };
+  const has = (kind: string): boolean => kinds.includes(kind);
+
+  for (const kind of kinds) {
+    if (store?.get(triggerEventKey(kind))) {
+      setTimeout(fireOnce);
+      return;
+    }
+  }
+
+  if (has('delay')) setTimeout(() => happened('delay'), triggers.delayMs || 5000);
+
+  if (has('load')) {
+    if (document.readyState === 'complete') setTimeout(() => happened('load'));
+    else addEventListener('load', () => happened('load'), { once: true });
+  }
+
+  const onMatch = (type: string, selector: string | undefined): void => {
+    document.addEventListener(type, (event) => {
+      const target = event.target as Element | null;
+      try {
+        if (!selector || target?.closest?.(selector)) happened(type);
+      } catch {
+        // An invalid selector must not break the host page's clicks.
+      }
+    }, true);
+  };
+  if (PK_FEATURES.triggerClick && has('click')) onMatch('click', triggers.clickSelector);
+  if (PK_FEATURES.triggerMousedown && has('mousedown')) onMatch('mousedown', triggers.mousedownSelector);
+
+  if (PK_FEATURES.triggerInterval && has('interval')) {
+    let ticks = 0;
+    const timer = setInterval(() => {
+      if (++ticks >= (triggers.intervalTicks || 1)) {
+        clearInterval(timer);
+        happened('interval');
+      }
+    }, INTERVAL_MS);
+  }
+
+  if (PK_FEATURES.triggerLeaveIntent && has('leaveIntent')) {
+    const start = Date.now();
+    document.addEventListener('mouseout', (event) => {
+      if (!event.relatedTarget && event.clientY <= LEAVE_THRESHOLD_PX && Date.now() - start >= LEAVE_DELAY_MS) happened('leaveIntent');
+    });
+  }
+
+  if (PK_FEATURES.triggerScroll && has('scroll') && triggers.scroll) {
+    const { percent, pixelsFromTop, pixelsFromBottom } = triggers.scroll;
+    const check = (): void => {
+      const root = document.documentElement;
+      const top = scrollY;
+      const scrollable = root.scrollHeight - innerHeight;
+      if (
+        (percent !== undefined && top + TOLERANCE_PX >= (scrollable * percent) / 100) ||
+        (pixelsFromTop !== undefined && top + TOLERANCE_PX >= pixelsFromTop) ||
+        (pixelsFromBottom !== undefined && scrollable - top <= pixelsFromBottom + TOLERANCE_PX)
+      ) {
+        removeEventListener('scroll', check);
+        happened('scroll');
+      }
+    };
+    addEventListener('scroll', check, { passive: true });
+  }
+
+  const listen = (kind: string): void => {
+    if (has(kind)) services.on(kind, () => happened(kind, false));
+  };
+  if (PK_FEATURES.triggerSubscribe) listen('subscribe');
+  if (PK_FEATURES.triggerEcom) {
+    listen('ecom.add_cart');
+    listen('ecom.order');
+  }
 }

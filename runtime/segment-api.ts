@@ -1,0 +1,56 @@
+// The public segment API (spec sections 5 and 7): add or remove the visitor by segment name.
+import type { RuntimeServices } from './services.ts';
+
+type SegmentResult = boolean | -1;
+type Callback = (result: SegmentResult) => void;
+
+const NAME = /^[\w-]*$/;
+const MAX_NAME_LENGTH = 30;
+
+const report = (result: SegmentResult, callback?: Callback): SegmentResult => {
+  try {
+    callback?.(result);
+  } catch {
+    // The page's callback failing is the page's business; the promise still resolves.
+  }
+  return result;
+};
+
+const beacon = (services: RuntimeServices, subscriberId: string, segment: string, action: string): void =>
+  services.beacon(services.site.serverSyncUrl + '/c.gif', {
+    hash: services.site.hash,
+    subscriberId,
+    subscriptionId: services.subscriptionId(),
+    segment,
+    action,
+  });
+
+/** Adds the visitor to the segment named `name`: true, false (bad name or failed call) or -1 (no subscriber id). */
+export async function addSubscriberToSegment(services: RuntimeServices, name: string, callback?: Callback): Promise<SegmentResult> {
+  if (!name || !NAME.test(name) || name.length >= MAX_NAME_LENGTH) return report(false, callback);
+  const subscriberId = services.subscriberId();
+  if (!subscriberId) return report(-1, callback); // "Invalid Subscriber Id"
+  beacon(services, subscriberId, name, 'add-segment');
+  try {
+    await services.get(services.site.servicesServerUrl + '/as', {
+      id: name,
+      customer_hash: services.site.hash,
+      'subscriber_list[]': subscriberId,
+      customTag: name,
+    });
+    return report(true, callback);
+  } catch {
+    return report(false, callback);
+  }
+}
+
+export const addToSegment = addSubscriberToSegment;
+
+/** Removes the visitor from the segment named `name` (the c.gif remove-segment beacon). */
+export async function removeSubscriberFromSegment(services: RuntimeServices, name: string, callback?: Callback): Promise<SegmentResult> {
+  if (!NAME.test(name) || (name && name.length >= MAX_NAME_LENGTH)) return report(false, callback);
+  const subscriberId = services.subscriberId();
+  if (!subscriberId) return report(-1, callback);
+  beacon(services, subscriberId, name, 'remove-segment');
+  return report(true, callback);
+}

@@ -1,0 +1,108 @@
+// Segment membership (spec section 4): rule segments evaluated on each view and whenever a trigger event
+// fires, and click segments joined by clicking a matching element.
+import type { SegmentContext, SegmentId } from './site-module.ts';
+import type { RuntimeServices } from './services.ts';
+import { storedTags } from './tags.ts';
+
+const VISITS_KEY = 'pushkit_visits';
+const SESSION_START_KEY = 'pushkit_session_start';
+const EVENT_KINDS = ['load', 'click', 'mousedown', 'delay', 'interval', 'leaveIntent', 'scroll', 'subscribe', 'ecom.add_cart', 'ecom.order'];
+
+export const segmentMarkerKey = (sid: SegmentId): string => 'wingifySegment-' + sid;
+export const retrySegmentKey = (sid: SegmentId): string => 'wingifyRetrySegment-' + sid;
+
+/** GET {services server}/as for one segment; resolves false on failure, never rejects. */
+export async function joinSegment(services: RuntimeServices, sid: SegmentId, subscriberId: string): Promise<boolean> {
+  try {
+    await services.get(services.site.servicesServerUrl + '/as', {
+      id: String(sid),
+      customer_hash: services.site.hash,
+      'subscriber_list[]': subscriberId,
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Adds the visitor once per segment version: the marker holds `vn`, a new `vn` adds again. */
+export async function joinOnce(services: RuntimeServices, sid: SegmentId, vn: number): Promise<boolean> {
+  const subscriberId = services.subscriberId();
+  if (!subscriberId || services.local.get(segmentMarkerKey(sid)) === String(vn)) return false;
+  const joined = await joinSegment(services, sid, subscriberId);
+  if (joined) services.local.set(segmentMarkerKey(sid), String(vn));
+  return joined;
+}
+
+/** A new session (no start time in sessionStorage) counts one more visit. */
+function visitCount(services: RuntimeServices): number {
+  let visits = Number(services.local.get(VISITS_KEY)) || 0;
+  if (!services.session.get(SESSION_START_KEY)) {
+    services.session.set(SESSION_START_KEY, String(Date.now()));
+    services.local.set(VISITS_KEY, String(++visits));
+  }
+  return visits;
+}
+
+export function startSegments(services: RuntimeServices): void {
+  const { site } = services;
+  if (PK_FEATURES.segments && site.segments.length) {
+    const visits = visitCount(services);
+    const events: Record<string, boolean> = {};
+    const pending = new Set<SegmentId>();
+    const evaluate = (): void => {
+      const query: Record<string, string> = {};
+      new URLSearchParams(location.search).forEach((value, key) => (query[key] = value));
+      const context: SegmentContext = {
+        url: location.href,
+        path: location.pathname,
+        referrer: document.referrer,
+        query,
+        visitCount: visits,
+        timeOnSiteSeconds: Math.floor((Date.now() - Number(services.session.get(SESSION_START_KEY))) / 1000) || 0,
+        tags: storedTags(services),
+        events,
+      };
+      for (const { sid, vn, test } of site.segments) {
+        if (pending.has(sid) || services.local.get(segmentMarkerKey(sid)) === String(vn)) continue;
+        let holds = false;
+        try {
+          holds = test(context);
+        } catch {
+          // A condition that fails on odd page data simply does not hold.
+        }
+        if (holds) {
+          pending.add(sid);
+          void joinOnce(services, sid, vn).finally(() => pending.delete(sid));
+        }
+      }
+    };
+    for (const kind of EVENT_KINDS) {
+      services.on(kind, () => {
+        events[kind] = true;
+        evaluate();
+      });
+    }
+    evaluate();
+  }
+
+  if (PK_FEATURES.clickSegments && site.clickSegments.length && services.trackingAllowed()) {
+    const join = (sid: SegmentId, vn: number): void => {
+      void joinOnce(services, sid, vn).then((joined) => {
+        if (joined) services.local.remove(retrySegmentKey(sid));
+        else if (services.subscriberId() && services.local.get(segmentMarkerKey(sid)) !== String(vn)) services.local.set(retrySegmentKey(sid), String(vn));
+      });
+    };
+    for (const { sid, vn } of site.clickSegments) if (services.local.get(retrySegmentKey(sid))) join(sid, vn);
+    document.addEventListener('click', (event) => {
+      const target = event.target as Element | null;
+      for (const { sid, vn, selector } of site.clickSegments) {
+        try {
+          if (target?.closest?.(selector)) join(sid, vn);
+        } catch {
+          // An invalid selector must not break the host page's clicks.
+        }
+      }
+    }, true);
+  }
+}

@@ -1,0 +1,100 @@
+// Online-shop events (spec sections 2, 3 and 9): a cart-add form read back from /cart.js after 2 s, and an
+// order page (checkouts/{id}) read from the provider after 3 s. Each stores wingifyEcomData-{event}, emits
+// ecom.{event} and evaluates the shop segments of that event. Skipped when tracking is refused.
+import type { RuntimeServices } from './services.ts';
+import { joinOnce } from './segments.ts';
+
+const CART_READ_DELAY_MS = 2000;
+const ORDER_READ_DELAY_MS = 3000;
+const ORDER_PAGE = /checkouts\/([^/?#]+)/;
+
+interface CartItem {
+  product_id: unknown; title: unknown; price: number; sku: unknown; product_type: unknown; url: unknown; vendor: unknown; quantity: unknown;
+}
+interface Cart { items: CartItem[]; total_price: number; item_count: number }
+
+/** Cart event data of the last added item (Shopify's cart: prices in cents). */
+export function cartEventData(cart: Cart): Record<string, unknown> {
+  const item = cart.items[0] as CartItem;
+  return {
+    pId: item.product_id,
+    pName: item.title,
+    price: item.price / 100,
+    sku: item.sku,
+    cat: item.product_type,
+    pUrl: item.url,
+    brand: item.vendor,
+    quant: item.quantity,
+    cTotal: cart.total_price / 100,
+    cItemsCount: cart.item_count,
+  };
+}
+
+/** Order event data from the provider's order reply (`{ order: {...} }`, or the order itself). */
+export function orderEventData(reply: unknown): Record<string, unknown> {
+  const order = ((reply as { order?: unknown })?.order ?? reply) as Record<string, unknown>;
+  const items = (order.orders ?? []) as Record<string, unknown>[];
+  return {
+    total: order.total,
+    shipping: order.shipping,
+    tax: order.tax,
+    discount: order.discount,
+    coupon: order.coupon,
+    orders: items.map((item) => ({
+      pId: item.pId,
+      pName: item.pName,
+      pPrice: item.pPrice,
+      pVariant: item.pVariant,
+      pSku: item.pSku,
+      pBrand: item.pBrand,
+      pQuant: item.pQuant,
+      pImgUrl: item.pImgUrl,
+    })),
+  };
+}
+
+export function startShop(services: RuntimeServices): void {
+  if (!services.trackingAllowed()) return;
+  const record = (event: 'add_cart' | 'order', data: Record<string, unknown>): void => {
+    if (!services.trackingAllowed()) return;
+    services.local.set('wingifyEcomData-' + event, JSON.stringify(data));
+    services.emit('ecom.' + event);
+    for (const segment of services.site.shopSegments) {
+      if (segment.event !== event) continue;
+      try {
+        if (segment.test(data)) void joinOnce(services, segment.sid, segment.vn);
+      } catch {
+        // A condition that fails on odd shop data simply does not hold.
+      }
+    }
+  };
+
+  document.addEventListener('submit', (event) => {
+    const form = event.target as HTMLFormElement | null;
+    if (!form || !String(form.getAttribute?.('action') ?? '').includes('/cart/add')) return;
+    setTimeout(() => {
+      services
+        .get(location.origin + '/cart.js', {})
+        .then((cart) => {
+          if ((cart as Cart | null)?.items?.length) record('add_cart', cartEventData(cart as Cart));
+        })
+        .catch(() => {
+          // No cart to read: no event.
+        });
+    }, CART_READ_DELAY_MS);
+  }, true);
+
+  const orderId = ORDER_PAGE.exec(location.pathname)?.[1];
+  if (orderId) {
+    setTimeout(() => {
+      services
+        .get(services.site.serverSyncUrl + '/api/v1/shopify/getOrderDetails', { hash: services.site.hash, orderId })
+        .then((reply) => {
+          if (reply) record('order', orderEventData(reply));
+        })
+        .catch(() => {
+          // Unknown order: no event.
+        });
+    }, ORDER_READ_DELAY_MS);
+  }
+}

@@ -1,0 +1,95 @@
+// Custom tags (batched, sent 50 ms after the last one, flushed when the page hides), custom dimensions
+// and user properties (spec section 7).
+//
+// Tags call: GET {services server}/tags with hash, subscriberId and tags (a JSON object of key -> value);
+// on page hide the same URL goes through navigator.sendBeacon (a POST whose query carries the parameters).
+import type { RuntimeServices, QueryParams } from './services.ts';
+
+const TAGS_KEY = 'pushkit_tags';
+const DEBOUNCE_MS = 50;
+
+/** Tag values set on this browser, for segment conditions. */
+export function storedTags(services: RuntimeServices): Record<string, string> {
+  try {
+    return JSON.parse(services.local.get(TAGS_KEY) || '{}') as Record<string, string>;
+  } catch {
+    return {};
+  }
+}
+
+const queryString = (params: QueryParams): string =>
+  Object.entries(params)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => encodeURIComponent(key) + '=' + encodeURIComponent(String(value)))
+    .join('&');
+
+export function createTagger(services: RuntimeServices): { tag(key: string, value: string): void; flush(): void } {
+  let batch: Record<string, string> = {};
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const url = services.site.servicesServerUrl + '/tags';
+
+  const send = (hiding: boolean): void => {
+    clearTimeout(timer);
+    timer = undefined;
+    const subscriberId = services.subscriberId();
+    if (!subscriberId || !Object.keys(batch).length) return;
+    const params = { hash: services.site.hash, subscriberId, tags: JSON.stringify(batch) };
+    batch = {};
+    if (hiding && navigator.sendBeacon) {
+      try {
+        if (navigator.sendBeacon(url + '?' + queryString(params))) return;
+      } catch {
+        // Fall back to the GET below.
+      }
+    }
+    services.get(url, params).catch(() => {
+      // A lost tag call is not the page's problem; the value stays stored locally.
+    });
+  };
+
+  const onHide = (): void => {
+    if (document.visibilityState === 'hidden') send(true);
+  };
+  addEventListener('pagehide', () => send(true));
+  document.addEventListener('visibilitychange', onHide);
+
+  return {
+    tag(key: string, value: string): void {
+      batch[key] = value;
+      const stored = storedTags(services);
+      stored[key] = value;
+      services.local.set(TAGS_KEY, JSON.stringify(stored));
+      clearTimeout(timer);
+      timer = setTimeout(() => send(false), DEBOUNCE_MS);
+    },
+    flush: () => send(false),
+  };
+}
+
+/** Reads custom dimension values and stores each as `_vwo_cd_{dimension}`. */
+export async function refreshDimensions(services: RuntimeServices, dimensions: string[]): Promise<void> {
+  const subscriberId = services.subscriberId();
+  if (!subscriberId || !dimensions.length) return;
+  try {
+    const reply = (await services.get(services.site.serverSyncUrl + '/getSubscriberAttributes.php', {
+      hash: services.site.hash,
+      subscriberId,
+      customDimensions: dimensions.join(','),
+      browser: navigator.userAgent.includes('Firefox') ? 'firefox' : 'chrome',
+    })) as { result?: Record<string, unknown> } | null;
+    for (const [name, value] of Object.entries(reply?.result ?? {})) {
+      if (value !== null && value !== undefined) services.local.set('_vwo_cd_' + name, String(value));
+    }
+  } catch {
+    // Keep the values stored earlier.
+  }
+}
+
+/** JSONP GET {services server}/dyn?hash={hash}: refreshes user properties; resolves the reply or null. */
+export async function refreshUserProperties(services: RuntimeServices): Promise<unknown> {
+  try {
+    return await services.jsonp(services.site.servicesServerUrl + '/dyn', { hash: services.site.hash });
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,143 @@
+// Code generation for the segment condition language: AST -> source of a plain `(c)=>boolean` arrow.
+// Everything from the config reaches the output only through safeStringLiteral or as a number.
+import { ConditionError } from './condition-tokenizer.ts';
+import type { ConditionNode } from './condition-parser.ts';
+
+export type ConditionScope = 'page' | 'shop';
+type ValueType = 'string' | 'number' | 'boolean';
+type Emitted = { js: string; type: ValueType; literal: boolean };
+
+const PAGE_FIELDS: Record<string, { js: string; type: ValueType }> = {
+  url: { js: 'c.url', type: 'string' },
+  path: { js: 'c.path', type: 'string' },
+  referrer: { js: 'c.referrer', type: 'string' },
+  visitCount: { js: 'c.visitCount', type: 'number' },
+  timeOnSite: { js: 'c.timeOnSiteSeconds', type: 'number' },
+};
+const PAGE_MAPS: Record<string, { object: string; type: ValueType }> = {
+  query: { object: 'c.query', type: 'string' },
+  tag: { object: 'c.tags', type: 'string' },
+  event: { object: 'c.events', type: 'boolean' },
+};
+/** Spec section 3: the cart event data fields and the order event data fields (`items` is the item count). */
+export const SHOP_FIELDS: Record<string, ValueType> = {
+  pId: 'string',
+  pName: 'string',
+  price: 'number',
+  sku: 'string',
+  cat: 'string',
+  pUrl: 'string',
+  brand: 'string',
+  quant: 'number',
+  cTotal: 'number',
+  cItemsCount: 'number',
+  total: 'number',
+  shipping: 'number',
+  tax: 'number',
+  discount: 'number',
+  coupon: 'string',
+  items: 'number',
+};
+
+/** JSON.stringify plus the characters that would end a <script> element or a JS line in older engines. */
+export function safeStringLiteral(value: string): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+/** Own-property read, so names like `constructor` or `__proto__` never reach Object.prototype. */
+const OWN_GETTER = 'g=(o,k)=>o&&Object.prototype.hasOwnProperty.call(o,k)?o[k]:void 0';
+
+export function generateCondition(tree: ConditionNode, scope: ConditionScope): string {
+  let usesGetter = false;
+
+  function variable(name: string, column: number): Emitted {
+    if (scope === 'shop') {
+      const type = Object.hasOwn(SHOP_FIELDS, name) ? SHOP_FIELDS[name] : undefined;
+      if (!type) throw new ConditionError(`unknown variable ${JSON.stringify(name)}`, column);
+      return { js: `c[${safeStringLiteral(name)}]`, type, literal: false };
+    }
+    if (Object.hasOwn(PAGE_FIELDS, name)) return { ...PAGE_FIELDS[name]!, literal: false };
+    const dot = name.indexOf('.');
+    const head = dot < 0 ? name : name.slice(0, dot);
+    const map = Object.hasOwn(PAGE_MAPS, head) ? PAGE_MAPS[head] : undefined;
+    if (!map) throw new ConditionError(`unknown variable ${JSON.stringify(name)}`, column);
+    const key = dot < 0 ? '' : name.slice(dot + 1);
+    if (!key) throw new ConditionError(`"${head}" needs a name, as in ${head}.${head === 'event' ? 'scroll' : 'utm_source'}`, column);
+    usesGetter = true;
+    const read = `g(${map.object},${safeStringLiteral(key)})`;
+    return { js: map.type === 'boolean' ? `!!${read}` : read, type: map.type, literal: false };
+  }
+
+  function as(value: Emitted, type: ValueType): string {
+    if (value.literal && value.type === type) return value.js;
+    if (type === 'boolean') return value.type === 'boolean' ? value.js : `!!(${value.js})`;
+    if (type === 'number') return value.literal ? String(Number(value.js) || 0) : `(+${value.js}||0)`;
+    return value.literal ? safeStringLiteral(String(JSON.parse(value.js))) : `String(${value.js}??"")`;
+  }
+
+  function emit(node: ConditionNode): Emitted {
+    switch (node.type) {
+      case 'string':
+        return { js: safeStringLiteral(node.value), type: 'string', literal: true };
+      case 'number':
+        return { js: node.value < 0 ? `(${node.value})` : String(node.value), type: 'number', literal: true };
+      case 'boolean':
+        return { js: String(node.value), type: 'boolean', literal: true };
+      case 'variable':
+        return variable(node.name, node.column);
+      case 'not':
+        return { js: `!${asCondition(node.operand)}`, type: 'boolean', literal: false };
+      case 'and':
+      case 'or':
+        return {
+          js: `(${asCondition(node.left)}${node.type === 'and' ? '&&' : '||'}${asCondition(node.right)})`,
+          type: 'boolean',
+          literal: false,
+        };
+      case 'compare':
+        return { js: compare(node), type: 'boolean', literal: false };
+    }
+  }
+
+  function asCondition(node: ConditionNode): string {
+    const value = emit(node);
+    return value.type === 'boolean' ? value.js : as(value, 'boolean');
+  }
+
+  function compare(node: Extract<ConditionNode, { type: 'compare' }>): string {
+    const left = emit(node.left);
+    const right = emit(node.right);
+    const { operator } = node;
+    if (operator === 'matches') {
+      if (node.right.type !== 'string') throw new ConditionError('"matches" needs a quoted regular expression after it', node.right.column);
+      try {
+        new RegExp(node.right.value);
+      } catch (error) {
+        throw new ConditionError(`invalid regular expression: ${(error as Error).message}`, node.right.column);
+      }
+      requireText(left, node);
+      return `new RegExp(${right.js}).test(${as(left, 'string')})`;
+    }
+    if (operator === 'contains' || operator === 'startsWith' || operator === 'endsWith') {
+      requireText(left, node);
+      requireText(right, node);
+      const method = operator === 'contains' ? 'includes' : operator;
+      return `${as(left, 'string')}.${method}(${as(right, 'string')})`;
+    }
+    const type: ValueType = left.type === 'boolean' || right.type === 'boolean' ? 'boolean' : left.type === 'number' || right.type === 'number' ? 'number' : 'string';
+    if (type === 'boolean' && operator !== '==' && operator !== '!=') {
+      throw new ConditionError(`"${operator}" cannot compare true/false values`, node.column);
+    }
+    const js = operator === '==' ? '===' : operator === '!=' ? '!==' : operator;
+    return `(${as(left, type)}${js}${as(right, type)})`;
+  }
+
+  function requireText(value: Emitted, node: Extract<ConditionNode, { type: 'compare' }>): void {
+    if (value.type === 'boolean') {
+      throw new ConditionError(`"${node.operator}" needs text on both sides; to negate it write not (... ${node.operator} ...)`, node.column);
+    }
+  }
+
+  const body = asCondition(tree);
+  return usesGetter ? `(c,${OWN_GETTER})=>${body}` : `(c)=>${body}`;
+}

@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { isP256PublicKey } from './vapid-key.ts';
 import { compilePatternError } from '../compile/url-patterns.ts';
 import { DEFAULT_TEXTS } from './default-texts.ts';
+import { compileCondition, type ConditionScope } from '../compile/segment-condition.ts';
+import { compileTriggerExpression } from '../compile/trigger-expression.ts';
 
 export const SCHEMA_URL = '../schema/site-config.schema.json';
 
@@ -28,6 +30,17 @@ const urlPattern = z
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
+/** A condition (docs/conditions.md) that must compile; the problem is reported with its column. */
+function conditionString(scope: ConditionScope) {
+  return z
+    .string()
+    .min(1)
+    .superRefine((source, ctx) => {
+      const compiled = compileCondition(source, scope);
+      if (!compiled.ok) ctx.addIssue({ code: 'custom', message: `${compiled.message} at column ${compiled.position}` });
+    });
+}
+
 const SEGMENT_ID_RULE = 'must be a positive integer, or 1 to 29 letters, digits, "_" or "-"';
 const segmentId = z.union([z.int().positive(SEGMENT_ID_RULE), z.string().regex(/^[A-Za-z0-9_-]{1,29}$/, SEGMENT_ID_RULE)], {
   error: SEGMENT_ID_RULE,
@@ -37,7 +50,7 @@ const zeroOrOne = z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1
 export const segmentationSchema = z
   .strictObject({
     sid: segmentId.describe('Segment id.'),
-    ss: z.string().min(1).describe('Condition expression; a visitor for whom it holds joins the segment.'),
+    ss: conditionString('page').describe('Condition expression; a visitor for whom it holds joins the segment.'),
     vn: z.int().nonnegative().default(1).describe('Version: a change re-evaluates the segment for every visitor.'),
   })
   .describe('A segment entry of spec section 3: sid, ss, vn.');
@@ -51,7 +64,7 @@ export const clickSegmentationSchema = z.strictObject({
 export const shopifySegmentationSchema = z.strictObject({
   sid: segmentId,
   event: z.enum(['add_cart', 'order']).describe('The shop event that adds the visitor.'),
-  ss: z.string().min(1).optional().describe('Optional condition on the event data, e.g. `cTotal > 50`.'),
+  ss: conditionString('shop').optional().describe('Optional condition on the event data, e.g. `cTotal > 50`.'),
   vn: z.int().nonnegative().default(1),
 });
 
@@ -100,6 +113,10 @@ const triggersSchema = z
     when: z
       .string()
       .min(1)
+      .superRefine((source, ctx) => {
+        const compiled = compileTriggerExpression(source);
+        if (!compiled.ok) ctx.addIssue({ code: 'custom', message: `${compiled.message} at column ${compiled.position}` });
+      })
       .default('delay')
       .describe('Trigger expression over event names; every and/or is read as or (spec section 5).'),
     delaySeconds: z.number().min(0).max(3600).default(5).describe('The delay event: 5 s after load by default.'),

@@ -1,0 +1,102 @@
+// @vitest-environment happy-dom
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createTagger, refreshDimensions, refreshUserProperties, storedTags } from '../../runtime/tags.ts';
+import { servicesDouble } from './support/services-double.ts';
+
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+const setHidden = (hidden: boolean) => Object.defineProperty(document, 'visibilityState', { configurable: true, value: hidden ? 'hidden' : 'visible' });
+
+describe('createTagger', () => {
+  it('several tags within 50 ms make one call with all of them', () => {
+    const { services, calls } = servicesDouble();
+    const tagger = createTagger(services);
+    tagger.tag('plan', 'gold');
+    vi.advanceTimersByTime(30);
+    tagger.tag('city', 'Paris');
+    vi.advanceTimersByTime(49);
+    expect(calls).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(calls).toEqual([
+      { kind: 'get', url: 'https://services.test/tags', params: { hash: services.site.hash, subscriberId: 'sub-1', tags: JSON.stringify({ plan: 'gold', city: 'Paris' }) } },
+    ]);
+    tagger.tag('plan', 'silver');
+    vi.advanceTimersByTime(50);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('tags are stored locally for segment conditions', () => {
+    const { services } = servicesDouble();
+    const tagger = createTagger(services);
+    tagger.tag('plan', 'gold');
+    tagger.tag('plan', 'silver');
+    expect(storedTags(services)).toEqual({ plan: 'silver' });
+    tagger.flush();
+  });
+
+  it('flushed with sendBeacon when the page hides, so none is lost', () => {
+    const sendBeacon = vi.fn(() => true);
+    vi.stubGlobal('navigator', { ...navigator, sendBeacon, userAgent: navigator.userAgent });
+    const { services, calls } = servicesDouble();
+    const tagger = createTagger(services);
+    tagger.tag('plan', 'gold');
+    setHidden(true);
+    document.dispatchEvent(new Event('visibilitychange'));
+    setHidden(false);
+    expect(sendBeacon).toHaveBeenCalledTimes(1);
+    const url = new URL(sendBeacon.mock.calls[0]![0] as string);
+    expect(url.origin + url.pathname).toBe('https://services.test/tags');
+    expect(Object.fromEntries(url.searchParams)).toEqual({ hash: services.site.hash, subscriberId: 'sub-1', tags: '{"plan":"gold"}' });
+    vi.advanceTimersByTime(100);
+    expect(calls, 'not sent twice').toEqual([]);
+  });
+
+  it('pagehide flushes too; flush() sends at once', () => {
+    const sendBeacon = vi.fn(() => true);
+    vi.stubGlobal('navigator', { ...navigator, sendBeacon });
+    const { services, calls } = servicesDouble();
+    const tagger = createTagger(services);
+    tagger.tag('a', '1');
+    window.dispatchEvent(new Event('pagehide'));
+    expect(sendBeacon).toHaveBeenCalledTimes(1);
+    tagger.tag('b', '2');
+    tagger.flush();
+    expect(calls).toHaveLength(1);
+  });
+
+  it('no subscriber id: nothing is sent', () => {
+    const { services, calls } = servicesDouble({ subscriberId: undefined });
+    const tagger = createTagger(services);
+    tagger.tag('a', '1');
+    vi.advanceTimersByTime(50);
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('dimensions and user properties', () => {
+  it('stores each dimension of the reply as _vwo_cd_{dimension}', async () => {
+    const { services, calls, local } = servicesDouble({ reply: () => ({ result: { tier: 'gold', visits: 4 } }) });
+    await refreshDimensions(services, ['tier', 'visits']);
+    expect(calls[0]).toMatchObject({ url: 'https://sync.test/getSubscriberAttributes.php', params: { hash: services.site.hash, subscriberId: 'sub-1', customDimensions: 'tier,visits' } });
+    expect(calls[0]!.params.browser).toBeTypeOf('string');
+    expect(local.get('_vwo_cd_tier')).toBe('gold');
+    expect(local.get('_vwo_cd_visits')).toBe('4');
+  });
+
+  it('a failed dimension call keeps earlier values', async () => {
+    const { services, local } = servicesDouble({ reply: () => new Error('down') });
+    local.set('_vwo_cd_tier', 'gold');
+    await refreshDimensions(services, ['tier']);
+    expect(local.get('_vwo_cd_tier')).toBe('gold');
+  });
+
+  it('user properties: JSONP /dyn with the hash', async () => {
+    const { services, calls } = servicesDouble({ reply: () => ({ ok: 1 }) });
+    expect(await refreshUserProperties(services)).toEqual({ ok: 1 });
+    expect(calls).toEqual([{ kind: 'jsonp', url: 'https://services.test/dyn', params: { hash: services.site.hash } }]);
+  });
+});

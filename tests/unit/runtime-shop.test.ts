@@ -1,0 +1,97 @@
+// @vitest-environment happy-dom
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startShop } from '../../runtime/shop.ts';
+import { segmentMarkerKey } from '../../runtime/segments.ts';
+import type { ShopSegment } from '../../runtime/site-module.ts';
+import type { QueryParams } from '../../runtime/services.ts';
+import { servicesDouble, testSite } from './support/services-double.ts';
+
+const CART = {
+  items: [{ product_id: 42, title: 'Ink pot', price: 1299, sku: 'INK-1', product_type: 'Ink', url: '/products/ink-pot', vendor: 'Noir', quantity: 2 }],
+  total_price: 2598,
+  item_count: 2,
+};
+const ORDER = {
+  total: 45.5,
+  shipping: 5,
+  tax: 3.5,
+  discount: 2,
+  coupon: 'WELCOME',
+  orders: [{ pId: '42', pName: 'Ink pot', pPrice: 12.99, pVariant: 'Black', pSku: 'INK-1', pBrand: 'Noir', pQuant: 2, pImgUrl: 'https://shop.test/ink.png' }],
+};
+
+const reply = (url: string, _params: QueryParams): unknown =>
+  url.endsWith('/cart.js') ? CART : url.endsWith('/getOrderDetails') ? { status: 'success', order: { orderId: '1001', ...ORDER } } : { status: 'success' };
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  history.replaceState(null, '', '/products/ink-pot');
+  document.body.innerHTML = '<form action="/cart/add" method="post"><button>Add</button></form><form id="search" action="/search"></form>';
+  document.querySelectorAll('form').forEach((form) => form.addEventListener('submit', (event) => event.preventDefault()));
+});
+afterEach(() => vi.useRealTimers());
+
+const submit = (selector: string) => document.querySelector(selector)!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
+
+describe('cart add', () => {
+  it('reads /cart.js 2 s after the cart-add post and builds every field (prices / 100)', async () => {
+    const segments: ShopSegment[] = [
+      { sid: 'big-cart', vn: 1, event: 'add_cart', test: (data) => (data.cTotal as number) > 20 },
+      { sid: 'orders', vn: 1, event: 'order', test: () => true },
+    ];
+    const { services, calls, local, emitted } = servicesDouble({ site: testSite({ shopSegments: segments }), reply });
+    startShop(services);
+    submit('#search');
+    submit('form[action="/cart/add"]');
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(calls).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls[0]).toEqual({ kind: 'get', url: location.origin + '/cart.js', params: {} });
+    expect(JSON.parse(local.get('wingifyEcomData-add_cart')!)).toEqual({
+      pId: 42, pName: 'Ink pot', price: 12.99, sku: 'INK-1', cat: 'Ink', pUrl: '/products/ink-pot', brand: 'Noir', quant: 2, cTotal: 25.98, cItemsCount: 2,
+    });
+    expect(emitted).toEqual(['ecom.add_cart']);
+    expect(calls.filter((call) => call.url.endsWith('/as')).map((call) => call.params.id)).toEqual(['big-cart']);
+    expect(local.get(segmentMarkerKey('big-cart'))).toBe('1');
+  });
+
+  it('skipped when tracking is refused', async () => {
+    const { services, calls, local } = servicesDouble({ reply, tracking: false });
+    startShop(services);
+    submit('form[action="/cart/add"]');
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(calls).toEqual([]);
+    expect(local.get('wingifyEcomData-add_cart')).toBeNull();
+  });
+});
+
+describe('order page', () => {
+  it('reads the order 3 s after a checkouts/{id} page loads, with every field', async () => {
+    history.replaceState(null, '', '/12345/checkouts/1001/thank_you');
+    const segments: ShopSegment[] = [{ sid: 'buyers', vn: 4, event: 'order', test: (data) => data.coupon === 'WELCOME' }];
+    const { services, calls, local, emitted } = servicesDouble({ site: testSite({ shopSegments: segments }), reply });
+    startShop(services);
+    await vi.advanceTimersByTimeAsync(2999);
+    expect(calls).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls[0]).toEqual({ kind: 'get', url: 'https://sync.test/api/v1/shopify/getOrderDetails', params: { hash: services.site.hash, orderId: '1001' } });
+    expect(JSON.parse(local.get('wingifyEcomData-order')!)).toEqual(ORDER);
+    expect(emitted).toEqual(['ecom.order']);
+    expect(local.get(segmentMarkerKey('buyers'))).toBe('4');
+  });
+
+  it('an unknown order (failed call) makes no event; other pages read no order', async () => {
+    history.replaceState(null, '', '/checkouts/404');
+    const failing = servicesDouble({ reply: () => new Error('404') });
+    startShop(failing.services);
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(failing.emitted).toEqual([]);
+    expect(failing.local.get('wingifyEcomData-order')).toBeNull();
+
+    history.replaceState(null, '', '/products/ink-pot');
+    const plain = servicesDouble({ reply });
+    startShop(plain.services);
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(plain.calls).toEqual([]);
+  });
+});

@@ -39,7 +39,7 @@ describe('createTagger', () => {
   });
 
   it('flushed with sendBeacon when the page hides, so none is lost', () => {
-    const sendBeacon = vi.fn(() => true);
+    const sendBeacon = vi.fn((_url: string) => true);
     vi.stubGlobal('navigator', { ...navigator, sendBeacon, userAgent: navigator.userAgent });
     const { services, calls } = servicesDouble();
     const tagger = createTagger(services);
@@ -48,7 +48,7 @@ describe('createTagger', () => {
     document.dispatchEvent(new Event('visibilitychange'));
     setHidden(false);
     expect(sendBeacon).toHaveBeenCalledTimes(1);
-    const url = new URL(sendBeacon.mock.calls[0]![0] as string);
+    const url = new URL(sendBeacon.mock.calls[0]![0]);
     expect(url.origin + url.pathname).toBe('https://services.test/tags');
     expect(Object.fromEntries(url.searchParams)).toEqual({ hash: services.site.hash, subscriberId: 'sub-1', tags: '{"plan":"gold"}' });
     vi.advanceTimersByTime(100);
@@ -56,7 +56,7 @@ describe('createTagger', () => {
   });
 
   it('pagehide flushes too; flush() sends at once', () => {
-    const sendBeacon = vi.fn(() => true);
+    const sendBeacon = vi.fn((_url: string) => true);
     vi.stubGlobal('navigator', { ...navigator, sendBeacon });
     const { services, calls } = servicesDouble();
     const tagger = createTagger(services);

@@ -1,6 +1,6 @@
 // The services calls of spec section 7 about one visitor: segment adds (/as, c.gif), custom tags (/tags),
 // user properties (/dyn), custom dimensions and the page-click tracking consent.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { TRANSPARENT_GIF } from '../beacon-gif.ts';
 import type { Queryable } from '../database.ts';
@@ -137,7 +137,9 @@ export function registerVisitorDataRoutes(app: FastifyInstance, { db, registry }
     return sendReply(request, reply, { status: 'success' });
   });
 
-  app.get('/tags', async (request, reply) => {
+  // GET from the debounced batch; POST (parameters in the query, body ignored) from navigator.sendBeacon when
+  // the page hides, so tags set just before leaving are not lost.
+  const storeTags = async (request: FastifyRequest, reply: FastifyReply) => {
     checkCallback(request);
     const params = parseParams(tagsSchema, request.query);
     const site = registry.require(params.hash, 'hash');
@@ -148,7 +150,9 @@ export function registerVisitorDataRoutes(app: FastifyInstance, { db, registry }
     );
     await setTags(db, params.subscriberId, tags);
     return sendReply(request, reply, { status: 'success' });
-  });
+  };
+  app.get('/tags', storeTags);
+  app.post('/tags', storeTags);
 
   app.get('/dyn', async (request, reply) => {
     checkCallback(request);

@@ -93,6 +93,19 @@ describe('/tags and /dyn', () => {
     expect(dyn.body).toBe(`/**/ pushkit_dyn_1({"status":"success","tags":{"plan":"pro","vip":"true","visits":"4"},"segments":[]});`);
   });
 
+  it('stores tags sent by navigator.sendBeacon (a POST with the parameters in the query) when the page hides', async () => {
+    const { id } = await insertSubscriber(app);
+    const beacon = await app.inject({
+      method: 'POST',
+      url: `/tags?${query({ hash: SITE_HASH, subscriberId: id, tags: JSON.stringify({ lastPage: 'checkout' }) })}`,
+      headers: { origin: SITE_ORIGIN, 'content-type': 'text/plain;charset=UTF-8' },
+      payload: '',
+    });
+    expect(beacon.json()).toEqual({ status: 'success' });
+    const dyn = await get(`/dyn?${query({ hash: SITE_HASH, subscriberId: id })}`);
+    expect(dyn.json().tags).toEqual({ lastPage: 'checkout' });
+  });
+
   it('refuses tags that are not a JSON object of short keys and values', async () => {
     const { id } = await insertSubscriber(app);
     for (const tags of ['not json', '[1,2]', '{}', JSON.stringify({ 'bad<key>': 1 }), JSON.stringify({ k: 'v'.repeat(300) }), JSON.stringify({ k: { nested: 1 } })]) {

@@ -1,7 +1,7 @@
 // A condition or trigger expression the compilers refuse fails the site with the field named. The compilers
 // are replaced by ones that refuse a marked input, so this holds whatever their grammar accepts.
 import { describe, expect, it, vi } from 'vitest';
-import { siteConfigSchema } from '../../cli/config/schema.ts';
+import { siteConfigSchema, type SiteConfig } from '../../cli/config/schema.ts';
 import { generateSiteModule, SiteModuleError } from '../../cli/compile/site-module.ts';
 
 vi.mock('../../cli/compile/segment-condition.ts', () => ({
@@ -22,9 +22,10 @@ const base = {
 };
 const prompts = { chicklet: '', contextBox: '', alreadySubscribed: '', blocked: '', css: '' };
 
-function errorOf(input: object): SiteModuleError {
+/** The schema refuses such expressions too, so the refused input is put into an already parsed config. */
+function errorOf(input: Partial<SiteConfig>): SiteModuleError {
   try {
-    generateSiteModule(siteConfigSchema.parse({ ...base, ...input }), prompts);
+    generateSiteModule({ ...siteConfigSchema.parse(base), ...input } as SiteConfig, prompts);
   } catch (error) {
     if (error instanceof SiteModuleError) return error;
     throw error;
@@ -34,13 +35,13 @@ function errorOf(input: object): SiteModuleError {
 
 describe('generateSiteModule errors', () => {
   it('names the segment whose condition does not compile', () => {
-    const error = errorOf({ segmentations: [{ sid: 1, ss: 'path == "/"' }, { sid: 2, ss: 'x BAD' }] });
+    const error = errorOf({ segmentations: [{ sid: 1, ss: 'path == "/"', vn: 1 }, { sid: 2, ss: 'x BAD', vn: 1 }] });
     expect(error.path).toBe('segmentations.1.ss');
     expect(error.message).toBe('segmentations.1.ss: unknown name "BAD" (at position 2)');
   });
 
   it('names the shop segment and the trigger expression', () => {
-    expect(errorOf({ shopifySegmentations: [{ sid: 5, event: 'order', ss: 'BAD' }] }).path).toBe('shopifySegmentations.0.ss');
-    expect(errorOf({ triggers: { when: 'BAD' } }).path).toBe('triggers.when');
+    expect(errorOf({ shopifySegmentations: [{ sid: 5, event: 'order', ss: 'BAD', vn: 1 }] }).path).toBe('shopifySegmentations.0.ss');
+    expect(errorOf({ triggers: { when: 'BAD', delaySeconds: 5, persist: 'page' } }).path).toBe('triggers.when');
   });
 });

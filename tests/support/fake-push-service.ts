@@ -75,6 +75,9 @@ export async function startFakePushService(): Promise<FakePushService> {
       res.writeHead(answer.status, headers).end(`fake push service says ${answer.status}`);
     });
   });
+  // Real push services keep idle connections open for a while; Node's 5 s default makes idle keep-alive
+  // sockets race their reuse.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

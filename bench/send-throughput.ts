@@ -1,0 +1,101 @@
+// Web Push sending throughput: notifications per second to N subscriptions on a local fake HTTPS push service
+// (in a child process, so it does not share the sender's CPU), for push-kit's sender (sendPush, and the whole
+// campaign runner over an in-memory store) against the web-push package's sendNotification at the same
+// concurrency, measured in the same run. Each sender gets a warm-up round, then the median of the rounds.
+//   npx tsx bench/send-throughput.ts [--subscriptions 2000] [--concurrency 100] [--rounds 3]
+import { fork } from 'node:child_process';
+import { Agent as HttpsAgent } from 'node:https';
+import { parseArgs } from 'node:util';
+import webPush from 'web-push';
+import { runCampaign } from '../server/push/campaign-runner.ts';
+import { InMemoryDeliveryStore } from '../server/push/delivery-store.ts';
+import { closePushConnections, sendPush, type PushSubscriptionTarget } from '../server/push/send.ts';
+import { generateVapidKeyPair } from '../server/vapid-keys.ts';
+import { createSubscriberKeys, startFakePushService } from '../tests/support/fake-push-service.ts';
+
+const { values } = parseArgs({
+  options: {
+    subscriptions: { type: 'string', default: '2000' },
+    concurrency: { type: 'string', default: '100' },
+    rounds: { type: 'string', default: '3' },
+    serve: { type: 'boolean', default: false },
+  },
+});
+
+if (values.serve) {
+  const service = await startFakePushService();
+  process.send!({ origin: service.origin, ca: service.ca });
+  process.on('disconnect', () => void service.close().then(() => process.exit(0)));
+} else {
+  await main();
+}
+
+async function pool<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
+async function main(): Promise<void> {
+  const subscriptions = Number(values.subscriptions);
+  const concurrency = Number(values.concurrency);
+  const rounds = Number(values.rounds);
+  const child = fork(import.meta.filename, ['--serve'], { stdio: 'inherit' });
+  const { origin, ca } = await new Promise<{ origin: string; ca: string }>((resolve) => child.once('message', (m) => resolve(m as { origin: string; ca: string })));
+  const vapid = generateVapidKeyPair();
+  const subject = 'mailto:bench@example.com';
+  const payload = JSON.stringify({ title: 'Weekend sale', body: 'Fifty percent off every brush and ink', url: 'https://shop.example/sale' });
+  let round = 0;
+  const targets = (): PushSubscriptionTarget[] => {
+    round += 1;
+    return Array.from({ length: subscriptions }, (_, i) => ({ endpoint: `${origin}/r${round}/s${i}`, keys: subscriberKeys[i]! }));
+  };
+  const subscriberKeys = Array.from({ length: subscriptions }, () => {
+    const { p256dh, auth } = createSubscriberKeys();
+    return { p256dh, auth };
+  });
+  const webPushAgent = new HttpsAgent({ ca, keepAlive: true });
+
+  const senders: Record<string, () => Promise<void>> = {
+    'push-kit sendPush': () => pool(targets(), concurrency, async (target) => {
+      const result = await sendPush(target, payload, { vapid, subject, ca, ttl: 3600 });
+      if (result.outcome !== 'delivered') throw new Error(`push-kit: ${JSON.stringify(result)}`);
+    }),
+    'push-kit runCampaign': async () => {
+      const store = new InMemoryDeliveryStore();
+      targets().forEach((subscription, i) => store.add({ id: String(i), campaignId: 'bench', subscription, payload }));
+      const counts = await runCampaign(store, 'bench', { vapid, subject, ca, ttl: 3600, concurrency });
+      if (counts.delivered !== subscriptions) throw new Error(`runCampaign delivered ${counts.delivered}`);
+    },
+    'web-push sendNotification': () => pool(targets(), concurrency, async (target) => {
+      const response = await webPush.sendNotification(target, payload, {
+        vapidDetails: { subject, publicKey: vapid.publicKey, privateKey: vapid.privateKey },
+        TTL: 3600,
+        agent: webPushAgent,
+      });
+      if (response.statusCode !== 201) throw new Error(`web-push: ${response.statusCode}`);
+    }),
+  };
+
+  const rates: Record<string, number[]> = {};
+  for (const send of Object.values(senders)) await send(); // warm-up: connections, JIT
+  for (let r = 0; r < rounds; r += 1) {
+    for (const [name, send] of Object.entries(senders)) {
+      const start = performance.now();
+      await send();
+      (rates[name] ??= []).push(subscriptions / ((performance.now() - start) / 1000));
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  console.log(`${subscriptions} subscriptions, concurrency ${concurrency}, median of ${rounds} rounds, fake push service over HTTPS on loopback`);
+  const peer = median(rates['web-push sendNotification']!);
+  for (const [name, list] of Object.entries(rates)) {
+    const rate = median(list);
+    console.log(`${name.padEnd(28)} ${rate.toFixed(0).padStart(7)} notifications/s   ratio vs web-push ${(rate / peer).toFixed(2)}x`);
+  }
+  webPushAgent.destroy();
+  await closePushConnections();
+  child.disconnect();
+}

@@ -17,7 +17,10 @@ export interface Delivery {
 export interface DeliveryStore {
   /**
    * Up to `limit` pending deliveries of the campaign that are due (not rescheduled into the future) and not
-   * claimed by another runner; each claimed delivery's attempt count is incremented.
+   * claimed by another runner; each claimed delivery's attempt count is incremented. A claim outlives the
+   * claiming transaction (in SQL: `UPDATE ... SET claimed_at = now(), attempts = attempts + 1 WHERE id IN
+   * (SELECT ... FOR UPDATE SKIP LOCKED LIMIT n) RETURNING ...`) and ends with markResult or reschedule; a claim
+   * older than a few minutes belongs to a runner that died and may be taken again.
    */
   claimPending(campaignId: string, limit: number): Promise<Delivery[]>;
   markResult(deliveryId: string, status: DeliveryResult, detail?: string): Promise<void>;

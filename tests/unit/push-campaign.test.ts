@@ -103,6 +103,14 @@ describe('runCampaign', () => {
     expect(service.countFor('/oversize/0')).toBe(0);
   });
 
+  it('retries a push service it cannot reach, then marks the delivery failed with the error', async () => {
+    const store = new InMemoryDeliveryStore();
+    store.add({ id: 'down-0', campaignId: 'down', subscription: { endpoint: 'https://127.0.0.1:1/push/x', keys }, payload: 'x' });
+    const counts = await runCampaign(store, 'down', { ...options, maxAttempts: 2, backoffMs: 10 });
+    expect(counts).toEqual({ sent: 2, delivered: 0, failed: 1, expired: 0 });
+    expect(store.statusOf('down-0')).toMatchObject({ status: 'failed', attempts: 2, detail: expect.stringContaining('ECONNREFUSED') });
+  });
+
   it('keeps at most `concurrency` requests in flight', async () => {
     const store = campaign('bounded', Array.from({ length: 120 }, (_, i) => `/bounded/${i}`));
     let inFlight = 0;

@@ -1,0 +1,32 @@
+import React, { useState } from 'react';
+import { TextField } from '../fields/TextField.tsx';
+import { validateAnswer } from '../answers.ts';
+import type { QuestionProps } from './types.ts';
+
+/** Optional: an id, then its condition; an empty id skips the segment. */
+export function FirstSegment({ answers, onAnswer }: QuestionProps) {
+  const [sid, setSid] = useState<string | undefined>();
+  if (sid === undefined) {
+    return (
+      <TextField
+        key="sid"
+        label="First segment id (empty for none)"
+        initial={answers.segmentSid}
+        validate={(text) =>
+          text === '' ? undefined : validateAnswer({ ...answers, segmentSid: text, segmentCondition: 'true' }, 'segmentSid')
+        }
+        onSubmit={(text) => (text === '' ? onAnswer({ segmentSid: '', segmentCondition: '' }) : setSid(text))}
+      />
+    );
+  }
+  return (
+    <TextField
+      key="condition"
+      label={`Condition of segment ${sid}`}
+      hint="e.g. url contains /pricing (docs/conditions.md)"
+      initial={answers.segmentCondition}
+      validate={(text) => validateAnswer({ ...answers, segmentSid: sid, segmentCondition: text }, 'segmentCondition')}
+      onSubmit={(text) => onAnswer({ segmentSid: sid, segmentCondition: text })}
+    />
+  );
+}

@@ -1,0 +1,25 @@
+import React from 'react';
+import { ChoiceField } from '../fields/ChoiceField.tsx';
+import type { PromptStyle as PromptStyleValue } from '../answers.ts';
+import type { QuestionProps } from './types.ts';
+
+export const PROMPT_STYLE_LABELS: Record<PromptStyleValue, string> = {
+  native: "Native: the browser's own permission prompt",
+  modal: 'Branded modal box before the browser prompt (pcBranding 1)',
+  chicklet: "Chicklet: bottom-left box with 'Yes' and 'No' (isNativeOptin 0)",
+  mobile: 'Mobile box with a close button on phones (style.isMobileEnabled)',
+};
+
+export function PromptStyle({ answers, onAnswer }: QuestionProps) {
+  return (
+    <ChoiceField
+      label="Prompt style"
+      choices={(Object.keys(PROMPT_STYLE_LABELS) as PromptStyleValue[]).map((value) => ({
+        value,
+        label: PROMPT_STYLE_LABELS[value],
+      }))}
+      initial={answers.promptStyle}
+      onSubmit={(promptStyle) => onAnswer({ promptStyle })}
+    />
+  );
+}

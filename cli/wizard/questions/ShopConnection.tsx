@@ -1,0 +1,17 @@
+import React from 'react';
+import { ChoiceField } from '../fields/ChoiceField.tsx';
+import type { QuestionProps } from './types.ts';
+
+export function ShopConnection({ answers, onAnswer }: QuestionProps) {
+  return (
+    <ChoiceField
+      label="Is the site a connected shop (isShopifyConnectedAccount)?"
+      choices={[
+        { value: false, label: 'No' },
+        { value: true, label: 'Yes: track cart and order events' },
+      ]}
+      initial={answers.shopConnected}
+      onSubmit={(shopConnected) => onAnswer({ shopConnected })}
+    />
+  );
+}

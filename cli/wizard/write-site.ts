@@ -1,0 +1,95 @@
+// Answers -> files: the site config, the VAPID key pair and the owner API key, written all-or-nothing.
+import { createHash, randomBytes } from 'node:crypto';
+import { access, chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { generateVapidKeyPair, keyFilePath } from '../../server/vapid-keys.ts';
+import { configFromAnswers, randomHash, type WizardAnswers } from './answers.ts';
+
+export interface WrittenSite {
+  configFile: string;
+  keyFile: string;
+  ownerKeyFile: string;
+  /** The owner API key in clear; only its SHA-256 is stored, so it is shown once. */
+  ownerApiKey: string;
+}
+
+export function siteConfigPath(dir: string, name: string): string {
+  return join(dir, 'site-configs', `${name}.json`);
+}
+
+export function ownerKeyFilePath(dir: string, name: string): string {
+  return join(dir, '.push-kit', 'owner-keys', `${name}.json`);
+}
+
+export async function fileExists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface PendingFile {
+  file: string;
+  content: string;
+  secret: boolean;
+}
+
+/**
+ * Every file is first written to a temp file beside its target; only when all temp files exist are they
+ * renamed into place. A failure (or Ctrl-C) before the renames leaves temp files only, which are removed.
+ */
+async function writeAllOrNothing(files: PendingFile[]): Promise<void> {
+  const temps: string[] = [];
+  try {
+    for (const pending of files) {
+      await mkdir(dirname(pending.file), { recursive: true, mode: pending.secret ? 0o700 : 0o777 });
+      const temp = `${pending.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+      temps.push(temp);
+      await writeFile(temp, pending.content, { mode: pending.secret ? 0o600 : 0o644 });
+      if (pending.secret) await chmod(temp, 0o600);
+    }
+  } catch (error) {
+    await Promise.all(temps.map((temp) => rm(temp, { force: true })));
+    throw error;
+  }
+  const renamed: string[] = [];
+  try {
+    for (const [index, pending] of files.entries()) {
+      await rename(temps[index]!, pending.file);
+      renamed.push(pending.file);
+    }
+  } catch (error) {
+    await Promise.all([...temps.map((temp) => rm(temp, { force: true })), ...renamed.map((file) => rm(file, { force: true }))]);
+    throw error;
+  }
+}
+
+export async function writeSite(dir: string, answers: WizardAnswers): Promise<WrittenSite> {
+  const keys = generateVapidKeyPair();
+  const config = configFromAnswers(answers, randomHash(), keys.publicKey);
+  const ownerApiKey = randomBytes(32).toString('base64url');
+  const sha256 = createHash('sha256').update(ownerApiKey).digest('hex');
+  const configFile = siteConfigPath(dir, answers.name);
+  const keyFile = keyFilePath(join(dir, '.push-kit'), answers.name);
+  const ownerKeyFile = ownerKeyFilePath(dir, answers.name);
+  await writeAllOrNothing([
+    { file: keyFile, content: `${JSON.stringify(keys, null, 2)}\n`, secret: true },
+    { file: ownerKeyFile, content: `${JSON.stringify({ sha256 }, null, 2)}\n`, secret: true },
+    { file: configFile, content: `${JSON.stringify(config, null, 2)}\n`, secret: false },
+  ]);
+  return { configFile, keyFile, ownerKeyFile, ownerApiKey };
+}
+
+export function nextStepsText(written: WrittenSite, name: string): string {
+  return [
+    `Wrote ${written.configFile}`,
+    `VAPID private key: ${written.keyFile} (mode 0600)`,
+    `Owner API key (shown once, only its SHA-256 is stored in ${written.ownerKeyFile}):`,
+    `  ${written.ownerApiKey}`,
+    'Next:',
+    `  npx push-kit build site-configs/${name}.json`,
+    `  npx push-kit dev site-configs/${name}.json`,
+  ].join('\n');
+}

@@ -8,6 +8,7 @@ import { DEFAULT_RATE_LIMIT, RateLimitError, registerRateLimit, type RateLimitOp
 import { failure, RequestError, sendReply } from './reply.ts';
 import { corsDelegator, SiteRegistry } from './site-access.ts';
 import type { HostedSite } from './sites.ts';
+import type { CampaignQueue } from './campaign-queue.ts';
 import { registerNotificationEventRoute } from './routes/notification-events.ts';
 import { registerOwnerApi } from './routes/owner-api.ts';
 import { registerShopRoutes } from './routes/shop.ts';
@@ -21,13 +22,15 @@ export interface CreateAppOptions {
   sites: HostedSite[];
   db: Database;
   logger?: boolean;
+  /** Sends campaigns created through the owner API in the background. */
+  campaigns?: CampaignQueue;
   /** Per-IP and per-site limits; false turns them off (load tests). Default: DEFAULT_RATE_LIMIT. */
   rateLimit?: RateLimitOptions | false;
 }
 
 export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: BODY_LIMIT, return503OnClosing: true });
-  const context = { db: options.db, registry: new SiteRegistry(options.sites) };
+  const context = { db: options.db, registry: new SiteRegistry(options.sites), campaigns: options.campaigns };
 
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
   await app.register(cors, { hook: 'preHandler', delegator: corsDelegator(context.registry) });

@@ -121,4 +121,13 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX deliveries_subscriber ON deliveries (subscriber_id)`,
     ],
   },
+  {
+    version: 2,
+    name: 'delivery claims that outlive their transaction',
+    statements: [
+      // A runner claims a delivery by stamping claimed_at; a claim older than the lease belongs to a runner
+      // that died, and may be taken again.
+      `ALTER TABLE deliveries ADD COLUMN claimed_at timestamptz`,
+    ],
+  },
 ];

@@ -8,6 +8,8 @@ import { CliError } from '../errors.ts';
 import { startExampleSite } from '../dev/example-site-server.ts';
 import { openDatabase } from '../../server/database.ts';
 import { createApp } from '../../server/app.ts';
+import { CampaignQueue } from '../../server/campaign-queue.ts';
+import { closePushConnections } from '../../server/push/send.ts';
 import { loadSites } from '../../server/sites.ts';
 import { ensureOwnerKey } from '../../server/owner-keys.ts';
 import { storeShopOrder } from '../../server/shop-orders.ts';
@@ -60,7 +62,9 @@ export async function runDev(configFile: string, options: DevOptions = {}): Prom
   if (keyWarning) console.warn(`warning: ${keyWarning}`);
 
   const db = await openDatabase({ url: process.env.DATABASE_URL, dataDir: `${STATE_DIR}/db` });
-  const app = await createApp({ sites, db });
+  const campaigns = new CampaignQueue(db, sites, STATE_DIR);
+  const app = await createApp({ sites, db, campaigns });
+  await campaigns.resumeUnfinished();
   const ownerKey = await ensureOwnerKey(db, site);
   const providerPort = portOf(site.config.serverSyncUrl);
   await app.listen({ port: providerPort, host: '127.0.0.1' });
@@ -85,6 +89,8 @@ export async function runDev(configFile: string, options: DevOptions = {}): Prom
   });
   await example.close();
   await app.close();
+  await campaigns.close();
+  await closePushConnections();
   await db.close();
   return 0;
 }

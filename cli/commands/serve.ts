@@ -2,6 +2,8 @@
 // .push-kit/db or on PostgreSQL (--database or DATABASE_URL). Runs until SIGINT / SIGTERM.
 import { join } from 'node:path';
 import { createApp } from '../../server/app.ts';
+import { CampaignQueue } from '../../server/campaign-queue.ts';
+import { closePushConnections } from '../../server/push/send.ts';
 import { openDatabase } from '../../server/database.ts';
 import { ensureOwnerKey } from '../../server/owner-keys.ts';
 import { loadSites } from '../../server/sites.ts';
@@ -57,7 +59,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
     const key = await ensureOwnerKey(db, site);
     if (key) newKeys.set(site.name, key);
   }
-  const app = await createApp({ sites, db });
+  const campaigns = new CampaignQueue(db, sites, STATE_DIR);
+  const app = await createApp({ sites, db, campaigns });
   try {
     await app.listen({ port, host: options.host });
   } catch (error) {
@@ -75,6 +78,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
     if (key) console.log(`  owner key for ${site.name} (shown once, keep it secret): ${key}`);
   }
 
+  const resumed = await campaigns.resumeUnfinished();
+  if (resumed) console.log(`resuming ${resumed} unfinished campaign${resumed === 1 ? '' : 's'}`);
   console.log('Press Ctrl+C to stop.');
 
   await new Promise<void>((resolve) => {
@@ -88,6 +93,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
     process.on('SIGTERM', stop);
   });
   await app.close();
+  await campaigns.close();
+  await closePushConnections();
   await db.close();
   return 0;
 }

@@ -56,7 +56,7 @@ const dimensionsSchema = z.record(
 
 const nameParams = z.object({ name: z.string() });
 
-export function registerOwnerApi(app: FastifyInstance, { db, registry }: RouteContext): void {
+export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns }: RouteContext): void {
   const siteOf = async (request: FastifyRequest): Promise<HostedSite> => {
     const { name } = parseParams(nameParams, request.params);
     const site = registry.byNameOrNull(name);
@@ -134,6 +134,7 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry }: RouteCo
       if (segment.rows.length === 0) throw new RequestError(404, `segment: no segment ${body.segment} on site ${site.name}`);
     }
     const created = await createCampaign(db, site, body);
+    campaigns?.enqueue(site.hash, created.campaignId);
     return reply.code(201).send({ status: 'success', ...created });
   });
 

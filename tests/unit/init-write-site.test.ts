@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeSite } from '../../cli/wizard/write-site.ts';
+import { defaultAnswers, sampleUrlVerdict, slugify, validateAnswer } from '../../cli/wizard/answers.ts';
+
+describe('init: answers and files', () => {
+  it('leaves no key file behind when the config cannot be written', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pk-write-'));
+    await writeFile(join(dir, 'site-configs'), 'a file where the folder should be');
+    await expect(writeSite(dir, defaultAnswers())).rejects.toThrow();
+    expect(await readdir(join(dir, '.push-kit', 'keys'))).toEqual([]);
+    expect(await readdir(join(dir, '.push-kit', 'owner-keys'))).toEqual([]);
+  });
+
+  it('validates answers with the schema messages and checks sample URLs', () => {
+    expect(validateAnswer({ ...defaultAnswers(), origin: 'https://a.example/path' }, 'origin')).toBe(
+      'must be an origin only (scheme, host and port), with no path, query or fragment',
+    );
+    expect(validateAnswer({ ...defaultAnswers(), includeUrls: ['blog'] }, 'includeUrls')).toContain('must be "*"');
+    expect(validateAnswer(defaultAnswers(), 'origin')).toBeUndefined();
+    expect(slugify('Café Script & Co')).toBe('cafe-script-co');
+    expect(sampleUrlVerdict('https://a.example/shop/1', ['/shop/*'], ['contains:/cart'])).toBe('qualifies');
+    expect(sampleUrlVerdict('https://a.example/shop/cart', ['/shop/*'], ['contains:/cart'])).toBe('excluded');
+  });
+});

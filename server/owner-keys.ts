@@ -1,6 +1,8 @@
 // Per-site secret keys of the owner API. Only a SHA-256 of a key is stored; the key itself is shown once,
 // when it is created.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Queryable } from './database.ts';
 import type { HostedSite } from './sites.ts';
 
@@ -8,8 +10,32 @@ function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
-/** Creates the site's owner key when it has none and returns it (the only time it is readable); null otherwise. */
-export async function ensureOwnerKey(db: Queryable, site: Pick<HostedSite, 'hash'>): Promise<string | null> {
+/**
+ * The SHA-256 of the owner key `push-kit init` created and printed (`<stateDir>/owner-keys/<name>.json`,
+ * `{"sha256": "..."}`), or undefined when there is none.
+ */
+export async function ownerKeyHashFromInit(stateDir: string, name: string): Promise<string | undefined> {
+  const file = join(stateDir, 'owner-keys', `${name}.json`);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const sha256 = (JSON.parse(text) as { sha256?: unknown }).sha256;
+  if (typeof sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(sha256)) throw new Error(`${file}: "sha256" must be 64 hex digits`);
+  return sha256;
+}
+
+/**
+ * Gives the site an owner key when it has none: the one `push-kit init` created (its hash from `initKeyHash`),
+ * else a new one, returned (the only time it is readable). Null when no new key was made.
+ */
+export async function ensureOwnerKey(db: Queryable, site: Pick<HostedSite, 'hash'>, initKeyHash?: string): Promise<string | null> {
+  if (initKeyHash) {
+    await db.query('INSERT INTO owner_keys (site_hash, key_hash) VALUES ($1, $2) ON CONFLICT (site_hash) DO NOTHING', [site.hash, initKeyHash]);
+    return null;
+  }
   const key = `pk_${randomBytes(24).toString('base64url')}`;
   const { rows } = await db.query(
     'INSERT INTO owner_keys (site_hash, key_hash) VALUES ($1, $2) ON CONFLICT (site_hash) DO NOTHING RETURNING site_hash',

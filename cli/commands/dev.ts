@@ -11,7 +11,7 @@ import { createApp } from '../../server/app.ts';
 import { CampaignQueue } from '../../server/campaign-queue.ts';
 import { closePushConnections } from '../../server/push/send.ts';
 import { loadSites } from '../../server/sites.ts';
-import { ensureOwnerKey } from '../../server/owner-keys.ts';
+import { ensureOwnerKey, ownerKeyHashFromInit } from '../../server/owner-keys.ts';
 import { storeShopOrder } from '../../server/shop-orders.ts';
 import { keyFilePath, readVapidKeyFile, writeVapidKeyFile } from '../../server/vapid-keys.ts';
 
@@ -65,7 +65,7 @@ export async function runDev(configFile: string, options: DevOptions = {}): Prom
   const campaigns = new CampaignQueue(db, sites, STATE_DIR);
   const app = await createApp({ sites, db, campaigns });
   await campaigns.resumeUnfinished();
-  const ownerKey = await ensureOwnerKey(db, site);
+  const ownerKey = await ensureOwnerKey(db, site, await ownerKeyHashFromInit(STATE_DIR, site.name));
   const providerPort = portOf(site.config.serverSyncUrl);
   await app.listen({ port: providerPort, host: '127.0.0.1' });
 

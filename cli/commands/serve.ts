@@ -5,7 +5,7 @@ import { createApp } from '../../server/app.ts';
 import { CampaignQueue } from '../../server/campaign-queue.ts';
 import { closePushConnections } from '../../server/push/send.ts';
 import { openDatabase } from '../../server/database.ts';
-import { ensureOwnerKey } from '../../server/owner-keys.ts';
+import { ensureOwnerKey, ownerKeyHashFromInit } from '../../server/owner-keys.ts';
 import { loadSites } from '../../server/sites.ts';
 import { CliError } from '../errors.ts';
 
@@ -56,7 +56,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   }
   const newKeys = new Map<string, string>();
   for (const site of sites) {
-    const key = await ensureOwnerKey(db, site);
+    const key = await ensureOwnerKey(db, site, await ownerKeyHashFromInit(STATE_DIR, site.name));
     if (key) newKeys.set(site.name, key);
   }
   const campaigns = new CampaignQueue(db, sites, STATE_DIR);

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.ts';
 import { MIGRATIONS } from '../../server/migrations.ts';
 import { openDatabase } from '../../server/database.ts';
-import { ensureOwnerKey, isOwnerKey } from '../../server/owner-keys.ts';
+import { ensureOwnerKey, isOwnerKey, ownerKeyHashFromInit } from '../../server/owner-keys.ts';
 import { loadSites } from '../../server/sites.ts';
 import { insertSubscriber, postSync, SITE_HASH, tempDir, testSite } from './server-support.ts';
 
@@ -92,5 +92,26 @@ describe('loadSites', () => {
       `${join(configs, 'broken.json')}: hash: must be 8 to 64 letters, digits, "_" or "-"`,
       `${join(configs, 'zcopy.json')}: hash: "letters-hash-01" or name "zcopy" is already hosted by ${join(configs, 'letters.json')}`,
     ]);
+  });
+});
+
+describe('owner key created by push-kit init', () => {
+  it('is the key the provider accepts, and no other key is made', async () => {
+    const dir = await tempDir('pushkit-init-key-');
+    const db = await openDatabase({ dataDir: join(dir.path, 'db') });
+    try {
+      const { createHash } = await import('node:crypto');
+      await mkdir(join(dir.path, 'owner-keys'), { recursive: true });
+      const sha256 = createHash('sha256').update('pk_from_init').digest('hex');
+      await writeFile(join(dir.path, 'owner-keys', 'letters.json'), JSON.stringify({ sha256 }));
+      const site = testSite();
+      expect(await ensureOwnerKey(db, site, await ownerKeyHashFromInit(dir.path, 'letters'))).toBeNull();
+      expect(await isOwnerKey(db, site, 'pk_from_init')).toBe(true);
+      expect(await isOwnerKey(db, site, 'pk_something_else')).toBe(false);
+      expect(await ownerKeyHashFromInit(dir.path, 'no-such-site')).toBeUndefined();
+    } finally {
+      await db.close();
+      await dir.remove();
+    }
   });
 });

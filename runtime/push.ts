@@ -1,5 +1,17 @@
-// Entry of push.js (placeholder until the runtime lands): installs the `pushkit` queue.
+// Entry of push.js: replaces the `pushkit` queue stub with the API, then runs the calls queued before load
+// (synchronously, so queued callback registrations are in place before anything can report).
 import { site } from 'pushkit:site';
+import { startRuntime } from './lifecycle.ts';
 
-const w = window as unknown as { pushkit?: unknown };
-if (!site.isInactive && !Array.isArray(w.pushkit)) w.pushkit = [];
+try {
+  const host = window as unknown as { pushkit?: unknown };
+  const queued = host.pushkit;
+  if (!site.isInactive && (queued === undefined || Array.isArray(queued))) {
+    const api = startRuntime(site);
+    api._j = (queued as { _j?: unknown } | undefined)?._j;
+    host.pushkit = api;
+    for (const call of (queued as unknown[] | undefined) ?? []) api.push(call);
+  }
+} catch (error) {
+  console.debug('pushkit', error);
+}

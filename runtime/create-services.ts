@@ -1,0 +1,46 @@
+// The RuntimeServices of the lifecycle core: browser storage, transport, an event bus and the visitor's
+// stored identity, read with validation so edited or corrupted values count as absent.
+import type { SiteModule } from './site-module.ts';
+import type { RuntimeServices } from './services.ts';
+import { cookieStore, webStore } from './storage.ts';
+import { beacon, get, jsonp, postForm } from './transport.ts';
+import { DO_NOT_TRACK, OPT_OUT, SUBSCRIBER_ID, SUBSCRIPTION_ID } from './storage-keys.ts';
+
+export const SUBSCRIBER_ID_PATTERN = /^[\w-]{1,128}$/;
+const SUBSCRIPTION_ID_PATTERN = /^[\w:.%~-]{1,1024}$/;
+
+/** `value` when it matches `pattern`, otherwise undefined (an edited or corrupted value). */
+export const valid = (value: string | null | undefined, pattern: RegExp): string | undefined =>
+  value != null && pattern.test(value) ? value : undefined;
+
+export function createServices(site: SiteModule): RuntimeServices {
+  const listeners: Record<string, Set<() => void>> = {};
+  const local = webStore(() => localStorage);
+  return {
+    site,
+    subscriberId: () => valid(local.get(SUBSCRIBER_ID), SUBSCRIBER_ID_PATTERN),
+    subscriptionId: () => valid(local.get(SUBSCRIPTION_ID), SUBSCRIPTION_ID_PATTERN),
+    trackingAllowed: () => local.get(DO_NOT_TRACK) !== '1',
+    optedOut: () => cookieStore.get(OPT_OUT) === '1',
+    get,
+    jsonp,
+    postForm,
+    beacon,
+    local,
+    session: webStore(() => sessionStorage),
+    cookies: cookieStore,
+    emit(event) {
+      for (const listener of [...(listeners[event] ?? [])]) {
+        try {
+          listener();
+        } catch (error) {
+          console.debug('pushkit', error);
+        }
+      }
+    },
+    on(event, listener) {
+      (listeners[event] ??= new Set()).add(listener);
+      return () => void listeners[event]!.delete(listener);
+    },
+  };
+}

@@ -1,0 +1,70 @@
+// The host-page prompts (spec section 2): the build-time markup inserted once, shown and hidden through the
+// `hidden` attribute. Stable hooks for tests and site CSS: `#pushkit-prompts`, `[data-pk=<kind>]`,
+// `[data-pk-action=yes|no|close]`, `input[data-pk-consent]`.
+import type { PromptMarkup } from './site-module.ts';
+
+export type PromptKind = 'chicklet' | 'context' | 'subscribed' | 'blocked' | 'modal' | 'mobile';
+export type PromptAction = 'yes' | 'no' | 'close';
+
+const FADE_MS = 500;
+
+export interface Prompts {
+  show(kind: PromptKind): boolean;
+  hide(kind: PromptKind): void;
+}
+
+/** `onAction(kind, action, consent)`: consent is the checkbox state, or undefined without a checkbox. */
+export function createPrompts(markup: PromptMarkup, onAction: (kind: PromptKind, action: PromptAction, consent?: boolean) => void): Prompts {
+  let container: HTMLElement | undefined;
+  let focusBefore: Element | null = null;
+
+  const root = (kind: PromptKind): HTMLElement | null => {
+    if (!container) {
+      container = document.createElement('div');
+      container.id = 'pushkit-prompts';
+      const style = document.createElement('style');
+      style.textContent = markup.css;
+      container.innerHTML = [markup.chicklet, markup.contextBox, markup.alreadySubscribed, markup.blocked, markup.brandingModal, markup.mobileBox].join('');
+      container.prepend(style);
+      container.addEventListener('click', (event) => {
+        const button = (event.target as Element).closest?.('[data-pk-action]');
+        const owner = button?.closest('[data-pk]');
+        if (!button || !owner) return;
+        const checkbox = owner.querySelector<HTMLInputElement>('input[data-pk-consent]');
+        onAction(owner.getAttribute('data-pk') as PromptKind, button.getAttribute('data-pk-action') as PromptAction, checkbox ? checkbox.checked : undefined);
+      });
+      container.addEventListener('keydown', (event) => {
+        const modal = container?.querySelector('[data-pk="modal"]');
+        if (event.key === 'Escape' && modal && !(modal as HTMLElement).hidden) onAction('modal', 'close');
+      });
+      document.body.appendChild(container);
+    }
+    return container.querySelector<HTMLElement>('[data-pk="' + kind + '"]');
+  };
+
+  return {
+    show(kind) {
+      const element = root(kind);
+      if (!element) return false;
+      element.style.opacity = '';
+      element.hidden = false;
+      if (kind === 'modal') {
+        focusBefore = document.activeElement;
+        element.querySelector<HTMLElement>('[data-pk-action="yes"]')?.focus();
+      }
+      return true;
+    },
+    hide(kind) {
+      const element = container?.querySelector<HTMLElement>('[data-pk="' + kind + '"]');
+      if (!element || element.hidden) return;
+      if (kind !== 'modal') {
+        element.hidden = true;
+        return;
+      }
+      element.style.transition = 'opacity .5s';
+      element.style.opacity = '0';
+      setTimeout(() => (element.hidden = true), FADE_MS);
+      (focusBefore as HTMLElement | null)?.focus?.();
+    },
+  };
+}

@@ -1,0 +1,149 @@
+// Subscription sync with the provider (spec sections 3, 4 and 7): the update decision, the form payload
+// and the outcome rules.
+import type { QueryParams, RuntimeServices } from './services.ts';
+import type { BrowserName } from './browser-support.ts';
+import { SUBSCRIBER_ID_PATTERN, valid } from './create-services.ts';
+import { saveSubscription } from './subscription-db.ts';
+import { DB_STATUS, ENDPOINT, GCM_ID, LANGUAGE, STATUS, SUBSCRIBER_ID, SUBSCRIPTION_ID, UUID_COOKIE, VAPID_KEY } from './storage-keys.ts';
+
+export type SyncAction =
+  | 'insert'
+  | 'insert-failed'
+  | 'update'
+  | 'update-google-registration-id'
+  | 'http-sync'
+  | 'unsubscribe-ui'
+  | 'unsubscribe-native'
+  | 'get-subscriberid-from-server'
+  | 'update-subscriberId';
+
+export type SubscriptionStatus = '' | 'subscribed' | 'unsubscribed' | 'blocked';
+
+/** What this browser last synced, as stored (section 3). */
+export interface StoredState {
+  subscriberId?: string;
+  subscriptionId?: string;
+  endpoint?: string;
+  status: SubscriptionStatus;
+  /** undefined: never synced; false: the last sync failed. */
+  dbStatus?: boolean;
+  language?: string;
+}
+
+/** The browser's current push subscription; `subscription` is the PushSubscription as JSON. */
+export interface CurrentSubscription {
+  subscriptionId: string;
+  endpoint: string;
+  subscription?: { endpoint?: string; keys?: Record<string, string> };
+}
+
+const LANGUAGE_PATTERN = /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/;
+const URL_PATTERN = /^https?:\/\/\S+$/;
+
+export function readState(services: RuntimeServices): StoredState {
+  const { local } = services;
+  const status = local.get(STATUS);
+  const dbStatus = local.get(DB_STATUS);
+  return {
+    subscriberId: services.subscriberId(),
+    subscriptionId: services.subscriptionId(),
+    endpoint: valid(local.get(ENDPOINT), URL_PATTERN),
+    status: status === 'subscribed' || status === 'unsubscribed' || status === 'blocked' ? status : '',
+    dbStatus: dbStatus === 'true' ? true : dbStatus === 'false' ? false : undefined,
+    language: valid(local.get(LANGUAGE), LANGUAGE_PATTERN),
+  };
+}
+
+export const currentLanguage = (): string => navigator.language || '';
+
+/** The update decision of spec section 4, its five steps in order. */
+export function decideUpdate(stored: StoredState, current: CurrentSubscription, language: string): SyncAction | 'already-updated' {
+  if (stored.dbStatus === false) return 'insert-failed';
+  if (stored.subscriptionId === current.subscriptionId && !stored.subscriberId) return 'insert';
+  if (stored.subscriptionId !== current.subscriptionId || (stored.endpoint ?? '') !== current.endpoint) {
+    return stored.subscriptionId ? 'update-google-registration-id' : 'update';
+  }
+  if (stored.language !== language) return 'http-sync';
+  return 'already-updated';
+}
+
+/** The push service's registration id: the last path segment of the endpoint. */
+export const subscriptionIdOf = (endpoint: string): string => decodeURIComponent(endpoint.split('/').pop() ?? '');
+
+export function syncPayload(services: RuntimeServices, browser: BrowserName, action: SyncAction, current?: CurrentSubscription): QueryParams {
+  const { site, local } = services;
+  const stored = readState(services);
+  const previousSubscriptionId = stored.subscriptionId && stored.subscriptionId !== current?.subscriptionId ? stored.subscriptionId : '';
+  let timezone = '';
+  try {
+    timezone = Intl.DateTimeFormat().resolvedOptions().timeZone || '';
+  } catch {
+    // Old browsers without time zone names: the offset is still sent.
+  }
+  return {
+    hash: site.hash,
+    subscription: current?.subscription ? JSON.stringify(current.subscription) : '',
+    subscriberId: stored.subscriberId ?? '',
+    previousSubscriptionId,
+    subscriptionId: current?.subscriptionId ?? stored.subscriptionId ?? '',
+    subscriptionEndPoint: current?.endpoint ?? stored.endpoint ?? '',
+    action,
+    origin: location.origin,
+    firefoxEncryptionKey: browser === 'firefox' ? current?.subscription?.keys?.p256dh ?? '' : '',
+    browserType: browser,
+    userLanguage: currentLanguage(),
+    userTimezoneOffset: new Date().getTimezoneOffset(),
+    userTimezone: timezone,
+    websitePushId: site.safariWebsitePushId ?? '',
+    vapidPublicKey: site.vapidPublicKey,
+    subscriptionDomainUrl: location.origin,
+    serviceWorkerPath: browser === 'firefox' ? site.firefoxSwPath : site.swPath,
+    subscriptionPageUrl: location.href,
+    pageClickTrackingPermission: services.trackingAllowed() ? '1' : '0',
+    gcmSenderId: valid(local.get(GCM_ID), /^\d{1,32}$/) ?? '',
+    uuid: valid(services.cookies.get(UUID_COOKIE), SUBSCRIBER_ID_PATTERN) ?? '',
+  };
+}
+
+export const syncUrl = (services: RuntimeServices): string => services.site.serverSyncUrl + '/syncSubscriptionAction.php';
+
+const clearSubscriber = (services: RuntimeServices): void => {
+  for (const key of [SUBSCRIBER_ID, SUBSCRIPTION_ID, ENDPOINT, LANGUAGE, VAPID_KEY]) services.local.remove(key);
+  void saveSubscription(undefined);
+};
+
+/**
+ * Sends one sync action and applies the outcome rules: on success the subscriber id is stored, the db status
+ * becomes true and the status subscribed (or unsubscribed, with the stored data cleared); on error the db
+ * status becomes false. The subscription id and endpoint are saved either way, except on unsubscribe.
+ */
+export async function syncAction(services: RuntimeServices, browser: BrowserName, action: SyncAction, current?: CurrentSubscription): Promise<boolean> {
+  const { local } = services;
+  const unsubscribing = action === 'unsubscribe-ui' || action === 'unsubscribe-native';
+  let ok = false;
+  try {
+    const reply = (await services.postForm(syncUrl(services), syncPayload(services, browser, action, current))) as { status?: unknown; subscriberId?: unknown } | null;
+    const subscriberId = valid(typeof reply?.subscriberId === 'string' ? reply.subscriberId : undefined, SUBSCRIBER_ID_PATTERN);
+    if (reply?.status !== 'success' || (!unsubscribing && !subscriberId)) throw new Error('sync ' + action + ' failed');
+    ok = true;
+    local.set(DB_STATUS, 'true');
+    if (unsubscribing) {
+      clearSubscriber(services);
+      local.set(STATUS, 'unsubscribed');
+    } else {
+      local.set(SUBSCRIBER_ID, subscriberId!);
+      local.set(STATUS, 'subscribed');
+      local.set(LANGUAGE, currentLanguage());
+    }
+  } catch (error) {
+    console.debug('pushkit', error);
+    local.set(DB_STATUS, 'false');
+  }
+  if (!unsubscribing && current) {
+    local.set(SUBSCRIPTION_ID, current.subscriptionId);
+    local.set(ENDPOINT, current.endpoint);
+    local.set(VAPID_KEY, services.site.vapidPublicKey);
+    if (current.subscription?.endpoint) await saveSubscription({ ...current.subscription, endpoint: current.subscription.endpoint });
+  }
+  return ok;
+}

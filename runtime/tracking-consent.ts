@@ -1,0 +1,23 @@
+// Page-click tracking consent (spec sections 4 and 6): wingify_donot_track_actions is 1 for do not track
+// and 0 for track; the server's value is fetched once per subscriber and then kept locally.
+import type { RuntimeServices } from './services.ts';
+import { DO_NOT_TRACK } from './storage-keys.ts';
+
+export const storeConsent = (services: RuntimeServices, allowed: boolean): void => services.local.set(DO_NOT_TRACK, allowed ? '0' : '1');
+
+export async function fetchConsent(services: RuntimeServices, browser: string): Promise<void> {
+  const subscriberId = services.subscriberId();
+  const known = services.local.get(DO_NOT_TRACK);
+  if (!subscriberId || known === '0' || known === '1') return;
+  try {
+    const reply = (await services.get(services.site.serverSyncUrl + '/getSubscriptionClickTrackingPermissionDetails.php', {
+      customerHash: services.site.hash,
+      subscriberId,
+      browser,
+    })) as { status?: unknown; pageClickTrackingPermission?: unknown } | null;
+    // A site that asks for consent tracks nobody whose consent the server has not recorded.
+    if (reply?.status === 'success') storeConsent(services, Number(reply.pageClickTrackingPermission) === 1);
+  } catch (error) {
+    console.debug('pushkit', error);
+  }
+}

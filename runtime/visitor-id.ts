@@ -1,0 +1,46 @@
+// The visitor uuid (cookie _wingify_pc_uuid, spec section 4 "Uuid handling"): adopted from the URL, and
+// linked to the stored subscriber id with update-subscriberId; a failed link is stored and retried.
+import type { RuntimeServices } from './services.ts';
+import { SUBSCRIBER_ID_PATTERN, valid } from './create-services.ts';
+import { syncUrl } from './sync.ts';
+import { UPDATE_SUBSCRIBER_ID, UUID_COOKIE, UUID_DAYS } from './storage-keys.ts';
+
+interface PendingLink {
+  previousSubscriberId: string;
+  subscriberId: string;
+}
+
+const newUuid = (): string =>
+  typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+
+function pendingLink(services: RuntimeServices): PendingLink | undefined {
+  try {
+    const pair = JSON.parse(services.local.get(UPDATE_SUBSCRIBER_ID) ?? 'null') as Partial<PendingLink> | null;
+    const previousSubscriberId = valid(pair?.previousSubscriberId, SUBSCRIBER_ID_PATTERN);
+    const subscriberId = valid(pair?.subscriberId, SUBSCRIBER_ID_PATTERN);
+    return previousSubscriberId && subscriberId ? { previousSubscriberId, subscriberId } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The visitor's uuid, creating or adopting it; sends (or retries) update-subscriberId when needed. */
+export async function visitorUuid(services: RuntimeServices, browserType: string, search: string): Promise<string> {
+  const fromUrl = valid(new URLSearchParams(search).get('uuid'), SUBSCRIBER_ID_PATTERN);
+  const stored = valid(services.cookies.get(UUID_COOKIE), SUBSCRIBER_ID_PATTERN);
+  const uuid = fromUrl ?? stored ?? newUuid();
+  if (uuid !== stored) services.cookies.set(UUID_COOKIE, uuid, UUID_DAYS);
+  const subscriberId = services.subscriberId();
+  const link = fromUrl && subscriberId && fromUrl !== subscriberId ? { previousSubscriberId: subscriberId, subscriberId: fromUrl } : pendingLink(services);
+  if (link) {
+    try {
+      const reply = (await services.postForm(syncUrl(services), { hash: services.site.hash, browserType, ...link, action: 'update-subscriberId' })) as { status?: unknown } | null;
+      if (reply?.status !== 'success') throw new Error('update-subscriberId failed');
+      services.local.remove(UPDATE_SUBSCRIBER_ID);
+    } catch (error) {
+      console.debug('pushkit', error);
+      services.local.set(UPDATE_SUBSCRIBER_ID, JSON.stringify(link));
+    }
+  }
+  return uuid;
+}

@@ -7,7 +7,6 @@ export interface ChildWindowMessage {
   wingify_push_subscriber_id?: string;
   wingify_push_subscription_id?: string;
   wingify_donot_track_actions?: string;
-  _wingify_pc_uuid?: string;
   is_new_user?: boolean;
   subscribedToWebPush?: boolean;
   is_blocked_user?: boolean;

@@ -43,8 +43,8 @@ export interface PushkitApi {
   subscriptionSuccessCallback(fn: (subscriberId: string | undefined, result: OptInResult) => void): void;
   subscriptionFailureCallback(fn: (result: OptInResult) => void): void;
   optInShownCallback(fn: () => void): void;
-  /** Pending JSONP callbacks (see transport.ts). */
-  _j?: unknown;
+  /** Pending JSONP callbacks (see transport.ts); not underscored, the build mangles such names. */
+  cb?: unknown;
   /** Settles when this page view's sync is done (for tests and the page's own sequencing). */
   ready: Promise<void>;
 }

@@ -8,7 +8,7 @@ try {
   const queued = host.pushkit;
   if (!site.isInactive && (queued === undefined || Array.isArray(queued))) {
     const api = startRuntime(site);
-    api._j = (queued as { _j?: unknown } | undefined)?._j;
+    api.cb = (queued as { cb?: unknown } | undefined)?.cb;
     host.pushkit = api;
     for (const call of (queued as unknown[] | undefined) ?? []) api.push(call);
   }

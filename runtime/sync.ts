@@ -3,7 +3,7 @@
 import type { QueryParams, RuntimeServices } from './services.ts';
 import type { BrowserName } from './browser-support.ts';
 import { SUBSCRIBER_ID_PATTERN, valid } from './create-services.ts';
-import { saveSubscription } from './subscription-db.ts';
+import { tellWorker } from './worker-message.ts';
 import { DB_STATUS, ENDPOINT, GCM_ID, LANGUAGE, STATUS, SUBSCRIBER_ID, SUBSCRIPTION_ID, UUID_COOKIE, VAPID_KEY } from './storage-keys.ts';
 
 export type SyncAction =
@@ -60,7 +60,7 @@ export const currentLanguage = (): string => navigator.language || '';
 export function decideUpdate(stored: StoredState, current: CurrentSubscription, language: string): SyncAction | 'already-updated' {
   if (stored.dbStatus === false) return 'insert-failed';
   if (stored.subscriptionId === current.subscriptionId && !stored.subscriberId) return 'insert';
-  if (stored.subscriptionId !== current.subscriptionId || (stored.endpoint ?? '') !== current.endpoint) {
+  if (stored.subscriptionId !== current.subscriptionId || (stored.endpoint || '') !== current.endpoint) {
     return stored.subscriptionId ? 'update-google-registration-id' : 'update';
   }
   if (stored.language !== language) return 'http-sync';
@@ -68,40 +68,41 @@ export function decideUpdate(stored: StoredState, current: CurrentSubscription, 
 }
 
 /** The push service's registration id: the last path segment of the endpoint. */
-export const subscriptionIdOf = (endpoint: string): string => decodeURIComponent(endpoint.split('/').pop() ?? '');
+export const subscriptionIdOf = (endpoint: string): string => decodeURIComponent(endpoint.slice(endpoint.lastIndexOf('/') + 1));
 
 export function syncPayload(services: RuntimeServices, browser: BrowserName, action: SyncAction, current?: CurrentSubscription): QueryParams {
   const { site, local } = services;
   const stored = readState(services);
-  const previousSubscriptionId = stored.subscriptionId && stored.subscriptionId !== current?.subscriptionId ? stored.subscriptionId : '';
+  const { subscriptionId, endpoint, subscription } = current || ({} as Partial<CurrentSubscription>);
+  const firefox = browser === 'firefox';
   let timezone = '';
   try {
-    timezone = Intl.DateTimeFormat().resolvedOptions().timeZone || '';
+    timezone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   } catch {
     // Old browsers without time zone names: the offset is still sent.
   }
   return {
     hash: site.hash,
-    subscription: current?.subscription ? JSON.stringify(current.subscription) : '',
-    subscriberId: stored.subscriberId ?? '',
-    previousSubscriptionId,
-    subscriptionId: current?.subscriptionId ?? stored.subscriptionId ?? '',
-    subscriptionEndPoint: current?.endpoint ?? stored.endpoint ?? '',
+    subscription: subscription ? JSON.stringify(subscription) : '',
+    subscriberId: stored.subscriberId || '',
+    previousSubscriptionId: stored.subscriptionId !== subscriptionId && stored.subscriptionId || '',
+    subscriptionId: subscriptionId || stored.subscriptionId || '',
+    subscriptionEndPoint: endpoint || stored.endpoint || '',
     action,
     origin: location.origin,
-    firefoxEncryptionKey: browser === 'firefox' ? current?.subscription?.keys?.p256dh ?? '' : '',
+    firefoxEncryptionKey: (firefox && subscription && subscription.keys && subscription.keys.p256dh) || '',
     browserType: browser,
     userLanguage: currentLanguage(),
     userTimezoneOffset: new Date().getTimezoneOffset(),
-    userTimezone: timezone,
-    websitePushId: site.safariWebsitePushId ?? '',
+    userTimezone: timezone || '',
+    websitePushId: site.safariWebsitePushId || '',
     vapidPublicKey: site.vapidPublicKey,
     subscriptionDomainUrl: location.origin,
-    serviceWorkerPath: browser === 'firefox' ? site.firefoxSwPath : site.swPath,
+    serviceWorkerPath: firefox ? site.firefoxSwPath : site.swPath,
     subscriptionPageUrl: location.href,
     pageClickTrackingPermission: services.trackingAllowed() ? '1' : '0',
-    gcmSenderId: valid(local.get(GCM_ID), /^\d{1,32}$/) ?? '',
-    uuid: valid(services.cookies.get(UUID_COOKIE), SUBSCRIBER_ID_PATTERN) ?? '',
+    gcmSenderId: valid(local.get(GCM_ID), /^\d{1,32}$/) || '',
+    uuid: valid(services.cookies.get(UUID_COOKIE), SUBSCRIBER_ID_PATTERN) || '',
   };
 }
 
@@ -109,7 +110,7 @@ export const syncUrl = (services: RuntimeServices): string => services.site.serv
 
 const clearSubscriber = (services: RuntimeServices): void => {
   for (const key of [SUBSCRIBER_ID, SUBSCRIPTION_ID, ENDPOINT, LANGUAGE, VAPID_KEY]) services.local.remove(key);
-  void saveSubscription(undefined);
+  tellWorker(services.site.swScope, null);
 };
 
 /**
@@ -143,7 +144,7 @@ export async function syncAction(services: RuntimeServices, browser: BrowserName
     local.set(SUBSCRIPTION_ID, current.subscriptionId);
     local.set(ENDPOINT, current.endpoint);
     local.set(VAPID_KEY, services.site.vapidPublicKey);
-    if (current.subscription?.endpoint) await saveSubscription({ ...current.subscription, endpoint: current.subscription.endpoint });
+    if (current.subscription?.endpoint) tellWorker(services.site.swScope, { ...current.subscription, endpoint: current.subscription.endpoint });
   }
   return ok;
 }

@@ -19,13 +19,8 @@ const withQuery = (url: string, params: QueryParams): string => {
   return query ? url + (url.includes('?') ? '&' : '?') + query : url;
 };
 
-/** A reply body as JSON; a JSONP wrapper `name(...)` is unwrapped; an empty body is null. */
-export const parseReply = (text: string): unknown => {
-  const body = text.trim().replace(/^\/\*\*\/\s*/, '');
-  if (!body) return null;
-  const wrapped = /^[\w.$]+\(([\s\S]*)\);?$/.exec(body);
-  return JSON.parse(wrapped ? wrapped[1]! : body);
-};
+/** A reply body as JSON; an empty body is null. */
+export const parseReply = (text: string): unknown => (text.trim() ? JSON.parse(text) : null);
 
 function request(method: 'GET' | 'POST', url: string, body?: string): Promise<unknown> {
   const headers = body === undefined ? undefined : { 'content-type': 'application/x-www-form-urlencoded' };
@@ -35,7 +30,8 @@ function request(method: 'GET' | 'POST', url: string, body?: string): Promise<un
       return parseReply(await response.text());
     });
   }
-  if (typeof XMLHttpRequest !== 'function') return Promise.reject(new Error('No Transport exists'));
+  // Only Safari's legacy push reaches browsers without fetch (Safari 7 to 10).
+  if (!PK_FEATURES.safari || typeof XMLHttpRequest !== 'function') return Promise.reject(new Error('No Transport exists'));
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open(method, url);
@@ -57,11 +53,11 @@ export const get = (url: string, params: QueryParams): Promise<unknown> => reque
 
 export const postForm = (url: string, params: QueryParams): Promise<unknown> => request('POST', url, queryString(params));
 
-/** The registry of pending JSONP callbacks, reachable as `pushkit._j` so no other global is added. */
+/** The registry of pending JSONP callbacks, reachable as `pushkit.cb` so no other global is added. */
 const jsonpRegistry = (): Record<string, (reply: unknown) => void> => {
-  const host = window as unknown as { pushkit?: { _j?: Record<string, (reply: unknown) => void> } };
+  const host = window as unknown as { pushkit?: { cb?: Record<string, (reply: unknown) => void> } };
   const api = (host.pushkit ??= [] as never);
-  return (api._j ??= {});
+  return (api.cb ??= {});
 };
 
 export function jsonp(url: string, params: QueryParams): Promise<unknown> {
@@ -88,7 +84,7 @@ export function jsonp(url: string, params: QueryParams): Promise<unknown> {
     // The script runs before its load event, so a load without the call means the reply had no callback.
     script.onload = fail;
     script.onerror = fail;
-    script.src = withQuery(url, { ...params, callback: 'pushkit._j.' + name });
+    script.src = withQuery(url, { ...params, callback: 'pushkit.cb.' + name });
     (document.head || document.documentElement).appendChild(script);
   });
 }

@@ -1,0 +1,123 @@
+// A controllable browser for the runtime tests (happy-dom plus stubs): Notification, a service worker
+// registration with a PushManager, fetch with per-path replies, and the user agent.
+import { vi } from 'vitest';
+
+export const CHROME_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+
+export interface FetchCall {
+  url: string;
+  method: string;
+  form: URLSearchParams;
+}
+
+export interface BrowserOptions {
+  permission?: NotificationPermission;
+  /** What the permission prompt answers, after `answerAfterMs`. */
+  answer?: NotificationPermission;
+  answerAfterMs?: number;
+  /** The browser already holds a subscription with this endpoint. */
+  existingEndpoint?: string;
+  /** How many pushManager.subscribe calls fail before one succeeds. */
+  subscribeFailures?: number;
+  userAgent?: string;
+  /** Replies by URL path; a function may return an Error (a network failure) or a Response body. */
+  replies?: Record<string, unknown | ((call: FetchCall) => unknown)>;
+  serviceWorker?: boolean;
+}
+
+export interface FakeSubscription {
+  endpoint: string;
+  unsubscribed: boolean;
+  toJSON(): { endpoint: string; expirationTime: null; keys: { p256dh: string; auth: string } };
+  unsubscribe(): Promise<boolean>;
+}
+
+const fakeSubscription = (endpoint: string): FakeSubscription => ({
+  endpoint,
+  unsubscribed: false,
+  toJSON: () => ({ endpoint, expirationTime: null, keys: { p256dh: 'BPubKey_-123', auth: 'authKey_-1' } }),
+  async unsubscribe() {
+    this.unsubscribed = true;
+    return true;
+  },
+});
+
+export function installBrowser(options: BrowserOptions = {}) {
+  const state = {
+    permission: options.permission ?? 'default',
+    subscription: options.existingEndpoint ? fakeSubscription(options.existingEndpoint) : (null as FakeSubscription | null),
+    subscribeFailures: options.subscribeFailures ?? 0,
+    registered: !!options.existingEndpoint,
+    nextEndpoint: 'https://fcm.googleapis.com/fcm/send/token-new',
+    replies: { '/syncSubscriptionAction.php': { status: 'success', subscriberId: 'sub-1' }, ...options.replies } as Record<string, unknown>,
+  };
+  const fetchCalls: FetchCall[] = [];
+  const subscribeCalls: PushSubscriptionOptionsInit[] = [];
+  const posted: unknown[] = [];
+  const requestPermission = vi.fn(async (callback?: (p: NotificationPermission) => void) => {
+    if (options.answerAfterMs) await new Promise((resolve) => setTimeout(resolve, options.answerAfterMs));
+    if (options.answer) state.permission = options.answer;
+    callback?.(state.permission);
+    return state.permission;
+  });
+  class FakeNotification {
+    static get permission() {
+      return state.permission;
+    }
+    static requestPermission = requestPermission;
+  }
+  const pushManager = {
+    getSubscription: async () => (state.subscription && !state.subscription.unsubscribed ? state.subscription : null),
+    subscribe: vi.fn(async (init: PushSubscriptionOptionsInit) => {
+      subscribeCalls.push(init);
+      if (state.subscribeFailures > 0) {
+        state.subscribeFailures--;
+        throw new DOMException('Registration failed - missing applicationServerKey', 'AbortError');
+      }
+      state.subscription = fakeSubscription(state.nextEndpoint);
+      return state.subscription;
+    }),
+  };
+  const registration = { active: { state: 'activated', postMessage: (message: unknown) => posted.push(message) }, installing: null, waiting: null, pushManager };
+  const register = vi.fn(async () => {
+    state.registered = true;
+    return registration;
+  });
+  const serviceWorker = { register, getRegistration: async () => (state.registered ? registration : undefined) };
+
+  vi.stubGlobal('Notification', FakeNotification);
+  vi.stubGlobal('PushManager', class {});
+  Object.defineProperty(navigator, 'userAgent', { value: options.userAgent ?? CHROME_UA, configurable: true });
+  if (options.serviceWorker === false) delete (navigator as { serviceWorker?: unknown }).serviceWorker;
+  else Object.defineProperty(navigator, 'serviceWorker', { value: serviceWorker, configurable: true });
+  vi.stubGlobal('fetch', vi.fn(async (input: string, init?: RequestInit) => {
+    const url = new URL(input, location.href);
+    const call = { url: url.href, method: init?.method ?? 'GET', form: new URLSearchParams(init?.body ? String(init.body) : url.search) };
+    fetchCalls.push(call);
+    const reply = state.replies[url.pathname];
+    const value = typeof reply === 'function' ? (reply as (c: FetchCall) => unknown)(call) : reply;
+    if (value instanceof Error) throw value;
+    if (value instanceof Response) return value;
+    if (value === undefined) return new Response('not found', { status: 404 });
+    return new Response(JSON.stringify(value), { status: 200, headers: { 'content-type': 'application/json' } });
+  }));
+  const syncCalls = () => fetchCalls.filter((call) => call.url.endsWith('/syncSubscriptionAction.php'));
+  return { state, fetchCalls, syncCalls, subscribeCalls, requestPermission, register, posted };
+}
+
+/** Clears storage, cookies, the DOM and the URL between tests. */
+export function resetPage(path = '/'): void {
+  localStorage.clear();
+  sessionStorage.clear();
+  for (const cookie of document.cookie.split('; ')) {
+    const name = cookie.split('=')[0];
+    if (name) document.cookie = name + '=;expires=Thu, 01 Jan 1970 00:00:00 GMT;path=/';
+  }
+  document.body.innerHTML = '';
+  history.replaceState(null, '', path);
+}
+
+/** Lets pending promise chains run. */
+export const settle = async (rounds = 20): Promise<void> => {
+  for (let i = 0; i < rounds; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+};

@@ -1,0 +1,52 @@
+// Browser support of spec section 1: the minimums by user agent, Safari by its push interface, iOS never.
+import { describe, expect, it } from 'vitest';
+import { detectSupport, NO_EDGE_VAPID_KEY, NO_SAFARI_PUSH_ID, NOT_SUPPORTED } from '../../runtime/browser-support.ts';
+
+const site = { vapidPublicKey: 'key', safariWebsitePushId: 'web.test.calligraphy' };
+const desktop = (product: string) => `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) ${product}`;
+const android = (product: string) => `Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) ${product} Mobile Safari/537.36`;
+
+describe('browser support', () => {
+  it.each([
+    ['Chrome 42', desktop('Chrome/42.0.2311.90 Safari/537.36'), 'chrome', undefined],
+    ['Chrome 41', desktop('Chrome/41.0.2272.118 Safari/537.36'), 'chrome', NOT_SUPPORTED],
+    ['Firefox 44 desktop', 'Mozilla/5.0 (Windows NT 10.0; rv:44.0) Gecko/20100101 Firefox/44.0', 'firefox', undefined],
+    ['Firefox 43 desktop', 'Mozilla/5.0 (Windows NT 10.0; rv:43.0) Gecko/20100101 Firefox/43.0', 'firefox', NOT_SUPPORTED],
+    ['Firefox 48 mobile', 'Mozilla/5.0 (Android 9; Mobile; rv:48.0) Gecko/48.0 Firefox/48.0', 'firefox', undefined],
+    ['Firefox 47 mobile', 'Mozilla/5.0 (Android 9; Mobile; rv:47.0) Gecko/47.0 Firefox/47.0', 'firefox', NOT_SUPPORTED],
+    ['Opera 42 desktop', desktop('Chrome/55.0 Safari/537.36 OPR/42.0.2393.94'), 'opera', undefined],
+    ['Opera 41 desktop', desktop('Chrome/54.0 Safari/537.36 OPR/41.0'), 'opera', NOT_SUPPORTED],
+    ['Opera 39 mobile', android('Chrome/52.0 OPR/39.0'), 'opera', undefined],
+    ['Opera 38 mobile', android('Chrome/51.0 OPR/38.0'), 'opera', NOT_SUPPORTED],
+    ['Edge 17 desktop', desktop('Chrome/64.0 Safari/537.36 Edge/17.17134'), 'edge', undefined],
+    ['Edge 16 desktop', desktop('Chrome/58.0 Safari/537.36 Edge/16.16299'), 'edge', NOT_SUPPORTED],
+    ['UC 4 mobile', android('Chrome/57.0 UCBrowser/4.0.1'), 'uc', undefined],
+    ['UC 3 mobile', android('Chrome/57.0 UCBrowser/3.9'), 'uc', NOT_SUPPORTED],
+    ['UC on desktop', desktop('Chrome/57.0 UCBrowser/7.0 Safari/537.36'), 'uc', NOT_SUPPORTED],
+    ['Samsung 9 mobile', android('SamsungBrowser/9.2 Chrome/67.0'), 'samsung', undefined],
+    ['Samsung 8 mobile', android('SamsungBrowser/8.2 Chrome/63.0'), 'samsung', NOT_SUPPORTED],
+  ])('%s', (_, userAgent, browser, failure) => {
+    expect(detectSupport(userAgent, undefined, site)).toMatchObject({ browser, failure });
+  });
+
+  it('iOS is never supported, whatever the browser', () => {
+    const ios = 'Mozilla/5.0 (iPhone; CPU iPhone OS 16_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/120.0 Mobile/15E148 Safari/604.1';
+    expect(detectSupport(ios, {}, site).failure).toBe(NOT_SUPPORTED);
+    expect(detectSupport(ios.replace('CriOS/120.0', 'Version/16.0 Chrome/120.0'), {}, site).failure).toBe(NOT_SUPPORTED);
+  });
+
+  it('Safari is supported when window.safari.pushNotification exists and a website push id is set', () => {
+    const safari = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/15.1 Safari/605.1.15';
+    expect(detectSupport(safari, {}, site)).toMatchObject({ browser: 'safari', version: 15, failure: undefined });
+    expect(detectSupport(safari, undefined, site).failure).toBe(NOT_SUPPORTED);
+    expect(detectSupport(safari, {}, { vapidPublicKey: 'key' }).failure).toBe(NO_SAFARI_PUSH_ID);
+  });
+
+  it('Edge without a vapid key cannot subscribe', () => {
+    expect(detectSupport(desktop('Chrome/120.0 Safari/537.36 Edg/120.0'), undefined, { vapidPublicKey: '' }).failure).toBe(NO_EDGE_VAPID_KEY);
+  });
+
+  it('the three internal failure reasons', () => {
+    expect([NOT_SUPPORTED, NO_SAFARI_PUSH_ID, NO_EDGE_VAPID_KEY]).toEqual(['browser not supported', 'missing Safari website push id', 'missing vapid key in Edge']);
+  });
+});

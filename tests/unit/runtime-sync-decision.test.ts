@@ -1,0 +1,42 @@
+// The update decision of spec section 4, one step at a time and in order.
+import { describe, expect, it } from 'vitest';
+import { decideUpdate, subscriptionIdOf } from '../../runtime/sync.ts';
+import type { StoredState } from '../../runtime/sync.ts';
+
+const current = { subscriptionId: 'id-1', endpoint: 'https://push.test/send/id-1' };
+const inSync: StoredState = { subscriberId: 'sub-1', subscriptionId: 'id-1', endpoint: current.endpoint, status: 'subscribed', dbStatus: true, language: 'en-US' };
+const decide = (stored: Partial<StoredState>, now = current, language = 'en-US') => decideUpdate({ ...inSync, ...stored }, now, language);
+
+describe('update decision', () => {
+  it('1. db status false: insert-failed, before every other step', () => {
+    expect(decide({ dbStatus: false })).toBe('insert-failed');
+    expect(decide({ dbStatus: false, subscriberId: undefined, subscriptionId: 'other' }, current, 'fr')).toBe('insert-failed');
+  });
+
+  it('2. same id and no subscriber id: insert, before the id comparison', () => {
+    expect(decide({ subscriberId: undefined })).toBe('insert');
+    expect(decide({ subscriberId: undefined, endpoint: 'https://push.test/old' })).toBe('insert');
+  });
+
+  it('3. id or endpoint differs: update without a previous id, update-google-registration-id with one', () => {
+    expect(decide({ subscriptionId: 'id-0' })).toBe('update-google-registration-id');
+    expect(decide({ endpoint: 'https://push.test/send/moved' })).toBe('update-google-registration-id');
+    expect(decide({ subscriptionId: undefined })).toBe('update');
+    expect(decide({ subscriptionId: undefined, subscriberId: undefined })).toBe('update');
+    expect(decide({ subscriptionId: 'id-0' }, current, 'fr')).toBe('update-google-registration-id');
+  });
+
+  it('4. only the language differs: http-sync', () => {
+    expect(decide({}, current, 'fr-FR')).toBe('http-sync');
+    expect(decide({ language: undefined })).toBe('http-sync');
+  });
+
+  it('5. otherwise: already-updated', () => {
+    expect(decide({})).toBe('already-updated');
+    expect(decide({ dbStatus: undefined })).toBe('already-updated');
+  });
+
+  it('the subscription id is the last path segment of the endpoint', () => {
+    expect(subscriptionIdOf('https://fcm.googleapis.com/fcm/send/abc:APA91b-x_y')).toBe('abc:APA91b-x_y');
+  });
+});

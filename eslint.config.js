@@ -20,5 +20,6 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: ['node:*', '../cli/*', '../server/*', 'react', 'react-dom*'] }],
     },
   },
+  { files: ['examples/**/*.js'], languageOptions: { globals: { document: 'readonly', window: 'readonly' } } },
   { files: ['bin/**', 'bench/**', 'tests/**', 'cli/**', 'server/**'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
 );

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.ts';
+import { MIGRATIONS } from '../../server/migrations.ts';
 import { openDatabase } from '../../server/database.ts';
 import { defineSyncTests, newSubscription, postSync, SITE_HASH, testSite } from './server-support.ts';
 
@@ -30,7 +31,7 @@ async function openThrowawayDatabase() {
     url: databaseUrl.toString(),
     cleanup: async () => {
       await db.close().catch(() => undefined);
-      await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name}`));
+      await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };
 }
@@ -42,9 +43,9 @@ describe.skipIf(!url)('PostgreSQL storage', () => {
     const first = await openThrowawayDatabase();
     try {
       const more = await Promise.all(Array.from({ length: 4 }, () => openDatabase({ url: first.url, dataDir: '/nonexistent' })));
-      const { rows } = await first.db.query<{ version: number }>('SELECT version FROM schema_migrations');
-      expect(rows.map((row) => Number(row.version))).toEqual([1]);
       await Promise.all(more.map((db) => db.close()));
+      const { rows } = await first.db.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+      expect(rows.map((row) => Number(row.version))).toEqual(MIGRATIONS.map((migration) => migration.version));
     } finally {
       await first.cleanup();
     }

@@ -5,16 +5,11 @@ import type { KeyValueStore } from './services.ts';
 import type { CurrentSubscription } from './sync.ts';
 import { subscriptionIdOf } from './sync.ts';
 import { GCM_ID } from './storage-keys.ts';
+import { urlBase64ToBytes } from './base64url.ts';
 
 const MANIFEST_TIMEOUT_MS = 2000;
 /** A prompt closed this soon after it was shown was closed by the browser, not the visitor. */
 export const BROWSER_BLOCK_MS = 500;
-
-/** Url-safe base64 (the VAPID public key) to bytes. */
-export function urlBase64ToBytes(value: string): Uint8Array {
-  const base64 = (value + '='.repeat((4 - (value.length % 4)) % 4)).replace(/-/g, '+').replace(/_/g, '/');
-  return Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
-}
 
 /** Asks the browser; a `default` answer within 500 ms of asking means the browser blocked the prompt. */
 export async function askPermission(): Promise<NotificationPermission> {

@@ -3,7 +3,8 @@
 import type { QueryParams, RuntimeServices } from './services.ts';
 import type { BrowserName } from './browser-support.ts';
 import { SUBSCRIBER_ID_PATTERN, valid } from './create-services.ts';
-import { tellWorker } from './worker-message.ts';
+import { SUBSCRIPTION_MESSAGE } from './worker-message.ts';
+import type { SubscriptionMessage } from './worker-message.ts';
 import { DB_STATUS, ENDPOINT, GCM_ID, LANGUAGE, STATUS, SUBSCRIBER_ID, SUBSCRIPTION_ID, UUID_COOKIE, VAPID_KEY } from './storage-keys.ts';
 
 export type SyncAction =
@@ -104,6 +105,14 @@ export function syncPayload(services: RuntimeServices, browser: BrowserName, act
     gcmSenderId: valid(local.get(GCM_ID), /^\d{1,32}$/) || '',
     uuid: valid(services.cookies.get(UUID_COOKIE), SUBSCRIBER_ID_PATTERN) || '',
   };
+}
+
+/** Hands the subscription (or its removal) to the worker, which keeps it in IndexedDB. */
+function tellWorker(scope: string, subscription: SubscriptionMessage[typeof SUBSCRIPTION_MESSAGE]): void {
+  navigator.serviceWorker?.getRegistration(scope).then(
+    (registration) => registration?.active?.postMessage({ [SUBSCRIPTION_MESSAGE]: subscription }),
+    () => undefined,
+  );
 }
 
 export const syncUrl = (services: RuntimeServices): string => services.site.serverSyncUrl + '/syncSubscriptionAction.php';

@@ -1,2 +1,8 @@
-// The Firefox variant of the push worker (placeholder until the worker lands).
-import './sw.ts';
+/// <reference lib="webworker" />
+// The Firefox push worker (sw-firefox.js): the same handlers, and the renewal sync carries Firefox's
+// encryption key and browser type.
+import { workerSite } from 'pushkit:worker-site';
+import { installPushHandlers } from './push-handlers.ts';
+
+declare const self: ServiceWorkerGlobalScope;
+installPushHandlers(self, workerSite, 'firefox');

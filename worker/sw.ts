@@ -1,9 +1,7 @@
 /// <reference lib="webworker" />
-// The push service worker (placeholder until the worker lands).
+// The push service worker (sw.js) of a push-kit site.
 import { workerSite } from 'pushkit:worker-site';
+import { installPushHandlers } from './push-handlers.ts';
 
 declare const self: ServiceWorkerGlobalScope;
-self.addEventListener('push', (event) => {
-  const data = event.data?.json() as { title?: string; body?: string } | undefined;
-  if (data?.title) event.waitUntil(self.registration.showNotification(data.title, { body: data.body, icon: workerSite.iconUrl }));
-});
+installPushHandlers(self, workerSite);

@@ -38,7 +38,7 @@ describe('transport', () => {
   });
 
   it('GETs with a query string (arrays as name[]), an empty body is null, an HTTP error rejects', async () => {
-    const fetchMock = vi.fn(async () => new Response(''));
+    const fetchMock = vi.fn(async (_url: string) => new Response(''));
     vi.stubGlobal('fetch', fetchMock);
     await expect(get('https://services.test/as', { id: 'x', subscriber_list: ['a', 'b'] })).resolves.toBeNull();
     expect(fetchMock.mock.calls[0]![0]).toBe('https://services.test/as?id=x&subscriber_list%5B%5D=a&subscriber_list%5B%5D=b');

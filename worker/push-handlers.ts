@@ -1,0 +1,154 @@
+/// <reference lib="webworker" />
+// The push service worker's handlers, importable by a site that has its own worker:
+// `import { installPushHandlers } from 'push-kit/worker/push-handlers.ts'; installPushHandlers(self, site)`.
+// It never calls clients.claim() or skipWaiting(): taking over pages another worker controls would break them.
+import type { WorkerSiteModule } from '../runtime/site-module.ts';
+import { readSubscription, saveSubscription } from '../runtime/subscription-db.ts';
+import { SUBSCRIPTION_MESSAGE } from '../runtime/worker-message.ts';
+import { urlBase64ToBytes } from '../runtime/base64url.ts';
+
+/** The JSON payload of a push message sent by the provider. */
+export interface PushPayload {
+  title?: string;
+  body?: string;
+  icon?: string;
+  image?: string;
+  badge?: string;
+  url?: string;
+  actions?: { action: string; title: string; icon?: string; url?: string }[];
+  tag?: string;
+  requireInteraction?: boolean;
+  campaignId?: string | number;
+}
+
+interface NotificationData {
+  url?: string;
+  campaignId?: string | number;
+  actionUrls?: Record<string, string>;
+}
+
+type NotificationEventName = 'shown' | 'clicked' | 'closed';
+
+/** The payload of a push message; text that is not JSON becomes the body, so nothing is ever shown empty. */
+export function readPayload(data: { json(): unknown; text(): string } | null | undefined): PushPayload {
+  if (!data) return {};
+  try {
+    const payload = data.json();
+    return payload && typeof payload === 'object' ? (payload as PushPayload) : { body: String(payload) };
+  } catch {
+    return { body: data.text() };
+  }
+}
+
+/** The title and options of the notification for a payload; a missing title falls back to the site's host. */
+export function notificationFor(payload: PushPayload, site: WorkerSiteModule): { title: string; options: NotificationOptions & Record<string, unknown> } {
+  const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() ? value : undefined);
+  const actions = Array.isArray(payload.actions) ? payload.actions.filter((action) => text(action?.action) && text(action?.title)) : [];
+  const data: NotificationData = {
+    url: text(payload.url),
+    campaignId: payload.campaignId,
+    actionUrls: Object.fromEntries(actions.filter((action) => text(action.url)).map((action) => [action.action, action.url!])),
+  };
+  return {
+    title: text(payload.title) ?? new URL(site.origin).host,
+    options: {
+      body: text(payload.body) ?? '',
+      icon: text(payload.icon) ?? site.iconUrl,
+      image: text(payload.image),
+      badge: text(payload.badge),
+      tag: text(payload.tag),
+      requireInteraction: payload.requireInteraction === true,
+      actions: actions.map(({ action, title, icon }) => ({ action, title, icon })),
+      data,
+    },
+  };
+}
+
+/** The page a click opens: the payload's (or the action's) URL when it is on the site's origin, else the site. */
+export function clickTarget(data: NotificationData | undefined, action: string, site: WorkerSiteModule): string {
+  const wanted = (action && data?.actionUrls?.[action]) || data?.url;
+  try {
+    const url = new URL(wanted ?? '', site.origin);
+    if (url.origin === new URL(site.origin).origin) return url.href;
+  } catch {
+    // Not a URL: open the site instead.
+  }
+  return new URL(site.swScope || '/', site.origin).href;
+}
+
+export function installPushHandlers(scope: ServiceWorkerGlobalScope, site: WorkerSiteModule, browserType = 'chrome'): void {
+  const endpoint = async (): Promise<string | undefined> => (await scope.registration.pushManager.getSubscription())?.endpoint;
+
+  const report = async (event: NotificationEventName, data: NotificationData | undefined): Promise<void> => {
+    if (data?.campaignId === undefined || data.campaignId === null) return;
+    try {
+      await fetch(site.serverSyncUrl + '/notificationEvent', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ hash: site.hash, campaignId: data.campaignId, endpoint: await endpoint(), event }),
+      });
+    } catch {
+      // The report is best effort; the notification itself already happened.
+    }
+  };
+
+  scope.addEventListener('push', (event) => {
+    const { title, options } = notificationFor(readPayload(event.data), site);
+    event.waitUntil(scope.registration.showNotification(title, options).then(() => report('shown', options.data as NotificationData)));
+  });
+
+  scope.addEventListener('notificationclick', (event) => {
+    const data = event.notification.data as NotificationData | undefined;
+    event.notification.close();
+    const url = clickTarget(data, event.action, site);
+    event.waitUntil(
+      (async () => {
+        const windows = await scope.clients.matchAll({ type: 'window', includeUncontrolled: true });
+        const open = windows.find((client) => client.url === url);
+        await (open ? open.focus() : scope.clients.openWindow(url));
+        await report('clicked', data);
+      })(),
+    );
+  });
+
+  scope.addEventListener('notificationclose', (event) => {
+    event.waitUntil(report('closed', event.notification.data as NotificationData | undefined));
+  });
+
+  scope.addEventListener('message', (event) => {
+    const message = event.data as Record<string, unknown> | null;
+    if (!message || typeof message !== 'object' || !(SUBSCRIPTION_MESSAGE in message)) return;
+    const subscription = message[SUBSCRIPTION_MESSAGE] as { endpoint?: unknown } | null;
+    event.waitUntil(saveSubscription(typeof subscription?.endpoint === 'string' ? (subscription as { endpoint: string }) : undefined));
+  });
+
+  // The browser renewed (or dropped) the subscription: subscribe again with the site's key and move the
+  // subscriber's registration on the provider (update-google-registration-id).
+  scope.addEventListener('pushsubscriptionchange', (event) => {
+    const change = event as Event & { oldSubscription?: PushSubscription | null; newSubscription?: PushSubscription | null; waitUntil(p: Promise<unknown>): void };
+    change.waitUntil(
+      (async () => {
+        const previous = change.oldSubscription?.endpoint ?? (await readSubscription())?.endpoint;
+        const renewed =
+          change.newSubscription ??
+          (await scope.registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: urlBase64ToBytes(site.vapidPublicKey) as BufferSource }));
+        const json = renewed.toJSON() as { endpoint: string; keys?: Record<string, string> };
+        const idOf = (url: string): string => decodeURIComponent(url.slice(url.lastIndexOf('/') + 1));
+        const form = new URLSearchParams({
+          hash: site.hash,
+          action: 'update-google-registration-id',
+          subscription: JSON.stringify(json),
+          subscriptionId: idOf(renewed.endpoint),
+          previousSubscriptionId: previous ? idOf(previous) : '',
+          subscriptionEndPoint: renewed.endpoint,
+          vapidPublicKey: site.vapidPublicKey,
+          browserType,
+          firefoxEncryptionKey: browserType === 'firefox' ? json.keys?.p256dh ?? '' : '',
+          origin: site.origin,
+        });
+        await fetch(site.serverSyncUrl + '/syncSubscriptionAction.php', { method: 'POST', body: form });
+        await saveSubscription({ endpoint: json.endpoint, keys: json.keys });
+      })().catch(() => undefined),
+    );
+  });
+}

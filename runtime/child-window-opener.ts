@@ -1,6 +1,12 @@
 // Opt-in for plain-http sites through the provider's child window (spec sections 2 and 7): a popup on the
 // provider's origin subscribes and posts the outcome back; only messages from that origin are accepted.
 import type { SiteModule } from './site-module.ts';
+import type { RuntimeServices } from './services.ts';
+import type { OptInOutcome } from './opt-in-outcome.ts';
+import { SUBSCRIBER_ID_PATTERN, valid } from './create-services.ts';
+import { storeConsent } from './tracking-consent.ts';
+import { BLOCKED, CANCELLED, SAFARI_ERROR } from './messages.ts';
+import { DB_STATUS, OPT_OUT, STATUS, SUBSCRIBER_ID, UUID_DAYS } from './storage-keys.ts';
 
 /** The fields the child window posts to its opener (spec section 7). */
 export interface ChildWindowMessage {
@@ -26,4 +32,21 @@ export function openChildWindow(site: SiteModule, uuid: string, action: string, 
   };
   addEventListener('message', listener);
   window.open(url.href, 'pushkit', 'width=520,height=480');
+}
+
+/** Takes over what the child window learned: opt-out flag, consent, subscriber id, and reports the outcome. */
+export function applyChildWindowMessage(services: RuntimeServices, message: ChildWindowMessage, outcome: OptInOutcome): void {
+  const { local } = services;
+  const consent = message.wingify_donot_track_actions;
+  if (message.pushkit_opt_out) services.cookies.set(OPT_OUT, '1', UUID_DAYS);
+  if (consent === '0' || consent === '1') storeConsent(services, consent === '0');
+  const subscriberId = valid(message.wingify_push_subscriber_id, SUBSCRIBER_ID_PATTERN);
+  if (message.subscribedToWebPush && subscriberId) {
+    local.set(SUBSCRIBER_ID, subscriberId);
+    local.set(STATUS, 'subscribed');
+    local.set(DB_STATUS, 'true');
+    outcome.succeed();
+  } else if (message.safariOptInFailed) outcome.blocked(SAFARI_ERROR);
+  else if (message.is_blocked_user) outcome.blocked(BLOCKED);
+  else if (!message.pushkit_opt_out) outcome.fail(CANCELLED);
 }

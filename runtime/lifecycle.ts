@@ -3,19 +3,20 @@
 import type { SiteModule } from './site-module.ts';
 import type { RuntimeServices } from './services.ts';
 import type { OptInResult } from './messages.ts';
-import type { ChildWindowMessage } from './child-window-opener.ts';
+import type { OptInOutcome } from './opt-in-outcome.ts';
 import type { PromptAction, PromptKind } from './prompts.ts';
-import { createServices, SUBSCRIBER_ID_PATTERN, valid } from './create-services.ts';
+import { createServices } from './create-services.ts';
 import { detectSupport } from './browser-support.ts';
 import { createPrompts } from './prompts.ts';
-import { activeRegistration, askPermission, BROWSER_BLOCK_MS, describeSubscription, subscribePush } from './push-subscription.ts';
+import { activeRegistration, askPermission, describeSubscription, subscribePush } from './push-subscription.ts';
 import { currentLanguage, decideUpdate, readState, syncAction } from './sync.ts';
 import type { CurrentSubscription } from './sync.ts';
 import { visitorUuid } from './visitor-id.ts';
 import { fetchConsent, storeConsent } from './tracking-consent.ts';
-import { openChildWindow } from './child-window-opener.ts';
-import { ALREADY_OPTED_OUT_TEXT, BLOCKED, CANCELLED, NOT_SUBSCRIBED, OPTED_OUT_TEXT, SAFARI_ERROR, SUBSCRIBED } from './messages.ts';
-import { DB_STATUS, DO_NOT_SHOW, DO_NOT_SHOW_DAYS, OPT_OUT, STATUS, SUBSCRIBER_ID, UUID_DAYS } from './storage-keys.ts';
+import { applyChildWindowMessage, openChildWindow } from './child-window-opener.ts';
+import { safariOptIn, safariPermission, safariPushOf } from './safari-push.ts';
+import { ALREADY_OPTED_OUT_TEXT, BLOCKED, CANCELLED, NOT_SUBSCRIBED, OPTED_OUT_TEXT, SUBSCRIBED } from './messages.ts';
+import { DO_NOT_SHOW, DO_NOT_SHOW_DAYS, OPT_OUT, STATUS, UUID_DAYS } from './storage-keys.ts';
 import { watchTriggers } from './triggers.ts';
 import { createTagger } from './tags.ts';
 import { addSubscriberToSegment, addToSegment, removeSubscriberFromSegment } from './segment-api.ts';
@@ -23,11 +24,6 @@ import { startSegments } from './segments.ts';
 import { startShop } from './shop.ts';
 
 type Listener = (...args: never[]) => void;
-
-interface SafariPush {
-  permission(websitePushId: string): { permission: string; deviceToken?: string | null };
-  requestPermission(url: string, websitePushId: string, userInfo: object, callback: (result: { permission: string; deviceToken?: string | null }) => void): void;
-}
 
 export interface PushkitApi {
   push(call: unknown): void;
@@ -66,7 +62,7 @@ export function doNotShowActive(services: RuntimeServices): boolean {
 export function startRuntime(site: SiteModule): PushkitApi {
   const services = createServices(site);
   const { local, cookies } = services;
-  const safariPush = PK_FEATURES.safari ? (window as unknown as { safari?: { pushNotification?: SafariPush } }).safari?.pushNotification : undefined;
+  const safariPush = PK_FEATURES.safari ? safariPushOf() : undefined;
   const support = detectSupport(navigator.userAgent, safariPush, site);
   const browser = support.browser;
   const firefox = browser === 'firefox';
@@ -79,20 +75,23 @@ export function startRuntime(site: SiteModule): PushkitApi {
   let busy = false;
 
   const fail = (result: OptInResult): void => notify(listeners.failure, result);
-  const succeed = (): void => {
-    services.emit('subscribe');
-    notify(listeners.success, services.subscriberId(), SUBSCRIBED);
-  };
   const setDoNotShow = (): void => local.set(DO_NOT_SHOW, String(Date.now() + DO_NOT_SHOW_DAYS * 864e5));
-  const blocked = (result: OptInResult): void => {
-    services.emit('block');
-    setDoNotShow();
-    local.set(STATUS, 'blocked');
-    fail(result);
+  const outcome: OptInOutcome = {
+    succeed() {
+      services.emit('subscribe');
+      notify(listeners.success, services.subscriberId(), SUBSCRIBED);
+    },
+    fail,
+    blocked(result) {
+      services.emit('block');
+      setDoNotShow();
+      local.set(STATUS, 'blocked');
+      fail(result);
+    },
   };
   const permissionNow = (): NotificationPermission | 'unsupported' => {
-    if (onSafari) {
-      const permission = safariPush!.permission(site.safariWebsitePushId!).permission;
+    if (PK_FEATURES.safari && onSafari) {
+      const permission = safariPermission(safariPush!, site.safariWebsitePushId!).permission;
       return permission === 'granted' || permission === 'denied' ? permission : 'default';
     }
     return 'Notification' in window ? Notification.permission : 'unsupported';
@@ -100,43 +99,13 @@ export function startRuntime(site: SiteModule): PushkitApi {
   const registration = async (): Promise<ServiceWorkerRegistration | undefined> =>
     'serviceWorker' in navigator ? navigator.serviceWorker.getRegistration(site.swScope) : undefined;
 
-  const safariOptIn = (): Promise<void> =>
-    new Promise((resolve) => {
-      const askedAt = Date.now();
-      safariPush!.requestPermission(site.serverSyncUrl + '/safari', site.safariWebsitePushId!, { hash: site.hash, uuid }, (result) => {
-        resolve(
-          (async () => {
-            if (result.permission === 'granted' && result.deviceToken) {
-              if (await syncAction(services, browser, 'insert', { subscriptionId: result.deviceToken, endpoint: '' })) succeed();
-            } else if (result.permission === 'denied') {
-              blocked(Date.now() - askedAt < BROWSER_BLOCK_MS ? SAFARI_ERROR : BLOCKED);
-            } else fail(CANCELLED);
-          })(),
-        );
-      });
-    });
-
-  const applyChildWindowMessage = (message: ChildWindowMessage): void => {
-    if (message.pushkit_opt_out) cookies.set(OPT_OUT, '1', UUID_DAYS);
-    if (message.wingify_donot_track_actions === '0' || message.wingify_donot_track_actions === '1') storeConsent(services, message.wingify_donot_track_actions === '0');
-    const subscriberId = valid(message.wingify_push_subscriber_id, SUBSCRIBER_ID_PATTERN);
-    if (message.subscribedToWebPush && subscriberId) {
-      local.set(SUBSCRIBER_ID, subscriberId);
-      local.set(STATUS, 'subscribed');
-      local.set(DB_STATUS, 'true');
-      succeed();
-    } else if (message.safariOptInFailed) blocked(SAFARI_ERROR);
-    else if (message.is_blocked_user) blocked(BLOCKED);
-    else if (!message.pushkit_opt_out) fail(CANCELLED);
-  };
-
   async function nativeOptIn(): Promise<void> {
-    if (onSafari) return safariOptIn();
+    if (PK_FEATURES.safari && onSafari) return safariOptIn(services, safariPush!, uuid, outcome);
     const before = Notification.permission;
     if (before === 'default') prompts.show('context');
     const permission = before === 'granted' ? before : await askPermission();
     prompts.hide('context');
-    if (permission === 'denied') return blocked(BLOCKED);
+    if (permission === 'denied') return outcome.blocked(BLOCKED);
     if (permission !== 'granted') return fail(CANCELLED);
     let current: CurrentSubscription;
     try {
@@ -145,14 +114,14 @@ export function startRuntime(site: SiteModule): PushkitApi {
       console.debug('pushkit', error);
       return fail(NOT_SUBSCRIBED);
     }
-    if (await syncAction(services, browser, 'insert', current)) succeed();
+    if (await syncAction(services, browser, 'insert', current)) outcome.succeed();
   }
 
   const optInNow = async (isApiCall: boolean): Promise<void> => {
     if (busy) return;
     busy = true;
     try {
-      if (viaChildWindow) openChildWindow(site, uuid, 'subscribe', isApiCall, applyChildWindowMessage);
+      if (PK_FEATURES.childWindow && viaChildWindow) openChildWindow(site, uuid, 'subscribe', isApiCall, (message) => applyChildWindowMessage(services, message, outcome));
       else await nativeOptIn();
     } finally {
       busy = false;
@@ -188,14 +157,14 @@ export function startRuntime(site: SiteModule): PushkitApi {
     if (!already) cookies.set(OPT_OUT, '1', UUID_DAYS);
     for (const kind of ['chicklet', 'modal', 'mobile', 'context'] as const) prompts.hide(kind);
     if (alerting) alert(already ? ALREADY_OPTED_OUT_TEXT : OPTED_OUT_TEXT);
-    if (!viaChildWindow && !onSafari) await unsubscribeBrowser();
+    if (!(PK_FEATURES.childWindow && viaChildWindow) && !(PK_FEATURES.safari && onSafari)) await unsubscribeBrowser();
     if (services.subscriberId()) await syncAction(services, browser, 'unsubscribe-ui');
   }
 
   /** Brings the provider up to date with this browser's subscription; true when the visitor is subscribed. */
   async function syncView(): Promise<boolean> {
     const stored = readState(services);
-    if (viaChildWindow) {
+    if (PK_FEATURES.childWindow && viaChildWindow) {
       if (stored.status === 'subscribed' && !stored.subscriberId) await syncAction(services, browser, 'get-subscriberid-from-server');
       return readState(services).status === 'subscribed';
     }
@@ -207,8 +176,8 @@ export function startRuntime(site: SiteModule): PushkitApi {
       }
       return false;
     }
-    if (onSafari) {
-      const deviceToken = safariPush!.permission(site.safariWebsitePushId!).deviceToken;
+    if (PK_FEATURES.safari && onSafari) {
+      const deviceToken = safariPermission(safariPush!, site.safariWebsitePushId!).deviceToken;
       if (!deviceToken) return false;
       const current = { subscriptionId: deviceToken, endpoint: '' };
       const action = decideUpdate(stored, current, currentLanguage());
@@ -273,7 +242,11 @@ export function startRuntime(site: SiteModule): PushkitApi {
       else if (permission === 'granted' && readState(services).status === 'subscribed') prompts.show('subscribed');
       else offer(true);
     }),
-    triggerOptOut: guard(() => (viaChildWindow ? openChildWindow(site, uuid, 'triggerOptOut', true, applyChildWindowMessage) : optOut(false))),
+    triggerOptOut: guard(() =>
+      PK_FEATURES.childWindow && viaChildWindow
+        ? openChildWindow(site, uuid, 'triggerOptOut', true, (message) => applyChildWindowMessage(services, message, outcome))
+        : optOut(false),
+    ),
     getSubscriberId(callback) {
       const id = services.subscriberId();
       if (callback) guard(callback)(id);

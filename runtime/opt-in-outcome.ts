@@ -1,0 +1,10 @@
+// How a subscribe attempt ends, for the flows that report it (native, Safari, child window).
+import type { OptInResult } from './messages.ts';
+
+export interface OptInOutcome {
+  /** SUBSCRIBED, with the stored subscriber id. */
+  succeed(): void;
+  fail(result: OptInResult): void;
+  /** Denied: the block event, the do-not-show flag, status blocked, then `fail(result)`. */
+  blocked(result: OptInResult): void;
+}

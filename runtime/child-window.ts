@@ -1,2 +1,121 @@
-// Script of the provider's child-window page (placeholder until the child window lands).
-export {};
+// Script of the provider's child-window page (spec section 2), used by plain-http sites: it subscribes on
+// the provider's origin and posts the outcome (spec section 7 fields) to the opener at the site's origin only.
+import { site } from 'pushkit:site';
+import type { ChildWindowMessage } from './child-window-opener.ts';
+import { createServices } from './create-services.ts';
+import { detectSupport } from './browser-support.ts';
+import { activeRegistration, askPermission, describeSubscription, subscribePush } from './push-subscription.ts';
+import { readState, syncAction } from './sync.ts';
+import { visitorUuid } from './visitor-id.ts';
+import { storeConsent } from './tracking-consent.ts';
+import { childWindowTexts } from './child-window-texts.ts';
+import { DO_NOT_TRACK, OPT_OUT, SUBSCRIPTION_ID, UUID_COOKIE, UUID_DAYS } from './storage-keys.ts';
+
+const CLOSE_AFTER_MS = 500;
+
+export async function runChildWindow(): Promise<void> {
+  const services = createServices(site);
+  const params = new URLSearchParams(location.search);
+  const texts = childWindowTexts(site.companyName);
+  const support = detectSupport(navigator.userAgent, undefined, site);
+  const element = (id: string): HTMLElement | null => document.getElementById(id);
+  const say = (text: string): void => {
+    element('pc-spinner')?.setAttribute('hidden', '');
+    const box = element('pc-text');
+    if (box) box.textContent = text;
+  };
+  const post = (fields: ChildWindowMessage): void => {
+    const message = {
+      wingify_push_subscriber_id: services.subscriberId() ?? '',
+      wingify_push_subscription_id: services.local.get(SUBSCRIPTION_ID) ?? '',
+      wingify_push_subscription_status: readState(services).status,
+      wingify_donot_track_actions: services.local.get(DO_NOT_TRACK) ?? '',
+      [UUID_COOKIE]: services.cookies.get(UUID_COOKIE) ?? '',
+      is_new_user: false,
+      subscribedToWebPush: false,
+      is_blocked_user: false,
+      safariOptInFailed: false,
+      [OPT_OUT]: services.optedOut(),
+      ...fields,
+    };
+    window.opener?.postMessage(message, new URL(site.origin).origin);
+  };
+  const finish = (fields: ChildWindowMessage): void => {
+    post(fields);
+    setTimeout(() => window.close(), CLOSE_AFTER_MS);
+  };
+
+  const action = params.get('action') || 'subscribe';
+  const browser = support.browser;
+  await visitorUuid(services, browser, location.search);
+  const shouldTrack = params.get('shouldTrackData');
+  if (shouldTrack === 'true' || shouldTrack === 'false') storeConsent(services, shouldTrack === 'true');
+
+  if (params.has(OPT_OUT)) {
+    say(texts.optingOut);
+    try {
+      const already = services.optedOut();
+      services.cookies.set(OPT_OUT, '1', UUID_DAYS);
+      const subscription = await (await navigator.serviceWorker?.getRegistration(site.swScope))?.pushManager.getSubscription();
+      await subscription?.unsubscribe();
+      if (services.subscriberId() && !(await syncAction(services, browser, 'unsubscribe-ui'))) throw new Error('unsubscribe-ui failed');
+      say(already ? texts.alreadyOptedOut : texts.optedOut);
+      finish({ pushkit_opt_out: true });
+    } catch (error) {
+      console.debug('pushkit', error);
+      say(texts.optOutFailed);
+    }
+    return;
+  }
+  if (support.failure || !('serviceWorker' in navigator) || !('PushManager' in window)) return say(texts.unsupported);
+
+  const registration = await navigator.serviceWorker.getRegistration(site.swScope);
+  const existing = await registration?.pushManager.getSubscription();
+  const permission = Notification.permission;
+
+  if (action === 'triggerOptOut') return say(existing && permission === 'granted' ? texts.optOutSubscribed : texts.optOutNotSubscribed);
+  if (action === 'unsubscribe') {
+    say(texts.unsubscribing);
+    await existing?.unsubscribe();
+    if (services.subscriberId()) await syncAction(services, browser, 'unsubscribe-ui');
+    say(texts.unsubscribed);
+    return finish({});
+  }
+  if (permission === 'denied' || action === 'unblock') {
+    say(texts.blocked);
+    return post({ is_blocked_user: permission === 'denied' });
+  }
+  if (existing && permission === 'granted' && services.subscriberId()) {
+    say(texts.alreadySubscribed);
+    return finish({ subscribedToWebPush: true });
+  }
+
+  const subscribe = async (): Promise<void> => {
+    element('pc-buttons')?.setAttribute('hidden', '');
+    const answer = permission === 'granted' ? permission : await askPermission();
+    if (answer === 'denied') {
+      say(texts.blocked);
+      return finish({ is_blocked_user: true });
+    }
+    if (answer !== 'granted') return finish({});
+    try {
+      const current = describeSubscription(await subscribePush(site, services.local, await activeRegistration(site, browser === 'firefox')));
+      const synced = await syncAction(services, browser, 'insert', current);
+      finish({ subscribedToWebPush: synced, is_new_user: synced });
+    } catch (error) {
+      // Chromium refuses push registrations in incognito windows ("Registration failed - permission denied").
+      say(/permission denied/i.test(String(error)) ? texts.incognito : texts.unsupported);
+      post({});
+    }
+  };
+  if (params.get('isAPIcall') === 'true' && permission === 'granted') return subscribe();
+  say('');
+  element('pc-steps')?.removeAttribute('hidden');
+  element('pc-buttons')?.removeAttribute('hidden');
+  element('pc-allow')?.addEventListener('click', () => void subscribe().catch((error: unknown) => console.debug('pushkit', error)));
+  element('pc-no')?.addEventListener('click', () => finish({}));
+}
+
+if (typeof document !== 'undefined' && document.getElementById('pc-text')) {
+  runChildWindow().catch((error: unknown) => console.debug('pushkit', error));
+}

@@ -216,8 +216,8 @@ export function startRuntime(site: SiteModule): PushkitApi {
       console.debug('pushkit', error);
     }
     if (PK_FEATURES.trackingConsent) await fetchConsent(services, browser);
-    if (!subscribed && permissionNow() === 'default' && !doNotShowActive(services) && site.urlQualifies(location.href)) {
-      watchTriggers(site.triggers, guard(() => permissionNow() === 'default' && offer(false)), services);
+    if (!subscribed && permissionNow() !== 'denied' && !doNotShowActive(services) && site.urlQualifies(location.href)) {
+      watchTriggers(site.triggers, guard(() => permissionNow() !== 'denied' && offer(false)), services);
     }
   }
 

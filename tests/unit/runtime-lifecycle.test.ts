@@ -262,6 +262,30 @@ describe('the opt-in prompt', () => {
     expect(Number(localStorage.getItem('wingify_push_do_not_show_notification_popup'))).toBeGreaterThan(Date.now());
   });
 
+  it('a visitor who granted permission but holds no subscription is offered it too, and Yes subscribes without asking again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const browser = installBrowser({ permission: 'granted' });
+    const api = startRuntime(site);
+    await api.ready;
+    vi.advanceTimersByTime(5000);
+    vi.useRealTimers();
+    clickShown('yes');
+    await settle(40);
+    expect(browser.requestPermission).not.toHaveBeenCalled();
+    expect(browser.syncCalls().map((call) => call.form.get('action'))).toEqual(['insert']);
+  });
+
+  it('a visitor who blocked notifications is never offered the prompt', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    installBrowser({ permission: 'denied' });
+    const api = startRuntime(site);
+    let shown = 0;
+    api.optInShownCallback(() => shown++);
+    await api.ready;
+    vi.advanceTimersByTime(10_000);
+    expect(shown).toBe(0);
+  });
+
   it('moves focus into the modal and back; Escape closes it', async () => {
     installBrowser();
     const outside = document.createElement('button');

@@ -1,10 +1,10 @@
 // Issue 2's end-to-end slice: the built calligraphy bundle on the example site, in Debian's Chromium with a
 // real pushManager.subscribe() (fake GCM check-in), subscribes and the provider stores the subscriber.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import { launchPersistentChromium, type TestBrowser } from './support/browser.ts';
 import { startFakeGcm, type FakeGcm } from './support/fake-gcm.ts';
 import { startStack, type Stack } from './support/stack.ts';
+import { subscribeThroughApi } from './support/subscribe.ts';
 
 let stack: Stack;
 let gcm: FakeGcm;
@@ -20,27 +20,6 @@ afterAll(async () => {
   await gcm?.close();
   await stack?.close();
 });
-
-interface SubscribeOutcome {
-  subscriberId: string;
-  result: { status: string; message: string };
-}
-
-/** Registers the success callback, asks for notifications and answers a soft prompt if one shows. */
-async function subscribeThroughApi(page: Page): Promise<SubscribeOutcome> {
-  const outcome = page.evaluate(
-    () =>
-      new Promise<SubscribeOutcome>((resolve, reject) => {
-        const queue = (window as unknown as { pushkit: { push(call: unknown[]): void } }).pushkit;
-        queue.push(['subscriptionSuccessCallback', (subscriberId: string, result: SubscribeOutcome['result']) => resolve({ subscriberId, result })]);
-        queue.push(['subscriptionFailureCallback', (result: SubscribeOutcome['result']) => reject(new Error(`${result.status}: ${result.message}`))]);
-        queue.push(['triggerOptIn']);
-      }),
-  );
-  const yes = page.locator('[data-pk-action="yes"]:visible');
-  await yes.first().click({ timeout: 3000 }).catch(() => undefined);
-  return outcome;
-}
 
 describe('subscribing on the example site', () => {
   it('asks for permission, subscribes with the site VAPID key and the provider stores the subscriber', async () => {

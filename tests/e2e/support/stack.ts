@@ -10,7 +10,7 @@ import { buildSite } from '../../../cli/emit/build-site.ts';
 import { startExampleSite, type RunningExampleSite } from '../../../cli/dev/example-site-server.ts';
 import { openDatabase, type Database } from '../../../server/database.ts';
 import { createApp } from '../../../server/app.ts';
-import { loadSites } from '../../../server/sites.ts';
+import { loadSites, type HostedSite } from '../../../server/sites.ts';
 import { storeShopOrder } from '../../../server/shop-orders.ts';
 import { freePort } from './ports.ts';
 
@@ -24,6 +24,8 @@ export interface Stack {
   distDir: string;
   db: Database;
   app: FastifyInstance;
+  /** The hosted site as the provider sees it (for sending campaigns in a test). */
+  site: HostedSite;
   example: RunningExampleSite;
   close(): Promise<void>;
 }
@@ -79,6 +81,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     distDir,
     db,
     app,
+    site: sites[0]!,
     example,
     async close() {
       await example.close();

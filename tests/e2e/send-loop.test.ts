@@ -1,0 +1,120 @@
+// Issue 6's full loop: subscribe on the example site, send a campaign from the provider, the message reaches
+// the subscription's (fake, HTTPS) push service encrypted for that subscription, is delivered to the service
+// worker (CDP) and shown. The subscription comes from a page-level seam (TESTING.md): a real Chromium
+// subscription's private key cannot be read, so the test keeps the key pair and points the endpoint at the
+// local fake push service.
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCampaign } from '../../server/campaigns.ts';
+import { sendCampaign } from '../../server/campaign-sender.ts';
+import { closePushConnections } from '../../server/push/send.ts';
+import type { VapidKeyPair } from '../../server/vapid-keys.ts';
+import { createSubscriberKeys, decryptPushBody, startFakePushService, verifyVapidAuthorization, type FakePushService } from '../support/fake-push-service.ts';
+import { launchPersistentChromium, type TestBrowser } from './support/browser.ts';
+import { startStack, type Stack } from './support/stack.ts';
+import { subscribeThroughApi } from './support/subscribe.ts';
+
+let stack: Stack;
+let browser: TestBrowser;
+let pushService: FakePushService;
+const subscriberKeys = createSubscriberKeys();
+
+beforeAll(async () => {
+  stack = await startStack();
+  pushService = await startFakePushService();
+  browser = await launchPersistentChromium();
+});
+afterAll(async () => {
+  await closePushConnections();
+  await browser?.close();
+  await pushService?.close();
+  await stack?.close();
+});
+
+/** Replaces PushManager's subscribe / getSubscription / permissionState in the page by a subscription the test holds. */
+function pushSeam({ endpoint, p256dh, auth }: { endpoint: string; p256dh: string; auth: string }): void {
+  const bytes = (base64url: string) => Uint8Array.from(atob(base64url.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0)).buffer;
+  let current: PushSubscription | null = null;
+  const make = (): PushSubscription => {
+    const subscription = Object.create(PushSubscription.prototype) as PushSubscription;
+    const json = { endpoint, expirationTime: null, keys: { p256dh, auth } };
+    Object.defineProperties(subscription, {
+      endpoint: { value: endpoint },
+      expirationTime: { value: null },
+      options: { value: { userVisibleOnly: true, applicationServerKey: null } },
+      getKey: { value: (name: 'p256dh' | 'auth') => bytes(name === 'p256dh' ? p256dh : auth) },
+      toJSON: { value: () => json },
+      unsubscribe: { value: async () => { current = null; return true; } },
+    });
+    return subscription;
+  };
+  PushManager.prototype.subscribe = async function () {
+    current ??= make();
+    return current;
+  };
+  PushManager.prototype.getSubscription = async function () {
+    return current;
+  };
+  PushManager.prototype.permissionState = async function () {
+    return Notification.permission === 'default' ? 'prompt' : Notification.permission;
+  };
+}
+
+describe('subscribe, send, deliver, show', () => {
+  it('a campaign sent by the provider is received encrypted, delivered to the worker and shown', async () => {
+    const endpoint = `${pushService.origin}/push/e2e-subscriber`;
+    await browser.context.grantPermissions(['notifications'], { origin: stack.siteUrl });
+    const page = await browser.context.newPage();
+    await page.addInitScript(pushSeam, { endpoint, p256dh: subscriberKeys.p256dh, auth: subscriberKeys.auth });
+    await page.goto(`${stack.siteUrl}/`);
+    const { subscriberId } = await subscribeThroughApi(page);
+    const stored = await stack.db.query<{ endpoint: string }>('SELECT endpoint FROM subscribers WHERE id = $1', [subscriberId]);
+    expect(stored.rows[0]?.endpoint).toBe(endpoint);
+
+    const keys = JSON.parse(await readFile('examples/calligraphy-site/demo-vapid-key.json', 'utf8')) as VapidKeyPair;
+    const { campaignId, recipients } = await createCampaign(stack.db, stack.site, {
+      title: 'New Calligraphy submissions',
+      body: 'Three new pieces are in.',
+      url: `${stack.siteUrl}/submissions.html`,
+      ttl: 3600,
+      urgency: 'normal',
+    });
+    expect(recipients).toBe(1);
+    const counts = await sendCampaign(stack.db, stack.site, campaignId, keys, { ca: pushService.ca });
+    expect(counts.delivered).toBe(1);
+
+    const request = pushService.requests.find((entry) => entry.path === '/push/e2e-subscriber')!;
+    expect(request.headers['content-encoding']).toBe('aes128gcm');
+    verifyVapidAuthorization(request.headers.authorization as string, stack.config.vapidPublicKey as string);
+    const payload = decryptPushBody(request.body, subscriberKeys).toString('utf8');
+
+    const cdp = await browser.context.newCDPSession(page);
+    const registrationId = new Promise<string>((resolve) => {
+      cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {
+        const ours = registrations.find((registration) => registration.scopeURL === `${stack.siteUrl}/` && !registration.isDeleted);
+        if (ours) resolve(ours.registrationId);
+      });
+    });
+    await cdp.send("ServiceWorker.enable");
+    await cdp.send('ServiceWorker.deliverPushMessage', { origin: stack.siteUrl, registrationId: await registrationId, data: payload });
+
+    await expect
+      .poll(
+        () =>
+          page.evaluate(async () => {
+            const registration = await navigator.serviceWorker.ready;
+            return (await registration.getNotifications()).map((notification) => ({
+              title: notification.title,
+              body: notification.body,
+              url: (notification.data as { url?: string } | null)?.url,
+            }));
+          }),
+        { timeout: 10_000 },
+      )
+      .toEqual([{ title: 'New Calligraphy submissions', body: 'Three new pieces are in.', url: `${stack.siteUrl}/submissions.html` }]);
+
+    await expect
+      .poll(async () => (await stack.db.query(`SELECT 1 FROM events WHERE kind = 'shown'`)).rows.length, { timeout: 10_000 })
+      .toBe(1);
+  });
+});

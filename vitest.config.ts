@@ -26,6 +26,7 @@ export default defineConfig({
   },
   test: {
     include: ['tests/unit/**/*.test.{ts,tsx}'],
-    testTimeout: 20_000,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
   },
 });

@@ -56,6 +56,8 @@ export async function main(argv: string[]): Promise<number> {
     .option('--url <url>', 'page opened on click')
     .option('--segment <segment>', 'only this segment')
     .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
+    .option('--key <key>', 'owner API key: the running provider sends (also PUSHKIT_OWNER_KEY)')
+    .option('--provider <url>', 'provider URL for --key (default: the site\'s serverSyncUrl)')
     .action(async (options) => setExit(await (await import('./commands/send.ts')).runSend(options)));
 
   program

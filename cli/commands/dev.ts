@@ -79,7 +79,9 @@ export async function runDev(configFile: string, options: DevOptions = {}): Prom
   console.log(`\n  example site  ${site.config.origin}/`);
   console.log(`  provider      ${site.config.serverSyncUrl}/ (${process.env.DATABASE_URL ? 'PostgreSQL' : `embedded database ${STATE_DIR}/db`})`);
   if (ownerKey) console.log(`  owner API key for ${site.name} (shown once): ${ownerKey}`);
-  console.log(`\n  send a notification: npx push-kit send --site ${site.name} --title "Hello" --body "New submissions are in"`);
+  console.log(
+    `\n  send a notification: npx push-kit send --site ${site.name} --title "Hello" --body "New submissions are in" --key ${ownerKey ?? '<owner key>'}`,
+  );
   console.log('  press Ctrl-C to stop\n');
 
   await new Promise<void>((resolve) => {

@@ -20,6 +20,53 @@ export interface SendOptions {
   database?: string;
   sites?: string[];
   dist?: string;
+  /** Send through a running provider's owner API with this key (or PUSHKIT_OWNER_KEY) instead of the database. */
+  key?: string;
+  /** The provider's URL for --key (default: the site's serverSyncUrl). */
+  provider?: string;
+}
+
+interface CampaignReply {
+  status: string;
+  message?: string;
+  campaignId?: string;
+  recipients?: number;
+  campaign?: { status: string; recipients: number; pending: number; delivered: number; failed: number; expired: number };
+}
+
+/** The campaign is created by the running provider, which sends it; this polls its progress. */
+async function sendThroughProvider(options: SendOptions, siteName: string, provider: string, key: string): Promise<number> {
+  const base = `${provider.replace(/\/+$/, '')}/api/v1/sites/${encodeURIComponent(siteName)}/campaigns`;
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const call = async (url: string, init?: RequestInit): Promise<CampaignReply> => {
+    let response: Response;
+    try {
+      response = await fetch(url, { ...init, headers });
+    } catch (error) {
+      throw new CliError(`cannot reach the provider at ${provider}: ${(error as Error).message}`, 'E_PROVIDER');
+    }
+    const reply = (await response.json().catch(() => ({ status: 'failure', message: `HTTP ${response.status}` }))) as CampaignReply;
+    if (!response.ok) throw new CliError(`the provider refused: ${reply.message ?? `HTTP ${response.status}`}`, 'E_PROVIDER');
+    return reply;
+  };
+  const created = await call(base, {
+    method: 'POST',
+    body: JSON.stringify({ title: options.title, body: options.body, url: options.url, segment: options.segment }),
+  });
+  const recipients = created.recipients ?? 0;
+  console.log(`campaign ${created.campaignId}: ${recipients} recipient${recipients === 1 ? '' : 's'} (sent by the provider at ${provider})`);
+  const tty = process.stdout.isTTY === true;
+  for (;;) {
+    const { campaign } = await call(`${base}/${created.campaignId}`);
+    if (!campaign) throw new CliError('the provider sent no campaign progress', 'E_PROVIDER');
+    if (tty) process.stdout.write(`\r${progressBar(campaign.recipients - campaign.pending, campaign.recipients)}`);
+    if (campaign.status === 'done' || campaign.pending === 0) {
+      if (tty) process.stdout.write('\n');
+      console.log(`sent to ${campaign.recipients}: ${campaign.delivered} delivered, ${campaign.expired} expired, ${campaign.failed} failed`);
+      return campaign.failed > 0 ? 1 : 0;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 }
 
 function progressBar(done: number, total: number, width = 30): string {
@@ -44,6 +91,9 @@ export async function runSend(options: SendOptions): Promise<number> {
     const known = sites.map((candidate) => candidate.name).join(', ') || 'none';
     throw new CliError(`--site: no valid site config named "${options.site}" (sites: ${known})`, 'E_SITE');
   }
+  const ownerKey = options.key ?? process.env.PUSHKIT_OWNER_KEY;
+  if (ownerKey) return sendThroughProvider(options, site.name, options.provider ?? site.config.serverSyncUrl, ownerKey);
+
   let keys: VapidKeyPair;
   const keyFile = keyFilePath(STATE_DIR, site.name);
   try {
@@ -60,7 +110,12 @@ export async function runSend(options: SendOptions): Promise<number> {
   try {
     db = await openDatabase({ url, dataDir: join(STATE_DIR, 'db') });
   } catch (error) {
-    throw new CliError(`cannot open the database: ${(error as Error).message}`, 'E_DATABASE');
+    const inUse = /is in use by process/.test((error as Error).message);
+    throw new CliError(
+      `cannot open the database: ${(error as Error).message}` +
+        (inUse ? `\n  A provider is running on it: let it send, with the site's owner key: push-kit send --site ${site.name} ... --key <owner key>` : ''),
+      'E_DATABASE',
+    );
   }
   try {
     if (options.segment) {

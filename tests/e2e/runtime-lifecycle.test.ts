@@ -1,0 +1,296 @@
+// Issue 3's end-to-end checks: the subscriber lifecycle of spec section 4 in the built calligraphy push.js on
+// the example site, in Debian's Chromium with a real pushManager.subscribe() (fake GCM check-in), against the
+// real provider. Each test asserts what the provider received (requests and its database) and what the page
+// keeps in its storage. The tests share one browser profile and run in order: each starts from the state
+// the previous one left, as one visitor would.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_PATH, OFFLINE_FLAGS } from './support/browser.ts';
+import { startFakeGcm, type FakeGcm } from './support/fake-gcm.ts';
+import { startStack, type Stack } from './support/stack.ts';
+import { subscribeThroughApi } from './support/subscribe.ts';
+
+// A time zone other than the machine's and UTC, so the payload's zone and offset prove they are read.
+const TIME_ZONE = 'Asia/Tokyo';
+const TIME_ZONE_OFFSET = '-540';
+const LOCALE = 'en-GB';
+const SYNC_FIELDS = [
+  'hash', 'subscription', 'subscriberId', 'previousSubscriptionId', 'subscriptionId', 'subscriptionEndPoint', 'action', 'origin',
+  'firefoxEncryptionKey', 'browserType', 'userLanguage', 'userTimezoneOffset', 'userTimezone', 'websitePushId', 'vapidPublicKey',
+  'subscriptionDomainUrl', 'serviceWorkerPath', 'subscriptionPageUrl', 'pageClickTrackingPermission', 'gcmSenderId',
+];
+
+let stack: Stack;
+let gcm: FakeGcm;
+let context: BrowserContext;
+let profileDir: string;
+
+beforeAll(async () => {
+  stack = await startStack();
+  gcm = await startFakeGcm();
+  profileDir = await mkdtemp(join(tmpdir(), 'push-kit-chromium-'));
+  context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [...OFFLINE_FLAGS, ...gcm.chromiumArgs],
+    locale: LOCALE,
+    timezoneId: TIME_ZONE,
+  });
+});
+afterAll(async () => {
+  await context?.close().catch(() => {});
+  if (profileDir) await rm(profileDir, { recursive: true, force: true });
+  await gcm?.close();
+  await stack?.close();
+});
+
+interface View {
+  page: Page;
+  /** Every request the page made to the provider, in order. */
+  providerRequests: { url: string; method: string; body: URLSearchParams }[];
+  /** The sync calls (syncSubscriptionAction.php) among them. */
+  syncs(): URLSearchParams[];
+  dialogs: string[];
+  pageErrors: string[];
+  storage(): Promise<Record<string, string | null>>;
+}
+
+interface ViewOptions {
+  /** Overrides navigator.language(s) before any script of the page runs. */
+  language?: string;
+  /** Makes every sync request fail as if the provider were unreachable. */
+  syncDown?: boolean;
+}
+
+/** One page view: opens `path`, records the provider traffic and waits until push.js has finished its sync. */
+async function view(path: string, options: ViewOptions = {}): Promise<View> {
+  const page = await context.newPage();
+  const providerRequests: View['providerRequests'] = [];
+  const dialogs: string[] = [];
+  const pageErrors: string[] = [];
+  page.on('request', (request) => {
+    if (request.url().startsWith(stack.providerUrl)) {
+      providerRequests.push({ url: request.url(), method: request.method(), body: new URLSearchParams(request.postData() ?? '') });
+    }
+  });
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.accept();
+  });
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  if (options.language) {
+    await page.addInitScript((language) => {
+      Object.defineProperty(Navigator.prototype, 'language', { get: () => language, configurable: true });
+      Object.defineProperty(Navigator.prototype, 'languages', { get: () => [language], configurable: true });
+    }, options.language);
+  }
+  if (options.syncDown) await page.route('**/syncSubscriptionAction.php', (route) => route.abort('connectionrefused'));
+  await page.goto(`${stack.siteUrl}${path}`);
+  await page.waitForFunction(() => !Array.isArray((window as unknown as { pushkit?: unknown }).pushkit));
+  await page.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
+  return {
+    page,
+    providerRequests,
+    syncs: () => providerRequests.filter((request) => request.url.endsWith('/syncSubscriptionAction.php')).map((request) => request.body),
+    dialogs,
+    pageErrors,
+    storage: () =>
+      page.evaluate(() => {
+        const keys = [
+          'wingify_push_subscriber_id', 'wingify_push_subscription_id', 'wingify_push_subscription_endpoint', 'wingify_push_subscription_status',
+          'wingify_push_db_status', 'wingify_push_subscriber_lang', 'wingify_push_do_not_show_notification_popup', 'pshcrw_v_k',
+        ];
+        return Object.fromEntries(keys.map((key) => [key, localStorage.getItem(key)]));
+      }),
+  };
+}
+
+async function subscriberRow(id: string) {
+  const { rows } = await stack.db.query<{ status: string; language: string; timezone: string; timezone_offset: number; browser_type: string; uuid: string | null }>(
+    'SELECT status, language, timezone, timezone_offset, browser_type, uuid FROM subscribers WHERE site_hash = $1 AND id = $2',
+    [stack.config.hash, id],
+  );
+  return rows[0];
+}
+
+async function cookie(name: string): Promise<string | undefined> {
+  return (await context.cookies(stack.siteUrl)).find((entry) => entry.name === name)?.value;
+}
+
+/** Forgets everything the site stored in this browser, and its push subscription, as a fresh visitor. */
+async function forgetVisitor(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    localStorage.clear();
+    const registration = await navigator.serviceWorker.getRegistration();
+    await (await registration?.pushManager.getSubscription())?.unsubscribe();
+  });
+  await context.clearCookies();
+}
+
+let subscriberId = '';
+
+describe('the subscriber lifecycle in Chromium against the real provider', () => {
+  it('a visitor who refuses permission gets BLOCKED and the do-not-show flag, and nothing is synced', async () => {
+    const visit = await view('/');
+    const failure = visit.page.evaluate(
+      () =>
+        new Promise<{ status: string; message: string }>((resolve) => {
+          const queue = (window as unknown as { pushkit: { push(call: unknown[]): void } }).pushkit;
+          queue.push(['subscriptionFailureCallback', resolve]);
+          queue.push(['triggerOptIn']);
+        }),
+    );
+    await visit.page.locator('[data-pk-action="yes"]:visible').first().click({ timeout: 3000 }).catch(() => undefined);
+
+    expect(await failure).toEqual({ status: 'BLOCKED', message: 'User has blocked push notifications.' });
+    const stored = await visit.storage();
+    expect(Number(stored.wingify_push_do_not_show_notification_popup)).toBeGreaterThan(Date.now() + 86_400_000);
+    expect(stored.wingify_push_subscription_status).toBe('blocked');
+    expect(visit.syncs()).toEqual([]);
+    expect(visit.pageErrors).toEqual([]);
+    await forgetVisitor(visit.page);
+    await visit.page.close();
+  });
+
+  it('subscribing sends insert with every field of the section 3 payload, and the provider stores the subscriber', async () => {
+    await context.grantPermissions(['notifications'], { origin: stack.siteUrl });
+    const visit = await view('/');
+    const outcome = await subscribeThroughApi(visit.page);
+    subscriberId = outcome.subscriberId;
+
+    expect(outcome.result).toEqual({ status: 'SUBSCRIBED', message: 'User has subscribed to push notifications.' });
+    const [insert, ...others] = visit.syncs();
+    expect(others).toEqual([]);
+    expect(insert!.get('action')).toBe('insert');
+    for (const field of SYNC_FIELDS) expect(insert!.has(field), field).toBe(true);
+    const subscription = JSON.parse(insert!.get('subscription')!) as { endpoint: string; keys: { p256dh: string; auth: string } };
+    expect(subscription.endpoint).toMatch(/^https:\/\/jmt17\.google\.com\/fcm\/send\//);
+    expect(subscription.keys.p256dh).toMatch(/^[\w-]{80,}$/);
+    expect(Object.fromEntries(insert!)).toMatchObject({
+      hash: stack.config.hash,
+      subscriberId: '',
+      previousSubscriptionId: '',
+      subscriptionId: subscription.endpoint.slice(subscription.endpoint.lastIndexOf('/') + 1),
+      subscriptionEndPoint: subscription.endpoint,
+      origin: stack.siteUrl,
+      firefoxEncryptionKey: '',
+      browserType: 'chrome',
+      userLanguage: LOCALE,
+      userTimezoneOffset: TIME_ZONE_OFFSET,
+      userTimezone: TIME_ZONE,
+      websitePushId: '',
+      vapidPublicKey: stack.config.vapidPublicKey,
+      subscriptionDomainUrl: stack.siteUrl,
+      serviceWorkerPath: expect.stringMatching(/\.js$/),
+      subscriptionPageUrl: `${stack.siteUrl}/`,
+      pageClickTrackingPermission: expect.stringMatching(/^[01]$/),
+      gcmSenderId: '',
+    });
+
+    expect(await subscriberRow(subscriberId)).toMatchObject({
+      status: 'subscribed',
+      browser_type: 'chrome',
+      language: LOCALE,
+      timezone: TIME_ZONE,
+      timezone_offset: Number(TIME_ZONE_OFFSET),
+    });
+    expect(await visit.storage()).toMatchObject({
+      wingify_push_subscriber_id: subscriberId,
+      wingify_push_subscription_id: insert!.get('subscriptionId'),
+      wingify_push_subscription_endpoint: subscription.endpoint,
+      wingify_push_subscription_status: 'subscribed',
+      wingify_push_db_status: 'true',
+      wingify_push_subscriber_lang: LOCALE,
+      pshcrw_v_k: stack.config.vapidPublicKey,
+    });
+    expect(visit.pageErrors).toEqual([]);
+    await visit.page.close();
+  });
+
+  it('a later view of an up-to-date subscriber (already-updated) makes no sync call and no provider request at all', async () => {
+    const visit = await view('/');
+    await visit.page.waitForTimeout(300);
+    expect(visit.providerRequests).toEqual([]);
+    expect(await visit.storage()).toMatchObject({ wingify_push_subscriber_id: subscriberId, wingify_push_db_status: 'true' });
+    await visit.page.close();
+  });
+
+  it('a view in another browser language sends http-sync and the provider records the new language', async () => {
+    const visit = await view('/', { language: 'de-DE' });
+    const syncs = visit.syncs();
+    expect(syncs.map((sync) => sync.get('action'))).toEqual(['http-sync']);
+    expect(syncs[0]!.get('subscriberId')).toBe(subscriberId);
+    expect(syncs[0]!.get('userLanguage')).toBe('de-DE');
+    expect((await subscriberRow(subscriberId))?.language).toBe('de-DE');
+    expect((await visit.storage()).wingify_push_subscriber_lang).toBe('de-DE');
+    await visit.page.close();
+  });
+
+  it('a sync that fails while the provider is down stores db status false, and the next view retries with insert-failed', async () => {
+    const down = await view('/', { language: 'fr-FR', syncDown: true });
+    expect(down.syncs().map((sync) => sync.get('action'))).toEqual(['http-sync']);
+    expect((await down.storage()).wingify_push_db_status).toBe('false');
+    expect((await subscriberRow(subscriberId))?.language).toBe('de-DE');
+    await down.page.close();
+
+    const back = await view('/', { language: 'fr-FR' });
+    const syncs = back.syncs();
+    expect(syncs.map((sync) => sync.get('action'))).toEqual(['insert-failed']);
+    expect(syncs[0]!.get('subscriberId')).toBe(subscriberId);
+    expect(await back.storage()).toMatchObject({ wingify_push_db_status: 'true', wingify_push_subscriber_id: subscriberId, wingify_push_subscriber_lang: 'fr-FR' });
+    expect(await subscriberRow(subscriberId)).toMatchObject({ status: 'subscribed', language: 'fr-FR' });
+    await back.page.close();
+  }, 20_000);
+
+  it('a uuid in the URL is adopted into the uuid cookie and linked to the stored subscriber with update-subscriberId', async () => {
+    const uuid = '3f2b6c1e-8d4a-4f1b-9c7e-2a5d8e6f0b14';
+    const visit = await view(`/?uuid=${uuid}`, { language: 'fr-FR' });
+    const links = visit.syncs().filter((sync) => sync.get('action') === 'update-subscriberId');
+    expect(links.map((link) => Object.fromEntries(link))).toEqual([
+      { hash: stack.config.hash, browserType: 'chrome', previousSubscriberId: subscriberId, subscriberId: uuid, action: 'update-subscriberId' },
+    ]);
+    expect(await cookie('_wingify_pc_uuid')).toBe(uuid);
+    expect((await subscriberRow(subscriberId))?.uuid).toBe(uuid);
+    expect(await visit.page.evaluate(() => localStorage.getItem('pshcrw_update_subId'))).toBeNull();
+    await visit.page.close();
+  });
+
+  it('opting out by the pushkit_opt_out query parameter alerts, sets the cookie flag and unsubscribes; a second time says already opted out', async () => {
+    const first = await view('/?pushkit_opt_out', { language: 'fr-FR' });
+    expect(first.dialogs).toEqual(['You have successfully opted out of the product for this website']);
+    expect(await cookie('pushkit_opt_out')).toBe('1');
+    const unsubscribe = first.syncs().find((sync) => sync.get('action') === 'unsubscribe-ui');
+    expect(unsubscribe?.get('subscriberId')).toBe(subscriberId);
+    expect((await subscriberRow(subscriberId))?.status).toBe('unsubscribed');
+    expect(await first.storage()).toMatchObject({ wingify_push_subscriber_id: null, wingify_push_subscription_status: 'unsubscribed' });
+    expect(await first.page.evaluate(async () => !!(await (await navigator.serviceWorker.getRegistration())?.pushManager.getSubscription()))).toBe(false);
+    expect(await first.page.evaluate(() => (window as unknown as { pushkit: { isOptedOut(): boolean } }).pushkit.isOptedOut())).toBe(true);
+    await first.page.close();
+
+    const second = await view('/?pushkit_opt_out');
+    expect(second.dialogs).toEqual(['You are already opted out of the product for this website']);
+    expect(second.syncs()).toEqual([]);
+    await forgetVisitor(second.page);
+    await second.page.close();
+  });
+
+  it('permission revoked in the browser settings: the next view sends unsubscribe-native and the provider marks the subscriber unsubscribed', async () => {
+    const subscribing = await view('/');
+    const { subscriberId: again } = await subscribeThroughApi(subscribing.page);
+    expect(subscribing.syncs().map((sync) => sync.get('action'))).toEqual(['insert']);
+    await subscribing.page.close();
+
+    await context.clearPermissions();
+    const visit = await view('/');
+    const syncs = visit.syncs();
+    expect(syncs.map((sync) => sync.get('action'))).toEqual(['unsubscribe-native']);
+    expect(syncs[0]!.get('subscriberId')).toBe(again);
+    expect((await subscriberRow(again))?.status).toBe('unsubscribed');
+    expect(await visit.storage()).toMatchObject({ wingify_push_subscriber_id: null, wingify_push_db_status: 'true' });
+    expect(visit.pageErrors).toEqual([]);
+    await visit.page.close();
+  });
+});

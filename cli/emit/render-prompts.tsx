@@ -10,6 +10,7 @@ import { Chicklet } from '../../templates/prompts/chicklet.tsx';
 import { AlreadySubscribed, Blocked, ContextBox } from '../../templates/prompts/notice-boxes.tsx';
 import { BrandingModal } from '../../templates/prompts/branding-modal.tsx';
 import { MobileBox } from '../../templates/prompts/mobile-box.tsx';
+import { pruneCss } from './prune-css.ts';
 
 const PROMPTS_CSS = join(dirname(fileURLToPath(import.meta.url)), '../../templates/prompts/prompts.css');
 
@@ -19,14 +20,14 @@ function html(element: ReactElement): string {
 
 export async function renderPrompts(config: SiteConfig, features: SiteFeatures): Promise<PromptMarkup> {
   const consent = features.trackingConsent;
-  const css = (await readFile(PROMPTS_CSS, 'utf8')).trim();
-  return {
+  const markup = {
     chicklet: html(<Chicklet config={config} trackingConsent={consent} />),
     contextBox: html(<ContextBox config={config} />),
     alreadySubscribed: html(<AlreadySubscribed config={config} />),
     blocked: html(<Blocked config={config} />),
     ...(features.brandingModal ? { brandingModal: html(<BrandingModal config={config} trackingConsent={consent} />) } : {}),
     ...(features.mobileBox ? { mobileBox: html(<MobileBox config={config} />) } : {}),
-    css,
   };
+  const css = pruneCss(await readFile(PROMPTS_CSS, 'utf8'), Object.values(markup).join(''));
+  return { ...markup, css };
 }

@@ -130,4 +130,15 @@ export const MIGRATIONS: Migration[] = [
       `ALTER TABLE deliveries ADD COLUMN claimed_at timestamptz`,
     ],
   },
+  {
+    version: 3,
+    name: 'owner dashboard: newest-first subscriber pages, segment conditions, campaign image and action buttons',
+    statements: [
+      // Pages of the subscriber list walk this index instead of sorting every row of a large site.
+      `CREATE INDEX subscribers_site_created ON subscribers (site_hash, created_at, id)`,
+      `ALTER TABLE segments ADD COLUMN condition text`,
+      `ALTER TABLE campaigns ADD COLUMN image text`,
+      `ALTER TABLE campaigns ADD COLUMN actions jsonb`,
+    ],
+  },
 ];

@@ -16,6 +16,7 @@ export default defineConfig({
     'PK_FEATURES.clickSegments': 'true',
     'PK_FEATURES.shop': 'true',
     'PK_FEATURES.trackingConsent': 'true',
+    'PK_FEATURES.triggerLoad': 'true',
     'PK_FEATURES.triggerClick': 'true',
     'PK_FEATURES.triggerMousedown': 'true',
     'PK_FEATURES.triggerInterval': 'true',
@@ -23,6 +24,7 @@ export default defineConfig({
     'PK_FEATURES.triggerScroll': 'true',
     'PK_FEATURES.triggerSubscribe': 'true',
     'PK_FEATURES.triggerEcom': 'true',
+    'PK_FEATURES.triggerPersist': 'true',
   },
   test: {
     include: ['tests/unit/**/*.test.{ts,tsx}'],

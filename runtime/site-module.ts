@@ -20,6 +20,7 @@ export interface SiteFeatures {
   /** The page-click tracking consent checkbox (pageClickTrackingConcent). */
   trackingConsent: boolean;
   /** Trigger event kinds the site's trigger expression uses beyond `delay`. */
+  triggerLoad: boolean;
   triggerClick: boolean;
   triggerMousedown: boolean;
   triggerInterval: boolean;
@@ -27,6 +28,8 @@ export interface SiteFeatures {
   triggerScroll: boolean;
   triggerSubscribe: boolean;
   triggerEcom: boolean;
+  /** Trigger events are remembered beyond the page view (triggers.persist is session or always). */
+  triggerPersist: boolean;
 }
 
 export type SegmentId = number | string;

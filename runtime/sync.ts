@@ -153,7 +153,7 @@ export async function syncAction(services: RuntimeServices, browser: BrowserName
     local.set(SUBSCRIPTION_ID, current.subscriptionId);
     local.set(ENDPOINT, current.endpoint);
     local.set(VAPID_KEY, services.site.vapidPublicKey);
-    if (current.subscription?.endpoint) tellWorker(services.site.swScope, { ...current.subscription, endpoint: current.subscription.endpoint });
+    if (current.subscription?.endpoint) tellWorker(services.site.swScope, current.subscription as { endpoint: string });
   }
   return ok;
 }

@@ -3,7 +3,8 @@
 //
 // Tags call: GET {services server}/tags with hash, subscriberId and tags (a JSON object of key -> value);
 // on page hide the same URL goes through navigator.sendBeacon (a POST whose query carries the parameters).
-import type { RuntimeServices, QueryParams } from './services.ts';
+import type { RuntimeServices } from './services.ts';
+import { queryString } from './transport.ts';
 
 const TAGS_KEY = 'pushkit_tags';
 const DEBOUNCE_MS = 50;
@@ -16,12 +17,6 @@ export function storedTags(services: RuntimeServices): Record<string, string> {
     return {};
   }
 }
-
-const queryString = (params: QueryParams): string =>
-  Object.entries(params)
-    .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => encodeURIComponent(key) + '=' + encodeURIComponent(String(value)))
-    .join('&');
 
 export function createTagger(services: RuntimeServices): { tag(key: string, value: string): void; flush(): void } {
   let batch: Record<string, string> = {};

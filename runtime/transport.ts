@@ -84,7 +84,7 @@ export function jsonp(url: string, params: QueryParams): Promise<unknown> {
     // The script runs before its load event, so a load without the call means the reply had no callback.
     script.onload = fail;
     script.onerror = fail;
-    script.src = withQuery(url, { ...params, callback: 'pushkit.cb.' + name });
+    script.src = withQuery(url, Object.assign({}, params, { callback: 'pushkit.cb.' + name }));
     (document.head || document.documentElement).appendChild(script);
   });
 }

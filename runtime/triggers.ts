@@ -23,7 +23,9 @@ export const triggerEventKey = (kind: string): string => 'pushkit_event_' + kind
 export function watchTriggers(triggers: TriggerConfig, fire: () => void, services: RuntimeServices): void {
   if (services.optedOut()) return;
   const kinds = triggers.anyOf;
-  const store = triggers.persist === 'always' ? services.local : triggers.persist === 'session' ? services.session : undefined;
+  const store = PK_FEATURES.triggerPersist
+    ? triggers.persist === 'always' ? services.local : triggers.persist === 'session' ? services.session : undefined
+    : undefined;
   let fired = false;
   const fireOnce = (): void => {
     if (fired || services.optedOut()) return;
@@ -33,37 +35,39 @@ export function watchTriggers(triggers: TriggerConfig, fire: () => void, service
   // `observed` is false for events other modules emit (they already went through services.emit).
   const happened = (kind: string, observed = true): void => {
     if (observed) services.emit(kind);
-    store?.set(triggerEventKey(kind), '1');
+    if (PK_FEATURES.triggerPersist) store?.set(triggerEventKey(kind), '1');
     fireOnce();
   };
   const has = (kind: string): boolean => kinds.includes(kind);
 
-  for (const kind of kinds) {
-    if (store?.get(triggerEventKey(kind))) {
-      setTimeout(fireOnce);
-      return;
-    }
+  if (PK_FEATURES.triggerPersist && store && kinds.some((kind) => store.get(triggerEventKey(kind)))) {
+    setTimeout(fireOnce);
+    return;
   }
 
   if (has('delay')) setTimeout(() => happened('delay'), triggers.delayMs || 5000);
 
-  if (has('load')) {
+  if (PK_FEATURES.triggerLoad && has('load')) {
     if (document.readyState === 'complete') setTimeout(() => happened('load'));
     else addEventListener('load', () => happened('load'), { once: true });
   }
 
-  const onMatch = (type: string, selector: string | undefined): void => {
-    document.addEventListener(type, (event) => {
-      const target = event.target as Element | null;
-      try {
-        if (!selector || target?.closest?.(selector)) happened(type);
-      } catch {
-        // An invalid selector must not break the host page's clicks.
-      }
-    }, true);
-  };
-  if (PK_FEATURES.triggerClick && has('click')) onMatch('click', triggers.clickSelector);
-  if (PK_FEATURES.triggerMousedown && has('mousedown')) onMatch('mousedown', triggers.mousedownSelector);
+  // esbuild keeps unused local closures, so each helper lives inside the flags that use it.
+  if (PK_FEATURES.triggerClick || PK_FEATURES.triggerMousedown) {
+    const onMatch = (type: string, selector: string | undefined): void => {
+      if (!has(type)) return;
+      document.addEventListener(type, (event) => {
+        const target = event.target as Element | null;
+        try {
+          if (!selector || target?.closest?.(selector)) happened(type);
+        } catch {
+          // An invalid selector must not break the host page's clicks.
+        }
+      }, true);
+    };
+    if (PK_FEATURES.triggerClick) onMatch('click', triggers.clickSelector);
+    if (PK_FEATURES.triggerMousedown) onMatch('mousedown', triggers.mousedownSelector);
+  }
 
   if (PK_FEATURES.triggerInterval && has('interval')) {
     let ticks = 0;
@@ -100,12 +104,14 @@ export function watchTriggers(triggers: TriggerConfig, fire: () => void, service
     addEventListener('scroll', check, { passive: true });
   }
 
-  const listen = (kind: string): void => {
-    if (has(kind)) services.on(kind, () => happened(kind, false));
-  };
-  if (PK_FEATURES.triggerSubscribe) listen('subscribe');
-  if (PK_FEATURES.triggerEcom) {
-    listen('ecom.add_cart');
-    listen('ecom.order');
+  if (PK_FEATURES.triggerSubscribe || PK_FEATURES.triggerEcom) {
+    const listen = (kind: string): void => {
+      if (has(kind)) services.on(kind, () => happened(kind, false));
+    };
+    if (PK_FEATURES.triggerSubscribe) listen('subscribe');
+    if (PK_FEATURES.triggerEcom) {
+      listen('ecom.add_cart');
+      listen('ecom.order');
+    }
   }
 }

@@ -34,7 +34,7 @@ export async function visitorUuid(services: RuntimeServices, browserType: string
   const link = fromUrl && subscriberId && fromUrl !== subscriberId ? { previousSubscriberId: subscriberId, subscriberId: fromUrl } : pendingLink(services);
   if (link) {
     try {
-      const reply = (await services.postForm(syncUrl(services), { hash: services.site.hash, browserType, ...link, action: 'update-subscriberId' })) as { status?: unknown } | null;
+      const reply = (await services.postForm(syncUrl(services), { hash: services.site.hash, browserType, previousSubscriberId: link.previousSubscriberId, subscriberId: link.subscriberId, action: 'update-subscriberId' })) as { status?: unknown } | null;
       if (reply?.status !== 'success') throw new Error('update-subscriberId failed');
       services.local.remove(UPDATE_SUBSCRIBER_ID);
     } catch (error) {

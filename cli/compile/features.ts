@@ -30,6 +30,7 @@ export function siteFeatures(config: SiteConfig): SiteFeatures {
     clickSegments: config.clickSegmentations.length > 0,
     shop: config.isShopifyConnectedAccount,
     trackingConsent: config.pageClickTrackingConcent,
+    triggerLoad: kinds.has('load'),
     triggerClick: kinds.has('click'),
     triggerMousedown: kinds.has('mousedown'),
     triggerInterval: kinds.has('interval'),
@@ -37,5 +38,6 @@ export function siteFeatures(config: SiteConfig): SiteFeatures {
     triggerScroll: kinds.has('scroll'),
     triggerSubscribe: kinds.has('subscribe'),
     triggerEcom: [...kinds].some((kind) => kind === 'ecom' || kind.startsWith('ecom.')),
+    triggerPersist: config.triggers.persist !== 'page',
   };
 }

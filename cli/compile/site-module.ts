@@ -38,6 +38,7 @@ function urlQualifiesSource(config: SiteConfig): string {
   const exclude = compileUrlList(config.excludeUrls);
   const includeTest = config.includeUrls.includes('*') ? 'true' : include ? `${regexLiteral(include)}.test(u)` : 'false';
   const excludeTest = exclude ? `&&!${regexLiteral(exclude)}.test(u)` : '';
+  if (includeTest === 'true' && !excludeTest) return '()=>true';
   return `(url)=>{const u=url.split('#')[0];return ${includeTest}${excludeTest}}`;
 }
 

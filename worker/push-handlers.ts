@@ -1,7 +1,8 @@
 /// <reference lib="webworker" />
-// The push service worker's handlers, importable by a site that has its own worker:
-// `import { installPushHandlers } from 'push-kit/worker/push-handlers.ts'; installPushHandlers(self, site)`.
-// It never calls clients.claim() or skipWaiting(): taking over pages another worker controls would break them.
+// The push service worker's handlers: push, notificationclick, notificationclose, message and
+// pushsubscriptionchange. sw.js, sw-firefox.js and the importable push-kit-sw.js (for a site that has its own
+// worker and pulls ours in with importScripts) all install them. They touch no lifecycle: no clients.claim(),
+// no skipWaiting(), no reload; that is sw.js's business alone (lifecycle.ts), never the host worker's.
 import type { WorkerSiteModule } from '../runtime/site-module.ts';
 import { readSubscription, saveSubscription } from '../runtime/subscription-db.ts';
 import { SUBSCRIPTION_MESSAGE } from '../runtime/worker-message.ts';
@@ -64,19 +65,34 @@ export function notificationFor(payload: PushPayload, site: WorkerSiteModule): {
   };
 }
 
-/** The page a click opens: the payload's (or the action's) URL when it is on the site's origin, else the site. */
+/**
+ * The page a click opens: the payload's (or the action's) URL when it is on the site's origin, else the site's
+ * home page. Anything else (another origin, javascript:, data:, not a URL) opens the site's home page: a
+ * notification must not become a way to send the site's subscribers somewhere the site did not choose.
+ */
 export function clickTarget(data: NotificationData | undefined, action: string, site: WorkerSiteModule): string {
+  const home = new URL('/', site.origin);
   const wanted = (action && data?.actionUrls?.[action]) || data?.url;
+  if (typeof wanted !== 'string' || !wanted) return home.href;
   try {
-    const url = new URL(wanted ?? '', site.origin);
-    if (url.origin === new URL(site.origin).origin) return url.href;
+    const url = new URL(wanted, home);
+    if (url.origin === home.origin) return url.href;
   } catch {
     // Not a URL: open the site instead.
   }
-  return new URL(site.swScope || '/', site.origin).href;
+  return home.href;
 }
 
-export function installPushHandlers(scope: ServiceWorkerGlobalScope, site: WorkerSiteModule, browserType = 'chrome'): void {
+const INSTALLED = Symbol.for('pushkit.pushHandlers');
+
+/**
+ * Adds the push handlers to a worker scope, once: a second call (push-kit-sw.js imported twice, or imported
+ * into sw.js) adds nothing, so a push never shows two notifications. Returns whether it installed them.
+ */
+export function installPushHandlers(scope: ServiceWorkerGlobalScope, site: WorkerSiteModule, browserType = 'chrome'): boolean {
+  const marked = scope as unknown as Record<symbol, true | undefined>;
+  if (marked[INSTALLED]) return false;
+  marked[INSTALLED] = true;
   const endpoint = async (): Promise<string | undefined> => (await scope.registration.pushManager.getSubscription())?.endpoint;
 
   const report = async (event: NotificationEventName, data: NotificationData | undefined): Promise<void> => {
@@ -151,4 +167,5 @@ export function installPushHandlers(scope: ServiceWorkerGlobalScope, site: Worke
       })().catch(() => undefined),
     );
   });
+  return true;
 }

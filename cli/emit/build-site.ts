@@ -48,6 +48,7 @@ export async function buildSite(configFile: string, outDir: string, options: Bui
       { path: 'push.js', content: bundles.push.code },
       { path: 'sw.js', content: bundles.sw.code },
       { path: 'sw-firefox.js', content: bundles.swFirefox.code },
+      { path: 'push-kit-sw.js', content: bundles.swImport.code },
       { path: 'manifest.json', content: await renderManifest(config) },
       { path: 'child-window.html', content: await renderChildWindow(config, serverSyncUrl, bundles.childWindow.code) },
       { path: 'http-v4/css/pc-iframe.css', content: await readIframeCss() },

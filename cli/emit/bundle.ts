@@ -1,4 +1,4 @@
-// esbuild bundles of push.js, sw.js, sw-firefox.js and the child window's script, with the generated site
+// esbuild bundles of push.js, sw.js, sw-firefox.js, push-kit-sw.js and the child window's script, with the generated site
 // modules resolved in memory and every feature flag defined as a literal so unused code is dropped.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,15 +60,18 @@ export interface SiteBundles {
   push: Bundle;
   sw: Bundle;
   swFirefox: Bundle;
+  /** push-kit-sw.js: the push handlers alone, for a site's own worker to importScripts. */
+  swImport: Bundle;
   childWindow: Bundle;
 }
 
 export async function bundleSite(modules: GeneratedModules, features: SiteFeatures): Promise<SiteBundles> {
-  const [push, sw, swFirefox, childWindow] = await Promise.all([
+  const [push, sw, swFirefox, swImport, childWindow] = await Promise.all([
     bundleEntry('runtime/push.ts', modules, features),
     bundleEntry('worker/sw.ts', modules, features),
     bundleEntry('worker/sw-firefox.ts', modules, features),
+    bundleEntry('worker/push-kit-sw.ts', modules, features),
     bundleEntry('runtime/child-window.ts', modules, features),
   ]);
-  return { push, sw, swFirefox, childWindow };
+  return { push, sw, swFirefox, swImport, childWindow };
 }

@@ -9,6 +9,7 @@ const OUTPUT_FILES = [
   'push.js',
   'sw.js',
   'sw-firefox.js',
+  'push-kit-sw.js',
   'manifest.json',
   'child-window.html',
   'http-v4/css/pc-iframe.css',
@@ -51,8 +52,8 @@ describe('buildSite on site-configs/calligraphy.json', async () => {
     expect((await readdir(out)).filter((entry) => entry.startsWith('.'))).toEqual([]);
   });
 
-  it('push.js, sw.js and sw-firefox.js are scripts that parse', async () => {
-    for (const path of ['push.js', 'sw.js', 'sw-firefox.js']) {
+  it('push.js, sw.js, sw-firefox.js and push-kit-sw.js are scripts that parse', async () => {
+    for (const path of ['push.js', 'sw.js', 'sw-firefox.js', 'push-kit-sw.js']) {
       const code = await read(path);
       expect(() => new vm.Script(code, { filename: path }), path).not.toThrow();
     }

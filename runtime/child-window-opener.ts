@@ -25,13 +25,15 @@ export function openChildWindow(site: SiteModule, uuid: string, action: string, 
   url.searchParams.set('uuid', uuid);
   url.searchParams.set('action', action);
   if (isApiCall) url.searchParams.set('isAPIcall', 'true');
+  // Only the provider's origin may answer: a message from any other origin is ignored.
   const listener = (event: MessageEvent): void => {
     if (event.origin !== url.origin || !event.data || typeof event.data !== 'object') return;
     removeEventListener('message', listener);
     onMessage(event.data as ChildWindowMessage);
   };
   addEventListener('message', listener);
-  window.open(url.href, 'pushkit', 'width=520,height=480');
+  // A blocked popup (window.open answers null) is a closed prompt (CANCELLED), not a wait forever.
+  if (window.open(url.href, 'pushkit', 'width=520,height=600') === null) listener({ origin: url.origin, data: {} } as MessageEvent);
 }
 
 /** Takes over what the child window learned: opt-out flag, consent, subscriber id, and reports the outcome. */

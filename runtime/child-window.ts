@@ -2,6 +2,7 @@
 // the provider's origin and posts the outcome (spec section 7 fields) to the opener at the site's origin only.
 import { site } from 'pushkit:site';
 import type { ChildWindowMessage } from './child-window-opener.ts';
+import type { SiteModule } from './site-module.ts';
 import { createServices } from './create-services.ts';
 import { detectSupport } from './browser-support.ts';
 import { activeRegistration, askPermission, describeSubscription, subscribePush } from './push-subscription.ts';
@@ -13,16 +14,40 @@ import { DO_NOT_TRACK, OPT_OUT, SUBSCRIPTION_ID, UUID_COOKIE, UUID_DAYS } from '
 
 const CLOSE_AFTER_MS = 500;
 
+/**
+ * The page lives on the provider's origin at /sites/<hash>/child-window.html, so its push worker is the one the
+ * provider serves beside it (/sites/<hash>/sw.js), scoped to that folder: the site's own swPath and scope
+ * name files on the site's origin, which this page cannot register.
+ */
+export function childWindowSite(base: string): SiteModule {
+  const folder = new URL('./', base).pathname;
+  return { ...site, swPath: folder + 'sw.js', firefoxSwPath: folder + 'sw-firefox.js', swScope: folder };
+}
+
 export async function runChildWindow(): Promise<void> {
   const services = createServices(site);
   const params = new URLSearchParams(location.search);
   const texts = childWindowTexts(site.companyName);
   const support = detectSupport(navigator.userAgent, undefined, site);
+  const workerSite = childWindowSite(location.href);
   const element = (id: string): HTMLElement | null => document.getElementById(id);
-  const say = (text: string): void => {
-    element('pc-spinner')?.setAttribute('hidden', '');
+  const show = (id: string, visible: boolean): void => {
+    const target = element(id);
+    if (target) target.hidden = !visible;
+  };
+  /** Replaces the spinner with a message, and with one of the two pictures (unblock, lock icon) or none. */
+  const say = (text: string, figure?: 'pc-unblock' | 'pc-lock'): void => {
+    show('pc-spinner', false);
+    show('pc-unblock', figure === 'pc-unblock');
+    show('pc-lock', figure === 'pc-lock');
     const box = element('pc-text');
     if (box) box.textContent = text;
+  };
+  const step = (current: number): void => {
+    document.querySelectorAll('.pc-step').forEach((item, index) => {
+      if (index + 1 === current) item.setAttribute('aria-current', 'step');
+      else item.removeAttribute('aria-current');
+    });
   };
   const post = (fields: ChildWindowMessage): void => {
     const message = {
@@ -38,6 +63,7 @@ export async function runChildWindow(): Promise<void> {
       [OPT_OUT]: services.optedOut(),
       ...fields,
     };
+    // The target origin makes the browser drop the message unless the opener is still on the site's origin.
     window.opener?.postMessage(message, new URL(site.origin).origin);
   };
   const finish = (fields: ChildWindowMessage): void => {
@@ -56,7 +82,7 @@ export async function runChildWindow(): Promise<void> {
     try {
       const already = services.optedOut();
       services.cookies.set(OPT_OUT, '1', UUID_DAYS);
-      const subscription = await (await navigator.serviceWorker?.getRegistration(site.swScope))?.pushManager.getSubscription();
+      const subscription = await (await navigator.serviceWorker?.getRegistration(workerSite.swScope))?.pushManager.getSubscription();
       await subscription?.unsubscribe();
       if (services.subscriberId() && !(await syncAction(services, browser, 'unsubscribe-ui'))) throw new Error('unsubscribe-ui failed');
       say(already ? texts.alreadyOptedOut : texts.optedOut);
@@ -69,11 +95,13 @@ export async function runChildWindow(): Promise<void> {
   }
   if (support.failure || !('serviceWorker' in navigator) || !('PushManager' in window)) return say(texts.unsupported);
 
-  const registration = await navigator.serviceWorker.getRegistration(site.swScope);
+  const registration = await navigator.serviceWorker.getRegistration(workerSite.swScope);
   const existing = await registration?.pushManager.getSubscription();
   const permission = Notification.permission;
 
-  if (action === 'triggerOptOut') return say(existing && permission === 'granted' ? texts.optOutSubscribed : texts.optOutNotSubscribed);
+  if (action === 'triggerOptOut') {
+    return existing && permission === 'granted' ? say(texts.optOutSubscribed, 'pc-lock') : say(texts.optOutNotSubscribed);
+  }
   if (action === 'unsubscribe') {
     say(texts.unsubscribing);
     await existing?.unsubscribe();
@@ -81,9 +109,9 @@ export async function runChildWindow(): Promise<void> {
     say(texts.unsubscribed);
     return finish({});
   }
-  if (permission === 'denied' || action === 'unblock') {
-    say(texts.blocked);
-    return post({ is_blocked_user: permission === 'denied' });
+  if (permission === 'denied') {
+    say(texts.blocked, 'pc-unblock');
+    return post({ is_blocked_user: true });
   }
   if (existing && permission === 'granted' && services.subscriberId()) {
     say(texts.alreadySubscribed);
@@ -91,27 +119,34 @@ export async function runChildWindow(): Promise<void> {
   }
 
   const subscribe = async (): Promise<void> => {
-    element('pc-buttons')?.setAttribute('hidden', '');
+    show('pc-buttons', false);
+    show('pc-spinner', true);
+    step(2);
     const answer = permission === 'granted' ? permission : await askPermission();
     if (answer === 'denied') {
-      say(texts.blocked);
+      say(texts.blocked, 'pc-unblock');
+      show('pc-steps', false);
       return finish({ is_blocked_user: true });
     }
     if (answer !== 'granted') return finish({});
+    step(3);
     try {
-      const current = describeSubscription(await subscribePush(site, services.local, await activeRegistration(site, browser === 'firefox')));
+      const current = describeSubscription(await subscribePush(workerSite, services.local, await activeRegistration(workerSite, browser === 'firefox')));
       const synced = await syncAction(services, browser, 'insert', current);
+      show('pc-spinner', false);
       finish({ subscribedToWebPush: synced, is_new_user: synced });
     } catch (error) {
       // Chromium refuses push registrations in incognito windows ("Registration failed - permission denied").
       say(/permission denied/i.test(String(error)) ? texts.incognito : texts.unsupported);
+      show('pc-steps', false);
       post({});
     }
   };
   if (params.get('isAPIcall') === 'true' && permission === 'granted') return subscribe();
   say('');
-  element('pc-steps')?.removeAttribute('hidden');
-  element('pc-buttons')?.removeAttribute('hidden');
+  step(1);
+  show('pc-steps', true);
+  show('pc-buttons', true);
   element('pc-allow')?.addEventListener('click', () => void subscribe().catch((error: unknown) => console.debug('pushkit', error)));
   element('pc-no')?.addEventListener('click', () => finish({}));
 }

@@ -90,6 +90,11 @@ export function startRuntime(site: SiteModule): PushkitApi {
     },
   };
   const permissionNow = (): NotificationPermission | 'unsupported' => {
+    // A plain-http page reads 'denied' for its own origin; what counts is the child window's answer, kept as the status.
+    if (PK_FEATURES.childWindow && viaChildWindow) {
+      const status = readState(services).status;
+      return status === 'blocked' ? 'denied' : status === 'subscribed' ? 'granted' : 'default';
+    }
     if (PK_FEATURES.safari && onSafari) {
       const permission = safariPermission(safariPush!, site.safariWebsitePushId!).permission;
       return permission === 'granted' || permission === 'denied' ? permission : 'default';

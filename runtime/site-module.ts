@@ -122,4 +122,8 @@ export interface WorkerSiteModule {
   swScope: string;
   /** Default icon of notifications (style.iconUrl). */
   iconUrl?: string;
+  /** Title of a notification whose payload has none (companyName). */
+  companyName: string;
+  /** Origins besides the site's own that a notification click may open (notificationClickOrigins). */
+  notificationClickOrigins: string[];
 }

@@ -5,7 +5,8 @@ import type { ConditionNode } from './condition-parser.ts';
 
 export type ConditionScope = 'page' | 'shop';
 type ValueType = 'string' | 'number' | 'boolean';
-type Emitted = { js: string; type: ValueType; literal: boolean };
+/** `value` is set for a literal: conversions of literals are done here, from the value, not from its code. */
+type Emitted = { js: string; type: ValueType; literal: boolean; value?: string | number | boolean };
 
 const PAGE_FIELDS: Record<string, { js: string; type: ValueType }> = {
   url: { js: 'c.url', type: 'string' },
@@ -47,6 +48,11 @@ export function safeStringLiteral(value: string): string {
 /** Own-property read, so names like `constructor` or `__proto__` never reach Object.prototype. */
 const OWN_GETTER = 'g=(o,k)=>o&&Object.prototype.hasOwnProperty.call(o,k)?o[k]:void 0';
 
+/** A number as JS code; negative numbers in parentheses so `-` never joins the operator before it. */
+function numberLiteral(value: number): string {
+  return value < 0 ? `(${value})` : String(value);
+}
+
 export function generateCondition(tree: ConditionNode, scope: ConditionScope): string {
   let usesGetter = false;
 
@@ -71,18 +77,23 @@ export function generateCondition(tree: ConditionNode, scope: ConditionScope): s
   function as(value: Emitted, type: ValueType): string {
     if (value.literal && value.type === type) return value.js;
     if (type === 'boolean') return value.type === 'boolean' ? value.js : `!!(${value.js})`;
-    if (type === 'number') return value.literal ? String(Number(value.js) || 0) : `(+${value.js}||0)`;
-    return value.literal ? safeStringLiteral(String(JSON.parse(value.js))) : `String(${value.js}??"")`;
+    if (value.value !== undefined) {
+      // as the runtime reads a value: text that is not a number is 0, a number as text is String(number)
+      if (type === 'number') return numberLiteral(Number(value.value) || 0);
+      return safeStringLiteral(String(value.value));
+    }
+    if (type === 'number') return `(+${value.js}||0)`;
+    return `String(${value.js}??"")`;
   }
 
   function emit(node: ConditionNode): Emitted {
     switch (node.type) {
       case 'string':
-        return { js: safeStringLiteral(node.value), type: 'string', literal: true };
+        return { js: safeStringLiteral(node.value), type: 'string', literal: true, value: node.value };
       case 'number':
-        return { js: node.value < 0 ? `(${node.value})` : String(node.value), type: 'number', literal: true };
+        return { js: numberLiteral(node.value), type: 'number', literal: true, value: node.value };
       case 'boolean':
-        return { js: String(node.value), type: 'boolean', literal: true };
+        return { js: String(node.value), type: 'boolean', literal: true, value: node.value };
       case 'variable':
         return variable(node.name, node.column);
       case 'not':

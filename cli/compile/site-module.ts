@@ -27,10 +27,12 @@ function stripTrailingSlashes(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-/** A RegExp literal; `/` is escaped so the source cannot end the literal early. */
+/**
+ * The RegExp as `new RegExp("source", "flags")`: the source travels as a safe string literal, since rewriting
+ * `<` inside a RegExp literal would break lookbehinds `(?<=` and change escapes such as `\<`.
+ */
 function regexLiteral(regex: RegExp): string {
-  const source = regex.source.replace(/(\\.)|\//g, (match, escaped: string | undefined) => escaped ?? '\\/');
-  return `/${source.replace(/</g, '\\x3c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')}/${regex.flags}`;
+  return `new RegExp(${jsLiteral(regex.source)},${jsLiteral(regex.flags)})`;
 }
 
 function urlQualifiesSource(config: SiteConfig): string {
@@ -116,6 +118,8 @@ export function generateWorkerSiteModule(config: SiteConfig): string {
     vapidPublicKey: config.vapidPublicKey,
     swScope: config.swScope,
     iconUrl: config.style.iconUrl,
+    companyName: config.companyName,
+    notificationClickOrigins: config.notificationClickOrigins,
   };
   return `export const workerSite = ${jsLiteral(value)};\n`;
 }

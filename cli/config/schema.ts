@@ -26,7 +26,7 @@ const urlPattern = z
   .string()
   .min(1, 'a URL pattern must not be empty')
   .superRefine((pattern, ctx) => {
-    const problem = compilePatternError(pattern);
+    const problem = pattern === '' ? undefined : compilePatternError(pattern);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
@@ -157,6 +157,16 @@ export const siteConfigSchema = z
     swPath: sitePath.default('/sw.js'),
     firefoxSwPath: sitePath.default('/sw-firefox.js'),
     swScope: z.string().startsWith('/').default('/').describe('Scope of the push service worker.'),
+    notificationClickOrigins: z
+      .array(
+        httpUrl
+          .refine((value) => !URL.canParse(value) || new URL(value).origin === value.replace(/\/$/, ''), {
+            message: 'must be an origin only (scheme, host and port), with no path, query or fragment',
+          })
+          .transform((value) => (URL.canParse(value) ? new URL(value).origin : value)),
+      )
+      .default([])
+      .describe('Origins besides the site\'s own that a notification click may open; any other URL opens the site.'),
     vapidPublicKey: z
       .string()
       .refine(isP256PublicKey, 'must be url-safe base64 of a 65-byte uncompressed P-256 public key')

@@ -1,5 +1,6 @@
-// Files the provider serves for the sites: the child window page (built by `push-kit build`), its
-// stylesheet at the path spec section 2 names, and a health check.
+// Files the provider serves for the sites: the child window page (built by `push-kit build`), the push
+// workers beside it (the child window subscribes on the provider's origin, so its worker must live there,
+// scoped to /sites/<hash>/), its stylesheet at the path spec section 2 names, and a health check.
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -18,6 +19,15 @@ export function registerSiteFileRoutes(app: FastifyInstance, { db, registry }: R
     const page = await readBuiltFile(site, 'child-window.html');
     if (!page) throw new RequestError(404, `hash: site ${site.name} has no child window yet; run push-kit build ${site.file}`);
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
+  });
+
+  // Chromium and Firefox workers; the scope is the folder of the script, so no Service-Worker-Allowed header.
+  app.get('/sites/:hash/:worker', async (request, reply) => {
+    const params = parseParams(z.object({ hash: siteHash, worker: z.enum(['sw.js', 'sw-firefox.js']) }), request.params);
+    const site = registry.require(params.hash, 'hash');
+    const code = await readBuiltFile(site, params.worker);
+    if (!code) throw new RequestError(404, `hash: site ${site.name} has no ${params.worker} yet; run push-kit build ${site.file}`);
+    return reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(code);
   });
 
   app.get(`/${STYLESHEET_PATH}`, async (_request, reply) => {

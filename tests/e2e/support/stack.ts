@@ -36,6 +36,11 @@ export interface StackOptions {
   overrides?: Record<string, unknown>;
   /** Use this provider port instead of a free one (e.g. to restart a provider on the same port). */
   providerPort?: number;
+  /**
+   * Host name of the site's origin (default localhost). A name Chromium resolves to 127.0.0.1 through
+   * `--host-resolver-rules` (e.g. calligraphy.test) makes the site plain http, not a secure context.
+   */
+  siteHost?: string;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -43,7 +48,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const work = await mkdtemp(join(tmpdir(), 'push-kit-e2e-'));
   const sitePort = await freePort();
   const providerPort = options.providerPort ?? (await freePort());
-  const siteUrl = `http://localhost:${sitePort}`;
+  const siteUrl = `http://${options.siteHost ?? 'localhost'}:${sitePort}`;
   const providerUrl = `http://localhost:${providerPort}`;
 
   const original = JSON.parse(await readFile(configFile, 'utf8')) as Record<string, unknown>;

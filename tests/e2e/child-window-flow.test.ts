@@ -1,0 +1,166 @@
+// The child-window flow of an http site (spec sections 2 and 7), end to end in Debian's Chromium: the example
+// site on a plain-http origin (calligraphy.test, mapped to 127.0.0.1, so not a secure context: no service
+// worker there) opens the provider's child window on another origin (localhost); the visitor subscribes in
+// it with a real pushManager.subscribe() (fake GCM check-in), the provider stores the subscriber, and the
+// opener takes the section 7 message. Messages from any other origin are ignored by the opener, and the
+// child posts only to the site's configured origin. One visitor, in order.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchPersistentChromium, type TestBrowser } from './support/browser.ts';
+import { startFakeGcm, type FakeGcm } from './support/fake-gcm.ts';
+import { startStack, type Stack } from './support/stack.ts';
+
+const SITE_HOST = 'calligraphy.test';
+const EVIL_HOST = 'evil.test';
+
+let stack: Stack;
+let gcm: FakeGcm;
+let browser: TestBrowser;
+let childWindowUrl: URL;
+/** The child window the site opened, answered by the second test. */
+let popup: Page;
+
+interface Received {
+  origin: string;
+  data: Record<string, unknown>;
+}
+
+/** Every message a page receives, recorded before any page script runs. */
+const RECORD_MESSAGES = `window.__received = []; addEventListener('message', (event) => window.__received.push({ origin: event.origin, data: event.data }));`;
+const received = (page: Page): Promise<Received[]> => page.evaluate(() => (window as unknown as { __received: Received[] }).__received);
+
+beforeAll(async () => {
+  stack = await startStack({ siteHost: SITE_HOST, overrides: { triggers: { when: 'delay', delaySeconds: 1 } } });
+  gcm = await startFakeGcm();
+  browser = await launchPersistentChromium([...gcm.chromiumArgs, `--host-resolver-rules=MAP ${SITE_HOST} 127.0.0.1, MAP ${EVIL_HOST} 127.0.0.1`]);
+  await browser.context.addInitScript(RECORD_MESSAGES);
+  childWindowUrl = new URL(`${stack.providerUrl}/sites/${stack.config.hash}/child-window.html`);
+  // The permission belongs to the child window's origin: the provider's.
+  await browser.context.grantPermissions(['notifications'], { origin: stack.providerUrl });
+});
+afterAll(async () => {
+  await browser?.close();
+  await gcm?.close();
+  await stack?.close();
+});
+
+describe('child window of an http site', () => {
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  it('the site is plain http: no service worker, so push.js offers the chicklet and Yes opens the child window', async () => {
+    page = await browser.context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.goto(`${stack.siteUrl}/`);
+    expect(await page.evaluate(() => ({ secure: isSecureContext, worker: 'serviceWorker' in navigator }))).toEqual({ secure: false, worker: false });
+    await page.evaluate(() => {
+      const queue = (window as unknown as { pushkit: { push(call: unknown[]): void } }).pushkit;
+      const log = ((window as unknown as { __outcome: unknown[] }).__outcome = []);
+      queue.push(['subscriptionSuccessCallback', (id: string, result: unknown) => log.push(['success', id, result])]);
+      queue.push(['subscriptionFailureCallback', (result: unknown) => log.push(['failure', result])]);
+    });
+    const chicklet = page.locator('[data-pk="chicklet"]');
+    await chicklet.waitFor({ state: 'visible', timeout: 5000 });
+    [popup] = await Promise.all([browser.context.waitForEvent('page'), chicklet.locator('[data-pk-action="yes"]').click()]);
+    await popup.waitForLoadState();
+    const opened = new URL(popup.url());
+    expect(opened.origin + opened.pathname).toBe(childWindowUrl.href);
+    expect(opened.searchParams.get('action')).toBe('subscribe');
+    expect(opened.searchParams.get('uuid')).toMatch(/^[\w-]{8,}$/);
+    expect(await popup.title()).toBe('Subscribe to notifications from Calligraphy Submissions');
+    await expect.poll(() => popup.locator('#pc-allow').isVisible()).toBe(true);
+    expect(await popup.locator('#pc-allow').textContent()).toBe('Allow');
+    expect(await popup.locator('#pc-no').textContent()).toBe('No');
+
+    // Before the visitor answers, a page on another origin that holds a reference to the opener forges the
+    // child window's success message: the opener must ignore it.
+    const [evil] = await Promise.all([
+      browser.context.waitForEvent('page'),
+      page.evaluate((url) => void window.open(url, 'evil'), `http://${EVIL_HOST}:${new URL(stack.siteUrl).port}/submissions.html`),
+    ]);
+    await evil.waitForLoadState();
+    await evil.evaluate(() =>
+      window.opener.postMessage({ subscribedToWebPush: true, wingify_push_subscriber_id: 'forged-subscriber-1', is_new_user: true }, '*'),
+    );
+    await expect.poll(async () => (await received(page)).some((message) => message.data.wingify_push_subscriber_id === 'forged-subscriber-1')).toBe(true);
+    expect(await page.evaluate(() => (window as unknown as { __outcome: unknown[] }).__outcome)).toEqual([]);
+    expect(await page.evaluate(() => localStorage.getItem('wingify_push_subscriber_id'))).toBeNull();
+    await evil.close();
+  });
+
+  it('Allow subscribes in the child window, the provider stores the subscriber and the opener gets the section 7 message', async () => {
+    const closed = popup.waitForEvent('close', { timeout: 15_000 });
+    await popup.locator('#pc-allow').click();
+    await closed;
+
+    await expect.poll(() => page.evaluate(() => (window as unknown as { __outcome: unknown[] }).__outcome.length), { timeout: 5000 }).toBe(1);
+    const [[kind, subscriberId, result]] = (await page.evaluate(() => (window as unknown as { __outcome: unknown[][] }).__outcome)) as [string, string, unknown][];
+    expect(kind).toBe('success');
+    expect(result).toEqual({ status: 'SUBSCRIBED', message: 'User has subscribed to push notifications.' });
+
+    const fromChild = (await received(page)).filter((message) => message.origin === new URL(stack.providerUrl).origin);
+    expect(fromChild).toHaveLength(1);
+    const uuid = await page.evaluate(() => /(?:^|; )_wingify_pc_uuid=([^;]+)/.exec(document.cookie)?.[1]);
+    expect(fromChild[0]!.data).toEqual({
+      wingify_push_subscriber_id: subscriberId,
+      wingify_push_subscription_id: expect.stringMatching(/^[\w:-]+$/),
+      wingify_push_subscription_status: 'subscribed',
+      wingify_donot_track_actions: expect.stringMatching(/^[01]?$/),
+      _wingify_pc_uuid: uuid,
+      is_new_user: true,
+      subscribedToWebPush: true,
+      is_blocked_user: false,
+      safariOptInFailed: false,
+      pushkit_opt_out: false,
+    });
+
+    const { rows } = await stack.db.query<{ id: string; status: string; endpoint: string }>(
+      'SELECT id, status, endpoint FROM subscribers WHERE site_hash = $1',
+      [stack.config.hash],
+    );
+    expect(rows).toEqual([{ id: subscriberId, status: 'subscribed', endpoint: expect.stringMatching(/^https:\/\/jmt17\.google\.com\/fcm\/send\//) }]);
+    expect(await page.evaluate(() => [localStorage.getItem('wingify_push_subscriber_id'), localStorage.getItem('wingify_push_subscription_status')])).toEqual([
+      subscriberId,
+      'subscribed',
+    ]);
+
+    // The subscription's worker lives on the provider's origin, beside the child window, scoped to its folder.
+    const provider = await browser.context.newPage();
+    await provider.goto(`${stack.providerUrl}/health`);
+    const scope = `${stack.providerUrl}/sites/${stack.config.hash}/`;
+    expect(
+      await provider.evaluate(async (scopeUrl) => {
+        const registration = await navigator.serviceWorker.getRegistration(scopeUrl);
+        const subscription = await registration?.pushManager.getSubscription();
+        return { scope: registration?.scope, script: registration?.active?.scriptURL, subscribed: !!subscription };
+      }, scope),
+    ).toEqual({ scope, script: `${scope}sw.js`, subscribed: true });
+    await provider.close();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("the child window posts only to the site's configured origin: an opener on another origin gets nothing", async () => {
+    const evil = await browser.context.newPage();
+    await evil.goto(`http://${EVIL_HOST}:${new URL(stack.siteUrl).port}/submissions.html`);
+    const url = new URL(childWindowUrl);
+    url.searchParams.set('uuid', (await page.evaluate(() => /(?:^|; )_wingify_pc_uuid=([^;]+)/.exec(document.cookie)?.[1]))!);
+    url.searchParams.set('action', 'subscribe');
+    const [child] = await Promise.all([browser.context.waitForEvent('page'), evil.evaluate((href) => void window.open(href, 'child'), url.href)]);
+    const closed = child.waitForEvent('close', { timeout: 10_000 });
+    // Already subscribed: the child window says so, posts its message (to the site's origin) and closes.
+    await expect
+      .poll(() => child.locator('#pc-text').textContent())
+      .toBe('You seem to have already been subscribed to push notifications from Calligraphy Submissions. You can close this window.');
+    await closed;
+    await evil.waitForTimeout(300);
+    expect((await received(evil)).filter((message) => message.origin === new URL(stack.providerUrl).origin)).toEqual([]);
+
+    // The same page opened by the site itself does receive it: the drop above is the target origin at work.
+    const [again] = await Promise.all([browser.context.waitForEvent('page'), page.evaluate((href) => void window.open(href, 'child'), url.href)]);
+    await again.waitForEvent('close', { timeout: 10_000 });
+    await expect
+      .poll(async () => (await received(page)).filter((message) => message.origin === new URL(stack.providerUrl).origin).length)
+      .toBe(2);
+    await evil.close();
+  });
+});

@@ -9,6 +9,7 @@ import { failure, RequestError, sendReply } from './reply.ts';
 import { corsDelegator, SiteRegistry } from './site-access.ts';
 import type { HostedSite } from './sites.ts';
 import type { CampaignQueue } from './campaign-queue.ts';
+import { registerDashboardRoutes } from './routes/dashboard.ts';
 import { registerNotificationEventRoute } from './routes/notification-events.ts';
 import { registerOwnerApi } from './routes/owner-api.ts';
 import { registerShopRoutes } from './routes/shop.ts';
@@ -62,5 +63,6 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   registerNotificationEventRoute(app, context);
   registerSiteFileRoutes(app, context);
   registerOwnerApi(app, context);
+  registerDashboardRoutes(app, context);
   return app;
 }

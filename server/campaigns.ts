@@ -7,11 +7,21 @@ import type { HostedSite } from './sites.ts';
 export const URGENCIES = ['very-low', 'low', 'normal', 'high'] as const;
 export type Urgency = (typeof URGENCIES)[number];
 
+/** A button on the notification (the worker opens `url` when it is clicked, else the campaign's url). */
+export interface CampaignAction {
+  action: string;
+  title: string;
+  url?: string;
+}
+
 export interface CampaignInput {
   title: string;
   body: string;
   url?: string;
   icon?: string;
+  /** A large picture shown in the notification. */
+  image?: string;
+  actions?: CampaignAction[];
   /** Only subscribers in the segment with this sid. */
   segment?: string;
   /** Only this subscriber. */
@@ -39,6 +49,8 @@ export interface CampaignSummary extends CampaignCounts {
   body: string;
   url: string | null;
   icon: string | null;
+  image: string | null;
+  actions: CampaignAction[];
   segment: string | null;
   subscriberId: string | null;
   ttl: number;
@@ -55,9 +67,21 @@ export async function createCampaign(
 ): Promise<{ campaignId: string; recipients: number }> {
   return db.transaction(async (tx) => {
     const { rows } = await tx.query<{ id: string }>(
-      `INSERT INTO campaigns (site_hash, title, body, url, icon, segment_sid, subscriber_id, ttl, urgency)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-      [site.hash, input.title, input.body, input.url ?? null, input.icon ?? null, input.segment ?? null, input.subscriberId ?? null, input.ttl, input.urgency],
+      `INSERT INTO campaigns (site_hash, title, body, url, icon, segment_sid, subscriber_id, ttl, urgency, image, actions)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
+      [
+        site.hash,
+        input.title,
+        input.body,
+        input.url ?? null,
+        input.icon ?? null,
+        input.segment ?? null,
+        input.subscriberId ?? null,
+        input.ttl,
+        input.urgency,
+        input.image ?? null,
+        input.actions?.length ? JSON.stringify(input.actions) : null,
+      ],
     );
     const campaignId = String(rows[0]!.id);
     const conditions = [`s.site_hash = $2`, `s.status = 'subscribed'`, `s.endpoint IS NOT NULL`];
@@ -92,6 +116,8 @@ interface CampaignRow {
   body: string;
   url: string | null;
   icon: string | null;
+  image: string | null;
+  actions: CampaignAction[] | null;
   segment_sid: string | null;
   subscriber_id: string | null;
   ttl: number;
@@ -131,6 +157,8 @@ function summary(row: CampaignRow): CampaignSummary {
     body: row.body,
     url: row.url,
     icon: row.icon,
+    image: row.image,
+    actions: row.actions ?? [],
     segment: row.segment_sid,
     subscriberId: row.subscriber_id,
     ttl: row.ttl,

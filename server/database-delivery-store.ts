@@ -17,15 +17,19 @@ interface ClaimedRow {
   body: string;
   url: string | null;
   icon: string | null;
+  image?: string | null;
+  actions?: { action: string; title: string; url?: string }[] | null;
 }
 
 /** What the service worker receives (worker/sw.ts reads these fields). */
-export function notificationPayload(row: Pick<ClaimedRow, 'campaign_id' | 'title' | 'body' | 'url' | 'icon'>): string {
+export function notificationPayload(row: Pick<ClaimedRow, 'campaign_id' | 'title' | 'body' | 'url' | 'icon' | 'image' | 'actions'>): string {
   return JSON.stringify({
     title: row.title,
     body: row.body,
     ...(row.url ? { url: row.url } : {}),
     ...(row.icon ? { icon: row.icon } : {}),
+    ...(row.image ? { image: row.image } : {}),
+    ...(row.actions?.length ? { actions: row.actions } : {}),
     campaignId: String(row.campaign_id),
   });
 }
@@ -53,7 +57,7 @@ export class DatabaseDeliveryStore implements DeliveryStore {
          UPDATE deliveries d SET claimed_at = now(), attempts = d.attempts + 1, updated_at = now()
          FROM picked, subscribers s, campaigns c
          WHERE d.id = picked.id AND s.id = d.subscriber_id AND c.id = d.campaign_id
-         RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth, c.title, c.body, c.url, c.icon`,
+         RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth, c.title, c.body, c.url, c.icon, c.image, c.actions`,
         [campaignId, limit, CLAIM_LEASE_SECONDS],
       );
       return rows.map((row) => ({

@@ -6,6 +6,8 @@ export interface SegmentSummary {
   sid: string;
   name: string;
   members: number;
+  /** The condition expression the owner gave (docs/conditions.md), or null. */
+  condition: string | null;
   createdAt: string;
 }
 
@@ -34,12 +36,28 @@ export async function addMembership(
   );
 }
 
-export async function removeMembership(db: Queryable, siteHash: string, sid: string, subscriberId: string): Promise<void> {
-  await db.query(
+/** Removes the subscriber from the segment; false when they were not in it. */
+export async function removeMembership(db: Queryable, siteHash: string, sid: string, subscriberId: string): Promise<boolean> {
+  const { rows } = await db.query(
     `DELETE FROM segment_memberships WHERE subscriber_id = $2
-       AND segment_id = (SELECT id FROM segments WHERE site_hash = $1 AND sid = $3)`,
+       AND segment_id = (SELECT id FROM segments WHERE site_hash = $1 AND sid = $3) RETURNING segment_id`,
     [siteHash, subscriberId, sid],
   );
+  return rows.length > 0;
+}
+
+export async function segmentExists(db: Queryable, siteHash: string, sid: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM segments WHERE site_hash = $1 AND sid = $2', [siteHash, sid]);
+  return rows.length === 1;
+}
+
+/** Whether the subscriber is in the segment. */
+export async function isMember(db: Queryable, siteHash: string, sid: string, subscriberId: string): Promise<boolean> {
+  const { rows } = await db.query(
+    `SELECT 1 FROM segment_memberships m JOIN segments s ON s.id = m.segment_id WHERE s.site_hash = $1 AND s.sid = $2 AND m.subscriber_id = $3`,
+    [siteHash, sid, subscriberId],
+  );
+  return rows.length === 1;
 }
 
 export async function segmentsOfSubscriber(db: Queryable, subscriberId: string): Promise<string[]> {
@@ -51,20 +69,26 @@ export async function segmentsOfSubscriber(db: Queryable, subscriberId: string):
 }
 
 export async function listSegments(db: Queryable, siteHash: string): Promise<SegmentSummary[]> {
-  const { rows } = await db.query<{ sid: string; name: string; members: string | number; created_at: Date }>(
-    `SELECT s.sid, s.name, s.created_at, count(m.subscriber_id) AS members
+  const { rows } = await db.query<{ sid: string; name: string; condition: string | null; members: string | number; created_at: Date }>(
+    `SELECT s.sid, s.name, s.condition, s.created_at, count(m.subscriber_id) AS members
        FROM segments s LEFT JOIN segment_memberships m ON m.segment_id = s.id
       WHERE s.site_hash = $1 GROUP BY s.id ORDER BY s.sid`,
     [siteHash],
   );
-  return rows.map((row) => ({ sid: row.sid, name: row.name, members: Number(row.members), createdAt: new Date(row.created_at).toISOString() }));
+  return rows.map((row) => ({
+    sid: row.sid,
+    name: row.name,
+    members: Number(row.members),
+    condition: row.condition,
+    createdAt: new Date(row.created_at).toISOString(),
+  }));
 }
 
 /** Creates a segment; false when one with this sid exists already. */
-export async function createSegment(db: Queryable, siteHash: string, sid: string, name: string): Promise<boolean> {
+export async function createSegment(db: Queryable, siteHash: string, sid: string, name: string, condition?: string): Promise<boolean> {
   const { rows } = await db.query(
-    'INSERT INTO segments (site_hash, sid, name) VALUES ($1, $2, $3) ON CONFLICT (site_hash, sid) DO NOTHING RETURNING id',
-    [siteHash, sid, name],
+    'INSERT INTO segments (site_hash, sid, name, condition) VALUES ($1, $2, $3, $4) ON CONFLICT (site_hash, sid) DO NOTHING RETURNING id',
+    [siteHash, sid, name, condition ?? null],
   );
   return rows.length === 1;
 }

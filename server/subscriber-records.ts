@@ -55,14 +55,27 @@ export interface SubscriberQuery {
   offset: number;
   status?: SubscriberStatus;
   search?: string;
+  /** Only members of the segment with this sid. */
+  segment?: string;
+  /** By subscription time: oldest first (the default) or newest first. */
+  order?: 'oldest' | 'newest';
 }
 
-function filters(siteHash: string, query: Pick<SubscriberQuery, 'status' | 'search'>): { where: string; params: unknown[] } {
+export type SubscriberListItem = SubscriberSummary & { segments: string[]; tags: Record<string, string> };
+
+function filters(siteHash: string, query: Pick<SubscriberQuery, 'status' | 'search' | 'segment'>): { where: string; params: unknown[] } {
   const params: unknown[] = [siteHash];
   const conditions = ['site_hash = $1'];
   if (query.status) {
     params.push(query.status);
     conditions.push(`status = $${params.length}`);
+  }
+  if (query.segment) {
+    params.push(query.segment);
+    conditions.push(
+      `id IN (SELECT m.subscriber_id FROM segment_memberships m JOIN segments g ON g.id = m.segment_id
+               WHERE g.site_hash = $1 AND g.sid = $${params.length})`,
+    );
   }
   if (query.search) {
     params.push(`%${query.search.replace(/[\\%_]/g, '\\$&')}%`);
@@ -72,18 +85,43 @@ function filters(siteHash: string, query: Pick<SubscriberQuery, 'status' | 'sear
   return { where: conditions.join(' AND '), params };
 }
 
+/**
+ * One page of a site's subscribers and the number matching the filters, with each one's segments and tags.
+ * Only the page's rows are read; the order walks the (site_hash, created_at, id) index.
+ */
 export async function listSubscribers(
   db: Queryable,
   siteHash: string,
   query: SubscriberQuery,
-): Promise<{ total: number; subscribers: SubscriberSummary[] }> {
+): Promise<{ total: number; subscribers: SubscriberListItem[] }> {
   const { where, params } = filters(siteHash, query);
+  const direction = query.order === 'newest' ? 'DESC' : 'ASC';
   const total = await db.query<{ count: string }>(`SELECT count(*) AS count FROM subscribers WHERE ${where}`, params);
   const { rows } = await db.query<SubscriberRow>(
-    `SELECT * FROM subscribers WHERE ${where} ORDER BY created_at, id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    `SELECT * FROM subscribers WHERE ${where}
+      ORDER BY created_at ${direction}, id ${direction} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
     [...params, query.limit, query.offset],
   );
-  return { total: Number(total.rows[0]!.count), subscribers: rows.map(publicFields) };
+  const ids = rows.map((row) => row.id);
+  const segments = new Map<string, string[]>();
+  const tags = new Map<string, Record<string, string>>();
+  if (ids.length > 0) {
+    const memberships = await db.query<{ subscriber_id: string; sid: string }>(
+      `SELECT m.subscriber_id, s.sid FROM segment_memberships m JOIN segments s ON s.id = m.segment_id
+        WHERE m.subscriber_id = ANY($1::text[]) ORDER BY s.sid`,
+      [ids],
+    );
+    for (const row of memberships.rows) segments.set(row.subscriber_id, [...(segments.get(row.subscriber_id) ?? []), row.sid]);
+    const tagRows = await db.query<{ subscriber_id: string; key: string; value: string }>(
+      'SELECT subscriber_id, key, value FROM subscriber_tags WHERE subscriber_id = ANY($1::text[]) ORDER BY key',
+      [ids],
+    );
+    for (const row of tagRows.rows) tags.set(row.subscriber_id, { ...tags.get(row.subscriber_id), [row.key]: row.value });
+  }
+  return {
+    total: Number(total.rows[0]!.count),
+    subscribers: rows.map((row) => ({ ...publicFields(row), segments: segments.get(row.id) ?? [], tags: tags.get(row.id) ?? {} })),
+  };
 }
 
 export async function countSubscribers(db: Queryable, siteHash: string): Promise<{ count: number; byStatus: Record<SubscriberStatus, number> }> {

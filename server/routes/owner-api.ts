@@ -1,12 +1,16 @@
-// The owner API under /api/v1/sites/:name/, for the site owner's own tools: subscribers (list, count,
-// export, delete), segments, custom dimensions and campaigns. Every call needs the site's owner key.
+// The owner API under /api/v1/sites/:name/, for the site owner's own tools and the owner dashboard:
+// subscribers (paged, searched, counted, exported, deleted), overview figures, segments and their members,
+// custom dimensions and campaigns. Every call needs the site's owner key.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { compileCondition } from '../../cli/compile/segment-condition.ts';
 import { createCampaign, getCampaign, listCampaigns, URGENCIES } from '../campaigns.ts';
 import { requireOwner } from '../owner-auth.ts';
+import { siteSummary, sitesOpenedBy } from '../owner-sites.ts';
+import { audienceSize, siteStats } from '../owner-stats.ts';
 import { parseParams, segmentIdParam, subscriberIdParam } from '../params.ts';
 import { RequestError } from '../reply.ts';
-import { createSegment, deleteSegment, listSegments } from '../segments.ts';
+import { addMembership, createSegment, deleteSegment, isMember, listSegments, removeMembership, segmentExists, type SegmentSummary } from '../segments.ts';
 import type { HostedSite } from '../sites.ts';
 import {
   countSubscribers,
@@ -26,22 +30,57 @@ const pageSchema = z.object({
   offset: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(0).default(0),
 });
 
+const emptyIsAbsent = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+
 const subscriberListSchema = pageSchema.extend({
-  status: z.enum(SUBSCRIBER_STATUSES, { error: `must be one of ${SUBSCRIBER_STATUSES.join(', ')}` }).optional(),
-  search: z.string().min(1).max(200).optional(),
+  status: emptyIsAbsent(z.enum(SUBSCRIBER_STATUSES, { error: `must be one of ${SUBSCRIBER_STATUSES.join(', ')}` })),
+  search: emptyIsAbsent(z.string({ error: 'must be a single text value' }).max(200, 'must be at most 200 characters')),
+  segment: emptyIsAbsent(segmentIdParam),
+  order: z.enum(['oldest', 'newest'], { error: 'must be oldest or newest' }).default('oldest'),
 });
+
+const statsSchema = z.object({
+  days: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be 1 to 366').max(366, 'must be 1 to 366').default(30),
+});
+
+const audienceSchema = z
+  .object({ segment: emptyIsAbsent(segmentIdParam), subscriberId: emptyIsAbsent(subscriberIdParam) })
+  .refine((query) => !(query.segment && query.subscriberId), { message: 'give a segment or a subscriberId, not both', path: ['segment'] });
 
 const segmentBodySchema = z.strictObject({
   sid: z.union([z.int().positive().transform(String), segmentIdParam], { error: 'must be 1 to 29 letters, digits, "_" or "-"' }),
   name: z.string().min(1).max(100).optional(),
+  condition: z
+    .string({ error: 'must be text' })
+    .max(2000, 'must be at most 2000 characters')
+    .optional()
+    .superRefine((source, ctx) => {
+      if (source === undefined || source.trim() === '') return;
+      const compiled = compileCondition(source, 'page');
+      if (!compiled.ok) ctx.addIssue({ code: 'custom', message: `${compiled.message} at column ${compiled.position}` });
+    }),
+});
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(2048);
+
+const actionSchema = z.strictObject({
+  action: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1 to 32 letters, digits, "_" or "-"'),
+  title: z.string().min(1, 'must not be empty').max(40, 'must be at most 40 characters'),
+  url: httpUrl.optional(),
 });
 
 const campaignBodySchema = z
   .strictObject({
     title: z.string().min(1, 'must not be empty').max(200),
     body: z.string().min(1, 'must not be empty').max(1000),
-    url: z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(2048).optional(),
-    icon: z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(2048).optional(),
+    url: httpUrl.optional(),
+    icon: httpUrl.optional(),
+    image: httpUrl.optional(),
+    actions: z
+      .array(actionSchema, { error: 'must be a list of { action, title, url? }' })
+      .max(2, 'at most 2 buttons (browsers show no more)')
+      .refine((actions) => new Set(actions.map((action) => action.action)).size === actions.length, 'action names must differ')
+      .optional(),
     segment: z.union([z.int().positive().transform(String), segmentIdParam], { error: 'must be a segment id' }).optional(),
     subscriberId: subscriberIdParam.optional(),
     ttl: z.int().min(0).max(2_419_200).default(86_400),
@@ -57,6 +96,12 @@ const dimensionsSchema = z.record(
 const nameParams = z.object({ name: z.string() });
 
 export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns }: RouteContext): void {
+  // The sites this key opens (the dashboard's sign-in and site switcher); 401 when it opens none.
+  app.get('/api/v1/sites', async (request) => {
+    const opened = await sitesOpenedBy(db, request, registry.sites);
+    return { status: 'success', sites: opened.map(siteSummary) };
+  });
+
   const siteOf = async (request: FastifyRequest): Promise<HostedSite> => {
     const { name } = parseParams(nameParams, request.params);
     const site = registry.byNameOrNull(name);
@@ -69,8 +114,29 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
   app.get('/api/v1/sites/:name/subscribers', async (request) => {
     const site = await siteOf(request);
     const query = parseParams(subscriberListSchema, request.query);
+    if (query.segment && !(await segmentExists(db, site.hash, query.segment))) {
+      throw new RequestError(404, `segment: no segment ${query.segment} on site ${site.name}`);
+    }
     const page = await listSubscribers(db, site.hash, query);
     return { status: 'success', total: page.total, limit: query.limit, offset: query.offset, subscribers: page.subscribers };
+  });
+
+  app.get('/api/v1/sites/:name/stats', async (request) => {
+    const site = await siteOf(request);
+    const { days } = parseParams(statsSchema, request.query);
+    return { status: 'success', ...(await siteStats(db, site.hash, days)) };
+  });
+
+  app.get('/api/v1/sites/:name/audience', async (request) => {
+    const site = await siteOf(request);
+    const audience = parseParams(audienceSchema, request.query);
+    if (audience.segment && !(await segmentExists(db, site.hash, audience.segment))) {
+      throw new RequestError(404, `segment: no segment ${audience.segment} on site ${site.name}`);
+    }
+    if (audience.subscriberId && !(await subscriberExists(db, site.hash, audience.subscriberId))) {
+      throw new RequestError(404, `subscriberId: no subscriber ${audience.subscriberId} on site ${site.name}`);
+    }
+    return { status: 'success', recipients: await audienceSize(db, site.hash, audience) };
   });
 
   app.get('/api/v1/sites/:name/subscribers/count', async (request) => {
@@ -84,6 +150,20 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     const exported = await exportSubscriber(db, site.hash, id);
     if (!exported) throw new RequestError(404, `id: no subscriber ${id} on site ${site.name}`);
     return { status: 'success', ...exported };
+  });
+
+  // A privacy access request: everything stored about the subscriber, as a file to hand over.
+  app.get('/api/v1/sites/:name/subscribers/:id/export', async (request, reply) => {
+    const site = await siteOf(request);
+    const id = subscriberOf(request);
+    const exported = await exportSubscriber(db, site.hash, id);
+    if (!exported) throw new RequestError(404, `id: no subscriber ${id} on site ${site.name}`);
+    const file = { site: site.name, exportedAt: new Date().toISOString(), ...exported };
+    return reply
+      .type('application/json; charset=utf-8')
+      .header('content-disposition', `attachment; filename="subscriber-${id.replace(/[^A-Za-z0-9_.-]/g, '_')}.json"`)
+      .header('cache-control', 'no-store')
+      .send(JSON.stringify(file, null, 2));
   });
 
   app.delete('/api/v1/sites/:name/subscribers/:id', async (request) => {
@@ -104,16 +184,50 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
 
   app.get('/api/v1/sites/:name/segments', async (request) => {
     const site = await siteOf(request);
-    return { status: 'success', segments: await listSegments(db, site.hash) };
+    const stored = await listSegments(db, site.hash);
+    // Segments of the site config join visitors in push.js; listed even before their first member.
+    const inConfig = new Map(site.config.segmentations.map((entry) => [String(entry.sid), entry.ss]));
+    const segments: (Omit<SegmentSummary, 'createdAt'> & { createdAt: string | null; configCondition: string | null })[] = stored.map((segment) => ({
+      ...segment,
+      configCondition: inConfig.get(segment.sid) ?? null,
+    }));
+    for (const [sid, ss] of inConfig) {
+      if (!segments.some((segment) => segment.sid === sid)) segments.push({ sid, name: sid, members: 0, condition: null, createdAt: null, configCondition: ss });
+    }
+    segments.sort((a, b) => (a.sid < b.sid ? -1 : a.sid > b.sid ? 1 : 0));
+    return { status: 'success', segments };
   });
 
   app.post('/api/v1/sites/:name/segments', async (request, reply) => {
     const site = await siteOf(request);
     const body = parseParams(segmentBodySchema, request.body);
-    if (!(await createSegment(db, site.hash, body.sid, body.name ?? body.sid))) {
+    const condition = body.condition?.trim() ? body.condition.trim() : undefined;
+    if (!(await createSegment(db, site.hash, body.sid, body.name ?? body.sid, condition))) {
       throw new RequestError(409, `sid: segment ${body.sid} exists already`);
     }
-    return reply.code(201).send({ status: 'success', sid: body.sid, name: body.name ?? body.sid });
+    return reply.code(201).send({ status: 'success', sid: body.sid, name: body.name ?? body.sid, condition: condition ?? null });
+  });
+
+  const memberParams = z.object({ sid: segmentIdParam, id: subscriberIdParam });
+  const memberOf = async (request: FastifyRequest) => {
+    const site = await siteOf(request);
+    const { sid, id } = parseParams(memberParams, request.params);
+    if (!(await segmentExists(db, site.hash, sid))) throw new RequestError(404, `sid: no segment ${sid} on site ${site.name}`);
+    if (!(await subscriberExists(db, site.hash, id))) throw new RequestError(404, `id: no subscriber ${id} on site ${site.name}`);
+    return { site, sid, id };
+  };
+
+  app.put('/api/v1/sites/:name/segments/:sid/members/:id', async (request) => {
+    const { site, sid, id } = await memberOf(request);
+    const already = await isMember(db, site.hash, sid, id);
+    if (!already) await addMembership(db, site.hash, sid, id, 'owner');
+    return { status: 'success', sid, subscriberId: id, added: !already };
+  });
+
+  app.delete('/api/v1/sites/:name/segments/:sid/members/:id', async (request) => {
+    const { site, sid, id } = await memberOf(request);
+    if (!(await removeMembership(db, site.hash, sid, id))) throw new RequestError(404, `id: subscriber ${id} is not in segment ${sid}`);
+    return { status: 'success', sid, subscriberId: id, removed: true };
   });
 
   app.delete('/api/v1/sites/:name/segments/:sid', async (request) => {

@@ -114,7 +114,7 @@ describe('segments', () => {
     expect((await owner('POST', '/segments', { sid: 'bad sid!' })).json().message).toMatch(/^sid: /);
     await app.inject({ url: `/as?id=vip&customer_hash=${SITE_HASH}&subscriber_list[]=${subscribers[0]}&subscriber_list[]=${subscribers[1]}` });
     const listed = (await owner('GET', '/segments')).json();
-    expect(listed.segments).toEqual([{ sid: 'vip', name: 'Very important', members: 2, createdAt: expect.any(String) }]);
+    expect(listed.segments).toEqual([{ sid: 'vip', name: 'Very important', members: 2, condition: null, configCondition: null, createdAt: expect.any(String) }]);
     expect((await owner('DELETE', '/segments/vip')).json()).toEqual({ status: 'success', deleted: 'vip' });
     expect((await owner('DELETE', '/segments/vip')).statusCode).toBe(404);
     expect((await owner('GET', '/segments')).json().segments).toEqual([]);

@@ -41,7 +41,7 @@ export function readPayload(data: { json(): unknown; text(): string } | null | u
   }
 }
 
-/** The title and options of the notification for a payload; a missing title falls back to the site's host. */
+/** The title and options of the notification for a payload; a missing title falls back to the company name. */
 export function notificationFor(payload: PushPayload, site: WorkerSiteModule): { title: string; options: NotificationOptions & Record<string, unknown> } {
   const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() ? value : undefined);
   const actions = Array.isArray(payload.actions) ? payload.actions.filter((action) => text(action?.action) && text(action?.title)) : [];
@@ -51,7 +51,7 @@ export function notificationFor(payload: PushPayload, site: WorkerSiteModule): {
     actionUrls: Object.fromEntries(actions.filter((action) => text(action.url)).map((action) => [action.action, action.url!])),
   };
   return {
-    title: text(payload.title) ?? new URL(site.origin).host,
+    title: text(payload.title) ?? (text(site.companyName) || new URL(site.origin).host),
     options: {
       body: text(payload.body) ?? '',
       icon: text(payload.icon) ?? site.iconUrl,
@@ -66,9 +66,10 @@ export function notificationFor(payload: PushPayload, site: WorkerSiteModule): {
 }
 
 /**
- * The page a click opens: the payload's (or the action's) URL when it is on the site's origin, else the site's
- * home page. Anything else (another origin, javascript:, data:, not a URL) opens the site's home page: a
- * notification must not become a way to send the site's subscribers somewhere the site did not choose.
+ * The page a click opens: the payload's (or the action's) URL when it is on the site's origin or one of the
+ * configured notificationClickOrigins, else the site's home page. Anything else (another origin, javascript:,
+ * data:, not a URL) opens the home page: a notification must not send the site's subscribers somewhere the
+ * site did not choose.
  */
 export function clickTarget(data: NotificationData | undefined, action: string, site: WorkerSiteModule): string {
   const home = new URL('/', site.origin);
@@ -76,7 +77,7 @@ export function clickTarget(data: NotificationData | undefined, action: string, 
   if (typeof wanted !== 'string' || !wanted) return home.href;
   try {
     const url = new URL(wanted, home);
-    if (url.origin === home.origin) return url.href;
+    if (url.origin === home.origin || (site.notificationClickOrigins ?? []).includes(url.origin)) return url.href;
   } catch {
     // Not a URL: open the site instead.
   }

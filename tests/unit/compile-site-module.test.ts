@@ -132,6 +132,8 @@ describe('generateWorkerSiteModule', () => {
       vapidPublicKey: VAPID,
       swScope: '/',
       iconUrl: 'https://site.example/i.png',
+      companyName: 'Module Test',
+      notificationClickOrigins: [],
     });
   });
 });

@@ -1,7 +1,8 @@
 // The service worker handlers (worker/push-handlers.ts) on a fake ServiceWorkerGlobalScope.
 import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { installPushHandlers } from '../../worker/push-handlers.ts';
+import { clickTarget, installPushHandlers } from '../../worker/push-handlers.ts';
+import { installLifecycle, maySkipWaiting } from '../../worker/lifecycle.ts';
 import { readSubscription, saveSubscription } from '../../runtime/subscription-db.ts';
 import type { WorkerSiteModule } from '../../runtime/site-module.ts';
 
@@ -12,9 +13,11 @@ const site: WorkerSiteModule = {
   vapidPublicKey: 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s',
   swScope: '/',
   iconUrl: 'https://calligraphy.test/icon.png',
+  companyName: 'Calligraphy',
+  notificationClickOrigins: ['https://shop.calligraphy.test'],
 };
 
-function fakeWorker(browserType?: string) {
+function fakeWorker(browserType?: string, workerSite: WorkerSiteModule = site) {
   const target = new EventTarget();
   const shown: { title: string; options: NotificationOptions }[] = [];
   const opened: string[] = [];
@@ -44,7 +47,7 @@ function fakeWorker(browserType?: string) {
     posts.push({ url, init });
     return new Response('{"status":"success"}');
   }));
-  installPushHandlers(scope as unknown as ServiceWorkerGlobalScope, site, browserType);
+  const installed = installPushHandlers(scope as unknown as ServiceWorkerGlobalScope, workerSite, browserType);
   const dispatch = async (type: string, fields: Record<string, unknown>): Promise<void> => {
     const pending: Promise<unknown>[] = [];
     const event = Object.assign(new Event(type), { waitUntil: (promise: Promise<unknown>) => pending.push(promise), ...fields });
@@ -54,7 +57,7 @@ function fakeWorker(browserType?: string) {
   const pushData = (value: unknown) => ({
     data: { json: () => (typeof value === 'string' ? JSON.parse(value) : value), text: () => String(value) },
   });
-  return { scope, shown, opened, focused, posts, dispatch, pushData };
+  return { scope, shown, opened, focused, posts, dispatch, pushData, installed };
 }
 
 const notification = (data: unknown) => ({ data, close: vi.fn() });
@@ -86,13 +89,37 @@ describe('push', () => {
   it.each([
     ['an empty payload', null],
     ['a payload without a title', { body: '' }],
+    ['a blank title', { title: '   ', body: '  ' }],
+    ['a title that is not text', { title: 42, body: ['x'] }],
     ['text that is not JSON', 'plain words'],
+    ['JSON that is not an object', 'null'],
   ])('never shows an empty notification: %s', async (_, value) => {
     const worker = fakeWorker();
     await worker.dispatch('push', value === null ? { data: null } : worker.pushData(value));
     expect(worker.shown).toHaveLength(1);
-    expect(worker.shown[0]!.title).toBe('calligraphy.test');
+    expect(worker.shown[0]!.title).toBe('Calligraphy');
+    expect(worker.shown[0]!.options.icon).toBe(site.iconUrl);
     expect(worker.posts).toEqual([]);
+  });
+
+  it('keeps the text of a payload that is not JSON as the body', async () => {
+    const worker = fakeWorker();
+    await worker.dispatch('push', worker.pushData('plain words'));
+    expect(worker.shown[0]!.options.body).toBe('plain words');
+  });
+
+  it('drops actions without an action id or a title', async () => {
+    const worker = fakeWorker();
+    await worker.dispatch('push', worker.pushData({ title: 'T', actions: [{ action: 'ok', title: 'OK' }, { action: '', title: 'No id' }, { action: 'x' }, null] }));
+    expect(worker.shown[0]!.options.actions).toEqual([{ action: 'ok', title: 'OK', icon: undefined }]);
+  });
+
+  it('installs its handlers once, so importing the worker part twice shows one notification', async () => {
+    const worker = fakeWorker();
+    expect(worker.installed).toBe(true);
+    expect(installPushHandlers(worker.scope as unknown as ServiceWorkerGlobalScope, site)).toBe(false);
+    await worker.dispatch('push', worker.pushData({ title: 'Once' }));
+    expect(worker.shown.map((entry) => entry.title)).toEqual(['Once']);
   });
 });
 
@@ -100,8 +127,13 @@ describe('notificationclick', () => {
   it.each([
     ['a same-origin path', { url: '/submissions/7', campaignId: '5' }, '', 'https://calligraphy.test/submissions/7'],
     ['the URL of the clicked action', { url: '/a', campaignId: '5', actionUrls: { view: '/b' } }, 'view', 'https://calligraphy.test/b'],
+    ['a configured other origin', { url: 'https://shop.calligraphy.test/cart?x=1', campaignId: '5' }, '', 'https://shop.calligraphy.test/cart?x=1'],
     ['another origin, refused for the site', { url: 'https://evil.test/phish', campaignId: '5' }, '', 'https://calligraphy.test/'],
+    ['a look-alike of a configured origin, refused', { url: 'https://shop.calligraphy.test.evil.test/', campaignId: '5' }, '', 'https://calligraphy.test/'],
+    ['an action URL on another origin, refused', { url: '/a', campaignId: '5', actionUrls: { view: 'https://evil.test/' } }, 'view', 'https://calligraphy.test/'],
     ['javascript:, refused for the site', { url: 'javascript:alert(1)', campaignId: '5' }, '', 'https://calligraphy.test/'],
+    ['data:, refused for the site', { url: 'data:text/html,<script>alert(1)</script>', campaignId: '5' }, '', 'https://calligraphy.test/'],
+    ['protocol-relative //evil.test, refused', { url: '//evil.test/x', campaignId: '5' }, '', 'https://calligraphy.test/'],
   ])('opens %s and reports clicked', async (_, data, action, expected) => {
     const worker = fakeWorker();
     const shownNotification = notification(data);
@@ -111,6 +143,20 @@ describe('notificationclick', () => {
     expect(JSON.parse(String(worker.posts[0]!.init.body))).toMatchObject({ event: 'clicked', campaignId: '5', hash: site.hash });
     expect(worker.scope.clients.claim).not.toHaveBeenCalled();
     expect(worker.scope.skipWaiting).not.toHaveBeenCalled();
+  });
+
+  it('falls back to the home page, not the worker scope, when the worker has a narrower scope', () => {
+    const scoped = { ...site, swScope: '/push/' };
+    expect(clickTarget({ url: 'https://evil.test/' }, '', scoped)).toBe('https://calligraphy.test/');
+    expect(clickTarget(undefined, '', scoped)).toBe('https://calligraphy.test/');
+    expect(clickTarget({ url: '/gallery' }, '', scoped)).toBe('https://calligraphy.test/gallery');
+  });
+
+  it('does not report a click on a notification without a campaign', async () => {
+    const worker = fakeWorker();
+    await worker.dispatch('notificationclick', { notification: notification({ url: '/gallery/new' }), action: '' });
+    expect(worker.opened).toEqual(['https://calligraphy.test/gallery/new']);
+    expect(worker.posts).toEqual([]);
   });
 
   it('focuses a window already on the URL instead of opening another', async () => {
@@ -153,5 +199,39 @@ describe('pushsubscriptionchange', () => {
     expect(form.get('firefoxEncryptionKey')).toBe('p256');
     expect(form.get('hash')).toBe(site.hash);
     await expect(readSubscription()).resolves.toMatchObject({ endpoint: 'https://fcm.googleapis.com/fcm/send/token-renewed' });
+  });
+});
+
+describe('sw.js lifecycle', () => {
+  const own = 'https://calligraphy.test/sw.js';
+  it.each([
+    ['no active worker yet (first install)', undefined, true],
+    ['an older sw.js', 'https://calligraphy.test/sw.js', true],
+    ['an older sw.js with another query', 'https://calligraphy.test/sw.js?v=2', true],
+    ["the site's own worker at the same scope", 'https://calligraphy.test/service-worker.js', false],
+    ['a worker of another origin', 'https://cdn.test/sw.js', false],
+    ['a broken URL', 'not a url', false],
+  ])('skips waiting over %s: %s', (_, active, expected) => {
+    expect(maySkipWaiting(active, own)).toBe(expected);
+  });
+
+  it.each([
+    [undefined, 1],
+    ['https://calligraphy.test/other-sw.js', 0],
+  ])('install with the active worker %s calls skipWaiting %d time(s) and never claims', async (active, calls) => {
+    const target = new EventTarget();
+    const scope = Object.assign(target, {
+      location: { href: own },
+      registration: { active: active ? { scriptURL: active } : null },
+      skipWaiting: vi.fn(async () => undefined),
+      clients: { claim: vi.fn() },
+    });
+    installLifecycle(scope as unknown as ServiceWorkerGlobalScope);
+    const pending: Promise<unknown>[] = [];
+    target.dispatchEvent(Object.assign(new Event('install'), { waitUntil: (promise: Promise<unknown>) => pending.push(promise) }));
+    target.dispatchEvent(Object.assign(new Event('activate'), { waitUntil: (promise: Promise<unknown>) => pending.push(promise) }));
+    await Promise.all(pending);
+    expect(scope.skipWaiting).toHaveBeenCalledTimes(calls);
+    expect(scope.clients.claim).not.toHaveBeenCalled();
   });
 });

@@ -1,0 +1,230 @@
+// Every state of the child window (spec section 2) in Debian's Chromium, on the provider's origin as an http
+// site's visitor sees it: the texts word for word, the pictures, the steps, and a screenshot of each state in
+// tests/artifacts/child-window/. One visitor, in order: subscribe, already subscribed, triggerOptOut,
+// unsubscribe, opt-out, blocked; then an unsupported browser and an incognito window.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chromium, type Page, type Route } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_PATH, launchPersistentChromium, OFFLINE_FLAGS, type TestBrowser } from './support/browser.ts';
+import { startFakeGcm, type FakeGcm } from './support/fake-gcm.ts';
+import { startStack, type Stack } from './support/stack.ts';
+
+const ARTIFACTS = join(process.cwd(), 'tests/artifacts/child-window');
+const COMPANY = 'Calligraphy Submissions';
+const VIEWPORT = { width: 520, height: 640 };
+
+let stack: Stack;
+let gcm: FakeGcm;
+let browser: TestBrowser;
+let childUrl: string;
+
+beforeAll(async () => {
+  await mkdir(ARTIFACTS, { recursive: true });
+  [stack, gcm] = await Promise.all([startStack(), startFakeGcm()]);
+  browser = await launchPersistentChromium(gcm.chromiumArgs, { viewport: VIEWPORT });
+  // window.close() is recorded instead, so a finished state stays on screen and the close is observable.
+  await browser.context.addInitScript(() => {
+    window.close = () => void (document.documentElement.dataset.closeRequested = String(performance.now()));
+  });
+  childUrl = `${stack.providerUrl}/sites/${stack.config.hash}/child-window.html`;
+});
+afterAll(async () => {
+  await browser?.close();
+  await gcm?.close();
+  await stack?.close();
+});
+
+/** Holds the page's sync calls until `release` (continue) or `fail` (abort) is called. */
+async function holdSync(page: Page): Promise<{ held: Promise<void>; release(): void; fail(): void }> {
+  let settle: (how: 'continue' | 'abort') => void = () => {};
+  const decided = new Promise<'continue' | 'abort'>((resolve) => (settle = resolve));
+  let seen: () => void = () => {};
+  const held = new Promise<void>((resolve) => (seen = resolve));
+  await page.route('**/syncSubscriptionAction.php*', async (route: Route) => {
+    seen();
+    const how = await decided;
+    await (how === 'continue' ? route.continue() : route.abort('connectionrefused'));
+  });
+  return { held, release: () => settle('continue'), fail: () => settle('abort') };
+}
+
+const text = (page: Page): Promise<string | null> => page.locator('#pc-text').textContent();
+const visible = (page: Page, selector: string): Promise<boolean> => page.locator(selector).isVisible();
+const closeRequested = (page: Page): Promise<boolean> => page.evaluate(() => !!document.documentElement.dataset.closeRequested);
+
+async function open(query: string, page?: Page): Promise<Page> {
+  const target = page ?? (await browser.context.newPage());
+  await target.goto(`${childUrl}?${query}`);
+  return target;
+}
+
+async function shoot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true, animations: 'disabled' });
+}
+
+async function showsText(page: Page, expected: string): Promise<void> {
+  await expect.poll(() => text(page), { timeout: 10_000 }).toBe(expected);
+  expect(await visible(page, '#pc-spinner')).toBe(false);
+}
+
+describe('child window states', () => {
+  it('subscribe: the three steps with Allow and No, the branded footer, the title', async () => {
+    const page = await open('action=subscribe');
+    await page.locator('#pc-allow').waitFor({ state: 'visible' });
+    expect(await page.title()).toBe(`Subscribe to notifications from ${COMPANY}`);
+    expect(await page.locator('.pc-company').textContent()).toBe(COMPANY);
+    expect(await page.locator('.pc-step').allTextContents()).toEqual([
+      'This site wants to notify you when it gets new Calligraphy submissions.',
+      'Click "Allow" below, then "Allow" in the box your browser shows.',
+      "That's it: this window closes by itself.",
+    ]);
+    expect(await page.locator('.pc-step[aria-current="step"]').getAttribute('data-step')).toBe('1');
+    expect(await page.locator('#pc-allow').textContent()).toBe('Allow');
+    expect(await page.locator('#pc-no').textContent()).toBe('No');
+    expect(await page.locator('.pc-footer').textContent()).toBe('Powered by push-kit');
+    expect(await visible(page, '#pc-spinner')).toBe(false);
+    expect(await page.evaluate(() => getComputedStyle(document.querySelector('.pc-window')!).backgroundColor)).toBe('rgb(255, 255, 255)');
+    await shoot(page, 'subscribe-1-steps');
+
+    await page.locator('#pc-no').click();
+    await expect.poll(() => closeRequested(page)).toBe(true);
+    await page.close();
+  });
+
+  it('subscribe: Allow shows the spinner on step 3 while subscribing, then closes', async () => {
+    await browser.context.grantPermissions(['notifications'], { origin: stack.providerUrl });
+    const page = await browser.context.newPage();
+    const sync = await holdSync(page);
+    await open('action=subscribe', page);
+    await page.locator('#pc-allow').click();
+    await sync.held;
+    expect(await visible(page, '#pc-spinner')).toBe(true);
+    expect(await visible(page, '#pc-buttons')).toBe(false);
+    expect(await page.locator('.pc-step[aria-current="step"]').getAttribute('data-step')).toBe('3');
+    await shoot(page, 'subscribe-2-subscribing');
+    sync.release();
+    await expect.poll(() => closeRequested(page), { timeout: 10_000 }).toBe(true);
+    expect(await visible(page, '#pc-spinner')).toBe(false);
+    await shoot(page, 'subscribe-3-done');
+    await page.close();
+  });
+
+  it('already subscribed', async () => {
+    const page = await open('action=subscribe');
+    await showsText(page, `You seem to have already been subscribed to push notifications from ${COMPANY}. You can close this window.`);
+    await expect.poll(() => closeRequested(page)).toBe(true);
+    await shoot(page, 'already-subscribed');
+    await page.close();
+  });
+
+  it('triggerOptOut while subscribed: the lock-icon picture', async () => {
+    const page = await open('action=triggerOptOut');
+    await showsText(page, `To unsubscribe from ${COMPANY}, click the lock icon next to the address bar and set Notifications to Block.`);
+    expect(await visible(page, '#pc-lock')).toBe(true);
+    expect(await visible(page, '#pc-unblock')).toBe(false);
+    await shoot(page, 'trigger-opt-out-subscribed');
+    await page.close();
+  });
+
+  it('unsubscribe: "Please wait", then "You have been unsubscribed"', async () => {
+    const page = await browser.context.newPage();
+    const sync = await holdSync(page);
+    await open('action=unsubscribe', page);
+    await sync.held;
+    expect(await text(page)).toBe(`Please wait unsubscribing you from ${COMPANY}`);
+    await shoot(page, 'unsubscribe-1-wait');
+    sync.release();
+    await showsText(page, `You have been unsubscribed from ${COMPANY}. You can close this window.`);
+    await expect.poll(() => closeRequested(page)).toBe(true);
+    await shoot(page, 'unsubscribe-2-done');
+    await page.close();
+  });
+
+  it('triggerOptOut while not subscribed', async () => {
+    const page = await open('action=triggerOptOut');
+    await showsText(page, `You don't seem to have push notifications enabled from ${COMPANY}. You can close this window.`);
+    expect(await visible(page, '#pc-lock')).toBe(false);
+    await shoot(page, 'trigger-opt-out-not-subscribed');
+    await page.close();
+  });
+
+  it('opt-out: in progress, failed, done, already', async () => {
+    const again = await open('action=subscribe&isAPIcall=true');
+    await expect.poll(() => closeRequested(again), { timeout: 10_000 }).toBe(true);
+    await again.close();
+
+    const page = await browser.context.newPage();
+    const sync = await holdSync(page);
+    await open('pushkit_opt_out=1', page);
+    await sync.held;
+    expect(await text(page)).toBe(`You are being opted out of the product for ${COMPANY}`);
+    await shoot(page, 'opt-out-1-in-progress');
+    sync.fail();
+    await showsText(page, 'Something went wrong while opting out');
+    expect(await closeRequested(page)).toBe(false);
+    await shoot(page, 'opt-out-2-failed');
+    await page.close();
+
+    await browser.context.clearCookies();
+    const done = await open('pushkit_opt_out=1');
+    await showsText(done, 'You have successfully opted out of the product for this website');
+    await shoot(done, 'opt-out-3-done');
+    await done.close();
+
+    const already = await open('pushkit_opt_out=1');
+    await showsText(already, 'You are already opted out of the product for this website');
+    await shoot(already, 'opt-out-4-already');
+    await already.close();
+    await browser.context.clearCookies();
+  });
+
+  it('blocked: the unblock picture and the blocked text, for subscribe and unblock', async () => {
+    const page = await browser.context.newPage();
+    const cdp = await browser.context.newCDPSession(page);
+    await cdp.send('Browser.setPermission', { permission: { name: 'notifications' }, setting: 'denied', origin: stack.providerUrl });
+    for (const action of ['subscribe', 'unblock']) {
+      await open(`action=${action}`, page);
+      await showsText(
+        page,
+        `You have previously blocked or denied notifications from ${COMPANY}. To subscribe, allow notifications for this site in your browser's site settings, then try again.`,
+      );
+      expect(await visible(page, '#pc-unblock')).toBe(true);
+      expect(await visible(page, '#pc-buttons')).toBe(false);
+      const box = await page.locator('#pc-unblock svg').boundingBox();
+      expect(box!.width).toBeGreaterThan(300);
+      expect(box!.x + box!.width).toBeLessThanOrEqual(VIEWPORT.width);
+      await shoot(page, `blocked-${action}`);
+    }
+    await page.close();
+  });
+
+  it('an unsupported browser (Chrome 40)', async () => {
+    const page = await browser.context.newPage();
+    const cdp = await browser.context.newCDPSession(page);
+    await cdp.send('Emulation.setUserAgentOverride', { userAgent: 'Mozilla/5.0 (Windows NT 6.1) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/40.0.2214.85 Safari/537.36' });
+    await open('action=subscribe', page);
+    await showsText(page, 'Push notifications are not enabled for this browser. Please use Chrome 42 or above, or Firefox 44 or above.');
+    await shoot(page, 'unsupported-browser');
+    await page.close();
+  });
+
+  it('an incognito window: the Incognito/Private mode message', async () => {
+    const incognito = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: OFFLINE_FLAGS });
+    try {
+      const context = await incognito.newContext({ viewport: VIEWPORT });
+      await context.grantPermissions(['notifications'], { origin: stack.providerUrl });
+      const page = await context.newPage();
+      await page.goto(`${childUrl}?action=subscribe`);
+      await page.locator('#pc-allow').click();
+      await showsText(
+        page,
+        "You seem to be browsing in Incognito/Private mode. The website can't get your permission to opt-in to push notifications in the Incognito/Private mode. Please switch to normal mode and try again.",
+      );
+      expect(await visible(page, '#pc-steps')).toBe(false);
+      await shoot(page, 'incognito');
+    } finally {
+      await incognito.close();
+    }
+  });
+});

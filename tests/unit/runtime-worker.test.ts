@@ -111,7 +111,7 @@ describe('push', () => {
   it('drops actions without an action id or a title', async () => {
     const worker = fakeWorker();
     await worker.dispatch('push', worker.pushData({ title: 'T', actions: [{ action: 'ok', title: 'OK' }, { action: '', title: 'No id' }, { action: 'x' }, null] }));
-    expect(worker.shown[0]!.options.actions).toEqual([{ action: 'ok', title: 'OK', icon: undefined }]);
+    expect((worker.shown[0]!.options as { actions?: unknown }).actions).toEqual([{ action: 'ok', title: 'OK', icon: undefined }]);
   });
 
   it('installs its handlers once, so importing the worker part twice shows one notification', async () => {

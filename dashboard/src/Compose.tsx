@@ -1,0 +1,390 @@
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { formatNumber, type Campaign, type CampaignInput, type SiteApi, type SiteSummary, type Urgency } from './api.ts';
+import { NotificationPreview } from './Preview.tsx';
+import { useLoad } from './useLoad.ts';
+
+const TTL_CHOICES = [
+  { seconds: 0, label: 'Now or never (0 s)' },
+  { seconds: 3600, label: '1 hour' },
+  { seconds: 86_400, label: '1 day' },
+  { seconds: 604_800, label: '1 week' },
+  { seconds: 2_419_200, label: '4 weeks (the most)' },
+];
+const URGENCIES: Urgency[] = ['very-low', 'low', 'normal', 'high'];
+
+type Audience = 'all' | 'segment' | 'subscriber';
+type Stage = { name: 'edit' } | { name: 'confirm'; recipients: number } | { name: 'sending'; campaignId: string; campaign: Campaign | null };
+
+interface Draft {
+  title: string;
+  body: string;
+  url: string;
+  icon: string;
+  image: string;
+  buttons: { title: string; url: string }[];
+  ttl: number;
+  urgency: Urgency;
+  audience: Audience;
+  segment: string;
+  subscriberId: string;
+}
+
+function urlProblem(value: string): string | null {
+  if (!value) return null;
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol) ? null : 'must start with http:// or https://';
+  } catch {
+    return 'must be an absolute URL, such as https://example.com/page';
+  }
+}
+
+function problemsOf(draft: Draft): Record<string, string> {
+  const problems: Record<string, string> = {};
+  if (!draft.title.trim()) problems.title = 'a title is required';
+  else if (draft.title.length > 200) problems.title = 'at most 200 characters';
+  if (!draft.body.trim()) problems.body = 'a message is required';
+  else if (draft.body.length > 1000) problems.body = 'at most 1000 characters';
+  for (const field of ['url', 'icon', 'image'] as const) {
+    const problem = urlProblem(draft[field]);
+    if (problem) problems[field] = problem;
+  }
+  draft.buttons.forEach((button, index) => {
+    if (!button.title.trim()) problems[`button${index}`] = 'a button needs a label';
+    else if (button.title.length > 40) problems[`button${index}`] = 'at most 40 characters';
+    const problem = urlProblem(button.url);
+    if (problem) problems[`button${index}url`] = problem;
+  });
+  if (draft.audience === 'segment' && !draft.segment) problems.segment = 'choose a segment';
+  if (draft.audience === 'subscriber' && !/^[A-Za-z0-9_.:-]{1,128}$/.test(draft.subscriberId.trim())) problems.subscriberId = 'enter a subscriber id';
+  return problems;
+}
+
+function inputOf(draft: Draft): CampaignInput {
+  const optional = (value: string) => (value.trim() ? value.trim() : undefined);
+  return {
+    title: draft.title.trim(),
+    body: draft.body.trim(),
+    url: optional(draft.url),
+    icon: optional(draft.icon),
+    image: optional(draft.image),
+    actions: draft.buttons.length
+      ? draft.buttons.map((button, index) => ({ action: `button${index + 1}`, title: button.title.trim(), url: optional(button.url) }))
+      : undefined,
+    segment: draft.audience === 'segment' ? draft.segment : undefined,
+    subscriberId: draft.audience === 'subscriber' ? draft.subscriberId.trim() : undefined,
+    ttl: draft.ttl,
+    urgency: draft.urgency,
+  };
+}
+
+function Field(props: { id: string; label: string; problem?: string; hint?: string; children: ReactNode }) {
+  return (
+    <div className="field">
+      <label htmlFor={props.id}>{props.label}</label>
+      {props.children}
+      {props.hint && !props.problem && (
+        <small id={`${props.id}-hint`} className="muted">
+          {props.hint}
+        </small>
+      )}
+      {props.problem && (
+        <small id={`${props.id}-problem`} className="error">
+          {props.problem}
+        </small>
+      )}
+    </div>
+  );
+}
+
+export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummary; onError(error: unknown): string }) {
+  const blank: Draft = {
+    title: '',
+    body: '',
+    url: site.origin,
+    icon: site.iconUrl ?? '',
+    image: '',
+    buttons: [],
+    ttl: 86_400,
+    urgency: 'normal',
+    audience: 'all',
+    segment: '',
+    subscriberId: '',
+  };
+  const [draft, setDraft] = useState<Draft>(blank);
+  const [stage, setStage] = useState<Stage>({ name: 'edit' });
+  const [touched, setTouched] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const segments = useLoad(() => api.segments(), onError, [api]);
+
+  const problems = problemsOf(draft);
+  const shown = touched ? problems : {};
+  const set = <K extends keyof Draft>(field: K, value: Draft[K]) => {
+    setDraft((current) => ({ ...current, [field]: value }));
+    // a changed draft needs a new confirmation (the audience size may differ)
+    setStage((current) => (current.name === 'confirm' ? { name: 'edit' } : current));
+  };
+  const describedBy = (id: string) => (shown[id] ? `${id}-problem` : undefined);
+
+  // progress while sending: the campaign's counts every half second until nothing is pending
+  const sendingId = stage.name === 'sending' ? stage.campaignId : null;
+  const finished = stage.name === 'sending' && stage.campaign !== null && stage.campaign.pending === 0;
+  useEffect(() => {
+    if (!sendingId || finished) return;
+    let live = true;
+    const poll = async () => {
+      try {
+        const campaign = await api.campaign(sendingId);
+        if (live) setStage({ name: 'sending', campaignId: sendingId, campaign });
+      } catch (failure) {
+        if (live) setError(onError(failure));
+      }
+    };
+    void poll();
+    const timer = window.setInterval(poll, 500);
+    return () => {
+      live = false;
+      window.clearInterval(timer);
+    };
+  }, [sendingId, finished, api, onError]);
+
+  const review = async (event: FormEvent) => {
+    event.preventDefault();
+    setTouched(true);
+    setError(null);
+    if (Object.keys(problems).length > 0) return;
+    setBusy(true);
+    try {
+      const input = inputOf(draft);
+      setStage({ name: 'confirm', recipients: await api.audience({ segment: input.segment, subscriberId: input.subscriberId }) });
+    } catch (failure) {
+      setError(onError(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const send = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const created = await api.createCampaign(inputOf(draft));
+      setStage({ name: 'sending', campaignId: created.campaignId, campaign: null });
+    } catch (failure) {
+      setError(onError(failure));
+      setStage({ name: 'edit' });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const audienceText =
+    draft.audience === 'segment' ? `the segment ${draft.segment}` : draft.audience === 'subscriber' ? `subscriber ${draft.subscriberId.trim()}` : 'all subscribers';
+  const preview = (
+    <NotificationPreview
+      title={draft.title}
+      body={draft.body}
+      icon={draft.icon}
+      image={draft.image}
+      host={new URL(site.origin).host}
+      actions={draft.buttons.map((button, index) => ({ action: `button${index + 1}`, title: button.title || `Button ${index + 1}` }))}
+    />
+  );
+
+  if (stage.name === 'sending') {
+    const campaign = stage.campaign;
+    const done = campaign !== null && campaign.pending === 0;
+    return (
+      <div className="screen">
+        <h1>{done ? 'Sent' : 'Sending…'}</h1>
+        <div className="columns">
+          <section className="card" aria-labelledby="progress-title" aria-live="polite">
+            <h2 id="progress-title">{draft.title}</h2>
+            {error && <p className="error" role="alert">{error}</p>}
+            {campaign && (
+              <>
+                <label htmlFor="send-progress">
+                  {done ? 'Finished' : 'Progress'}: {formatNumber(campaign.sent)} of {formatNumber(campaign.recipients)} sent
+                </label>
+                <progress id="send-progress" max={Math.max(1, campaign.recipients)} value={campaign.recipients === 0 ? 1 : campaign.sent} />
+              </>
+            )}
+            {done && campaign && (
+              <dl className="results" aria-label="Results">
+                {(['sent', 'delivered', 'failed', 'expired', 'clicked'] as const).map((name) => (
+                  <div key={name}>
+                    <dt>{name[0]!.toUpperCase() + name.slice(1)}</dt>
+                    <dd data-result={name}>{formatNumber(campaign[name])}</dd>
+                  </div>
+                ))}
+              </dl>
+            )}
+            {done && (
+              <p className="muted">
+                Delivered: the push service took the message. Expired: the subscription is gone (the subscriber is marked expired). Clicked
+                counts grow as subscribers click.
+              </p>
+            )}
+            {done && (
+              <div className="buttons">
+                <button
+                  type="button"
+                  onClick={() => {
+                    setDraft(blank);
+                    setTouched(false);
+                    setStage({ name: 'edit' });
+                  }}
+                >
+                  Write another notification
+                </button>
+                <a className="button secondary" href="#/overview">
+                  See all campaigns
+                </a>
+              </div>
+            )}
+          </section>
+          {preview}
+        </div>
+      </div>
+    );
+  }
+
+  return (
+    <div className="screen">
+      <h1>Send a notification</h1>
+      <div className="columns">
+        <form className="card compose" onSubmit={review} noValidate aria-label="Notification">
+          <Field id="title" label="Title" problem={shown.title}>
+            <input id="title" value={draft.title} maxLength={200} onChange={(e) => set('title', e.target.value)} aria-invalid={!!shown.title} aria-describedby={describedBy('title')} />
+          </Field>
+          <Field id="body" label="Message" problem={shown.body}>
+            <textarea id="body" rows={3} value={draft.body} maxLength={1000} onChange={(e) => set('body', e.target.value)} aria-invalid={!!shown.body} aria-describedby={describedBy('body')} />
+          </Field>
+          <Field id="url" label="Opens (URL)" problem={shown.url} hint="The page a click opens; pages of other sites are not opened.">
+            <input id="url" type="url" value={draft.url} onChange={(e) => set('url', e.target.value)} aria-invalid={!!shown.url} aria-describedby={describedBy('url') ?? 'url-hint'} />
+          </Field>
+          <div className="field-row">
+            <Field id="icon" label="Icon (URL)" problem={shown.icon}>
+              <input id="icon" type="url" value={draft.icon} onChange={(e) => set('icon', e.target.value)} aria-invalid={!!shown.icon} aria-describedby={describedBy('icon')} />
+            </Field>
+            <Field id="image" label="Image (URL, optional)" problem={shown.image}>
+              <input id="image" type="url" value={draft.image} onChange={(e) => set('image', e.target.value)} aria-invalid={!!shown.image} aria-describedby={describedBy('image')} />
+            </Field>
+          </div>
+          <fieldset>
+            <legend>Buttons</legend>
+            {draft.buttons.map((button, index) => (
+              <div key={index} className="field-row">
+                <Field id={`button${index}`} label={`Button ${index + 1} label`} problem={shown[`button${index}`]}>
+                  <input
+                    id={`button${index}`}
+                    value={button.title}
+                    maxLength={40}
+                    onChange={(e) => set('buttons', draft.buttons.map((other, at) => (at === index ? { ...other, title: e.target.value } : other)))}
+                  />
+                </Field>
+                <Field id={`button${index}url`} label={`Button ${index + 1} opens (URL, optional)`} problem={shown[`button${index}url`]}>
+                  <input
+                    id={`button${index}url`}
+                    type="url"
+                    value={button.url}
+                    onChange={(e) => set('buttons', draft.buttons.map((other, at) => (at === index ? { ...other, url: e.target.value } : other)))}
+                  />
+                </Field>
+                <button type="button" className="secondary small" onClick={() => set('buttons', draft.buttons.filter((_, at) => at !== index))}>
+                  Remove button {index + 1}
+                </button>
+              </div>
+            ))}
+            {draft.buttons.length < 2 && (
+              <button type="button" className="secondary small" onClick={() => set('buttons', [...draft.buttons, { title: '', url: '' }])}>
+                Add a button
+              </button>
+            )}
+          </fieldset>
+          <div className="field-row">
+            <Field id="ttl" label="Keep for an offline browser (TTL)">
+              <select id="ttl" value={draft.ttl} onChange={(e) => set('ttl', Number(e.target.value))}>
+                {TTL_CHOICES.map((choice) => (
+                  <option key={choice.seconds} value={choice.seconds}>
+                    {choice.label}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field id="urgency" label="Urgency">
+              <select id="urgency" value={draft.urgency} onChange={(e) => set('urgency', e.target.value as Urgency)}>
+                {URGENCIES.map((urgency) => (
+                  <option key={urgency} value={urgency}>
+                    {urgency}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          </div>
+          <fieldset>
+            <legend>Audience</legend>
+            <label className="radio">
+              <input type="radio" name="audience" checked={draft.audience === 'all'} onChange={() => set('audience', 'all')} /> All active subscribers
+            </label>
+            <label className="radio">
+              <input type="radio" name="audience" checked={draft.audience === 'segment'} onChange={() => set('audience', 'segment')} /> A segment
+            </label>
+            {draft.audience === 'segment' && (
+              <Field id="segment" label="Segment" problem={shown.segment}>
+                <select id="segment" value={draft.segment} onChange={(e) => set('segment', e.target.value)}>
+                  <option value="">Choose a segment</option>
+                  {(segments.value ?? [])
+                    .filter((segment) => segment.createdAt !== null)
+                    .map((segment) => (
+                      <option key={segment.sid} value={segment.sid}>
+                        {segment.name === segment.sid ? segment.sid : `${segment.name} (${segment.sid})`}: {formatNumber(segment.members)} members
+                      </option>
+                    ))}
+                </select>
+              </Field>
+            )}
+            <label className="radio">
+              <input type="radio" name="audience" checked={draft.audience === 'subscriber'} onChange={() => set('audience', 'subscriber')} /> One subscriber
+            </label>
+            {draft.audience === 'subscriber' && (
+              <Field id="subscriberId" label="Subscriber id" problem={shown.subscriberId}>
+                <input id="subscriberId" spellCheck={false} value={draft.subscriberId} onChange={(e) => set('subscriberId', e.target.value)} />
+              </Field>
+            )}
+          </fieldset>
+          {error && <p className="error" role="alert">{error}</p>}
+          {stage.name === 'confirm' ? (
+            <div className="confirm" role="alertdialog" aria-labelledby="confirm-text">
+              <p id="confirm-text">
+                {stage.recipients === 0 ? (
+                  <>No active subscriber is in {audienceText}: nobody would receive it.</>
+                ) : (
+                  <>
+                    Send “{draft.title.trim()}” to <strong data-recipients={stage.recipients}>{formatNumber(stage.recipients)}</strong> subscriber
+                    {stage.recipients === 1 ? '' : 's'} ({audienceText})?
+                  </>
+                )}
+              </p>
+              <div className="buttons">
+                <button type="button" onClick={send} disabled={busy || stage.recipients === 0}>
+                  Send now
+                </button>
+                <button type="button" className="secondary" onClick={() => setStage({ name: 'edit' })}>
+                  Back to editing
+                </button>
+              </div>
+            </div>
+          ) : (
+            <div className="buttons">
+              <button type="submit" disabled={busy}>
+                Review and send
+              </button>
+            </div>
+          )}
+        </form>
+        {preview}
+      </div>
+    </div>
+  );
+}

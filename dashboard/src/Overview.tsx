@@ -1,0 +1,112 @@
+import { formatDate, formatNumber, STATUS_LABELS, STATUSES, type SiteApi, type ValueCount } from './api.ts';
+import { SubscriberChart } from './Chart.tsx';
+import { useLoad } from './useLoad.ts';
+
+function Breakdown({ title, entries }: { title: string; entries: ValueCount[] }) {
+  const total = entries.reduce((sum, entry) => sum + entry.count, 0);
+  return (
+    <section className="card" aria-labelledby={`${title}-title`}>
+      <h2 id={`${title}-title`}>{title}</h2>
+      {entries.length === 0 ? (
+        <p className="muted">No active subscribers yet.</p>
+      ) : (
+        <ul className="breakdown">
+          {entries.map((entry) => (
+            <li key={entry.value}>
+              <span className="breakdown-label">{entry.value}</span>
+              <span className="breakdown-bar" aria-hidden="true">
+                <span style={{ width: `${(entry.count / total) * 100}%` }} />
+              </span>
+              <span className="breakdown-count">
+                {formatNumber(entry.count)} <small>({Math.round((entry.count / total) * 100)}%)</small>
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+export function Overview({ api, onError }: { api: SiteApi; onError(error: unknown): string }) {
+  const stats = useLoad(() => api.stats(30), onError, [api]);
+  const campaigns = useLoad(() => api.campaigns(8), onError, [api]);
+
+  return (
+    <div className="screen">
+      <h1>Overview</h1>
+      {stats.error && <p className="error" role="alert">{stats.error}</p>}
+      {stats.value && (
+        <>
+          <section className="counts" aria-label="Subscribers by status">
+            {STATUSES.map((status) => (
+              <div key={status} className={`count count-${status}`}>
+                <span className="count-label">{STATUS_LABELS[status]}</span>
+                <span className="count-value" data-status={status}>
+                  {formatNumber(stats.value!.byStatus[status])}
+                </span>
+              </div>
+            ))}
+            <div className="count">
+              <span className="count-label">All</span>
+              <span className="count-value" data-status="all">
+                {formatNumber(stats.value.total)}
+              </span>
+            </div>
+          </section>
+          <section className="card" aria-labelledby="chart-title">
+            <h2 id="chart-title">Subscribers over the last 30 days</h2>
+            <SubscriberChart days={stats.value.days} />
+          </section>
+          <div className="columns">
+            <Breakdown title="Browsers" entries={stats.value.browsers} />
+            <Breakdown title="Languages" entries={stats.value.languages} />
+          </div>
+        </>
+      )}
+      {stats.loading && !stats.value && <p className="muted">Loading…</p>}
+      <section className="card" aria-labelledby="campaigns-title">
+        <h2 id="campaigns-title">Last campaigns</h2>
+        {campaigns.error && <p className="error">{campaigns.error}</p>}
+        {campaigns.value && campaigns.value.length === 0 && <p className="muted">No notification sent yet.</p>}
+        {campaigns.value && campaigns.value.length > 0 && (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Notification</th>
+                  <th scope="col">Audience</th>
+                  <th scope="col">Created</th>
+                  <th scope="col" className="num">Sent</th>
+                  <th scope="col" className="num">Delivered</th>
+                  <th scope="col" className="num">Failed</th>
+                  <th scope="col" className="num">Expired</th>
+                  <th scope="col" className="num">Clicked</th>
+                </tr>
+              </thead>
+              <tbody>
+                {campaigns.value.map((campaign) => (
+                  <tr key={campaign.campaignId}>
+                    <td>
+                      <strong>{campaign.title}</strong>
+                      {campaign.status !== 'done' && <span className="badge">{campaign.status}</span>}
+                    </td>
+                    <td>{campaign.segment ? `segment ${campaign.segment}` : campaign.subscriberId ? 'one subscriber' : 'all'}</td>
+                    <td>{formatDate(campaign.createdAt)}</td>
+                    <td className="num">
+                      {formatNumber(campaign.sent)} / {formatNumber(campaign.recipients)}
+                    </td>
+                    <td className="num">{formatNumber(campaign.delivered)}</td>
+                    <td className="num">{formatNumber(campaign.failed)}</td>
+                    <td className="num">{formatNumber(campaign.expired)}</td>
+                    <td className="num">{formatNumber(campaign.clicked)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </div>
+  );
+}

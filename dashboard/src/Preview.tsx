@@ -1,0 +1,50 @@
+// The notification as a desktop Chromium shows it: the site's host, the title, the body, the icon on the
+// right, the large image under them and up to two buttons.
+import type { CampaignAction } from './api.ts';
+
+export interface PreviewProps {
+  title: string;
+  body: string;
+  icon: string;
+  image: string;
+  host: string;
+  actions: CampaignAction[];
+}
+
+const isHttpUrl = (value: string) => {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+};
+
+export function NotificationPreview(props: PreviewProps) {
+  return (
+    <figure className="preview" aria-label="Preview of the notification">
+      <div className="preview-notification">
+        <div className="preview-header">
+          <span className="preview-app">Chromium</span> · <span>{props.host}</span> · <span>now</span>
+        </div>
+        <div className="preview-main">
+          <div className="preview-text">
+            <div className="preview-title">{props.title || 'Title'}</div>
+            <div className="preview-body">{props.body || 'The message of the notification.'}</div>
+          </div>
+          {isHttpUrl(props.icon) && <img className="preview-icon" src={props.icon} alt="" />}
+        </div>
+        {isHttpUrl(props.image) && <img className="preview-image" src={props.image} alt="" />}
+        {props.actions.length > 0 && (
+          <div className="preview-actions">
+            {props.actions.map((action) => (
+              <span key={action.action} className="preview-action">
+                {action.title}
+              </span>
+            ))}
+          </div>
+        )}
+      </div>
+      <figcaption className="muted">How a desktop Chromium shows it; other browsers lay it out their own way.</figcaption>
+    </figure>
+  );
+}

@@ -1,0 +1,245 @@
+import { useEffect, useState } from 'react';
+import { formatDate, formatNumber, STATUS_LABELS, STATUSES, type SiteApi } from './api.ts';
+import { useLoad } from './useLoad.ts';
+
+const PAGE_SIZE = 50;
+
+function SubscriberDetail({ api, id, onError, onDeleted }: { api: SiteApi; id: string; onError(error: unknown): string; onDeleted(id: string): void }) {
+  const detail = useLoad(() => api.subscriber(id), onError, [api, id]);
+  const [confirming, setConfirming] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+
+  const download = async () => {
+    setMessage(null);
+    try {
+      const data = await api.exportSubscriber(id);
+      const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = `subscriber-${id}.json`;
+      document.body.append(link);
+      link.click();
+      link.remove();
+      window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      setMessage('The export was downloaded.');
+    } catch (failure) {
+      setMessage(onError(failure));
+    }
+  };
+
+  const remove = async () => {
+    try {
+      await api.deleteSubscriber(id);
+      onDeleted(id);
+    } catch (failure) {
+      setConfirming(false);
+      setMessage(onError(failure));
+    }
+  };
+
+  const value = detail.value;
+  return (
+    <section className="card" aria-labelledby="detail-title">
+      <p>
+        <a href="#/subscribers">← All subscribers</a>
+      </p>
+      <h2 id="detail-title">Subscriber {id}</h2>
+      {detail.error && <p className="error" role="alert">{detail.error}</p>}
+      {value && (
+        <>
+          <dl className="details">
+            <dt>Status</dt>
+            <dd>
+              <span className={`status status-${value.subscriber.status}`}>{STATUS_LABELS[value.subscriber.status]}</span>
+            </dd>
+            <dt>Browser</dt>
+            <dd>{value.subscriber.browserType ?? '—'}</dd>
+            <dt>Language</dt>
+            <dd>{value.subscriber.language ?? '—'}</dd>
+            <dt>Time zone</dt>
+            <dd>{value.subscriber.timezone ?? '—'}</dd>
+            <dt>Subscribed on</dt>
+            <dd>{value.subscriber.subscriptionPageUrl ?? '—'}</dd>
+            <dt>Subscribed</dt>
+            <dd>{formatDate(value.subscriber.createdAt)}</dd>
+            <dt>Last sync</dt>
+            <dd>{formatDate(value.subscriber.lastSyncAt)}</dd>
+            <dt>Segments</dt>
+            <dd>{value.segments.length ? value.segments.join(', ') : '—'}</dd>
+            <dt>Tags</dt>
+            <dd>{Object.keys(value.tags).length ? Object.entries(value.tags).map(([key, tag]) => `${key}=${tag}`).join(', ') : '—'}</dd>
+            <dt>Custom dimensions</dt>
+            <dd>{Object.keys(value.dimensions).length ? Object.entries(value.dimensions).map(([key, dimension]) => `${key}=${dimension}`).join(', ') : '—'}</dd>
+            <dt>Notifications</dt>
+            <dd>
+              {value.deliveries.length} received
+              {value.events.some((event) => event.kind === 'clicked') ? `, ${value.events.filter((event) => event.kind === 'clicked').length} clicked` : ''}
+            </dd>
+          </dl>
+          <h3>Privacy requests</h3>
+          <p className="muted">Export gives the subscriber everything stored about them; delete erases it all (tags, segments, events, deliveries).</p>
+          <div className="buttons">
+            <button type="button" onClick={download}>
+              Export data (JSON)
+            </button>
+            {confirming ? (
+              <>
+                <button type="button" className="danger" onClick={remove}>
+                  Delete {id} permanently
+                </button>
+                <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+                  Keep
+                </button>
+              </>
+            ) : (
+              <button type="button" className="danger" onClick={() => setConfirming(true)}>
+                Delete subscriber
+              </button>
+            )}
+          </div>
+          {message && <p role="status">{message}</p>}
+        </>
+      )}
+    </section>
+  );
+}
+
+export function Subscribers({ api, onError, selected }: { api: SiteApi; onError(error: unknown): string; selected?: string }) {
+  const [searchText, setSearchText] = useState('');
+  const [search, setSearch] = useState('');
+  const [status, setStatus] = useState('');
+  const [offset, setOffset] = useState(0);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  // a search runs when typing pauses, from the first page
+  useEffect(() => {
+    const timer = window.setTimeout(() => {
+      setSearch(searchText.trim());
+      setOffset(0);
+    }, 300);
+    return () => window.clearTimeout(timer);
+  }, [searchText]);
+
+  const page = useLoad(() => api.subscribers({ limit: PAGE_SIZE, offset, search, status, order: 'newest' }), onError, [api, offset, search, status]);
+
+  if (selected) {
+    return (
+      <div className="screen">
+        <h1>Subscribers</h1>
+        <SubscriberDetail
+          api={api}
+          id={selected}
+          onError={onError}
+          onDeleted={(id) => {
+            setNotice(`Subscriber ${id} and everything stored about them were deleted.`);
+            page.reload();
+            window.location.hash = '#/subscribers';
+          }}
+        />
+      </div>
+    );
+  }
+
+  const value = page.value;
+  return (
+    <div className="screen">
+      <h1>Subscribers</h1>
+      {notice && (
+        <p className="ok" role="status">
+          {notice}
+        </p>
+      )}
+      <section className="card">
+        <form className="filters" role="search" onSubmit={(event) => event.preventDefault()}>
+          <div className="field">
+            <label htmlFor="subscriber-search">Search</label>
+            <input
+              id="subscriber-search"
+              type="search"
+              placeholder="id, uuid, endpoint, language or browser"
+              value={searchText}
+              maxLength={200}
+              onChange={(event) => setSearchText(event.target.value)}
+            />
+          </div>
+          <div className="field">
+            <label htmlFor="subscriber-status">Status</label>
+            <select
+              id="subscriber-status"
+              value={status}
+              onChange={(event) => {
+                setStatus(event.target.value);
+                setOffset(0);
+              }}
+            >
+              <option value="">Any</option>
+              {STATUSES.map((entry) => (
+                <option key={entry} value={entry}>
+                  {STATUS_LABELS[entry]}
+                </option>
+              ))}
+            </select>
+          </div>
+        </form>
+        {page.error && <p className="error" role="alert">{page.error}</p>}
+        {value && (
+          <>
+            <p className="muted" aria-live="polite" data-total={value.total}>
+              {value.total === 0
+                ? 'No subscriber matches.'
+                : `${formatNumber(value.offset + 1)}–${formatNumber(value.offset + value.subscribers.length)} of ${formatNumber(value.total)}`}
+            </p>
+            {value.subscribers.length > 0 && (
+              <div className="table-wrap">
+                <table className={page.loading ? 'loading' : undefined}>
+                  <thead>
+                    <tr>
+                      <th scope="col">Subscriber</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Browser</th>
+                      <th scope="col">Language</th>
+                      <th scope="col">Segments</th>
+                      <th scope="col">Tags</th>
+                      <th scope="col">Last sync</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {value.subscribers.map((subscriber) => (
+                      <tr key={subscriber.id}>
+                        <td>
+                          <a href={`#/subscribers/${encodeURIComponent(subscriber.id)}`} className="mono">
+                            {subscriber.id}
+                          </a>
+                        </td>
+                        <td>
+                          <span className={`status status-${subscriber.status}`}>{STATUS_LABELS[subscriber.status]}</span>
+                        </td>
+                        <td>{subscriber.browserType ?? '—'}</td>
+                        <td>{subscriber.language ?? '—'}</td>
+                        <td>{subscriber.segments.join(', ') || '—'}</td>
+                        <td>
+                          {Object.entries(subscriber.tags)
+                            .map(([key, tag]) => `${key}=${tag}`)
+                            .join(', ') || '—'}
+                        </td>
+                        <td>{formatDate(subscriber.lastSyncAt ?? subscriber.createdAt)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+            <div className="buttons pager">
+              <button type="button" className="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+                Previous page
+              </button>
+              <button type="button" className="secondary" disabled={offset + PAGE_SIZE >= value.total} onClick={() => setOffset(offset + PAGE_SIZE)}>
+                Next page
+              </button>
+            </div>
+          </>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -11,7 +11,7 @@
 // Goals: under 5 ms of main-thread time, and no request at all on an in-sync view.
 //   npx tsx bench/page-cost.ts [--loads 15] [--path /submissions.html]
 import { parseArgs } from 'node:util';
-import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { BrowserContext, CDPSession } from 'playwright-core';
 import { launchPersistentChromium } from '../tests/e2e/support/browser.ts';
 import { startFakeGcm } from '../tests/e2e/support/fake-gcm.ts';
 import { startStack } from '../tests/e2e/support/stack.ts';

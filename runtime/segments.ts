@@ -88,10 +88,11 @@ export function startSegments(services: RuntimeServices): void {
 
   if (PK_FEATURES.clickSegments && site.clickSegments.length && services.trackingAllowed()) {
     const join = (sid: SegmentId, vn: number): void => {
-      void joinOnce(services, sid, vn).then((joined) => {
-        if (joined) services.local.remove(retrySegmentKey(sid));
-        else if (services.subscriberId() && services.local.get(segmentMarkerKey(sid)) !== String(vn)) services.local.set(retrySegmentKey(sid), String(vn));
-      });
+      if (!services.subscriberId() || !services.trackingAllowed() || services.local.get(segmentMarkerKey(sid)) === String(vn)) return;
+      // Stored before the call and removed once it succeeds: a click on a link leaves the page, which can
+      // cancel the call, and the next view then retries it.
+      services.local.set(retrySegmentKey(sid), String(vn));
+      void joinOnce(services, sid, vn).then((joined) => joined && services.local.remove(retrySegmentKey(sid)));
     };
     for (const { sid, vn } of site.clickSegments) if (services.local.get(retrySegmentKey(sid))) join(sid, vn);
     document.addEventListener('click', (event) => {

@@ -60,7 +60,7 @@ async function viteBuild(outDir: string): Promise<void> {
   try {
     vite = await import('vite');
   } catch (error) {
-    throw new Error(`Vite is not installed (npm ci installs it with the dev dependencies): ${(error as Error).message}`);
+    throw new Error(`Vite is not installed (npm ci installs it with the dev dependencies): ${(error as Error).message}`, { cause: error });
   }
   await vite.build({
     root: DASHBOARD_SOURCE_DIR,
@@ -107,4 +107,14 @@ export function dashboardFiles(): Promise<DashboardFiles> {
     throw error;
   });
   return pending;
+}
+
+/** Starts the build in the background so the first visit does not wait for it; says when it built or failed. */
+export function prepareDashboard(log: (line: string) => void): void {
+  dashboardFiles().then(
+    (files) => {
+      if (files.buildMs > 0) log(`owner dashboard built in ${(files.buildMs / 1000).toFixed(1)} s`);
+    },
+    (error: unknown) => log(`owner dashboard: cannot build it: ${(error as Error).message}`),
+  );
 }

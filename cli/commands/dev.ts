@@ -9,6 +9,7 @@ import { startExampleSite } from '../dev/example-site-server.ts';
 import { openDatabase } from '../../server/database.ts';
 import { createApp } from '../../server/app.ts';
 import { CampaignQueue } from '../../server/campaign-queue.ts';
+import { prepareDashboard } from '../../server/dashboard-build.ts';
 import { closePushConnections } from '../../server/push/send.ts';
 import { loadSites } from '../../server/sites.ts';
 import { ensureOwnerKey, ownerKeyHashFromInit } from '../../server/owner-keys.ts';
@@ -78,11 +79,13 @@ export async function runDev(configFile: string, options: DevOptions = {}): Prom
 
   console.log(`\n  example site  ${site.config.origin}/`);
   console.log(`  provider      ${site.config.serverSyncUrl}/ (${process.env.DATABASE_URL ? 'PostgreSQL' : `embedded database ${STATE_DIR}/db`})`);
+  console.log(`  dashboard     ${site.config.serverSyncUrl}/dashboard/`);
   if (ownerKey) console.log(`  owner API key for ${site.name} (shown once): ${ownerKey}`);
   console.log(
     `\n  send a notification: npx push-kit send --site ${site.name} --title "Hello" --body "New submissions are in" --key ${ownerKey ?? '<owner key>'}`,
   );
   console.log('  press Ctrl-C to stop\n');
+  prepareDashboard((line) => console.log(line));
 
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import { createApp } from '../../server/app.ts';
 import { CampaignQueue } from '../../server/campaign-queue.ts';
+import { prepareDashboard } from '../../server/dashboard-build.ts';
 import { closePushConnections } from '../../server/push/send.ts';
 import { openDatabase } from '../../server/database.ts';
 import { ensureOwnerKey, ownerKeyHashFromInit } from '../../server/owner-keys.ts';
@@ -77,6 +78,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
     const key = newKeys.get(site.name);
     if (key) console.log(`  owner key for ${site.name} (shown once, keep it secret): ${key}`);
   }
+
+  const shownHost = ['0.0.0.0', '::'].includes(options.host) ? 'localhost' : options.host.includes(':') ? `[${options.host}]` : options.host;
+  console.log(`  owner dashboard: http://${shownHost}:${boundPort}/dashboard/`);
+  prepareDashboard((line) => console.log(line));
 
   const resumed = await campaigns.resumeUnfinished();
   if (resumed) console.log(`resuming ${resumed} unfinished campaign${resumed === 1 ? '' : 's'}`);

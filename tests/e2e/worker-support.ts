@@ -42,7 +42,7 @@ export async function startWorkerSite(options: { overrides?: Record<string, unkn
     serverSyncUrl: options.serverSyncUrl ?? `http://127.0.0.1:${await freePort()}`,
     style: { ...(original.style as object), iconUrl: `${origin}/icon.png` },
     ...options.overrides,
-  } as WorkerSite['config'];
+  } as unknown as WorkerSite['config'];
   const configFile = join(work, 'calligraphy.json');
   await writeFile(configFile, JSON.stringify(config));
   const built = await buildSite(configFile, join(work, 'dist'));
@@ -139,7 +139,7 @@ export function shownNotifications(page: Page, clientUrl: string): Promise<Shown
       body: notification.body,
       icon: notification.icon,
       image: (notification as Notification & { image: string }).image,
-      badge: notification.badge,
+      badge: (notification as Notification & { badge: string }).badge,
       tag: notification.tag,
       requireInteraction: notification.requireInteraction,
       actions: ((notification as Notification & { actions?: { action: string; title: string }[] }).actions ?? []).map(({ action, title }) => ({ action, title })),

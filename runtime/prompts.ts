@@ -22,10 +22,18 @@ export function createPrompts(markup: PromptMarkup, onAction: (kind: PromptKind,
     if (!container) {
       container = document.createElement('div');
       container.id = 'pushkit-prompts';
-      const style = document.createElement('style');
-      style.textContent = markup.css;
       container.innerHTML = [markup.chicklet, markup.contextBox, markup.alreadySubscribed, markup.blocked, markup.brandingModal, markup.mobileBox].join('');
-      container.prepend(style);
+      try {
+        // A constructed stylesheet is outside the page's Content-Security-Policy, so a strict style-src needs no
+        // 'unsafe-inline'; browsers without one (Safari < 16.4, Firefox < 101) get a <style> element instead.
+        const sheet = new CSSStyleSheet();
+        sheet.replaceSync(markup.css);
+        document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+      } catch {
+        const style = document.createElement('style');
+        style.textContent = markup.css;
+        container.prepend(style);
+      }
       container.addEventListener('click', (event) => {
         const button = (event.target as Element).closest?.('[data-pk-action]');
         const owner = button?.closest('[data-pk]');

@@ -10,17 +10,48 @@ import { compileTriggerExpression } from '../compile/trigger-expression.ts';
 
 export const SCHEMA_URL = '../schema/site-config.schema.json';
 
+/** The first character a URL or path may not hold (space, control character, lone surrogate), as "U+XXXX at character N". */
+function badUrlCharacter(value: string): string | undefined {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  const at = value.search(/[\s\u0000-\u001f\u007f-\u009f]|[\uD800-\uDFFF]/u);
+  return at < 0 ? undefined : `U+${value.charCodeAt(at).toString(16).toUpperCase().padStart(4, '0')} at character ${at + 1}`;
+}
+
+/** URLs are copied into HTML attributes, JSON and code as written: no spaces or control characters. */
+const noUrlWhitespace = (value: string) => badUrlCharacter(value) === undefined;
+const URL_WHITESPACE_RULE = { error: (issue: { input: unknown }) => `must not contain spaces or control characters (found ${badUrlCharacter(String(issue.input))})` };
+
 const httpUrl = z
   .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
+  .refine((value) => !URL.canParse(value) || noUrlWhitespace(value), URL_WHITESPACE_RULE)
   .describe('An absolute http or https URL.');
+
+/**
+ * Text shown to visitors (prompts, child window, manifest). The HTML parser drops NUL and rewrites carriage returns,
+ * and a lone surrogate cannot be written as UTF-8, so such text could not appear as configured: it is refused.
+ */
+function displayText(min: number, max: number) {
+  const bounded = min > 0 ? z.string().min(min).max(max) : z.string().max(max);
+  return bounded.superRefine((value, ctx) => {
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    const control = value.search(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    if (control >= 0) {
+      const code = value.charCodeAt(control).toString(16).toUpperCase().padStart(4, '0');
+      ctx.addIssue({ code: 'custom', message: `must not contain control characters other than tab and newline (found U+${code} at character ${control + 1})` });
+    }
+    const surrogate = value.search(/[\uD800-\uDFFF]/u);
+    if (surrogate >= 0) ctx.addIssue({ code: 'custom', message: `must be valid Unicode text (a lone surrogate at character ${surrogate + 1})` });
+  });
+}
 
 /** A path on the site's own origin, or an absolute URL; the runtime resolves it against the page. */
 const sitePath = z
   .string()
   .min(1, 'must not be empty')
-  .refine((value) => value.startsWith('/') || /^https?:\/\//.test(value), {
-    message: 'must start with "/" or be an absolute http(s) URL',
-  });
+  .refine((value) => (value.startsWith('/') && !/^\/[/\\]/.test(value)) || /^https?:\/\//.test(value), {
+    message: 'must start with "/" (not "//", which names another host) or be an absolute http(s) URL',
+  })
+  .refine(noUrlWhitespace, URL_WHITESPACE_RULE);
 
 const urlPattern = z
   .string()
@@ -90,21 +121,21 @@ const styleSchema = z
       .enum(['default', 'custom', 'none'])
       .default('default')
       .describe('Branding in the prompt footer: push-kit\'s, brandingText, or none.'),
-    brandingText: z.string().max(120).default('Powered by push-kit'),
+    brandingText: displayText(0, 120).default('Powered by push-kit'),
     isMobileEnabled: z.boolean().default(false).describe('Show the mobile box (with a close button) on phones.'),
-    allowTextChildWindow: z.string().min(1).max(40).default('Allow'),
-    offerTextChildWindow: z.string().min(1).max(300).default(DEFAULT_TEXTS.offer),
+    allowTextChildWindow: displayText(1, 40).default('Allow'),
+    offerTextChildWindow: displayText(1, 300).default(DEFAULT_TEXTS.offer),
   })
   .describe('Prompt styling, spec section 3.');
 
 const textsSchema = z
   .strictObject({
-    contextBox: z.string().min(1).max(400).default(DEFAULT_TEXTS.contextBox),
-    offer: z.string().min(1).max(300).default(DEFAULT_TEXTS.offer),
-    alreadySubscribed: z.string().min(1).max(400).default(DEFAULT_TEXTS.alreadySubscribed),
-    blocked: z.string().min(1).max(600).default(DEFAULT_TEXTS.blocked),
-    yesButton: z.string().min(1).max(40).default('Yes'),
-    noButton: z.string().min(1).max(40).default('No'),
+    contextBox: displayText(1, 400).default(DEFAULT_TEXTS.contextBox),
+    offer: displayText(1, 300).default(DEFAULT_TEXTS.offer),
+    alreadySubscribed: displayText(1, 400).default(DEFAULT_TEXTS.alreadySubscribed),
+    blocked: displayText(1, 600).default(DEFAULT_TEXTS.blocked),
+    yesButton: displayText(1, 40).default('Yes'),
+    noButton: displayText(1, 40).default('No'),
   })
   .describe('Texts shown on the host page; spec section 2 gives the defaults.');
 
@@ -144,7 +175,7 @@ export const siteConfigSchema = z
       .string()
       .regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be 8 to 64 letters, digits, "_" or "-"')
       .describe('The site key the provider knows the site by.'),
-    companyName: z.string().min(1).max(80),
+    companyName: displayText(1, 80),
     origin: httpUrl
       .refine((value) => !URL.canParse(value) || new URL(value).origin === value.replace(/\/$/, ''), {
         message: 'must be an origin only (scheme, host and port), with no path, query or fragment',
@@ -156,7 +187,7 @@ export const siteConfigSchema = z
     manifestUrl: sitePath.default('/manifest.json'),
     swPath: sitePath.default('/sw.js'),
     firefoxSwPath: sitePath.default('/sw-firefox.js'),
-    swScope: z.string().startsWith('/').default('/').describe('Scope of the push service worker.'),
+    swScope: z.string().startsWith('/').refine(noUrlWhitespace, URL_WHITESPACE_RULE).default('/').describe('Scope of the push service worker.'),
     notificationClickOrigins: z
       .array(
         httpUrl

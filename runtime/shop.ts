@@ -7,6 +7,7 @@ import { joinOnce } from './segments.ts';
 const CART_READ_DELAY_MS = 2000;
 const ORDER_READ_DELAY_MS = 3000;
 const ORDER_PAGE = /checkouts\/([^/?#]+)/;
+const CART_POSTED_KEY = 'pushkit_cart_posted';
 
 interface CartItem {
   product_id: unknown; title: unknown; price: number; sku: unknown; product_type: unknown; url: unknown; vendor: unknown; quantity: unknown;
@@ -30,10 +31,10 @@ export function cartEventData(cart: Cart): Record<string, unknown> {
   };
 }
 
-/** Order event data from the provider's order reply (`{ order: {...} }`, or the order itself). */
+/** Order event data from the provider's order reply (`{ order: {...} }`, or the order itself); its list is `items` or `orders`. */
 export function orderEventData(reply: unknown): Record<string, unknown> {
   const order = ((reply as { order?: unknown })?.order ?? reply) as Record<string, unknown>;
-  const items = (order.orders ?? []) as Record<string, unknown>[];
+  const items = (order.items ?? order.orders ?? []) as Record<string, unknown>[];
   return {
     total: order.total,
     shipping: order.shipping,
@@ -69,20 +70,31 @@ export function startShop(services: RuntimeServices): void {
     }
   };
 
+  // A plain form post leaves the page before 2 s pass, so the post time is kept in sessionStorage and the page
+  // the shop redirects to (or this one, when the theme posts with fetch) reads the cart 2 s after the post.
+  const readCart = (): void => {
+    if (!services.session.get(CART_POSTED_KEY)) return;
+    services.session.remove(CART_POSTED_KEY);
+    services
+      .get(location.origin + '/cart.js', {})
+      .then((cart) => {
+        if ((cart as Cart | null)?.items?.length) record('add_cart', cartEventData(cart as Cart));
+      })
+      .catch(() => {
+        // No cart to read: no event.
+      });
+  };
+  const scheduleCartRead = (): void => {
+    const postedAt = Number(services.session.get(CART_POSTED_KEY));
+    if (postedAt) setTimeout(readCart, Math.min(Math.max(postedAt + CART_READ_DELAY_MS - Date.now(), 0), CART_READ_DELAY_MS));
+  };
   document.addEventListener('submit', (event) => {
     const form = event.target as HTMLFormElement | null;
     if (!form || !String(form.getAttribute?.('action') ?? '').includes('/cart/add')) return;
-    setTimeout(() => {
-      services
-        .get(location.origin + '/cart.js', {})
-        .then((cart) => {
-          if ((cart as Cart | null)?.items?.length) record('add_cart', cartEventData(cart as Cart));
-        })
-        .catch(() => {
-          // No cart to read: no event.
-        });
-    }, CART_READ_DELAY_MS);
+    services.session.set(CART_POSTED_KEY, String(Date.now()));
+    scheduleCartRead();
   }, true);
+  scheduleCartRead();
 
   const orderId = ORDER_PAGE.exec(location.pathname)?.[1];
   if (orderId) {

@@ -65,6 +65,25 @@ describe('cart add', () => {
   });
 });
 
+describe('cart add that leaves the page', () => {
+  it('a plain form post navigates away: the next view reads /cart.js 2 s after the post, once', async () => {
+    const leaving = servicesDouble({ reply });
+    startShop(leaving.services);
+    submit('form[action="/cart/add"]');
+    await vi.advanceTimersByTimeAsync(500);
+    // The shop's redirect: a new page view with the same sessionStorage, whose timers start afresh.
+    const next = servicesDouble({ reply });
+    next.session.data.set('pushkit_cart_posted', leaving.session.get('pushkit_cart_posted')!);
+    startShop(next.services);
+    await vi.advanceTimersByTimeAsync(1499);
+    expect(next.calls).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(next.calls.map((call) => call.url)).toEqual([location.origin + '/cart.js']);
+    expect(next.session.get('pushkit_cart_posted')).toBeNull();
+    expect(JSON.parse(next.local.get('wingifyEcomData-add_cart')!)).toMatchObject({ price: 12.99, cTotal: 25.98 });
+  });
+});
+
 describe('order page', () => {
   it('reads the order 3 s after a checkouts/{id} page loads, with every field', async () => {
     history.replaceState(null, '', '/12345/checkouts/1001/thank_you');
@@ -78,6 +97,15 @@ describe('order page', () => {
     expect(JSON.parse(local.get('wingifyEcomData-order')!)).toEqual(ORDER);
     expect(emitted).toEqual(['ecom.order']);
     expect(local.get(segmentMarkerKey('buyers'))).toBe('4');
+  });
+
+  it("the provider's order list is `items`: it becomes the event's order list", async () => {
+    history.replaceState(null, '', '/checkouts/1001');
+    const { orders, ...rest } = ORDER;
+    const { services, local } = servicesDouble({ reply: () => ({ status: 'success', order: { orderId: '1001', ...rest, items: orders } }) });
+    startShop(services);
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(JSON.parse(local.get('wingifyEcomData-order')!)).toEqual(ORDER);
   });
 
   it('an unknown order (failed call) makes no event; other pages read no order', async () => {

@@ -1,0 +1,140 @@
+// Issue 4's online-shop events in Chromium on the example shop: the product page's cart form posts to the
+// cart-add action (a real form post that leaves the page), the cart is read from /cart.js 2 s after the post
+// and becomes the cart event (prices divided by 100); the order page (checkouts/{id}) reads the order from
+// the provider 3 s after it loads. Each event is stored as wingifyEcomData-{event} and evaluates the shop
+// segments of that event, which the provider records. A real subscription (fake GCM check-in), the built
+// push.js and the real provider; real waits, since the delays are the behaviour under test.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isMember } from '../../server/segments.ts';
+import { EXAMPLE_PRODUCTS } from '../../cli/dev/example-site-server.ts';
+import { launchPersistentChromium, type TestBrowser } from './support/browser.ts';
+import { startFakeGcm, type FakeGcm } from './support/fake-gcm.ts';
+import { startStack, type Stack } from './support/stack.ts';
+import { subscribeThroughApi } from './support/subscribe.ts';
+
+const SHOP_SEGMENTS = [
+  { sid: 'cart-over-40', event: 'add_cart', ss: 'cTotal > 40', vn: 1 },
+  { sid: 'big-spenders', event: 'add_cart', ss: 'cTotal > 1000', vn: 1 },
+  { sid: 'buyers', event: 'order', vn: 1 },
+];
+const PEN = EXAMPLE_PRODUCTS[0]!;
+
+let stack: Stack;
+let gcm: FakeGcm;
+let browser: TestBrowser;
+let subscriberId = '';
+
+beforeAll(async () => {
+  gcm = await startFakeGcm();
+  [stack, browser] = await Promise.all([
+    startStack({
+      overrides: { isShopifyConnectedAccount: true, shopifySegmentations: SHOP_SEGMENTS, segmentations: [], pageClickTrackingConcent: false },
+    }),
+    launchPersistentChromium(gcm.chromiumArgs),
+  ]);
+  await browser.context.grantPermissions(['notifications'], { origin: stack.siteUrl });
+  const page = await browser.context.newPage();
+  await page.goto(`${stack.siteUrl}/`);
+  subscriberId = (await subscribeThroughApi(page)).subscriberId;
+  await page.close();
+});
+afterAll(async () => {
+  await browser?.close();
+  await gcm?.close();
+  await stack?.close();
+});
+
+interface Timed {
+  url: URL;
+  at: number;
+}
+
+/** Records, with their times, the page's requests (across its navigations) whose path matches. */
+function recordRequests(page: Page, path: RegExp): Timed[] {
+  const seen: Timed[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (path.test(url.pathname)) seen.push({ url, at: Date.now() });
+  });
+  return seen;
+}
+
+const ecomData = async (page: Page, event: string) =>
+  JSON.parse((await page.evaluate((key) => localStorage.getItem(key), `wingifyEcomData-${event}`)) ?? 'null') as Record<string, unknown> | null;
+const member = (sid: string) => isMember(stack.db, stack.config.hash, sid, subscriberId);
+
+describe('online shop', () => {
+  it('a cart-add form post: /cart.js read 2 s after the post, the cart event with every field (prices / 100), the matching shop segment joined', async () => {
+    const page = await browser.context.newPage();
+    const cartReads = recordRequests(page, /^\/cart\.js$/);
+    const adds = recordRequests(page, /^\/as$/);
+    await page.goto(`${stack.siteUrl}${PEN.url}`);
+    await page.locator('input[name="quantity"]').fill('2');
+    const postedAt = Date.now();
+    await page.locator('#product-form button[type="submit"]').click();
+    await page.waitForURL(`**${PEN.url}`);
+
+    await expect.poll(() => cartReads.length, { timeout: 10_000 }).toBe(1);
+    expect(cartReads[0]!.at - postedAt).toBeGreaterThanOrEqual(1900);
+    await expect.poll(() => ecomData(page, 'add_cart')).toEqual({
+      pId: PEN.productId,
+      pName: PEN.title,
+      price: PEN.priceCents / 100,
+      sku: PEN.sku,
+      cat: PEN.productType,
+      pUrl: PEN.url,
+      brand: PEN.vendor,
+      quant: 2,
+      cTotal: (2 * PEN.priceCents) / 100,
+      cItemsCount: 2,
+    });
+    await expect.poll(() => member('cart-over-40')).toBe(true);
+    expect(adds.map((add) => [add.url.searchParams.get('id'), add.url.searchParams.getAll('subscriber_list[]')])).toEqual([['cart-over-40', [subscriberId]]]);
+    expect(await page.evaluate(() => localStorage.getItem('wingifySegment-cart-over-40'))).toBe('1');
+    expect(await member('big-spenders')).toBe(false);
+    expect(await member('buyers')).toBe(false);
+
+    // The read happened once: a later view does not read the cart again.
+    await page.goto(`${stack.siteUrl}/`);
+    await page.waitForTimeout(2500);
+    expect(cartReads).toHaveLength(1);
+    await page.close();
+  }, 30_000);
+
+  it('the order page: the order read from the provider 3 s after load, the order event with every field, the order segment joined', async () => {
+    const page = await browser.context.newPage();
+    const orderReads = recordRequests(page, /^\/api\/v1\/shopify\/getOrderDetails$/);
+    await page.goto(`${stack.siteUrl}/cart`);
+    await page.locator('form[action="/checkout"] button').click();
+    await page.waitForURL('**/checkouts/*');
+    const loadedAt = Date.now();
+    const orderId = new URL(page.url()).pathname.split('/').pop()!;
+
+    await expect.poll(() => orderReads.length, { timeout: 10_000 }).toBe(1);
+    expect(orderReads[0]!.at - loadedAt).toBeGreaterThanOrEqual(2800);
+    expect(Object.fromEntries(orderReads[0]!.url.searchParams)).toEqual({ hash: stack.config.hash, orderId });
+    await expect.poll(() => ecomData(page, 'order')).toEqual({
+      total: (2 * PEN.priceCents) / 100,
+      shipping: 4.5,
+      tax: 0,
+      discount: 0,
+      coupon: '',
+      orders: [
+        {
+          pId: String(PEN.productId),
+          pName: PEN.title,
+          pPrice: PEN.priceCents / 100,
+          pVariant: String(PEN.variantId),
+          pSku: PEN.sku,
+          pBrand: PEN.vendor,
+          pQuant: 2,
+          pImgUrl: `${stack.siteUrl}/icon.png`,
+        },
+      ],
+    });
+    await expect.poll(() => member('buyers')).toBe(true);
+    expect(await page.evaluate(() => localStorage.getItem('wingifySegment-buyers'))).toBe('1');
+    await page.close();
+  }, 30_000);
+});

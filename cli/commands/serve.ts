@@ -83,11 +83,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
   console.log(`  owner dashboard: http://${shownHost}:${boundPort}/dashboard/`);
   prepareDashboard((line) => console.log(line));
 
-  const resumed = await campaigns.resumeUnfinished();
-  if (resumed) console.log(`resuming ${resumed} unfinished campaign${resumed === 1 ? '' : 's'}`);
-  console.log('Press Ctrl+C to stop.');
-
-  await new Promise<void>((resolve) => {
+  // Handlers first: a SIGTERM sent as soon as the line below is read must stop the provider cleanly.
+  const stopped = new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
@@ -97,6 +94,11 @@ export async function runServe(options: ServeOptions): Promise<number> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  const resumed = await campaigns.resumeUnfinished();
+  if (resumed) console.log(`resuming ${resumed} unfinished campaign${resumed === 1 ? '' : 's'}`);
+  console.log('Press Ctrl+C to stop.');
+
+  await stopped;
   await app.close();
   await campaigns.close();
   await closePushConnections();

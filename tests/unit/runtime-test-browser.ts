@@ -114,6 +114,7 @@ export function resetPage(path = '/'): void {
     if (name) document.cookie = name + '=;expires=Thu, 01 Jan 1970 00:00:00 GMT;path=/';
   }
   document.body.innerHTML = '';
+  document.adoptedStyleSheets = [];
   history.replaceState(null, '', path);
 }
 

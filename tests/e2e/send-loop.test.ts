@@ -88,6 +88,11 @@ describe('subscribe, send, deliver, show', () => {
     verifyVapidAuthorization(request.headers.authorization as string, stack.config.vapidPublicKey as string);
     const payload = decryptPushBody(request.body, subscriberKeys).toString('utf8');
 
+    // A push delivered to a worker that is still installing is dropped: wait until sw.js is activated.
+    await page.evaluate(async () => {
+      const worker = (await navigator.serviceWorker.ready).active!;
+      if (worker.state !== 'activated') await new Promise((resolve) => worker.addEventListener('statechange', () => worker.state === 'activated' && resolve(undefined)));
+    });
     const cdp = await browser.context.newCDPSession(page);
     const registrationId = new Promise<string>((resolve) => {
       cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {

@@ -55,7 +55,8 @@ describe('child window of an http site', () => {
     expect(await page.evaluate(() => ({ secure: isSecureContext, worker: 'serviceWorker' in navigator }))).toEqual({ secure: false, worker: false });
     await page.evaluate(() => {
       const queue = (window as unknown as { pushkit: { push(call: unknown[]): void } }).pushkit;
-      const log = ((window as unknown as { __outcome: unknown[] }).__outcome = []);
+      const log: unknown[] = [];
+      (window as unknown as { __outcome: unknown[] }).__outcome = log;
       queue.push(['subscriptionSuccessCallback', (id: string, result: unknown) => log.push(['success', id, result])]);
       queue.push(['subscriptionFailureCallback', (result: unknown) => log.push(['failure', result])]);
     });
@@ -94,7 +95,8 @@ describe('child window of an http site', () => {
     await closed;
 
     await expect.poll(() => page.evaluate(() => (window as unknown as { __outcome: unknown[] }).__outcome.length), { timeout: 5000 }).toBe(1);
-    const [[kind, subscriberId, result]] = (await page.evaluate(() => (window as unknown as { __outcome: unknown[][] }).__outcome)) as [string, string, unknown][];
+    const outcome = (await page.evaluate(() => (window as unknown as { __outcome: unknown[][] }).__outcome)) as [string, string, unknown][];
+    const [kind, subscriberId, result] = outcome[0]!;
     expect(kind).toBe('success');
     expect(result).toEqual({ status: 'SUBSCRIBED', message: 'User has subscribed to push notifications.' });
 

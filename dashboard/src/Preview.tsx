@@ -1,5 +1,6 @@
 // The notification as a desktop Chromium shows it: the site's host, the title, the body, the icon on the
 // right, the large image under them and up to two buttons.
+import { useState } from 'react';
 import type { CampaignAction } from './api.ts';
 
 export interface PreviewProps {
@@ -20,6 +21,10 @@ const isHttpUrl = (value: string) => {
 };
 
 export function NotificationPreview(props: PreviewProps) {
+  // a picture that does not load is left out, as the browser leaves it out
+  const [broken, setBroken] = useState<string[]>([]);
+  const shows = (url: string) => isHttpUrl(url) && !broken.includes(url);
+  const onError = (url: string) => () => setBroken((current) => [...current, url]);
   return (
     <figure className="preview" aria-label="Preview of the notification">
       <div className="preview-notification">
@@ -31,9 +36,9 @@ export function NotificationPreview(props: PreviewProps) {
             <div className="preview-title">{props.title || 'Title'}</div>
             <div className="preview-body">{props.body || 'The message of the notification.'}</div>
           </div>
-          {isHttpUrl(props.icon) && <img className="preview-icon" src={props.icon} alt="" />}
+          {shows(props.icon) && <img className="preview-icon" src={props.icon} alt="" onError={onError(props.icon)} />}
         </div>
-        {isHttpUrl(props.image) && <img className="preview-image" src={props.image} alt="" />}
+        {shows(props.image) && <img className="preview-image" src={props.image} alt="" onError={onError(props.image)} />}
         {props.actions.length > 0 && (
           <div className="preview-actions">
             {props.actions.map((action) => (

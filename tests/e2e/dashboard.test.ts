@@ -1,0 +1,255 @@
+// The owner dashboard in Chromium against `push-kit serve` (spawned, embedded database seeded with a few
+// hundred subscribers whose endpoints are on the fake HTTPS push service): sign in, segments with a bad then
+// a good condition, send to a segment (the push service receives exactly that segment's messages), find,
+// export and delete a subscriber. Screenshots of each screen go to tests/artifacts/dashboard/.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../server/database.ts';
+import { ensureOwnerKey } from '../../server/owner-keys.ts';
+import { generateVapidKeyPair, keyFilePath, writeVapidKeyFile } from '../../server/vapid-keys.ts';
+import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
+import { launchPersistentChromium, type TestBrowser } from './support/browser.ts';
+import { freePort } from './support/ports.ts';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const SHOTS = join(REPO, 'tests/artifacts/dashboard');
+const SUBSCRIBERS = 300;
+const LETTERS_HASH = 'letters-dash-01';
+
+let work: string;
+let provider: ChildProcess;
+let providerUrl: string;
+let output = '';
+let pushService: FakePushService;
+let browser: TestBrowser;
+let page: Page;
+let lettersKey: string;
+let journalKey: string;
+/** Active members of segment vip with an endpoint: whom a campaign to vip reaches. */
+let vipPaths: string[];
+let byStatus: Record<string, number>;
+const subscriberKeys = createSubscriberKeys();
+
+function siteConfig(hash: string, companyName: string, origin: string, vapidPublicKey: string) {
+  return { hash, companyName, origin, serverSyncUrl: providerUrl, vapidPublicKey, style: { iconUrl: `${origin}/icon.png` } };
+}
+
+async function seed(): Promise<void> {
+  const db = await openDatabase({ dataDir: join(work, '.push-kit/db') });
+  try {
+    lettersKey = (await ensureOwnerKey(db, { hash: LETTERS_HASH }))!;
+    journalKey = (await ensureOwnerKey(db, { hash: 'journal-dash-01' }))!;
+    await db.query(
+      `INSERT INTO subscribers (id, site_hash, status, endpoint, p256dh, auth, browser_type, language, created_at, last_sync_at)
+       SELECT 'sub-' || lpad(i::text, 4, '0'), $1,
+              CASE WHEN i % 10 = 0 THEN 'unsubscribed' WHEN i % 25 = 1 THEN 'blocked' WHEN i % 45 = 2 THEN 'expired' ELSE 'subscribed' END,
+              $2 || '/push/sub-' || lpad(i::text, 4, '0'), $3, $4,
+              (ARRAY['chrome', 'firefox', 'edge'])[i % 3 + 1], CASE WHEN i % 4 = 0 THEN 'pt-BR' ELSE 'en-US' END,
+              now() - (i % 28) * interval '1 day', now() - (i % 5) * interval '1 hour'
+         FROM generate_series(1, $5::int) AS i`,
+      [LETTERS_HASH, pushService.origin, subscriberKeys.p256dh, subscriberKeys.auth, SUBSCRIBERS],
+    );
+    await db.query(`INSERT INTO segments (site_hash, sid, name) VALUES ($1, 'vip', 'Very important readers')`, [LETTERS_HASH]);
+    await db.query(
+      `INSERT INTO segment_memberships (segment_id, subscriber_id, source)
+       SELECT g.id, s.id, 'test' FROM segments g, subscribers s
+        WHERE g.site_hash = $1 AND g.sid = 'vip' AND s.site_hash = $1 AND right(s.id, 4)::int % 7 = 0`,
+      [LETTERS_HASH],
+    );
+    await db.query(`INSERT INTO subscriber_tags (subscriber_id, key, value) VALUES ('sub-0042', 'plan', 'pro')`);
+    const vip = await db.query<{ id: string }>(
+      `SELECT s.id FROM subscribers s JOIN segment_memberships m ON m.subscriber_id = s.id
+        WHERE s.status = 'subscribed' AND s.endpoint IS NOT NULL ORDER BY s.id`,
+    );
+    vipPaths = vip.rows.map((row) => `/push/${row.id}`);
+    const statuses = await db.query<{ status: string; count: string }>('SELECT status, count(*) AS count FROM subscribers GROUP BY status');
+    byStatus = Object.fromEntries(statuses.rows.map((row) => [row.status, Number(row.count)]));
+  } finally {
+    await db.close();
+  }
+}
+
+beforeAll(async () => {
+  await mkdir(SHOTS, { recursive: true });
+  work = await mkdtemp(join(tmpdir(), 'push-kit-dashboard-'));
+  pushService = await startFakePushService();
+  const port = await freePort();
+  providerUrl = `http://127.0.0.1:${port}`;
+  const letters = generateVapidKeyPair();
+  const journal = generateVapidKeyPair();
+  await mkdir(join(work, 'site-configs'), { recursive: true });
+  await writeFile(join(work, 'site-configs/letters.json'), JSON.stringify(siteConfig(LETTERS_HASH, 'Letters', 'https://letters.example', letters.publicKey)));
+  await writeFile(join(work, 'site-configs/journal.json'), JSON.stringify(siteConfig('journal-dash-01', 'Journal', 'https://journal.example', journal.publicKey)));
+  await writeVapidKeyFile(keyFilePath(join(work, '.push-kit'), 'letters'), letters);
+  await writeVapidKeyFile(keyFilePath(join(work, '.push-kit'), 'journal'), journal);
+  await seed();
+
+  provider = spawn(process.execPath, [join(REPO, 'bin/push-kit.js'), 'serve', '--port', String(port), '--sites', 'site-configs/*.json', '--dist', 'dist'], {
+    cwd: work,
+    env: { ...process.env, NODE_EXTRA_CA_CERTS: pushService.certPath, DATABASE_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  provider.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  provider.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const started = Date.now();
+  while (!output.includes('Press Ctrl+C to stop.')) {
+    if (provider.exitCode !== null || Date.now() - started > 30_000) throw new Error(`push-kit serve did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(output).toContain(`owner dashboard: ${providerUrl}/dashboard/`);
+
+  browser = await launchPersistentChromium([], { viewport: { width: 1280, height: 900 } });
+  page = await browser.context.newPage();
+  // the first visit may wait for the on-demand build
+  await page.goto(`${providerUrl}/dashboard/`, { timeout: 45_000 });
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (provider && provider.exitCode === null) {
+    const exited = new Promise((resolve) => provider.once('exit', resolve));
+    provider.kill('SIGTERM');
+    await exited;
+  }
+  await pushService?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+
+describe('owner dashboard', () => {
+  it('refuses a wrong key, signs in with the right one (kept in sessionStorage, never in the URL) and switches sites', async () => {
+    await page.getByLabel('Owner key').fill('pk_not_the_key_of_anything_here');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('This key is not the owner key of any site on this server.');
+    await shot('sign-in-refused');
+
+    await page.getByLabel('Owner key').fill(lettersKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await expect.poll(() => page.locator('[data-status="subscribed"]').textContent()).toBe(String(byStatus.subscribed));
+    expect(await page.locator('[data-status="unsubscribed"]').textContent()).toBe(String(byStatus.unsubscribed));
+    expect(await page.locator('[data-status="blocked"]').textContent()).toBe(String(byStatus.blocked));
+    expect(await page.locator('[data-status="expired"]').textContent()).toBe(String(byStatus.expired));
+    expect(await page.locator('svg.chart').getAttribute('aria-label')).toContain(`${SUBSCRIBERS} new`);
+    expect(page.url()).not.toContain(lettersKey);
+    expect(await page.evaluate(() => sessionStorage.getItem('pushkit-dashboard'))).toContain(lettersKey);
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    await shot('overview');
+
+    await page.getByRole('button', { name: 'Sign in to another site' }).click();
+    await page.getByLabel('Owner key').fill(journalKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const switcher = page.getByLabel('Site');
+    await expect.poll(() => switcher.inputValue()).toBe('journal');
+    await expect.poll(() => page.locator('[data-status="all"]').textContent()).toBe('0');
+    await switcher.selectOption('letters');
+    await expect.poll(() => page.locator('[data-status="all"]').textContent()).toBe(String(SUBSCRIBERS));
+  });
+
+  it('creates a segment: a bad condition shows the error and its column, a good one is created', async () => {
+    await page.getByRole('link', { name: 'Segments' }).click();
+    await page.getByRole('heading', { name: 'Create a segment' }).waitFor();
+    const vipRow = page.locator('tr[data-sid="vip"]');
+    expect(await vipRow.locator('[data-members]').getAttribute('data-members')).toBe(String(Math.floor(SUBSCRIBERS / 7)));
+
+    await page.getByLabel('Segment id').fill('blog-readers');
+    await page.getByLabel('Condition').fill('path == "/a" and');
+    const status = page.locator('#condition-status');
+    await expect.poll(() => status.locator('[data-position]').textContent()).toBe('expected a value after "and" at column 17');
+    expect(await page.getByRole('button', { name: 'Create segment' }).isDisabled()).toBe(true);
+    await shot('segments-bad-condition');
+
+    await page.getByLabel('Condition').fill('path startsWith "/blog" and visitCount > 2');
+    await expect.poll(() => status.textContent()).toBe('The condition is valid.');
+    await page.getByRole('button', { name: 'Create segment' }).click();
+    await expect.poll(() => page.getByText('Segment blog-readers created.').count()).toBe(1);
+    const created = page.locator('tr[data-sid="blog-readers"]');
+    await created.waitFor();
+    expect(await created.locator('code').textContent()).toBe('path startsWith "/blog" and visitCount > 2');
+    expect(await created.locator('[data-members]').getAttribute('data-members')).toBe('0');
+
+    await page.getByLabel('Segment', { exact: true }).selectOption('blog-readers');
+    await page.getByLabel('Subscriber id').fill('sub-0003');
+    await page.getByRole('button', { name: 'Add to segment' }).click();
+    await expect.poll(() => page.getByText('sub-0003 added to blog-readers.').count()).toBe(1);
+    await expect.poll(() => created.locator('[data-members]').getAttribute('data-members')).toBe('1');
+    await shot('segments');
+  });
+
+  it('sends to a segment: confirmation with the audience size, progress, results; the push service gets exactly that segment', async () => {
+    await page.getByRole('link', { name: 'Send a notification' }).click();
+    await page.getByLabel('Title').fill('Spring letters are in');
+    await page.getByLabel('Message').fill('Twelve new pieces from the spring workshop.');
+    await page.getByLabel('Opens (URL)').fill('https://letters.example/spring');
+    await page.getByRole('button', { name: 'Add a button' }).click();
+    await page.getByLabel('Button 1 label').fill('Read now');
+    await page.getByLabel('Urgency').selectOption('high');
+    await page.getByLabel('A segment').check();
+    await page.getByLabel('Segment', { exact: true }).selectOption('vip');
+    expect(await page.locator('.preview-title').textContent()).toBe('Spring letters are in');
+    expect(await page.locator('.preview-action').textContent()).toBe('Read now');
+    await shot('compose');
+
+    await page.getByRole('button', { name: 'Review and send' }).click();
+    const confirm = page.getByRole('alertdialog');
+    await confirm.waitFor();
+    expect(await confirm.locator('[data-recipients]').getAttribute('data-recipients')).toBe(String(vipPaths.length));
+    await shot('compose-confirm');
+    await confirm.getByRole('button', { name: 'Send now' }).click();
+
+    await page.getByRole('heading', { name: 'Sent' }).waitFor({ timeout: 30_000 });
+    expect(await page.locator('[data-result="delivered"]').textContent()).toBe(String(vipPaths.length));
+    expect(await page.locator('[data-result="failed"]').textContent()).toBe('0');
+    await shot('compose-results');
+
+    expect(pushService.requests.map((request) => request.path).sort()).toEqual(vipPaths);
+    const payload = JSON.parse(decryptPushBody(pushService.requests[0]!.body, subscriberKeys).toString('utf8'));
+    expect(payload).toMatchObject({
+      title: 'Spring letters are in',
+      body: 'Twelve new pieces from the spring workshop.',
+      url: 'https://letters.example/spring',
+      actions: [{ action: 'button1', title: 'Read now' }],
+    });
+    expect(pushService.requests[0]!.headers.urgency).toBe('high');
+
+    await page.getByRole('link', { name: 'Overview' }).click();
+    const row = page.locator('tr', { hasText: 'Spring letters are in' });
+    await row.waitFor();
+    expect(await row.locator('td').nth(3).textContent()).toBe(`${vipPaths.length} / ${vipPaths.length}`);
+  });
+
+  it('finds a subscriber, exports their data and deletes them', async () => {
+    await page.getByRole('link', { name: 'Subscribers' }).click();
+    await expect.poll(() => page.locator('[data-total]').getAttribute('data-total')).toBe(String(SUBSCRIBERS));
+    expect(await page.locator('tbody tr').count()).toBe(50);
+    await shot('subscribers');
+
+    await page.getByLabel('Search').fill('sub-0042');
+    await expect.poll(() => page.locator('[data-total]').getAttribute('data-total')).toBe('1');
+    expect(await page.locator('tbody tr td').nth(5).textContent()).toBe('plan=pro');
+    await page.getByRole('link', { name: 'sub-0042' }).click();
+    await page.getByRole('heading', { name: 'Subscriber sub-0042' }).waitFor();
+    await expect.poll(() => page.locator('.details').textContent()).toContain('vip');
+    await shot('subscriber-detail');
+
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export data (JSON)' }).click();
+    const exported = JSON.parse(await readFile((await (await download).path())!, 'utf8'));
+    expect(exported).toMatchObject({ site: 'letters', subscriber: { id: 'sub-0042' }, tags: { plan: 'pro' }, segments: ['vip'] });
+    expect(exported.deliveries).toHaveLength(1);
+
+    await page.getByRole('button', { name: 'Delete subscriber' }).click();
+    await page.getByRole('button', { name: 'Delete sub-0042 permanently' }).click();
+    await expect.poll(() => page.getByText('Subscriber sub-0042 and everything stored about them were deleted.').count()).toBe(1);
+    await expect.poll(() => page.locator('[data-total]').getAttribute('data-total')).toBe('0');
+    const gone = await fetch(`${providerUrl}/api/v1/sites/letters/subscribers/sub-0042`, { headers: { authorization: `Bearer ${lettersKey}` } });
+    expect(gone.status).toBe(404);
+    await shot('subscriber-deleted');
+  });
+});

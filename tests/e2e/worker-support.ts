@@ -30,7 +30,9 @@ export interface WorkerSite {
 }
 
 /** Builds calligraphy.json for `origin` (with overrides) and serves it; the provider URL may be a dead port. */
-export async function startWorkerSite(options: { overrides?: Record<string, unknown>; serverSyncUrl?: string } = {}): Promise<WorkerSite> {
+export async function startWorkerSite(
+  options: { overrides?: Record<string, unknown> | ((port: number) => Record<string, unknown>); serverSyncUrl?: string } = {},
+): Promise<WorkerSite> {
   const work = await mkdtemp(join(tmpdir(), 'push-kit-worker-'));
   const port = await freePort();
   const origin = `http://localhost:${port}`;
@@ -41,7 +43,7 @@ export async function startWorkerSite(options: { overrides?: Record<string, unkn
     origin,
     serverSyncUrl: options.serverSyncUrl ?? `http://127.0.0.1:${await freePort()}`,
     style: { ...(original.style as object), iconUrl: `${origin}/icon.png` },
-    ...options.overrides,
+    ...(typeof options.overrides === 'function' ? options.overrides(port) : options.overrides),
   } as unknown as WorkerSite['config'];
   const configFile = join(work, 'calligraphy.json');
   await writeFile(configFile, JSON.stringify(config));

@@ -8,8 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+import { loadConfig } from '../cli/config/load-config.ts';
+import { siteFeatures } from '../cli/compile/features.ts';
+import { generateSiteModule, generateWorkerSiteModule } from '../cli/compile/site-module.ts';
+import { bundleEntry } from '../cli/emit/bundle.ts';
 import { buildSite } from '../cli/emit/build-site.ts';
+import { renderPrompts } from '../cli/emit/render-prompts.tsx';
+
+const { values } = parseArgs({ options: { breakdown: { type: 'boolean', default: false } } });
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 const SITES = [
@@ -83,3 +91,30 @@ const everything = weights.find((weight) => weight.name.endsWith('everything-on'
 const minimal = weights.find((weight) => weight.name.endsWith('minimal'))!;
 console.log(`\nminimal is ${((1 - minimal.gzip / everything.gzip) * 100).toFixed(1)}% smaller than everything-on (goal: at least 30%)`);
 console.log(`everything-on is ${(everything.gzip / firebase.gzip).toFixed(3)}x Firebase's minimal client (goal: under 0.5x)`);
+
+/** Where the bytes of a site's push.js go: minified bytes each module leaves in the bundle (esbuild metafile). */
+async function printBreakdown(label: string, file: string): Promise<void> {
+  const loaded = await loadConfig(join(REPO, file));
+  if (!loaded.ok) throw new Error(`${file}: ${loaded.problems.map((problem) => problem.message).join('; ')}`);
+  const features = siteFeatures(loaded.config);
+  const prompts = await renderPrompts(loaded.config, features);
+  const bundle = await bundleEntry(
+    'runtime/push.ts',
+    { 'pushkit:site': generateSiteModule(loaded.config, prompts), 'pushkit:worker-site': generateWorkerSiteModule(loaded.config) },
+    features,
+  );
+  const output = Object.values(bundle.metafile.outputs)[0]!;
+  const modules = Object.entries(output.inputs)
+    .map(([path, input]) => ({ path: path.replace(/^pushkit-generated:/, '(generated) '), bytes: input.bytesInOutput }))
+    .filter((module) => module.bytes > 0)
+    .sort((a, b) => b.bytes - a.bytes);
+  const total = modules.reduce((sum, module) => sum + module.bytes, 0);
+  console.log(`\npush.js, ${label}: minified bytes by module (${total} B in modules, ${bundle.code.length} B with the wrapper)`);
+  for (const module of modules) {
+    console.log(`  ${module.path.padEnd(48)} ${String(module.bytes).padStart(6)}  ${((module.bytes / total) * 100).toFixed(1).padStart(5)}%`);
+  }
+}
+
+if (values.breakdown) {
+  for (const [name, file] of SITES) await printBreakdown(name, file);
+}

@@ -65,13 +65,44 @@ export interface SiteBundles {
   childWindow: Bundle;
 }
 
+const SITE_ENTRIES = {
+  push: 'runtime/push.ts',
+  sw: 'worker/sw.ts',
+  swFirefox: 'worker/sw-firefox.ts',
+  swImport: 'worker/push-kit-sw.ts',
+  childWindow: 'runtime/child-window.ts',
+} as const satisfies Record<keyof SiteBundles, string>;
+
+/**
+ * Every bundle of a site in one esbuild run: the five entries share the parsing and linking of the runtime
+ * modules they have in common (the same defines apply to all), which makes a build about twice as fast as
+ * five separate runs. Each output is still its own self-contained IIFE (no code splitting).
+ */
 export async function bundleSite(modules: GeneratedModules, features: SiteFeatures): Promise<SiteBundles> {
-  const [push, sw, swFirefox, swImport, childWindow] = await Promise.all([
-    bundleEntry('runtime/push.ts', modules, features),
-    bundleEntry('worker/sw.ts', modules, features),
-    bundleEntry('worker/sw-firefox.ts', modules, features),
-    bundleEntry('worker/push-kit-sw.ts', modules, features),
-    bundleEntry('runtime/child-window.ts', modules, features),
-  ]);
-  return { push, sw, swFirefox, swImport, childWindow };
+  const result = await build({
+    entryPoints: Object.fromEntries(Object.entries(SITE_ENTRIES).map(([name, entry]) => [name, join(ROOT, entry)])),
+    outdir: '/pushkit-out',
+    bundle: true,
+    write: false,
+    format: 'iife',
+    minify: true,
+    target: 'es2017',
+    platform: 'browser',
+    legalComments: 'none',
+    mangleProps: /^_/,
+    define: featureDefines(features),
+    plugins: [generatedModulesPlugin(modules)],
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const bundles: Partial<SiteBundles> = {};
+  for (const name of Object.keys(SITE_ENTRIES) as Array<keyof SiteBundles>) {
+    const outPath = `/pushkit-out/${name}.js`;
+    const output = result.outputFiles.find((file) => file.path === outPath);
+    if (!output) throw new Error(`esbuild produced no output for ${SITE_ENTRIES[name]}`);
+    const metaKey = Object.keys(result.metafile.outputs).find((key) => outPath.endsWith(`/${key.replace(/^.*\//, '')}`));
+    const outputs = metaKey ? { [metaKey]: result.metafile.outputs[metaKey]! } : {};
+    bundles[name] = { code: output.text, metafile: { inputs: result.metafile.inputs, outputs } };
+  }
+  return bundles as SiteBundles;
 }

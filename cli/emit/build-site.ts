@@ -7,7 +7,7 @@ import { generateSiteModule, generateWorkerSiteModule, SiteModuleError } from '.
 import { bundleSite } from './bundle.ts';
 import { renderPrompts } from './render-prompts.tsx';
 import { readIframeCss, renderChildWindow, renderManifest, renderSnippet } from './render-templates.ts';
-import { measureSizes, type FileSizes } from './sizes.ts';
+import { BROTLI_QUALITY, measureSizes, type FileSizes } from './sizes.ts';
 import { writeSiteAtomically, type AfterWriteHook, type OutputFile } from './write-site.ts';
 
 export type SiteBuildResult =
@@ -54,11 +54,12 @@ export async function buildSite(configFile: string, outDir: string, options: Bui
       { path: 'http-v4/css/pc-iframe.css', content: await readIframeCss() },
       { path: 'snippet.html', content: await renderSnippet(config) },
     ];
-    const files = await Promise.all(outputs.map(async (file) => ({ path: file.path, ...(await measureSizes(file.content)) })));
+    const files = await Promise.all(outputs.map(async (file) => ({ path: file.path, ...(await measureSizes(file.content, file.path === 'push.js')) })));
     const report = {
       site: name,
       generatedAt: new Date().toISOString(),
       files: Object.fromEntries(files.map(({ path, ...sizes }) => [path, sizes])),
+      compression: { gzipLevel: 9, brotliQuality: { 'push.js': BROTLI_QUALITY.pageView, otherFiles: BROTLI_QUALITY.other } },
       features,
       warnings,
     };

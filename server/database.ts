@@ -114,6 +114,13 @@ function server(pool: pg.Pool): Database {
         throw translated(error);
       }
       let broken = false;
+      // A checked-out client has no listener of the pool: a connection lost between two statements (database
+      // crash or restart) emits 'error' on it, which would end the process. Noted here; the next statement
+      // then fails and the transaction is answered as unavailable.
+      const onLost = () => {
+        broken = true;
+      };
+      client.on('error', onLost);
       try {
         await client.query('BEGIN');
         const result = await fn({
@@ -125,10 +132,11 @@ function server(pool: pg.Pool): Database {
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        broken = isUnavailable(error);
+        broken ||= isUnavailable(error);
         if (!broken) await client.query('ROLLBACK').catch(() => undefined);
-        throw translated(error);
+        throw broken ? new DatabaseUnavailableError(error) : error;
       } finally {
+        client.off('error', onLost);
         client.release(broken);
       }
     },

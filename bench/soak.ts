@@ -1,0 +1,146 @@
+// The soak of issue 9: a `push-kit serve` process under a bounded loopback load of the sync call
+// (/syncSubscriptionAction.php; by default 200 connections for 30 s, autocannon), one request in three
+// inserting a subscriber never seen before. Afterwards the provider is stopped and its database is asked
+// whether every insert answered 200 is stored, once, under the id it was answered with. A check, not only a
+// figure: the exit code is 1 on any 5xx, connection error or timeout, refused request or missing insert.
+//   npx tsx bench/soak.ts [--connections 200] [--duration 30] [--sites 4] [--postgres postgres://...]
+// Embedded database (PGlite, in a temporary folder) unless --postgres or PUSHKIT_SOAK_DATABASE_URL is given;
+// on PostgreSQL the run's site hashes and endpoints are new, so a shared database is not disturbed.
+//
+// `push-kit serve` has no option to turn its per-IP rate limit off (600 requests per 10 s per address,
+// server/rate-limit.ts), so each connection connects from its own loopback address (127.0.x.y), as distinct
+// visitors would, and the load is spread over --sites sites (each may receive 20,000 requests per 10 s).
+// A 429 is counted and reported, not a failure.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { openDatabase } from '../server/database.ts';
+import { checkInsertsStored, loadProblems, loadSiteConfig, newRunId, runSyncLoad, seedSubscribers, summaryLine } from './sync-load.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+const { values } = parseArgs({
+  options: {
+    connections: { type: 'string', default: '200' },
+    duration: { type: 'string', default: '30' },
+    sites: { type: 'string', default: '4' },
+    seeds: { type: 'string', default: '25' },
+    postgres: { type: 'string' },
+  },
+});
+const CONNECTIONS = Number(values.connections);
+const DURATION = Number(values.duration);
+const SITES = Number(values.sites);
+const SEEDS = Number(values.seeds);
+for (const [flag, value] of [['--connections', CONNECTIONS], ['--duration', DURATION], ['--sites', SITES], ['--seeds', SEEDS]] as const) {
+  if (!Number.isInteger(value) || value < 1) {
+    console.error(`soak: ${flag} must be a whole number of at least 1`);
+    process.exit(2);
+  }
+}
+const postgresUrl = values.postgres ?? process.env.PUSHKIT_SOAK_DATABASE_URL;
+
+interface Provider {
+  url: string;
+  process: ChildProcess;
+  output: string[];
+  exited: Promise<number | null>;
+}
+
+async function startProvider(work: string): Promise<Provider> {
+  const args = [join(ROOT, 'bin/push-kit.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--sites', join(work, 'site-configs', '*.json')];
+  args.push('--dist', join(work, 'dist'));
+  if (postgresUrl) args.push('--database', postgresUrl);
+  const child = spawn(process.execPath, args, { cwd: work, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DATABASE_URL: '' } });
+  const output: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`push-kit serve did not start in 60 s:\n${output.join('')}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output.push(chunk.toString());
+      const match = /listening on (http:\/\/[^\s]+)/.exec(output.join(''));
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`push-kit serve exited (${code}) before listening:\n${output.join('')}`));
+    });
+  });
+  return { url, process: child, output, exited };
+}
+
+/** Resident memory of a process in MB, from /proc (Linux); undefined elsewhere. */
+async function residentMb(pid: number | undefined): Promise<number | undefined> {
+  if (!pid) return undefined;
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const kb = /VmRSS:\s+(\d+)/.exec(status)?.[1];
+    return kb ? Math.round(Number(kb) / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const work = await mkdtemp(join(tmpdir(), 'push-kit-soak-'));
+const runId = newRunId();
+const hashes = Array.from({ length: SITES }, (_, index) => `soak-${runId}-${index + 1}`);
+await mkdir(join(work, 'site-configs'));
+for (const [index, hash] of hashes.entries()) {
+  await writeFile(join(work, 'site-configs', `soak-${index + 1}.json`), JSON.stringify(loadSiteConfig(hash)));
+}
+
+const storage = postgresUrl ? 'PostgreSQL' : 'embedded database (PGlite)';
+let exitCode = 1;
+const provider = await startProvider(work);
+try {
+  // the owner dashboard is built in the background on first start: let it finish before measuring
+  await fetch(`${provider.url}/dashboard/`).catch(() => undefined);
+  const known = await seedSubscribers(provider.url, runId, hashes, SEEDS);
+  const memoryBefore = await residentMb(provider.process.pid);
+  console.log(`soak: ${CONNECTIONS} connections for ${DURATION} s against push-kit serve at ${provider.url}, ${storage}, ${SITES} sites`);
+  const result = await runSyncLoad({ url: provider.url, runId, known, connections: CONNECTIONS, durationSeconds: DURATION, distinctSourceAddresses: true });
+  const memoryAfter = await residentMb(provider.process.pid);
+
+  provider.process.kill('SIGTERM');
+  const serveExit = await provider.exited;
+  const db = await openDatabase({ url: postgresUrl, dataDir: join(work, '.push-kit', 'db') });
+  let check;
+  let storedRows = 0;
+  try {
+    check = await checkInsertsStored(db, result.acceptedInserts);
+    const { rows } = await db.query<{ count: string }>('SELECT count(*) AS count FROM subscribers WHERE site_hash = ANY($1::text[])', [hashes]);
+    storedRows = Number(rows[0]!.count);
+  } finally {
+    await db.close();
+  }
+
+  const problems = loadProblems(result, check);
+  if (serveExit !== 0) problems.push(`push-kit serve exited with ${serveExit} after SIGTERM`);
+  console.log(`responses by class: ${Object.entries(result.statusClasses).map(([key, count]) => `${key} ${count}`).join(', ')}`);
+  console.log(`status codes: ${JSON.stringify(result.statusCodes)}; connection errors ${result.errors}, timeouts ${result.timeouts}`);
+  console.log(`inserts sent ${result.insertsSent}, answered 200 ${check.accepted}; subscribers stored in the run's sites ${storedRows} (${SITES * SEEDS} seeds)`);
+  if (memoryBefore !== undefined) console.log(`provider resident memory: ${memoryBefore} MB before the load, ${memoryAfter ?? '?'} MB after`);
+  console.log(summaryLine(result, check));
+  if (problems.length) {
+    console.log(`SOAK FAILED:\n  ${problems.join('\n  ')}`);
+    console.log(`provider output (last lines):\n${provider.output.join('').split('\n').slice(-20).join('\n')}`);
+  } else {
+    console.log('soak passed');
+    exitCode = 0;
+  }
+} finally {
+  if (provider.process.exitCode === null) {
+    provider.process.kill('SIGTERM');
+    await provider.exited;
+  }
+  await rm(work, { recursive: true, force: true });
+}
+process.exitCode = exitCode;

@@ -3,22 +3,34 @@
 import { z } from 'zod';
 import { RequestError } from './reply.ts';
 
-export function parseParams<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+/**
+ * `source` names the whole input (`body`, `query`) when it is not an object at all. A key the schema does not
+ * know (strict schemas) is named itself: `order.extra: is not a parameter of this call`.
+ */
+export function parseParams<T extends z.ZodType>(schema: T, input: unknown, source = 'request'): z.output<T> {
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const name = issue.path.map(String).join('.') || 'request';
+  const path = issue.path.map(String);
+  if (issue.code === 'unrecognized_keys') {
+    throw new RequestError(400, `${[...path, issue.keys[0]!].join('.')}: is not a parameter of this call`);
+  }
+  const name = path.join('.') || source;
   const given = issue.path.reduce<unknown>((value, key) => (value as Record<PropertyKey, unknown> | undefined)?.[key], input);
   const missing = given === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union');
   throw new RequestError(400, `${name}: ${missing ? 'is required' : issue.message}`);
 }
+
+/** A lone UTF-16 surrogate: not text, and refused by PostgreSQL inside jsonb. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** A single query or form value; a repeated parameter (an array) is refused. */
 export function text(max: number, pattern?: RegExp, rule?: string) {
   let schema = z
     .string({ error: 'must be a single text value' })
     .max(max, `must be at most ${max} characters`)
-    .refine((value) => !value.includes('\u0000'), 'must not contain NUL characters');
+    .refine((value) => !value.includes('\u0000'), 'must not contain NUL characters')
+    .refine((value) => !LONE_SURROGATE.test(value), 'must be well-formed Unicode text (no lone surrogates)');
   if (pattern) schema = schema.regex(pattern, rule ?? `must match ${pattern}`);
   return schema;
 }

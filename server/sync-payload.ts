@@ -69,6 +69,34 @@ export const syncPayloadSchema = z.object({
   pageClickTrackingPermission: optionalText(flagText),
   gcmSenderId: optionalText(text(32, /^\d+$/, 'must be numeric')),
   callback: z.string().optional(),
-});
+})
+  .superRefine((payload, ctx) => {
+    // What each action needs besides the hash (the checks runSyncAction would otherwise answer with a failure):
+    // refused here with a 400 before anything is looked up.
+    const required = (parameter: string, message = 'is required') => ctx.addIssue({ code: 'custom', path: [parameter], message });
+    const subscription = Boolean(payload.subscription?.endpoint || payload.subscriptionEndPoint || payload.subscriptionId);
+    switch (payload.action) {
+      case 'update-google-registration-id':
+        if (!payload.previousSubscriptionId) return required('previousSubscriptionId');
+      // falls through: the new registration is needed too
+      case 'insert':
+      case 'insert-failed':
+      case 'update':
+        if (!subscription) required('subscription', 'an endpoint or a subscriptionId is required');
+        return;
+      case 'http-sync':
+      case 'unsubscribe-ui':
+      case 'unsubscribe-native':
+        if (!payload.subscriberId && !subscription) required('subscriberId', 'a subscriberId, subscriptionId or subscription is required');
+        return;
+      case 'get-subscriberid-from-server':
+        if (!payload.uuid && !subscription) required('uuid', 'a uuid, subscriptionId or subscription is required');
+        return;
+      case 'update-subscriberId':
+        if (!payload.previousSubscriberId) required('previousSubscriberId');
+        else if (!payload.subscriberId) required('subscriberId');
+        return;
+    }
+  });
 
 export type SyncPayload = z.output<typeof syncPayloadSchema>;

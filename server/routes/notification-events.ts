@@ -7,9 +7,15 @@ import { RequestError, sendReply } from '../reply.ts';
 import { requireOrigin } from '../site-access.ts';
 import type { RouteContext } from './context.ts';
 
+const CAMPAIGN_ID_RULE = 'must be a campaign id (1 to 18 digits)';
+
 const eventSchema = z.strictObject({
   hash: siteHash,
-  campaignId: z.union([z.int().positive(), z.string().regex(/^\d{1,18}$/)], { error: 'must be a campaign id (digits)' }).transform(String),
+  campaignId: z
+    .union([z.int(CAMPAIGN_ID_RULE).positive(CAMPAIGN_ID_RULE), z.string(CAMPAIGN_ID_RULE).regex(/^\d{1,18}$/, CAMPAIGN_ID_RULE)], {
+      error: CAMPAIGN_ID_RULE,
+    })
+    .transform(String),
   endpoint: httpUrlParam(1024).optional(),
   event: z.enum(['shown', 'clicked', 'closed'], { error: 'must be shown, clicked or closed' }),
 });
@@ -25,7 +31,7 @@ function jsonBody(body: unknown): unknown {
 
 export function registerNotificationEventRoute(app: FastifyInstance, { db, registry }: RouteContext): void {
   app.post('/notificationEvent', async (request, reply) => {
-    const params = parseParams(eventSchema, jsonBody(request.body));
+    const params = parseParams(eventSchema, jsonBody(request.body), 'body');
     const site = registry.require(params.hash, 'hash');
     requireOrigin(request, site);
     const campaign = await db.query('SELECT 1 FROM campaigns WHERE site_hash = $1 AND id = $2', [site.hash, params.campaignId]);

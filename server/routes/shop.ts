@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { requireOwner } from '../owner-auth.ts';
 import { storeShopOrder } from '../shop-orders.ts';
-import { optionalText, parseParams, siteHash, text } from '../params.ts';
+import { httpUrlParam, optionalText, parseParams, siteHash, text } from '../params.ts';
 import { checkCallback, RequestError, sendReply } from '../reply.ts';
 import { requireOrigin } from '../site-access.ts';
 import type { RouteContext } from './context.ts';
@@ -13,14 +13,14 @@ const orderId = text(64, /^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digi
 const amount = z.number().finite().min(0).max(1e9);
 
 const orderItem = z.strictObject({
-  pId: z.union([z.string().max(64), z.number()]),
-  pName: z.string().max(256),
+  pId: z.union([text(64), z.number().finite()], { error: 'must be text (at most 64 characters) or a number' }),
+  pName: text(256),
   pPrice: amount,
-  pVariant: z.string().max(256).optional(),
-  pSku: z.string().max(128).optional(),
-  pBrand: z.string().max(128).optional(),
+  pVariant: text(256).optional(),
+  pSku: text(128).optional(),
+  pBrand: text(128).optional(),
   pQuant: z.int().min(1).max(100_000),
-  pImgUrl: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  pImgUrl: httpUrlParam(2048).optional(),
 });
 
 const orderSchema = z.strictObject({
@@ -31,7 +31,7 @@ const orderSchema = z.strictObject({
     shipping: amount.default(0),
     tax: amount.default(0),
     discount: amount.default(0),
-    coupon: z.string().max(64).optional(),
+    coupon: text(64).optional(),
     items: z.array(orderItem).max(500),
   }),
 });
@@ -40,7 +40,7 @@ const orderQuerySchema = z.object({ hash: siteHash, orderId, callback: optionalT
 
 export function registerShopRoutes(app: FastifyInstance, { db, registry }: RouteContext): void {
   app.post('/api/v1/shopify/orders', async (request, reply) => {
-    const params = parseParams(orderSchema, request.body);
+    const params = parseParams(orderSchema, request.body, 'body');
     const site = registry.require(params.hash, 'hash');
     await requireOwner(db, request, site);
     await storeShopOrder(db, site.hash, params.orderId, params.order);
@@ -49,7 +49,7 @@ export function registerShopRoutes(app: FastifyInstance, { db, registry }: Route
 
   app.get('/api/v1/shopify/getOrderDetails', async (request, reply) => {
     checkCallback(request);
-    const params = parseParams(orderQuerySchema, request.query);
+    const params = parseParams(orderQuerySchema, request.query, 'query');
     const site = registry.require(params.hash, 'hash');
     requireOrigin(request, site);
     const { rows } = await db.query<{ details: unknown }>('SELECT details FROM shop_orders WHERE site_hash = $1 AND order_id = $2', [

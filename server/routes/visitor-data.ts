@@ -41,9 +41,9 @@ const tagsSchema = z.object({
   subscriberId: subscriberIdParam,
   tags: jsonText(
     z
-      .record(z.string().regex(TAG_KEY), z.union([z.string().max(256), z.number(), z.boolean(), z.null()]))
+      .record(z.string().regex(TAG_KEY), z.union([text(256), z.number().finite(), z.boolean(), z.null()]))
       .refine((tags) => Object.keys(tags).length >= 1 && Object.keys(tags).length <= 50),
-    'must be a JSON object of 1 to 50 tags: keys of 1 to 64 letters, digits, " ", ".", "_" or "-"; values text (at most 256 characters), numbers, booleans or null',
+    'must be a JSON object of 1 to 50 tags: keys of 1 to 64 letters, digits, " ", ".", "_" or "-"; values text (at most 256 characters, no NUL characters), numbers, booleans or null',
   ),
   callback: z.string().optional(),
 });
@@ -119,7 +119,7 @@ export function registerVisitorDataRoutes(app: FastifyInstance, { db, registry }
   app.get('/as', async (request, reply) => {
     checkCallback(request);
     const query = request.query as Record<string, unknown>;
-    const params = parseParams(addToSegmentSchema, { ...query, subscriber_list: subscriberList(query) });
+    const params = parseParams(addToSegmentSchema, { ...query, subscriber_list: subscriberList(query) }, 'query');
     const site = registry.require(params.customer_hash, 'customer_hash');
     requireOrigin(request, site);
     for (const id of params.subscriber_list) await requireSubscriber(db, site, id, 'subscriber_list');
@@ -141,7 +141,7 @@ export function registerVisitorDataRoutes(app: FastifyInstance, { db, registry }
   // the page hides, so tags set just before leaving are not lost.
   const storeTags = async (request: FastifyRequest, reply: FastifyReply) => {
     checkCallback(request);
-    const params = parseParams(tagsSchema, request.query);
+    const params = parseParams(tagsSchema, request.query, 'query');
     const site = registry.require(params.hash, 'hash');
     requireOrigin(request, site);
     await requireSubscriber(db, site, params.subscriberId, 'subscriberId');
@@ -156,7 +156,7 @@ export function registerVisitorDataRoutes(app: FastifyInstance, { db, registry }
 
   app.get('/dyn', async (request, reply) => {
     checkCallback(request);
-    const params = parseParams(dynSchema, request.query);
+    const params = parseParams(dynSchema, request.query, 'query');
     const site = registry.require(params.hash, 'hash');
     requireOrigin(request, site);
     if (!params.subscriberId) return sendReply(request, reply, { status: 'success', tags: {}, segments: [] });
@@ -170,7 +170,7 @@ export function registerVisitorDataRoutes(app: FastifyInstance, { db, registry }
 
   app.get('/getSubscriberAttributes.php', async (request, reply) => {
     checkCallback(request);
-    const params = parseParams(attributesSchema, request.query);
+    const params = parseParams(attributesSchema, request.query, 'query');
     const site = registry.require(params.hash, 'hash');
     requireOrigin(request, site);
     await requireSubscriber(db, site, params.subscriberId, 'subscriberId');
@@ -179,7 +179,7 @@ export function registerVisitorDataRoutes(app: FastifyInstance, { db, registry }
 
   app.get('/getSubscriptionClickTrackingPermissionDetails.php', async (request, reply) => {
     checkCallback(request);
-    const params = parseParams(consentSchema, request.query);
+    const params = parseParams(consentSchema, request.query, 'query');
     const site = registry.require(params.customerHash, 'customerHash');
     requireOrigin(request, site);
     const { rows } = await db.query<{ page_click_tracking_permission: number | null }>(
@@ -191,7 +191,7 @@ export function registerVisitorDataRoutes(app: FastifyInstance, { db, registry }
   });
 
   app.get('/c.gif', async (request, reply) => {
-    const params = parseParams(beaconSchema, request.query);
+    const params = parseParams(beaconSchema, request.query, 'query');
     const site = registry.require(params.hash, 'hash');
     requireOrigin(request, site);
     await requireSubscriber(db, site, params.subscriberId, 'subscriberId');

@@ -70,9 +70,10 @@ export async function segmentsOfSubscriber(db: Queryable, subscriberId: string):
 
 export async function listSegments(db: Queryable, siteHash: string): Promise<SegmentSummary[]> {
   const { rows } = await db.query<{ sid: string; name: string; condition: string | null; members: string | number; created_at: Date }>(
-    `SELECT s.sid, s.name, s.condition, s.created_at, count(m.subscriber_id) AS members
-       FROM segments s LEFT JOIN segment_memberships m ON m.segment_id = s.id
-      WHERE s.site_hash = $1 GROUP BY s.id ORDER BY s.sid`,
+    // each segment's members counted along the memberships' primary key, never reading other sites' rows
+    `SELECT s.sid, s.name, s.condition, s.created_at,
+            (SELECT count(*) FROM segment_memberships m WHERE m.segment_id = s.id) AS members
+       FROM segments s WHERE s.site_hash = $1 ORDER BY s.sid`,
     [siteHash],
   );
   return rows.map((row) => ({

@@ -78,9 +78,11 @@ function filters(siteHash: string, query: Pick<SubscriberQuery, 'status' | 'sear
     );
   }
   if (query.search) {
-    params.push(`%${query.search.replace(/[\\%_]/g, '\\$&')}%`);
-    const p = `$${params.length}`;
-    conditions.push(`(id ILIKE ${p} OR uuid ILIKE ${p} OR endpoint ILIKE ${p} OR language ILIKE ${p} OR browser_type ILIKE ${p})`);
+    // A case-blind substring of the id, uuid, endpoint, language or browser, looked for once in the five
+    // joined by a control character (a search never holds one): a third of the work of five ILIKE tests.
+    // eslint-disable-next-line no-control-regex
+    params.push(query.search.replace(/[\u0000-\u001f]/g, ''));
+    conditions.push(`strpos(lower(concat_ws(chr(1), id, uuid, endpoint, language, browser_type)), lower($${params.length})) > 0`);
   }
   return { where: conditions.join(' AND '), params };
 }
@@ -96,12 +98,17 @@ export async function listSubscribers(
 ): Promise<{ total: number; subscribers: SubscriberListItem[] }> {
   const { where, params } = filters(siteHash, query);
   const direction = query.order === 'newest' ? 'DESC' : 'ASC';
-  const total = await db.query<{ count: string }>(`SELECT count(*) AS count FROM subscribers WHERE ${where}`, params);
-  const { rows } = await db.query<SubscriberRow>(
-    `SELECT * FROM subscribers WHERE ${where}
+  const countAll = () => db.query<{ count: string }>(`SELECT count(*) AS count FROM subscribers WHERE ${where}`, params);
+  // A search matches a substring, which no index finds: every row of the site is read once, so the page
+  // and the number of matches come from that one pass. Other filters count along an index, then read the page.
+  const counted = query.search ? null : await countAll();
+  const { rows } = await db.query<SubscriberRow & { matches?: string }>(
+    `SELECT *${query.search ? ', count(*) OVER () AS matches' : ''} FROM subscribers WHERE ${where}
       ORDER BY created_at ${direction}, id ${direction} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
     [...params, query.limit, query.offset],
   );
+  // past the last match the page is empty and says nothing of the number of matches
+  const total = counted ?? (rows[0] ? { rows: [{ count: rows[0].matches! }] } : await countAll());
   const ids = rows.map((row) => row.id);
   const segments = new Map<string, string[]>();
   const tags = new Map<string, Record<string, string>>();

@@ -1,11 +1,78 @@
 import { useEffect, useState } from 'react';
-import { formatDate, formatNumber, STATUS_LABELS, STATUSES, type SiteApi } from './api.ts';
+import { formatDate, formatNumber, STATUS_LABELS, STATUSES, type Segment, type SiteApi } from './api.ts';
 import { useLoad } from './useLoad.ts';
 
 const PAGE_SIZE = 50;
 
+/** The segments a subscriber is in, with a button to take them out of each and a choice of segments to add them to. */
+function Memberships(props: { api: SiteApi; id: string; current: string[]; segments: Segment[]; onError(error: unknown): string; onChanged(): void }) {
+  const { api, id, current } = props;
+  const [adding, setAdding] = useState('');
+  const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
+  const others = props.segments.filter((segment) => segment.createdAt !== null && !current.includes(segment.sid));
+
+  const change = async (sid: string, add: boolean) => {
+    setMessage(null);
+    try {
+      if (add) await api.addMember(sid, id);
+      else await api.removeMember(sid, id);
+      setMessage({ text: add ? `Added to ${sid}.` : `Removed from ${sid}.`, error: false });
+      setAdding('');
+      props.onChanged();
+    } catch (failure) {
+      setMessage({ text: props.onError(failure), error: true });
+    }
+  };
+
+  return (
+    <section aria-labelledby="memberships-title">
+      <h3 id="memberships-title">Segments</h3>
+      {current.length === 0 ? (
+        <p className="muted">In no segment.</p>
+      ) : (
+        <ul className="memberships">
+          {current.map((sid) => (
+            <li key={sid} data-member-of={sid}>
+              <span>{sid}</span>
+              <button type="button" className="secondary small" onClick={() => change(sid, false)} aria-label={`Remove from ${sid}`}>
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {others.length > 0 && (
+        <div className="filters">
+          <div className="field">
+            <label htmlFor="add-to-segment">Add to segment</label>
+            <select id="add-to-segment" value={adding} onChange={(event) => setAdding(event.target.value)}>
+              <option value="">Choose a segment</option>
+              {others.map((segment) => (
+                <option key={segment.sid} value={segment.sid}>
+                  {segment.name === segment.sid ? segment.sid : `${segment.name} (${segment.sid})`}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="buttons align-end">
+            <button type="button" disabled={!adding} onClick={() => change(adding, true)}>
+              Add
+            </button>
+          </div>
+        </div>
+      )}
+      {message && (
+        <p className={message.error ? 'error' : 'ok'} role="status">
+          {message.text}
+        </p>
+      )}
+    </section>
+  );
+}
+
 function SubscriberDetail({ api, id, onError, onDeleted }: { api: SiteApi; id: string; onError(error: unknown): string; onDeleted(id: string): void }) {
   const detail = useLoad(() => api.subscriber(id), onError, [api, id]);
+  const segments = useLoad(() => api.segments(), onError, [api]);
   const [confirming, setConfirming] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
 
@@ -64,8 +131,6 @@ function SubscriberDetail({ api, id, onError, onDeleted }: { api: SiteApi; id: s
             <dd>{formatDate(value.subscriber.createdAt)}</dd>
             <dt>Last sync</dt>
             <dd>{formatDate(value.subscriber.lastSyncAt)}</dd>
-            <dt>Segments</dt>
-            <dd>{value.segments.length ? value.segments.join(', ') : '—'}</dd>
             <dt>Tags</dt>
             <dd>{Object.keys(value.tags).length ? Object.entries(value.tags).map(([key, tag]) => `${key}=${tag}`).join(', ') : '—'}</dd>
             <dt>Custom dimensions</dt>
@@ -76,6 +141,17 @@ function SubscriberDetail({ api, id, onError, onDeleted }: { api: SiteApi; id: s
               {value.events.some((event) => event.kind === 'clicked') ? `, ${value.events.filter((event) => event.kind === 'clicked').length} clicked` : ''}
             </dd>
           </dl>
+          <Memberships
+            api={api}
+            id={id}
+            current={value.segments}
+            segments={segments.value ?? []}
+            onError={onError}
+            onChanged={() => {
+              detail.reload();
+              segments.reload();
+            }}
+          />
           <h3>Privacy requests</h3>
           <p className="muted">Export gives the subscriber everything stored about them; delete erases it all (tags, segments, events, deliveries).</p>
           <div className="buttons">
@@ -108,7 +184,9 @@ export function Subscribers({ api, onError, selected }: { api: SiteApi; onError(
   const [searchText, setSearchText] = useState('');
   const [search, setSearch] = useState('');
   const [status, setStatus] = useState('');
+  const [segment, setSegment] = useState('');
   const [offset, setOffset] = useState(0);
+  const segments = useLoad(() => api.segments(), onError, [api]);
   const [notice, setNotice] = useState<string | null>(null);
 
   // a search runs when typing pauses, from the first page
@@ -120,7 +198,11 @@ export function Subscribers({ api, onError, selected }: { api: SiteApi; onError(
     return () => window.clearTimeout(timer);
   }, [searchText]);
 
-  const page = useLoad(() => api.subscribers({ limit: PAGE_SIZE, offset, search, status, order: 'newest' }), onError, [api, offset, search, status]);
+  const page = useLoad(
+    () => api.subscribers({ limit: PAGE_SIZE, offset, search, status, segment, order: 'newest' }),
+    onError,
+    [api, offset, search, status, segment],
+  );
 
   if (selected) {
     return (
@@ -178,6 +260,26 @@ export function Subscribers({ api, onError, selected }: { api: SiteApi; onError(
                   {STATUS_LABELS[entry]}
                 </option>
               ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor="subscriber-segment">In segment</label>
+            <select
+              id="subscriber-segment"
+              value={segment}
+              onChange={(event) => {
+                setSegment(event.target.value);
+                setOffset(0);
+              }}
+            >
+              <option value="">Any</option>
+              {(segments.value ?? [])
+                .filter((entry) => entry.createdAt !== null)
+                .map((entry) => (
+                  <option key={entry.sid} value={entry.sid}>
+                    {entry.sid} ({formatNumber(entry.members)})
+                  </option>
+                ))}
             </select>
           </div>
         </form>

@@ -1,7 +1,8 @@
 // The owner dashboard in Chromium against `push-kit serve` (spawned, embedded database seeded with a few
 // hundred subscribers whose endpoints are on the fake HTTPS push service): sign in, segments with a bad then
-// a good condition, send to a segment (the push service receives exactly that segment's messages), find,
-// export and delete a subscriber. Screenshots of each screen go to tests/artifacts/dashboard/.
+// a good condition, a subscriber added to and removed from a segment by id, send to a segment (the push
+// service receives exactly that segment's messages), filter by segment, find a subscriber, change their
+// segments, export and delete them. Screenshots of each screen go to tests/artifacts/dashboard/.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -180,6 +181,12 @@ describe('owner dashboard', () => {
     await expect.poll(() => page.getByText('sub-0003 added to blog-readers.').count()).toBe(1);
     await expect.poll(() => created.locator('[data-members]').getAttribute('data-members')).toBe('1');
     await shot('segments');
+
+    await page.getByRole('button', { name: 'Remove from segment' }).click();
+    await expect.poll(() => page.getByText('sub-0003 removed from blog-readers.').count()).toBe(1);
+    await expect.poll(() => created.locator('[data-members]').getAttribute('data-members')).toBe('0');
+    await page.getByRole('button', { name: 'Remove from segment' }).click();
+    await expect.poll(() => page.getByText('id: subscriber sub-0003 is not in segment blog-readers').count()).toBe(1);
   });
 
   it('sends to a segment: confirmation with the audience size, progress, results; the push service gets exactly that segment', async () => {
@@ -230,13 +237,29 @@ describe('owner dashboard', () => {
     expect(await page.locator('tbody tr').count()).toBe(50);
     await shot('subscribers');
 
+    await page.getByLabel('In segment').selectOption('vip');
+    await expect.poll(() => page.locator('[data-total]').getAttribute('data-total')).toBe(String(Math.floor(SUBSCRIBERS / 7)));
+    for (const cell of await page.locator('tbody tr td:nth-child(5)').allTextContents()) expect(cell.split(', ')).toContain('vip');
+    await page.getByLabel('In segment').selectOption('');
+
     await page.getByLabel('Search').fill('sub-0042');
     await expect.poll(() => page.locator('[data-total]').getAttribute('data-total')).toBe('1');
     expect(await page.locator('tbody tr td').nth(5).textContent()).toBe('plan=pro');
     await page.getByRole('link', { name: 'sub-0042' }).click();
     await page.getByRole('heading', { name: 'Subscriber sub-0042' }).waitFor();
-    await expect.poll(() => page.locator('.details').textContent()).toContain('vip');
+    await expect.poll(() => page.locator('[data-member-of]').evaluateAll((items) => items.map((item) => item.getAttribute('data-member-of')))).toEqual(['vip']);
     await shot('subscriber-detail');
+
+    await page.getByLabel('Add to segment').selectOption('blog-readers');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await expect.poll(() => page.locator('[data-member-of]').evaluateAll((items) => items.map((item) => item.getAttribute('data-member-of')))).toEqual([
+      'blog-readers',
+      'vip',
+    ]);
+    await shot('subscriber-segments');
+    await page.getByRole('button', { name: 'Remove from blog-readers' }).click();
+    await expect.poll(() => page.locator('[data-member-of]').count()).toBe(1);
+    expect(await page.getByRole('status').filter({ hasText: 'Removed from blog-readers.' }).count()).toBe(1);
 
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Export data (JSON)' }).click();

@@ -3,7 +3,9 @@
 // inserting a subscriber never seen before. Afterwards the provider is stopped and its database is asked
 // whether every insert answered 200 is stored, once, under the id it was answered with. A check, not only a
 // figure: the exit code is 1 on any 5xx, connection error or timeout, refused request or missing insert.
-//   npx tsx bench/soak.ts [--connections 200] [--duration 30] [--sites 4] [--postgres postgres://...]
+//   npx tsx bench/soak.ts [--connections 200] [--duration 30] [--timeout 10] [--sites 4] [--seeds 25] [--postgres postgres://...]
+// (--timeout: seconds a request may stay unanswered before it counts as a timeout; --seeds: subscribers per site
+// inserted before the load, the targets of its updates and http-syncs.)
 // Embedded database (PGlite, in a temporary folder) unless --postgres or PUSHKIT_SOAK_DATABASE_URL is given;
 // on PostgreSQL the run's site hashes and endpoints are new, so a shared database is not disturbed.
 //
@@ -26,6 +28,7 @@ const { values } = parseArgs({
   options: {
     connections: { type: 'string', default: '200' },
     duration: { type: 'string', default: '30' },
+    timeout: { type: 'string', default: '10' },
     sites: { type: 'string', default: '4' },
     seeds: { type: 'string', default: '25' },
     postgres: { type: 'string' },
@@ -33,9 +36,10 @@ const { values } = parseArgs({
 });
 const CONNECTIONS = Number(values.connections);
 const DURATION = Number(values.duration);
+const TIMEOUT = Number(values.timeout);
 const SITES = Number(values.sites);
 const SEEDS = Number(values.seeds);
-for (const [flag, value] of [['--connections', CONNECTIONS], ['--duration', DURATION], ['--sites', SITES], ['--seeds', SEEDS]] as const) {
+for (const [flag, value] of [['--connections', CONNECTIONS], ['--duration', DURATION], ['--timeout', TIMEOUT], ['--sites', SITES], ['--seeds', SEEDS]] as const) {
   if (!Number.isInteger(value) || value < 1) {
     console.error(`soak: ${flag} must be a whole number of at least 1`);
     process.exit(2);
@@ -105,8 +109,8 @@ try {
   await fetch(`${provider.url}/dashboard/`).catch(() => undefined);
   const known = await seedSubscribers(provider.url, runId, hashes, SEEDS);
   const memoryBefore = await residentMb(provider.process.pid);
-  console.log(`soak: ${CONNECTIONS} connections for ${DURATION} s against push-kit serve at ${provider.url}, ${storage}, ${SITES} sites`);
-  const result = await runSyncLoad({ url: provider.url, runId, known, connections: CONNECTIONS, durationSeconds: DURATION, distinctSourceAddresses: true });
+  console.log(`soak: ${CONNECTIONS} connections for ${DURATION} s (timeout ${TIMEOUT} s) against push-kit serve at ${provider.url}, ${storage}, ${SITES} sites`);
+  const result = await runSyncLoad({ url: provider.url, runId, known, connections: CONNECTIONS, durationSeconds: DURATION, timeoutSeconds: TIMEOUT, distinctSourceAddresses: true });
   const memoryAfter = await residentMb(provider.process.pid);
 
   provider.process.kill('SIGTERM');

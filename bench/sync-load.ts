@@ -85,6 +85,8 @@ export interface LoadOptions {
   known: Map<string, SeededSubscriber[]>;
   connections: number;
   durationSeconds: number;
+  /** A request unanswered this long counts as a timeout and its connection is replaced (autocannon's default: 10). */
+  timeoutSeconds?: number;
   /**
    * Gives each connection its own loopback source address (127.0.1.x, 127.0.2.x, ...), as distinct visitors
    * have distinct addresses: a provider whose per-IP rate limit cannot be turned off then limits each
@@ -197,6 +199,7 @@ export async function runSyncLoad(options: LoadOptions): Promise<LoadResult> {
       url: `${options.url}/syncSubscriptionAction.php`,
       connections: options.connections,
       duration: options.durationSeconds,
+      timeout: options.timeoutSeconds ?? 10,
       requests: [
         {
           method: 'POST',

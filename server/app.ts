@@ -30,7 +30,13 @@ export interface CreateAppOptions {
 }
 
 export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
-  const app = Fastify({ logger: options.logger ?? false, bodyLimit: BODY_LIMIT, return503OnClosing: true });
+  // maxParamLength: a path id longer than fastify's 100 would get its own 414 before the route names it
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 256 },
+  });
   const context = { db: options.db, registry: new SiteRegistry(options.sites), campaigns: options.campaigns };
 
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
@@ -48,7 +54,12 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     }
     const statusCode = error.statusCode ?? 500;
     if (statusCode >= 400 && statusCode < 500) {
-      const message = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? `body: larger than ${BODY_LIMIT} bytes` : `request: ${error.message}`;
+      const message =
+        error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+          ? `body: larger than ${BODY_LIMIT} bytes`
+          : error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError
+            ? `body: ${error.message}`
+            : `request: ${error.message}`;
       return sendReply(request, reply, failure(message), statusCode);
     }
     request.log.error(error);

@@ -751,6 +751,9 @@ function rowsOf(route: Route): Row[] {
   // an unknown site, and for calls about a subscriber, a subscriber of another site
   const says = route.unknownSite ?? 'unknown site hash';
   rows.push({ route, label: 'unknown site', fields: withField(route.valid(), route.hashField ?? route.hashParam, UNKNOWN_HASH), status: 404, param: route.hashParam, says });
+  // a path id past fastify's default maxParamLength (100) still reaches the route's own check
+  // (the owner API looks the name up among the hosted sites: an unknown site, 404)
+  rows.push({ route, label: 'site of 150 characters', fields: withField(route.valid(), route.hashField ?? route.hashParam, 'h'.repeat(150)), status: route.owner ? 404 : 400, param: route.hashParam });
   const subscriberParam = route.subscriberParam ?? ('subscriberId' in route.valid() && route.carrier !== 'json' ? 'subscriberId' : undefined);
   if (subscriberParam) {
     rows.push({
@@ -808,8 +811,8 @@ function rowsOf(route: Route): Row[] {
       fields: {},
       request: () => ({ ...requestOf(route, route.valid()), payload: '{"hash":' }),
       status: 400,
-      // fastify's JSON parser refuses it before the route runs; app.ts names it "request: Body is not valid JSON"
-      param: 'request',
+      // fastify's JSON parser refuses it before the route runs; app.ts names the body
+      param: 'body',
       says: 'Body is not valid JSON',
     });
     rows.push({

@@ -286,6 +286,46 @@ describe.each(backends)('owner API at 100,000 subscribers on $label', ({ label, 
     expect(everyone.body.recipients).toBe(count((i) => statusOf(i) === 'subscribed'));
   });
 
+  it('a campaign to a segment of 20,000: its delivery counts and clicks in the list of campaigns', async () => {
+    log.length = 0;
+    const started = performance.now();
+    const created = await app.inject({
+      method: 'POST',
+      url: '/api/v1/sites/letters/campaigns',
+      headers: { authorization: `Bearer ${key}` },
+      payload: { title: 'News', body: 'A letter to the newsletter readers', segment: 'news' },
+    });
+    timings.push(`create a campaign to segment news: ${(performance.now() - started).toFixed(0)} ms`);
+    expect(created.statusCode, created.body).toBe(201);
+    const active = all.filter((i) => inNews(i) && statusOf(i) === 'subscribed');
+    expect(created.json().recipients).toBe(active.length);
+    const campaignId = created.json().campaignId as string;
+    // what the sender and the service worker would have recorded
+    await raw.query(
+      `UPDATE deliveries SET status = CASE WHEN substr(subscriber_id, 5)::int % 13 = 0 THEN 'failed'
+                                          WHEN substr(subscriber_id, 5)::int % 17 = 0 THEN 'expired' ELSE 'delivered' END
+        WHERE campaign_id = $1`,
+      [campaignId],
+    );
+    await raw.query(
+      `INSERT INTO events (site_hash, subscriber_id, campaign_id, kind)
+       SELECT $1, subscriber_id, $2, kind FROM deliveries, unnest(ARRAY['shown', 'clicked']) AS kind
+        WHERE campaign_id = $2 AND substr(subscriber_id, 5)::int % 9 = 0 AND status = 'delivered'`,
+      [SITE_HASH, campaignId],
+    );
+    if (raw.kind === 'postgres') await raw.query('VACUUM ANALYZE deliveries, events');
+    else await raw.query('ANALYZE');
+    const failed = active.filter((i) => i % 13 === 0).length;
+    const expired = active.filter((i) => i % 13 !== 0 && i % 17 === 0).length;
+    const delivered = active.length - failed - expired;
+    const clicked = active.filter((i) => i % 13 !== 0 && i % 17 !== 0 && i % 9 === 0).length;
+    const expected = { recipients: active.length, sent: active.length, pending: 0, delivered, failed, expired, clicked };
+    const { body } = await call(`last campaigns (one of ${active.length} recipients)`, '/campaigns?limit=8', 8);
+    expect(body.campaigns[0]).toMatchObject({ campaignId, ...expected });
+    const one = await call('one campaign (progress poll)', `/campaigns/${campaignId}`, 1);
+    expect(one.body.campaign).toMatchObject(expected);
+  });
+
   if (label !== 'PostgreSQL') return;
   it('the list, search and count queries walk indexes, not the whole table', async () => {
     const check = async (what: string, path: string, expectations: { sql: RegExp; index: boolean }[]) => {

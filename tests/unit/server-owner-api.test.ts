@@ -89,6 +89,13 @@ describe('subscribers', () => {
     expect(portuguese.total).toBe(2);
     const wildcard = (await owner('GET', `/subscribers?search=${encodeURIComponent('%')}`)).json();
     expect(wildcard.total).toBe(0);
+    // case-blind, one page of the matches with the number of all of them, even past the last one
+    const caseBlind = (await owner('GET', '/subscribers?search=PT-br&limit=1')).json();
+    expect(caseBlind).toMatchObject({ total: 2, subscribers: [{ id: subscribers[0], language: 'pt-BR' }] });
+    const pastTheEnd = (await owner('GET', '/subscribers?search=pt-BR&offset=5')).json();
+    expect(pastTheEnd).toMatchObject({ total: 2, subscribers: [] });
+    const byId = (await owner('GET', `/subscribers?search=${subscribers[3]!.slice(2, 12).toUpperCase()}`)).json();
+    expect(byId.subscribers.map((subscriber: { id: string }) => subscriber.id)).toContain(subscribers[3]);
   });
 
   it('refuses bad paging and filters with 400 naming the parameter', async () => {

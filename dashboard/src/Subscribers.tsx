@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { formatDate, formatNumber, STATUS_LABELS, STATUSES, type Segment, type SiteApi } from './api.ts';
 import { useLoad } from './useLoad.ts';
 
@@ -180,6 +180,29 @@ function SubscriberDetail({ api, id, onError, onDeleted }: { api: SiteApi; id: s
   );
 }
 
+/** Straight to page n of a long list: the server reads that page only, however deep. */
+function PageJump({ offset, total, onJump }: { offset: number; total: number; onJump(offset: number): void }) {
+  const pages = Math.ceil(total / PAGE_SIZE);
+  const [text, setText] = useState(String(offset / PAGE_SIZE + 1));
+  useEffect(() => setText(String(offset / PAGE_SIZE + 1)), [offset]);
+  const jump = (event: FormEvent) => {
+    event.preventDefault();
+    const page = Math.min(pages, Math.max(1, Math.trunc(Number(text)) || 1));
+    setText(String(page));
+    onJump((page - 1) * PAGE_SIZE);
+  };
+  return (
+    <form className="page-jump" onSubmit={jump}>
+      <label htmlFor="page-number">Page</label>
+      <input id="page-number" type="number" min={1} max={pages} value={text} onChange={(event) => setText(event.target.value)} />
+      <span>of {formatNumber(pages)}</span>
+      <button type="submit" className="secondary">
+        Go
+      </button>
+    </form>
+  );
+}
+
 export function Subscribers({ api, onError, selected }: { api: SiteApi; onError(error: unknown): string; selected?: string }) {
   const [searchText, setSearchText] = useState('');
   const [search, setSearch] = useState('');
@@ -338,6 +361,7 @@ export function Subscribers({ api, onError, selected }: { api: SiteApi; onError(
               <button type="button" className="secondary" disabled={offset + PAGE_SIZE >= value.total} onClick={() => setOffset(offset + PAGE_SIZE)}>
                 Next page
               </button>
+              {value.total > PAGE_SIZE && <PageJump offset={offset} total={value.total} onJump={setOffset} />}
             </div>
           </>
         )}

@@ -236,6 +236,12 @@ describe('owner dashboard', () => {
     await expect.poll(() => page.locator('[data-total]').getAttribute('data-total')).toBe(String(SUBSCRIBERS));
     expect(await page.locator('tbody tr').count()).toBe(50);
     await shot('subscribers');
+    await page.getByLabel('Page', { exact: true }).fill('6');
+    await page.getByRole('button', { name: 'Go' }).click();
+    await expect.poll(() => page.locator('[data-total]').textContent()).toBe(`251–300 of ${SUBSCRIBERS}`);
+    expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await expect.poll(() => page.getByLabel('Page', { exact: true }).inputValue()).toBe('5');
 
     await page.getByLabel('In segment').selectOption('vip');
     await expect.poll(() => page.locator('[data-total]').getAttribute('data-total')).toBe(String(Math.floor(SUBSCRIBERS / 7)));

@@ -200,7 +200,7 @@ async function subscriberIdForVisitor(tx: Queryable, siteHash: string, payload: 
   }
   const subscriber = await findBySubscription(tx, siteHash, endpointOf(payload), payload.subscriptionId);
   if (subscriber) return { status: 'success', subscriberId: subscriber.id };
-  return fail('no subscriber for this visitor');
+  return fail('uuid: no subscriber for this visitor (nor for its subscription)');
 }
 
 /** The visitor's uuid (`subscriberId`) differs from the stored subscriber id (`previousSubscriberId`): link them. */

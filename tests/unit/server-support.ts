@@ -292,7 +292,7 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
       });
       expect(bySubscription.json().subscriberId).toBe(id);
       const stranger = await postSync(app, { hash: SITE_HASH, action: 'get-subscriberid-from-server', uuid: 'uuid-nobody' });
-      expect(stranger.json()).toEqual({ status: 'failure', message: 'no subscriber for this visitor' });
+      expect(stranger.json()).toEqual({ status: 'failure', message: 'uuid: no subscriber for this visitor (nor for its subscription)' });
     });
 
     it('update-subscriberId links the visitor uuid to the stored subscriber', async () => {

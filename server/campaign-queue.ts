@@ -1,9 +1,11 @@
 // The provider sends the campaigns created through the owner API in the background, one at a time per
 // process, and on start resumes the ones a previous process left unfinished.
-import type { Database } from './database.ts';
+import { DatabaseUnavailableError, type Database } from './database.ts';
 import { sendCampaign, type SendCampaignOptions } from './campaign-sender.ts';
 import type { HostedSite } from './sites.ts';
 import { keyFilePath, readVapidKeyFile } from './vapid-keys.ts';
+
+const RETRY_UNAVAILABLE_MS = 5000;
 
 export class CampaignQueue {
   private chain: Promise<void> = Promise.resolve();
@@ -52,6 +54,12 @@ export class CampaignQueue {
       const counts = await sendCampaign(this.db, site, campaignId, keys, { ...this.options, signal: this.abort.signal });
       log(`campaign ${campaignId} of ${site.name}: ${counts.delivered} delivered, ${counts.expired} expired, ${counts.failed} failed`);
     } catch (error) {
+      if (error instanceof DatabaseUnavailableError && !this.abort.signal.aborted) {
+        // The database is away (restart, failover): the campaign goes on once it is back, from where it stopped.
+        log(`campaign ${campaignId} of ${site.name} paused: ${error.message}; trying again in ${RETRY_UNAVAILABLE_MS / 1000} s`);
+        setTimeout(() => this.enqueue(siteHash, campaignId), RETRY_UNAVAILABLE_MS).unref();
+        return;
+      }
       log(`campaign ${campaignId} of ${site.name} not sent: ${(error as Error).message}`);
     }
   }

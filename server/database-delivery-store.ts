@@ -1,10 +1,21 @@
 // The DeliveryStore of server/push on the provider's database. Work is claimed with FOR UPDATE SKIP LOCKED
 // and a claimed_at stamp, so several `serve` or `send` processes can run one campaign and none sends a
-// delivery another has claimed; a claim older than the lease (a runner that died) is taken again.
+// delivery another has claimed. A live runner renews the stamp of the claims it holds every few seconds; a
+// claim not renewed for the lease (its runner died: kill -9, crash, machine lost) is taken again. The
+// embedded database, which one process at a time may open, drops every claim when it is opened.
+//
+// The guarantee, under any crash: every delivery is sent at least once. A delivery is sent a second time
+// only when its runner died after the push service had received the request and before the answer was
+// recorded: at most one extra copy per request in flight at the crash (at most the runner's concurrency),
+// sent with the same Topic header, so a push service still holding the first copy replaces it. Claimed
+// deliveries whose request had not started are sent once, by the next runner.
 import type { Database } from './database.ts';
 import type { Delivery, DeliveryResult, DeliveryStore } from './push/delivery-store.ts';
 
-export const CLAIM_LEASE_SECONDS = 300;
+/** A claim not renewed for this long belongs to a runner that is gone. */
+export const CLAIM_LEASE_SECONDS = 20;
+/** How often a runner renews the claims it holds. */
+export const CLAIM_RENEW_MS = 5000;
 
 interface ClaimedRow {
   id: string;
@@ -35,9 +46,49 @@ export function notificationPayload(row: Pick<ClaimedRow, 'campaign_id' | 'title
 }
 
 export class DatabaseDeliveryStore implements DeliveryStore {
+  /** Deliveries this store claimed and has not yet marked or rescheduled. */
+  private readonly held = new Set<string>();
+  private renewTimer: NodeJS.Timeout | undefined;
+
   constructor(private readonly db: Database) {}
 
+  private hold(ids: string[]): void {
+    for (const id of ids) this.held.add(id);
+    if (this.held.size === 0 || this.renewTimer) return;
+    this.renewTimer = setInterval(() => {
+      if (this.held.size === 0) return;
+      // A failed renewal (database away) is retried on the next tick; the lease is several ticks long.
+      this.db
+        .query(`UPDATE deliveries SET claimed_at = now() WHERE id = ANY($1::bigint[]) AND status = 'pending' AND claimed_at IS NOT NULL`, [
+          [...this.held],
+        ])
+        .catch(() => undefined);
+    }, CLAIM_RENEW_MS);
+    this.renewTimer.unref();
+  }
+
+  private release(id: string): void {
+    this.held.delete(id);
+    if (this.held.size === 0 && this.renewTimer) {
+      clearInterval(this.renewTimer);
+      this.renewTimer = undefined;
+    }
+  }
+
+  /** Stops renewing the claims still held (a run that failed): they lapse after the lease and are taken again. */
+  abandonClaims(): void {
+    this.held.clear();
+    if (this.renewTimer) clearInterval(this.renewTimer);
+    this.renewTimer = undefined;
+  }
+
   async claimPending(campaignId: string, limit: number): Promise<Delivery[]> {
+    const claimed = await this.claim(campaignId, limit);
+    this.hold(claimed.map((delivery) => delivery.id));
+    return claimed;
+  }
+
+  private async claim(campaignId: string, limit: number): Promise<Delivery[]> {
     return this.db.transaction(async (tx) => {
       // A subscriber that lost its subscription since the campaign was created cannot be sent to.
       await tx.query(
@@ -70,20 +121,48 @@ export class DatabaseDeliveryStore implements DeliveryStore {
     });
   }
 
-  async markResult(deliveryId: string, status: DeliveryResult, detail?: string): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ subscriber_id: string }>(
-        `UPDATE deliveries SET status = $2, last_error = $3, claimed_at = NULL, updated_at = now()
-         WHERE id = $1 RETURNING subscriber_id`,
-        [deliveryId, status, detail ?? null],
-      );
-      if (status === 'expired' && rows[0]) {
-        await tx.query(`UPDATE subscribers SET status = 'expired', updated_at = now() WHERE id = $1`, [rows[0].subscriber_id]);
-      }
+  /**
+   * Results are written in batches: the ones that come in while a write is under way go together in the next
+   * statement (one round trip for many answers). A result is recorded before its promise resolves.
+   */
+  markResult(deliveryId: string, status: DeliveryResult, detail?: string): Promise<void> {
+    this.release(deliveryId);
+    return new Promise((resolve, reject) => {
+      this.results.push({ id: deliveryId, status, detail: detail ?? null, resolve, reject });
+      this.writing ??= this.writeResults().finally(() => {
+        this.writing = undefined;
+      });
     });
   }
 
+  private results: { id: string; status: DeliveryResult; detail: string | null; resolve(): void; reject(error: unknown): void }[] = [];
+  private writing: Promise<void> | undefined;
+
+  private async writeResults(): Promise<void> {
+    while (this.results.length > 0) {
+      const batch = this.results.splice(0);
+      try {
+        // One statement: the deliveries' results and, for an expired one, its subscriber.
+        await this.db.query(
+          `WITH marked AS (
+             UPDATE deliveries d SET status = m.status, last_error = m.detail, claimed_at = NULL, updated_at = now()
+             FROM unnest($1::bigint[], $2::text[], $3::text[]) AS m (id, status, detail)
+             WHERE d.id = m.id
+             RETURNING d.subscriber_id, d.status
+           )
+           UPDATE subscribers s SET status = 'expired', updated_at = now()
+           FROM marked WHERE s.id = marked.subscriber_id AND marked.status = 'expired'`,
+          [batch.map((result) => result.id), batch.map((result) => result.status), batch.map((result) => result.detail)],
+        );
+        for (const result of batch) result.resolve();
+      } catch (error) {
+        for (const result of batch) result.reject(error);
+      }
+    }
+  }
+
   async reschedule(deliveryId: string, notBefore: Date): Promise<void> {
+    this.release(deliveryId);
     await this.db.query(
       `UPDATE deliveries SET next_attempt_at = $2, claimed_at = NULL, updated_at = now() WHERE id = $1`,
       [deliveryId, notBefore.toISOString()],

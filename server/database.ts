@@ -175,6 +175,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   try {
     await migrate(db);
+    if (db.kind === 'embedded') {
+      // Only one process at a time opens the embedded database: a claim found here is of a process that is
+      // gone (killed, crashed), so its deliveries are sent by the next runner now, not after the lease.
+      await db.query(`UPDATE deliveries SET claimed_at = NULL WHERE status = 'pending' AND claimed_at IS NOT NULL`);
+    }
   } catch (error) {
     await db.close().catch(() => undefined);
     throw error;

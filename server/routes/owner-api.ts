@@ -8,7 +8,7 @@ import { createCampaign, getCampaign, listCampaigns, URGENCIES } from '../campai
 import { requireOwner } from '../owner-auth.ts';
 import { siteSummary, sitesOpenedBy } from '../owner-sites.ts';
 import { audienceSize, siteStats } from '../owner-stats.ts';
-import { parseParams, segmentIdParam, subscriberIdParam } from '../params.ts';
+import { parseParams, segmentIdParam, subscriberIdParam, text } from '../params.ts';
 import { RequestError } from '../reply.ts';
 import { addMembership, createSegment, deleteSegment, isMember, listSegments, removeMembership, segmentExists, type SegmentSummary } from '../segments.ts';
 import type { HostedSite } from '../sites.ts';
@@ -49,7 +49,7 @@ const audienceSchema = z
 
 const segmentBodySchema = z.strictObject({
   sid: z.union([z.int().positive().transform(String), segmentIdParam], { error: 'must be 1 to 29 letters, digits, "_" or "-"' }),
-  name: z.string().min(1).max(100).optional(),
+  name: text(100).min(1, 'must not be empty').optional(),
   condition: z
     .string({ error: 'must be text' })
     .max(2000, 'must be at most 2000 characters')
@@ -65,14 +65,14 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s
 
 const actionSchema = z.strictObject({
   action: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1 to 32 letters, digits, "_" or "-"'),
-  title: z.string().min(1, 'must not be empty').max(40, 'must be at most 40 characters'),
+  title: text(40).min(1, 'must not be empty'),
   url: httpUrl.optional(),
 });
 
 const campaignBodySchema = z
   .strictObject({
-    title: z.string().min(1, 'must not be empty').max(200),
-    body: z.string().min(1, 'must not be empty').max(1000),
+    title: text(200).min(1, 'must not be empty'),
+    body: text(1000).min(1, 'must not be empty'),
     url: httpUrl.optional(),
     icon: httpUrl.optional(),
     image: httpUrl.optional(),
@@ -90,7 +90,7 @@ const campaignBodySchema = z
 
 const dimensionsSchema = z.record(
   z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'dimension names are 1 to 64 letters, digits, "_" or "-"'),
-  z.union([z.string().max(256), z.number(), z.boolean(), z.null()]),
+  z.union([text(256), z.number(), z.boolean(), z.null()]),
 );
 
 const nameParams = z.object({ name: z.string() });
@@ -176,7 +176,7 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
   app.put('/api/v1/sites/:name/subscribers/:id/dimensions', async (request) => {
     const site = await siteOf(request);
     const id = subscriberOf(request);
-    const dimensions = parseParams(dimensionsSchema, request.body);
+    const dimensions = parseParams(dimensionsSchema, request.body, 'body');
     if (!(await subscriberExists(db, site.hash, id))) throw new RequestError(404, `id: no subscriber ${id} on site ${site.name}`);
     await setDimensions(db, id, Object.fromEntries(Object.entries(dimensions).map(([key, value]) => [key, value === null ? null : String(value)])));
     return { status: 'success' };
@@ -200,7 +200,7 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
 
   app.post('/api/v1/sites/:name/segments', async (request, reply) => {
     const site = await siteOf(request);
-    const body = parseParams(segmentBodySchema, request.body);
+    const body = parseParams(segmentBodySchema, request.body, 'body');
     const condition = body.condition?.trim() ? body.condition.trim() : undefined;
     if (!(await createSegment(db, site.hash, body.sid, body.name ?? body.sid, condition))) {
       throw new RequestError(409, `sid: segment ${body.sid} exists already`);
@@ -239,7 +239,7 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
 
   app.post('/api/v1/sites/:name/campaigns', async (request, reply) => {
     const site = await siteOf(request);
-    const body = parseParams(campaignBodySchema, request.body);
+    const body = parseParams(campaignBodySchema, request.body, 'body');
     if (body.subscriberId && !(await subscriberExists(db, site.hash, body.subscriberId))) {
       throw new RequestError(404, `subscriberId: no subscriber ${body.subscriberId} on site ${site.name}`);
     }

@@ -558,9 +558,6 @@ const BAD_FIELDS: Record<string, [string, unknown, number, string][]> = {
     ['endpoint', `https://push.example/${LONE_SURROGATE}`, 400, 'well-formed'],
     ['extra', 'x', 400, 'not a parameter'],
   ],
-  // Not here, because routes/owner-api.ts (not part of this change) checks them with z.string(): a NUL or a lone
-  // surrogate in a dimension value, a segment name, a campaign title, body or button title is refused (400,
-  // nothing stored) only by the database, with "request: a value the database refuses", not naming the field.
   'GET /api/v1/sites/:name/subscribers': [
     ['limit', 'ten', 400, 'must be a number'],
     ['limit', '0', 400, ''],
@@ -601,6 +598,8 @@ const BAD_FIELDS: Record<string, [string, unknown, number, string][]> = {
     ['id', 'a b', 400, 'letters, digits'],
     ['city', long(257), 400, ''],
     ['city', { nested: 1 }, 400, ''],
+    ['city', `Paris${NUL}`, 400, 'NUL'],
+    ['city', `Paris${LONE_SURROGATE}`, 400, 'well-formed'],
   ],
   'POST /api/v1/sites/:name/segments': [
     ['sid', REMOVE, 400, 'is required'],
@@ -608,6 +607,8 @@ const BAD_FIELDS: Record<string, [string, unknown, number, string][]> = {
     ['sid', long(30), 400, ''],
     ['sid', 'news', 409, 'exists already'],
     ['name', long(101), 400, ''],
+    ['name', `News${NUL}`, 400, 'NUL'],
+    ['name', `News${LONE_SURROGATE}`, 400, 'well-formed'],
     ['condition', long(2001), 400, 'at most 2000'],
     ['condition', 'url ===', 400, 'column'],
     ['extra', 'x', 400, 'not a parameter'],
@@ -633,6 +634,9 @@ const BAD_FIELDS: Record<string, [string, unknown, number, string][]> = {
     ['title', long(201), 400, ''],
     ['title', 42, 400, ''],
     ['body', REMOVE, 400, 'is required'],
+    ['title', `Sale${NUL}`, 400, 'NUL'],
+    ['body', `Today${LONE_SURROGATE}`, 400, 'well-formed'],
+    ['actions.0.title', `Open${NUL}`, 400, 'NUL'],
     ['url', 'javascript:alert(1)', 400, 'http(s)'],
     ['actions', 'open', 400, 'must be a list'],
     ['actions', [{ action: 'a', title: 'A' }, { action: 'b', title: 'B' }, { action: 'c', title: 'C' }], 400, 'at most 2'],
@@ -821,8 +825,7 @@ function rowsOf(route: Route): Row[] {
       fields: {},
       request: () => ({ ...requestOf(route, route.valid()), payload: '[]' }),
       status: 400,
-      // the owner API names the whole body "request" (routes/owner-api.ts, not changed here)
-      param: route.owner ? 'request' : 'body',
+      param: 'body',
     });
   }
   return rows;

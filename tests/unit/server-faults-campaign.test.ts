@@ -12,11 +12,13 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAIM_LEASE_SECONDS } from '../../server/database-delivery-store.ts';
+import { createApp } from '../../server/app.ts';
+import { createCampaign } from '../../server/campaigns.ts';
+import { CLAIM_LEASE_SECONDS, CLAIM_RENEW_MS, DatabaseDeliveryStore } from '../../server/database-delivery-store.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService, type RecordedPush } from '../support/fake-push-service.ts';
 import { postgresBinDir, startPostgresCluster } from '../support/postgres-cluster.ts';
-import { tempDir } from './server-support.ts';
+import { newSubscription, openTempDatabase, postSync as postSyncInProcess, SITE_HASH, tempDir, testSite } from './server-support.ts';
 import { closeAgents, insertForm, postSync, startServe, stopGracefully, writeFaultSite, type ServeProcess } from './server-faults-support.ts';
 
 const SUBSCRIBERS = 300;
@@ -228,4 +230,31 @@ describe.concurrent('a campaign sent by a process that is killed -9', () => {
     // another live process could hold those claims: they are taken only once they lapse
     expect(figures.resentAfterCreatedMs).toBeGreaterThanOrEqual(CLAIM_LEASE_SECONDS * 1000);
   }, 90_000);
+
+  it('a live runner renews its claims: another runner does not take them once the lease has passed, but takes them when not renewed', async () => {
+    const { db, cleanup } = await openTempDatabase();
+    cleanups.push(cleanup);
+    const site = testSite();
+    const app = await createApp({ sites: [site], db, rateLimit: false });
+    cleanups.push(() => app.close());
+    for (let i = 0; i < 3; i += 1) {
+      expect((await postSyncInProcess(app, { hash: SITE_HASH, action: 'insert', subscription: newSubscription().json })).statusCode).toBe(200);
+    }
+    const { campaignId } = await createCampaign(db, site, { title: 'Lease', body: 'renewed', ttl: 60, urgency: 'normal' });
+    const lapse = () =>
+      db.query(`UPDATE deliveries SET claimed_at = now() - make_interval(secs => $2) WHERE campaign_id = $1`, [campaignId, CLAIM_LEASE_SECONDS + 1]);
+    const live = new DatabaseDeliveryStore(db);
+    const other = new DatabaseDeliveryStore(db);
+    expect(await live.claimPending(campaignId, 10)).toHaveLength(3);
+    // as if the claims were a lease old: the live runner's next renewal makes them fresh again
+    await lapse();
+    await sleep(CLAIM_RENEW_MS + 1000);
+    expect(await other.claimPending(campaignId, 10)).toEqual([]);
+    // a runner that stopped renewing (as a dead one does) loses them once the lease has passed
+    live.abandonClaims();
+    await lapse();
+    const retaken = await other.claimPending(campaignId, 10);
+    other.abandonClaims();
+    expect(retaken.map((delivery) => delivery.attempts)).toEqual([2, 2, 2]);
+  }, 30_000);
 });

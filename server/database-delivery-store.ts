@@ -8,14 +8,18 @@
 // only when its runner died after the push service had received the request and before the answer was
 // recorded: at most one extra copy per request in flight at the crash (at most the runner's concurrency),
 // sent with the same Topic header, so a push service still holding the first copy replaces it. Claimed
-// deliveries whose request had not started are sent once, by the next runner.
-import type { Database } from './database.ts';
+// deliveries whose request had not started are sent once, by the next runner. A database that is away for
+// less than the lease (a restart) while the runner lives costs nothing: the answers are kept in memory and
+// written when it is back.
+import { DatabaseUnavailableError, type Database } from './database.ts';
 import type { Delivery, DeliveryResult, DeliveryStore } from './push/delivery-store.ts';
 
 /** A claim not renewed for this long belongs to a runner that is gone. */
 export const CLAIM_LEASE_SECONDS = 20;
 /** How often a runner renews the claims it holds. */
 export const CLAIM_RENEW_MS = 5000;
+/** How often results are written again while the database is away (for at most a lease). */
+const RESULT_RETRY_MS = 500;
 
 interface ClaimedRow {
   id: string;
@@ -139,6 +143,7 @@ export class DatabaseDeliveryStore implements DeliveryStore {
   private writing: Promise<void> | undefined;
 
   private async writeResults(): Promise<void> {
+    let unavailableSince: number | undefined;
     while (this.results.length > 0) {
       const batch = this.results.splice(0);
       try {
@@ -155,7 +160,16 @@ export class DatabaseDeliveryStore implements DeliveryStore {
           [batch.map((result) => result.id), batch.map((result) => result.status), batch.map((result) => result.detail)],
         );
         for (const result of batch) result.resolve();
+        unavailableSince = undefined;
       } catch (error) {
+        // The push services have answered: while the database is briefly away (a restart) the answers are
+        // kept and written when it is back, rather than lost, which would send those messages again.
+        unavailableSince ??= Date.now();
+        if (error instanceof DatabaseUnavailableError && Date.now() - unavailableSince < CLAIM_LEASE_SECONDS * 1000) {
+          this.results.unshift(...batch);
+          await new Promise((resolve) => setTimeout(resolve, RESULT_RETRY_MS));
+          continue;
+        }
         for (const result of batch) result.reject(error);
       }
     }

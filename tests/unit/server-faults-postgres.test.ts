@@ -4,21 +4,26 @@
 // the runtime: a 503 or a failed connection is retried later. The provider never answers 500, answers 503
 // with Retry-After while the database is away, stays up, and after the restart every subscriber it answered
 // 200 for is stored exactly once, with its keys and its one `subscribed` event.
+// The same crash in the middle of a campaign: the provider keeps the push services' answers until the database
+// is back, so the campaign finishes with every subscriber served exactly once.
 import { randomBytes } from 'node:crypto';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/vapid-keys.ts';
+import { createSubscriberKeys, decryptPushBody, startFakePushService, type RecordedPush } from '../support/fake-push-service.ts';
 import { postgresBinDir, startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
 import { tempDir } from './server-support.ts';
 import {
-  closeAgents,
   FAULT_SITE,
   insertForm,
-  postSync,
   startServe,
   stopGracefully,
   writeFaultSite,
   type ServeProcess,
   type Subscription,
+  type SyncAnswer,
 } from './server-faults-support.ts';
 
 const CLIENTS = 20;
@@ -29,8 +34,9 @@ const RETRY_MS = 250;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const cleanups: (() => Promise<void>)[] = [];
+const agents = new Map<number, HttpAgent>();
 afterAll(async () => {
-  await closeAgents();
+  for (const agent of agents.values()) agent.destroy();
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 });
 
@@ -42,11 +48,53 @@ function newSubscription(label: string): Subscription {
   };
 }
 
+/**
+ * POST /syncSubscriptionAction.php from loopback address 127.0.0.<2 + n>: each visitor has an address of its
+ * own, as on the web (the provider limits requests per address). node:http, whose localAddress is honoured.
+ */
+function postSync(baseUrl: string, form: string, n: number, timeoutMs = 15_000): Promise<SyncAnswer> {
+  let agent = agents.get(n);
+  if (!agent) {
+    agent = new HttpAgent({ keepAlive: true, maxSockets: 4 });
+    agents.set(n, agent);
+  }
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      `${baseUrl}/syncSubscriptionAction.php`,
+      {
+        method: 'POST',
+        agent,
+        localAddress: `127.0.0.${2 + (n % 250)}`,
+        timeout: timeoutMs,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: FAULT_SITE.origin },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          try {
+            const retryAfter = response.headers['retry-after'];
+            resolve({ statusCode: response.statusCode!, retryAfter, body: JSON.parse(text) as SyncAnswer['body'] });
+          } catch (error) {
+            reject(error as Error);
+          }
+        });
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error('timed out')));
+    request.on('error', reject);
+    request.end(form);
+  });
+}
+
 interface Outcome {
   requests: number;
   statuses: Map<number, number>;
   connectionErrors: number;
   firstConnectionError?: string;
+  firstRateLimit?: string;
   /** 503 answers, with the time the request was sent and its Retry-After header. */
   unavailable: { sentAt: number; retryAfter?: string }[];
   /** Any answer that is neither 200, 503 nor 429: each one is a bug. */
@@ -89,6 +137,7 @@ async function runVisitors(serve: ServeProcess, endAt: number): Promise<Outcome>
           outcome.accepted.set(subscription.endpoint, { id: answer.body.subscriberId!, subscription, at: Date.now(), retried: attempt > 0 });
           break;
         }
+        if (answer?.statusCode === 429) outcome.firstRateLimit ??= answer.body.message;
         if (answer?.statusCode === 503) outcome.unavailable.push({ sentAt, retryAfter: answer.retryAfter });
         else if (answer && answer.statusCode !== 429) {
           outcome.unexpected.push(`${answer.statusCode} ${JSON.stringify(answer.body)}`);
@@ -116,7 +165,7 @@ interface Row {
   events: number;
 }
 
-describe.skipIf(!postgresBinDir())('PostgreSQL restarted under a sync load', () => {
+describe.skipIf(!postgresBinDir())('PostgreSQL restarted', { concurrent: true }, () => {
   it('answers 503 with Retry-After while the database is down, never 500, and loses no answered subscriber', async () => {
     const cluster: PostgresCluster = (await startPostgresCluster())!;
     cleanups.push(cluster.remove);
@@ -146,6 +195,7 @@ describe.skipIf(!postgresBinDir())('PostgreSQL restarted under a sync load', () 
       accepted: outcome.accepted.size,
       downMs: upAt - downFrom,
       retriedThenAccepted: [...outcome.accepted.values()].filter(({ retried }) => retried).length,
+      firstRateLimit: outcome.firstRateLimit,
       unavailableWhileDown: outcome.unavailable.filter(({ sentAt }) => sentAt >= downFrom && sentAt <= upAt).length,
     };
     console.log(`PostgreSQL restart under load: ${JSON.stringify(summary)}`);
@@ -202,6 +252,89 @@ describe.skipIf(!postgresBinDir())('PostgreSQL restarted under a sync load', () 
     // and the provider still takes new subscribers, then stops cleanly
     const after = newSubscription('after');
     expect((await postSync(serve.url, insertForm(after), 0)).statusCode).toBe(200);
+    expect(await stopGracefully(serve)).toBe(0);
+  }, 60_000);
+
+  it("in the middle of a campaign: the provider keeps the push services' answers until it is back and finishes the campaign, every subscriber served once", async () => {
+    const service = await startFakePushService();
+    cleanups.push(service.close);
+    const cluster = (await startPostgresCluster())!;
+    cleanups.push(cluster.remove);
+    const project = await tempDir('pushkit-faults-pg-campaign-');
+    cleanups.push(project.remove);
+    const vapid = generateVapidKeyPair();
+    const keys = createSubscriberKeys();
+    const siteFile = await writeFaultSite(project.path, vapid.publicKey);
+    await writeVapidKeyFile(join(project.path, '.push-kit', 'keys', 'faults.json'), vapid);
+    const serve = await startServe(project.path, siteFile, { DATABASE_URL: cluster.url, NODE_EXTRA_CA_CERTS: service.certPath });
+    cleanups.push(async () => {
+      if (serve.child.exitCode === null && serve.child.signalCode === null) serve.child.kill('SIGKILL');
+    });
+    const total = 200;
+    const paths = Array.from({ length: total }, (_, i) => `/pg-outage/${i}`);
+    for (let batch = 0; batch < total; batch += 10) {
+      await Promise.all(
+        paths.slice(batch, batch + 10).map(async (path, i) => {
+          const form = insertForm({ endpoint: `${service.origin}${path}`, p256dh: keys.p256dh, auth: keys.auth });
+          expect((await postSync(serve.url, form, 100 + i)).statusCode).toBe(200);
+        }),
+      );
+    }
+    // PostgreSQL crashes once the push service has received 60 of the campaign's messages
+    let crash: Promise<void> | undefined;
+    let crashedAt = 0;
+    let backAt = 0;
+    const record = service.requests.push.bind(service.requests);
+    service.requests.push = (...items: RecordedPush[]) => {
+      const length = record(...items);
+      if (!crash && length >= 60) {
+        crash = (async () => {
+          crashedAt = Date.now();
+          await cluster.stop('immediate');
+          await sleep(DOWN_MS);
+          await cluster.start();
+          backAt = Date.now();
+        })();
+      }
+      return length;
+    };
+    const owner = { authorization: `Bearer ${serve.ownerKey}`, 'content-type': 'application/json' };
+    const created = (await (
+      await fetch(`${serve.url}/api/v1/sites/faults/campaigns`, { method: 'POST', headers: owner, body: JSON.stringify({ title: 'Outage', body: 'still sent' }) })
+    ).json()) as { campaignId: string; recipients: number };
+    expect(created.recipients).toBe(total);
+    const deadline = Date.now() + 50_000;
+    while (!crash && Date.now() < deadline) await sleep(50);
+    await crash;
+    let campaign: Record<string, unknown> = {};
+    while (Date.now() < deadline) {
+      const response = await fetch(`${serve.url}/api/v1/sites/faults/campaigns/${created.campaignId}`, { headers: owner });
+      if (response.status === 200) campaign = ((await response.json()) as { campaign: Record<string, unknown> }).campaign;
+      else expect(response.status).toBe(503);
+      if (campaign.status === 'done') break;
+      await sleep(250);
+    }
+    const counts = new Map<string, number>();
+    for (const request of service.requests) {
+      expect(JSON.parse(decryptPushBody(request.body, keys).toString('utf8'))).toMatchObject({ title: 'Outage', campaignId: created.campaignId });
+      counts.set(request.path, (counts.get(request.path) ?? 0) + 1);
+    }
+    const duplicated = paths.filter((path) => counts.get(path)! > 1);
+    const figures = {
+      received: service.requests.length,
+      beforeCrash: service.requests.filter((request) => request.at <= crashedAt).length,
+      afterBack: service.requests.filter((request) => request.at > backAt).length,
+      duplicated: duplicated.length,
+      paused: /campaign \d+ of faults paused: database unavailable/.test(serve.output()),
+    };
+    console.log(`PostgreSQL restart mid-campaign: ${JSON.stringify(figures)}`);
+    // the crash came in the middle of the sending
+    expect(figures.beforeCrash).toBeGreaterThanOrEqual(60);
+    expect(figures.afterBack).toBeGreaterThan(0);
+    // the provider kept the push services' answers until the database was back: no message sent twice
+    expect(paths.filter((path) => counts.get(path) !== 1)).toEqual([]);
+    expect(campaign).toMatchObject({ status: 'done', recipients: total, sent: total, delivered: total, pending: 0, failed: 0, expired: 0 });
+    expect(serve.child.exitCode).toBeNull();
     expect(await stopGracefully(serve)).toBe(0);
   }, 60_000);
 });

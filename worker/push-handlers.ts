@@ -57,7 +57,9 @@ export function notificationFor(payload: PushPayload, site: WorkerSiteModule): {
       icon: text(payload.icon) ?? site.iconUrl,
       image: text(payload.image),
       badge: text(payload.badge),
-      tag: text(payload.tag),
+      // A campaign's copy sent twice (a sender killed before it saved the push service's answer) replaces the
+      // first on the device instead of showing the message again.
+      tag: text(payload.tag) ?? (payload.campaignId === undefined || payload.campaignId === null ? undefined : `pushkit-campaign-${payload.campaignId}`),
       requireInteraction: payload.requireInteraction === true,
       actions: actions.map(({ action, title, icon }) => ({ action, title, icon })),
       data,

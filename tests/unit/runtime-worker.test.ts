@@ -86,6 +86,14 @@ describe('push', () => {
     expect(JSON.parse(String(worker.posts[0]!.init.body))).toEqual({ hash: site.hash, campaignId: 12, endpoint: 'https://fcm.googleapis.com/fcm/send/token-1', event: 'shown' });
   });
 
+  it('tags a campaign message by its campaign, so a second copy replaces the first; a payload tag wins', async () => {
+    const worker = fakeWorker();
+    await worker.dispatch('push', worker.pushData({ title: 'Sale', campaignId: 31 }));
+    await worker.dispatch('push', worker.pushData({ title: 'Sale', campaignId: 31 }));
+    await worker.dispatch('push', worker.pushData({ title: 'Hello' }));
+    expect(worker.shown.map((shown) => shown.options.tag)).toEqual(['pushkit-campaign-31', 'pushkit-campaign-31', undefined]);
+  });
+
   it.each([
     ['an empty payload', null],
     ['a payload without a title', { body: '' }],

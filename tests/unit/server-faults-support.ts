@@ -119,7 +119,7 @@ function agentFrom(n: number): Agent {
   const address = `127.0.0.${2 + (n % 250)}`;
   let agent = agents.get(address);
   if (!agent) {
-    agent = new Agent({ connect: { localAddress: address }, connections: 8 });
+    agent = new Agent({ localAddress: address, connections: 8 }); // undici ignores connect.localAddress
     agents.set(address, agent);
   }
   return agent;

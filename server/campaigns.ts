@@ -97,16 +97,21 @@ export async function createCampaign(
                   WHERE m.subscriber_id = s.id AND g.site_hash = s.site_hash AND g.sid = $${params.length})`,
       );
     }
-    const inserted = await tx.query(
-      `INSERT INTO deliveries (campaign_id, subscriber_id)
-       SELECT $1, s.id FROM subscribers s WHERE ${conditions.join(' AND ')}
-       ON CONFLICT (campaign_id, subscriber_id) DO NOTHING RETURNING id`,
+    // counted in the database: a campaign to everyone must not carry a row per recipient back to the process
+    const inserted = await tx.query<{ recipients: number }>(
+      `WITH inserted AS (
+         INSERT INTO deliveries (campaign_id, subscriber_id)
+         SELECT $1, s.id FROM subscribers s WHERE ${conditions.join(' AND ')}
+         ON CONFLICT (campaign_id, subscriber_id) DO NOTHING RETURNING 1
+       )
+       SELECT count(*)::int AS recipients FROM inserted`,
       params,
     );
-    if (inserted.rows.length === 0) {
+    const recipients = inserted.rows[0]!.recipients;
+    if (recipients === 0) {
       await tx.query(`UPDATE campaigns SET status = 'done', completed_at = now() WHERE id = $1`, [campaignId]);
     }
-    return { campaignId, recipients: inserted.rows.length };
+    return { campaignId, recipients };
   });
 }
 

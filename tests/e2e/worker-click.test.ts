@@ -60,7 +60,8 @@ async function campaign(title: string): Promise<string> {
 
 /** Delivers the payload, waits for the desktop to show it, clicks it and returns the page the click opened. */
 async function pushAndClick(payload: Record<string, unknown>): Promise<{ shown: DesktopNotification; opened: Page }> {
-  await deliverPush(browser.context, page, site.origin, `${site.origin}/`, JSON.stringify(payload));
+  const onDesktop = () => desktop.notifications.some((entry) => entry.summary === payload.title);
+  await deliverPush(browser.context, page, site.origin, `${site.origin}/`, JSON.stringify(payload), onDesktop);
   await expect.poll(() => desktop.notifications.find((entry) => entry.summary === payload.title), { timeout: 10_000 }).toBeDefined();
   const shown = desktop.notifications.find((entry) => entry.summary === payload.title)!;
   const opened = browser.context.waitForEvent('page', { timeout: 10_000 });

@@ -98,8 +98,29 @@ export async function registerWorker(page: Page, script: string, scope: string):
   );
 }
 
-/** Delivers a push message to the registration of `scopeURL` through CDP (a trusted push event). */
-export async function deliverPush(context: BrowserContext, page: Page, origin: string, scopeURL: string, data: string): Promise<void> {
+/** The newest notification time (ms) of the registration of `scopeURL`, 0 when it shows none. */
+function newestNotification(page: Page, scopeURL: string): Promise<number> {
+  return page.evaluate(async (scopeURL) => {
+    const registration = await navigator.serviceWorker.getRegistration(scopeURL);
+    return Math.max(0, ...((await registration?.getNotifications()) ?? []).map((notification) => notification.timestamp));
+  }, scopeURL);
+}
+
+/**
+ * Delivers a push message to the registration of `scopeURL` through CDP (a trusted push event), and waits until
+ * it shows (every push shows a notification). Measured here: the first CDP delivery to
+ * a fresh profile's worker is sometimes never dispatched (the worker's push listener does not run, a second
+ * delivery shows at once), so a delivery that shows nothing within 3 s is made again, at most three times.
+ */
+export async function deliverPush(
+  context: BrowserContext,
+  page: Page,
+  origin: string,
+  scopeURL: string,
+  data: string,
+  /** Whether the push showed; by default a notification newer than the delivery (a D-Bus desktop lists none). */
+  shown?: () => boolean | Promise<boolean>,
+): Promise<void> {
   const cdp = await context.newCDPSession(page);
   try {
     const registrationId = new Promise<string>((resolve, reject) => {
@@ -113,7 +134,17 @@ export async function deliverPush(context: BrowserContext, page: Page, origin: s
       });
     });
     await cdp.send('ServiceWorker.enable');
-    await cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId: await registrationId, data });
+    const id = await registrationId;
+    for (let attempt = 1; ; attempt += 1) {
+      const before = await page.evaluate(() => Date.now());
+      await cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId: id, data });
+      const deadline = Date.now() + 3000;
+      while (Date.now() < deadline) {
+        if (shown ? await shown() : (await newestNotification(page, scopeURL)) >= before) return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      if (attempt === 3) return; // the test's own wait reports what is missing
+    }
   } finally {
     await cdp.detach().catch(() => {});
   }

@@ -102,7 +102,7 @@ export async function registerWorker(page: Page, script: string, scope: string):
 function newestNotification(page: Page, scopeURL: string): Promise<number> {
   return page.evaluate(async (scopeURL) => {
     const registration = await navigator.serviceWorker.getRegistration(scopeURL);
-    return Math.max(0, ...((await registration?.getNotifications()) ?? []).map((notification) => notification.timestamp));
+    return Math.max(0, ...((await registration?.getNotifications()) ?? []).map((notification) => (notification as Notification & { timestamp: number }).timestamp));
   }, scopeURL);
 }
 

@@ -229,6 +229,11 @@ export async function startExampleSite(options: ExampleSiteOptions): Promise<Run
   return {
     url: `http://${host === '127.0.0.1' ? 'localhost' : host}:${port}`,
     server,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        // A browser's pooled or preconnected socket must not keep the port (and a restart on it) waiting.
+        server.closeAllConnections();
+      }),
   };
 }

@@ -74,7 +74,11 @@ async function view(path = '/', options: { fakeClock?: boolean } = {}): Promise<
     host.shown = 0;
     host.pushkit.push(['optInShownCallback', () => (host.shown += 1)]);
   });
-  await page.waitForFunction(() => !Array.isArray((window as unknown as { pushkit?: unknown }).pushkit));
+  await page
+    .waitForFunction(() => !Array.isArray((window as unknown as { pushkit?: unknown }).pushkit), undefined, { timeout: 15_000 })
+    .catch((error: Error) => {
+      throw new Error(`push.js did not start on ${path}: ${error.message}`);
+    });
   await page.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
   return {
     page,
@@ -87,7 +91,10 @@ async function view(path = '/', options: { fakeClock?: boolean } = {}): Promise<
 /** Scrolls to `y` and gives the page's scroll listeners a moment to run. */
 async function scrollTo(page: Page, y: number): Promise<void> {
   await page.evaluate((top) => window.scrollTo(0, top), y);
-  await page.waitForFunction((top) => Math.round(window.scrollY) === top, y);
+  await page.waitForFunction((top) => Math.round(window.scrollY) === top, y, { timeout: 10_000 }).catch(async (error: Error) => {
+    const at = await page.evaluate(() => [window.scrollY, document.documentElement.scrollHeight - window.innerHeight]);
+    throw new Error(`could not scroll to ${y} (at ${at[0]}, scrollable ${at[1]}): ${error.message}`);
+  });
   await page.waitForTimeout(150);
 }
 

@@ -43,7 +43,14 @@ export function createSelfSignedCertificate(dir: string): { keyPath: string; cer
   return { keyPath, certPath };
 }
 
-export async function startFakePushService(): Promise<FakePushService> {
+export interface FakePushServiceOptions {
+  /** Called with each push as it arrives (before it is answered). */
+  onPush?: (push: RecordedPush) => void;
+  /** Keep every push in `requests` (default); a long benchmark turns it off. */
+  record?: boolean;
+}
+
+export async function startFakePushService(options: FakePushServiceOptions = {}): Promise<FakePushService> {
   const dir = mkdtempSync(join(tmpdir(), 'fake-push-'));
   const { keyPath, certPath } = createSelfSignedCertificate(dir);
   const ca = readFileSync(certPath, 'utf8');
@@ -56,7 +63,9 @@ export async function startFakePushService(): Promise<FakePushService> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const path = req.url ?? '/';
-      requests.push({ path, headers: req.headers, body: Buffer.concat(chunks), at: Date.now() });
+      const push = { path, headers: req.headers, body: Buffer.concat(chunks), at: Date.now() };
+      if (options.record !== false) requests.push(push);
+      options.onPush?.(push);
       counts.set(path, (counts.get(path) ?? 0) + 1);
       const answer = answers.get(path);
       if (!answer || answer.status === 201 || answer.status === 202) {

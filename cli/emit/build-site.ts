@@ -54,12 +54,12 @@ export async function buildSite(configFile: string, outDir: string, options: Bui
       { path: 'http-v4/css/pc-iframe.css', content: await readIframeCss() },
       { path: 'snippet.html', content: await renderSnippet(config) },
     ];
-    const files = await Promise.all(outputs.map(async (file) => ({ path: file.path, ...(await measureSizes(file.content, file.path === 'push.js')) })));
+    const files = await Promise.all(outputs.map(async (file) => ({ path: file.path, ...(await measureSizes(file.content)) })));
     const report = {
       site: name,
       generatedAt: new Date().toISOString(),
       files: Object.fromEntries(files.map(({ path, ...sizes }) => [path, sizes])),
-      compression: { gzipLevel: 9, brotliQuality: { 'push.js': BROTLI_QUALITY.pageView, otherFiles: BROTLI_QUALITY.other } },
+      compression: { gzipLevel: 9, brotliQuality: BROTLI_QUALITY },
       features,
       warnings,
     };

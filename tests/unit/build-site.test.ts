@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import vm from 'node:vm';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildSite, type SiteBuildResult } from '../../cli/emit/build-site.ts';
 
@@ -91,6 +92,7 @@ describe('buildSite on site-configs/calligraphy.json', async () => {
       site: string;
       generatedAt: string;
       files: Record<string, { raw: number; gzip: number; brotli: number }>;
+      compression: { gzipLevel: number; brotliQuality: number };
       features: object;
       warnings: unknown[];
     };
@@ -98,9 +100,10 @@ describe('buildSite on site-configs/calligraphy.json', async () => {
     expect(Number.isNaN(Date.parse(report.generatedAt))).toBe(false);
     expect(Object.keys(report.files).sort()).toEqual(OUTPUT_FILES.filter((path) => path !== 'report.json').sort());
     for (const [path, sizes] of Object.entries(report.files)) {
-      expect(sizes.raw, path).toBe((await stat(join(dir, path))).size);
-      expect(sizes.gzip, path).toBeGreaterThan(0);
-      expect(sizes.brotli, path).toBeGreaterThan(0);
+      const bytes = await readFile(join(dir, path));
+      expect(sizes.raw, path).toBe(bytes.byteLength);
+      expect(sizes.gzip, path).toBe(gzipSync(bytes, { level: report.compression.gzipLevel }).byteLength);
+      expect(sizes.brotli, path).toBe(brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: report.compression.brotliQuality } }).byteLength);
     }
     expect(report.features).toEqual(result.features);
     expect(result.files.find((file) => file.path === 'push.js')).toEqual({ path: 'push.js', ...report.files['push.js'] });

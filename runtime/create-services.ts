@@ -27,7 +27,7 @@ export function createServices(site: SiteModule): RuntimeServices {
     postForm,
     beacon,
     local,
-    session: webStore(() => sessionStorage),
+    session: { get: cookieStore.get, set: (key, value) => cookieStore.set(key, value), remove: cookieStore.remove },
     cookies: cookieStore,
     emit(event) {
       for (const listener of [...(listeners[event] ?? [])]) {

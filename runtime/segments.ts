@@ -34,7 +34,7 @@ export async function joinOnce(services: RuntimeServices, sid: SegmentId, vn: nu
   return joined;
 }
 
-/** A new session (no start time in sessionStorage) counts one more visit. */
+/** A new browser session (no start time in its session cookie) counts one more visit. */
 function visitCount(services: RuntimeServices): number {
   let visits = Number(services.local.get(VISITS_KEY)) || 0;
   if (!services.session.get(SESSION_START_KEY)) {

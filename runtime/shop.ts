@@ -70,7 +70,7 @@ export function startShop(services: RuntimeServices): void {
     }
   };
 
-  // A plain form post leaves the page before 2 s pass, so the post time is kept in sessionStorage and the page
+  // A plain form post leaves the page before 2 s pass, so the post time is kept for the session and the page
   // the shop redirects to (or this one, when the theme posts with fetch) reads the cart 2 s after the post.
   const readCart = (): void => {
     if (!services.session.get(CART_POSTED_KEY)) return;

@@ -1,5 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createServices } from '../../runtime/create-services.ts';
 import { retrySegmentKey, segmentMarkerKey, startSegments } from '../../runtime/segments.ts';
 import type { RuleSegment, SegmentContext } from '../../runtime/site-module.ts';
 import { servicesDouble, testSite } from './support/services-double.ts';
@@ -96,6 +97,22 @@ describe('rule segments', () => {
     startSegments(first.services);
     startSegments(first.services);
     expect(first.local.get('pushkit_visits')).toBe('1');
+  });
+
+  it('in the browser, a visit is a browser session kept in a session cookie; sessionStorage is never touched', () => {
+    const sessionStorageRead = vi.spyOn(window, 'sessionStorage', 'get');
+    localStorage.clear();
+    const view = () => startSegments(createServices(testSite({ segments: [{ sid: 1, vn: 1, test: () => false }] })));
+    view();
+    view();
+    expect(localStorage.getItem('pushkit_visits')).toBe('1');
+    expect(document.cookie).toMatch(/(^|; )pushkit_session_start=\d{13}(;|$)/);
+    // The browser restarted: session cookies are gone, the next view is a new visit.
+    document.cookie = 'pushkit_session_start=;expires=Thu, 01 Jan 1970 00:00:00 GMT;path=/';
+    view();
+    expect(localStorage.getItem('pushkit_visits')).toBe('2');
+    expect(sessionStorageRead).not.toHaveBeenCalled();
+    sessionStorageRead.mockRestore();
   });
 
   it('a throwing condition does not hold and does not throw', async () => {

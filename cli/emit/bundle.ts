@@ -2,7 +2,7 @@
 // modules resolved in memory and every feature flag defined as a literal so unused code is dropped.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Metafile, type Plugin } from 'esbuild';
+import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import type { SiteFeatures } from '../../runtime/site-module.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -35,9 +35,9 @@ export function featureDefines(features: SiteFeatures): Record<string, string> {
   return Object.fromEntries(Object.entries(features).map(([name, on]) => [`PK_FEATURES.${name}`, on ? 'true' : 'false']));
 }
 
-export async function bundleEntry(entry: string, modules: GeneratedModules, features: SiteFeatures): Promise<Bundle> {
-  const result = await build({
-    entryPoints: [join(ROOT, entry)],
+/** The settings of every browser bundle: a minified IIFE with the site's modules and feature constants. */
+function browserBundleOptions(modules: GeneratedModules, features: SiteFeatures) {
+  return {
     bundle: true,
     write: false,
     format: 'iife',
@@ -50,7 +50,11 @@ export async function bundleEntry(entry: string, modules: GeneratedModules, feat
     plugins: [generatedModulesPlugin(modules)],
     metafile: true,
     logLevel: 'silent',
-  });
+  } satisfies BuildOptions;
+}
+
+export async function bundleEntry(entry: string, modules: GeneratedModules, features: SiteFeatures): Promise<Bundle> {
+  const result = await build({ ...browserBundleOptions(modules, features), entryPoints: [join(ROOT, entry)] });
   const output = result.outputFiles[0];
   if (!output) throw new Error(`esbuild produced no output for ${entry}`);
   return { code: output.text, metafile: result.metafile };
@@ -82,18 +86,7 @@ export async function bundleSite(modules: GeneratedModules, features: SiteFeatur
   const result = await build({
     entryPoints: Object.fromEntries(Object.entries(SITE_ENTRIES).map(([name, entry]) => [name, join(ROOT, entry)])),
     outdir: '/pushkit-out',
-    bundle: true,
-    write: false,
-    format: 'iife',
-    minify: true,
-    target: 'es2017',
-    platform: 'browser',
-    legalComments: 'none',
-    mangleProps: /^_/,
-    define: featureDefines(features),
-    plugins: [generatedModulesPlugin(modules)],
-    metafile: true,
-    logLevel: 'silent',
+    ...browserBundleOptions(modules, features),
   });
   const bundles: Partial<SiteBundles> = {};
   for (const name of Object.keys(SITE_ENTRIES) as Array<keyof SiteBundles>) {

@@ -10,14 +10,14 @@
 // received it would miss the message.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.ts';
-import { createCampaign } from '../../server/campaigns.ts';
+import { createCampaign, type CampaignSummary } from '../../server/campaigns.ts';
 import { CLAIM_LEASE_SECONDS, CLAIM_RENEW_MS, DatabaseDeliveryStore } from '../../server/database-delivery-store.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService, type RecordedPush } from '../support/fake-push-service.ts';
 import { postgresBinDir, startPostgresCluster } from '../support/postgres-cluster.ts';
+import { createThrowawayDatabase } from '../support/throwaway-postgres.ts';
 import { newSubscription, openTempDatabase, postSync as postSyncInProcess, SITE_HASH, tempDir, testSite } from './server-support.ts';
 import { closeAgents, insertForm, postSync, startServe, stopGracefully, writeFaultSite, type ServeProcess } from './server-faults-support.ts';
 
@@ -48,16 +48,6 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface CampaignState {
-  status: string;
-  recipients: number;
-  sent: number;
-  pending: number;
-  delivered: number;
-  failed: number;
-  expired: number;
-}
 
 async function ownerCall<T>(serve: ServeProcess, ownerKey: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${serve.url}/api/v1/sites/faults${path}`, {
@@ -138,10 +128,10 @@ async function killMidCampaign(label: string, env: NodeJS.ProcessEnv) {
   cleanups.push(kill(second));
   const secondStartedAt = Date.now();
   expect(second.output()).toContain('resuming 1 unfinished campaign');
-  let campaign: CampaignState | undefined;
+  let campaign: CampaignSummary | undefined;
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    ({ campaign } = await ownerCall<{ campaign: CampaignState }>(second, ownerKey, `/campaigns/${campaignId}`));
+    ({ campaign } = await ownerCall<{ campaign: CampaignSummary }>(second, ownerKey, `/campaigns/${campaignId}`));
     if (campaign.status === 'done') break;
     await sleep(250);
   }
@@ -207,20 +197,9 @@ describe.concurrent('a campaign sent by a process that is killed -9', () => {
   it.skipIf(!externalUrl && !postgresBinDir())('on PostgreSQL: the next process takes the lapsed claims, every subscriber gets it, the counts are right', async () => {
     let url: string;
     if (externalUrl) {
-      const name = `pushkit_faults_${randomBytes(6).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: externalUrl });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${name}`);
-      await admin.end();
-      cleanups.push(async () => {
-        const dropper = new pg.Client({ connectionString: externalUrl });
-        await dropper.connect();
-        await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await dropper.end();
-      });
-      const parsed = new URL(externalUrl);
-      parsed.pathname = `/${name}`;
-      url = parsed.toString();
+      const throwaway = await createThrowawayDatabase(externalUrl, 'pushkit_faults');
+      cleanups.push(throwaway.drop);
+      url = throwaway.url;
     } else {
       const cluster = (await startPostgresCluster())!;
       cleanups.push(cluster.remove);

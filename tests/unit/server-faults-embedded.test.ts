@@ -2,7 +2,6 @@
 // `push-kit serve` process is killed three times while requests are in flight and restarted on the same data
 // folder. Every insert that was answered 200 is there, intact, with its event; an insert cut off by the kill
 // is either wholly there or wholly absent; the indexes and table pages check clean (amcheck).
-import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -16,10 +15,14 @@ import {
   insertForm,
   killHard,
   postSync,
+  randomSubscription,
   startServe,
   stopGracefully,
+  STORED_SUBSCRIBERS_SQL,
+  storedIntact,
   writeFaultSite,
   type ServeProcess,
+  type StoredSubscriber,
   type Subscription,
 } from './server-faults-support.ts';
 
@@ -31,31 +34,13 @@ afterAll(async () => {
   for (const remove of removals) await remove();
 });
 
-function newSubscription(label: string): Subscription {
-  return {
-    endpoint: `https://fcm.googleapis.com/fcm/send/${label}-${randomBytes(6).toString('hex')}`,
-    p256dh: randomBytes(65).toString('base64url'),
-    auth: randomBytes(16).toString('base64url'),
-  };
-}
-
-interface Row {
-  id: string;
-  endpoint: string;
-  p256dh: string;
-  auth: string;
-  status: string;
-  subscription: { endpoint: string; keys: { p256dh: string; auth: string } };
-  events: number;
-}
-
 /** Sends inserts from WRITERS loopback addresses until the process dies; sorts each into accepted or unknown. */
 function driveInserts(serve: ServeProcess, cycle: number, accepted: Map<string, { id: string; subscription: Subscription }>, cutOff: Map<string, Subscription>) {
   let stopped = false;
   let count = 0;
   const writer = async (n: number) => {
     while (!stopped) {
-      const subscription = newSubscription(`kill${cycle}-w${n}`);
+      const subscription = randomSubscription(`kill${cycle}-w${n}`);
       try {
         const answer = await postSync(serve.url, insertForm(subscription), n);
         if (answer.statusCode === 200 && answer.body.status === 'success') {
@@ -85,7 +70,7 @@ function driveInserts(serve: ServeProcess, cycle: number, accepted: Map<string, 
   };
 }
 
-async function readRows(dataDir: string): Promise<{ rows: Row[]; corruption: unknown[] }> {
+async function readRows(dataDir: string): Promise<{ rows: StoredSubscriber[]; corruption: unknown[] }> {
   const unlock = await lockEmbeddedDatabase(dataDir);
   const db = await PGlite.create(dataDir, { extensions: { amcheck } });
   try {
@@ -96,12 +81,7 @@ async function readRows(dataDir: string): Promise<{ rows: Row[]; corruption: unk
       ...(await db.query(`SELECT * FROM verify_heapam('subscribers')`)).rows,
       ...(await db.query(`SELECT * FROM verify_heapam('events')`)).rows,
     ];
-    const { rows } = await db.query<Row>(
-      `SELECT s.id, s.endpoint, s.p256dh, s.auth, s.status, s.subscription,
-              (SELECT count(*)::int FROM events e WHERE e.subscriber_id = s.id AND e.kind = 'subscribed') AS events
-       FROM subscribers s WHERE s.site_hash = $1`,
-      [FAULT_SITE.hash],
-    );
+    const { rows } = await db.query<StoredSubscriber>(STORED_SUBSCRIBERS_SQL, [FAULT_SITE.hash]);
     return { rows, corruption };
   } finally {
     await db.close();
@@ -139,24 +119,15 @@ describe('embedded database under kill -9', () => {
     expect(corruption).toEqual([]);
     const byEndpoint = new Map(rows.map((row) => [row.endpoint, row]));
     expect(byEndpoint.size).toBe(rows.length);
-    const intact = (row: Row | undefined, subscription: Subscription) =>
-      row !== undefined &&
-      row.status === 'subscribed' &&
-      row.p256dh === subscription.p256dh &&
-      row.auth === subscription.auth &&
-      row.subscription.endpoint === subscription.endpoint &&
-      row.subscription.keys.p256dh === subscription.p256dh &&
-      row.subscription.keys.auth === subscription.auth &&
-      row.events === 1;
     const lost = [...accepted.values()].filter(({ id, subscription }) => {
       const row = byEndpoint.get(subscription.endpoint);
-      return !intact(row, subscription) || row!.id !== id;
+      return !storedIntact(row, subscription) || row!.id !== id;
     });
     expect(lost.map(({ subscription }) => subscription.endpoint)).toEqual([]);
     // a request cut off by the kill committed wholly (row and event) or not at all
     for (const subscription of cutOff.values()) {
       const row = byEndpoint.get(subscription.endpoint);
-      if (row) expect(intact(row, subscription), subscription.endpoint).toBe(true);
+      if (row) expect(storedIntact(row, subscription), subscription.endpoint).toBe(true);
     }
     expect(rows.every((row) => accepted.has(row.endpoint) || cutOff.has(row.endpoint))).toBe(true);
     expect(accepted.size).toBeGreaterThanOrEqual(KILLS);

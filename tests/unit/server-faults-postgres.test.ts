@@ -6,7 +6,6 @@
 // 200 for is stored exactly once, with its keys and its one `subscribed` event.
 // The same crash in the middle of a campaign: the provider keeps the push services' answers until the database
 // is back, so the campaign finishes with every subscriber served exactly once.
-import { randomBytes } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -18,10 +17,14 @@ import { tempDir } from './server-support.ts';
 import {
   FAULT_SITE,
   insertForm,
+  randomSubscription,
   startServe,
   stopGracefully,
+  STORED_SUBSCRIBERS_SQL,
+  storedIntact,
   writeFaultSite,
   type ServeProcess,
+  type StoredSubscriber,
   type Subscription,
   type SyncAnswer,
 } from './server-faults-support.ts';
@@ -39,14 +42,6 @@ afterAll(async () => {
   for (const agent of agents.values()) agent.destroy();
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 });
-
-function newSubscription(label: string): Subscription {
-  return {
-    endpoint: `https://fcm.googleapis.com/fcm/send/${label}-${randomBytes(6).toString('hex')}`,
-    p256dh: randomBytes(65).toString('base64url'),
-    auth: randomBytes(16).toString('base64url'),
-  };
-}
 
 /**
  * POST /syncSubscriptionAction.php from loopback address 127.0.0.<2 + n>: each visitor has an address of its
@@ -117,7 +112,7 @@ async function runVisitors(serve: ServeProcess, endAt: number): Promise<Outcome>
   };
   const visitor = async (n: number) => {
     for (let k = 0; Date.now() < endAt; k += 1) {
-      const subscription = newSubscription(`v${n}-${k}`);
+      const subscription = randomSubscription(`v${n}-${k}`);
       const form = insertForm(subscription);
       // the runtime retries on the next page view; a visitor who keeps browsing for 20 s more
       const giveUpAt = endAt + 20_000;
@@ -153,16 +148,6 @@ async function runVisitors(serve: ServeProcess, endAt: number): Promise<Outcome>
   };
   await Promise.all(Array.from({ length: CLIENTS }, (_, n) => visitor(n)));
   return outcome;
-}
-
-interface Row {
-  id: string;
-  endpoint: string;
-  p256dh: string;
-  auth: string;
-  status: string;
-  subscription: { endpoint: string; keys: { p256dh: string; auth: string } };
-  events: number;
 }
 
 describe.skipIf(!postgresBinDir())('PostgreSQL restarted', { concurrent: true }, () => {
@@ -218,39 +203,24 @@ describe.skipIf(!postgresBinDir())('PostgreSQL restarted', { concurrent: true },
 
     const client = new pg.Client({ connectionString: cluster.url });
     await client.connect();
-    let rows: Row[];
+    let rows: StoredSubscriber[];
     try {
-      ({ rows } = await client.query<Row>(
-        `SELECT s.id, s.endpoint, s.p256dh, s.auth, s.status, s.subscription,
-                (SELECT count(*)::int FROM events e WHERE e.subscriber_id = s.id AND e.kind = 'subscribed') AS events
-         FROM subscribers s WHERE s.site_hash = $1`,
-        [FAULT_SITE.hash],
-      ));
+      ({ rows } = await client.query<StoredSubscriber>(STORED_SUBSCRIBERS_SQL, [FAULT_SITE.hash]));
     } finally {
       await client.end();
     }
-    const byEndpoint = new Map<string, Row[]>();
+    const byEndpoint = new Map<string, StoredSubscriber[]>();
     for (const row of rows) byEndpoint.set(row.endpoint, [...(byEndpoint.get(row.endpoint) ?? []), row]);
     const wrong = [...outcome.accepted.values()].filter(({ id, subscription }) => {
       const found = byEndpoint.get(subscription.endpoint) ?? [];
-      const row = found[0];
-      return !(
-        found.length === 1 &&
-        row!.id === id &&
-        row!.status === 'subscribed' &&
-        row!.p256dh === subscription.p256dh &&
-        row!.auth === subscription.auth &&
-        row!.subscription.keys.p256dh === subscription.p256dh &&
-        row!.subscription.keys.auth === subscription.auth &&
-        row!.events === 1
-      );
+      return !(found.length === 1 && found[0]!.id === id && storedIntact(found[0], subscription));
     });
     expect(wrong.map(({ subscription }) => subscription.endpoint)).toEqual([]);
     // nothing stored that no visitor was answered for (every visitor retried until answered)
     expect(rows.length).toBe(outcome.accepted.size);
 
     // and the provider still takes new subscribers, then stops cleanly
-    const after = newSubscription('after');
+    const after = randomSubscription('after');
     expect((await postSync(serve.url, insertForm(after), 0)).statusCode).toBe(200);
     expect(await stopGracefully(serve)).toBe(0);
   }, 60_000);

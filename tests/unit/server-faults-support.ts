@@ -1,6 +1,7 @@
 // Shared by the server-faults-*.test.ts files: a project folder with one site, `push-kit serve` as a real
 // process that a test may kill -9, and sync inserts sent from many loopback addresses (the provider limits
 // requests per IP, as it should; a crowd of visitors comes from many).
+import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -95,6 +96,45 @@ export interface Subscription {
   endpoint: string;
   p256dh: string;
   auth: string;
+}
+
+/** A browser subscription never seen before; `label` shows in its endpoint. */
+export function randomSubscription(label: string): Subscription {
+  return {
+    endpoint: `https://fcm.googleapis.com/fcm/send/${label}-${randomBytes(6).toString('hex')}`,
+    p256dh: randomBytes(65).toString('base64url'),
+    auth: randomBytes(16).toString('base64url'),
+  };
+}
+
+/** A stored subscriber of the fault site, with how many 'subscribed' events it has. */
+export interface StoredSubscriber {
+  id: string;
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+  status: string;
+  subscription: { endpoint: string; keys: { p256dh: string; auth: string } };
+  events: number;
+}
+
+/** Reads every StoredSubscriber of FAULT_SITE; $1 is its hash. */
+export const STORED_SUBSCRIBERS_SQL = `SELECT s.id, s.endpoint, s.p256dh, s.auth, s.status, s.subscription,
+        (SELECT count(*)::int FROM events e WHERE e.subscriber_id = s.id AND e.kind = 'subscribed') AS events
+   FROM subscribers s WHERE s.site_hash = $1`;
+
+/** The row holds `subscription` whole (columns and JSON alike), subscribed, with exactly one 'subscribed' event. */
+export function storedIntact(row: StoredSubscriber | undefined, subscription: Subscription): boolean {
+  return (
+    row !== undefined &&
+    row.status === 'subscribed' &&
+    row.p256dh === subscription.p256dh &&
+    row.auth === subscription.auth &&
+    row.subscription.endpoint === subscription.endpoint &&
+    row.subscription.keys.p256dh === subscription.p256dh &&
+    row.subscription.keys.auth === subscription.auth &&
+    row.events === 1
+  );
 }
 
 export function insertForm(subscription: Subscription, fields: Record<string, string> = {}): string {

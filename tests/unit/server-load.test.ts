@@ -3,14 +3,13 @@
 // with. On the embedded database, and on PostgreSQL when PUSHKIT_TEST_DATABASE_URL is set (in a database of
 // its own, dropped afterwards). The rate limiter is turned off, as a provider behind a load balancer would
 // see this load from many addresses. The long form is bench/soak.ts.
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../cli/config/load-config.ts';
 import { createApp } from '../../server/app.ts';
 import { openDatabase, type Database } from '../../server/database.ts';
 import type { HostedSite } from '../../server/sites.ts';
 import { checkInsertsStored, loadProblems, loadSiteConfig, newRunId, runSyncLoad, seedSubscribers, summaryLine } from '../../bench/sync-load.ts';
+import { openThrowawayPostgres } from '../support/throwaway-postgres.ts';
 import { tempDir } from './server-support.ts';
 
 const CONNECTIONS = 50;
@@ -66,25 +65,11 @@ describe('the sync call under load', () => {
   }, 40_000);
 
   it.skipIf(!postgresUrl)(`on PostgreSQL: ${CONNECTIONS} connections for ${SECONDS} s, no 5xx, every accepted insert stored once`, async () => {
-    const name = `pushkit_load_${randomBytes(6).toString('hex')}`;
-    const admin = async (sql: string) => {
-      const client = new pg.Client({ connectionString: postgresUrl });
-      await client.connect();
-      try {
-        await client.query(sql);
-      } finally {
-        await client.end();
-      }
-    };
-    await admin(`CREATE DATABASE ${name}`);
-    const databaseUrl = new URL(postgresUrl!);
-    databaseUrl.pathname = `/${name}`;
-    const db = await openDatabase({ url: databaseUrl.toString(), dataDir: '/nonexistent' });
+    const { db, cleanup } = await openThrowawayPostgres(postgresUrl!, 'pushkit_load');
     try {
       await loadAndCheck(db);
     } finally {
-      await db.close().catch(() => undefined);
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup();
     }
   }, 40_000);
 });

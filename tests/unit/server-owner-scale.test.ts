@@ -3,13 +3,12 @@
 // provides one (PUSHKIT_TEST_DATABASE_URL), on a real PostgreSQL in a database of its own. Every answer is
 // checked against figures computed here from the seeding formulas, every request reads at most one page of
 // rows from the database, and on PostgreSQL the plans of the list, search and count queries are checked.
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.ts';
-import { openDatabase, type Database, type Queryable } from '../../server/database.ts';
+import type { Database, Queryable } from '../../server/database.ts';
 import { ensureOwnerKey } from '../../server/owner-keys.ts';
+import { openThrowawayPostgres } from '../support/throwaway-postgres.ts';
 import { openTempDatabase, SITE_HASH, testSite } from './server-support.ts';
 
 const SIZE = 100_000;
@@ -33,31 +32,6 @@ const tagsOf = (i: number) => (i % 11 === 0 ? { plan: i % 2 === 0 ? 'pro' : 'fre
 const idOf = (i: number) => `sub-${String(i).padStart(6, '0')}`;
 
 const url = process.env.PUSHKIT_TEST_DATABASE_URL;
-
-async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-async function openThrowawayPostgres(): Promise<{ db: Database; cleanup: () => Promise<void> }> {
-  const name = `pushkit_test_${randomBytes(6).toString('hex')}`;
-  await withAdmin((client) => client.query(`CREATE DATABASE ${name}`));
-  const databaseUrl = new URL(url!);
-  databaseUrl.pathname = `/${name}`;
-  const db = await openDatabase({ url: databaseUrl.toString(), dataDir: '/nonexistent' });
-  return {
-    db,
-    cleanup: async () => {
-      await db.close().catch(() => undefined);
-      await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-    },
-  };
-}
 
 interface LoggedQuery {
   sql: string;
@@ -130,7 +104,7 @@ async function seed(db: Database, now: Date): Promise<void> {
 
 const backends: { label: string; open: () => Promise<{ db: Database; cleanup: () => Promise<void> }> }[] = [
   { label: 'PGlite', open: openTempDatabase },
-  ...(url ? [{ label: 'PostgreSQL', open: openThrowawayPostgres }] : []),
+  ...(url ? [{ label: 'PostgreSQL', open: () => openThrowawayPostgres(url!) }] : []),
 ];
 
 describe.each(backends)('owner API at 100,000 subscribers on $label', ({ label, open }) => {

@@ -1,40 +1,15 @@
 // The sync action tests on a real PostgreSQL server, when the test command provides one
 // (PUSHKIT_TEST_DATABASE_URL); each run works in a database of its own, dropped afterwards.
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.ts';
 import { MIGRATIONS } from '../../server/migrations.ts';
 import { openDatabase } from '../../server/database.ts';
+import { asAdmin, openThrowawayPostgres } from '../support/throwaway-postgres.ts';
 import { defineSyncTests, newSubscription, postSync, SITE_HASH, testSite } from './server-support.ts';
 
 const url = process.env.PUSHKIT_TEST_DATABASE_URL;
 
-async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-async function openThrowawayDatabase() {
-  const name = `pushkit_test_${randomBytes(6).toString('hex')}`;
-  await withAdmin((client) => client.query(`CREATE DATABASE ${name}`));
-  const databaseUrl = new URL(url!);
-  databaseUrl.pathname = `/${name}`;
-  const db = await openDatabase({ url: databaseUrl.toString(), dataDir: '/nonexistent' });
-  return {
-    db,
-    url: databaseUrl.toString(),
-    cleanup: async () => {
-      await db.close().catch(() => undefined);
-      await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-    },
-  };
-}
+const openThrowawayDatabase = () => openThrowawayPostgres(url!);
 
 defineSyncTests('PostgreSQL server', openThrowawayDatabase, !url);
 
@@ -60,9 +35,7 @@ describe.skipIf(!url)('PostgreSQL connections lost', () => {
       const before = newSubscription();
       expect((await postSync(app, { hash: SITE_HASH, action: 'insert', subscription: before.json })).statusCode).toBe(200);
       const database = new URL(throwaway.url).pathname.slice(1);
-      await withAdmin((client) =>
-        client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]),
-      );
+      await asAdmin(url!, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
       const after = newSubscription();
       const statuses: number[] = [];
       for (let attempt = 0; attempt < 5 && statuses.at(-1) !== 200; attempt += 1) {

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-// Unit tests. Runtime tests pick happy-dom per file (`// @vitest-environment happy-dom`); `pushkit:site`
+// Unit tests (tests/unit) and provider integration tests (tests/integration). Runtime tests pick happy-dom per file (`// @vitest-environment happy-dom`); `pushkit:site`
 // resolves to a fixture site module and every feature flag is on, as in an everything-on build.
 export default defineConfig({
   resolve: {
@@ -27,7 +27,7 @@ export default defineConfig({
     'PK_FEATURES.triggerPersist': 'true',
   },
   test: {
-    include: ['tests/unit/**/*.test.{ts,tsx}'],
+    include: ['tests/unit/**/*.test.{ts,tsx}', 'tests/integration/**/*.test.{ts,tsx}'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

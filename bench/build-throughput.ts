@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import { loadConfig } from '../cli/config/load-config.ts';
-import { siteFeatures } from '../cli/compile/features.ts';
-import { generateSiteModule, generateWorkerSiteModule } from '../cli/compile/site-module.ts';
-import { renderPrompts } from '../cli/emit/render-prompts.tsx';
-import { bundleEntry } from '../cli/emit/bundle.ts';
+import { loadConfig } from '../config/load-config.ts';
+import { siteFeatures } from '../compiler/features.ts';
+import { generateSiteModule, generateWorkerSiteModule } from '../compiler/site-module.ts';
+import { renderPrompts } from '../emit/render-prompts.tsx';
+import { bundleEntry } from '../emit/bundle.ts';
 
 const { values } = parseArgs({ options: { sites: { type: 'string', default: '200' } } });
 const COUNT = Number(values.sites);

@@ -10,12 +10,12 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
-import { loadConfig } from '../cli/config/load-config.ts';
-import { siteFeatures } from '../cli/compile/features.ts';
-import { generateSiteModule, generateWorkerSiteModule } from '../cli/compile/site-module.ts';
-import { bundleEntry } from '../cli/emit/bundle.ts';
-import { buildSite } from '../cli/emit/build-site.ts';
-import { renderPrompts } from '../cli/emit/render-prompts.tsx';
+import { loadConfig } from '../config/load-config.ts';
+import { siteFeatures } from '../compiler/features.ts';
+import { generateSiteModule, generateWorkerSiteModule } from '../compiler/site-module.ts';
+import { bundleEntry } from '../emit/bundle.ts';
+import { buildSite } from '../emit/build-site.ts';
+import { renderPrompts } from '../emit/render-prompts.tsx';
 
 const { values } = parseArgs({ options: { breakdown: { type: 'boolean', default: false } } });
 

@@ -12,10 +12,10 @@
 //   npx tsx bench/page-cost.ts [--loads 15] [--path /submissions.html] [--host-storage] [--profile]
 import { parseArgs } from 'node:util';
 import type { BrowserContext, CDPSession } from 'playwright-core';
-import { launchPersistentChromium } from '../tests/e2e/support/browser.ts';
-import { startFakeGcm } from '../tests/e2e/support/fake-gcm.ts';
-import { startStack } from '../tests/e2e/support/stack.ts';
-import { subscribeThroughApi } from '../tests/e2e/support/subscribe.ts';
+import { launchPersistentChromium } from '../tests/support/browser.ts';
+import { startFakeGcm } from '../tests/support/fake-gcm.ts';
+import { startStack } from '../tests/support/stack.ts';
+import { subscribeThroughApi } from '../tests/support/subscribe.ts';
 
 const { values } = parseArgs({
   options: {

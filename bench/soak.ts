@@ -10,7 +10,7 @@
 // on PostgreSQL the run's site hashes and endpoints are new, so a shared database is not disturbed.
 //
 // `push-kit serve` has no option to turn its per-IP rate limit off (600 requests per 10 s per address,
-// server/rate-limit.ts), so each connection connects from its own loopback address (127.0.x.y), as distinct
+// server/http/rate-limit.ts), so each connection connects from its own loopback address (127.0.x.y), as distinct
 // visitors would, and the load is spread over --sites sites (each may receive 20,000 requests per 10 s).
 // A 429 is counted and reported, not a failure.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { openDatabase } from '../server/database.ts';
+import { openDatabase } from '../server/store/database.ts';
 import { checkInsertsStored, loadProblems, loadSiteConfig, newRunId, runSyncLoad, seedSubscribers, summaryLine } from './sync-load.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -1,5 +1,5 @@
 // Load of the sync call /syncSubscriptionAction.php with autocannon, shared by the soak (bench/soak.ts, against
-// a `push-kit serve` process) and its short form in the unit tests (tests/unit/server-load.test.ts). The mix is
+// a `push-kit serve` process) and its short form in the unit tests (tests/integration/server-load.test.ts). The mix is
 // the one of bench/sync-server.ts: one request in three inserts a subscriber never seen before (a distinct
 // endpoint each), one updates a seeded subscriber, one is an http-sync of a seeded subscriber. Every response
 // is recorded per connection, so afterwards the database can be asked whether each insert answered 200 is
@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import autocannon from 'autocannon';
-import type { Queryable } from '../server/database.ts';
+import type { Queryable } from '../server/store/database.ts';
 
 export const LOAD_ORIGIN = 'https://load.example';
 const VAPID_PUBLIC_KEY = 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s';

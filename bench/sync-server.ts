@@ -10,8 +10,8 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import formbody from '@fastify/formbody';
-import { createApp } from '../server/app.ts';
-import { openDatabase, type Database } from '../server/database.ts';
+import { createApp } from '../server/http/app.ts';
+import { openDatabase, type Database } from '../server/store/database.ts';
 import { loadSites } from '../server/sites.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } });

@@ -1,4 +1,4 @@
-// The contract between the compiler (cli/compile) and the browser runtime: the generated module
+// The contract between the compiler (compiler/) and the browser runtime: the generated module
 // `pushkit:site` exports `site: SiteModule`, and the build defines `PK_FEATURES.<name>` as literal booleans
 // so esbuild drops the code of every feature a site does not use. Types only: nothing here is emitted.
 

@@ -3,8 +3,8 @@
 import { readdir } from 'node:fs/promises';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { formatProblem, loadConfig } from '../cli/config/load-config.ts';
-import type { SiteConfig } from '../cli/config/schema.ts';
+import { formatProblem, loadConfig } from '../config/load-config.ts';
+import type { SiteConfig } from '../config/schema.ts';
 
 export interface HostedSite {
   /** The config file's base name, as `push-kit build` names its output folder. */

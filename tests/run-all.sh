@@ -49,16 +49,17 @@ step() {
   shift
   "$@" || status=1
 }
-step "JSON Schema is current" npx tsx cli/config/write-json-schema.ts --check
+step "JSON Schema is current" npx tsx config/write-json-schema.ts --check
 step "typecheck" npm run -s typecheck
 step "lint" npm run -s lint
 mkdir -p tests/artifacts
-step "unit tests" npx vitest run --reporter=default --reporter=json --outputFile.json=tests/artifacts/unit.json
+step "unit tests" npx vitest run tests/unit --reporter=default --reporter=json --outputFile.json=tests/artifacts/unit.json
+step "integration tests" npx vitest run tests/integration --reporter=default --reporter=json --outputFile.json=tests/artifacts/integration.json
 step "browser end-to-end tests" npx vitest run --config vitest.e2e.config.ts --reporter=default --reporter=json --outputFile.json=tests/artifacts/e2e.json
 
 node -e '
   let passed = 0, failed = 0;
-  for (const file of ["tests/artifacts/unit.json", "tests/artifacts/e2e.json"]) {
+  for (const file of ["tests/artifacts/unit.json", "tests/artifacts/integration.json", "tests/artifacts/e2e.json"]) {
     try {
       const r = JSON.parse(require("fs").readFileSync(file, "utf8"));
       passed += r.numPassedTests;

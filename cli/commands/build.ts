@@ -2,8 +2,8 @@
 // the exit code 1 while the others still build. Several sites build at once (esbuild and compression run
 // off the main thread); results print in the order the configs were given.
 import { availableParallelism } from 'node:os';
-import { buildSite, type SiteBuildResult } from '../emit/build-site.ts';
-import { formatProblem, siteNameOf } from '../config/load-config.ts';
+import { buildSite, type SiteBuildResult } from '../../emit/build-site.ts';
+import { formatProblem, siteNameOf } from '../../config/load-config.ts';
 
 function kilobytes(bytes: number): string {
   return `${(bytes / 1024).toFixed(1)} KB`;

@@ -2,18 +2,18 @@
 // serve the example site on the config's origin port with the bundle at its root.
 import { access, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { buildSite } from '../emit/build-site.ts';
-import { formatProblem } from '../config/load-config.ts';
+import { buildSite } from '../../emit/build-site.ts';
+import { formatProblem } from '../../config/load-config.ts';
 import { CliError } from '../errors.ts';
 import { startExampleSite } from '../dev/example-site-server.ts';
-import { openDatabase } from '../../server/database.ts';
-import { createApp } from '../../server/app.ts';
-import { CampaignQueue } from '../../server/campaign-queue.ts';
-import { prepareDashboard } from '../../server/dashboard-build.ts';
+import { openDatabase } from '../../server/store/database.ts';
+import { createApp } from '../../server/http/app.ts';
+import { CampaignQueue } from '../../server/push/campaign-queue.ts';
+import { prepareDashboard } from '../../server/dashboard/dashboard-build.ts';
 import { closePushConnections } from '../../server/push/send.ts';
 import { loadSites } from '../../server/sites.ts';
-import { ensureOwnerKey, ownerKeyHashFromInit } from '../../server/owner-keys.ts';
-import { storeShopOrder } from '../../server/shop-orders.ts';
+import { ensureOwnerKey, ownerKeyHashFromInit } from '../../server/store/owner-keys.ts';
+import { storeShopOrder } from '../../server/store/shop-orders.ts';
 import { keyFilePath, readVapidKeyFile, writeVapidKeyFile } from '../../server/vapid-keys.ts';
 
 const EXAMPLE_ROOT = fileURLToPath(new URL('../../examples/calligraphy-site/', import.meta.url));

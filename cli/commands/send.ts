@@ -2,9 +2,9 @@
 // subscribers (or one segment's) and sends it from this process, with a progress bar and the final counts.
 import { join } from 'node:path';
 import { CliError } from '../errors.ts';
-import { createCampaign } from '../../server/campaigns.ts';
-import { campaignProgress, sendCampaign } from '../../server/campaign-sender.ts';
-import { openDatabase } from '../../server/database.ts';
+import { createCampaign } from '../../server/store/campaigns.ts';
+import { campaignProgress, sendCampaign } from '../../server/push/campaign-sender.ts';
+import { openDatabase } from '../../server/store/database.ts';
 import { closePushConnections } from '../../server/push/send.ts';
 import { loadSites } from '../../server/sites.ts';
 import { keyFilePath, readVapidKeyFile, type VapidKeyPair } from '../../server/vapid-keys.ts';

@@ -1,12 +1,12 @@
 // `push-kit serve`: the provider server for the hosted site configs, on the embedded database in
 // .push-kit/db or on PostgreSQL (--database or DATABASE_URL). Runs until SIGINT / SIGTERM.
 import { join } from 'node:path';
-import { createApp } from '../../server/app.ts';
-import { CampaignQueue } from '../../server/campaign-queue.ts';
-import { prepareDashboard } from '../../server/dashboard-build.ts';
+import { createApp } from '../../server/http/app.ts';
+import { CampaignQueue } from '../../server/push/campaign-queue.ts';
+import { prepareDashboard } from '../../server/dashboard/dashboard-build.ts';
 import { closePushConnections } from '../../server/push/send.ts';
-import { openDatabase } from '../../server/database.ts';
-import { ensureOwnerKey, ownerKeyHashFromInit } from '../../server/owner-keys.ts';
+import { openDatabase } from '../../server/store/database.ts';
+import { ensureOwnerKey, ownerKeyHashFromInit } from '../../server/store/owner-keys.ts';
 import { loadSites } from '../../server/sites.ts';
 import { CliError } from '../errors.ts';
 

@@ -1,4 +1,4 @@
-import { formatProblem, loadConfig } from '../config/load-config.ts';
+import { formatProblem, loadConfig } from '../../config/load-config.ts';
 
 /** Exit 0 when every config is valid; otherwise 1, with one `FILE: field.path: message` line per problem. */
 export async function runValidate(files: string[]): Promise<number> {

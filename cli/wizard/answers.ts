@@ -1,10 +1,10 @@
 // The wizard's answers, their defaults, and their validation through the same zod schema the build uses:
 // each answer is placed into a candidate config and the schema's issues at that answer's paths are kept.
 import { randomBytes } from 'node:crypto';
-import { siteConfigSchema, SCHEMA_URL, type SiteConfigInput } from '../config/schema.ts';
-import { DEFAULT_TEXTS } from '../config/default-texts.ts';
+import { siteConfigSchema, SCHEMA_URL, type SiteConfigInput } from '../../config/schema.ts';
+import { DEFAULT_TEXTS } from '../../config/default-texts.ts';
 import { generateVapidKeyPair } from '../../server/vapid-keys.ts';
-import { compilePatternError, compileUrlList } from '../compile/url-patterns.ts';
+import { compilePatternError, compileUrlList } from '../../compiler/url-patterns.ts';
 
 export const PROMPT_STYLES = ['native', 'modal', 'chicklet', 'mobile'] as const;
 export type PromptStyle = (typeof PROMPT_STYLES)[number];

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 // The compiler's condition language is pure TypeScript (no Node imports): the dashboard checks a condition
 // with the very parser `push-kit build` uses, as it is typed; the server checks it again on create.
-import { compileCondition } from '../../cli/compile/segment-condition.ts';
+import { compileCondition } from '../../compiler/segment-condition.ts';
 import { formatNumber, type Segment, type SiteApi } from './api.ts';
 import { useLoad } from './useLoad.ts';
 

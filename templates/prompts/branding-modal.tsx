@@ -1,5 +1,5 @@
 // The branding modal box (pcBranding 1 and isNativeOptin not 0): a dialog before the browser's own prompt.
-import type { SiteConfig } from '../../cli/config/schema.ts';
+import type { SiteConfig } from '../../config/schema.ts';
 import { Branding, ConsentCheckbox, SiteIcon } from './parts.tsx';
 
 export function BrandingModal({ config, trackingConsent }: { config: SiteConfig; trackingConsent: boolean }) {

@@ -1,5 +1,5 @@
 // The bottom-left chicklet: the offer text with Yes and No.
-import type { SiteConfig } from '../../cli/config/schema.ts';
+import type { SiteConfig } from '../../config/schema.ts';
 import { Branding, ConsentCheckbox, SiteIcon } from './parts.tsx';
 
 export function Chicklet({ config, trackingConsent }: { config: SiteConfig; trackingConsent: boolean }) {

@@ -1,5 +1,5 @@
 // The mobile box: the offer across the bottom of a phone screen, with a close button.
-import type { SiteConfig } from '../../cli/config/schema.ts';
+import type { SiteConfig } from '../../config/schema.ts';
 import { SiteIcon } from './parts.tsx';
 
 export function MobileBox({ config }: { config: SiteConfig }) {

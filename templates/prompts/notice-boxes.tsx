@@ -1,5 +1,5 @@
 // The boxes that only inform: context box (while the browser asks), already subscribed, blocked.
-import type { SiteConfig } from '../../cli/config/schema.ts';
+import type { SiteConfig } from '../../config/schema.ts';
 import { Branding, SiteIcon } from './parts.tsx';
 
 function Notice({ kind, config, text }: { kind: 'context' | 'subscribed' | 'blocked'; config: SiteConfig; text: string }) {

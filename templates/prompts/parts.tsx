@@ -1,5 +1,5 @@
 // Small pieces shared by the prompt components.
-import type { SiteConfig } from '../../cli/config/schema.ts';
+import type { SiteConfig } from '../../config/schema.ts';
 
 export function SiteIcon({ config }: { config: SiteConfig }) {
   if (!config.style.iconUrl) return null;

@@ -6,9 +6,9 @@
 // child posts only to the site's configured origin. One visitor, in order.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchPersistentChromium, type TestBrowser } from './support/browser.ts';
-import { startFakeGcm, type FakeGcm } from './support/fake-gcm.ts';
-import { startStack, type Stack } from './support/stack.ts';
+import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { startStack, type Stack } from '../support/stack.ts';
 
 const SITE_HOST = 'calligraphy.test';
 const EVIL_HOST = 'evil.test';

@@ -6,9 +6,9 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Page, type Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_PATH, launchPersistentChromium, OFFLINE_FLAGS, type TestBrowser } from './support/browser.ts';
-import { startFakeGcm, type FakeGcm } from './support/fake-gcm.ts';
-import { startStack, type Stack } from './support/stack.ts';
+import { CHROMIUM_PATH, launchPersistentChromium, OFFLINE_FLAGS, type TestBrowser } from '../support/browser.ts';
+import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { startStack, type Stack } from '../support/stack.ts';
 
 const ARTIFACTS = join(process.cwd(), 'tests/artifacts/child-window');
 const COMPANY = 'Calligraphy Submissions';

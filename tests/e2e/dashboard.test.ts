@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../server/database.ts';
-import { ensureOwnerKey } from '../../server/owner-keys.ts';
+import { openDatabase } from '../../server/store/database.ts';
+import { ensureOwnerKey } from '../../server/store/owner-keys.ts';
 import { generateVapidKeyPair, keyFilePath, writeVapidKeyFile } from '../../server/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
-import { launchPersistentChromium, type TestBrowser } from './support/browser.ts';
-import { freePort } from './support/ports.ts';
+import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { freePort } from '../support/ports.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SHOTS = join(REPO, 'tests/artifacts/dashboard');

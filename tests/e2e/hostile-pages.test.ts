@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runtimeReady, startHostileHarness, verdict, type HostileHarness } from './fixtures/hostile-site.ts';
+import { runtimeReady, startHostileHarness, verdict, type HostileHarness } from '../fixtures/e2e/hostile-site.ts';
 
 let harness: HostileHarness;
 let open: HostileHarness['open'];

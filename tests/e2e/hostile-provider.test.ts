@@ -4,7 +4,7 @@
 // until the provider has the subscriber.
 import type { Page, Route } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runtimeReady, startHostileHarness, type HostileHarness } from './fixtures/hostile-site.ts';
+import { runtimeReady, startHostileHarness, type HostileHarness } from '../fixtures/e2e/hostile-site.ts';
 
 let harness: HostileHarness;
 

@@ -9,10 +9,10 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_PATH, OFFLINE_FLAGS } from './support/browser.ts';
-import { startFakeGcm, type FakeGcm } from './support/fake-gcm.ts';
-import { startStack, type Stack } from './support/stack.ts';
-import { subscribeThroughApi } from './support/subscribe.ts';
+import { CHROMIUM_PATH, OFFLINE_FLAGS } from '../support/browser.ts';
+import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+import { subscribeThroughApi } from '../support/subscribe.ts';
 
 const ARTIFACTS = join(process.cwd(), 'tests/artifacts/prompts');
 const ANDROID_UA = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36';

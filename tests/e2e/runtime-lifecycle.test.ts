@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_PATH, OFFLINE_FLAGS } from './support/browser.ts';
-import { startFakeGcm, type FakeGcm } from './support/fake-gcm.ts';
-import { startStack, type Stack } from './support/stack.ts';
-import { subscribeThroughApi } from './support/subscribe.ts';
+import { CHROMIUM_PATH, OFFLINE_FLAGS } from '../support/browser.ts';
+import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+import { subscribeThroughApi } from '../support/subscribe.ts';
 
 // A time zone other than the machine's and UTC, so the payload's zone and offset prove they are read.
 const TIME_ZONE = 'Asia/Tokyo';

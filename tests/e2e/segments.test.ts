@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSite } from '../../cli/emit/build-site.ts';
+import { buildSite } from '../../emit/build-site.ts';
 import { startExampleSite, type RunningExampleSite } from '../../cli/dev/example-site-server.ts';
-import { isMember } from '../../server/segments.ts';
-import { launchPersistentChromium, type TestBrowser } from './support/browser.ts';
-import { startFakeGcm, type FakeGcm } from './support/fake-gcm.ts';
-import { startStack, type Stack } from './support/stack.ts';
-import { subscribeThroughApi } from './support/subscribe.ts';
+import { isMember } from '../../server/store/segments.ts';
+import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+import { subscribeThroughApi } from '../support/subscribe.ts';
 
 const SEGMENTS = [
   { sid: 'submission-readers', ss: 'path startsWith "/submissions"', vn: 1 },

@@ -5,14 +5,14 @@
 // local fake push service.
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCampaign } from '../../server/campaigns.ts';
-import { sendCampaign } from '../../server/campaign-sender.ts';
+import { createCampaign } from '../../server/store/campaigns.ts';
+import { sendCampaign } from '../../server/push/campaign-sender.ts';
 import { closePushConnections } from '../../server/push/send.ts';
 import type { VapidKeyPair } from '../../server/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, verifyVapidAuthorization, type FakePushService } from '../support/fake-push-service.ts';
-import { launchPersistentChromium, type TestBrowser } from './support/browser.ts';
-import { startStack, type Stack } from './support/stack.ts';
-import { subscribeThroughApi } from './support/subscribe.ts';
+import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+import { subscribeThroughApi } from '../support/subscribe.ts';
 
 let stack: Stack;
 let browser: TestBrowser;

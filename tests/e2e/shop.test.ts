@@ -6,12 +6,12 @@
 // push.js and the real provider; real waits, since the delays are the behaviour under test.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isMember } from '../../server/segments.ts';
+import { isMember } from '../../server/store/segments.ts';
 import { EXAMPLE_PRODUCTS } from '../../cli/dev/example-site-server.ts';
-import { launchPersistentChromium, type TestBrowser } from './support/browser.ts';
-import { startFakeGcm, type FakeGcm } from './support/fake-gcm.ts';
-import { startStack, type Stack } from './support/stack.ts';
-import { subscribeThroughApi } from './support/subscribe.ts';
+import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+import { subscribeThroughApi } from '../support/subscribe.ts';
 
 const SHOP_SEGMENTS = [
   { sid: 'cart-over-40', event: 'add_cart', ss: 'cTotal > 40', vn: 1 },

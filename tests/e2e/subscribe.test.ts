@@ -1,10 +1,10 @@
 // Issue 2's end-to-end slice: the built calligraphy bundle on the example site, in Debian's Chromium with a
 // real pushManager.subscribe() (fake GCM check-in), subscribes and the provider stores the subscriber.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchPersistentChromium, type TestBrowser } from './support/browser.ts';
-import { startFakeGcm, type FakeGcm } from './support/fake-gcm.ts';
-import { startStack, type Stack } from './support/stack.ts';
-import { subscribeThroughApi } from './support/subscribe.ts';
+import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+import { subscribeThroughApi } from '../support/subscribe.ts';
 
 let stack: Stack;
 let gcm: FakeGcm;

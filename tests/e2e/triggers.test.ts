@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSite } from '../../cli/emit/build-site.ts';
+import { buildSite } from '../../emit/build-site.ts';
 import { startExampleSite, type RunningExampleSite } from '../../cli/dev/example-site-server.ts';
-import { launchPersistentChromium, type TestBrowser } from './support/browser.ts';
-import { startStack, type Stack } from './support/stack.ts';
+import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { startStack, type Stack } from '../support/stack.ts';
 
 const VIEWPORT = { width: 1000, height: 600 };
 /** Long enough to scroll several screens on every example page. */

@@ -4,8 +4,8 @@
 // waits instead of replacing it, while a new version of sw.js over an older sw.js takes over at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launchPersistentChromium, type TestBrowser } from './support/browser.ts';
-import { deliverPush, registerWorker, shownNotifications, startWorkerSite, type WorkerSite } from './worker-support.ts';
+import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { deliverPush, registerWorker, shownNotifications, startWorkerSite, type WorkerSite } from '../support/worker.ts';
 
 let site: WorkerSite;
 let browser: TestBrowser;

@@ -3,8 +3,8 @@
 // default (companyName and the site icon), never an empty notification.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launchPersistentChromium, type TestBrowser } from './support/browser.ts';
-import { closeNotifications, deliverPush, registerWorker, shownNotifications, startWorkerSite, type WorkerSite } from './worker-support.ts';
+import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { closeNotifications, deliverPush, registerWorker, shownNotifications, startWorkerSite, type WorkerSite } from '../support/worker.ts';
 
 let site: WorkerSite;
 let browser: TestBrowser;

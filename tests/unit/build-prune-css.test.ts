@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pruneCss } from '../../cli/emit/prune-css.ts';
+import { pruneCss } from '../../emit/prune-css.ts';
 
 const CSS = `
 /* prompt boxes */

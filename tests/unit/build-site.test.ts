@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import vm from 'node:vm';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildSite, type SiteBuildResult } from '../../cli/emit/build-site.ts';
+import { buildSite, type SiteBuildResult } from '../../emit/build-site.ts';
 
 const OUTPUT_FILES = [
   'push.js',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { compileCondition, type ConditionScope } from '../../cli/compile/segment-condition.ts';
+import { compileCondition, type ConditionScope } from '../../compiler/segment-condition.ts';
 import type { SegmentContext } from '../../runtime/site-module.ts';
 
 function context(overrides: Partial<SegmentContext> = {}): SegmentContext {

@@ -1,14 +1,14 @@
 // A condition or trigger expression the compilers refuse fails the site with the field named. The compilers
 // are replaced by ones that refuse a marked input, so this holds whatever their grammar accepts.
 import { describe, expect, it, vi } from 'vitest';
-import { siteConfigSchema, type SiteConfig } from '../../cli/config/schema.ts';
-import { generateSiteModule, SiteModuleError } from '../../cli/compile/site-module.ts';
+import { siteConfigSchema, type SiteConfig } from '../../config/schema.ts';
+import { generateSiteModule, SiteModuleError } from '../../compiler/site-module.ts';
 
-vi.mock('../../cli/compile/segment-condition.ts', () => ({
+vi.mock('../../compiler/segment-condition.ts', () => ({
   compileCondition: (source: string) =>
     source.includes('BAD') ? { ok: false, message: 'unknown name "BAD"', position: source.indexOf('BAD') } : { ok: true, js: '()=>true' },
 }));
-vi.mock('../../cli/compile/trigger-expression.ts', () => ({
+vi.mock('../../compiler/trigger-expression.ts', () => ({
   compileTriggerExpression: (source: string) =>
     source.includes('BAD') ? { ok: false, message: 'unknown event "BAD"', position: 0 } : { ok: true, anyOf: [source] },
 }));

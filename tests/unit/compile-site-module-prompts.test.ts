@@ -1,9 +1,9 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
-import { siteConfigSchema, type SiteConfigInput } from '../../cli/config/schema.ts';
-import { siteFeatures } from '../../cli/compile/features.ts';
-import { renderPrompts } from '../../cli/emit/render-prompts.tsx';
-import { DEFAULT_TEXTS } from '../../cli/config/default-texts.ts';
+import { siteConfigSchema, type SiteConfigInput } from '../../config/schema.ts';
+import { siteFeatures } from '../../compiler/features.ts';
+import { renderPrompts } from '../../emit/render-prompts.tsx';
+import { DEFAULT_TEXTS } from '../../config/default-texts.ts';
 
 const base: SiteConfigInput = {
   hash: 'prompts-test-01',

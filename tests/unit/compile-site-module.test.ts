@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { siteConfigSchema, type SiteConfigInput } from '../../cli/config/schema.ts';
-import { generateSiteModule, generateWorkerSiteModule } from '../../cli/compile/site-module.ts';
-import { siteFeatures } from '../../cli/compile/features.ts';
-import { renderPrompts } from '../../cli/emit/render-prompts.tsx';
+import { siteConfigSchema, type SiteConfigInput } from '../../config/schema.ts';
+import { generateSiteModule, generateWorkerSiteModule } from '../../compiler/site-module.ts';
+import { siteFeatures } from '../../compiler/features.ts';
+import { renderPrompts } from '../../emit/render-prompts.tsx';
 import type { PromptMarkup, SiteModule, WorkerSiteModule } from '../../runtime/site-module.ts';
 
 const VAPID = 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileTriggerExpression, TRIGGER_EVENTS } from '../../cli/compile/trigger-expression.ts';
+import { compileTriggerExpression, TRIGGER_EVENTS } from '../../compiler/trigger-expression.ts';
 
 describe('compileTriggerExpression: every and/or is read as or', () => {
   it.each([

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
-import { parseConfigText } from '../../cli/config/load-config.ts';
-import { siteConfigSchema } from '../../cli/config/schema.ts';
-import { DEFAULT_TEXTS } from '../../cli/config/default-texts.ts';
-import { siteConfigJsonSchema } from '../../cli/config/write-json-schema.ts';
+import { parseConfigText } from '../../config/load-config.ts';
+import { siteConfigSchema } from '../../config/schema.ts';
+import { DEFAULT_TEXTS } from '../../config/default-texts.ts';
+import { siteConfigJsonSchema } from '../../config/write-json-schema.ts';
 
 const VAPID = 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s';
 const minimal = {
@@ -176,7 +176,7 @@ describe('validation errors name the field', () => {
 });
 
 describe('JSON Schema export', () => {
-  it('is current (run `npm run schema` after changing cli/config/schema.ts)', async () => {
+  it('is current (run `npm run schema` after changing config/schema.ts)', async () => {
     const file = await readFile(new URL('../../schema/site-config.schema.json', import.meta.url), 'utf8');
     expect(file).toBe(siteConfigJsonSchema());
   });

@@ -3,9 +3,9 @@
 // must agree with a reference evaluator written here on random visitor contexts; garbage gets a clean error.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileCondition, type ConditionScope } from '../../cli/compile/segment-condition.ts';
-import { compileTriggerExpression, TRIGGER_EVENTS } from '../../cli/compile/trigger-expression.ts';
-import { hostileString, HOSTILE_SNIPPETS } from './property-hostile-strings.ts';
+import { compileCondition, type ConditionScope } from '../../compiler/segment-condition.ts';
+import { compileTriggerExpression, TRIGGER_EVENTS } from '../../compiler/trigger-expression.ts';
+import { hostileString, HOSTILE_SNIPPETS } from '../support/hostile-strings.ts';
 
 type Kind = 'string' | 'number' | 'boolean';
 type Op = '==' | '!=' | '<' | '<=' | '>' | '>=' | 'contains' | 'startsWith' | 'endsWith' | 'matches';

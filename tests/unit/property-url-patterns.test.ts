@@ -3,11 +3,11 @@
 // reference matcher written here (no regular expressions for globs) on URLs made from the patterns.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { siteConfigSchema, type SiteConfig } from '../../cli/config/schema.ts';
-import { compilePatternError, compileUrlList } from '../../cli/compile/url-patterns.ts';
-import { generateSiteModule } from '../../cli/compile/site-module.ts';
+import { siteConfigSchema, type SiteConfig } from '../../config/schema.ts';
+import { compilePatternError, compileUrlList } from '../../compiler/url-patterns.ts';
+import { generateSiteModule } from '../../compiler/site-module.ts';
 import type { PromptMarkup, SiteModule } from '../../runtime/site-module.ts';
-import { hostileString } from './property-hostile-strings.ts';
+import { hostileString } from '../support/hostile-strings.ts';
 
 const VAPID = 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s';
 const LINE_TERMINATORS = /[\n\r\u2028\u2029]/g;

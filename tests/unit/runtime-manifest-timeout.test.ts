@@ -4,7 +4,7 @@ import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { site } from '../fixtures/site-module.ts';
 import { startRuntime } from '../../runtime/lifecycle.ts';
 import type { OptInResult } from '../../runtime/messages.ts';
-import { installBrowser, resetPage, settle } from './runtime-test-browser.ts';
+import { installBrowser, resetPage, settle } from '../support/runtime-test-browser.ts';
 
 beforeEach(() => resetPage());
 afterEach(() => vi.unstubAllGlobals());

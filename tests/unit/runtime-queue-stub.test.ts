@@ -3,7 +3,7 @@
 // then `window.pushkit` is the API and its push keeps working.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { site } from '../fixtures/site-module.ts';
-import { installBrowser, resetPage, settle } from './runtime-test-browser.ts';
+import { installBrowser, resetPage, settle } from '../support/runtime-test-browser.ts';
 
 type Host = { pushkit?: unknown };
 const host = window as unknown as Host;

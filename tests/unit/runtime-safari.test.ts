@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { site } from '../fixtures/site-module.ts';
 import { startRuntime } from '../../runtime/lifecycle.ts';
 import type { OptInResult } from '../../runtime/messages.ts';
-import { installBrowser, resetPage, settle } from './runtime-test-browser.ts';
+import { installBrowser, resetPage, settle } from '../support/runtime-test-browser.ts';
 
 const SAFARI_UA = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/15.6 Safari/605.1.15';
 const WEBSITE_PUSH_ID = 'web.example.calligraphy';

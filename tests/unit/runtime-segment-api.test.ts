@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it, vi } from 'vitest';
 import { addSubscriberToSegment, addToSegment, removeSubscriberFromSegment } from '../../runtime/segment-api.ts';
-import { servicesDouble } from './support/services-double.ts';
+import { servicesDouble } from '../support/services-double.ts';
 
 const NAME_29 = 'a'.repeat(29);
 const NAME_30 = 'a'.repeat(30);

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createServices } from '../../runtime/create-services.ts';
 import { retrySegmentKey, segmentMarkerKey, startSegments } from '../../runtime/segments.ts';
 import type { RuleSegment, SegmentContext } from '../../runtime/site-module.ts';
-import { servicesDouble, testSite } from './support/services-double.ts';
+import { servicesDouble, testSite } from '../support/services-double.ts';
 
 beforeEach(() => {
   vi.useFakeTimers();

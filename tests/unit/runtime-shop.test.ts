@@ -4,7 +4,7 @@ import { startShop } from '../../runtime/shop.ts';
 import { segmentMarkerKey } from '../../runtime/segments.ts';
 import type { ShopSegment } from '../../runtime/site-module.ts';
 import type { QueryParams } from '../../runtime/services.ts';
-import { servicesDouble, testSite } from './support/services-double.ts';
+import { servicesDouble, testSite } from '../support/services-double.ts';
 
 const CART = {
   items: [{ product_id: 42, title: 'Ink pot', price: 1299, sku: 'INK-1', product_type: 'Ink', url: '/products/ink-pot', vendor: 'Noir', quantity: 2 }],

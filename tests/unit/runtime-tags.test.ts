@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTagger, refreshDimensions, refreshUserProperties, storedTags } from '../../runtime/tags.ts';
-import { servicesDouble } from './support/services-double.ts';
+import { servicesDouble } from '../support/services-double.ts';
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => {

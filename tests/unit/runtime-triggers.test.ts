@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { triggerEventKey, watchTriggers } from '../../runtime/triggers.ts';
 import type { TriggerConfig } from '../../runtime/site-module.ts';
-import { servicesDouble } from './support/services-double.ts';
+import { servicesDouble } from '../support/services-double.ts';
 
 const config = (overrides: Partial<TriggerConfig>): TriggerConfig => ({ anyOf: [], delayMs: 5000, persist: 'page', ...overrides });
 

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildSite } from '../../cli/emit/build-site.ts';
+import { buildSite } from '../../emit/build-site.ts';
 
 const out = await mkdtemp(join(tmpdir(), 'pk-size-budget-'));
 afterAll(() => rm(out, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compilePatternError, compileUrlList } from '../../cli/compile/url-patterns.ts';
+import { compilePatternError, compileUrlList } from '../../compiler/url-patterns.ts';
 
 function qualifies(patterns: string[], url: string): boolean {
   const regex = compileUrlList(patterns);

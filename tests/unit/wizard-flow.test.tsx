@@ -5,7 +5,7 @@ import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wizard } from '../../cli/wizard/Wizard.tsx';
-import { siteConfigSchema } from '../../cli/config/schema.ts';
+import { siteConfigSchema } from '../../config/schema.ts';
 
 const ENTER = '\r';
 const DOWN = '\u001B[B';

@@ -1,0 +1,43 @@
+// Which optional parts of the runtime a site needs; each becomes a `PK_FEATURES.<name>` build constant.
+import type { SiteConfig } from '../config/schema.ts';
+import type { SiteFeatures } from '../runtime/site-module.ts';
+import { compileTriggerExpression } from './trigger-expression.ts';
+
+function isLocalHost(hostname: string): boolean {
+  return (
+    hostname === 'localhost' ||
+    hostname.endsWith('.localhost') ||
+    hostname === '[::1]' ||
+    /^127(\.\d{1,3}){3}$/.test(hostname)
+  );
+}
+
+/** Browsers treat localhost as a secure context, so only a remote plain-http origin needs the child window. */
+export function needsChildWindow(origin: string): boolean {
+  const url = new URL(origin);
+  return url.protocol === 'http:' && !isLocalHost(url.hostname);
+}
+
+export function siteFeatures(config: SiteConfig): SiteFeatures {
+  const trigger = compileTriggerExpression(config.triggers.when);
+  const kinds = new Set(trigger.ok ? trigger.anyOf : []);
+  return {
+    brandingModal: config.pcBranding === 1 && config.isNativeOptin !== 0,
+    mobileBox: config.style.isMobileEnabled,
+    childWindow: needsChildWindow(config.origin),
+    safari: !!config.safariWebsitePushId,
+    segments: config.segmentations.length > 0,
+    clickSegments: config.clickSegmentations.length > 0,
+    shop: config.isShopifyConnectedAccount,
+    trackingConsent: config.pageClickTrackingConcent,
+    triggerLoad: kinds.has('load'),
+    triggerClick: kinds.has('click'),
+    triggerMousedown: kinds.has('mousedown'),
+    triggerInterval: kinds.has('interval'),
+    triggerLeaveIntent: kinds.has('leaveIntent'),
+    triggerScroll: kinds.has('scroll'),
+    triggerSubscribe: kinds.has('subscribe'),
+    triggerEcom: [...kinds].some((kind) => kind === 'ecom' || kind.startsWith('ecom.')),
+    triggerPersist: config.triggers.persist !== 'page',
+  };
+}

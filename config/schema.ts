@@ -1,0 +1,230 @@
+// The one source of truth for a site config: types (z.infer), defaults and the exported JSON Schema.
+// Field names of spec section 3 ("Configuration fields read") are kept as the spec spells them,
+// `pageClickTrackingConcent` included.
+import { z } from 'zod';
+import { isP256PublicKey } from './vapid-key.ts';
+import { compilePatternError } from '../compiler/url-patterns.ts';
+import { DEFAULT_TEXTS } from './default-texts.ts';
+import { compileCondition, type ConditionScope } from '../compiler/segment-condition.ts';
+import { compileTriggerExpression } from '../compiler/trigger-expression.ts';
+
+export const SCHEMA_URL = '../schema/site-config.schema.json';
+
+/** The first character a URL or path may not hold (space, control character, lone surrogate), as "U+XXXX at character N". */
+function badUrlCharacter(value: string): string | undefined {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  const at = value.search(/[\s\u0000-\u001f\u007f-\u009f]|[\uD800-\uDFFF]/u);
+  return at < 0 ? undefined : `U+${value.charCodeAt(at).toString(16).toUpperCase().padStart(4, '0')} at character ${at + 1}`;
+}
+
+/** URLs are copied into HTML attributes, JSON and code as written: no spaces or control characters. */
+const noUrlWhitespace = (value: string) => badUrlCharacter(value) === undefined;
+const URL_WHITESPACE_RULE = { error: (issue: { input: unknown }) => `must not contain spaces or control characters (found ${badUrlCharacter(String(issue.input))})` };
+
+const httpUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
+  .refine((value) => !URL.canParse(value) || noUrlWhitespace(value), URL_WHITESPACE_RULE)
+  .describe('An absolute http or https URL.');
+
+/**
+ * Text shown to visitors (prompts, child window, manifest). The HTML parser drops NUL and rewrites carriage returns,
+ * and a lone surrogate cannot be written as UTF-8, so such text could not appear as configured: it is refused.
+ */
+function displayText(min: number, max: number) {
+  const bounded = min > 0 ? z.string().min(min).max(max) : z.string().max(max);
+  return bounded.superRefine((value, ctx) => {
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    const control = value.search(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    if (control >= 0) {
+      const code = value.charCodeAt(control).toString(16).toUpperCase().padStart(4, '0');
+      ctx.addIssue({ code: 'custom', message: `must not contain control characters other than tab and newline (found U+${code} at character ${control + 1})` });
+    }
+    const surrogate = value.search(/[\uD800-\uDFFF]/u);
+    if (surrogate >= 0) ctx.addIssue({ code: 'custom', message: `must be valid Unicode text (a lone surrogate at character ${surrogate + 1})` });
+  });
+}
+
+/** A path on the site's own origin, or an absolute URL; the runtime resolves it against the page. */
+const sitePath = z
+  .string()
+  .min(1, 'must not be empty')
+  .refine((value) => (value.startsWith('/') && !/^\/[/\\]/.test(value)) || /^https?:\/\//.test(value), {
+    message: 'must start with "/" (not "//", which names another host) or be an absolute http(s) URL',
+  })
+  .refine(noUrlWhitespace, URL_WHITESPACE_RULE);
+
+const urlPattern = z
+  .string()
+  .min(1, 'a URL pattern must not be empty')
+  .superRefine((pattern, ctx) => {
+    const problem = pattern === '' ? undefined : compilePatternError(pattern);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** A condition (docs/conditions.md) that must compile; the problem is reported with its column. */
+function conditionString(scope: ConditionScope) {
+  return z
+    .string()
+    .min(1)
+    .superRefine((source, ctx) => {
+      const compiled = compileCondition(source, scope);
+      if (!compiled.ok) ctx.addIssue({ code: 'custom', message: `${compiled.message} at column ${compiled.position}` });
+    });
+}
+
+const SEGMENT_ID_RULE = 'must be a positive integer, or 1 to 29 letters, digits, "_" or "-"';
+const segmentId = z.union([z.int().positive(SEGMENT_ID_RULE), z.string().regex(/^[A-Za-z0-9_-]{1,29}$/, SEGMENT_ID_RULE)], {
+  error: SEGMENT_ID_RULE,
+});
+const zeroOrOne = z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' });
+
+export const segmentationSchema = z
+  .strictObject({
+    sid: segmentId.describe('Segment id.'),
+    ss: conditionString('page').describe('Condition expression; a visitor for whom it holds joins the segment.'),
+    vn: z.int().nonnegative().default(1).describe('Version: a change re-evaluates the segment for every visitor.'),
+  })
+  .describe('A segment entry of spec section 3: sid, ss, vn.');
+
+export const clickSegmentationSchema = z.strictObject({
+  sid: segmentId,
+  selector: z.string().min(1).describe('CSS selector of the elements whose click adds the visitor.'),
+  vn: z.int().nonnegative().default(1),
+});
+
+export const shopifySegmentationSchema = z.strictObject({
+  sid: segmentId,
+  event: z.enum(['add_cart', 'order']).describe('The shop event that adds the visitor.'),
+  ss: conditionString('shop').optional().describe('Optional condition on the event data, e.g. `cTotal > 50`.'),
+  vn: z.int().nonnegative().default(1),
+});
+
+/**
+ * Spec section 5: click and shop segmentation configs may be arrays or JSON strings; invalid JSON becomes an
+ * empty list. The invalid-JSON case is reported as a build warning by the loader, not as an error.
+ */
+function arrayOrJsonString<T extends z.ZodType>(item: T) {
+  return z.preprocess((value) => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      return [];
+    }
+  }, z.array(item).default([]));
+}
+
+const styleSchema = z
+  .strictObject({
+    iconUrl: httpUrl.optional().describe('Icon shown in the prompts, the child window and notifications.'),
+    brandingType: z
+      .enum(['default', 'custom', 'none'])
+      .default('default')
+      .describe('Branding in the prompt footer: push-kit\'s, brandingText, or none.'),
+    brandingText: displayText(0, 120).default('Powered by push-kit'),
+    isMobileEnabled: z.boolean().default(false).describe('Show the mobile box (with a close button) on phones.'),
+    allowTextChildWindow: displayText(1, 40).default('Allow'),
+    offerTextChildWindow: displayText(1, 300).default(DEFAULT_TEXTS.offer),
+  })
+  .describe('Prompt styling, spec section 3.');
+
+const textsSchema = z
+  .strictObject({
+    contextBox: displayText(1, 400).default(DEFAULT_TEXTS.contextBox),
+    offer: displayText(1, 300).default(DEFAULT_TEXTS.offer),
+    alreadySubscribed: displayText(1, 400).default(DEFAULT_TEXTS.alreadySubscribed),
+    blocked: displayText(1, 600).default(DEFAULT_TEXTS.blocked),
+    yesButton: displayText(1, 40).default('Yes'),
+    noButton: displayText(1, 40).default('No'),
+  })
+  .describe('Texts shown on the host page; spec section 2 gives the defaults.');
+
+const triggersSchema = z
+  .strictObject({
+    when: z
+      .string()
+      .min(1)
+      .superRefine((source, ctx) => {
+        const compiled = compileTriggerExpression(source);
+        if (!compiled.ok) ctx.addIssue({ code: 'custom', message: `${compiled.message} at column ${compiled.position}` });
+      })
+      .default('delay')
+      .describe('Trigger expression over event names; every and/or is read as or (spec section 5).'),
+    delaySeconds: z.number().min(0).max(3600).default(5).describe('The delay event: 5 s after load by default.'),
+    clickSelector: z.string().min(1).optional().describe('Elements whose click fires the click event.'),
+    mousedownSelector: z.string().min(1).optional(),
+    intervalSeconds: z.int().positive().optional().describe('The interval event fires after this many 1 s ticks.'),
+    scroll: z
+      .strictObject({
+        percent: z.number().min(0).max(100).optional(),
+        pixelsFromTop: z.int().nonnegative().optional(),
+        pixelsFromBottom: z.int().nonnegative().optional(),
+      })
+      .optional(),
+    persist: z
+      .enum(['page', 'session', 'always'])
+      .default('page')
+      .describe('How long a fired event is remembered: this page view, the browser session, or longer.'),
+  })
+  .describe('When the opt-in prompt shows (spec section 4, trigger events).');
+
+export const siteConfigSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    hash: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be 8 to 64 letters, digits, "_" or "-"')
+      .describe('The site key the provider knows the site by.'),
+    companyName: displayText(1, 80),
+    origin: httpUrl
+      .refine((value) => !URL.canParse(value) || new URL(value).origin === value.replace(/\/$/, ''), {
+        message: 'must be an origin only (scheme, host and port), with no path, query or fragment',
+      })
+      .transform((value) => (URL.canParse(value) ? new URL(value).origin : value))
+      .describe('The site\'s origin, e.g. https://example.com. http origins get the child window.'),
+    serverSyncUrl: httpUrl.describe('Base URL of the sync server (syncSubscriptionAction.php, c.gif, ...).'),
+    servicesServerURL: httpUrl.optional().describe('Base URL of the services server (/as, /dyn); serverSyncUrl when absent.'),
+    manifestUrl: sitePath.default('/manifest.json'),
+    swPath: sitePath.default('/sw.js'),
+    firefoxSwPath: sitePath.default('/sw-firefox.js'),
+    swScope: z.string().startsWith('/').refine(noUrlWhitespace, URL_WHITESPACE_RULE).default('/').describe('Scope of the push service worker.'),
+    notificationClickOrigins: z
+      .array(
+        httpUrl
+          .refine((value) => !URL.canParse(value) || new URL(value).origin === value.replace(/\/$/, ''), {
+            message: 'must be an origin only (scheme, host and port), with no path, query or fragment',
+          })
+          .transform((value) => (URL.canParse(value) ? new URL(value).origin : value)),
+      )
+      .default([])
+      .describe('Origins besides the site\'s own that a notification click may open; any other URL opens the site.'),
+    vapidPublicKey: z
+      .string()
+      .refine(isP256PublicKey, 'must be url-safe base64 of a 65-byte uncompressed P-256 public key')
+      .describe('The site\'s VAPID public key (RFC 8292), url-safe base64.'),
+    safariWebsitePushId: z
+      .string()
+      .regex(/^web(\.[A-Za-z0-9-]+)+$/, 'must look like web.com.example')
+      .optional(),
+    gcmSenderId: z.string().regex(/^\d+$/, 'must be numeric').optional().describe('Written to manifest.json.'),
+    segmentations: z.array(segmentationSchema).default([]),
+    clickSegmentations: arrayOrJsonString(clickSegmentationSchema),
+    shopifySegmentations: arrayOrJsonString(shopifySegmentationSchema),
+    isShopifyConnectedAccount: z.boolean().default(false),
+    includeUrls: z.array(urlPattern).default(['*']).describe('URL patterns where the prompt shows (default: all).'),
+    excludeUrls: z.array(urlPattern).default([]).describe('URL patterns where it never shows (default: none).'),
+    pcBranding: zeroOrOne.default(0).describe('1 shows the branding modal box.'),
+    isNativeOptin: zeroOrOne.default(1).describe('0 never shows the branding modal box.'),
+    style: styleSchema.prefault({}),
+    texts: textsSchema.prefault({}),
+    triggers: triggersSchema.prefault({}),
+    isInactive: z.boolean().default(false).describe('true: push.js loads and does nothing.'),
+    pageClickTrackingConcent: z
+      .boolean()
+      .default(false)
+      .describe('true: visitors are asked for page-click tracking consent with a checkbox.'),
+  })
+  .describe('A push-kit site config.');
+
+export type SiteConfigInput = z.input<typeof siteConfigSchema>;
+export type SiteConfig = z.output<typeof siteConfigSchema>;

@@ -1,0 +1,120 @@
+// The owner dashboard (dashboard/, a React app) is built with Vite's JS API when the provider first needs it,
+// into a cache folder named after a hash of its sources: a fresh clone serves it after `npm ci` with no build
+// step, and an edited source is rebuilt on the next start. Several processes may build at once; each builds
+// into its own temporary folder and the first rename wins.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const DASHBOARD_SOURCE_DIR = join(PACKAGE_ROOT, 'dashboard');
+/** The condition language's parser is pure TypeScript; the dashboard bundles it to check conditions as they are typed. */
+const SHARED_SOURCES = ['condition-codegen.ts', 'condition-parser.ts', 'condition-tokenizer.ts', 'segment-condition.ts'].map((file) =>
+  join(PACKAGE_ROOT, 'compiler', file),
+);
+const DEFAULT_CACHE_DIR = join(PACKAGE_ROOT, '.push-kit', 'dashboard');
+
+export interface DashboardFiles {
+  /** Folder of the built app: index.html and assets/. */
+  dir: string;
+  hash: string;
+  /** Milliseconds the build took; 0 when the cache was current. */
+  buildMs: number;
+}
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const files: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...(await sourceFiles(path)));
+    else if (entry.isFile()) files.push(path);
+  }
+  return files.sort();
+}
+
+/** A hash of everything the build reads: the app's sources, the shared parser, and the versions of Vite and React. */
+export async function dashboardSourceHash(): Promise<string> {
+  const require = createRequire(import.meta.url);
+  const hash = createHash('sha256');
+  for (const pkg of ['vite/package.json', 'react/package.json', 'react-dom/package.json']) {
+    try {
+      hash.update(`${pkg}@${(require(pkg) as { version: string }).version}\n`);
+    } catch {
+      hash.update(`${pkg}@missing\n`);
+    }
+  }
+  for (const file of [...(await sourceFiles(DASHBOARD_SOURCE_DIR)), ...SHARED_SOURCES]) {
+    hash.update(`${relative(PACKAGE_ROOT, file)}\n`);
+    hash.update(await readFile(file));
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+const exists = (path: string) => stat(path).then(() => true, () => false);
+
+async function viteBuild(outDir: string): Promise<void> {
+  let vite: typeof import('vite');
+  try {
+    vite = await import('vite');
+  } catch (error) {
+    throw new Error(`Vite is not installed (npm ci installs it with the dev dependencies): ${(error as Error).message}`, { cause: error });
+  }
+  await vite.build({
+    root: DASHBOARD_SOURCE_DIR,
+    base: '/dashboard/',
+    configFile: false,
+    envFile: false,
+    logLevel: 'silent',
+    clearScreen: false,
+    // Vite 8 compiles TSX with Oxc; React's automatic runtime needs no `import React`.
+    oxc: { jsx: { runtime: 'automatic', importSource: 'react' } },
+    build: { outDir, emptyOutDir: true, sourcemap: false, reportCompressedSize: false, modulePreload: { polyfill: false } },
+  });
+}
+
+/** The built dashboard, building it first when the cache holds no build of the current sources. */
+export async function buildDashboard(cacheDir = process.env.PUSHKIT_DASHBOARD_CACHE ?? DEFAULT_CACHE_DIR): Promise<DashboardFiles> {
+  const hash = await dashboardSourceHash();
+  const dir = join(cacheDir, hash);
+  if (await exists(join(dir, 'index.html'))) return { dir, hash, buildMs: 0 };
+  await mkdir(cacheDir, { recursive: true });
+  const started = Date.now();
+  const temporary = join(cacheDir, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    await viteBuild(temporary);
+    await rename(temporary, dir).catch(async (error: NodeJS.ErrnoException) => {
+      // another process finished the same build first: keep theirs
+      if (!(await exists(join(dir, 'index.html')))) throw error;
+    });
+  } finally {
+    await rm(temporary, { recursive: true, force: true });
+  }
+  for (const entry of await readdir(cacheDir)) {
+    if (entry !== hash && !entry.startsWith('.tmp-')) await rm(join(cacheDir, entry), { recursive: true, force: true }).catch(() => undefined);
+  }
+  return { dir, hash, buildMs: Date.now() - started };
+}
+
+let pending: Promise<DashboardFiles> | null = null;
+
+/** One build per process: every caller shares it; a failed build is tried again by the next caller. */
+export function dashboardFiles(): Promise<DashboardFiles> {
+  pending ??= buildDashboard().catch((error: unknown) => {
+    pending = null;
+    throw error;
+  });
+  return pending;
+}
+
+/** Starts the build in the background so the first visit does not wait for it; says when it built or failed. */
+export function prepareDashboard(log: (line: string) => void): void {
+  dashboardFiles().then(
+    (files) => {
+      if (files.buildMs > 0) log(`owner dashboard built in ${(files.buildMs / 1000).toFixed(1)} s`);
+    },
+    (error: unknown) => log(`owner dashboard: cannot build it: ${(error as Error).message}`),
+  );
+}

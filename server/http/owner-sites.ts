@@ -1,0 +1,33 @@
+// The sites one owner key opens: the owner dashboard signs in with a key and offers a switcher between the
+// sites it opens (a server hosting several sites holds one key per site).
+import type { FastifyRequest } from 'fastify';
+import type { Queryable } from '../store/database.ts';
+import { requireOwner } from './owner-auth.ts';
+import { RequestError } from './reply.ts';
+import type { HostedSite } from '../sites.ts';
+
+export async function sitesOpenedBy(db: Queryable, request: FastifyRequest, sites: readonly HostedSite[]): Promise<HostedSite[]> {
+  const opened: HostedSite[] = [];
+  for (const site of sites) {
+    try {
+      await requireOwner(db, request, site);
+      opened.push(site);
+    } catch (error) {
+      // A missing or malformed header is the same answer for every site: give it as requireOwner words it.
+      if (!(error instanceof RequestError) || !request.headers.authorization) throw error;
+    }
+  }
+  if (opened.length === 0) throw new RequestError(401, 'authorization: this key is not the owner key of any site on this server');
+  return opened;
+}
+
+/** What the dashboard shows of a site: never its key, nothing the site's own pages do not show already. */
+export function siteSummary(site: HostedSite) {
+  return {
+    name: site.name,
+    hash: site.hash,
+    companyName: site.config.companyName,
+    origin: site.config.origin,
+    iconUrl: site.config.style?.iconUrl ?? null,
+  };
+}

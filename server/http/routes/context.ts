@@ -1,0 +1,11 @@
+import type { Database } from '../../store/database.ts';
+import type { SiteRegistry } from '../site-access.ts';
+import type { CampaignQueue } from '../../push/campaign-queue.ts';
+
+/** What every route module gets from createApp. */
+export interface RouteContext {
+  db: Database;
+  registry: SiteRegistry;
+  /** Sends campaigns created through the owner API; absent: they stay pending for `push-kit send`. */
+  campaigns?: CampaignQueue;
+}

@@ -1,0 +1,72 @@
+// The owner dashboard at /dashboard/: the built React app (server/dashboard/dashboard-build.ts) as static files. The
+// app talks to the owner API on the same origin with the key the owner types in; nothing here needs a key.
+import { readFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { dashboardFiles } from '../../dashboard/dashboard-build.ts';
+import { parseParams } from '../params.ts';
+import { RequestError } from '../reply.ts';
+import type { RouteContext } from './context.ts';
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.js': 'application/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+};
+
+// Notification icons and images in the live preview may live on any http(s) host; nothing else leaves the origin.
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' https: http: data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const assetParams = z.object({ file: z.string().regex(/^[A-Za-z0-9_.-]{1,200}$/, 'must be a file name of the dashboard') });
+
+async function builtDir(): Promise<string> {
+  try {
+    return (await dashboardFiles()).dir;
+  } catch (error) {
+    throw new RequestError(503, `dashboard: it could not be built: ${(error as Error).message}`);
+  }
+}
+
+function secured(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('content-security-policy', CONTENT_SECURITY_POLICY)
+    .header('x-content-type-options', 'nosniff')
+    .header('x-frame-options', 'DENY')
+    .header('referrer-policy', 'no-referrer');
+}
+
+export function registerDashboardRoutes(app: FastifyInstance, _context: RouteContext): void {
+  app.get('/dashboard', async (_request, reply) => reply.redirect('/dashboard/'));
+
+  app.get('/dashboard/', async (_request, reply) => {
+    const html = await readFile(join(await builtDir(), 'index.html'));
+    return secured(reply).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);
+  });
+
+  app.get('/dashboard/assets/:file', async (request, reply) => {
+    const { file } = parseParams(assetParams, request.params);
+    const type = CONTENT_TYPES[extname(file)];
+    if (!type || file.startsWith('.')) throw new RequestError(404, `file: no dashboard file ${file}`);
+    let body: Buffer;
+    try {
+      body = await readFile(join(await builtDir(), 'assets', file));
+    } catch (error) {
+      if (error instanceof RequestError) throw error;
+      throw new RequestError(404, `file: no dashboard file ${file}`);
+    }
+    // asset names carry a hash of their content
+    return secured(reply).type(type).header('cache-control', 'public, max-age=31536000, immutable').send(body);
+  });
+}

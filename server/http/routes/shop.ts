@@ -1,0 +1,62 @@
+// Shop orders (spec section 3, "Shop order event data"): the shop's back end posts an order with the site's
+// owner key, and the order page's script reads it by id through /api/v1/shopify/getOrderDetails.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { requireOwner } from '../owner-auth.ts';
+import { storeShopOrder } from '../../store/shop-orders.ts';
+import { httpUrlParam, optionalText, parseParams, siteHash, text } from '../params.ts';
+import { checkCallback, RequestError, sendReply } from '../reply.ts';
+import { requireOrigin } from '../site-access.ts';
+import type { RouteContext } from './context.ts';
+
+const orderId = text(64, /^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, "_" or "-"');
+const amount = z.number().finite().min(0).max(1e9);
+
+const orderItem = z.strictObject({
+  pId: z.union([text(64), z.number().finite()], { error: 'must be text (at most 64 characters) or a number' }),
+  pName: text(256),
+  pPrice: amount,
+  pVariant: text(256).optional(),
+  pSku: text(128).optional(),
+  pBrand: text(128).optional(),
+  pQuant: z.int().min(1).max(100_000),
+  pImgUrl: httpUrlParam(2048).optional(),
+});
+
+const orderSchema = z.strictObject({
+  hash: siteHash,
+  orderId,
+  order: z.strictObject({
+    total: amount,
+    shipping: amount.default(0),
+    tax: amount.default(0),
+    discount: amount.default(0),
+    coupon: text(64).optional(),
+    items: z.array(orderItem).max(500),
+  }),
+});
+
+const orderQuerySchema = z.object({ hash: siteHash, orderId, callback: optionalText(z.string()) });
+
+export function registerShopRoutes(app: FastifyInstance, { db, registry }: RouteContext): void {
+  app.post('/api/v1/shopify/orders', async (request, reply) => {
+    const params = parseParams(orderSchema, request.body, 'body');
+    const site = registry.require(params.hash, 'hash');
+    await requireOwner(db, request, site);
+    await storeShopOrder(db, site.hash, params.orderId, params.order);
+    return reply.code(201).send({ status: 'success', orderId: params.orderId });
+  });
+
+  app.get('/api/v1/shopify/getOrderDetails', async (request, reply) => {
+    checkCallback(request);
+    const params = parseParams(orderQuerySchema, request.query, 'query');
+    const site = registry.require(params.hash, 'hash');
+    requireOrigin(request, site);
+    const { rows } = await db.query<{ details: unknown }>('SELECT details FROM shop_orders WHERE site_hash = $1 AND order_id = $2', [
+      site.hash,
+      params.orderId,
+    ]);
+    if (!rows[0]) throw new RequestError(404, `orderId: no order ${params.orderId} on this site`);
+    return sendReply(request, reply, { status: 'success', order: { orderId: params.orderId, ...(rows[0].details as object) } });
+  });
+}

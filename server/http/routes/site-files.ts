@@ -1,0 +1,47 @@
+// Files the provider serves for the sites: the child window page (built by `push-kit build`), the push
+// workers beside it (the child window subscribes on the provider's origin, so its worker must live there,
+// scoped to /sites/<hash>/), its stylesheet at the path spec section 2 names, and a health check.
+import { readFile } from 'node:fs/promises';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { parseParams, siteHash } from '../params.ts';
+import { RequestError } from '../reply.ts';
+import { readBuiltFile } from '../../sites.ts';
+import type { RouteContext } from './context.ts';
+
+const TEMPLATE_STYLESHEET = new URL('../../../templates/pc-iframe.css', import.meta.url);
+const STYLESHEET_PATH = 'http-v4/css/pc-iframe.css';
+
+export function registerSiteFileRoutes(app: FastifyInstance, { db, registry }: RouteContext): void {
+  app.get('/sites/:hash/child-window.html', async (request, reply) => {
+    const params = parseParams(z.object({ hash: siteHash }), request.params);
+    const site = registry.require(params.hash, 'hash');
+    const page = await readBuiltFile(site, 'child-window.html');
+    if (!page) throw new RequestError(404, `hash: site ${site.name} has no child window yet; run push-kit build ${site.file}`);
+    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
+  });
+
+  // Chromium and Firefox workers; the scope is the folder of the script, so no Service-Worker-Allowed header.
+  app.get('/sites/:hash/:worker', async (request, reply) => {
+    const params = parseParams(z.object({ hash: siteHash, worker: z.enum(['sw.js', 'sw-firefox.js']) }), request.params);
+    const site = registry.require(params.hash, 'hash');
+    const code = await readBuiltFile(site, params.worker);
+    if (!code) throw new RequestError(404, `hash: site ${site.name} has no ${params.worker} yet; run push-kit build ${site.file}`);
+    return reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(code);
+  });
+
+  app.get(`/${STYLESHEET_PATH}`, async (_request, reply) => {
+    for (const site of registry.sites) {
+      const built = await readBuiltFile(site, STYLESHEET_PATH);
+      if (built) return reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(built);
+    }
+    const template = await readFile(TEMPLATE_STYLESHEET).catch(() => null);
+    if (!template) throw new RequestError(404, 'pc-iframe.css: no site has been built yet; run push-kit build');
+    return reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(template);
+  });
+
+  app.get('/health', async (_request, reply) => {
+    await db.query('SELECT 1');
+    return reply.send({ status: 'success', database: db.kind, sites: registry.sites.length });
+  });
+}

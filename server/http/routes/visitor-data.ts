@@ -1,0 +1,210 @@
+// The services calls of spec section 7 about one visitor: segment adds (/as, c.gif), custom tags (/tags),
+// user properties (/dyn), custom dimensions and the page-click tracking consent.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { TRANSPARENT_GIF } from '../beacon-gif.ts';
+import type { Queryable } from '../../store/database.ts';
+import { browserParam, optionalText, parseParams, segmentIdParam, siteHash, subscriberIdParam, text } from '../params.ts';
+import { checkCallback, RequestError, sendReply } from '../reply.ts';
+import { requireOrigin } from '../site-access.ts';
+import { addMembership, removeMembership, segmentsOfSubscriber } from '../../store/segments.ts';
+import type { HostedSite } from '../../sites.ts';
+import { dimensionValues, setTags, subscriberExists, tagsOf } from '../../store/subscriber-records.ts';
+import type { RouteContext } from './context.ts';
+
+const MAX_LIST = 100;
+const TAG_KEY = /^[A-Za-z0-9_. -]{1,64}$/;
+const DIMENSION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+async function requireSubscriber(db: Queryable, site: HostedSite, id: string, parameter: string): Promise<void> {
+  if (!(await subscriberExists(db, site.hash, id))) throw new RequestError(404, `${parameter}: no subscriber ${id} on this site`);
+}
+
+const jsonText = <T extends z.ZodType>(schema: T, rule: string) =>
+  text(8192).transform((value, ctx): z.output<T> => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      parsed = undefined;
+    }
+    const result = schema.safeParse(parsed);
+    if (!result.success) {
+      ctx.addIssue({ code: 'custom', message: rule });
+      return z.NEVER;
+    }
+    return result.data;
+  });
+
+const tagsSchema = z.object({
+  hash: siteHash,
+  subscriberId: subscriberIdParam,
+  tags: jsonText(
+    z
+      .record(z.string().regex(TAG_KEY), z.union([text(256), z.number().finite(), z.boolean(), z.null()]))
+      .refine((tags) => Object.keys(tags).length >= 1 && Object.keys(tags).length <= 50),
+    'must be a JSON object of 1 to 50 tags: keys of 1 to 64 letters, digits, " ", ".", "_" or "-"; values text (at most 256 characters, no NUL characters), numbers, booleans or null',
+  ),
+  callback: z.string().optional(),
+});
+
+const addToSegmentSchema = z.object({
+  id: segmentIdParam,
+  customer_hash: siteHash,
+  subscriber_list: z
+    .array(subscriberIdParam)
+    .min(1, 'must name at least one subscriber')
+    .max(MAX_LIST, `must name at most ${MAX_LIST} subscribers`),
+  customTag: optionalText(text(64, /^[A-Za-z0-9_. -]+$/, 'must be at most 64 letters, digits, " ", ".", "_" or "-"')),
+  callback: z.string().optional(),
+});
+
+const dynSchema = z.object({
+  hash: siteHash,
+  subscriberId: optionalText(subscriberIdParam),
+  callback: z.string().optional(),
+});
+
+const dimensionList = text(2048).transform((value, ctx) => {
+  let names: unknown;
+  if (value.trim().startsWith('[')) {
+    try {
+      names = JSON.parse(value);
+    } catch {
+      names = undefined;
+    }
+  } else {
+    names = value.split(',').map((name) => name.trim()).filter(Boolean);
+  }
+  const result = z.array(z.string().regex(DIMENSION_NAME)).min(1).max(50).safeParse(names);
+  if (!result.success) {
+    ctx.addIssue({ code: 'custom', message: 'must be 1 to 50 dimension names (letters, digits, "_" or "-"), comma-separated or a JSON array' });
+    return z.NEVER;
+  }
+  return [...new Set(result.data)];
+});
+
+const attributesSchema = z.object({
+  hash: siteHash,
+  subscriberId: subscriberIdParam,
+  customDimensions: dimensionList,
+  browser: optionalText(browserParam),
+  callback: z.string().optional(),
+});
+
+const consentSchema = z.object({
+  customerHash: siteHash,
+  subscriberId: subscriberIdParam,
+  browser: optionalText(browserParam),
+  callback: z.string().optional(),
+});
+
+const beaconSchema = z.object({
+  hash: siteHash,
+  subscriberId: subscriberIdParam,
+  subscriptionId: optionalText(text(1024)),
+  segment: segmentIdParam,
+  action: z.enum(['add-segment', 'remove-segment'], { error: 'must be add-segment or remove-segment' }),
+  _: z.string().optional(),
+});
+
+/** `subscriber_list[]=a&subscriber_list[]=b` or `subscriber_list=a&subscriber_list=b`, one value or many. */
+function subscriberList(query: Record<string, unknown>): unknown {
+  const value = query['subscriber_list[]'] ?? query.subscriber_list;
+  if (value === undefined) return undefined;
+  return Array.isArray(value) ? value : [value];
+}
+
+export function registerVisitorDataRoutes(app: FastifyInstance, { db, registry }: RouteContext): void {
+  app.get('/as', async (request, reply) => {
+    checkCallback(request);
+    const query = request.query as Record<string, unknown>;
+    const params = parseParams(addToSegmentSchema, { ...query, subscriber_list: subscriberList(query) }, 'query');
+    const site = registry.require(params.customer_hash, 'customer_hash');
+    requireOrigin(request, site);
+    for (const id of params.subscriber_list) await requireSubscriber(db, site, id, 'subscriber_list');
+    await db.transaction(async (tx) => {
+      for (const id of params.subscriber_list) {
+        await addMembership(tx, site.hash, params.id, id, 'as', params.customTag);
+        await tx.query('INSERT INTO events (site_hash, subscriber_id, kind, detail) VALUES ($1, $2, $3, $4)', [
+          site.hash,
+          id,
+          'segment-add',
+          JSON.stringify({ segment: params.id, customTag: params.customTag ?? null }),
+        ]);
+      }
+    });
+    return sendReply(request, reply, { status: 'success' });
+  });
+
+  // GET from the debounced batch; POST (parameters in the query, body ignored) from navigator.sendBeacon when
+  // the page hides, so tags set just before leaving are not lost.
+  const storeTags = async (request: FastifyRequest, reply: FastifyReply) => {
+    checkCallback(request);
+    const params = parseParams(tagsSchema, request.query, 'query');
+    const site = registry.require(params.hash, 'hash');
+    requireOrigin(request, site);
+    await requireSubscriber(db, site, params.subscriberId, 'subscriberId');
+    const tags = Object.fromEntries(
+      Object.entries(params.tags).map(([key, value]) => [key, value === null ? null : String(value)]),
+    );
+    await setTags(db, params.subscriberId, tags);
+    return sendReply(request, reply, { status: 'success' });
+  };
+  app.get('/tags', storeTags);
+  app.post('/tags', storeTags);
+
+  app.get('/dyn', async (request, reply) => {
+    checkCallback(request);
+    const params = parseParams(dynSchema, request.query, 'query');
+    const site = registry.require(params.hash, 'hash');
+    requireOrigin(request, site);
+    if (!params.subscriberId) return sendReply(request, reply, { status: 'success', tags: {}, segments: [] });
+    await requireSubscriber(db, site, params.subscriberId, 'subscriberId');
+    return sendReply(request, reply, {
+      status: 'success',
+      tags: await tagsOf(db, params.subscriberId),
+      segments: await segmentsOfSubscriber(db, params.subscriberId),
+    });
+  });
+
+  app.get('/getSubscriberAttributes.php', async (request, reply) => {
+    checkCallback(request);
+    const params = parseParams(attributesSchema, request.query, 'query');
+    const site = registry.require(params.hash, 'hash');
+    requireOrigin(request, site);
+    await requireSubscriber(db, site, params.subscriberId, 'subscriberId');
+    return sendReply(request, reply, { status: 'success', result: await dimensionValues(db, params.subscriberId, params.customDimensions) });
+  });
+
+  app.get('/getSubscriptionClickTrackingPermissionDetails.php', async (request, reply) => {
+    checkCallback(request);
+    const params = parseParams(consentSchema, request.query, 'query');
+    const site = registry.require(params.customerHash, 'customerHash');
+    requireOrigin(request, site);
+    const { rows } = await db.query<{ page_click_tracking_permission: number | null }>(
+      'SELECT page_click_tracking_permission FROM subscribers WHERE site_hash = $1 AND id = $2',
+      [site.hash, params.subscriberId],
+    );
+    if (!rows[0]) throw new RequestError(404, `subscriberId: no subscriber ${params.subscriberId} on this site`);
+    return sendReply(request, reply, { status: 'success', pageClickTrackingPermission: rows[0].page_click_tracking_permission });
+  });
+
+  app.get('/c.gif', async (request, reply) => {
+    const params = parseParams(beaconSchema, request.query, 'query');
+    const site = registry.require(params.hash, 'hash');
+    requireOrigin(request, site);
+    await requireSubscriber(db, site, params.subscriberId, 'subscriberId');
+    await db.transaction(async (tx) => {
+      if (params.action === 'add-segment') await addMembership(tx, site.hash, params.segment, params.subscriberId, 'click');
+      else await removeMembership(tx, site.hash, params.segment, params.subscriberId);
+      await tx.query('INSERT INTO events (site_hash, subscriber_id, kind, detail) VALUES ($1, $2, $3, $4)', [
+        site.hash,
+        params.subscriberId,
+        params.action === 'add-segment' ? 'segment-add' : 'segment-remove',
+        JSON.stringify({ segment: params.segment, subscriptionId: params.subscriptionId ?? null }),
+      ]);
+    });
+    return reply.type('image/gif').header('cache-control', 'no-store').send(TRANSPARENT_GIF);
+  });
+}

@@ -1,0 +1,92 @@
+// Which site a request is for, and whether its Origin may call it. A browser request carries the Origin of
+// the page that made it; only the site's configured origin (or the provider's own pages, such as the child
+// window) may call a site. Requests without an Origin (JSONP scripts, image beacons) are allowed.
+import type { FastifyRequest } from 'fastify';
+import type { FastifyCorsOptions } from '@fastify/cors';
+import { RequestError } from './reply.ts';
+import type { HostedSite } from '../sites.ts';
+
+/** The parameter names the calls of spec section 7 use for the site hash. */
+const HASH_PARAMETERS = ['hash', 'customer_hash', 'customerHash'] as const;
+
+export class SiteRegistry {
+  private readonly byHash = new Map<string, HostedSite>();
+  private readonly byName = new Map<string, HostedSite>();
+  private readonly origins = new Set<string>();
+
+  constructor(readonly sites: HostedSite[]) {
+    for (const site of sites) {
+      this.byHash.set(site.hash, site);
+      this.byName.set(site.name, site);
+      this.origins.add(site.config.origin);
+    }
+  }
+
+  byHashOrNull(hash: string): HostedSite | null {
+    return this.byHash.get(hash) ?? null;
+  }
+
+  /** The site, or a 404 naming the parameter that carried the unknown hash. */
+  require(hash: string, parameter: string): HostedSite {
+    const site = this.byHash.get(hash);
+    if (!site) throw new RequestError(404, `${parameter}: unknown site hash`);
+    return site;
+  }
+
+  byNameOrNull(name: string): HostedSite | null {
+    return this.byName.get(name) ?? null;
+  }
+
+  isSiteOrigin(origin: string): boolean {
+    return this.origins.has(origin);
+  }
+
+  /** The site a public request names, wherever it names it. */
+  siteOf(request: FastifyRequest): HostedSite | null {
+    for (const source of [request.params, request.query, request.body]) {
+      if (!source || typeof source !== 'object') continue;
+      for (const parameter of HASH_PARAMETERS) {
+        const value = (source as Record<string, unknown>)[parameter];
+        if (typeof value === 'string') return this.byHash.get(value) ?? null;
+      }
+    }
+    return null;
+  }
+}
+
+/** The provider's own pages (the child window): same host and port, whatever scheme a TLS proxy in front changed. */
+function isOwnOrigin(request: FastifyRequest, origin: string): boolean {
+  try {
+    const host = request.headers.host;
+    if (!host) return false;
+    const parsed = new URL(origin);
+    return parsed.host === new URL(`${parsed.protocol}//${host}`).host;
+  } catch {
+    return false;
+  }
+}
+
+export function originAllowed(request: FastifyRequest, site: HostedSite): boolean {
+  const origin = request.headers.origin;
+  if (origin === undefined) return true;
+  return origin === site.config.origin || isOwnOrigin(request, origin);
+}
+
+/** Refuses (403, nothing stored) a browser request from an origin other than the site's. */
+export function requireOrigin(request: FastifyRequest, site: HostedSite): void {
+  if (!originAllowed(request, site)) {
+    throw new RequestError(403, `origin: ${request.headers.origin} may not call site ${site.hash}; its origin is ${site.config.origin}`);
+  }
+}
+
+/** @fastify/cors options per request: the allowed origin is echoed back, any other gets no CORS headers. */
+export function corsDelegator(registry: SiteRegistry) {
+  return async (request: FastifyRequest): Promise<FastifyCorsOptions> => {
+    const origin = request.headers.origin;
+    if (!origin) return { origin: false };
+    if (request.url.startsWith('/api/v1/sites/')) return { origin: false };
+    const site = registry.siteOf(request);
+    const allowed = site ? originAllowed(request, site) : registry.isSiteOrigin(origin) || isOwnOrigin(request, origin);
+    return { origin: allowed ? origin : false, methods: ['GET', 'POST'], maxAge: 600 };
+  };
+}

@@ -1,0 +1,121 @@
+// Sends one campaign from the provider's database with the site's VAPID key pair: used by `push-kit send`
+// and by the provider for campaigns created through the owner API. Progress lives in the deliveries table,
+// so an interrupted campaign resumes where it stopped, in this process or another. A run ends when nothing
+// is left pending: deliveries claimed by a runner that died are taken once their claims lapse.
+import type { Database } from '../store/database.ts';
+import { CLAIM_LEASE_SECONDS, DatabaseDeliveryStore } from '../store/database-delivery-store.ts';
+import { runCampaign, type CampaignCounts } from './campaign-runner.ts';
+import type { HostedSite } from '../sites.ts';
+import type { VapidKeyPair } from '../vapid-keys.ts';
+import type { Urgency } from './send.ts';
+
+export interface SendCampaignOptions {
+  concurrency?: number;
+  onProgress?(counts: CampaignCounts): void;
+  signal?: AbortSignal;
+  /** Extra trusted CA certificates for push services (tests use a local one). */
+  ca?: string | string[];
+}
+
+/** RFC 8292's contact: the site's https origin, else a mailto: address at the site's host. */
+export function vapidSubjectOf(site: Pick<HostedSite, 'config'>): string {
+  const origin = new URL(site.config.origin);
+  return origin.protocol === 'https:' ? origin.origin : `mailto:webpush@${origin.hostname}`;
+}
+
+export interface CampaignProgress {
+  recipients: number;
+  pending: number;
+  delivered: number;
+  failed: number;
+  expired: number;
+}
+
+export async function campaignProgress(db: Database, campaignId: string): Promise<CampaignProgress> {
+  const { rows } = await db.query<{ status: string; count: string }>(
+    'SELECT status, count(*) AS count FROM deliveries WHERE campaign_id = $1 GROUP BY status',
+    [campaignId],
+  );
+  const count = (status: string) => Number(rows.find((row) => row.status === status)?.count ?? 0);
+  const progress = { pending: count('pending'), delivered: count('delivered'), failed: count('failed'), expired: count('expired') };
+  return { recipients: progress.pending + progress.delivered + progress.failed + progress.expired, ...progress };
+}
+
+export async function sendCampaign(
+  db: Database,
+  site: HostedSite,
+  campaignId: string,
+  keys: VapidKeyPair,
+  options: SendCampaignOptions = {},
+): Promise<CampaignCounts> {
+  const { rows } = await db.query<{ ttl: number; urgency: Urgency }>(
+    'SELECT ttl, urgency FROM campaigns WHERE id = $1 AND site_hash = $2',
+    [campaignId, site.hash],
+  );
+  const campaign = rows[0];
+  if (!campaign) throw new Error(`no campaign ${campaignId} on site ${site.name}`);
+  await db.query(`UPDATE campaigns SET status = 'sending' WHERE id = $1 AND status = 'pending'`, [campaignId]);
+  const store = new DatabaseDeliveryStore(db);
+  const total: CampaignCounts = { sent: 0, delivered: 0, failed: 0, expired: 0 };
+  const add = (counts: CampaignCounts): CampaignCounts => ({
+    sent: total.sent + counts.sent,
+    delivered: total.delivered + counts.delivered,
+    failed: total.failed + counts.failed,
+    expired: total.expired + counts.expired,
+  });
+  try {
+    for (;;) {
+      const counts = await runCampaign(store, campaignId, {
+        vapid: keys,
+        subject: vapidSubjectOf(site),
+        ttl: campaign.ttl,
+        urgency: campaign.urgency,
+        // A retried request replaces an undelivered copy at the push service instead of adding a second one.
+        topic: `campaign-${campaignId}`.slice(0, 32),
+        concurrency: options.concurrency,
+        onProgress: options.onProgress && ((progress) => options.onProgress!(add(progress))),
+        signal: options.signal,
+        ca: options.ca,
+      });
+      Object.assign(total, add(counts));
+      if ((await campaignProgress(db, campaignId)).pending === 0) {
+        await db.query(`UPDATE campaigns SET status = 'done', completed_at = now() WHERE id = $1 AND status <> 'done'`, [campaignId]);
+        return total;
+      }
+      if (options.signal?.aborted) return total;
+      // What is left is claimed by another runner, or by one that died and whose claims will lapse, or is due
+      // later: wait for the first of these, then take what has become free.
+      await sleep(await waitForPending(db, campaignId), options.signal);
+    }
+  } finally {
+    // A run that failed (database away) leaves claims behind: they lapse, and the next run takes them.
+    store.abandonClaims();
+  }
+}
+
+/** How often a runner waiting for other runners' claims looks again (they may finish any moment). */
+const RECHECK_MS = 1000;
+
+/** Milliseconds until a pending delivery of the campaign may become claimable, or until the next look. */
+async function waitForPending(db: Database, campaignId: string): Promise<number> {
+  const { rows } = await db.query<{ wait: number | null }>(
+    `SELECT extract(epoch FROM min(greatest(next_attempt_at, coalesce(claimed_at + make_interval(secs => $2), next_attempt_at))) - now()) * 1000 AS wait
+     FROM deliveries WHERE campaign_id = $1 AND status = 'pending'`,
+    [campaignId, CLAIM_LEASE_SECONDS],
+  );
+  const wait = Number(rows[0]?.wait ?? 0);
+  return Math.min(Math.max(wait, 50), RECHECK_MS);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

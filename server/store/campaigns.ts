@@ -1,0 +1,199 @@
+// Campaigns: one notification to all subscribed visitors of a site, to a segment, or to one subscriber.
+// Creating a campaign writes one pending delivery per recipient; the sender (server/push/) claims pending
+// deliveries with FOR UPDATE SKIP LOCKED, so several processes share the work and a restart resumes it.
+import type { Database, Queryable } from './database.ts';
+import type { HostedSite } from '../sites.ts';
+
+export const URGENCIES = ['very-low', 'low', 'normal', 'high'] as const;
+export type Urgency = (typeof URGENCIES)[number];
+
+/** A button on the notification (the worker opens `url` when it is clicked, else the campaign's url). */
+export interface CampaignAction {
+  action: string;
+  title: string;
+  url?: string;
+}
+
+export interface CampaignInput {
+  title: string;
+  body: string;
+  url?: string;
+  icon?: string;
+  /** A large picture shown in the notification. */
+  image?: string;
+  actions?: CampaignAction[];
+  /** Only subscribers in the segment with this sid. */
+  segment?: string;
+  /** Only this subscriber. */
+  subscriberId?: string;
+  /** Seconds the push service keeps the message for an offline browser (RFC 8030 TTL). */
+  ttl: number;
+  urgency: Urgency;
+}
+
+export interface CampaignCounts {
+  recipients: number;
+  sent: number;
+  pending: number;
+  delivered: number;
+  failed: number;
+  expired: number;
+  shown: number;
+  clicked: number;
+  closed: number;
+}
+
+export interface CampaignSummary extends CampaignCounts {
+  campaignId: string;
+  title: string;
+  body: string;
+  url: string | null;
+  icon: string | null;
+  image: string | null;
+  actions: CampaignAction[];
+  segment: string | null;
+  subscriberId: string | null;
+  ttl: number;
+  urgency: Urgency;
+  status: 'pending' | 'sending' | 'done';
+  createdAt: string;
+  completedAt: string | null;
+}
+
+export async function createCampaign(
+  db: Database,
+  site: Pick<HostedSite, 'hash'>,
+  input: CampaignInput,
+): Promise<{ campaignId: string; recipients: number }> {
+  return db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ id: string }>(
+      `INSERT INTO campaigns (site_hash, title, body, url, icon, segment_sid, subscriber_id, ttl, urgency, image, actions)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
+      [
+        site.hash,
+        input.title,
+        input.body,
+        input.url ?? null,
+        input.icon ?? null,
+        input.segment ?? null,
+        input.subscriberId ?? null,
+        input.ttl,
+        input.urgency,
+        input.image ?? null,
+        input.actions?.length ? JSON.stringify(input.actions) : null,
+      ],
+    );
+    const campaignId = String(rows[0]!.id);
+    const conditions = [`s.site_hash = $2`, `s.status = 'subscribed'`, `s.endpoint IS NOT NULL`];
+    const params: unknown[] = [campaignId, site.hash];
+    if (input.subscriberId) {
+      params.push(input.subscriberId);
+      conditions.push(`s.id = $${params.length}`);
+    }
+    if (input.segment) {
+      params.push(input.segment);
+      conditions.push(
+        `EXISTS (SELECT 1 FROM segment_memberships m JOIN segments g ON g.id = m.segment_id
+                  WHERE m.subscriber_id = s.id AND g.site_hash = s.site_hash AND g.sid = $${params.length})`,
+      );
+    }
+    // counted in the database: a campaign to everyone must not carry a row per recipient back to the process
+    const inserted = await tx.query<{ recipients: number }>(
+      `WITH inserted AS (
+         INSERT INTO deliveries (campaign_id, subscriber_id)
+         SELECT $1, s.id FROM subscribers s WHERE ${conditions.join(' AND ')}
+         ON CONFLICT (campaign_id, subscriber_id) DO NOTHING RETURNING 1
+       )
+       SELECT count(*)::int AS recipients FROM inserted`,
+      params,
+    );
+    const recipients = inserted.rows[0]!.recipients;
+    if (recipients === 0) {
+      await tx.query(`UPDATE campaigns SET status = 'done', completed_at = now() WHERE id = $1`, [campaignId]);
+    }
+    return { campaignId, recipients };
+  });
+}
+
+interface CampaignRow {
+  id: string;
+  title: string;
+  body: string;
+  url: string | null;
+  icon: string | null;
+  image: string | null;
+  actions: CampaignAction[] | null;
+  segment_sid: string | null;
+  subscriber_id: string | null;
+  ttl: number;
+  urgency: Urgency;
+  status: 'pending' | 'sending' | 'done';
+  created_at: Date;
+  completed_at: Date | null;
+  recipients: string;
+  pending: string;
+  delivered: string;
+  failed: string;
+  expired: string;
+  shown: string;
+  clicked: string;
+  closed: string;
+}
+
+const CAMPAIGN_SELECT = `
+  SELECT c.*,
+    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id) AS recipients,
+    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending') AS pending,
+    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'delivered') AS delivered,
+    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'failed') AS failed,
+    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'expired') AS expired,
+    (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'shown') AS shown,
+    (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'clicked') AS clicked,
+    (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'closed') AS closed
+  FROM campaigns c`;
+
+function summary(row: CampaignRow): CampaignSummary {
+  const delivered = Number(row.delivered);
+  const failed = Number(row.failed);
+  const expired = Number(row.expired);
+  return {
+    campaignId: String(row.id),
+    title: row.title,
+    body: row.body,
+    url: row.url,
+    icon: row.icon,
+    image: row.image,
+    actions: row.actions ?? [],
+    segment: row.segment_sid,
+    subscriberId: row.subscriber_id,
+    ttl: row.ttl,
+    urgency: row.urgency,
+    status: row.status,
+    createdAt: new Date(row.created_at).toISOString(),
+    completedAt: row.completed_at ? new Date(row.completed_at).toISOString() : null,
+    recipients: Number(row.recipients),
+    // sent: every delivery the sender has finished with, whatever the push service answered
+    sent: delivered + failed + expired,
+    pending: Number(row.pending),
+    delivered,
+    failed,
+    expired,
+    shown: Number(row.shown),
+    clicked: Number(row.clicked),
+    closed: Number(row.closed),
+  };
+}
+
+export async function listCampaigns(db: Queryable, siteHash: string, limit: number, offset: number): Promise<CampaignSummary[]> {
+  const { rows } = await db.query<CampaignRow>(`${CAMPAIGN_SELECT} WHERE c.site_hash = $1 ORDER BY c.id DESC LIMIT $2 OFFSET $3`, [
+    siteHash,
+    limit,
+    offset,
+  ]);
+  return rows.map(summary);
+}
+
+export async function getCampaign(db: Queryable, siteHash: string, campaignId: string): Promise<CampaignSummary | null> {
+  const { rows } = await db.query<CampaignRow>(`${CAMPAIGN_SELECT} WHERE c.site_hash = $1 AND c.id = $2`, [siteHash, campaignId]);
+  return rows[0] ? summary(rows[0]) : null;
+}

@@ -1,0 +1,185 @@
+// The DeliveryStore of server/push on the provider's database. Work is claimed with FOR UPDATE SKIP LOCKED
+// and a claimed_at stamp, so several `serve` or `send` processes can run one campaign and none sends a
+// delivery another has claimed. A live runner renews the stamp of the claims it holds every few seconds; a
+// claim not renewed for the lease (its runner died: kill -9, crash, machine lost) is taken again. The
+// embedded database, which one process at a time may open, drops every claim when it is opened.
+//
+// The guarantee, under any crash: every delivery is sent at least once. A delivery is sent a second time
+// only when its runner died after the push service had received the request and before the answer was
+// recorded: at most one extra copy per request in flight at the crash (at most the runner's concurrency),
+// sent with the same Topic header, so a push service still holding the first copy replaces it. Claimed
+// deliveries whose request had not started are sent once, by the next runner. A database that is away for
+// less than the lease (a restart) while the runner lives costs nothing: the answers are kept in memory and
+// written when it is back.
+import { DatabaseUnavailableError, type Database } from './database.ts';
+import type { Delivery, DeliveryResult, DeliveryStore } from '../push/delivery-store.ts';
+
+/** A claim not renewed for this long belongs to a runner that is gone. */
+export const CLAIM_LEASE_SECONDS = 20;
+/** How often a runner renews the claims it holds. */
+export const CLAIM_RENEW_MS = 5000;
+/** How often results are written again while the database is away (for at most a lease). */
+const RESULT_RETRY_MS = 500;
+
+interface ClaimedRow {
+  id: string;
+  campaign_id: string;
+  attempts: number;
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+  title: string;
+  body: string;
+  url: string | null;
+  icon: string | null;
+  image?: string | null;
+  actions?: { action: string; title: string; url?: string }[] | null;
+}
+
+/** What the service worker receives (worker/sw.ts reads these fields). */
+export function notificationPayload(row: Pick<ClaimedRow, 'campaign_id' | 'title' | 'body' | 'url' | 'icon' | 'image' | 'actions'>): string {
+  return JSON.stringify({
+    title: row.title,
+    body: row.body,
+    ...(row.url ? { url: row.url } : {}),
+    ...(row.icon ? { icon: row.icon } : {}),
+    ...(row.image ? { image: row.image } : {}),
+    ...(row.actions?.length ? { actions: row.actions } : {}),
+    campaignId: String(row.campaign_id),
+  });
+}
+
+export class DatabaseDeliveryStore implements DeliveryStore {
+  /** Deliveries this store claimed and has not yet marked or rescheduled. */
+  private readonly held = new Set<string>();
+  private renewTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly db: Database) {}
+
+  private hold(ids: string[]): void {
+    for (const id of ids) this.held.add(id);
+    if (this.held.size === 0 || this.renewTimer) return;
+    this.renewTimer = setInterval(() => {
+      if (this.held.size === 0) return;
+      // A failed renewal (database away) is retried on the next tick; the lease is several ticks long.
+      this.db
+        .query(`UPDATE deliveries SET claimed_at = now() WHERE id = ANY($1::bigint[]) AND status = 'pending' AND claimed_at IS NOT NULL`, [
+          [...this.held],
+        ])
+        .catch(() => undefined);
+    }, CLAIM_RENEW_MS);
+    this.renewTimer.unref();
+  }
+
+  private release(id: string): void {
+    this.held.delete(id);
+    if (this.held.size === 0 && this.renewTimer) {
+      clearInterval(this.renewTimer);
+      this.renewTimer = undefined;
+    }
+  }
+
+  /** Stops renewing the claims still held (a run that failed): they lapse after the lease and are taken again. */
+  abandonClaims(): void {
+    this.held.clear();
+    if (this.renewTimer) clearInterval(this.renewTimer);
+    this.renewTimer = undefined;
+  }
+
+  async claimPending(campaignId: string, limit: number): Promise<Delivery[]> {
+    const claimed = await this.claim(campaignId, limit);
+    this.hold(claimed.map((delivery) => delivery.id));
+    return claimed;
+  }
+
+  private async claim(campaignId: string, limit: number): Promise<Delivery[]> {
+    return this.db.transaction(async (tx) => {
+      // A subscriber that lost its subscription since the campaign was created cannot be sent to.
+      await tx.query(
+        `UPDATE deliveries d SET status = 'expired', last_error = 'subscription gone before sending', updated_at = now()
+         FROM subscribers s
+         WHERE d.campaign_id = $1 AND d.status = 'pending' AND s.id = d.subscriber_id
+           AND (s.endpoint IS NULL OR s.p256dh IS NULL OR s.auth IS NULL OR s.status <> 'subscribed')`,
+        [campaignId],
+      );
+      const { rows } = await tx.query<ClaimedRow>(
+        `WITH picked AS (
+           SELECT id FROM deliveries
+           WHERE campaign_id = $1 AND status = 'pending' AND next_attempt_at <= now()
+             AND (claimed_at IS NULL OR claimed_at < now() - make_interval(secs => $3))
+           ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED
+         )
+         UPDATE deliveries d SET claimed_at = now(), attempts = d.attempts + 1, updated_at = now()
+         FROM picked, subscribers s, campaigns c
+         WHERE d.id = picked.id AND s.id = d.subscriber_id AND c.id = d.campaign_id
+         RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth, c.title, c.body, c.url, c.icon, c.image, c.actions`,
+        [campaignId, limit, CLAIM_LEASE_SECONDS],
+      );
+      return rows.map((row) => ({
+        id: String(row.id),
+        campaignId: String(row.campaign_id),
+        attempts: row.attempts,
+        subscription: { endpoint: row.endpoint, keys: { p256dh: row.p256dh, auth: row.auth } },
+        payload: notificationPayload(row),
+      }));
+    });
+  }
+
+  /**
+   * Results are written in batches: the ones that come in while a write is under way go together in the next
+   * statement (one round trip for many answers). A result is recorded before its promise resolves.
+   */
+  markResult(deliveryId: string, status: DeliveryResult, detail?: string): Promise<void> {
+    this.release(deliveryId);
+    return new Promise((resolve, reject) => {
+      this.results.push({ id: deliveryId, status, detail: detail ?? null, resolve, reject });
+      this.writing ??= this.writeResults().finally(() => {
+        this.writing = undefined;
+      });
+    });
+  }
+
+  private results: { id: string; status: DeliveryResult; detail: string | null; resolve(): void; reject(error: unknown): void }[] = [];
+  private writing: Promise<void> | undefined;
+
+  private async writeResults(): Promise<void> {
+    let unavailableSince: number | undefined;
+    while (this.results.length > 0) {
+      const batch = this.results.splice(0);
+      try {
+        // One statement: the deliveries' results and, for an expired one, its subscriber.
+        await this.db.query(
+          `WITH marked AS (
+             UPDATE deliveries d SET status = m.status, last_error = m.detail, claimed_at = NULL, updated_at = now()
+             FROM unnest($1::bigint[], $2::text[], $3::text[]) AS m (id, status, detail)
+             WHERE d.id = m.id
+             RETURNING d.subscriber_id, d.status
+           )
+           UPDATE subscribers s SET status = 'expired', updated_at = now()
+           FROM marked WHERE s.id = marked.subscriber_id AND marked.status = 'expired'`,
+          [batch.map((result) => result.id), batch.map((result) => result.status), batch.map((result) => result.detail)],
+        );
+        for (const result of batch) result.resolve();
+        unavailableSince = undefined;
+      } catch (error) {
+        // The push services have answered: while the database is briefly away (a restart) the answers are
+        // kept and written when it is back, rather than lost, which would send those messages again.
+        unavailableSince ??= Date.now();
+        if (error instanceof DatabaseUnavailableError && Date.now() - unavailableSince < CLAIM_LEASE_SECONDS * 1000) {
+          this.results.unshift(...batch);
+          await new Promise((resolve) => setTimeout(resolve, RESULT_RETRY_MS));
+          continue;
+        }
+        for (const result of batch) result.reject(error);
+      }
+    }
+  }
+
+  async reschedule(deliveryId: string, notBefore: Date): Promise<void> {
+    this.release(deliveryId);
+    await this.db.query(
+      `UPDATE deliveries SET next_attempt_at = $2, claimed_at = NULL, updated_at = now() WHERE id = $1`,
+      [deliveryId, notBefore.toISOString()],
+    );
+  }
+}

@@ -1,0 +1,124 @@
+// `push-kit send` as a site owner runs it, in a project folder: straight from the embedded database, and
+// through a running provider (which holds that database) with the owner key.
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../server/http/app.ts';
+import { openDatabase } from '../../server/store/database.ts';
+import { loadSites } from '../../server/sites.ts';
+import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/vapid-keys.ts';
+import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
+import { freePort } from '../support/ports.ts';
+
+const CLI = fileURLToPath(new URL('../../bin/push-kit.js', import.meta.url));
+const ORIGIN = 'https://letters.example';
+let project: string;
+let service: FakePushService;
+let providerPort: number;
+const vapid = generateVapidKeyPair();
+const keys = createSubscriberKeys();
+
+function syncForm(path: string): string {
+  return new URLSearchParams({
+    hash: 'letters-send-01',
+    action: 'insert',
+    subscription: JSON.stringify({ endpoint: `${service.origin}${path}`, keys: { p256dh: keys.p256dh, auth: keys.auth } }),
+  }).toString();
+}
+
+beforeAll(async () => {
+  service = await startFakePushService();
+  project = await mkdtemp(join(tmpdir(), 'pk-send-'));
+  providerPort = await freePort();
+  await mkdir(join(project, 'site-configs'));
+  await writeFile(
+    join(project, 'site-configs', 'letters.json'),
+    JSON.stringify({ hash: 'letters-send-01', companyName: 'Letters', origin: ORIGIN, serverSyncUrl: `http://127.0.0.1:${providerPort}`, vapidPublicKey: vapid.publicKey }),
+  );
+  await writeVapidKeyFile(join(project, '.push-kit', 'keys', 'letters.json'), vapid);
+  // One subscriber, stored through the real sync endpoint into the project's embedded database.
+  const db = await openDatabase({ dataDir: join(project, '.push-kit', 'db') });
+  const { sites } = await loadSites([join(project, 'site-configs', 'letters.json')], join(project, 'dist'));
+  const app = await createApp({ sites, db });
+  await app.inject({ method: 'POST', url: '/syncSubscriptionAction.php', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: syncForm('/send/direct') });
+  await app.close();
+  await db.close();
+});
+afterAll(async () => {
+  await service.close();
+  await rm(project, { recursive: true, force: true });
+});
+
+const env = () => ({ ...process.env, NODE_EXTRA_CA_CERTS: service.certPath, NO_COLOR: '1' });
+
+/** Runs the CLI without blocking this process, which hosts the fake push service the CLI sends to. */
+function runCli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('node', [CLI, ...args], { cwd: project, env: env() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('exit', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+describe('push-kit send', () => {
+  it('sends from the embedded database and prints the final counts', async () => {
+    const run = await runCli(['send', '--site', 'letters', '--title', 'New letters', '--body', 'Fresh ink']);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain('sent to 1: 1 delivered, 0 expired, 0 failed');
+    expect(run.status).toBe(0);
+    const request = service.requests.find((entry) => entry.path === '/send/direct')!;
+    expect(JSON.parse(decryptPushBody(request.body, keys).toString('utf8'))).toMatchObject({ title: 'New letters', body: 'Fresh ink' });
+  });
+
+  it('refuses an unknown site and a bad URL, naming the option', async () => {
+    const unknown = await runCli(['send', '--site', 'nope', '--title', 't', '--body', 'b']);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain('--site: no valid site config named "nope" (sites: letters)');
+    const badUrl = await runCli(['send', '--site', 'letters', '--title', 't', '--body', 'b', '--url', 'javascript:alert(1)']);
+    expect(badUrl.status).toBe(1);
+    expect(badUrl.stderr).toContain('--url: must be an absolute http(s) URL');
+  });
+
+  it('while a provider runs on the database, sends through it with the owner key', async () => {
+    const serve = spawn('node', [CLI, 'serve', '--port', String(providerPort)], { cwd: project, env: env() });
+    try {
+      let output = '';
+      const ownerKey = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 30_000);
+        serve.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          const key = /owner key for letters \(shown once[^)]*\): (\S+)/.exec(output)?.[1];
+          if (key && output.includes('Press Ctrl+C')) {
+            clearTimeout(timer);
+            resolve(key);
+          }
+        });
+      });
+      await fetch(`http://127.0.0.1:${providerPort}/syncSubscriptionAction.php`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: syncForm('/send/through-provider'),
+      });
+      const direct = await runCli(['send', '--site', 'letters', '--title', 't', '--body', 'b']);
+      expect(direct.status).toBe(1);
+      expect(direct.stderr).toContain('A provider is running on it: let it send, with the site\'s owner key');
+
+      const through = await runCli(['send', '--site', 'letters', '--title', 'Through', '--body', 'the provider', '--key', ownerKey]);
+      expect(through.stdout).toContain('sent to 2: 2 delivered, 0 expired, 0 failed');
+      expect(through.status).toBe(0);
+      expect(service.countFor('/send/through-provider')).toBe(1);
+      const wrongKey = await runCli(['send', '--site', 'letters', '--title', 't', '--body', 'b', '--key', 'pk_wrong']);
+      expect(wrongKey.status).toBe(1);
+      expect(wrongKey.stderr).toContain('the provider refused');
+    } finally {
+      serve.kill('SIGTERM');
+      await new Promise((resolve) => serve.once('exit', resolve));
+    }
+  });
+});

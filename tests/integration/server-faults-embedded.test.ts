@@ -1,0 +1,135 @@
+// The embedded database survives `kill -9` of the provider in the middle of sync inserts: a real
+// `push-kit serve` process is killed three times while requests are in flight and restarted on the same data
+// folder. Every insert that was answered 200 is there, intact, with its event; an insert cut off by the kill
+// is either wholly there or wholly absent; the indexes and table pages check clean (amcheck).
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { amcheck } from '@electric-sql/pglite/contrib/amcheck';
+import { afterAll, describe, expect, it } from 'vitest';
+import { lockEmbeddedDatabase } from '../../server/store/embedded-lock.ts';
+import { tempDir } from '../support/server.ts';
+import {
+  closeAgents,
+  FAULT_SITE,
+  insertForm,
+  killHard,
+  postSync,
+  randomSubscription,
+  startServe,
+  stopGracefully,
+  STORED_SUBSCRIBERS_SQL,
+  storedIntact,
+  writeFaultSite,
+  type ServeProcess,
+  type StoredSubscriber,
+  type Subscription,
+} from '../support/server-faults.ts';
+
+const KILLS = 3;
+const WRITERS = 16;
+const removals: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  await closeAgents();
+  for (const remove of removals) await remove();
+});
+
+/** Sends inserts from WRITERS loopback addresses until the process dies; sorts each into accepted or unknown. */
+function driveInserts(serve: ServeProcess, cycle: number, accepted: Map<string, { id: string; subscription: Subscription }>, cutOff: Map<string, Subscription>) {
+  let stopped = false;
+  let count = 0;
+  const writer = async (n: number) => {
+    while (!stopped) {
+      const subscription = randomSubscription(`kill${cycle}-w${n}`);
+      try {
+        const answer = await postSync(serve.url, insertForm(subscription), n);
+        if (answer.statusCode === 200 && answer.body.status === 'success') {
+          accepted.set(subscription.endpoint, { id: answer.body.subscriberId!, subscription });
+          count += 1;
+        } else {
+          // each writer has its own address, well under the per-address limit: a 429 is a failure too
+          throw new Error(`insert answered ${answer.statusCode} ${JSON.stringify(answer.body)}`);
+        }
+      } catch (error) {
+        if (stopped || serve.child.killed) {
+          // sent, but the process died before answering: committed or not, nobody was told 200
+          cutOff.set(subscription.endpoint, subscription);
+          return;
+        }
+        throw error;
+      }
+    }
+  };
+  const done = Promise.all(Array.from({ length: WRITERS }, (_, n) => writer(n + cycle * WRITERS)));
+  return {
+    accepted: () => count,
+    stop: async () => {
+      stopped = true;
+      await done;
+    },
+  };
+}
+
+async function readRows(dataDir: string): Promise<{ rows: StoredSubscriber[]; corruption: unknown[] }> {
+  const unlock = await lockEmbeddedDatabase(dataDir);
+  const db = await PGlite.create(dataDir, { extensions: { amcheck } });
+  try {
+    await db.query('CREATE EXTENSION IF NOT EXISTS amcheck');
+    // heapallindexed: every row of the table must be found in each index
+    await db.query(`SELECT bt_index_check(i.indexrelid, true) FROM pg_index i WHERE i.indrelid IN ('subscribers'::regclass, 'events'::regclass)`);
+    const corruption = [
+      ...(await db.query(`SELECT * FROM verify_heapam('subscribers')`)).rows,
+      ...(await db.query(`SELECT * FROM verify_heapam('events')`)).rows,
+    ];
+    const { rows } = await db.query<StoredSubscriber>(STORED_SUBSCRIBERS_SQL, [FAULT_SITE.hash]);
+    return { rows, corruption };
+  } finally {
+    await db.close();
+    await unlock();
+  }
+}
+
+describe('embedded database under kill -9', () => {
+  it(`keeps every answered insert intact across ${KILLS} kills mid-write, and the restarted provider takes the lock over`, async () => {
+    const project = await tempDir('pushkit-faults-embedded-');
+    removals.push(project.remove);
+    const siteFile = await writeFaultSite(project.path);
+    const dataDir = join(project.path, '.push-kit', 'db');
+    const accepted = new Map<string, { id: string; subscription: Subscription }>();
+    const cutOff = new Map<string, Subscription>();
+
+    for (let cycle = 0; cycle < KILLS; cycle += 1) {
+      const serve = await startServe(project.path, siteFile);
+      const load = driveInserts(serve, cycle, accepted, cutOff);
+      const started = Date.now();
+      // let writes pile up, then kill while WRITERS requests are in flight
+      while (load.accepted() < 120 && Date.now() - started < 4000) await new Promise((resolve) => setTimeout(resolve, 20));
+      await killHard(serve);
+      await load.stop();
+      expect(load.accepted(), `cycle ${cycle}: inserts answered before the kill`).toBeGreaterThan(0);
+      // the killed process left its lock behind; the next start must take it over
+      expect((await readFile(`${dataDir}.lock`, 'utf8')).trim()).toBe(String(serve.pid));
+    }
+
+    const last = await startServe(project.path, siteFile);
+    expect(last.output()).toContain('(embedded database .push-kit/db)');
+    expect(await stopGracefully(last)).toBe(0);
+
+    const { rows, corruption } = await readRows(dataDir);
+    expect(corruption).toEqual([]);
+    const byEndpoint = new Map(rows.map((row) => [row.endpoint, row]));
+    expect(byEndpoint.size).toBe(rows.length);
+    const lost = [...accepted.values()].filter(({ id, subscription }) => {
+      const row = byEndpoint.get(subscription.endpoint);
+      return !storedIntact(row, subscription) || row!.id !== id;
+    });
+    expect(lost.map(({ subscription }) => subscription.endpoint)).toEqual([]);
+    // a request cut off by the kill committed wholly (row and event) or not at all
+    for (const subscription of cutOff.values()) {
+      const row = byEndpoint.get(subscription.endpoint);
+      if (row) expect(storedIntact(row, subscription), subscription.endpoint).toBe(true);
+    }
+    expect(rows.every((row) => accepted.has(row.endpoint) || cutOff.has(row.endpoint))).toBe(true);
+    expect(accepted.size).toBeGreaterThanOrEqual(KILLS);
+  }, 120_000);
+});

@@ -1,0 +1,946 @@
+// Issue 9, "Server input": every call the provider serves for a site, table-driven over bad input. Each row
+// sends one bad request and expects a 4xx with `{status: "failure", message}` whose message starts with the
+// name of the parameter at fault, no JSONP wrapping of an unsafe callback, and the database exactly as before
+// (every table's rows, not only their counts). Valid JSONP callbacks wrap the answer.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BODY_LIMIT, createApp } from '../../server/http/app.ts';
+import { createCampaign } from '../../server/store/campaigns.ts';
+import type { Database } from '../../server/store/database.ts';
+import { ensureOwnerKey } from '../../server/store/owner-keys.ts';
+import { storeShopOrder } from '../../server/store/shop-orders.ts';
+import { insertSubscriber, openTempDatabase, SITE_HASH, tempDir, testSite } from '../support/server.ts';
+
+const OTHER_HASH = 'other-site-hash';
+const UNKNOWN_HASH = 'no-such-site-hash';
+const NUL = 'a\u0000b';
+/** A lone UTF-16 surrogate: JSON carries it (\\ud800), PostgreSQL's jsonb refuses it. */
+const LONE_SURROGATE = 'a\ud800b';
+const UNSAFE_CALLBACKS = ['alert(1)', 'a.b;c', '<script>', 'x'.repeat(300), 'cb_1//', 'a..b', '1abc', ''];
+const VALID_CALLBACKS = ['cb_1', 'jQuery123_456', '$', 'pushkit._cb.r1'];
+
+let db: Database;
+let cleanup: () => Promise<void>;
+let removeDist: () => Promise<void>;
+let app: FastifyInstance;
+let ownerKey: string;
+let otherOwnerKey: string;
+/** A subscriber of the test site and one of the other site, a campaign and an order, all stored before the rows run. */
+const fixture = { subscriberId: '', otherSubscriberId: '', campaignId: '', orderId: 'order-1001', victimId: '' };
+
+beforeAll(async () => {
+  ({ db, cleanup } = await openTempDatabase());
+  const dist = await tempDir('pushkit-input-dist-');
+  removeDist = dist.remove;
+  await mkdir(join(dist.path, 'letters'), { recursive: true });
+  await writeFile(join(dist.path, 'letters', 'child-window.html'), '<!doctype html><title>child</title>');
+  await writeFile(join(dist.path, 'letters', 'sw.js'), 'self.addEventListener("push", () => {});');
+  const site = testSite({ builtDir: join(dist.path, 'letters') });
+  const other = testSite({ name: 'other', hash: OTHER_HASH, origin: 'https://other.example' });
+  app = await createApp({ sites: [site, other], db, rateLimit: false });
+  ownerKey = (await ensureOwnerKey(db, site))!;
+  otherOwnerKey = (await ensureOwnerKey(db, other))!;
+  fixture.subscriberId = (await insertSubscriber(app, { uuid: 'visitor-uuid-input' })).id;
+  await app.inject({ method: 'GET', url: `/tags?hash=${SITE_HASH}&subscriberId=${fixture.subscriberId}&tags=${encodeURIComponent('{"plan":"pro"}')}` });
+  await app.inject({ method: 'GET', url: `/as?id=news&customer_hash=${SITE_HASH}&subscriber_list[]=${fixture.subscriberId}` });
+  const otherSubscriber = await app.inject({
+    method: 'POST',
+    url: '/syncSubscriptionAction.php',
+    payload: { hash: OTHER_HASH, action: 'insert-failed', subscriptionId: 'other-site-token' },
+  });
+  fixture.otherSubscriberId = otherSubscriber.json().subscriberId;
+  fixture.campaignId = (await createCampaign(db, site, { title: 'Hello', body: 'World', ttl: 60, urgency: 'normal' })).campaignId;
+  await storeShopOrder(db, SITE_HASH, fixture.orderId, { total: 10, shipping: 0, tax: 0, discount: 0, items: [] });
+});
+afterAll(async () => {
+  await app?.close();
+  await cleanup?.();
+  await removeDist?.();
+});
+
+/** Every row of every table, in a stable order: what "stores nothing" compares. */
+async function snapshot(): Promise<Record<string, string[]>> {
+  const { rows: tables } = await db.query<{ table_name: string }>(
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
+  );
+  const result: Record<string, string[]> = {};
+  for (const { table_name: table } of tables) {
+    const { rows } = await db.query<{ row: string }>(`SELECT row_to_json(t)::text AS row FROM "${table}" t`);
+    result[table] = rows.map((row) => row.row).sort();
+  }
+  return result;
+}
+
+type Fields = Record<string, unknown>;
+/** How a route's parameters travel. */
+type Carrier = 'query' | 'form' | 'json' | 'beacon' | 'path';
+
+interface Route {
+  name: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  carrier: Carrier;
+  /** The path; for `path` routes built from the fields. */
+  path: (fields: Fields) => string;
+  /** A request that succeeds; rows change or remove one field. */
+  valid: () => Fields;
+  /** The parameter carrying the site hash. */
+  hashParam: string;
+  /** Whether the call answers JSONP when given a callback. */
+  jsonp: boolean;
+  headers?: () => Record<string, string>;
+  /** Fields that travel in the path, not in the query or body. */
+  pathParams?: string[];
+  /** The field carrying the site when it differs from the parameter the message names. */
+  hashField?: string;
+  /** The message of an unknown site; default "unknown site hash". */
+  unknownSite?: string;
+  /** The parameter naming a subscriber, for the "subscriber of another site" row. */
+  subscriberParam?: string;
+  /** The owner API: rows without the key, with a wrong key and with another site's key. */
+  owner?: boolean;
+  /** Creates what the valid request uses up (a subscriber to delete). */
+  setup?: () => Promise<void>;
+}
+
+const REMOVE = Symbol('remove');
+
+function encodeQuery(fields: Fields): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    for (const one of [value].flat()) search.append(key, String(one));
+  }
+  return search.toString();
+}
+
+function requestOf(route: Route, allFields: Fields, extraQuery: Fields = {}): InjectOptions {
+  const headers = { ...route.headers?.() };
+  const fields = Object.fromEntries(Object.entries(allFields).filter(([key]) => !route.pathParams?.includes(key)));
+  const url = route.path(allFields);
+  const query = encodeQuery(extraQuery);
+  const withQuery = (url: string, more: string) => (more ? `${url}${url.includes('?') ? '&' : '?'}${more}` : url);
+  switch (route.carrier) {
+    case 'query':
+      return { method: route.method, url: withQuery(withQuery(url, encodeQuery(fields)), query), headers };
+    case 'beacon':
+      return {
+        method: 'POST',
+        url: withQuery(withQuery(url, encodeQuery(fields)), query),
+        headers: { ...headers, 'content-type': 'text/plain;charset=UTF-8' },
+        payload: '',
+      };
+    case 'form':
+      return {
+        method: 'POST',
+        url: withQuery(url, query),
+        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: encodeQuery(fields),
+      };
+    case 'json':
+      return {
+        method: route.method,
+        url: withQuery(url, query),
+        headers: { ...headers, 'content-type': 'application/json' },
+        payload: JSON.stringify(fields),
+      };
+    case 'path':
+      return { method: route.method, url: withQuery(url, query), headers };
+  }
+}
+
+/** Sets (or removes) a field, `a.b.c` reaching into nested objects and arrays. */
+function withField(fields: Fields, name: string, value: unknown): Fields {
+  const copy = structuredClone(fields);
+  const keys = name.split('.');
+  let target = copy as Record<string, unknown>;
+  for (const key of keys.slice(0, -1)) target = target[key] as Record<string, unknown>;
+  const last = keys.at(-1)!;
+  if (value === REMOVE) delete target[last];
+  else target[last] = value;
+  return copy;
+}
+
+const ROUTES: Route[] = [
+  {
+    name: 'POST /syncSubscriptionAction.php',
+    method: 'POST',
+    carrier: 'form',
+    path: () => '/syncSubscriptionAction.php',
+    valid: () => ({
+      hash: SITE_HASH,
+      action: 'http-sync',
+      subscriberId: fixture.subscriberId,
+      userLanguage: 'en-GB',
+      userTimezoneOffset: '-60',
+    }),
+    hashParam: 'hash',
+    jsonp: true,
+  },
+  {
+    name: 'POST /syncSubscriptionAction.php (JSON body)',
+    method: 'POST',
+    carrier: 'json',
+    path: () => '/syncSubscriptionAction.php',
+    valid: () => ({ hash: SITE_HASH, action: 'http-sync', subscriberId: fixture.subscriberId, userTimezoneOffset: '-60' }),
+    hashParam: 'hash',
+    jsonp: true,
+  },
+  {
+    name: 'GET /as',
+    method: 'GET',
+    carrier: 'query',
+    path: () => '/as',
+    valid: () => ({ id: 'sale', customer_hash: SITE_HASH, 'subscriber_list[]': [fixture.subscriberId], customTag: 'footer' }),
+    hashParam: 'customer_hash',
+    jsonp: true,
+  },
+  {
+    name: 'GET /tags',
+    method: 'GET',
+    carrier: 'query',
+    path: () => '/tags',
+    valid: () => ({ hash: SITE_HASH, subscriberId: fixture.subscriberId, tags: JSON.stringify({ plan: 'gold', visits: 3 }) }),
+    hashParam: 'hash',
+    jsonp: true,
+  },
+  {
+    name: 'POST /tags (sendBeacon)',
+    method: 'POST',
+    carrier: 'beacon',
+    path: () => '/tags',
+    valid: () => ({ hash: SITE_HASH, subscriberId: fixture.subscriberId, tags: JSON.stringify({ lastPage: 'checkout' }) }),
+    hashParam: 'hash',
+    jsonp: true,
+  },
+  {
+    name: 'GET /dyn',
+    method: 'GET',
+    carrier: 'query',
+    path: () => '/dyn',
+    valid: () => ({ hash: SITE_HASH, subscriberId: fixture.subscriberId }),
+    hashParam: 'hash',
+    jsonp: true,
+  },
+  {
+    name: 'GET /getSubscriberAttributes.php',
+    method: 'GET',
+    carrier: 'query',
+    path: () => '/getSubscriberAttributes.php',
+    valid: () => ({ hash: SITE_HASH, subscriberId: fixture.subscriberId, customDimensions: 'plan,city', browser: 'chrome' }),
+    hashParam: 'hash',
+    jsonp: true,
+  },
+  {
+    name: 'GET /getSubscriptionClickTrackingPermissionDetails.php',
+    method: 'GET',
+    carrier: 'query',
+    path: () => '/getSubscriptionClickTrackingPermissionDetails.php',
+    valid: () => ({ customerHash: SITE_HASH, subscriberId: fixture.subscriberId, browser: 'chrome' }),
+    hashParam: 'customerHash',
+    jsonp: true,
+  },
+  {
+    name: 'GET /c.gif',
+    method: 'GET',
+    carrier: 'query',
+    path: () => '/c.gif',
+    valid: () => ({ hash: SITE_HASH, subscriberId: fixture.subscriberId, subscriptionId: 'sub-1', segment: 'clicked', action: 'add-segment' }),
+    hashParam: 'hash',
+    jsonp: false,
+  },
+  {
+    name: 'POST /api/v1/shopify/orders',
+    method: 'POST',
+    carrier: 'json',
+    path: () => '/api/v1/shopify/orders',
+    valid: () => ({
+      hash: SITE_HASH,
+      orderId: 'order-2002',
+      order: {
+        total: 42.5,
+        coupon: 'SPRING',
+        items: [{ pId: 'p-1', pName: 'Notebook', pPrice: 21.25, pQuant: 2, pImgUrl: 'https://letters.example/notebook.png' }],
+      },
+    }),
+    hashParam: 'hash',
+    jsonp: false,
+    headers: () => ({ authorization: `Bearer ${ownerKey}` }),
+  },
+  {
+    name: 'GET /api/v1/shopify/getOrderDetails',
+    method: 'GET',
+    carrier: 'query',
+    path: () => '/api/v1/shopify/getOrderDetails',
+    valid: () => ({ hash: SITE_HASH, orderId: fixture.orderId }),
+    hashParam: 'hash',
+    jsonp: true,
+  },
+  {
+    name: 'POST /notificationEvent',
+    method: 'POST',
+    carrier: 'json',
+    path: () => '/notificationEvent',
+    valid: () => ({ hash: SITE_HASH, campaignId: fixture.campaignId, endpoint: 'https://fcm.googleapis.com/fcm/send/x', event: 'shown' }),
+    hashParam: 'hash',
+    jsonp: false,
+  },
+  {
+    name: 'GET /sites/:hash/child-window.html',
+    method: 'GET',
+    carrier: 'path',
+    path: (fields) => `/sites/${encodeURIComponent(String(fields.hash))}/child-window.html`,
+    valid: () => ({ hash: SITE_HASH }),
+    hashParam: 'hash',
+    jsonp: false,
+  },
+  {
+    name: 'GET /sites/:hash/:worker',
+    method: 'GET',
+    carrier: 'path',
+    path: (fields) => `/sites/${encodeURIComponent(String(fields.hash))}/${encodeURIComponent(String(fields.worker))}`,
+    valid: () => ({ hash: SITE_HASH, worker: 'sw.js' }),
+    hashParam: 'hash',
+    jsonp: false,
+  },
+];
+
+/** The field of the site name in the owner API's path (`name` is a segment's name in a body). */
+const SITE_FIELD = ':name';
+
+/** An owner API call: `:param`s of the template come from the fields, the rest travel as `carrier` says. */
+function ownerRoute(method: Route['method'], template: string, carrier: Carrier, valid: () => Fields, extra: Partial<Route> = {}): Route {
+  const pathParams = [...template.matchAll(/:(\w+)/g)].map((match) => match[1]!);
+  return {
+    name: `${method} /api/v1/sites/:name${template}`,
+    method,
+    carrier,
+    path: (fields) => `/api/v1/sites/${encodeURIComponent(String(fields[SITE_FIELD]))}${template.replace(/:(\w+)/g, (_, key: string) => encodeURIComponent(String(fields[key])))}`,
+    valid: () => ({ [SITE_FIELD]: 'letters', ...valid() }),
+    hashParam: 'name',
+    hashField: SITE_FIELD,
+    unknownSite: 'no hosted site named',
+    jsonp: false,
+    headers: () => ({ authorization: `Bearer ${ownerKey}` }),
+    pathParams: [SITE_FIELD, ...pathParams],
+    owner: true,
+    ...extra,
+  };
+}
+
+const OWNER_ROUTES: Route[] = [
+  ownerRoute('GET', '/subscribers', 'query', () => ({ limit: '10', offset: '0', status: 'subscribed', segment: 'news', order: 'newest', search: 'fcm' })),
+  ownerRoute('GET', '/stats', 'query', () => ({ days: '7' })),
+  ownerRoute('GET', '/audience', 'query', () => ({ segment: 'news' })),
+  ownerRoute('GET', '/subscribers/count', 'query', () => ({})),
+  ownerRoute('GET', '/subscribers/:id', 'path', () => ({ id: fixture.subscriberId }), { subscriberParam: 'id' }),
+  ownerRoute('GET', '/subscribers/:id/export', 'path', () => ({ id: fixture.subscriberId }), { subscriberParam: 'id' }),
+  ownerRoute('DELETE', '/subscribers/:id', 'path', () => ({ id: fixture.victimId }), {
+    subscriberParam: 'id',
+    setup: async () => {
+      fixture.victimId = (await insertSubscriber(app)).id;
+    },
+  }),
+  ownerRoute('PUT', '/subscribers/:id/dimensions', 'json', () => ({ id: fixture.subscriberId, city: 'Lisbon', visits: 3 }), { subscriberParam: 'id' }),
+  ownerRoute('GET', '/segments', 'query', () => ({})),
+  ownerRoute('POST', '/segments', 'json', () => ({ sid: 'fresh-segment', name: 'Fresh', condition: 'url contains "/pricing"' })),
+  ownerRoute('PUT', '/segments/:sid/members/:id', 'path', () => ({ sid: 'news', id: fixture.subscriberId }), { subscriberParam: 'id' }),
+  ownerRoute('DELETE', '/segments/:sid/members/:id', 'path', () => ({ sid: 'news', id: fixture.subscriberId }), {
+    subscriberParam: 'id',
+    setup: async () => {
+      await app.inject({ method: 'PUT', url: `/api/v1/sites/letters/segments/news/members/${fixture.subscriberId}`, headers: { authorization: `Bearer ${ownerKey}` } });
+    },
+  }),
+  ownerRoute('DELETE', '/segments/:sid', 'path', () => ({ sid: 'victim' }), {
+    setup: async () => {
+      await app.inject({ method: 'POST', url: '/api/v1/sites/letters/segments', headers: { authorization: `Bearer ${ownerKey}` }, payload: { sid: 'victim' } });
+    },
+  }),
+  ownerRoute('POST', '/campaigns', 'json', () => ({
+    title: 'Spring sale',
+    body: 'Everything half price',
+    url: 'https://letters.example/sale',
+    actions: [{ action: 'open', title: 'Open' }],
+    segment: 'news',
+    ttl: 3600,
+    urgency: 'high',
+  })),
+  ownerRoute('GET', '/campaigns', 'query', () => ({ limit: '5', offset: '0' })),
+  ownerRoute('GET', '/campaigns/:id', 'path', () => ({ id: fixture.campaignId })),
+];
+
+interface Row {
+  route: Route;
+  label: string;
+  fields: Fields;
+  extraQuery?: Fields;
+  /** Replaces the request built from the fields (bodies over the limit, wrong content). */
+  request?: () => InjectOptions;
+  status: number;
+  /** The message starts with `<param>: `. */
+  param: string;
+  /** And, when given, contains this. */
+  says?: string;
+}
+
+const long = (length: number, char = 'a') => char.repeat(length);
+
+/** The bad-input rows of one route: [field, bad value, expected status, what the message says]. */
+const BAD_FIELDS: Record<string, [string, unknown, number, string][]> = {
+  'POST /syncSubscriptionAction.php': [
+    ['hash', REMOVE, 400, 'is required'],
+    ['action', REMOVE, 400, 'is required'],
+    ['action', 'subscribe', 400, 'must be one of'],
+    ['hash', long(65), 400, 'at most 64'],
+    ['hash', NUL, 400, 'NUL'],
+    ['hash', [SITE_HASH, SITE_HASH], 400, 'single text value'],
+    ['userTimezoneOffset', 'west', 400, 'integer'],
+    ['userTimezoneOffset', '99999', 400, 'between'],
+    ['userTimezoneOffset', '1'.repeat(40), 400, 'at most'],
+    ['userLanguage', '<script>', 400, 'language tag'],
+    ['userLanguage', NUL, 400, 'NUL'],
+    ['subscriberId', long(129), 400, 'at most 128'],
+    ['subscriberId', NUL, 400, 'NUL'],
+    ['browserType', long(33), 400, 'at most 32'],
+    ['subscription', '{not json', 400, 'PushSubscription'],
+    ['subscription', JSON.stringify({ endpoint: 'javascript:alert(1)' }), 400, 'http(s)'],
+    ['subscription', JSON.stringify({ endpoint: `https://push.example/${NUL}` }), 400, 'NUL'],
+    ['subscription', JSON.stringify({ endpoint: 'https://push.example/a', keys: { p256dh: 5, auth: 'x' } }), 400, 'keys.p256dh'],
+    ['subscription', long(5000), 400, 'at most 4096'],
+    ['subscriptionEndPoint', 'javascript:alert(1)', 400, 'http(s)'],
+    ['pageClickTrackingPermission', 'maybe', 400, '0, 1, true or false'],
+    ['serviceWorkerPath', NUL, 400, 'NUL'],
+    ['origin', long(300), 400, 'at most 256'],
+  ],
+  'POST /syncSubscriptionAction.php (JSON body)': [
+    ['hash', 12345, 400, 'single text value'],
+    ['action', ['http-sync'], 400, 'must be one of'],
+    ['subscriberId', { id: 1 }, 400, 'single text value'],
+    ['userTimezoneOffset', -60, 400, 'single text value'],
+    ['subscriberId', NUL, 400, 'NUL'],
+    ['subscriptionId', LONE_SURROGATE, 400, 'well-formed'],
+    ['userTimezone', LONE_SURROGATE, 400, 'well-formed'],
+  ],
+  'GET /as': [
+    ['id', REMOVE, 400, 'is required'],
+    ['customer_hash', REMOVE, 400, 'is required'],
+    ['subscriber_list[]', REMOVE, 400, 'is required'],
+    ['id', 'has space', 400, 'letters, digits'],
+    ['id', long(30), 400, 'at most 29'],
+    ['id', NUL, 400, 'NUL'],
+    ['customer_hash', long(65), 400, 'at most 64'],
+    ['subscriber_list[]', [long(129)], 400, 'at most 128'],
+    ['subscriber_list[]', Array.from({ length: 101 }, (_, i) => `s${i}`), 400, 'at most 100'],
+    ['subscriber_list[]', [NUL], 400, 'NUL'],
+    ['customTag', long(65), 400, 'at most 64'],
+    ['customTag', '<b>', 400, 'letters, digits'],
+    ['customTag', NUL, 400, 'NUL'],
+  ],
+  'GET /tags': [
+    ['hash', REMOVE, 400, 'is required'],
+    ['subscriberId', REMOVE, 400, 'is required'],
+    ['tags', REMOVE, 400, 'is required'],
+    ['tags', 'not json', 400, 'JSON object'],
+    ['tags', '[1,2]', 400, 'JSON object'],
+    ['tags', '{}', 400, 'JSON object'],
+    ['tags', JSON.stringify({ k: { nested: 1 } }), 400, 'JSON object'],
+    ['tags', JSON.stringify({ k: long(257) }), 400, 'at most 256'],
+    ['tags', JSON.stringify({ [long(65)]: 'v' }), 400, 'JSON object'],
+    ['tags', JSON.stringify(Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i]))), 400, '1 to 50'],
+    ['tags', JSON.stringify({ plan: NUL }), 400, 'NUL'],
+    ['tags', JSON.stringify({ plan: LONE_SURROGATE }), 400, 'JSON object'],
+    ['tags', '{"visits":1e400}', 400, 'JSON object'],
+    ['tags', long(9000), 400, 'at most 8192'],
+    ['subscriberId', long(129), 400, 'at most 128'],
+    ['subscriberId', NUL, 400, 'NUL'],
+    ['hash', NUL, 400, 'NUL'],
+  ],
+  'POST /tags (sendBeacon)': [
+    ['tags', REMOVE, 400, 'is required'],
+    ['tags', JSON.stringify({ plan: NUL }), 400, 'NUL'],
+    ['subscriberId', long(129), 400, 'at most 128'],
+  ],
+  'GET /dyn': [
+    ['hash', REMOVE, 400, 'is required'],
+    ['hash', long(65), 400, 'at most 64'],
+    ['subscriberId', long(129), 400, 'at most 128'],
+    ['subscriberId', 'has space', 400, 'letters, digits'],
+    ['subscriberId', NUL, 400, 'NUL'],
+  ],
+  'GET /getSubscriberAttributes.php': [
+    ['hash', REMOVE, 400, 'is required'],
+    ['subscriberId', REMOVE, 400, 'is required'],
+    ['customDimensions', REMOVE, 400, 'is required'],
+    ['customDimensions', ',,', 400, 'dimension names'],
+    ['customDimensions', '["a",1]', 400, 'dimension names'],
+    ['customDimensions', '[not json', 400, 'dimension names'],
+    ['customDimensions', long(2049), 400, 'at most 2048'],
+    ['customDimensions', Array.from({ length: 51 }, (_, i) => `d${i}`).join(','), 400, '1 to 50'],
+    ['customDimensions', NUL, 400, 'NUL'],
+    ['browser', long(33), 400, 'at most 32'],
+    ['browser', '<script>', 400, 'letters, digits'],
+  ],
+  'GET /getSubscriptionClickTrackingPermissionDetails.php': [
+    ['customerHash', REMOVE, 400, 'is required'],
+    ['subscriberId', REMOVE, 400, 'is required'],
+    ['customerHash', long(65), 400, 'at most 64'],
+    ['subscriberId', long(129), 400, 'at most 128'],
+    ['subscriberId', NUL, 400, 'NUL'],
+    ['browser', NUL, 400, 'NUL'],
+  ],
+  'GET /c.gif': [
+    ['hash', REMOVE, 400, 'is required'],
+    ['subscriberId', REMOVE, 400, 'is required'],
+    ['segment', REMOVE, 400, 'is required'],
+    ['action', REMOVE, 400, 'is required'],
+    ['action', 'drop-table', 400, 'add-segment or remove-segment'],
+    ['segment', long(30), 400, 'at most 29'],
+    ['segment', "x'; DROP TABLE segments;--", 400, 'letters, digits'],
+    ['subscriptionId', long(1025), 400, 'at most 1024'],
+    ['subscriptionId', NUL, 400, 'NUL'],
+    ['subscriberId', NUL, 400, 'NUL'],
+  ],
+  'POST /api/v1/shopify/orders': [
+    ['hash', REMOVE, 400, 'is required'],
+    ['orderId', REMOVE, 400, 'is required'],
+    ['order', REMOVE, 400, 'is required'],
+    ['order.total', REMOVE, 400, 'is required'],
+    ['order.total', '42.5', 400, 'number'],
+    ['order.total', -1, 400, ''],
+    ['order.total', 1e12, 400, ''],
+    ['orderId', 1001, 400, 'single text value'],
+    ['orderId', long(65), 400, 'at most 64'],
+    ['orderId', 'a b', 400, 'letters, digits'],
+    ['orderId', NUL, 400, 'NUL'],
+    ['hash', NUL, 400, 'NUL'],
+    ['order.coupon', long(65), 400, ''],
+    ['order.coupon', NUL, 400, 'NUL'],
+    ['order.items', 'none', 400, 'array'],
+    ['order.items.0.pName', NUL, 400, 'NUL'],
+    ['order.items.0.pName', long(257), 400, ''],
+    ['order.items.0.pQuant', 'two', 400, 'number'],
+    ['order.items.0.pQuant', 0, 400, ''],
+    ['order.items.0.pQuant', 1.5, 400, ''],
+    ['order.items.0.pPrice', REMOVE, 400, 'is required'],
+    ['order.items.0.pImgUrl', 'javascript:alert(1)', 400, ''],
+    ['order.items.0.pSku', NUL, 400, 'NUL'],
+    ['order.items.0.pName', LONE_SURROGATE, 400, 'well-formed'],
+    ['order.coupon', LONE_SURROGATE, 400, 'well-formed'],
+    ['order.items.0.pImgUrl', `https://letters.example/${NUL}.png`, 400, 'NUL'],
+    ['order.items.0.pId', NUL, 400, 'NUL'],
+    ['order.items.0.pId', { a: 1 }, 400, ''],
+    ['order.items.0.extra', 'x', 400, 'not a parameter'],
+    ['order.extra', 'x', 400, 'not a parameter'],
+    ['extra', 'x', 400, 'not a parameter'],
+  ],
+  'GET /api/v1/shopify/getOrderDetails': [
+    ['hash', REMOVE, 400, 'is required'],
+    ['orderId', REMOVE, 400, 'is required'],
+    ['orderId', long(65), 400, 'at most 64'],
+    ['orderId', "1' OR '1'='1", 400, 'letters, digits'],
+    ['orderId', NUL, 400, 'NUL'],
+  ],
+  'POST /notificationEvent': [
+    ['hash', REMOVE, 400, 'is required'],
+    ['campaignId', REMOVE, 400, 'is required'],
+    ['event', REMOVE, 400, 'is required'],
+    ['event', 'exploded', 400, 'shown, clicked or closed'],
+    ['campaignId', 'abc', 400, 'campaign id'],
+    ['campaignId', -1, 400, 'campaign id'],
+    ['campaignId', 1.5, 400, 'campaign id'],
+    ['campaignId', '9'.repeat(19), 400, 'campaign id'],
+    ['hash', 7, 400, 'single text value'],
+    ['hash', NUL, 400, 'NUL'],
+    ['endpoint', 'javascript:alert(1)', 400, 'http(s)'],
+    ['endpoint', `https://push.example/${long(1100)}`, 400, 'at most 1024'],
+    ['endpoint', `https://push.example/${NUL}`, 400, 'NUL'],
+    ['endpoint', `https://push.example/${LONE_SURROGATE}`, 400, 'well-formed'],
+    ['extra', 'x', 400, 'not a parameter'],
+  ],
+  'GET /api/v1/sites/:name/subscribers': [
+    ['limit', 'ten', 400, 'must be a number'],
+    ['limit', '0', 400, ''],
+    ['limit', '5000', 400, ''],
+    ['limit', '1.5', 400, 'integer'],
+    ['offset', '-1', 400, ''],
+    ['status', 'gone', 400, 'must be one of'],
+    ['search', long(201), 400, 'at most 200'],
+    ['segment', 'a b', 400, 'letters, digits'],
+    ['segment', 'no-such-segment', 404, 'no segment'],
+    ['order', 'random', 400, 'oldest or newest'],
+  ],
+  'GET /api/v1/sites/:name/stats': [
+    ['days', '0', 400, '1 to 366'],
+    ['days', '367', 400, '1 to 366'],
+    ['days', 'week', 400, 'must be a number'],
+  ],
+  'GET /api/v1/sites/:name/audience': [
+    ['segment', 'a b', 400, 'letters, digits'],
+    ['segment', 'no-such-segment', 404, 'no segment'],
+    ['subscriberId', long(129), 400, 'at most 128'],
+  ],
+  'GET /api/v1/sites/:name/subscribers/:id': [
+    ['id', 'a b', 400, 'letters, digits'],
+    ['id', NUL, 400, 'NUL'],
+    ['id', 'nobody', 404, 'no subscriber'],
+  ],
+  'GET /api/v1/sites/:name/subscribers/:id/export': [
+    ['id', 'a b', 400, 'letters, digits'],
+    ['id', 'nobody', 404, 'no subscriber'],
+  ],
+  'DELETE /api/v1/sites/:name/subscribers/:id': [
+    ['id', 'a b', 400, 'letters, digits'],
+    ['id', 'nobody', 404, 'no subscriber'],
+  ],
+  'PUT /api/v1/sites/:name/subscribers/:id/dimensions': [
+    ['id', 'nobody', 404, 'no subscriber'],
+    ['id', 'a b', 400, 'letters, digits'],
+    ['city', long(257), 400, ''],
+    ['city', { nested: 1 }, 400, ''],
+    ['city', `Paris${NUL}`, 400, 'NUL'],
+    ['city', `Paris${LONE_SURROGATE}`, 400, 'well-formed'],
+  ],
+  'POST /api/v1/sites/:name/segments': [
+    ['sid', REMOVE, 400, 'is required'],
+    ['sid', 'a b', 400, 'letters, digits'],
+    ['sid', long(30), 400, ''],
+    ['sid', 'news', 409, 'exists already'],
+    ['name', long(101), 400, ''],
+    ['name', `News${NUL}`, 400, 'NUL'],
+    ['name', `News${LONE_SURROGATE}`, 400, 'well-formed'],
+    ['condition', long(2001), 400, 'at most 2000'],
+    ['condition', 'url ===', 400, 'column'],
+    ['extra', 'x', 400, 'not a parameter'],
+  ],
+  'PUT /api/v1/sites/:name/segments/:sid/members/:id': [
+    ['sid', 'a b', 400, 'letters, digits'],
+    ['sid', 'no-such-segment', 404, 'no segment'],
+    ['sid', long(30), 400, 'at most 29'],
+    ['id', 'nobody', 404, 'no subscriber'],
+  ],
+  'DELETE /api/v1/sites/:name/segments/:sid/members/:id': [
+    ['sid', 'a b', 400, 'letters, digits'],
+    ['sid', 'no-such-segment', 404, 'no segment'],
+    ['id', 'nobody', 404, 'no subscriber'],
+  ],
+  'DELETE /api/v1/sites/:name/segments/:sid': [
+    ['sid', 'a b', 400, 'letters, digits'],
+    ['sid', 'no-such-segment', 404, 'no segment'],
+  ],
+  'POST /api/v1/sites/:name/campaigns': [
+    ['title', REMOVE, 400, 'is required'],
+    ['title', '', 400, 'must not be empty'],
+    ['title', long(201), 400, ''],
+    ['title', 42, 400, ''],
+    ['body', REMOVE, 400, 'is required'],
+    ['title', `Sale${NUL}`, 400, 'NUL'],
+    ['body', `Today${LONE_SURROGATE}`, 400, 'well-formed'],
+    ['actions.0.title', `Open${NUL}`, 400, 'NUL'],
+    ['url', 'javascript:alert(1)', 400, 'http(s)'],
+    ['actions', 'open', 400, 'must be a list'],
+    ['actions', [{ action: 'a', title: 'A' }, { action: 'b', title: 'B' }, { action: 'c', title: 'C' }], 400, 'at most 2'],
+    ['actions.0.title', long(41), 400, 'at most 40'],
+    ['actions.0.extra', 'x', 400, 'not a parameter'],
+    ['ttl', -1, 400, ''],
+    ['ttl', 'soon', 400, ''],
+    ['urgency', 'asap', 400, 'must be one of'],
+    ['subscriberId', long(129), 400, 'at most 128'],
+    ['segment', 'no-such-segment', 404, 'no segment'],
+    ['extra', 'x', 400, 'not a parameter'],
+  ],
+  'GET /api/v1/sites/:name/campaigns': [
+    ['limit', 'x', 400, 'must be a number'],
+    ['offset', '-1', 400, ''],
+  ],
+  'GET /api/v1/sites/:name/campaigns/:id': [
+    ['id', 'abc', 400, 'campaign id'],
+    ['id', '999999', 404, 'no campaign'],
+  ],
+  'GET /sites/:hash/child-window.html': [
+    ['hash', long(65), 400, 'at most 64'],
+    ['hash', 'a b', 400, 'letters, digits'],
+    ['hash', NUL, 400, 'NUL'],
+  ],
+  'GET /sites/:hash/:worker': [
+    ['worker', 'evil.js', 400, 'sw.js'],
+    ['worker', '..%2Fsites.json', 400, 'sw.js'],
+    ['hash', long(65), 400, 'at most 64'],
+  ],
+};
+
+/** The name the message starts with: `subscriber_list[]` entries are named by their index. */
+function paramOf(field: string, value: unknown): string {
+  if (field.endsWith('[]')) return Array.isArray(value) && value.length <= 100 ? `${field.slice(0, -2)}.0` : field.slice(0, -2);
+  return field;
+}
+
+/** Rows that change several fields: [label, changes, status, param, what the message says]. */
+const BAD_COMBINATIONS: Record<string, [string, () => Fields, number, string, string][]> = {
+  'POST /syncSubscriptionAction.php': [
+    ['insert without a subscription', () => ({ action: 'insert', subscriberId: REMOVE }), 400, 'subscription', 'an endpoint or a subscriptionId is required'],
+    ['update without a subscription', () => ({ action: 'update' }), 400, 'subscription', 'an endpoint or a subscriptionId is required'],
+    [
+      'update-google-registration-id without previousSubscriptionId',
+      () => ({ action: 'update-google-registration-id', subscriptionId: 'new-token' }),
+      400,
+      'previousSubscriptionId',
+      'is required',
+    ],
+    ['http-sync naming nobody', () => ({ subscriberId: REMOVE }), 400, 'subscriberId', 'a subscriberId, subscriptionId or subscription is required'],
+    ['unsubscribe-ui naming nobody', () => ({ action: 'unsubscribe-ui', subscriberId: REMOVE }), 400, 'subscriberId', 'is required'],
+    ['get-subscriberid-from-server naming nobody', () => ({ action: 'get-subscriberid-from-server', subscriberId: REMOVE }), 400, 'uuid', 'is required'],
+    ['update-subscriberId without previousSubscriberId', () => ({ action: 'update-subscriberId' }), 400, 'previousSubscriberId', 'is required'],
+    [
+      'update-subscriberId without subscriberId',
+      () => ({ action: 'update-subscriberId', previousSubscriberId: fixture.subscriberId, subscriberId: REMOVE }),
+      400,
+      'subscriberId',
+      'is required',
+    ],
+    ['unsubscribe-ui of an unknown subscriber', () => ({ action: 'unsubscribe-ui', subscriberId: 'nobody' }), 404, 'subscriberId', 'no subscriber'],
+    [
+      'update of an unknown subscriber',
+      () => ({ action: 'update', subscriberId: 'nobody', subscriptionId: 'never-seen-token' }),
+      404,
+      'subscriberId',
+      'no subscriber',
+    ],
+    [
+      'update-google-registration-id of an unknown registration',
+      () => ({ action: 'update-google-registration-id', previousSubscriptionId: 'never-seen', subscriptionId: 'new-token', subscriberId: REMOVE }),
+      404,
+      'previousSubscriptionId',
+      'no subscriber',
+    ],
+    [
+      'update-subscriberId of an unknown subscriber',
+      () => ({ action: 'update-subscriberId', previousSubscriberId: 'nobody', subscriberId: 'uuid-x' }),
+      404,
+      'previousSubscriberId',
+      'no subscriber',
+    ],
+  ],
+  'GET /api/v1/sites/:name/audience': [
+    ['a segment and a subscriber', () => ({ subscriberId: fixture.subscriberId }), 400, 'segment', 'not both'],
+    ['an unknown subscriber', () => ({ segment: REMOVE, subscriberId: 'nobody' }), 404, 'subscriberId', 'no subscriber'],
+  ],
+  'POST /api/v1/sites/:name/campaigns': [
+    ['a segment and a subscriber', () => ({ subscriberId: fixture.subscriberId }), 400, 'segment', 'not both'],
+    ['an unknown subscriber', () => ({ segment: REMOVE, subscriberId: 'nobody' }), 404, 'subscriberId', 'no subscriber'],
+    ['two buttons of one name', () => ({ actions: [{ action: 'a', title: 'A' }, { action: 'a', title: 'B' }] }), 400, 'actions', 'must differ'],
+  ],
+  'GET /c.gif': [['remove-segment of an unknown subscriber', () => ({ action: 'remove-segment', subscriberId: 'nobody' }), 404, 'subscriberId', 'no subscriber']],
+  'POST /notificationEvent': [['a campaign of no site', () => ({ campaignId: '999999' }), 404, 'campaignId', 'no campaign']],
+  'GET /api/v1/shopify/getOrderDetails': [['an order of no one', () => ({ orderId: 'order-9999' }), 404, 'orderId', 'no order']],
+};
+
+function rowsOf(route: Route): Row[] {
+  const rows: Row[] = [];
+  for (const [label, changes, status, param, says] of BAD_COMBINATIONS[route.name] ?? []) {
+    const fields = Object.entries(changes()).reduce((all, [field, value]) => withField(all, field, value), route.valid());
+    rows.push({ route, label, fields, status, param, says });
+  }
+  for (const [field, value, status, says] of BAD_FIELDS[route.name] ?? []) {
+    const shown = value === REMOVE ? 'missing' : typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 20)}…(${value.length})` : value) : JSON.stringify(value);
+    rows.push({
+      route,
+      label: `${field} ${shown}`,
+      fields: withField(route.valid(), field, value),
+      status,
+      param: paramOf(field, value),
+      says: says || undefined,
+    });
+  }
+  // an unknown site, and for calls about a subscriber, a subscriber of another site
+  const says = route.unknownSite ?? 'unknown site hash';
+  rows.push({ route, label: 'unknown site', fields: withField(route.valid(), route.hashField ?? route.hashParam, UNKNOWN_HASH), status: 404, param: route.hashParam, says });
+  // a path id past fastify's default maxParamLength (100) still reaches the route's own check
+  // (the owner API looks the name up among the hosted sites: an unknown site, 404)
+  rows.push({ route, label: 'site of 150 characters', fields: withField(route.valid(), route.hashField ?? route.hashParam, 'h'.repeat(150)), status: route.owner ? 404 : 400, param: route.hashParam });
+  const subscriberParam = route.subscriberParam ?? ('subscriberId' in route.valid() && route.carrier !== 'json' ? 'subscriberId' : undefined);
+  if (subscriberParam) {
+    rows.push({
+      route,
+      label: 'subscriber of another site',
+      fields: withField(route.valid(), subscriberParam, fixture.otherSubscriberId),
+      status: 404,
+      param: subscriberParam,
+    });
+  }
+  if (route.owner) {
+    const withAuthorization = (authorization: string | undefined) => () => {
+      const request = requestOf(route, route.valid());
+      const headers = { ...(request.headers as Record<string, string>) };
+      if (authorization === undefined) delete headers.authorization;
+      else headers.authorization = authorization;
+      return { ...request, headers };
+    };
+    for (const [label, authorization] of [
+      ['no owner key', undefined],
+      ['a wrong owner key', 'Bearer pk_wrong'],
+      ["another site's owner key", `Bearer ${otherOwnerKey}`],
+      ['a Basic authorization', 'Basic dXNlcjpwYXNz'],
+      ['an owner key with a NUL', `Bearer pk_${NUL}`],
+    ] as const) {
+      rows.push({ route, label, fields: {}, request: withAuthorization(authorization), status: 401, param: 'authorization' });
+    }
+  }
+  if (route.jsonp) {
+    for (const callback of UNSAFE_CALLBACKS) {
+      rows.push({ route, label: `callback ${JSON.stringify(callback.slice(0, 20))}`, fields: route.valid(), extraQuery: { callback }, status: 400, param: 'callback' });
+    }
+    rows.push({ route, label: 'two callbacks', fields: route.valid(), extraQuery: { callback: ['cb_1', 'alert(1)'] }, status: 400, param: 'callback' });
+  } else {
+    // an error reply of a call without JSONP is plain JSON whatever callback is asked for
+    rows.push({
+      route,
+      label: 'unknown site with callback alert(1)',
+      fields: withField(route.valid(), route.hashField ?? route.hashParam, UNKNOWN_HASH),
+      extraQuery: { callback: 'alert(1)' },
+      status: 404,
+      param: route.hashParam,
+    });
+  }
+  if (route.carrier === 'json' || route.carrier === 'form' || route.carrier === 'beacon') {
+    const big = long(BODY_LIMIT + 10);
+    const request = requestOf(route, route.valid());
+    const payload = route.carrier === 'form' ? `${String(request.payload)}&pad=${big}` : route.carrier === 'json' ? JSON.stringify({ ...JSON.parse(String(request.payload)), pad: big }) : big;
+    rows.push({ route, label: `body over ${BODY_LIMIT} bytes`, fields: {}, request: () => ({ ...request, payload }), status: 413, param: 'body' });
+  }
+  if (route.carrier === 'json') {
+    rows.push({
+      route,
+      label: 'body that is not JSON',
+      fields: {},
+      request: () => ({ ...requestOf(route, route.valid()), payload: '{"hash":' }),
+      status: 400,
+      // fastify's JSON parser refuses it before the route runs; app.ts names the body
+      param: 'body',
+      says: 'Body is not valid JSON',
+    });
+    rows.push({
+      route,
+      label: 'JSON array body',
+      fields: {},
+      request: () => ({ ...requestOf(route, route.valid()), payload: '[]' }),
+      status: 400,
+      param: 'body',
+    });
+  }
+  return rows;
+}
+
+const ALL_ROUTES = [...ROUTES, ...OWNER_ROUTES];
+const ROWS = ALL_ROUTES.flatMap(rowsOf);
+
+/** `METHOD /path` of every route in fastify's printRoutes tree (HEAD and the CORS preflight left out). */
+function registeredRoutes(tree: string): string[] {
+  const stack: string[] = [];
+  const routes: string[] = [];
+  for (const line of tree.split('\n')) {
+    const match = /^((?:[│ ] {3})*)[├└]── (\S+) \(([A-Z, ]+)\)$/.exec(line);
+    if (!match) continue;
+    stack.length = match[1]!.length / 4;
+    stack.push(match[2]!);
+    for (const method of match[3]!.split(', ')) if (method !== 'HEAD' && method !== 'OPTIONS') routes.push(`${method} ${stack.join('')}`);
+  }
+  return routes;
+}
+
+/** The `{status, message}` of a failure; never JSONP-wrapped. */
+function failureOf(reply: LightMyRequestResponse): { status: string; message: string } {
+  expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
+  return reply.json();
+}
+
+describe('every site call refuses bad input with a 4xx naming the parameter, storing nothing', () => {
+  it('covers every route the server registers for sites', () => {
+    const registered = registeredRoutes(app.printRoutes({ commonPrefix: false }));
+    // not about one site: the dashboard's files, the health check, the shared stylesheet, the key's site list
+    const notPerSite = /^GET \/(dashboard|health$|http-v4\/css\/pc-iframe\.css$|api\/v1\/sites$)/;
+    const perSite = registered.filter((route) => !notPerSite.test(route)).sort();
+    const covered = [...new Set(ALL_ROUTES.map((route) => route.name.replace(/ \(.*\)$/, '')))].sort();
+    expect(perSite.length).toBeGreaterThan(25);
+    expect(covered).toEqual(perSite);
+    expect(ROWS.length).toBeGreaterThan(400);
+  });
+
+  for (const route of ALL_ROUTES) {
+    it(`${route.name}: ${rowsOf(route).length} bad requests`, async () => {
+      await route.setup?.();
+      const valid = await app.inject(requestOf(route, route.valid()));
+      expect(valid.statusCode, `${route.name} valid request: ${valid.body}`).toBeLessThan(300);
+      const before = await snapshot();
+      const problems: string[] = [];
+      for (const row of rowsOf(route)) {
+        const reply = await app.inject(row.request ? row.request() : requestOf(route, row.fields, row.extraQuery));
+        const where = `${route.name} [${row.label}] -> ${reply.statusCode} ${reply.body.slice(0, 300)}`;
+        if (reply.statusCode !== row.status) {
+          problems.push(`expected ${row.status}: ${where}`);
+          continue;
+        }
+        if (!String(reply.headers['content-type']).startsWith('application/json')) {
+          problems.push(`not JSON: ${where}`);
+          continue;
+        }
+        const body = failureOf(reply);
+        if (body.status !== 'failure' || !body.message.startsWith(`${row.param}: `)) problems.push(`message does not name ${row.param}: ${where}`);
+        else if (row.says && !body.message.includes(row.says)) problems.push(`message does not say "${row.says}": ${where}`);
+        const callback = row.extraQuery?.callback;
+        if (typeof callback === 'string' && callback.length > 2 && reply.body.includes(callback)) problems.push(`callback echoed: ${where}`);
+      }
+      expect(problems).toEqual([]);
+      expect(await snapshot()).toEqual(before);
+    });
+  }
+
+  it('the snapshot sees a stored row (the rows above would notice anything stored)', async () => {
+    const before = await snapshot();
+    const reply = await app.inject({ method: 'GET', url: `/c.gif?hash=${SITE_HASH}&subscriberId=${fixture.subscriberId}&segment=probe&action=add-segment` });
+    expect(reply.statusCode).toBe(200);
+    const after = await snapshot();
+    expect(after.segment_memberships!.length).toBe(before.segment_memberships!.length + 1);
+    expect(after.events!.length).toBe(before.events!.length + 1);
+    expect(after).not.toEqual(before);
+  });
+});
+
+describe('JSONP', () => {
+  const readOnly: [string, Fields][] = [
+    ['/dyn', { hash: SITE_HASH, subscriberId: 'SUBSCRIBER' }],
+    ['/getSubscriberAttributes.php', { hash: SITE_HASH, subscriberId: 'SUBSCRIBER', customDimensions: 'plan' }],
+    ['/getSubscriptionClickTrackingPermissionDetails.php', { customerHash: SITE_HASH, subscriberId: 'SUBSCRIBER' }],
+    ['/api/v1/shopify/getOrderDetails', { hash: SITE_HASH, orderId: 'order-1001' }],
+    ['/tags', { hash: SITE_HASH, subscriberId: 'SUBSCRIBER', tags: '{"plan":"pro"}' }],
+    ['/as', { id: 'news', customer_hash: SITE_HASH, subscriber_list: 'SUBSCRIBER' }],
+  ];
+
+  it.each(VALID_CALLBACKS)('callback %s wraps the answer of every JSONP call', async (callback) => {
+    const escaped = callback.replace(/[.$]/g, '\\$&');
+    const wrapped = new RegExp(`^/\\*\\*/ ${escaped}\\((.*)\\);$`, 's');
+    for (const [path, params] of readOnly) {
+      const query = encodeQuery({ ...params, subscriberId: params.subscriberId && fixture.subscriberId, subscriber_list: params.subscriber_list && fixture.subscriberId, callback });
+      const reply = await app.inject({ method: 'GET', url: `${path}?${query}` });
+      expect(reply.statusCode, `${path}: ${reply.body}`).toBe(200);
+      expect(reply.headers['content-type']).toBe('application/javascript; charset=utf-8');
+      expect(reply.headers['x-content-type-options']).toBe('nosniff');
+      const match = wrapped.exec(reply.body);
+      expect(match, `${path}: ${reply.body}`).not.toBeNull();
+      expect(JSON.parse(match![1]!).status).toBe('success');
+    }
+    const sync = await app.inject({
+      method: 'POST',
+      url: '/syncSubscriptionAction.php',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: encodeQuery({ hash: SITE_HASH, action: 'get-subscriberid-from-server', uuid: 'visitor-uuid-input', callback }),
+    });
+    expect(JSON.parse(wrapped.exec(sync.body)![1]!)).toEqual({ status: 'success', subscriberId: fixture.subscriberId });
+  });
+
+  it('a refused request with a safe callback is wrapped too, naming the parameter', async () => {
+    const reply = await app.inject({ method: 'GET', url: `/dyn?hash=${UNKNOWN_HASH}&callback=cb_1` });
+    expect(reply.statusCode).toBe(404);
+    expect(reply.body).toBe('/**/ cb_1({"status":"failure","message":"hash: unknown site hash"});');
+  });
+});

@@ -1,0 +1,211 @@
+// The owner API: key checks, subscriber paging and search, counts, segments, privacy export and deletion,
+// campaigns and their deliveries.
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../server/http/app.ts';
+import { createCampaign } from '../../server/store/campaigns.ts';
+import type { Database } from '../../server/store/database.ts';
+import { ensureOwnerKey, rotateOwnerKey } from '../../server/store/owner-keys.ts';
+import { insertSubscriber, openTempDatabase, postSync, SITE_HASH, testSite } from '../support/server.ts';
+
+let db: Database;
+let cleanup: () => Promise<void>;
+let app: FastifyInstance;
+let key: string;
+let otherKey: string;
+const site = testSite();
+const other = testSite({ name: 'other', hash: 'other-site-hash', origin: 'https://other.example' });
+const subscribers: string[] = [];
+
+beforeAll(async () => {
+  ({ db, cleanup } = await openTempDatabase());
+  app = await createApp({ sites: [site, other], db });
+  key = (await ensureOwnerKey(db, site))!;
+  otherKey = (await ensureOwnerKey(db, other))!;
+  for (let index = 0; index < 7; index += 1) {
+    subscribers.push((await insertSubscriber(app, { userLanguage: index < 2 ? 'pt-BR' : 'en-US' })).id);
+  }
+  await postSync(app, { hash: SITE_HASH, action: 'unsubscribe-ui', subscriberId: subscribers[6]! });
+});
+afterAll(async () => {
+  await app.close();
+  await cleanup();
+});
+
+const owner = (method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, payload?: object, bearer: string | null = key) =>
+  app.inject({ method, url: `/api/v1/sites/letters${url}`, headers: bearer === null ? {} : { authorization: `Bearer ${bearer}` }, payload });
+
+describe('owner keys', () => {
+  it('are created once: a second ensureOwnerKey returns nothing and the first key keeps working', async () => {
+    expect(key).toMatch(/^pk_[A-Za-z0-9_-]{32}$/);
+    expect(await ensureOwnerKey(db, site)).toBeNull();
+    expect((await owner('GET', '/subscribers/count')).statusCode).toBe(200);
+    const { rows } = await db.query<{ key_hash: string }>('SELECT key_hash FROM owner_keys WHERE site_hash = $1', [SITE_HASH]);
+    expect(rows[0]!.key_hash).not.toContain(key);
+  });
+
+  it('refuses a missing, malformed, wrong or other-site key with 401', async () => {
+    const missing = await owner('GET', '/subscribers', undefined, null);
+    expect(missing.statusCode).toBe(401);
+    expect(missing.json().message).toBe('authorization: send "Authorization: Bearer <owner key>" (printed by push-kit serve)');
+    expect((await owner('GET', '/subscribers', undefined, 'pk_wrong')).statusCode).toBe(401);
+    expect((await owner('GET', '/subscribers', undefined, otherKey)).json()).toEqual({
+      status: 'failure',
+      message: 'authorization: wrong owner key for site letters',
+    });
+    const basic = await app.inject({ url: '/api/v1/sites/letters/subscribers', headers: { authorization: `Basic ${key}` } });
+    expect(basic.statusCode).toBe(401);
+    const unknownSite = await app.inject({ url: '/api/v1/sites/nope/subscribers', headers: { authorization: `Bearer ${key}` } });
+    expect(unknownSite.statusCode).toBe(404);
+  });
+
+  it('a rotated key replaces the old one', async () => {
+    const third = testSite({ name: 'third', hash: 'third-site-hash' });
+    const first = (await ensureOwnerKey(db, third))!;
+    const second = await rotateOwnerKey(db, third);
+    const thirdApp = await createApp({ sites: [third], db });
+    const call = (bearer: string) => thirdApp.inject({ url: '/api/v1/sites/third/segments', headers: { authorization: `Bearer ${bearer}` } });
+    expect((await call(first)).statusCode).toBe(401);
+    expect((await call(second)).statusCode).toBe(200);
+    await thirdApp.close();
+  });
+});
+
+describe('subscribers', () => {
+  it('pages with limit and offset in subscription order, with the total', async () => {
+    const page1 = (await owner('GET', '/subscribers?limit=3&offset=0')).json();
+    const page2 = (await owner('GET', '/subscribers?limit=3&offset=3')).json();
+    const page3 = (await owner('GET', '/subscribers?limit=3&offset=6')).json();
+    expect(page1).toMatchObject({ status: 'success', total: 7, limit: 3, offset: 0 });
+    const ids = [...page1.subscribers, ...page2.subscribers, ...page3.subscribers].map((subscriber: { id: string }) => subscriber.id);
+    expect(ids).toEqual(subscribers);
+    expect(page1.subscribers[0]).not.toHaveProperty('auth');
+  });
+
+  it('filters by status and searches', async () => {
+    const unsubscribed = (await owner('GET', '/subscribers?status=unsubscribed')).json();
+    expect(unsubscribed.subscribers.map((subscriber: { id: string }) => subscriber.id)).toEqual([subscribers[6]]);
+    const portuguese = (await owner('GET', '/subscribers?search=pt-BR')).json();
+    expect(portuguese.total).toBe(2);
+    const wildcard = (await owner('GET', `/subscribers?search=${encodeURIComponent('%')}`)).json();
+    expect(wildcard.total).toBe(0);
+    // case-blind, one page of the matches with the number of all of them, even past the last one
+    const caseBlind = (await owner('GET', '/subscribers?search=PT-br&limit=1')).json();
+    expect(caseBlind).toMatchObject({ total: 2, subscribers: [{ id: subscribers[0], language: 'pt-BR' }] });
+    const pastTheEnd = (await owner('GET', '/subscribers?search=pt-BR&offset=5')).json();
+    expect(pastTheEnd).toMatchObject({ total: 2, subscribers: [] });
+    const byId = (await owner('GET', `/subscribers?search=${subscribers[3]!.slice(2, 12).toUpperCase()}`)).json();
+    expect(byId.subscribers.map((subscriber: { id: string }) => subscriber.id)).toContain(subscribers[3]);
+  });
+
+  it('refuses bad paging and filters with 400 naming the parameter', async () => {
+    expect((await owner('GET', '/subscribers?limit=5000')).json().message).toMatch(/^limit: /);
+    expect((await owner('GET', '/subscribers?offset=-1')).json().message).toMatch(/^offset: /);
+    expect((await owner('GET', '/subscribers?status=gone')).json().message).toBe('status: must be one of subscribed, unsubscribed, blocked, expired');
+  });
+
+  it('counts by status', async () => {
+    expect((await owner('GET', '/subscribers/count')).json()).toEqual({
+      status: 'success',
+      count: 7,
+      byStatus: { subscribed: 6, unsubscribed: 1, blocked: 0, expired: 0 },
+    });
+  });
+});
+
+describe('segments', () => {
+  it('creates, lists with member counts, refuses a duplicate, and deletes', async () => {
+    const created = await owner('POST', '/segments', { sid: 'vip', name: 'Very important' });
+    expect(created.statusCode).toBe(201);
+    expect((await owner('POST', '/segments', { sid: 'vip' })).statusCode).toBe(409);
+    expect((await owner('POST', '/segments', { sid: 'bad sid!' })).json().message).toMatch(/^sid: /);
+    await app.inject({ url: `/as?id=vip&customer_hash=${SITE_HASH}&subscriber_list[]=${subscribers[0]}&subscriber_list[]=${subscribers[1]}` });
+    const listed = (await owner('GET', '/segments')).json();
+    expect(listed.segments).toEqual([{ sid: 'vip', name: 'Very important', members: 2, condition: null, configCondition: null, createdAt: expect.any(String) }]);
+    expect((await owner('DELETE', '/segments/vip')).json()).toEqual({ status: 'success', deleted: 'vip' });
+    expect((await owner('DELETE', '/segments/vip')).statusCode).toBe(404);
+    expect((await owner('GET', '/segments')).json().segments).toEqual([]);
+  });
+});
+
+describe('privacy requests', () => {
+  it('exports everything stored about a subscriber, then deletes it all', async () => {
+    const { id, subscription } = await insertSubscriber(app, { uuid: 'privacy-uuid' });
+    await app.inject({ url: `/tags?hash=${SITE_HASH}&subscriberId=${id}&tags=${encodeURIComponent('{"plan":"pro"}')}` });
+    await app.inject({ url: `/c.gif?hash=${SITE_HASH}&subscriberId=${id}&segment=readers&action=add-segment` });
+    const exported = (await owner('GET', `/subscribers/${id}`)).json();
+    expect(exported).toMatchObject({
+      status: 'success',
+      subscriber: { id, uuid: 'privacy-uuid', endpoint: subscription.endpoint, subscription: JSON.parse(subscription.json) },
+      tags: { plan: 'pro' },
+      segments: ['readers'],
+    });
+    expect(exported.events.map((event: { kind: string }) => event.kind)).toEqual(['subscribed', 'segment-add']);
+    expect((await owner('DELETE', `/subscribers/${id}`)).json()).toEqual({ status: 'success', deleted: id });
+    expect((await owner('GET', `/subscribers/${id}`)).statusCode).toBe(404);
+    for (const table of ['subscriber_tags', 'segment_memberships', 'events']) {
+      const { rows } = await db.query(`SELECT 1 FROM ${table} WHERE subscriber_id = $1`, [id]);
+      expect(rows, table).toHaveLength(0);
+    }
+  });
+});
+
+describe('campaigns', () => {
+  it('creates pending deliveries for all subscribed, a segment, or one subscriber, and reports counts', async () => {
+    const all = await owner('POST', '/campaigns', { title: 'New submissions', body: 'Come and see', url: 'https://letters.example/new' });
+    expect(all.statusCode).toBe(201);
+    expect(all.json()).toEqual({ status: 'success', campaignId: expect.stringMatching(/^\d+$/), recipients: 6 });
+    await app.inject({ url: `/as?id=readers&customer_hash=${SITE_HASH}&subscriber_list[]=${subscribers[2]}` });
+    expect((await createCampaign(db, site, { title: 'T', body: 'B', segment: 'readers', ttl: 60, urgency: 'high' })).recipients).toBe(1);
+    const one = await owner('POST', '/campaigns', { title: 'Hi', body: 'Just you', subscriberId: subscribers[3] });
+    expect(one.json().recipients).toBe(1);
+    const unsubscribedOnly = await createCampaign(db, site, { title: 'T', body: 'B', subscriberId: subscribers[6]!, ttl: 60, urgency: 'low' });
+    expect(unsubscribedOnly.recipients).toBe(0);
+
+    const campaignId = all.json().campaignId;
+    await db.query(`UPDATE deliveries SET status = 'delivered' WHERE campaign_id = $1 AND subscriber_id = ANY($2::text[])`, [campaignId, subscribers.slice(0, 3)]);
+    await db.query(`UPDATE deliveries SET status = 'expired' WHERE campaign_id = $1 AND subscriber_id = $2`, [campaignId, subscribers[3]]);
+    await db.query(`UPDATE deliveries SET status = 'failed' WHERE campaign_id = $1 AND subscriber_id = $2`, [campaignId, subscribers[4]]);
+    const detail = (await owner('GET', `/campaigns/${campaignId}`)).json();
+    expect(detail.campaign).toMatchObject({
+      campaignId,
+      title: 'New submissions',
+      url: 'https://letters.example/new',
+      ttl: 86400,
+      urgency: 'normal',
+      recipients: 6,
+      sent: 5,
+      pending: 1,
+      delivered: 3,
+      failed: 1,
+      expired: 1,
+      clicked: 0,
+    });
+    const listed = (await owner('GET', '/campaigns?limit=2')).json();
+    expect(listed.campaigns).toHaveLength(2);
+    expect((await owner('GET', '/campaigns/999999')).statusCode).toBe(404);
+  });
+
+  it('a campaign is re-creatable but a delivery is unique per campaign and subscriber', async () => {
+    const { campaignId } = await createCampaign(db, site, { title: 'T', body: 'B', subscriberId: subscribers[0]!, ttl: 60, urgency: 'normal' });
+    await expect(db.query('INSERT INTO deliveries (campaign_id, subscriber_id) VALUES ($1, $2)', [campaignId, subscribers[0]])).rejects.toThrow(/unique|duplicate/i);
+  });
+
+  it('refuses a bad campaign with 400 naming the field', async () => {
+    expect((await owner('POST', '/campaigns', { body: 'no title' })).json().message).toBe('title: is required');
+    expect((await owner('POST', '/campaigns', { title: 'T', body: 'B', urgency: 'asap' })).json().message).toBe(
+      'urgency: must be one of very-low, low, normal, high',
+    );
+    expect((await owner('POST', '/campaigns', { title: 'T', body: 'B', url: 'javascript:alert(1)' })).json().message).toBe(
+      'url: must be an absolute http(s) URL',
+    );
+    expect((await owner('POST', '/campaigns', { title: 'T', body: 'B', subscriberId: 'nobody' })).statusCode).toBe(404);
+    expect((await owner('POST', '/campaigns', { title: 'T', body: 'B', segment: 'never-made' })).json()).toEqual({
+      status: 'failure',
+      message: 'segment: no segment never-made on site letters',
+    });
+    expect((await owner('POST', '/campaigns', { title: 'T', body: 'B', segment: 'readers', subscriberId: subscribers[0] })).json().message).toBe(
+      'segment: give a segment or a subscriberId, not both',
+    );
+  });
+});

@@ -1,0 +1,117 @@
+// Storage across restarts and the hosted sites list.
+import { spawnSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../server/http/app.ts';
+import { MIGRATIONS } from '../../server/store/migrations.ts';
+import { openDatabase } from '../../server/store/database.ts';
+import { ensureOwnerKey, isOwnerKey, ownerKeyHashFromInit } from '../../server/store/owner-keys.ts';
+import { loadSites } from '../../server/sites.ts';
+import { insertSubscriber, postSync, SITE_HASH, tempDir, testSite } from '../support/server.ts';
+
+const removals: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const remove of removals) await remove();
+});
+
+describe('embedded database', () => {
+  it('keeps subscribers, keys and migrations across a close and reopen, without migrating twice', async () => {
+    const dir = await tempDir('pushkit-reopen-');
+    removals.push(dir.remove);
+    const dataDir = join(dir.path, 'db');
+    const site = testSite();
+
+    const first = await openDatabase({ dataDir });
+    const app = await createApp({ sites: [site], db: first });
+    const { id, subscription } = await insertSubscriber(app, { userLanguage: 'cy' });
+    const key = (await ensureOwnerKey(first, site))!;
+    await app.close();
+    await first.close();
+
+    const second = await openDatabase({ dataDir });
+    const reopened = await createApp({ sites: [site], db: second });
+    const { rows } = await second.query<{ id: string; language: string }>('SELECT id, language FROM subscribers');
+    expect(rows).toEqual([{ id, language: 'cy' }]);
+    expect((await second.query('SELECT version FROM schema_migrations')).rows).toHaveLength(MIGRATIONS.length);
+    expect(await isOwnerKey(second, site, key)).toBe(true);
+    expect(await ensureOwnerKey(second, site)).toBeNull();
+    const again = await postSync(reopened, { hash: SITE_HASH, action: 'insert', subscription: subscription.json });
+    expect(again.json()).toEqual({ status: 'success', subscriberId: id });
+    await reopened.close();
+    await second.close();
+  });
+
+  it('is one process\'s: a second open is refused while a lock left by a killed process is taken over', async () => {
+    const dir = await tempDir('pushkit-lock-');
+    removals.push(dir.remove);
+    const dataDir = join(dir.path, 'db');
+    const first = await openDatabase({ dataDir });
+    await expect(openDatabase({ dataDir })).rejects.toThrow(
+      `the embedded database ${dataDir} is in use by process ${process.pid}; stop it, or run several processes on PostgreSQL (--database postgres://...)`,
+    );
+    await first.close();
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+    await writeFile(`${dataDir}.lock`, dead);
+    const second = await openDatabase({ dataDir });
+    expect((await second.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    await second.close();
+  });
+
+  it('rolls a failed transaction back completely', async () => {
+    const dir = await tempDir('pushkit-rollback-');
+    removals.push(dir.remove);
+    const db = await openDatabase({ dataDir: join(dir.path, 'db') });
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query(`INSERT INTO segments (site_hash, sid, name) VALUES ('h', 's', 'n')`);
+        throw new Error('half way');
+      }),
+    ).rejects.toThrow('half way');
+    expect((await db.query('SELECT 1 FROM segments')).rows).toHaveLength(0);
+    await db.close();
+  });
+});
+
+describe('loadSites', () => {
+  it('loads the configs a glob matches, names them by file, and reports bad or clashing ones', async () => {
+    const dir = await tempDir('pushkit-sites-');
+    removals.push(dir.remove);
+    const configs = join(dir.path, 'site-configs');
+    await mkdir(configs);
+    const valid = testSite();
+    const base = { companyName: 'Letters', serverSyncUrl: 'https://push.letters.example', vapidPublicKey: valid.config.vapidPublicKey };
+    await writeFile(join(configs, 'letters.json'), JSON.stringify({ ...base, hash: 'letters-hash-01', origin: 'https://letters.example' }));
+    await writeFile(join(configs, 'zcopy.json'), JSON.stringify({ ...base, hash: 'letters-hash-01', origin: 'https://copy.example' }));
+    await writeFile(join(configs, 'broken.json'), JSON.stringify({ ...base, hash: 'short', origin: 'https://b.example' }));
+    await writeFile(join(configs, 'notes.txt'), 'not a config');
+
+    const { sites, problems } = await loadSites([join(configs, '*.json')], join(dir.path, 'dist'));
+    expect(sites.map((site) => [site.name, site.hash, site.builtDir])).toEqual([['letters', 'letters-hash-01', join(dir.path, 'dist', 'letters')]]);
+    expect(problems).toEqual([
+      `${join(configs, 'broken.json')}: hash: must be 8 to 64 letters, digits, "_" or "-"`,
+      `${join(configs, 'zcopy.json')}: hash: "letters-hash-01" or name "zcopy" is already hosted by ${join(configs, 'letters.json')}`,
+    ]);
+  });
+});
+
+describe('owner key created by push-kit init', () => {
+  it('is the key the provider accepts, and no other key is made', async () => {
+    const dir = await tempDir('pushkit-init-key-');
+    const db = await openDatabase({ dataDir: join(dir.path, 'db') });
+    try {
+      const { createHash } = await import('node:crypto');
+      await mkdir(join(dir.path, 'owner-keys'), { recursive: true });
+      const sha256 = createHash('sha256').update('pk_from_init').digest('hex');
+      await writeFile(join(dir.path, 'owner-keys', 'letters.json'), JSON.stringify({ sha256 }));
+      const site = testSite();
+      expect(await ensureOwnerKey(db, site, await ownerKeyHashFromInit(dir.path, 'letters'))).toBeNull();
+      expect(await isOwnerKey(db, site, 'pk_from_init')).toBe(true);
+      expect(await isOwnerKey(db, site, 'pk_something_else')).toBe(false);
+      expect(await ownerKeyHashFromInit(dir.path, 'no-such-site')).toBeUndefined();
+    } finally {
+      await db.close();
+      await dir.remove();
+    }
+  });
+});

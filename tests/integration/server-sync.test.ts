@@ -1,0 +1,3 @@
+import { defineSyncTests, openTempDatabase } from '../support/server.ts';
+
+defineSyncTests('embedded PGlite', openTempDatabase);

@@ -1,0 +1,358 @@
+// Shared by the server-*.test.ts files: a hosted test site, an app over a database, form posts of the sync
+// call, and the sync action tests that run on PGlite and on a real PostgreSQL.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../config/load-config.ts';
+import { createApp } from '../../server/http/app.ts';
+import { openDatabase, type Database } from '../../server/store/database.ts';
+import type { HostedSite } from '../../server/sites.ts';
+
+export const SITE_ORIGIN = 'https://letters.example';
+export const SITE_HASH = 'letters-hash-01';
+const VAPID_PUBLIC_KEY = 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s';
+
+export function testSite(overrides: { name?: string; hash?: string; origin?: string; builtDir?: string } = {}): HostedSite {
+  const name = overrides.name ?? 'letters';
+  const loaded = parseConfigText(
+    `${name}.json`,
+    JSON.stringify({
+      hash: overrides.hash ?? SITE_HASH,
+      companyName: 'Letters',
+      origin: overrides.origin ?? SITE_ORIGIN,
+      serverSyncUrl: 'https://push.letters.example',
+      vapidPublicKey: VAPID_PUBLIC_KEY,
+    }),
+  );
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+  return { name, hash: loaded.config.hash, file: `${name}.json`, config: loaded.config, builtDir: overrides.builtDir ?? '/nonexistent' };
+}
+
+export async function tempDir(prefix: string): Promise<{ path: string; remove: () => Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), prefix));
+  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+export async function openTempDatabase(): Promise<{ db: Database; dataDir: string; cleanup: () => Promise<void> }> {
+  const dir = await tempDir('pushkit-db-');
+  const dataDir = join(dir.path, 'db');
+  const db = await openDatabase({ dataDir });
+  return {
+    db,
+    dataDir,
+    cleanup: async () => {
+      await db.close().catch(() => undefined);
+      await dir.remove();
+    },
+  };
+}
+
+let counter = 0;
+/** A fresh push subscription (endpoint and keys) for each call. */
+export function newSubscription() {
+  counter += 1;
+  const token = `tok${Date.now().toString(36)}${counter}`;
+  return {
+    endpoint: `https://fcm.googleapis.com/fcm/send/${token}`,
+    subscriptionId: token,
+    json: JSON.stringify({
+      endpoint: `https://fcm.googleapis.com/fcm/send/${token}`,
+      expirationTime: null,
+      keys: { p256dh: `BP${token}key`, auth: `au${counter}th` },
+    }),
+  };
+}
+
+export function postSync(app: FastifyInstance, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'POST',
+    url: '/syncSubscriptionAction.php',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    payload: new URLSearchParams(fields).toString(),
+  });
+}
+
+export async function insertSubscriber(app: FastifyInstance, extra: Record<string, string> = {}): Promise<{ id: string; subscription: ReturnType<typeof newSubscription> }> {
+  const subscription = newSubscription();
+  const reply = await postSync(app, {
+    hash: SITE_HASH,
+    action: 'insert',
+    subscription: subscription.json,
+    subscriptionId: subscription.subscriptionId,
+    ...extra,
+  });
+  const body = reply.json() as { status: string; subscriberId: string };
+  if (body.status !== 'success') throw new Error(reply.body);
+  return { id: body.subscriberId, subscription };
+}
+
+async function subscriberRows(db: Database, where = 'TRUE', params: unknown[] = []) {
+  return (await db.query<Record<string, unknown>>(`SELECT * FROM subscribers WHERE ${where} ORDER BY created_at`, params)).rows;
+}
+
+/** Every sync action of spec section 4, against the database `open` gives. */
+export function defineSyncTests(label: string, open: () => Promise<{ db: Database; cleanup: () => Promise<void> }>, skip = false): void {
+  describe.skipIf(skip)(`sync actions (${label})`, () => {
+    let db: Database;
+    let cleanup: () => Promise<void>;
+    let app: FastifyInstance;
+
+    beforeAll(async () => {
+      ({ db, cleanup } = await open());
+      app = await createApp({ sites: [testSite()], db });
+    });
+    afterAll(async () => {
+      await app?.close();
+      await cleanup?.();
+    });
+
+    it('insert creates a subscriber with every payload field and replies its id', async () => {
+      const subscription = newSubscription();
+      const reply = await postSync(app, {
+        hash: SITE_HASH,
+        action: 'insert',
+        subscription: subscription.json,
+        subscriptionId: subscription.subscriptionId,
+        subscriptionEndPoint: subscription.endpoint,
+        browserType: 'chrome',
+        userLanguage: 'en-GB',
+        userTimezone: 'Europe/London',
+        userTimezoneOffset: '-60',
+        pageClickTrackingPermission: '1',
+        origin: SITE_ORIGIN,
+        subscriptionPageUrl: `${SITE_ORIGIN}/submissions/42`,
+        uuid: 'visitor-uuid-1',
+      });
+      expect(reply.statusCode).toBe(200);
+      const body = reply.json();
+      expect(body).toEqual({ status: 'success', subscriberId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      const [row] = await subscriberRows(db, 'id = $1', [body.subscriberId]);
+      expect(row).toMatchObject({
+        site_hash: SITE_HASH,
+        status: 'subscribed',
+        endpoint: subscription.endpoint,
+        subscription_id: subscription.subscriptionId,
+        p256dh: JSON.parse(subscription.json).keys.p256dh,
+        auth: JSON.parse(subscription.json).keys.auth,
+        browser_type: 'chrome',
+        language: 'en-GB',
+        timezone: 'Europe/London',
+        timezone_offset: -60,
+        page_click_tracking_permission: 1,
+        origin: SITE_ORIGIN,
+        subscription_page_url: `${SITE_ORIGIN}/submissions/42`,
+        uuid: 'visitor-uuid-1',
+      });
+      expect(row!.subscription).toEqual(JSON.parse(subscription.json));
+    });
+
+    it('a repeated insert, insert-failed or concurrent inserts never duplicate the subscriber', async () => {
+      const subscription = newSubscription();
+      const fields = { hash: SITE_HASH, subscription: subscription.json, subscriptionId: subscription.subscriptionId };
+      const first = (await postSync(app, { ...fields, action: 'insert' })).json();
+      const again = (await postSync(app, { ...fields, action: 'insert' })).json();
+      const retried = (await postSync(app, { ...fields, action: 'insert-failed' })).json();
+      const concurrent = await Promise.all(Array.from({ length: 6 }, () => postSync(app, { ...fields, action: 'insert' })));
+      expect(again.subscriberId).toBe(first.subscriberId);
+      expect(retried).toEqual({ status: 'success', subscriberId: first.subscriberId });
+      for (const reply of concurrent) expect(reply.json().subscriberId).toBe(first.subscriberId);
+      expect(await subscriberRows(db, 'endpoint = $1', [subscription.endpoint])).toHaveLength(1);
+    });
+
+    it('concurrent first inserts of one new subscription create exactly one subscriber', async () => {
+      const subscription = newSubscription();
+      const fields = { hash: SITE_HASH, action: 'insert', subscription: subscription.json, subscriptionId: subscription.subscriptionId };
+      const replies = await Promise.all(Array.from({ length: 8 }, () => postSync(app, fields)));
+      const ids = new Set(replies.map((reply) => reply.json().subscriberId));
+      expect(ids.size).toBe(1);
+      expect(await subscriberRows(db, 'endpoint = $1', [subscription.endpoint])).toHaveLength(1);
+    });
+
+    it('insert-failed with only a subscription id (Safari) stores and finds the subscriber by it', async () => {
+      const token = `safari${Date.now()}`;
+      const first = (await postSync(app, { hash: SITE_HASH, action: 'insert-failed', subscriptionId: token, browserType: 'safari' })).json();
+      const again = (await postSync(app, { hash: SITE_HASH, action: 'insert', subscriptionId: token })).json();
+      expect(first.status).toBe('success');
+      expect(again.subscriberId).toBe(first.subscriberId);
+    });
+
+    it('insert without an endpoint or subscription id fails and stores nothing', async () => {
+      const before = (await subscriberRows(db)).length;
+      const reply = await postSync(app, { hash: SITE_HASH, action: 'insert' });
+      expect(reply.json()).toEqual({ status: 'failure', message: 'subscription: an endpoint or a subscriptionId is required' });
+      expect(await subscriberRows(db)).toHaveLength(before);
+    });
+
+    it('update moves the subscriber to a new endpoint and keys', async () => {
+      const { id, subscription } = await insertSubscriber(app);
+      const next = newSubscription();
+      const reply = await postSync(app, {
+        hash: SITE_HASH,
+        action: 'update',
+        subscriberId: id,
+        subscription: next.json,
+        subscriptionId: next.subscriptionId,
+      });
+      expect(reply.json()).toEqual({ status: 'success', subscriberId: id });
+      const [row] = await subscriberRows(db, 'id = $1', [id]);
+      expect(row).toMatchObject({ endpoint: next.endpoint, subscription_id: next.subscriptionId, status: 'subscribed' });
+      expect(await subscriberRows(db, 'endpoint = $1', [subscription.endpoint])).toHaveLength(0);
+    });
+
+    it('update of an unknown subscriber fails', async () => {
+      const next = newSubscription();
+      const reply = await postSync(app, { hash: SITE_HASH, action: 'update', subscriberId: 'no-such-id', subscription: next.json });
+      expect(reply.json()).toEqual({ status: 'failure', message: 'subscriberId: no subscriber to update; send insert' });
+    });
+
+    it('update-google-registration-id moves the subscriber from the previous subscription id to the new one', async () => {
+      const { id, subscription } = await insertSubscriber(app);
+      const next = newSubscription();
+      const reply = await postSync(app, {
+        hash: SITE_HASH,
+        action: 'update-google-registration-id',
+        previousSubscriptionId: subscription.subscriptionId,
+        subscriptionId: next.subscriptionId,
+        subscription: next.json,
+      });
+      expect(reply.json()).toEqual({ status: 'success', subscriberId: id });
+      const [row] = await subscriberRows(db, 'id = $1', [id]);
+      expect(row).toMatchObject({ subscription_id: next.subscriptionId, endpoint: next.endpoint, p256dh: JSON.parse(next.json).keys.p256dh });
+      expect(await subscriberRows(db, 'subscription_id = $1', [subscription.subscriptionId])).toHaveLength(0);
+      // the old registration now finds nothing, the new one finds the same subscriber
+      const lookup = await postSync(app, { hash: SITE_HASH, action: 'get-subscriberid-from-server', subscriptionId: next.subscriptionId });
+      expect(lookup.json()).toEqual({ status: 'success', subscriberId: id });
+    });
+
+    it('update-google-registration-id needs a previousSubscriptionId that exists', async () => {
+      const next = newSubscription();
+      const missing = await postSync(app, { hash: SITE_HASH, action: 'update-google-registration-id', subscription: next.json });
+      expect(missing.json()).toEqual({ status: 'failure', message: 'previousSubscriptionId: is required' });
+      const unknown = await postSync(app, {
+        hash: SITE_HASH,
+        action: 'update-google-registration-id',
+        previousSubscriptionId: 'never-seen',
+        subscription: next.json,
+      });
+      expect(unknown.json()).toEqual({ status: 'failure', message: 'previousSubscriptionId: no subscriber has this subscription id' });
+    });
+
+    it('http-sync updates language and time zone only', async () => {
+      const { id, subscription } = await insertSubscriber(app, { userLanguage: 'en' });
+      const reply = await postSync(app, {
+        hash: SITE_HASH,
+        action: 'http-sync',
+        subscriberId: id,
+        userLanguage: 'fr-FR',
+        userTimezone: 'Europe/Paris',
+        userTimezoneOffset: '-120',
+      });
+      expect(reply.json()).toEqual({ status: 'success', subscriberId: id });
+      const [row] = await subscriberRows(db, 'id = $1', [id]);
+      expect(row).toMatchObject({ language: 'fr-FR', timezone: 'Europe/Paris', timezone_offset: -120, endpoint: subscription.endpoint });
+    });
+
+    it('unsubscribe-ui and unsubscribe-native set the status unsubscribed and record why', async () => {
+      const ui = await insertSubscriber(app);
+      const native = await insertSubscriber(app);
+      expect((await postSync(app, { hash: SITE_HASH, action: 'unsubscribe-ui', subscriberId: ui.id })).json()).toEqual({
+        status: 'success',
+        subscriberId: ui.id,
+      });
+      const byId = await postSync(app, { hash: SITE_HASH, action: 'unsubscribe-native', subscriptionId: native.subscription.subscriptionId });
+      expect(byId.json()).toEqual({ status: 'success', subscriberId: native.id });
+      const rows = await subscriberRows(db, 'id = ANY($1::text[])', [[ui.id, native.id]]);
+      expect(rows.map((row) => row.status)).toEqual(['unsubscribed', 'unsubscribed']);
+      const events = await db.query<{ subscriber_id: string; kind: string }>(
+        `SELECT subscriber_id, kind FROM events WHERE kind LIKE 'unsubscribe%' AND subscriber_id = ANY($1::text[]) ORDER BY id`,
+        [[ui.id, native.id]],
+      );
+      expect(events.rows).toEqual([
+        { subscriber_id: ui.id, kind: 'unsubscribe-ui' },
+        { subscriber_id: native.id, kind: 'unsubscribe-native' },
+      ]);
+      // subscribing again on the same endpoint brings the same subscriber back
+      const back = await postSync(app, { hash: SITE_HASH, action: 'insert', subscription: ui.subscription.json });
+      expect(back.json().subscriberId).toBe(ui.id);
+      expect((await subscriberRows(db, 'id = $1', [ui.id]))[0]!.status).toBe('subscribed');
+    });
+
+    it('get-subscriberid-from-server finds the subscriber by uuid or subscription id, and fails for a stranger', async () => {
+      const { id, subscription } = await insertSubscriber(app, { uuid: 'uuid-get-1' });
+      expect((await postSync(app, { hash: SITE_HASH, action: 'get-subscriberid-from-server', uuid: 'uuid-get-1' })).json()).toEqual({
+        status: 'success',
+        subscriberId: id,
+      });
+      const bySubscription = await postSync(app, {
+        hash: SITE_HASH,
+        action: 'get-subscriberid-from-server',
+        subscriptionId: subscription.subscriptionId,
+      });
+      expect(bySubscription.json().subscriberId).toBe(id);
+      const stranger = await postSync(app, { hash: SITE_HASH, action: 'get-subscriberid-from-server', uuid: 'uuid-nobody' });
+      expect(stranger.json()).toEqual({ status: 'failure', message: 'uuid: no subscriber for this visitor (nor for its subscription)' });
+    });
+
+    it('update-subscriberId links the visitor uuid to the stored subscriber', async () => {
+      const { id } = await insertSubscriber(app);
+      const reply = await postSync(app, {
+        hash: SITE_HASH,
+        action: 'update-subscriberId',
+        browserType: 'firefox',
+        previousSubscriberId: id,
+        subscriberId: 'uuid-from-url-7',
+      });
+      expect(reply.json()).toEqual({ status: 'success', subscriberId: id });
+      const lookup = await postSync(app, { hash: SITE_HASH, action: 'get-subscriberid-from-server', uuid: 'uuid-from-url-7' });
+      expect(lookup.json()).toEqual({ status: 'success', subscriberId: id });
+      const unknown = await postSync(app, {
+        hash: SITE_HASH,
+        action: 'update-subscriberId',
+        previousSubscriberId: 'nobody',
+        subscriberId: 'uuid-x',
+      });
+      expect(unknown.json()).toEqual({ status: 'failure', message: 'previousSubscriberId: no subscriber with this id' });
+    });
+
+    it('replies JSONP when a callback is named, and refuses a callback that is not an identifier', async () => {
+      const subscription = newSubscription();
+      const reply = await postSync(app, { hash: SITE_HASH, action: 'insert', subscription: subscription.json, callback: 'pushkit._cb.r1' });
+      expect(reply.headers['content-type']).toBe('application/javascript; charset=utf-8');
+      const match = /^\/\*\*\/ pushkit\._cb\.r1\((.*)\);$/.exec(reply.body);
+      expect(JSON.parse(match![1]!)).toEqual({ status: 'success', subscriberId: expect.any(String) });
+      const other = newSubscription();
+      const bad = await postSync(app, { hash: SITE_HASH, action: 'insert', subscription: other.json, callback: 'alert(1)//' });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json()).toEqual({ status: 'failure', message: 'callback: must be a JavaScript identifier or dotted identifier path' });
+      expect(await subscriberRows(db, 'endpoint = $1', [other.endpoint])).toHaveLength(0);
+    });
+
+    it('an unknown hash is 404 and a bad parameter is 400 naming it; nothing is stored', async () => {
+      const subscription = newSubscription();
+      const unknown = await postSync(app, { hash: 'not-a-site', action: 'insert', subscription: subscription.json });
+      expect(unknown.statusCode).toBe(404);
+      expect(unknown.json()).toEqual({ status: 'failure', message: 'hash: unknown site hash' });
+      const cases: [Record<string, string>, string][] = [
+        [{ action: 'subscribe' }, 'action: must be one of insert, insert-failed'],
+        [{ userTimezoneOffset: 'west' }, 'userTimezoneOffset: must be an integer'],
+        [{ subscription: '{not json' }, 'subscription: must be the PushSubscription as JSON'],
+        [{ subscriptionEndPoint: 'javascript:alert(1)' }, 'subscriptionEndPoint: must be an absolute http(s) URL'],
+        [{ userLanguage: '<script>' }, 'userLanguage: must be a language tag'],
+        [{ pageClickTrackingPermission: 'maybe' }, 'pageClickTrackingPermission: must be 0, 1, true or false'],
+        [{ subscriberId: 'x'.repeat(200) }, 'subscriberId: must be at most 128 characters'],
+        [{ hash: '' }, 'hash: must be 1 to 64 letters'],
+      ];
+      for (const [override, message] of cases) {
+        const reply = await postSync(app, { hash: SITE_HASH, action: 'insert', subscription: subscription.json, ...override });
+        expect(reply.statusCode, JSON.stringify(override)).toBe(400);
+        expect(reply.json().status).toBe('failure');
+        expect(reply.json().message).toContain(message);
+      }
+      const missingAction = await postSync(app, { hash: SITE_HASH, subscription: subscription.json });
+      expect(missingAction.json().message).toBe('action: is required');
+      expect(await subscriberRows(db, 'endpoint = $1', [subscription.endpoint])).toHaveLength(0);
+    });
+  });
+}

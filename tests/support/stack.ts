@@ -1,0 +1,98 @@
+// The whole product on loopback for a browser test: a site config (calligraphy by default) rewritten to free
+// ports, built by the real build, the real provider on an embedded database in a temp folder, and the
+// example site serving the bundle.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { buildSite } from '../../emit/build-site.ts';
+import { startExampleSite, type RunningExampleSite } from '../../cli/dev/example-site-server.ts';
+import { openDatabase, type Database } from '../../server/store/database.ts';
+import { createApp } from '../../server/http/app.ts';
+import { loadSites, type HostedSite } from '../../server/sites.ts';
+import { storeShopOrder } from '../../server/store/shop-orders.ts';
+import { freePort } from './ports.ts';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface Stack {
+  siteUrl: string;
+  providerUrl: string;
+  /** The config as built (with the test's ports). */
+  config: Record<string, unknown> & { hash: string };
+  distDir: string;
+  db: Database;
+  app: FastifyInstance;
+  /** The hosted site as the provider sees it (for sending campaigns in a test). */
+  site: HostedSite;
+  example: RunningExampleSite;
+  close(): Promise<void>;
+}
+
+export interface StackOptions {
+  configFile?: string;
+  /** Deep-merged over the config file's fields. */
+  overrides?: Record<string, unknown>;
+  /** Use this provider port instead of a free one (e.g. to restart a provider on the same port). */
+  providerPort?: number;
+  /**
+   * Host name of the site's origin (default localhost). A name Chromium resolves to 127.0.0.1 through
+   * `--host-resolver-rules` (e.g. calligraphy.test) makes the site plain http, not a secure context.
+   */
+  siteHost?: string;
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const configFile = options.configFile ?? join(REPO, 'site-configs/calligraphy.json');
+  const work = await mkdtemp(join(tmpdir(), 'push-kit-e2e-'));
+  const sitePort = await freePort();
+  const providerPort = options.providerPort ?? (await freePort());
+  const siteUrl = `http://${options.siteHost ?? 'localhost'}:${sitePort}`;
+  const providerUrl = `http://localhost:${providerPort}`;
+
+  const original = JSON.parse(await readFile(configFile, 'utf8')) as Record<string, unknown>;
+  const style = { ...(original.style as object | undefined), iconUrl: `${siteUrl}/icon.png` };
+  const config = {
+    ...original,
+    $schema: join(REPO, 'schema/site-config.schema.json'),
+    origin: siteUrl,
+    serverSyncUrl: providerUrl,
+    ...options.overrides,
+    style: { ...style, ...(options.overrides?.style as object | undefined) },
+  } as unknown as Stack["config"];
+  const testConfigFile = join(work, basename(configFile));
+  await writeFile(testConfigFile, JSON.stringify(config, null, 2));
+
+  const distDir = join(work, 'dist');
+  const built = await buildSite(testConfigFile, distDir);
+  if (!built.ok) throw new Error(`build failed: ${built.problems.map((problem) => `${problem.path}: ${problem.message}`).join('; ')}`);
+
+  const { sites, problems } = await loadSites([testConfigFile], distDir);
+  if (problems.length) throw new Error(problems.join('\n'));
+  const db = await openDatabase({ dataDir: join(work, 'db') });
+  const app = await createApp({ sites, db });
+  await app.listen({ port: providerPort, host: '127.0.0.1' });
+  const example = await startExampleSite({
+    root: join(REPO, 'examples/calligraphy-site'),
+    bundleDir: built.dir,
+    port: sitePort,
+    onOrder: (orderId, order) => storeShopOrder(db, config.hash, orderId, order),
+  });
+  return {
+    siteUrl,
+    providerUrl,
+    config,
+    distDir,
+    db,
+    app,
+    site: sites[0]!,
+    example,
+    async close() {
+      await example.close();
+      await app.close();
+      await db.close();
+      await rm(work, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,3 +1,0 @@
-import { defineSyncTests, openTempDatabase } from './server-support.ts';
-
-defineSyncTests('embedded PGlite', openTempDatabase);

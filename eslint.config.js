@@ -21,5 +21,8 @@ export default tseslint.config(
     },
   },
   { files: ['examples/**/*.js'], languageOptions: { globals: { document: 'readonly', window: 'readonly' } } },
-  { files: ['bin/**', 'bench/**', 'tests/**', 'cli/**', 'server/**'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
+  {
+    files: ['bin/**', 'bench/**', 'tests/**', 'cli/**', 'server/**'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
 );

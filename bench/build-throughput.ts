@@ -84,6 +84,16 @@ if (cli.status !== 0) throw new Error(`the build failed: ${cli.stderr}`);
 
 console.log(`build throughput, ${COUNT} generated site configs`);
 console.log('target'.padEnd(52), 'seconds'.padStart(8), 'sites/s'.padStart(8));
-console.log('floor: esbuild of runtime/push.ts per site'.padEnd(52), floorSeconds.toFixed(2).padStart(8), (COUNT / floorSeconds).toFixed(1).padStart(8));
-console.log('push-kit build CONFIG... (every file written)'.padEnd(52), buildSeconds.toFixed(2).padStart(8), (COUNT / buildSeconds).toFixed(1).padStart(8));
-console.log(`\npush-kit build takes ${(buildSeconds / floorSeconds).toFixed(2)}x the floor (goal: within 2x); ${(COUNT / buildSeconds).toFixed(1)} sites/s (goal: at least 50)`);
+console.log(
+  'floor: esbuild of runtime/push.ts per site'.padEnd(52),
+  floorSeconds.toFixed(2).padStart(8),
+  (COUNT / floorSeconds).toFixed(1).padStart(8),
+);
+console.log(
+  'push-kit build CONFIG... (every file written)'.padEnd(52),
+  buildSeconds.toFixed(2).padStart(8),
+  (COUNT / buildSeconds).toFixed(1).padStart(8),
+);
+console.log(
+  `\npush-kit build takes ${(buildSeconds / floorSeconds).toFixed(2)}x the floor (goal: within 2x); ${(COUNT / buildSeconds).toFixed(1)} sites/s (goal: at least 50)`,
+);

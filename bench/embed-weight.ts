@@ -111,7 +111,9 @@ async function printBreakdown(label: string, file: string): Promise<void> {
   const total = modules.reduce((sum, module) => sum + module.bytes, 0);
   console.log(`\npush.js, ${label}: minified bytes by module (${total} B in modules, ${bundle.code.length} B with the wrapper)`);
   for (const module of modules) {
-    console.log(`  ${module.path.padEnd(48)} ${String(module.bytes).padStart(6)}  ${((module.bytes / total) * 100).toFixed(1).padStart(5)}%`);
+    console.log(
+      `  ${module.path.padEnd(48)} ${String(module.bytes).padStart(6)}  ${((module.bytes / total) * 100).toFixed(1).padStart(5)}%`,
+    );
   }
 }
 

@@ -88,7 +88,13 @@ function addProfile(events: TraceEvent[]): void {
   });
 }
 
-const TRACE_CATEGORIES = ['devtools.timeline', 'v8', 'disabled-by-default-devtools.timeline', '__metadata', ...(values.profile ? ['disabled-by-default-v8.cpu_profiler'] : [])];
+const TRACE_CATEGORIES = [
+  'devtools.timeline',
+  'v8',
+  'disabled-by-default-devtools.timeline',
+  '__metadata',
+  ...(values.profile ? ['disabled-by-default-v8.cpu_profiler'] : []),
+];
 
 function median(numbers: number[]): number {
   const sorted = [...numbers].sort((a, b) => a - b);
@@ -109,7 +115,9 @@ async function collectTrace(cdp: CDPSession, during: () => Promise<void>): Promi
 /** Sum of main-thread slices whose script is push.js, as the union of their intervals. */
 function pushJsMainThreadMs(events: TraceEvent[]): number {
   const mainThreads = new Set(
-    events.filter((event) => event.ph === 'M' && event.name === 'thread_name' && event.args?.name === 'CrRendererMain').map((event) => `${event.pid}:${event.tid}`),
+    events
+      .filter((event) => event.ph === 'M' && event.name === 'thread_name' && event.args?.name === 'CrRendererMain')
+      .map((event) => `${event.pid}:${event.tid}`),
   );
   const owned = (event: TraceEvent): boolean => {
     const url = event.args?.data?.url ?? event.args?.fileName ?? event.args?.data?.stackTrace?.[0]?.url ?? '';
@@ -201,9 +209,15 @@ function table(title: string, without: LoadCost[], withPush: LoadCost[]): { extr
   const row = (name: string, costs: LoadCost[]) =>
     console.log(
       name.padEnd(30),
-      median(costs.map((cost) => cost.scriptMs)).toFixed(2).padStart(10),
-      median(costs.map((cost) => cost.taskMs)).toFixed(2).padStart(10),
-      median(costs.map((cost) => cost.pushJsMs)).toFixed(2).padStart(13),
+      median(costs.map((cost) => cost.scriptMs))
+        .toFixed(2)
+        .padStart(10),
+      median(costs.map((cost) => cost.taskMs))
+        .toFixed(2)
+        .padStart(10),
+      median(costs.map((cost) => cost.pushJsMs))
+        .toFixed(2)
+        .padStart(13),
       String(median(costs.map((cost) => cost.longTasks))).padStart(11),
     );
   console.log(`\n${title}`);
@@ -213,7 +227,9 @@ function table(title: string, without: LoadCost[], withPush: LoadCost[]): { extr
   const extraScriptMs = median(withPush.map((cost) => cost.scriptMs)) - median(without.map((cost) => cost.scriptMs));
   const pushJsMs = median(withPush.map((cost) => cost.pushJsMs));
   const extraTaskMs = median(withPush.map((cost) => cost.taskMs)) - median(without.map((cost) => cost.taskMs));
-  console.log(`push.js adds ${extraScriptMs.toFixed(2)} ms script time, ${extraTaskMs.toFixed(2)} ms task time; the trace attributes ${pushJsMs.toFixed(2)} ms of main thread to push.js (goal: under 5 ms)`);
+  console.log(
+    `push.js adds ${extraScriptMs.toFixed(2)} ms script time, ${extraTaskMs.toFixed(2)} ms task time; the trace attributes ${pushJsMs.toFixed(2)} ms of main thread to push.js (goal: under 5 ms)`,
+  );
   return { extraScriptMs, pushJsMs };
 }
 
@@ -254,13 +270,17 @@ try {
   const baseline = new Set(withoutRequests.map((request) => request.line));
   const byPushJs = withPushRequests.filter((request) => !baseline.has(request.line) && !/\/push\.js$/.test(request.line));
 
-  console.log(`page cost, example site ${PATH} (calligraphy build), median of ${LOADS} loads each, alternating; Chromium headless, 2 shared cores`);
+  console.log(
+    `page cost, example site ${PATH} (calligraphy build), median of ${LOADS} loads each, alternating; Chromium headless, 2 shared cores`,
+  );
   if (values['host-storage']) console.log('the page itself reads document.cookie and localStorage before push.js runs (--host-storage)');
   const a = table('visitor not subscribed (permission not asked; the prompt waits 5 s and is not counted)', fresh.without, fresh.withPush);
   const b = table(`visitor subscribed and in sync (subscriber ${subscriberId})`, subscribed.without, subscribed.withPush);
   console.log('* main-thread trace slices whose script URL is push.js (compile, evaluate, its callbacks), union of intervals');
   console.log(`\nrequests on a subscribed, in-sync view, watched ${watchMs / 1000} s after load:`);
-  console.log(`  with push.js: ${withPushRequests.length} (${withPushRequests.map((request) => request.line.replace(stack.siteUrl, '')).join(', ')})`);
+  console.log(
+    `  with push.js: ${withPushRequests.length} (${withPushRequests.map((request) => request.line.replace(stack.siteUrl, '')).join(', ')})`,
+  );
   console.log(`  without:      ${withoutRequests.length}`);
   console.log(`requests made by push.js: ${byPushJs.length} (goal: 0)`);
   for (const request of byPushJs) console.log(`  ${request.line}   initiator: ${request.initiator}`);
@@ -273,7 +293,9 @@ try {
       console.log(`  ${ms.toFixed(2).padStart(7)} ms  ${key.padEnd(18)} ${source.slice(column, column + 90)}`);
     }
   }
-  console.log(`\nworst main-thread figure ${worst.toFixed(2)} ms (goal: under 5 ms: ${worst < 5 ? 'met' : 'not met'}); requests ${byPushJs.length} (goal 0: ${byPushJs.length === 0 ? 'met' : 'not met'})`);
+  console.log(
+    `\nworst main-thread figure ${worst.toFixed(2)} ms (goal: under 5 ms: ${worst < 5 ? 'met' : 'not met'}); requests ${byPushJs.length} (goal 0: ${byPushJs.length === 0 ? 'met' : 'not met'})`,
+  );
 } finally {
   await browser.close();
   await gcm.close();

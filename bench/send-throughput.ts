@@ -50,7 +50,9 @@ async function serveDecryptingPushService(): Promise<void> {
     },
   });
   process.send!({ origin: service.origin, ca: service.ca, keys: keys.map(({ p256dh, auth }) => ({ p256dh, auth })) });
-  process.on('message', (round: number) => process.send!({ round, readable: readable.get(round)?.size ?? 0, problems: problems.splice(0) }));
+  process.on('message', (round: number) =>
+    process.send!({ round, readable: readable.get(round)?.size ?? 0, problems: problems.splice(0) }),
+  );
   process.on('disconnect', () => void service.close().then(() => process.exit(0)));
 }
 
@@ -67,8 +69,12 @@ async function main(): Promise<void> {
   const concurrency = Number(values.concurrency);
   const rounds = Number(values.rounds);
   const child = fork(import.meta.filename, ['--serve', '--subscriptions', String(subscriptions)], { stdio: 'inherit' });
-  const { origin, ca, keys: subscriberKeys } = await new Promise<{ origin: string; ca: string; keys: { p256dh: string; auth: string }[] }>(
-    (resolve) => child.once('message', (m) => resolve(m as { origin: string; ca: string; keys: { p256dh: string; auth: string }[] })),
+  const {
+    origin,
+    ca,
+    keys: subscriberKeys,
+  } = await new Promise<{ origin: string; ca: string; keys: { p256dh: string; auth: string }[] }>((resolve) =>
+    child.once('message', (m) => resolve(m as { origin: string; ca: string; keys: { p256dh: string; auth: string }[] })),
   );
   /** Asks the fake service how many messages of `round` it decrypted; throws unless each subscription got one. */
   const checkRound = async (round: number, sender: string): Promise<void> => {
@@ -77,12 +83,18 @@ async function main(): Promise<void> {
       child.send(round);
     });
     if (answer.readable !== subscriptions || answer.problems.length > 0) {
-      throw new Error(`${sender}: the push service decrypted ${answer.readable} of ${subscriptions} messages; ${answer.problems.slice(0, 3).join('; ')}`);
+      throw new Error(
+        `${sender}: the push service decrypted ${answer.readable} of ${subscriptions} messages; ${answer.problems.slice(0, 3).join('; ')}`,
+      );
     }
   };
   const vapid = generateVapidKeyPair();
   const subject = 'mailto:bench@example.com';
-  const payload = JSON.stringify({ title: 'Weekend sale', body: 'Fifty percent off every brush and ink', url: 'https://shop.example/sale' });
+  const payload = JSON.stringify({
+    title: 'Weekend sale',
+    body: 'Fifty percent off every brush and ink',
+    url: 'https://shop.example/sale',
+  });
   let round = 0;
   const targets = (): PushSubscriptionTarget[] => {
     round += 1;
@@ -91,24 +103,26 @@ async function main(): Promise<void> {
   const webPushAgent = new HttpsAgent({ ca, keepAlive: true });
 
   const senders: Record<string, () => Promise<void>> = {
-    'push-kit sendPush': () => pool(targets(), concurrency, async (target) => {
-      const result = await sendPush(target, payload, { vapid, subject, ca, ttl: 3600 });
-      if (result.outcome !== 'delivered') throw new Error(`push-kit: ${JSON.stringify(result)}`);
-    }),
+    'push-kit sendPush': () =>
+      pool(targets(), concurrency, async (target) => {
+        const result = await sendPush(target, payload, { vapid, subject, ca, ttl: 3600 });
+        if (result.outcome !== 'delivered') throw new Error(`push-kit: ${JSON.stringify(result)}`);
+      }),
     'push-kit runCampaign': async () => {
       const store = new InMemoryDeliveryStore();
       targets().forEach((subscription, i) => store.add({ id: String(i), campaignId: 'bench', subscription, payload }));
       const counts = await runCampaign(store, 'bench', { vapid, subject, ca, ttl: 3600, concurrency });
       if (counts.delivered !== subscriptions) throw new Error(`runCampaign delivered ${counts.delivered}`);
     },
-    'web-push sendNotification': () => pool(targets(), concurrency, async (target) => {
-      const response = await webPush.sendNotification(target, payload, {
-        vapidDetails: { subject, publicKey: vapid.publicKey, privateKey: vapid.privateKey },
-        TTL: 3600,
-        agent: webPushAgent,
-      });
-      if (response.statusCode !== 201) throw new Error(`web-push: ${response.statusCode}`);
-    }),
+    'web-push sendNotification': () =>
+      pool(targets(), concurrency, async (target) => {
+        const response = await webPush.sendNotification(target, payload, {
+          vapidDetails: { subject, publicKey: vapid.publicKey, privateKey: vapid.privateKey },
+          TTL: 3600,
+          agent: webPushAgent,
+        });
+        if (response.statusCode !== 201) throw new Error(`web-push: ${response.statusCode}`);
+      }),
   };
 
   const rates: Record<string, number[]> = {};
@@ -125,7 +139,9 @@ async function main(): Promise<void> {
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  console.log(`${subscriptions} subscriptions, concurrency ${concurrency}, median of ${rounds} rounds, fake push service over HTTPS on loopback (each message decrypted and counted)`);
+  console.log(
+    `${subscriptions} subscriptions, concurrency ${concurrency}, median of ${rounds} rounds, fake push service over HTTPS on loopback (each message decrypted and counted)`,
+  );
   const peer = median(rates['web-push sendNotification']!);
   for (const [name, list] of Object.entries(rates)) {
     const rate = median(list);

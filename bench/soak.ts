@@ -39,7 +39,13 @@ const DURATION = Number(values.duration);
 const TIMEOUT = Number(values.timeout);
 const SITES = Number(values.sites);
 const SEEDS = Number(values.seeds);
-for (const [flag, value] of [['--connections', CONNECTIONS], ['--duration', DURATION], ['--timeout', TIMEOUT], ['--sites', SITES], ['--seeds', SEEDS]] as const) {
+for (const [flag, value] of [
+  ['--connections', CONNECTIONS],
+  ['--duration', DURATION],
+  ['--timeout', TIMEOUT],
+  ['--sites', SITES],
+  ['--seeds', SEEDS],
+] as const) {
   if (!Number.isInteger(value) || value < 1) {
     console.error(`soak: ${flag} must be a whole number of at least 1`);
     process.exit(2);
@@ -55,7 +61,16 @@ interface Provider {
 }
 
 async function startProvider(work: string): Promise<Provider> {
-  const args = [join(ROOT, 'bin/push-kit.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--sites', join(work, 'site-configs', '*.json')];
+  const args = [
+    join(ROOT, 'bin/push-kit.js'),
+    'serve',
+    '--port',
+    '0',
+    '--host',
+    '127.0.0.1',
+    '--sites',
+    join(work, 'site-configs', '*.json'),
+  ];
   args.push('--dist', join(work, 'dist'));
   if (postgresUrl) args.push('--database', postgresUrl);
   const child = spawn(process.execPath, args, { cwd: work, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DATABASE_URL: '' } });
@@ -109,8 +124,18 @@ try {
   await fetch(`${provider.url}/dashboard/`).catch(() => undefined);
   const known = await seedSubscribers(provider.url, runId, hashes, SEEDS);
   const memoryBefore = await residentMb(provider.process.pid);
-  console.log(`soak: ${CONNECTIONS} connections for ${DURATION} s (timeout ${TIMEOUT} s) against push-kit serve at ${provider.url}, ${storage}, ${SITES} sites`);
-  const result = await runSyncLoad({ url: provider.url, runId, known, connections: CONNECTIONS, durationSeconds: DURATION, timeoutSeconds: TIMEOUT, distinctSourceAddresses: true });
+  console.log(
+    `soak: ${CONNECTIONS} connections for ${DURATION} s (timeout ${TIMEOUT} s) against push-kit serve at ${provider.url}, ${storage}, ${SITES} sites`,
+  );
+  const result = await runSyncLoad({
+    url: provider.url,
+    runId,
+    known,
+    connections: CONNECTIONS,
+    durationSeconds: DURATION,
+    timeoutSeconds: TIMEOUT,
+    distinctSourceAddresses: true,
+  });
   const memoryAfter = await residentMb(provider.process.pid);
 
   provider.process.kill('SIGTERM');
@@ -120,7 +145,9 @@ try {
   let storedRows = 0;
   try {
     check = await checkInsertsStored(db, result.acceptedInserts);
-    const { rows } = await db.query<{ count: string }>('SELECT count(*) AS count FROM subscribers WHERE site_hash = ANY($1::text[])', [hashes]);
+    const { rows } = await db.query<{ count: string }>('SELECT count(*) AS count FROM subscribers WHERE site_hash = ANY($1::text[])', [
+      hashes,
+    ]);
     storedRows = Number(rows[0]!.count);
   } finally {
     await db.close();
@@ -128,10 +155,17 @@ try {
 
   const problems = loadProblems(result, check);
   if (serveExit !== 0) problems.push(`push-kit serve exited with ${serveExit} after SIGTERM`);
-  console.log(`responses by class: ${Object.entries(result.statusClasses).map(([key, count]) => `${key} ${count}`).join(', ')}`);
+  console.log(
+    `responses by class: ${Object.entries(result.statusClasses)
+      .map(([key, count]) => `${key} ${count}`)
+      .join(', ')}`,
+  );
   console.log(`status codes: ${JSON.stringify(result.statusCodes)}; connection errors ${result.errors}, timeouts ${result.timeouts}`);
-  console.log(`inserts sent ${result.insertsSent}, answered 200 ${check.accepted}; subscribers stored in the run's sites ${storedRows} (${SITES * SEEDS} seeds)`);
-  if (memoryBefore !== undefined) console.log(`provider resident memory: ${memoryBefore} MB before the load, ${memoryAfter ?? '?'} MB after`);
+  console.log(
+    `inserts sent ${result.insertsSent}, answered 200 ${check.accepted}; subscribers stored in the run's sites ${storedRows} (${SITES * SEEDS} seeds)`,
+  );
+  if (memoryBefore !== undefined)
+    console.log(`provider resident memory: ${memoryBefore} MB before the load, ${memoryAfter ?? '?'} MB after`);
   console.log(summaryLine(result, check));
   if (problems.length) {
     console.log(`SOAK FAILED:\n  ${problems.join('\n  ')}`);

@@ -43,7 +43,12 @@ interface SeededSubscriber {
 }
 
 /** Inserts `perSite` subscribers in each site one by one, for the updates and http-syncs of the load. */
-export async function seedSubscribers(url: string, runId: string, hashes: string[], perSite: number): Promise<Map<string, SeededSubscriber[]>> {
+export async function seedSubscribers(
+  url: string,
+  runId: string,
+  hashes: string[],
+  perSite: number,
+): Promise<Map<string, SeededSubscriber[]>> {
   const known = new Map<string, SeededSubscriber[]>();
   for (const hash of hashes) {
     const seeded: SeededSubscriber[] = [];
@@ -153,7 +158,13 @@ export async function runSyncLoad(options: LoadOptions): Promise<LoadResult> {
       insertsSent += 1;
       const endpoint = endpointOf(options.runId, hash, `n${counter}`);
       context.pending = { kind, hash, endpoint };
-      return form({ ...common, action: 'insert', subscription: subscriptionOf(endpoint), subscriptionId: `n${counter}`, userLanguage: 'en-US' });
+      return form({
+        ...common,
+        action: 'insert',
+        subscription: subscriptionOf(endpoint),
+        subscriptionId: `n${counter}`,
+        userLanguage: 'en-US',
+      });
     }
     const subscriber = seeded[counter % seeded.length]!;
     context.pending = { kind, hash, endpoint: subscriber.endpoint };
@@ -189,7 +200,8 @@ export async function runSyncLoad(options: LoadOptions): Promise<LoadResult> {
       refused.push({ kind: pending.kind, body: body.slice(0, 300) });
       return;
     }
-    if (pending.kind === 'insert') acceptedInserts.push({ hash: pending.hash, endpoint: pending.endpoint, subscriberId: reply.subscriberId });
+    if (pending.kind === 'insert')
+      acceptedInserts.push({ hash: pending.hash, endpoint: pending.endpoint, subscriberId: reply.subscriberId });
   };
 
   const undo = options.distinctSourceAddresses ? spreadSourceAddresses() : () => undefined;
@@ -281,13 +293,16 @@ export function loadProblems(result: LoadResult, check: StoredCheck): string[] {
   if (result.statusClasses['5xx']) problems.push(`${result.statusClasses['5xx']} answers 5xx, e.g. ${result.serverErrors.join(' | ')}`);
   if (result.errors) problems.push(`${result.errors} connection errors (${result.timeouts} of them timeouts)`);
   if (result.refused.length) {
-    problems.push(`${result.refused.length} requests answered 200 {status: "failure"}, e.g. ${result.refused[0]!.kind}: ${result.refused[0]!.body}`);
+    problems.push(
+      `${result.refused.length} requests answered 200 {status: "failure"}, e.g. ${result.refused[0]!.kind}: ${result.refused[0]!.body}`,
+    );
   }
   const other4xx = Object.entries(result.statusCodes).filter(([code]) => code.startsWith('4') && code !== '429');
   if (other4xx.length) problems.push(`answers ${other4xx.map(([code, count]) => `${code} x${count}`).join(', ')}`);
   if (check.accepted === 0) problems.push('no insert was accepted');
   if (check.missing.length) problems.push(`${check.missing.length} accepted inserts missing, e.g. ${JSON.stringify(check.missing[0])}`);
-  if (check.duplicated.length) problems.push(`${check.duplicated.length} accepted inserts stored more than once, e.g. ${check.duplicated[0]}`);
+  if (check.duplicated.length)
+    problems.push(`${check.duplicated.length} accepted inserts stored more than once, e.g. ${check.duplicated[0]}`);
   if (check.wrong.length) problems.push(`${check.wrong.length} accepted inserts stored wrongly, e.g. ${check.wrong[0]}`);
   return problems;
 }

@@ -55,9 +55,21 @@ function mixedBodies(known: string[]) {
     }
     if (kind === 1) {
       const index = counter % known.length;
-      return form({ ...common, action: 'update', subscriberId, subscription: subscriptionOf(index), subscriptionId: `sub-${index}-${counter}` });
+      return form({
+        ...common,
+        action: 'update',
+        subscriberId,
+        subscription: subscriptionOf(index),
+        subscriptionId: `sub-${index}-${counter}`,
+      });
     }
-    return form({ ...common, action: 'http-sync', subscriberId, subscription: subscriptionOf(counter % known.length), userLanguage: counter % 2 ? 'fr-FR' : 'en-US' });
+    return form({
+      ...common,
+      action: 'http-sync',
+      subscriberId,
+      subscription: subscriptionOf(counter % known.length),
+      userLanguage: counter % 2 ? 'fr-FR' : 'en-US',
+    });
   };
 }
 
@@ -147,7 +159,14 @@ await rm(work, { recursive: true, force: true });
 
 const floor = results[0]!;
 console.log(`\nsync endpoint, ${CONNECTIONS} connections for ${SECONDS} s each, mix of insert / update / http-sync`);
-console.log('target'.padEnd(40), 'req/s'.padStart(8), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'non-2xx'.padStart(8), 'vs floor'.padStart(9));
+console.log(
+  'target'.padEnd(40),
+  'req/s'.padStart(8),
+  'p50 ms'.padStart(8),
+  'p99 ms'.padStart(8),
+  'non-2xx'.padStart(8),
+  'vs floor'.padStart(9),
+);
 for (const figures of results) {
   console.log(
     figures.name.padEnd(40),

@@ -49,7 +49,7 @@ export async function main(argv: string[]): Promise<number> {
 
   program
     .command('send')
-    .description('Send a notification to a site\'s subscribers')
+    .description("Send a notification to a site's subscribers")
     .requiredOption('--site <name>', 'site name (config base name)')
     .requiredOption('--title <title>', 'notification title')
     .requiredOption('--body <body>', 'notification body')
@@ -57,7 +57,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--segment <segment>', 'only this segment')
     .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
     .option('--key <key>', 'owner API key: the running provider sends (also PUSHKIT_OWNER_KEY)')
-    .option('--provider <url>', 'provider URL for --key (default: the site\'s serverSyncUrl)')
+    .option('--provider <url>', "provider URL for --key (default: the site's serverSyncUrl)")
     .action(async (options) => setExit(await (await import('./commands/send.ts')).runSend(options)));
 
   program

@@ -42,7 +42,10 @@ export const SHOP_FIELDS: Record<string, ValueType> = {
 
 /** JSON.stringify plus the characters that would end a <script> element or a JS line in older engines. */
 export function safeStringLiteral(value: string): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 /** Own-property read, so names like `constructor` or `__proto__` never reach Object.prototype. */
@@ -135,7 +138,12 @@ export function generateCondition(tree: ConditionNode, scope: ConditionScope): s
       const method = operator === 'contains' ? 'includes' : operator;
       return `${as(left, 'string')}.${method}(${as(right, 'string')})`;
     }
-    const type: ValueType = left.type === 'boolean' || right.type === 'boolean' ? 'boolean' : left.type === 'number' || right.type === 'number' ? 'number' : 'string';
+    const type: ValueType =
+      left.type === 'boolean' || right.type === 'boolean'
+        ? 'boolean'
+        : left.type === 'number' || right.type === 'number'
+          ? 'number'
+          : 'string';
     if (type === 'boolean' && operator !== '==' && operator !== '!=') {
       throw new ConditionError(`"${operator}" cannot compare true/false values`, node.column);
     }
@@ -145,7 +153,10 @@ export function generateCondition(tree: ConditionNode, scope: ConditionScope): s
 
   function requireText(value: Emitted, node: Extract<ConditionNode, { type: 'compare' }>): void {
     if (value.type === 'boolean') {
-      throw new ConditionError(`"${node.operator}" needs text on both sides; to negate it write not (... ${node.operator} ...)`, node.column);
+      throw new ConditionError(
+        `"${node.operator}" needs text on both sides; to negate it write not (... ${node.operator} ...)`,
+        node.column,
+      );
     }
   }
 

@@ -78,14 +78,18 @@ export function parseCondition(source: string): ConditionNode {
       next();
       return inner;
     }
-    if (token.kind === 'string') return next(), { type: 'string', value: token.value, column: token.column };
-    if (token.kind === 'number') return next(), { type: 'number', value: token.value, column: token.column };
+    if (token.kind === 'string') return (next(), { type: 'string', value: token.value, column: token.column });
+    if (token.kind === 'number') return (next(), { type: 'number', value: token.value, column: token.column });
     if (token.kind === 'name' && !COMPARE_OPERATORS.has(token.value) && !['and', 'or', 'not'].includes(token.value)) {
       next();
-      if (token.value === 'true' || token.value === 'false') return { type: 'boolean', value: token.value === 'true', column: token.column };
+      if (token.value === 'true' || token.value === 'false')
+        return { type: 'boolean', value: token.value === 'true', column: token.column };
       return { type: 'variable', name: token.value, column: token.column };
     }
-    throw new ConditionError(after ? `expected a value after ${describe(after)}, found ${describe(token)}` : `unexpected ${describe(token)}`, token.column);
+    throw new ConditionError(
+      after ? `expected a value after ${describe(after)}, found ${describe(token)}` : `unexpected ${describe(token)}`,
+      token.column,
+    );
   }
 
   const tree = parseOr();

@@ -34,7 +34,8 @@ export function tokenize(source: string): Token[] {
       i = end.next;
     } else if (/[0-9]/.test(ch) || (ch === '-' && /[0-9]/.test(source[i + 1] ?? ''))) {
       const match = /^-?[0-9]+(?:\.[0-9]+)?/.exec(source.slice(i))![0];
-      if (NAME_START.test(source[i + match.length] ?? '')) throw new ConditionError(`invalid number "${match}${source[i + match.length]}"`, column);
+      if (NAME_START.test(source[i + match.length] ?? ''))
+        throw new ConditionError(`invalid number "${match}${source[i + match.length]}"`, column);
       tokens.push({ kind: 'number', value: Number(match), column, text: match });
       i += match.length;
     } else if (NAME_START.test(ch)) {

@@ -4,12 +4,7 @@ import type { SiteFeatures } from '../runtime/site-module.ts';
 import { compileTriggerExpression } from './trigger-expression.ts';
 
 function isLocalHost(hostname: string): boolean {
-  return (
-    hostname === 'localhost' ||
-    hostname.endsWith('.localhost') ||
-    hostname === '[::1]' ||
-    /^127(\.\d{1,3}){3}$/.test(hostname)
-  );
+  return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 
 /** Browsers treat localhost as a secure context, so only a remote plain-http origin needs the child window. */

@@ -5,9 +5,7 @@ import { ConditionError } from './condition-tokenizer.ts';
 
 export type { ConditionScope } from './condition-codegen.ts';
 
-export type CompiledCondition =
-  | { ok: true; js: string }
-  | { ok: false; message: string; position: number };
+export type CompiledCondition = { ok: true; js: string } | { ok: false; message: string; position: number };
 
 /** Compiles a condition expression into the source of a JS arrow function `(c) => boolean`. */
 export function compileCondition(source: string, scope: ConditionScope): CompiledCondition {

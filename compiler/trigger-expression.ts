@@ -2,7 +2,18 @@
 // as or, so the result is the list of events any one of which shows the prompt.
 export type CompiledTrigger = { ok: true; anyOf: string[] } | { ok: false; message: string; position: number };
 
-export const TRIGGER_EVENTS = ['load', 'click', 'mousedown', 'delay', 'interval', 'leaveIntent', 'scroll', 'subscribe', 'ecom.add_cart', 'ecom.order'] as const;
+export const TRIGGER_EVENTS = [
+  'load',
+  'click',
+  'mousedown',
+  'delay',
+  'interval',
+  'leaveIntent',
+  'scroll',
+  'subscribe',
+  'ecom.add_cart',
+  'ecom.order',
+] as const;
 
 type TriggerToken = { text: string; column: number };
 
@@ -49,7 +60,10 @@ export function compileTriggerExpression(source: string): CompiledTrigger {
       return;
     }
     if (!/^[A-Za-z_]/.test(token.text) || isJoiner(token)) {
-      throw new TriggerError(after ? `expected an event after "${after.text}", found "${token.text}"` : `unexpected "${token.text}"`, token.column);
+      throw new TriggerError(
+        after ? `expected an event after "${after.text}", found "${token.text}"` : `unexpected "${token.text}"`,
+        token.column,
+      );
     }
     if (!(TRIGGER_EVENTS as readonly string[]).includes(token.text)) {
       throw new TriggerError(`unknown trigger event "${token.text}" (known: ${TRIGGER_EVENTS.join(', ')})`, token.column);

@@ -19,7 +19,9 @@ function badUrlCharacter(value: string): string | undefined {
 
 /** URLs are copied into HTML attributes, JSON and code as written: no spaces or control characters. */
 const noUrlWhitespace = (value: string) => badUrlCharacter(value) === undefined;
-const URL_WHITESPACE_RULE = { error: (issue: { input: unknown }) => `must not contain spaces or control characters (found ${badUrlCharacter(String(issue.input))})` };
+const URL_WHITESPACE_RULE = {
+  error: (issue: { input: unknown }) => `must not contain spaces or control characters (found ${badUrlCharacter(String(issue.input))})`,
+};
 
 const httpUrl = z
   .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
@@ -37,10 +39,14 @@ function displayText(min: number, max: number) {
     const control = value.search(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     if (control >= 0) {
       const code = value.charCodeAt(control).toString(16).toUpperCase().padStart(4, '0');
-      ctx.addIssue({ code: 'custom', message: `must not contain control characters other than tab and newline (found U+${code} at character ${control + 1})` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `must not contain control characters other than tab and newline (found U+${code} at character ${control + 1})`,
+      });
     }
     const surrogate = value.search(/[\uD800-\uDFFF]/u);
-    if (surrogate >= 0) ctx.addIssue({ code: 'custom', message: `must be valid Unicode text (a lone surrogate at character ${surrogate + 1})` });
+    if (surrogate >= 0)
+      ctx.addIssue({ code: 'custom', message: `must be valid Unicode text (a lone surrogate at character ${surrogate + 1})` });
   });
 }
 
@@ -120,7 +126,7 @@ const styleSchema = z
     brandingType: z
       .enum(['default', 'custom', 'none'])
       .default('default')
-      .describe('Branding in the prompt footer: push-kit\'s, brandingText, or none.'),
+      .describe("Branding in the prompt footer: push-kit's, brandingText, or none."),
     brandingText: displayText(0, 120).default('Powered by push-kit'),
     isMobileEnabled: z.boolean().default(false).describe('Show the mobile box (with a close button) on phones.'),
     allowTextChildWindow: displayText(1, 40).default('Allow'),
@@ -181,13 +187,18 @@ export const siteConfigSchema = z
         message: 'must be an origin only (scheme, host and port), with no path, query or fragment',
       })
       .transform((value) => (URL.canParse(value) ? new URL(value).origin : value))
-      .describe('The site\'s origin, e.g. https://example.com. http origins get the child window.'),
+      .describe("The site's origin, e.g. https://example.com. http origins get the child window."),
     serverSyncUrl: httpUrl.describe('Base URL of the sync server (syncSubscriptionAction.php, c.gif, ...).'),
     servicesServerURL: httpUrl.optional().describe('Base URL of the services server (/as, /dyn); serverSyncUrl when absent.'),
     manifestUrl: sitePath.default('/manifest.json'),
     swPath: sitePath.default('/sw.js'),
     firefoxSwPath: sitePath.default('/sw-firefox.js'),
-    swScope: z.string().startsWith('/').refine(noUrlWhitespace, URL_WHITESPACE_RULE).default('/').describe('Scope of the push service worker.'),
+    swScope: z
+      .string()
+      .startsWith('/')
+      .refine(noUrlWhitespace, URL_WHITESPACE_RULE)
+      .default('/')
+      .describe('Scope of the push service worker.'),
     notificationClickOrigins: z
       .array(
         httpUrl
@@ -197,11 +208,11 @@ export const siteConfigSchema = z
           .transform((value) => (URL.canParse(value) ? new URL(value).origin : value)),
       )
       .default([])
-      .describe('Origins besides the site\'s own that a notification click may open; any other URL opens the site.'),
+      .describe("Origins besides the site's own that a notification click may open; any other URL opens the site."),
     vapidPublicKey: z
       .string()
       .refine(isP256PublicKey, 'must be url-safe base64 of a 65-byte uncompressed P-256 public key')
-      .describe('The site\'s VAPID public key (RFC 8292), url-safe base64.'),
+      .describe("The site's VAPID public key (RFC 8292), url-safe base64."),
     safariWebsitePushId: z
       .string()
       .regex(/^web(\.[A-Za-z0-9-]+)+$/, 'must look like web.com.example')

@@ -67,7 +67,8 @@ export async function buildSite(configFile: string, outDir: string, options: Bui
     const dir = await writeSiteAtomically(outDir, name, outputs, options.afterWrite);
     return { ok: true, name, dir, files, features, warnings };
   } catch (error) {
-    if (error instanceof SiteModuleError) return { ok: false, name, problems: [{ path: error.path, message: error.message.slice(error.path.length + 2) }] };
+    if (error instanceof SiteModuleError)
+      return { ok: false, name, problems: [{ path: error.path, message: error.message.slice(error.path.length + 2) }] };
     return { ok: false, name, problems: [{ path: '(build)', message: (error as Error).message }] };
   }
 }

@@ -45,7 +45,10 @@ export function pruneCss(css: string, markup: string): string {
   const rules: string[] = [];
   for (const { prelude, body } of blocks) {
     if (prelude.startsWith('@')) continue;
-    const selectors = prelude.split(',').map((selector) => selector.trim()).filter((selector) => [...selector.matchAll(CLASS_SELECTOR)].every(([, name]) => classes.has(name!)));
+    const selectors = prelude
+      .split(',')
+      .map((selector) => selector.trim())
+      .filter((selector) => [...selector.matchAll(CLASS_SELECTOR)].every(([, name]) => classes.has(name!)));
     if (selectors.length) rules.push(`${selectors.join(',')}{${body}}`);
   }
   const kept = rules.join('');

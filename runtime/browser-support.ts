@@ -36,7 +36,11 @@ export function detectSupport(
     if (!match) continue;
     const version = Number(match[1]);
     const failure =
-      version < (mobile ? mobileMinimum : desktopMinimum) ? NOT_SUPPORTED : browser === 'edge' && !site.vapidPublicKey ? NO_EDGE_VAPID_KEY : undefined;
+      version < (mobile ? mobileMinimum : desktopMinimum)
+        ? NOT_SUPPORTED
+        : browser === 'edge' && !site.vapidPublicKey
+          ? NO_EDGE_VAPID_KEY
+          : undefined;
     return { browser, version, mobile, failure };
   }
   if (/Safari\//.test(userAgent) && safariPush) {

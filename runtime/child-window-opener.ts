@@ -20,7 +20,13 @@ export interface ChildWindowMessage {
   pushkit_opt_out?: boolean;
 }
 
-export function openChildWindow(site: SiteModule, uuid: string, action: string, isApiCall: boolean, onMessage: (message: ChildWindowMessage) => void): void {
+export function openChildWindow(
+  site: SiteModule,
+  uuid: string,
+  action: string,
+  isApiCall: boolean,
+  onMessage: (message: ChildWindowMessage) => void,
+): void {
   const url = new URL(site.childWindowUrl, location.href);
   url.searchParams.set('uuid', uuid);
   url.searchParams.set('action', action);

@@ -131,7 +131,9 @@ export async function runChildWindow(): Promise<void> {
     if (answer !== 'granted') return finish({});
     step(3);
     try {
-      const current = describeSubscription(await subscribePush(workerSite, services.local, await activeRegistration(workerSite, browser === 'firefox')));
+      const current = describeSubscription(
+        await subscribePush(workerSite, services.local, await activeRegistration(workerSite, browser === 'firefox')),
+      );
       const synced = await syncAction(services, browser, 'insert', current);
       show('pc-spinner', false);
       finish({ subscribedToWebPush: synced, is_new_user: synced });

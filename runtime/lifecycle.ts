@@ -46,14 +46,16 @@ export interface PushkitApi {
 }
 
 /** Runs `fn`, swallowing anything it throws: nothing of ours may break the host page. */
-const guard = <A extends unknown[]>(fn: (...args: A) => unknown) => (...args: A): void => {
-  try {
-    const result = fn(...args);
-    if (result instanceof Promise) result.catch((error: unknown) => console.debug('pushkit', error));
-  } catch (error) {
-    console.debug('pushkit', error);
-  }
-};
+const guard =
+  <A extends unknown[]>(fn: (...args: A) => unknown) =>
+  (...args: A): void => {
+    try {
+      const result = fn(...args);
+      if (result instanceof Promise) result.catch((error: unknown) => console.debug('pushkit', error));
+    } catch (error) {
+      console.debug('pushkit', error);
+    }
+  };
 
 export function doNotShowActive(services: RuntimeServices): boolean {
   return Number(services.local.get(DO_NOT_SHOW)) > Date.now();
@@ -68,7 +70,9 @@ export function startRuntime(site: SiteModule): PushkitApi {
   const firefox = browser === 'firefox';
   const onSafari = PK_FEATURES.safari && browser === 'safari' && !!safariPush;
   const viaChildWindow = PK_FEATURES.childWindow && !onSafari && !('serviceWorker' in navigator);
-  const pushCapable = !support.failure && (onSafari || viaChildWindow || ('serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window));
+  const pushCapable =
+    !support.failure &&
+    (onSafari || viaChildWindow || ('serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window));
   const listeners = { success: [] as Listener[], failure: [] as Listener[], shown: [] as Listener[] };
   const notify = (list: Listener[], ...args: unknown[]): void => list.forEach((fn) => guard(fn as (...a: unknown[]) => void)(...args));
   let uuid = '';
@@ -126,7 +130,8 @@ export function startRuntime(site: SiteModule): PushkitApi {
     if (busy) return;
     busy = true;
     try {
-      if (PK_FEATURES.childWindow && viaChildWindow) openChildWindow(site, uuid, 'subscribe', isApiCall, (message) => applyChildWindowMessage(services, message, outcome));
+      if (PK_FEATURES.childWindow && viaChildWindow)
+        openChildWindow(site, uuid, 'subscribe', isApiCall, (message) => applyChildWindowMessage(services, message, outcome));
       else await nativeOptIn();
     } finally {
       busy = false;
@@ -147,7 +152,11 @@ export function startRuntime(site: SiteModule): PushkitApi {
   const offer = (isApiCall: boolean): void => {
     apiCall = isApiCall;
     const kind: PromptKind =
-      PK_FEATURES.brandingModal && site.prompts.brandingModal ? 'modal' : PK_FEATURES.mobileBox && support.mobile && site.prompts.mobileBox ? 'mobile' : 'chicklet';
+      PK_FEATURES.brandingModal && site.prompts.brandingModal
+        ? 'modal'
+        : PK_FEATURES.mobileBox && support.mobile && site.prompts.mobileBox
+          ? 'mobile'
+          : 'chicklet';
     if (prompts.show(kind)) notify(listeners.shown);
     else void optInNow(isApiCall);
   };
@@ -222,7 +231,11 @@ export function startRuntime(site: SiteModule): PushkitApi {
     }
     if (PK_FEATURES.trackingConsent) await fetchConsent(services, browser);
     if (!subscribed && permissionNow() !== 'denied' && !doNotShowActive(services) && site.urlQualifies(location.href)) {
-      watchTriggers(site.triggers, guard(() => permissionNow() !== 'denied' && offer(false)), services);
+      watchTriggers(
+        site.triggers,
+        guard(() => permissionNow() !== 'denied' && offer(false)),
+        services,
+      );
     }
   }
 

@@ -14,7 +14,10 @@ export interface Prompts {
 }
 
 /** `onAction(kind, action, consent)`: consent is the checkbox state, or undefined without a checkbox. */
-export function createPrompts(markup: PromptMarkup, onAction: (kind: PromptKind, action: PromptAction, consent?: boolean) => void): Prompts {
+export function createPrompts(
+  markup: PromptMarkup,
+  onAction: (kind: PromptKind, action: PromptAction, consent?: boolean) => void,
+): Prompts {
   let container: HTMLElement | undefined;
   let focusBefore: Element | null = null;
 
@@ -22,7 +25,14 @@ export function createPrompts(markup: PromptMarkup, onAction: (kind: PromptKind,
     if (!container) {
       container = document.createElement('div');
       container.id = 'pushkit-prompts';
-      container.innerHTML = [markup.chicklet, markup.contextBox, markup.alreadySubscribed, markup.blocked, markup.brandingModal, markup.mobileBox].join('');
+      container.innerHTML = [
+        markup.chicklet,
+        markup.contextBox,
+        markup.alreadySubscribed,
+        markup.blocked,
+        markup.brandingModal,
+        markup.mobileBox,
+      ].join('');
       try {
         // A constructed stylesheet is outside the page's Content-Security-Policy, so a strict style-src needs no
         // 'unsafe-inline'; browsers without one (Safari < 16.4, Firefox < 101) get a <style> element instead.
@@ -39,7 +49,11 @@ export function createPrompts(markup: PromptMarkup, onAction: (kind: PromptKind,
         const owner = button?.closest('[data-pk]');
         if (!button || !owner) return;
         const checkbox = owner.querySelector<HTMLInputElement>('input[data-pk-consent]');
-        onAction(owner.getAttribute('data-pk') as PromptKind, button.getAttribute('data-pk-action') as PromptAction, checkbox ? checkbox.checked : undefined);
+        onAction(
+          owner.getAttribute('data-pk') as PromptKind,
+          button.getAttribute('data-pk-action') as PromptAction,
+          checkbox ? checkbox.checked : undefined,
+        );
       });
       container.addEventListener('keydown', (event) => {
         const modal = container?.querySelector('[data-pk="modal"]');

@@ -71,9 +71,16 @@ export function describeSubscription(subscription: PushSubscription): CurrentSub
 }
 
 /** Subscribes with the VAPID key; when that fails, retries once with the manifest's sender id. */
-export async function subscribePush(site: SiteModule, local: KeyValueStore, registration: ServiceWorkerRegistration): Promise<PushSubscription> {
+export async function subscribePush(
+  site: SiteModule,
+  local: KeyValueStore,
+  registration: ServiceWorkerRegistration,
+): Promise<PushSubscription> {
   try {
-    return await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: urlBase64ToBytes(site.vapidPublicKey) as BufferSource });
+    return await registration.pushManager.subscribe({
+      userVisibleOnly: true,
+      applicationServerKey: urlBase64ToBytes(site.vapidPublicKey) as BufferSource,
+    });
   } catch (error) {
     const senderId = site.vapidPublicKey ? await manifestSenderId(site.manifestUrl) : undefined;
     if (!senderId) throw error;

@@ -6,7 +6,18 @@ import { storedTags } from './tags.ts';
 
 const VISITS_KEY = 'pushkit_visits';
 const SESSION_START_KEY = 'pushkit_session_start';
-const EVENT_KINDS = ['load', 'click', 'mousedown', 'delay', 'interval', 'leaveIntent', 'scroll', 'subscribe', 'ecom.add_cart', 'ecom.order'];
+const EVENT_KINDS = [
+  'load',
+  'click',
+  'mousedown',
+  'delay',
+  'interval',
+  'leaveIntent',
+  'scroll',
+  'subscribe',
+  'ecom.add_cart',
+  'ecom.order',
+];
 
 export const segmentMarkerKey = (sid: SegmentId): string => 'wingifySegment-' + sid;
 export const retrySegmentKey = (sid: SegmentId): string => 'wingifyRetrySegment-' + sid;
@@ -95,15 +106,19 @@ export function startSegments(services: RuntimeServices): void {
       void joinOnce(services, sid, vn).then((joined) => joined && services.local.remove(retrySegmentKey(sid)));
     };
     for (const { sid, vn } of site.clickSegments) if (services.local.get(retrySegmentKey(sid))) join(sid, vn);
-    document.addEventListener('click', (event) => {
-      const target = event.target as Element | null;
-      for (const { sid, vn, selector } of site.clickSegments) {
-        try {
-          if (target?.closest?.(selector)) join(sid, vn);
-        } catch {
-          // An invalid selector must not break the host page's clicks.
+    document.addEventListener(
+      'click',
+      (event) => {
+        const target = event.target as Element | null;
+        for (const { sid, vn, selector } of site.clickSegments) {
+          try {
+            if (target?.closest?.(selector)) join(sid, vn);
+          } catch {
+            // An invalid selector must not break the host page's clicks.
+          }
         }
-      }
-    }, true);
+      },
+      true,
+    );
   }
 }

@@ -10,9 +10,20 @@ const ORDER_PAGE = /checkouts\/([^/?#]+)/;
 const CART_POSTED_KEY = 'pushkit_cart_posted';
 
 interface CartItem {
-  product_id: unknown; title: unknown; price: number; sku: unknown; product_type: unknown; url: unknown; vendor: unknown; quantity: unknown;
+  product_id: unknown;
+  title: unknown;
+  price: number;
+  sku: unknown;
+  product_type: unknown;
+  url: unknown;
+  vendor: unknown;
+  quantity: unknown;
 }
-interface Cart { items: CartItem[]; total_price: number; item_count: number }
+interface Cart {
+  items: CartItem[];
+  total_price: number;
+  item_count: number;
+}
 
 /** Cart event data of the last added item (Shopify's cart: prices in cents). */
 export function cartEventData(cart: Cart): Record<string, unknown> {
@@ -88,12 +99,16 @@ export function startShop(services: RuntimeServices): void {
     const postedAt = Number(services.session.get(CART_POSTED_KEY));
     if (postedAt) setTimeout(readCart, Math.min(Math.max(postedAt + CART_READ_DELAY_MS - Date.now(), 0), CART_READ_DELAY_MS));
   };
-  document.addEventListener('submit', (event) => {
-    const form = event.target as HTMLFormElement | null;
-    if (!form || !String(form.getAttribute?.('action') ?? '').includes('/cart/add')) return;
-    services.session.set(CART_POSTED_KEY, String(Date.now()));
-    scheduleCartRead();
-  }, true);
+  document.addEventListener(
+    'submit',
+    (event) => {
+      const form = event.target as HTMLFormElement | null;
+      if (!form || !String(form.getAttribute?.('action') ?? '').includes('/cart/add')) return;
+      services.session.set(CART_POSTED_KEY, String(Date.now()));
+      scheduleCartRead();
+    },
+    true,
+  );
   scheduleCartRead();
 
   const orderId = ORDER_PAGE.exec(location.pathname)?.[1];

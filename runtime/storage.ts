@@ -19,7 +19,9 @@ export const webStore = (pick: () => Storage): KeyValueStore => ({
 export const cookieStore: CookieStore = {
   get(name) {
     const prefix = name + '=';
-    const found = safely(() => document.cookie, '').split('; ').find((part) => part.startsWith(prefix));
+    const found = safely(() => document.cookie, '')
+      .split('; ')
+      .find((part) => part.startsWith(prefix));
     return found === undefined ? null : safely(() => decodeURIComponent(found.slice(prefix.length)), null);
   },
   set(name, value, days) {

@@ -71,7 +71,12 @@ export function decideUpdate(stored: StoredState, current: CurrentSubscription, 
 /** The push service's registration id: the last path segment of the endpoint. */
 export const subscriptionIdOf = (endpoint: string): string => decodeURIComponent(endpoint.slice(endpoint.lastIndexOf('/') + 1));
 
-export function syncPayload(services: RuntimeServices, browser: BrowserName, action: SyncAction, current?: CurrentSubscription): QueryParams {
+export function syncPayload(
+  services: RuntimeServices,
+  browser: BrowserName,
+  action: SyncAction,
+  current?: CurrentSubscription,
+): QueryParams {
   const { site, local } = services;
   const stored = readState(services);
   const { subscriptionId, endpoint, subscription } = current || ({} as Partial<CurrentSubscription>);
@@ -86,7 +91,7 @@ export function syncPayload(services: RuntimeServices, browser: BrowserName, act
     hash: site.hash,
     subscription: subscription ? JSON.stringify(subscription) : '',
     subscriberId: stored.subscriberId || '',
-    previousSubscriptionId: stored.subscriptionId !== subscriptionId && stored.subscriptionId || '',
+    previousSubscriptionId: (stored.subscriptionId !== subscriptionId && stored.subscriptionId) || '',
     subscriptionId: subscriptionId || stored.subscriptionId || '',
     subscriptionEndPoint: endpoint || stored.endpoint || '',
     action,
@@ -127,12 +132,20 @@ const clearSubscriber = (services: RuntimeServices): void => {
  * becomes true and the status subscribed (or unsubscribed, with the stored data cleared); on error the db
  * status becomes false. The subscription id and endpoint are saved either way, except on unsubscribe.
  */
-export async function syncAction(services: RuntimeServices, browser: BrowserName, action: SyncAction, current?: CurrentSubscription): Promise<boolean> {
+export async function syncAction(
+  services: RuntimeServices,
+  browser: BrowserName,
+  action: SyncAction,
+  current?: CurrentSubscription,
+): Promise<boolean> {
   const { local } = services;
   const unsubscribing = action === 'unsubscribe-ui' || action === 'unsubscribe-native';
   let ok = false;
   try {
-    const reply = (await services.postForm(syncUrl(services), syncPayload(services, browser, action, current))) as { status?: unknown; subscriberId?: unknown } | null;
+    const reply = (await services.postForm(syncUrl(services), syncPayload(services, browser, action, current))) as {
+      status?: unknown;
+      subscriberId?: unknown;
+    } | null;
     const subscriberId = valid(typeof reply?.subscriberId === 'string' ? reply.subscriberId : undefined, SUBSCRIBER_ID_PATTERN);
     if (reply?.status !== 'success' || (!unsubscribing && !subscriberId)) throw new Error('sync ' + action + ' failed');
     ok = true;

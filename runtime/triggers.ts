@@ -24,7 +24,11 @@ export function watchTriggers(triggers: TriggerConfig, fire: () => void, service
   if (services.optedOut()) return;
   const kinds = triggers.anyOf;
   const store = PK_FEATURES.triggerPersist
-    ? triggers.persist === 'always' ? services.local : triggers.persist === 'session' ? services.session : undefined
+    ? triggers.persist === 'always'
+      ? services.local
+      : triggers.persist === 'session'
+        ? services.session
+        : undefined
     : undefined;
   let fired = false;
   const fireOnce = (): void => {
@@ -56,14 +60,18 @@ export function watchTriggers(triggers: TriggerConfig, fire: () => void, service
   if (PK_FEATURES.triggerClick || PK_FEATURES.triggerMousedown) {
     const onMatch = (type: string, selector: string | undefined): void => {
       if (!has(type)) return;
-      document.addEventListener(type, (event) => {
-        const target = event.target as Element | null;
-        try {
-          if (!selector || target?.closest?.(selector)) happened(type);
-        } catch {
-          // An invalid selector must not break the host page's clicks.
-        }
-      }, true);
+      document.addEventListener(
+        type,
+        (event) => {
+          const target = event.target as Element | null;
+          try {
+            if (!selector || target?.closest?.(selector)) happened(type);
+          } catch {
+            // An invalid selector must not break the host page's clicks.
+          }
+        },
+        true,
+      );
     };
     if (PK_FEATURES.triggerClick) onMatch('click', triggers.clickSelector);
     if (PK_FEATURES.triggerMousedown) onMatch('mousedown', triggers.mousedownSelector);

@@ -11,7 +11,9 @@ interface PendingLink {
 }
 
 const newUuid = (): string =>
-  typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+  typeof crypto.randomUUID === 'function'
+    ? crypto.randomUUID()
+    : Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
 
 function pendingLink(services: RuntimeServices): PendingLink | undefined {
   try {
@@ -31,10 +33,19 @@ export async function visitorUuid(services: RuntimeServices, browserType: string
   const uuid = fromUrl ?? stored ?? newUuid();
   if (uuid !== stored) services.cookies.set(UUID_COOKIE, uuid, UUID_DAYS);
   const subscriberId = services.subscriberId();
-  const link = fromUrl && subscriberId && fromUrl !== subscriberId ? { previousSubscriberId: subscriberId, subscriberId: fromUrl } : pendingLink(services);
+  const link =
+    fromUrl && subscriberId && fromUrl !== subscriberId
+      ? { previousSubscriberId: subscriberId, subscriberId: fromUrl }
+      : pendingLink(services);
   if (link) {
     try {
-      const reply = (await services.postForm(syncUrl(services), { hash: services.site.hash, browserType, previousSubscriberId: link.previousSubscriberId, subscriberId: link.subscriberId, action: 'update-subscriberId' })) as { status?: unknown } | null;
+      const reply = (await services.postForm(syncUrl(services), {
+        hash: services.site.hash,
+        browserType,
+        previousSubscriberId: link.previousSubscriberId,
+        subscriberId: link.subscriberId,
+        action: 'update-subscriberId',
+      })) as { status?: unknown } | null;
       if (reply?.status !== 'success') throw new Error('update-subscriberId failed');
       services.local.remove(UPDATE_SUBSCRIBER_ID);
     } catch (error) {

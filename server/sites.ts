@@ -23,7 +23,10 @@ export interface LoadedSites {
 }
 
 function patternToRegExp(pattern: string): RegExp {
-  const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
+  const escaped = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '[^/]*')
+    .replace(/\?/g, '[^/]');
   return new RegExp(`^${escaped}$`);
 }
 
@@ -40,7 +43,10 @@ async function expand(glob: string): Promise<string[]> {
   } catch {
     return [];
   }
-  return entries.filter((entry) => matcher.test(entry)).sort().map((entry) => join(dir, entry));
+  return entries
+    .filter((entry) => matcher.test(entry))
+    .sort()
+    .map((entry) => join(dir, entry));
 }
 
 export async function loadSites(globs: string[], distDir: string): Promise<LoadedSites> {

@@ -52,6 +52,7 @@ step() {
 step "JSON Schema is current" npx tsx config/write-json-schema.ts --check
 step "typecheck" npm run -s typecheck
 step "lint" npm run -s lint
+step "formatting (Prettier)" npm run -s format:check
 mkdir -p tests/artifacts
 step "unit tests" npx vitest run tests/unit --reporter=default --reporter=json --outputFile.json=tests/artifacts/unit.json
 step "integration tests" npx vitest run tests/integration --reporter=default --reporter=json --outputFile.json=tests/artifacts/integration.json

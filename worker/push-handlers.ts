@@ -42,7 +42,10 @@ export function readPayload(data: { json(): unknown; text(): string } | null | u
 }
 
 /** The title and options of the notification for a payload; a missing title falls back to the company name. */
-export function notificationFor(payload: PushPayload, site: WorkerSiteModule): { title: string; options: NotificationOptions & Record<string, unknown> } {
+export function notificationFor(
+  payload: PushPayload,
+  site: WorkerSiteModule,
+): { title: string; options: NotificationOptions & Record<string, unknown> } {
   const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() ? value : undefined);
   const actions = Array.isArray(payload.actions) ? payload.actions.filter((action) => text(action?.action) && text(action?.title)) : [];
   const data: NotificationData = {
@@ -59,7 +62,9 @@ export function notificationFor(payload: PushPayload, site: WorkerSiteModule): {
       badge: text(payload.badge),
       // A campaign's copy sent twice (a sender killed before it saved the push service's answer) replaces the
       // first on the device instead of showing the message again.
-      tag: text(payload.tag) ?? (payload.campaignId === undefined || payload.campaignId === null ? undefined : `pushkit-campaign-${payload.campaignId}`),
+      tag:
+        text(payload.tag) ??
+        (payload.campaignId === undefined || payload.campaignId === null ? undefined : `pushkit-campaign-${payload.campaignId}`),
       requireInteraction: payload.requireInteraction === true,
       actions: actions.map(({ action, title, icon }) => ({ action, title, icon })),
       data,
@@ -144,13 +149,20 @@ export function installPushHandlers(scope: ServiceWorkerGlobalScope, site: Worke
   // The browser renewed (or dropped) the subscription: subscribe again with the site's key and move the
   // subscriber's registration on the provider (update-google-registration-id).
   scope.addEventListener('pushsubscriptionchange', (event) => {
-    const change = event as Event & { oldSubscription?: PushSubscription | null; newSubscription?: PushSubscription | null; waitUntil(p: Promise<unknown>): void };
+    const change = event as Event & {
+      oldSubscription?: PushSubscription | null;
+      newSubscription?: PushSubscription | null;
+      waitUntil(p: Promise<unknown>): void;
+    };
     change.waitUntil(
       (async () => {
         const previous = change.oldSubscription?.endpoint ?? (await readSubscription())?.endpoint;
         const renewed =
           change.newSubscription ??
-          (await scope.registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: urlBase64ToBytes(site.vapidPublicKey) as BufferSource }));
+          (await scope.registration.pushManager.subscribe({
+            userVisibleOnly: true,
+            applicationServerKey: urlBase64ToBytes(site.vapidPublicKey) as BufferSource,
+          }));
         const json = renewed.toJSON() as { endpoint: string; keys?: Record<string, string> };
         const idOf = (url: string): string => decodeURIComponent(url.slice(url.lastIndexOf('/') + 1));
         const form = new URLSearchParams({
@@ -162,7 +174,7 @@ export function installPushHandlers(scope: ServiceWorkerGlobalScope, site: Worke
           subscriptionEndPoint: renewed.endpoint,
           vapidPublicKey: site.vapidPublicKey,
           browserType,
-          firefoxEncryptionKey: browserType === 'firefox' ? json.keys?.p256dh ?? '' : '',
+          firefoxEncryptionKey: browserType === 'firefox' ? (json.keys?.p256dh ?? '') : '',
           origin: site.origin,
         });
         await fetch(site.serverSyncUrl + '/syncSubscriptionAction.php', { method: 'POST', body: form });

@@ -36,13 +36,19 @@ function portOf(url: string): number {
  */
 async function ensureVapidKey(name: string, publicKey: string): Promise<string | undefined> {
   const file = keyFilePath(STATE_DIR, name);
-  const exists = await access(file).then(() => true, () => false);
+  const exists = await access(file).then(
+    () => true,
+    () => false,
+  );
   if (exists) {
     const keys = await readVapidKeyFile(file);
-    return keys.publicKey === publicKey ? undefined : `${file} does not hold the private key of the config's vapidPublicKey: sending will fail`;
+    return keys.publicKey === publicKey
+      ? undefined
+      : `${file} does not hold the private key of the config's vapidPublicKey: sending will fail`;
   }
   const demo = JSON.parse(await readFile(DEMO_KEY_FILE, 'utf8')) as { publicKey: string; privateKey: string };
-  if (demo.publicKey !== publicKey) return `no ${file}: sending will fail until the site's private VAPID key is there (push-kit init writes it)`;
+  if (demo.publicKey !== publicKey)
+    return `no ${file}: sending will fail until the site's private VAPID key is there (push-kit init writes it)`;
   await writeVapidKeyFile(file, demo);
   return undefined;
 }
@@ -78,7 +84,9 @@ export async function runDev(configFile: string, options: DevOptions = {}): Prom
   });
 
   console.log(`\n  example site  ${site.config.origin}/`);
-  console.log(`  provider      ${site.config.serverSyncUrl}/ (${process.env.DATABASE_URL ? 'PostgreSQL' : `embedded database ${STATE_DIR}/db`})`);
+  console.log(
+    `  provider      ${site.config.serverSyncUrl}/ (${process.env.DATABASE_URL ? 'PostgreSQL' : `embedded database ${STATE_DIR}/db`})`,
+  );
   console.log(`  dashboard     ${site.config.serverSyncUrl}/dashboard/`);
   if (ownerKey) console.log(`  owner API key for ${site.name} (shown once): ${ownerKey}`);
   console.log(

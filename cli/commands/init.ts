@@ -1,13 +1,6 @@
 // `push-kit init`: the Ink wizard on a terminal, or `--yes` / `--answers FILE` for CI.
 import { readFile } from 'node:fs/promises';
-import {
-  defaultAnswers,
-  PROMPT_STYLES,
-  slugify,
-  validateAllAnswers,
-  type AnswerName,
-  type WizardAnswers,
-} from '../wizard/answers.ts';
+import { defaultAnswers, PROMPT_STYLES, slugify, validateAllAnswers, type AnswerName, type WizardAnswers } from '../wizard/answers.ts';
 import { fileExists, nextStepsText, siteConfigPath, writeSite } from '../wizard/write-site.ts';
 
 export interface InitOptions {
@@ -52,9 +45,7 @@ async function runNonInteractive(options: InitOptions): Promise<number> {
   return 0;
 }
 
-const STRING_ANSWERS: AnswerName[] = [
-  'companyName', 'name', 'origin', 'serverSyncUrl', 'offerText', 'allowText', 'segmentCondition',
-];
+const STRING_ANSWERS: AnswerName[] = ['companyName', 'name', 'origin', 'serverSyncUrl', 'offerText', 'allowText', 'segmentCondition'];
 const BOOLEAN_ANSWERS: AnswerName[] = ['trackingConsent', 'shopConnected'];
 const LIST_ANSWERS: AnswerName[] = ['includeUrls', 'excludeUrls'];
 

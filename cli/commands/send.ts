@@ -54,7 +54,9 @@ async function sendThroughProvider(options: SendOptions, siteName: string, provi
     body: JSON.stringify({ title: options.title, body: options.body, url: options.url, segment: options.segment }),
   });
   const recipients = created.recipients ?? 0;
-  console.log(`campaign ${created.campaignId}: ${recipients} recipient${recipients === 1 ? '' : 's'} (sent by the provider at ${provider})`);
+  console.log(
+    `campaign ${created.campaignId}: ${recipients} recipient${recipients === 1 ? '' : 's'} (sent by the provider at ${provider})`,
+  );
   const tty = process.stdout.isTTY === true;
   for (;;) {
     const { campaign } = await call(`${base}/${created.campaignId}`);
@@ -62,7 +64,9 @@ async function sendThroughProvider(options: SendOptions, siteName: string, provi
     if (tty) process.stdout.write(`\r${progressBar(campaign.recipients - campaign.pending, campaign.recipients)}`);
     if (campaign.status === 'done' || campaign.pending === 0) {
       if (tty) process.stdout.write('\n');
-      console.log(`sent to ${campaign.recipients}: ${campaign.delivered} delivered, ${campaign.expired} expired, ${campaign.failed} failed`);
+      console.log(
+        `sent to ${campaign.recipients}: ${campaign.delivered} delivered, ${campaign.expired} expired, ${campaign.failed} failed`,
+      );
       return campaign.failed > 0 ? 1 : 0;
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -113,7 +117,9 @@ export async function runSend(options: SendOptions): Promise<number> {
     const inUse = /is in use by process/.test((error as Error).message);
     throw new CliError(
       `cannot open the database: ${(error as Error).message}` +
-        (inUse ? `\n  A provider is running on it: let it send, with the site's owner key: push-kit send --site ${site.name} ... --key <owner key>` : ''),
+        (inUse
+          ? `\n  A provider is running on it: let it send, with the site's owner key: push-kit send --site ${site.name} ... --key <owner key>`
+          : ''),
       'E_DATABASE',
     );
   }

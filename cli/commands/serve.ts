@@ -22,7 +22,8 @@ export interface ServeOptions {
 
 function portNumber(value: string): number {
   const port = Number(value);
-  if (!/^\d+$/.test(value) || port < 0 || port > 65535) throw new CliError(`--port: "${value}" is not a port number (0 to 65535)`, 'E_PORT');
+  if (!/^\d+$/.test(value) || port < 0 || port > 65535)
+    throw new CliError(`--port: "${value}" is not a port number (0 to 65535)`, 'E_PORT');
   return port;
 }
 
@@ -79,7 +80,11 @@ export async function runServe(options: ServeOptions): Promise<number> {
     if (key) console.log(`  owner key for ${site.name} (shown once, keep it secret): ${key}`);
   }
 
-  const shownHost = ['0.0.0.0', '::'].includes(options.host) ? 'localhost' : options.host.includes(':') ? `[${options.host}]` : options.host;
+  const shownHost = ['0.0.0.0', '::'].includes(options.host)
+    ? 'localhost'
+    : options.host.includes(':')
+      ? `[${options.host}]`
+      : options.host;
   console.log(`  owner dashboard: http://${shownHost}:${boundPort}/dashboard/`);
   prepareDashboard((line) => console.log(line));
 

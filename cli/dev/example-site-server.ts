@@ -67,7 +67,16 @@ export interface ShopOrder {
   tax: number;
   discount: number;
   coupon: string;
-  items: Array<{ pId: string; pName: string; pPrice: number; pVariant: string; pSku: string; pBrand: string; pQuant: number; pImgUrl: string }>;
+  items: Array<{
+    pId: string;
+    pName: string;
+    pPrice: number;
+    pVariant: string;
+    pSku: string;
+    pBrand: string;
+    pQuant: number;
+    pImgUrl: string;
+  }>;
 }
 
 function cartJson(cart: Cart) {

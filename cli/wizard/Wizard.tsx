@@ -50,7 +50,9 @@ export function Wizard({ dir, force, onExit }: WizardProps) {
     const onAnswer = (changes: Partial<WizardAnswers>) => {
       setAnswers((current) => ({ ...current, ...changes }));
       const next = stage.index + 1;
-      setStage(stage.backToSummary || next >= QUESTIONS.length ? { kind: 'summary' } : { kind: 'question', index: next, backToSummary: false });
+      setStage(
+        stage.backToSummary || next >= QUESTIONS.length ? { kind: 'summary' } : { kind: 'question', index: next, backToSummary: false },
+      );
     };
     return (
       <Box flexDirection="column">

@@ -13,7 +13,8 @@ const TTL_CHOICES = [
 const URGENCIES: Urgency[] = ['very-low', 'low', 'normal', 'high'];
 
 type Audience = 'all' | 'segment' | 'subscriber';
-type Stage = { name: 'edit' } | { name: 'confirm'; recipients: number } | { name: 'sending'; campaignId: string; campaign: Campaign | null };
+type Stage =
+  { name: 'edit' } | { name: 'confirm'; recipients: number } | { name: 'sending'; campaignId: string; campaign: Campaign | null };
 
 interface Draft {
   title: string;
@@ -55,7 +56,8 @@ function problemsOf(draft: Draft): Record<string, string> {
     if (problem) problems[`button${index}url`] = problem;
   });
   if (draft.audience === 'segment' && !draft.segment) problems.segment = 'choose a segment';
-  if (draft.audience === 'subscriber' && !/^[A-Za-z0-9_.:-]{1,128}$/.test(draft.subscriberId.trim())) problems.subscriberId = 'enter a subscriber id';
+  if (draft.audience === 'subscriber' && !/^[A-Za-z0-9_.:-]{1,128}$/.test(draft.subscriberId.trim()))
+    problems.subscriberId = 'enter a subscriber id';
   return problems;
 }
 
@@ -179,7 +181,11 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
   };
 
   const audienceText =
-    draft.audience === 'segment' ? `the segment ${draft.segment}` : draft.audience === 'subscriber' ? `subscriber ${draft.subscriberId.trim()}` : 'all subscribers';
+    draft.audience === 'segment'
+      ? `the segment ${draft.segment}`
+      : draft.audience === 'subscriber'
+        ? `subscriber ${draft.subscriberId.trim()}`
+        : 'all subscribers';
   const preview = (
     <NotificationPreview
       title={draft.title}
@@ -200,7 +206,11 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
         <div className="columns">
           <section className="card" aria-labelledby="progress-title" aria-live="polite">
             <h2 id="progress-title">{draft.title}</h2>
-            {error && <p className="error" role="alert">{error}</p>}
+            {error && (
+              <p className="error" role="alert">
+                {error}
+              </p>
+            )}
             {campaign && (
               <>
                 <label htmlFor="send-progress">
@@ -255,20 +265,56 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
       <div className="columns">
         <form className="card compose" onSubmit={review} noValidate aria-label="Notification">
           <Field id="title" label="Title" problem={shown.title}>
-            <input id="title" value={draft.title} maxLength={200} onChange={(e) => set('title', e.target.value)} aria-invalid={!!shown.title} aria-describedby={describedBy('title')} />
+            <input
+              id="title"
+              value={draft.title}
+              maxLength={200}
+              onChange={(e) => set('title', e.target.value)}
+              aria-invalid={!!shown.title}
+              aria-describedby={describedBy('title')}
+            />
           </Field>
           <Field id="body" label="Message" problem={shown.body}>
-            <textarea id="body" rows={3} value={draft.body} maxLength={1000} onChange={(e) => set('body', e.target.value)} aria-invalid={!!shown.body} aria-describedby={describedBy('body')} />
+            <textarea
+              id="body"
+              rows={3}
+              value={draft.body}
+              maxLength={1000}
+              onChange={(e) => set('body', e.target.value)}
+              aria-invalid={!!shown.body}
+              aria-describedby={describedBy('body')}
+            />
           </Field>
           <Field id="url" label="Opens (URL)" problem={shown.url} hint="The page a click opens; pages of other sites are not opened.">
-            <input id="url" type="url" value={draft.url} onChange={(e) => set('url', e.target.value)} aria-invalid={!!shown.url} aria-describedby={describedBy('url') ?? 'url-hint'} />
+            <input
+              id="url"
+              type="url"
+              value={draft.url}
+              onChange={(e) => set('url', e.target.value)}
+              aria-invalid={!!shown.url}
+              aria-describedby={describedBy('url') ?? 'url-hint'}
+            />
           </Field>
           <div className="field-row">
             <Field id="icon" label="Icon (URL)" problem={shown.icon}>
-              <input id="icon" type="url" value={draft.icon} onChange={(e) => set('icon', e.target.value)} aria-invalid={!!shown.icon} aria-describedby={describedBy('icon')} />
+              <input
+                id="icon"
+                type="url"
+                value={draft.icon}
+                onChange={(e) => set('icon', e.target.value)}
+                aria-invalid={!!shown.icon}
+                aria-describedby={describedBy('icon')}
+              />
             </Field>
             <Field id="image" label="Image (URL, optional)" problem={shown.image}>
-              <input id="image" type="url" value={draft.image} onChange={(e) => set('image', e.target.value)} aria-invalid={!!shown.image} aria-describedby={describedBy('image')} />
+              <input
+                id="image"
+                type="url"
+                value={draft.image}
+                onChange={(e) => set('image', e.target.value)}
+                aria-invalid={!!shown.image}
+                aria-describedby={describedBy('image')}
+              />
             </Field>
           </div>
           <fieldset>
@@ -280,7 +326,12 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
                     id={`button${index}`}
                     value={button.title}
                     maxLength={40}
-                    onChange={(e) => set('buttons', draft.buttons.map((other, at) => (at === index ? { ...other, title: e.target.value } : other)))}
+                    onChange={(e) =>
+                      set(
+                        'buttons',
+                        draft.buttons.map((other, at) => (at === index ? { ...other, title: e.target.value } : other)),
+                      )
+                    }
                   />
                 </Field>
                 <Field id={`button${index}url`} label={`Button ${index + 1} opens (URL, optional)`} problem={shown[`button${index}url`]}>
@@ -288,10 +339,24 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
                     id={`button${index}url`}
                     type="url"
                     value={button.url}
-                    onChange={(e) => set('buttons', draft.buttons.map((other, at) => (at === index ? { ...other, url: e.target.value } : other)))}
+                    onChange={(e) =>
+                      set(
+                        'buttons',
+                        draft.buttons.map((other, at) => (at === index ? { ...other, url: e.target.value } : other)),
+                      )
+                    }
                   />
                 </Field>
-                <button type="button" className="secondary small" onClick={() => set('buttons', draft.buttons.filter((_, at) => at !== index))}>
+                <button
+                  type="button"
+                  className="secondary small"
+                  onClick={() =>
+                    set(
+                      'buttons',
+                      draft.buttons.filter((_, at) => at !== index),
+                    )
+                  }
+                >
                   Remove button {index + 1}
                 </button>
               </div>
@@ -325,10 +390,12 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
           <fieldset>
             <legend>Audience</legend>
             <label className="radio">
-              <input type="radio" name="audience" checked={draft.audience === 'all'} onChange={() => set('audience', 'all')} /> All active subscribers
+              <input type="radio" name="audience" checked={draft.audience === 'all'} onChange={() => set('audience', 'all')} /> All active
+              subscribers
             </label>
             <label className="radio">
-              <input type="radio" name="audience" checked={draft.audience === 'segment'} onChange={() => set('audience', 'segment')} /> A segment
+              <input type="radio" name="audience" checked={draft.audience === 'segment'} onChange={() => set('audience', 'segment')} /> A
+              segment
             </label>
             {draft.audience === 'segment' && (
               <Field id="segment" label="Segment" problem={shown.segment}>
@@ -338,22 +405,38 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
                     .filter((segment) => segment.createdAt !== null)
                     .map((segment) => (
                       <option key={segment.sid} value={segment.sid}>
-                        {segment.name === segment.sid ? segment.sid : `${segment.name} (${segment.sid})`}: {formatNumber(segment.members)} members
+                        {segment.name === segment.sid ? segment.sid : `${segment.name} (${segment.sid})`}: {formatNumber(segment.members)}{' '}
+                        members
                       </option>
                     ))}
                 </select>
               </Field>
             )}
             <label className="radio">
-              <input type="radio" name="audience" checked={draft.audience === 'subscriber'} onChange={() => set('audience', 'subscriber')} /> One subscriber
+              <input
+                type="radio"
+                name="audience"
+                checked={draft.audience === 'subscriber'}
+                onChange={() => set('audience', 'subscriber')}
+              />{' '}
+              One subscriber
             </label>
             {draft.audience === 'subscriber' && (
               <Field id="subscriberId" label="Subscriber id" problem={shown.subscriberId}>
-                <input id="subscriberId" spellCheck={false} value={draft.subscriberId} onChange={(e) => set('subscriberId', e.target.value)} />
+                <input
+                  id="subscriberId"
+                  spellCheck={false}
+                  value={draft.subscriberId}
+                  onChange={(e) => set('subscriberId', e.target.value)}
+                />
               </Field>
             )}
           </fieldset>
-          {error && <p className="error" role="alert">{error}</p>}
+          {error && (
+            <p className="error" role="alert">
+              {error}
+            </p>
+          )}
           {stage.name === 'confirm' ? (
             <div className="confirm" role="alertdialog" aria-labelledby="confirm-text">
               <p id="confirm-text">
@@ -361,7 +444,8 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
                   <>No active subscriber is in {audienceText}: nobody would receive it.</>
                 ) : (
                   <>
-                    Send “{draft.title.trim()}” to <strong data-recipients={stage.recipients}>{formatNumber(stage.recipients)}</strong> subscriber
+                    Send “{draft.title.trim()}” to <strong data-recipients={stage.recipients}>{formatNumber(stage.recipients)}</strong>{' '}
+                    subscriber
                     {stage.recipients === 1 ? '' : 's'} ({audienceText})?
                   </>
                 )}

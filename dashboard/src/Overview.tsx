@@ -35,7 +35,11 @@ export function Overview({ api, onError }: { api: SiteApi; onError(error: unknow
   return (
     <div className="screen">
       <h1>Overview</h1>
-      {stats.error && <p className="error" role="alert">{stats.error}</p>}
+      {stats.error && (
+        <p className="error" role="alert">
+          {stats.error}
+        </p>
+      )}
       {stats.value && (
         <>
           <section className="counts" aria-label="Subscribers by status">
@@ -77,11 +81,21 @@ export function Overview({ api, onError }: { api: SiteApi; onError(error: unknow
                   <th scope="col">Notification</th>
                   <th scope="col">Audience</th>
                   <th scope="col">Created</th>
-                  <th scope="col" className="num">Sent</th>
-                  <th scope="col" className="num">Delivered</th>
-                  <th scope="col" className="num">Failed</th>
-                  <th scope="col" className="num">Expired</th>
-                  <th scope="col" className="num">Clicked</th>
+                  <th scope="col" className="num">
+                    Sent
+                  </th>
+                  <th scope="col" className="num">
+                    Delivered
+                  </th>
+                  <th scope="col" className="num">
+                    Failed
+                  </th>
+                  <th scope="col" className="num">
+                    Expired
+                  </th>
+                  <th scope="col" className="num">
+                    Clicked
+                  </th>
                 </tr>
               </thead>
               <tbody>

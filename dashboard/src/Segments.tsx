@@ -8,7 +8,12 @@ import { useLoad } from './useLoad.ts';
 const SID_PATTERN = /^[A-Za-z0-9_-]{1,29}$/;
 
 function ConditionCheck({ source }: { source: string }) {
-  if (!source.trim()) return <p id="condition-status" className="muted">Optional. Example: path startsWith "/blog" and visitCount &gt; 2</p>;
+  if (!source.trim())
+    return (
+      <p id="condition-status" className="muted">
+        Optional. Example: path startsWith "/blog" and visitCount &gt; 2
+      </p>
+    );
   const compiled = compileCondition(source, 'page');
   if (compiled.ok) {
     return (
@@ -99,7 +104,10 @@ export function Segments({ api, onError }: { api: SiteApi; onError(error: unknow
     try {
       if (add) {
         const reply = await api.addMember(member.sid, subscriberId);
-        setMemberMessage({ text: reply.added ? `${subscriberId} added to ${member.sid}.` : `${subscriberId} was in ${member.sid} already.`, error: false });
+        setMemberMessage({
+          text: reply.added ? `${subscriberId} added to ${member.sid}.` : `${subscriberId} was in ${member.sid} already.`,
+          error: false,
+        });
       } else {
         await api.removeMember(member.sid, subscriberId);
         setMemberMessage({ text: `${subscriberId} removed from ${member.sid}.`, error: false });
@@ -117,7 +125,11 @@ export function Segments({ api, onError }: { api: SiteApi; onError(error: unknow
       <h1>Segments</h1>
       <section className="card" aria-labelledby="segments-title">
         <h2 id="segments-title">Segments of this site</h2>
-        {segments.error && <p className="error" role="alert">{segments.error}</p>}
+        {segments.error && (
+          <p className="error" role="alert">
+            {segments.error}
+          </p>
+        )}
         {listMessage && <p role="status">{listMessage}</p>}
         {segments.value && segments.value.length === 0 && <p className="muted">No segment yet.</p>}
         {segments.value && segments.value.length > 0 && (
@@ -128,7 +140,9 @@ export function Segments({ api, onError }: { api: SiteApi; onError(error: unknow
                   <th scope="col">Segment</th>
                   <th scope="col">Condition</th>
                   <th scope="col">Where it runs</th>
-                  <th scope="col" className="num">Members</th>
+                  <th scope="col" className="num">
+                    Members
+                  </th>
                   <th scope="col">
                     <span className="visually-hidden">Actions</span>
                   </th>
@@ -159,7 +173,12 @@ export function Segments({ api, onError }: { api: SiteApi; onError(error: unknow
                           </button>
                         </span>
                       ) : (
-                        <button type="button" className="secondary small" onClick={() => setConfirmDelete(segment.sid)} aria-label={`Delete segment ${segment.sid}`}>
+                        <button
+                          type="button"
+                          className="secondary small"
+                          onClick={() => setConfirmDelete(segment.sid)}
+                          aria-label={`Delete segment ${segment.sid}`}
+                        >
                           Delete
                         </button>
                       )}
@@ -248,7 +267,12 @@ export function Segments({ api, onError }: { api: SiteApi; onError(error: unknow
           </div>
           <div className="field">
             <label htmlFor="member-id">Subscriber id</label>
-            <input id="member-id" spellCheck={false} value={member.subscriberId} onChange={(event) => setMember({ ...member, subscriberId: event.target.value })} />
+            <input
+              id="member-id"
+              spellCheck={false}
+              value={member.subscriberId}
+              onChange={(event) => setMember({ ...member, subscriberId: event.target.value })}
+            />
           </div>
           <div className="buttons">
             <button type="button" onClick={() => changeMember(true)}>

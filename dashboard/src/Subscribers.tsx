@@ -5,7 +5,14 @@ import { useLoad } from './useLoad.ts';
 const PAGE_SIZE = 50;
 
 /** The segments a subscriber is in, with a button to take them out of each and a choice of segments to add them to. */
-function Memberships(props: { api: SiteApi; id: string; current: string[]; segments: Segment[]; onError(error: unknown): string; onChanged(): void }) {
+function Memberships(props: {
+  api: SiteApi;
+  id: string;
+  current: string[];
+  segments: Segment[];
+  onError(error: unknown): string;
+  onChanged(): void;
+}) {
   const { api, id, current } = props;
   const [adding, setAdding] = useState('');
   const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
@@ -70,7 +77,17 @@ function Memberships(props: { api: SiteApi; id: string; current: string[]; segme
   );
 }
 
-function SubscriberDetail({ api, id, onError, onDeleted }: { api: SiteApi; id: string; onError(error: unknown): string; onDeleted(id: string): void }) {
+function SubscriberDetail({
+  api,
+  id,
+  onError,
+  onDeleted,
+}: {
+  api: SiteApi;
+  id: string;
+  onError(error: unknown): string;
+  onDeleted(id: string): void;
+}) {
   const detail = useLoad(() => api.subscriber(id), onError, [api, id]);
   const segments = useLoad(() => api.segments(), onError, [api]);
   const [confirming, setConfirming] = useState(false);
@@ -111,7 +128,11 @@ function SubscriberDetail({ api, id, onError, onDeleted }: { api: SiteApi; id: s
         <a href="#/subscribers">← All subscribers</a>
       </p>
       <h2 id="detail-title">Subscriber {id}</h2>
-      {detail.error && <p className="error" role="alert">{detail.error}</p>}
+      {detail.error && (
+        <p className="error" role="alert">
+          {detail.error}
+        </p>
+      )}
       {value && (
         <>
           <dl className="details">
@@ -132,13 +153,27 @@ function SubscriberDetail({ api, id, onError, onDeleted }: { api: SiteApi; id: s
             <dt>Last sync</dt>
             <dd>{formatDate(value.subscriber.lastSyncAt)}</dd>
             <dt>Tags</dt>
-            <dd>{Object.keys(value.tags).length ? Object.entries(value.tags).map(([key, tag]) => `${key}=${tag}`).join(', ') : '—'}</dd>
+            <dd>
+              {Object.keys(value.tags).length
+                ? Object.entries(value.tags)
+                    .map(([key, tag]) => `${key}=${tag}`)
+                    .join(', ')
+                : '—'}
+            </dd>
             <dt>Custom dimensions</dt>
-            <dd>{Object.keys(value.dimensions).length ? Object.entries(value.dimensions).map(([key, dimension]) => `${key}=${dimension}`).join(', ') : '—'}</dd>
+            <dd>
+              {Object.keys(value.dimensions).length
+                ? Object.entries(value.dimensions)
+                    .map(([key, dimension]) => `${key}=${dimension}`)
+                    .join(', ')
+                : '—'}
+            </dd>
             <dt>Notifications</dt>
             <dd>
               {value.deliveries.length} received
-              {value.events.some((event) => event.kind === 'clicked') ? `, ${value.events.filter((event) => event.kind === 'clicked').length} clicked` : ''}
+              {value.events.some((event) => event.kind === 'clicked')
+                ? `, ${value.events.filter((event) => event.kind === 'clicked').length} clicked`
+                : ''}
             </dd>
           </dl>
           <Memberships
@@ -153,7 +188,9 @@ function SubscriberDetail({ api, id, onError, onDeleted }: { api: SiteApi; id: s
             }}
           />
           <h3>Privacy requests</h3>
-          <p className="muted">Export gives the subscriber everything stored about them; delete erases it all (tags, segments, events, deliveries).</p>
+          <p className="muted">
+            Export gives the subscriber everything stored about them; delete erases it all (tags, segments, events, deliveries).
+          </p>
           <div className="buttons">
             <button type="button" onClick={download}>
               Export data (JSON)
@@ -221,11 +258,13 @@ export function Subscribers({ api, onError, selected }: { api: SiteApi; onError(
     return () => window.clearTimeout(timer);
   }, [searchText]);
 
-  const page = useLoad(
-    () => api.subscribers({ limit: PAGE_SIZE, offset, search, status, segment, order: 'newest' }),
-    onError,
-    [api, offset, search, status, segment],
-  );
+  const page = useLoad(() => api.subscribers({ limit: PAGE_SIZE, offset, search, status, segment, order: 'newest' }), onError, [
+    api,
+    offset,
+    search,
+    status,
+    segment,
+  ]);
 
   if (selected) {
     return (
@@ -306,7 +345,11 @@ export function Subscribers({ api, onError, selected }: { api: SiteApi; onError(
             </select>
           </div>
         </form>
-        {page.error && <p className="error" role="alert">{page.error}</p>}
+        {page.error && (
+          <p className="error" role="alert">
+            {page.error}
+          </p>
+        )}
         {value && (
           <>
             <p className="muted" aria-live="polite" data-total={value.total}>
@@ -355,10 +398,20 @@ export function Subscribers({ api, onError, selected }: { api: SiteApi; onError(
               </div>
             )}
             <div className="buttons pager">
-              <button type="button" className="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+              <button
+                type="button"
+                className="secondary"
+                disabled={offset === 0}
+                onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
+              >
                 Previous page
               </button>
-              <button type="button" className="secondary" disabled={offset + PAGE_SIZE >= value.total} onClick={() => setOffset(offset + PAGE_SIZE)}>
+              <button
+                type="button"
+                className="secondary"
+                disabled={offset + PAGE_SIZE >= value.total}
+                onClick={() => setOffset(offset + PAGE_SIZE)}
+              >
                 Next page
               </button>
               {value.total > PAGE_SIZE && <PageJump offset={offset} total={value.total} onJump={setOffset} />}

@@ -174,13 +174,21 @@ export function siteApi(key: string, site: string) {
   const id = encodeURIComponent;
   return {
     stats: (days: number) => request<Stats>(key, `${base}/stats${query({ days })}`),
-    subscribers: (params: { limit: number; offset: number; search?: string; status?: string; segment?: string; order?: 'newest' | 'oldest' }) =>
-      request<SubscriberPage>(key, `${base}/subscribers${query(params)}`),
+    subscribers: (params: {
+      limit: number;
+      offset: number;
+      search?: string;
+      status?: string;
+      segment?: string;
+      order?: 'newest' | 'oldest';
+    }) => request<SubscriberPage>(key, `${base}/subscribers${query(params)}`),
     subscriber: (subscriberId: string) => request<SubscriberExport>(key, `${base}/subscribers/${id(subscriberId)}`),
     exportSubscriber: (subscriberId: string) => request<unknown>(key, `${base}/subscribers/${id(subscriberId)}/export`),
-    deleteSubscriber: (subscriberId: string) => request<{ deleted: string }>(key, `${base}/subscribers/${id(subscriberId)}`, { method: 'DELETE' }),
+    deleteSubscriber: (subscriberId: string) =>
+      request<{ deleted: string }>(key, `${base}/subscribers/${id(subscriberId)}`, { method: 'DELETE' }),
     segments: () => request<{ segments: Segment[] }>(key, `${base}/segments`).then((reply) => reply.segments),
-    createSegment: (body: { sid: string; name?: string; condition?: string }) => request<Segment>(key, `${base}/segments`, { method: 'POST', body }),
+    createSegment: (body: { sid: string; name?: string; condition?: string }) =>
+      request<Segment>(key, `${base}/segments`, { method: 'POST', body }),
     deleteSegment: (sid: string) => request<{ deleted: string }>(key, `${base}/segments/${id(sid)}`, { method: 'DELETE' }),
     addMember: (sid: string, subscriberId: string) =>
       request<{ added: boolean }>(key, `${base}/segments/${id(sid)}/members/${id(subscriberId)}`, { method: 'PUT' }),
@@ -188,9 +196,12 @@ export function siteApi(key: string, site: string) {
       request<{ removed: boolean }>(key, `${base}/segments/${id(sid)}/members/${id(subscriberId)}`, { method: 'DELETE' }),
     audience: (audience: { segment?: string; subscriberId?: string }) =>
       request<{ recipients: number }>(key, `${base}/audience${query(audience)}`).then((reply) => reply.recipients),
-    campaigns: (limit: number) => request<{ campaigns: Campaign[] }>(key, `${base}/campaigns${query({ limit })}`).then((reply) => reply.campaigns),
-    campaign: (campaignId: string) => request<{ campaign: Campaign }>(key, `${base}/campaigns/${id(campaignId)}`).then((reply) => reply.campaign),
-    createCampaign: (body: CampaignInput) => request<{ campaignId: string; recipients: number }>(key, `${base}/campaigns`, { method: 'POST', body }),
+    campaigns: (limit: number) =>
+      request<{ campaigns: Campaign[] }>(key, `${base}/campaigns${query({ limit })}`).then((reply) => reply.campaigns),
+    campaign: (campaignId: string) =>
+      request<{ campaign: Campaign }>(key, `${base}/campaigns/${id(campaignId)}`).then((reply) => reply.campaign),
+    createCampaign: (body: CampaignInput) =>
+      request<{ campaignId: string; recipients: number }>(key, `${base}/campaigns`, { method: 'POST', body }),
   };
 }
 

@@ -53,7 +53,11 @@ export async function dashboardSourceHash(): Promise<string> {
   return hash.digest('hex').slice(0, 16);
 }
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 async function viteBuild(outDir: string): Promise<void> {
   let vite: typeof import('vite');
@@ -93,7 +97,8 @@ export async function buildDashboard(cacheDir = process.env.PUSHKIT_DASHBOARD_CA
     await rm(temporary, { recursive: true, force: true });
   }
   for (const entry of await readdir(cacheDir)) {
-    if (entry !== hash && !entry.startsWith('.tmp-')) await rm(join(cacheDir, entry), { recursive: true, force: true }).catch(() => undefined);
+    if (entry !== hash && !entry.startsWith('.tmp-'))
+      await rm(join(cacheDir, entry), { recursive: true, force: true }).catch(() => undefined);
   }
   return { dir, hash, buildMs: Date.now() - started };
 }

@@ -65,7 +65,9 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     request.log.error(error);
     return sendReply(request, reply, failure('internal error'), 500);
   });
-  app.setNotFoundHandler((request, reply) => sendReply(request, reply, failure(`no such call: ${request.method} ${request.url.split('?')[0]}`), 404));
+  app.setNotFoundHandler((request, reply) =>
+    sendReply(request, reply, failure(`no such call: ${request.method} ${request.url.split('?')[0]}`), 404),
+  );
 
   if (options.rateLimit !== false) registerRateLimit(app, context.registry, options.rateLimit ?? DEFAULT_RATE_LIMIT);
   registerSyncRoute(app, context);

@@ -17,7 +17,8 @@ export function parseParams<T extends z.ZodType>(schema: T, input: unknown, sour
   }
   const name = path.join('.') || source;
   const given = issue.path.reduce<unknown>((value, key) => (value as Record<PropertyKey, unknown> | undefined)?.[key], input);
-  const missing = given === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union');
+  const missing =
+    given === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union');
   throw new RequestError(400, `${name}: ${missing ? 'is required' : issue.message}`);
 }
 
@@ -52,6 +53,8 @@ export const integerText = (min: number, max: number) =>
   text(12, /^-?\d+$/, 'must be an integer')
     .transform(Number)
     .refine((value) => value >= min && value <= max, `must be between ${min} and ${max}`);
-export const flagText = z.enum(['0', '1', 'true', 'false'], { error: 'must be 0, 1, true or false' }).transform((value) => value === '1' || value === 'true');
+export const flagText = z
+  .enum(['0', '1', 'true', 'false'], { error: 'must be 0, 1, true or false' })
+  .transform((value) => value === '1' || value === 'true');
 export const optionalText = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value) => (value === '' ? undefined : value), schema.optional());

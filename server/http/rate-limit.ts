@@ -45,12 +45,18 @@ export function registerRateLimit(app: FastifyInstance, registry: SiteRegistry, 
     }
     const retryAfter = Math.max(1, Math.ceil((windowStart + options.windowMs - now) / 1000));
     if (count(perIp, request.ip) > options.perIp) {
-      throw new RateLimitError(`rate limit: more than ${options.perIp} requests in ${options.windowMs / 1000} s from ${request.ip}`, retryAfter);
+      throw new RateLimitError(
+        `rate limit: more than ${options.perIp} requests in ${options.windowMs / 1000} s from ${request.ip}`,
+        retryAfter,
+      );
     }
     if (request.url.startsWith('/api/v1/sites/')) return;
     const site = registry.siteOf(request);
     if (site && count(perSite, site.hash) > options.perSite) {
-      throw new RateLimitError(`rate limit: more than ${options.perSite} requests in ${options.windowMs / 1000} s for site ${site.hash}`, retryAfter);
+      throw new RateLimitError(
+        `rate limit: more than ${options.perSite} requests in ${options.windowMs / 1000} s for site ${site.hash}`,
+        retryAfter,
+      );
     }
   };
 

@@ -42,11 +42,10 @@ export function sendReply(request: FastifyRequest, reply: FastifyReply, payload:
   reply.code(statusCode);
   if (!callback) return reply.type('application/json; charset=utf-8').send(JSON.stringify(payload));
   // U+2028/2029 are valid in JSON but ended string literals in older JavaScript engines.
-  const json = JSON.stringify(payload).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
-  return reply
-    .type('application/javascript; charset=utf-8')
-    .header('x-content-type-options', 'nosniff')
-    .send(`/**/ ${callback}(${json});`);
+  const json = JSON.stringify(payload)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+  return reply.type('application/javascript; charset=utf-8').header('x-content-type-options', 'nosniff').send(`/**/ ${callback}(${json});`);
 }
 
 export function failure(message: string): { status: 'failure'; message: string } {

@@ -17,14 +17,16 @@ export const SYNC_ACTIONS = [
 ] as const;
 export type SyncAction = (typeof SYNC_ACTIONS)[number];
 
-const base64url = (max: number) => z.string().max(max).regex(/^[A-Za-z0-9_=+/-]+$/, 'must be base64');
+const base64url = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(/^[A-Za-z0-9_=+/-]+$/, 'must be base64');
 
 const pushSubscription = z.object({
   endpoint: httpUrlParam(1024).optional(),
   expirationTime: z.number().nullable().optional(),
-  keys: z
-    .object({ p256dh: base64url(128), auth: base64url(64) })
-    .optional(),
+  keys: z.object({ p256dh: base64url(128), auth: base64url(64) }).optional(),
 });
 
 /** `subscription` is the browser's PushSubscription as JSON text. */
@@ -45,31 +47,32 @@ const subscriptionJson = text(4096).transform((value, ctx) => {
   return result.data;
 });
 
-export const syncPayloadSchema = z.object({
-  hash: siteHash,
-  action: z.enum(SYNC_ACTIONS, { error: `must be one of ${SYNC_ACTIONS.join(', ')}` }),
-  subscription: optionalText(subscriptionJson),
-  subscriberId: optionalText(subscriberIdParam),
-  previousSubscriberId: optionalText(subscriberIdParam),
-  uuid: optionalText(subscriberIdParam),
-  previousSubscriptionId: optionalText(text(1024)),
-  subscriptionId: optionalText(text(1024)),
-  subscriptionEndPoint: optionalText(httpUrlParam(1024)),
-  origin: optionalText(httpUrlParam(256)),
-  firefoxEncryptionKey: optionalText(base64url(256)),
-  browserType: optionalText(browserParam),
-  userLanguage: optionalText(text(35, /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/, 'must be a language tag such as en-US')),
-  userTimezoneOffset: optionalText(integerText(-1440, 1440)),
-  userTimezone: optionalText(text(64, /^[A-Za-z0-9_+\-/]+$/, 'must be a time zone name such as Europe/Paris')),
-  websitePushId: optionalText(text(128, /^web(\.[A-Za-z0-9-]+)+$/, 'must look like web.com.example')),
-  vapidPublicKey: optionalText(base64url(128)),
-  subscriptionDomainUrl: optionalText(httpUrlParam(1024)),
-  serviceWorkerPath: optionalText(text(1024)),
-  subscriptionPageUrl: optionalText(httpUrlParam(2048)),
-  pageClickTrackingPermission: optionalText(flagText),
-  gcmSenderId: optionalText(text(32, /^\d+$/, 'must be numeric')),
-  callback: z.string().optional(),
-})
+export const syncPayloadSchema = z
+  .object({
+    hash: siteHash,
+    action: z.enum(SYNC_ACTIONS, { error: `must be one of ${SYNC_ACTIONS.join(', ')}` }),
+    subscription: optionalText(subscriptionJson),
+    subscriberId: optionalText(subscriberIdParam),
+    previousSubscriberId: optionalText(subscriberIdParam),
+    uuid: optionalText(subscriberIdParam),
+    previousSubscriptionId: optionalText(text(1024)),
+    subscriptionId: optionalText(text(1024)),
+    subscriptionEndPoint: optionalText(httpUrlParam(1024)),
+    origin: optionalText(httpUrlParam(256)),
+    firefoxEncryptionKey: optionalText(base64url(256)),
+    browserType: optionalText(browserParam),
+    userLanguage: optionalText(text(35, /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/, 'must be a language tag such as en-US')),
+    userTimezoneOffset: optionalText(integerText(-1440, 1440)),
+    userTimezone: optionalText(text(64, /^[A-Za-z0-9_+\-/]+$/, 'must be a time zone name such as Europe/Paris')),
+    websitePushId: optionalText(text(128, /^web(\.[A-Za-z0-9-]+)+$/, 'must look like web.com.example')),
+    vapidPublicKey: optionalText(base64url(128)),
+    subscriptionDomainUrl: optionalText(httpUrlParam(1024)),
+    serviceWorkerPath: optionalText(text(1024)),
+    subscriptionPageUrl: optionalText(httpUrlParam(2048)),
+    pageClickTrackingPermission: optionalText(flagText),
+    gcmSenderId: optionalText(text(32, /^\d+$/, 'must be numeric')),
+    callback: z.string().optional(),
+  })
   .superRefine((payload, ctx) => {
     // What each action needs besides the hash (the checks runSyncAction would otherwise answer with a failure):
     // refused here with a 400 before anything is looked up.

@@ -30,22 +30,21 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 function isRequestError(error: unknown): boolean {
   // Payload and option errors would fail again on every retry; network errors may not.
-  return !(error instanceof PayloadTooLargeError) && !(error instanceof TypeError) &&
-    !(error instanceof Error && /^(push |subscription key|VAPID)/.test(error.message));
+  return (
+    !(error instanceof PayloadTooLargeError) &&
+    !(error instanceof TypeError) &&
+    !(error instanceof Error && /^(push |subscription key|VAPID)/.test(error.message))
+  );
 }
 
-export async function runCampaign(
-  store: DeliveryStore,
-  campaignId: string,
-  options: RunCampaignOptions,
-): Promise<CampaignCounts> {
+export async function runCampaign(store: DeliveryStore, campaignId: string, options: RunCampaignOptions): Promise<CampaignCounts> {
   const concurrency = options.concurrency ?? 100;
   const maxAttempts = options.maxAttempts ?? 5;
   const backoffMs = options.backoffMs ?? 1000;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a whole number >= 1, got ${concurrency}`);
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error(`maxAttempts must be a whole number >= 1, got ${maxAttempts}`);
-  const send = options.send ?? ((delivery: Delivery, sendOptions: SendPushOptions) =>
-    sendPush(delivery.subscription, delivery.payload, sendOptions));
+  const send =
+    options.send ?? ((delivery: Delivery, sendOptions: SendPushOptions) => sendPush(delivery.subscription, delivery.payload, sendOptions));
   const counts: CampaignCounts = { sent: 0, delivered: 0, failed: 0, expired: 0 };
   const report = () => options.onProgress?.({ ...counts });
 
@@ -77,7 +76,9 @@ export async function runCampaign(
   const next = async (): Promise<Delivery | undefined> => {
     while (queue.length === 0) {
       if (exhausted || options.signal?.aborted) return undefined;
-      refilling ??= refill().finally(() => { refilling = undefined; });
+      refilling ??= refill().finally(() => {
+        refilling = undefined;
+      });
       await refilling;
     }
     return queue.shift();
@@ -90,9 +91,7 @@ export async function runCampaign(
       result = await send(delivery, options);
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
-      result = isRequestError(error)
-        ? { outcome: 'retry', statusCode: 0, detail }
-        : { outcome: 'failed', statusCode: 0, detail };
+      result = isRequestError(error) ? { outcome: 'retry', statusCode: 0, detail } : { outcome: 'failed', statusCode: 0, detail };
     }
     if (result.outcome === 'delivered') {
       await store.markResult(delivery.id, 'delivered');

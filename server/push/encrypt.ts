@@ -39,11 +39,7 @@ function decodeKey(value: string, name: string, length: number): Buffer {
   return bytes;
 }
 
-export function encryptPayload(
-  payload: string | Uint8Array,
-  keys: SubscriptionKeys,
-  randomness?: EncryptionRandomness,
-): Buffer {
+export function encryptPayload(payload: string | Uint8Array, keys: SubscriptionKeys, randomness?: EncryptionRandomness): Buffer {
   const plaintext = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : Buffer.from(payload);
   if (plaintext.length > MAX_PAYLOAD_BYTES) throw new PayloadTooLargeError(plaintext.length);
   const uaPublic = decodeKey(keys.p256dh, 'p256dh', 65);

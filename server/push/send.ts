@@ -107,9 +107,7 @@ export async function sendPush(
   if (statusCode === 429 || statusCode >= 500) {
     const header = response.headers['retry-after'];
     const retryAfterMs = parseRetryAfter(Array.isArray(header) ? header[0] : header);
-    return retryAfterMs === undefined
-      ? { outcome: 'retry', statusCode, detail }
-      : { outcome: 'retry', statusCode, detail, retryAfterMs };
+    return retryAfterMs === undefined ? { outcome: 'retry', statusCode, detail } : { outcome: 'retry', statusCode, detail, retryAfterMs };
   }
   return { outcome: 'failed', statusCode, detail };
 }

@@ -37,7 +37,9 @@ interface ClaimedRow {
 }
 
 /** What the service worker receives (worker/sw.ts reads these fields). */
-export function notificationPayload(row: Pick<ClaimedRow, 'campaign_id' | 'title' | 'body' | 'url' | 'icon' | 'image' | 'actions'>): string {
+export function notificationPayload(
+  row: Pick<ClaimedRow, 'campaign_id' | 'title' | 'body' | 'url' | 'icon' | 'image' | 'actions'>,
+): string {
   return JSON.stringify({
     title: row.title,
     body: row.body,
@@ -177,9 +179,9 @@ export class DatabaseDeliveryStore implements DeliveryStore {
 
   async reschedule(deliveryId: string, notBefore: Date): Promise<void> {
     this.release(deliveryId);
-    await this.db.query(
-      `UPDATE deliveries SET next_attempt_at = $2, claimed_at = NULL, updated_at = now() WHERE id = $1`,
-      [deliveryId, notBefore.toISOString()],
-    );
+    await this.db.query(`UPDATE deliveries SET next_attempt_at = $2, claimed_at = NULL, updated_at = now() WHERE id = $1`, [
+      deliveryId,
+      notBefore.toISOString(),
+    ]);
   }
 }

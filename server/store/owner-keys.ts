@@ -33,7 +33,10 @@ export async function ownerKeyHashFromInit(stateDir: string, name: string): Prom
  */
 export async function ensureOwnerKey(db: Queryable, site: Pick<HostedSite, 'hash'>, initKeyHash?: string): Promise<string | null> {
   if (initKeyHash) {
-    await db.query('INSERT INTO owner_keys (site_hash, key_hash) VALUES ($1, $2) ON CONFLICT (site_hash) DO NOTHING', [site.hash, initKeyHash]);
+    await db.query('INSERT INTO owner_keys (site_hash, key_hash) VALUES ($1, $2) ON CONFLICT (site_hash) DO NOTHING', [
+      site.hash,
+      initKeyHash,
+    ]);
     return null;
   }
   const key = `pk_${randomBytes(24).toString('base64url')}`;

@@ -131,7 +131,10 @@ export async function listSubscribers(
   };
 }
 
-export async function countSubscribers(db: Queryable, siteHash: string): Promise<{ count: number; byStatus: Record<SubscriberStatus, number> }> {
+export async function countSubscribers(
+  db: Queryable,
+  siteHash: string,
+): Promise<{ count: number; byStatus: Record<SubscriberStatus, number> }> {
   const { rows } = await db.query<{ status: SubscriberStatus; count: string }>(
     'SELECT status, count(*) AS count FROM subscribers WHERE site_hash = $1 GROUP BY status',
     [siteHash],
@@ -151,7 +154,10 @@ export async function exportSubscriber(db: Queryable, siteHash: string, id: stri
   const { rows } = await db.query<SubscriberRow>('SELECT * FROM subscribers WHERE site_hash = $1 AND id = $2', [siteHash, id]);
   const row = rows[0];
   if (!row) return null;
-  const tags = await db.query<{ key: string; value: string }>('SELECT key, value FROM subscriber_tags WHERE subscriber_id = $1 ORDER BY key', [id]);
+  const tags = await db.query<{ key: string; value: string }>(
+    'SELECT key, value FROM subscriber_tags WHERE subscriber_id = $1 ORDER BY key',
+    [id],
+  );
   const dimensions = await db.query<{ name: string; value: string }>(
     'SELECT name, value FROM subscriber_dimensions WHERE subscriber_id = $1 ORDER BY name',
     [id],
@@ -225,9 +231,10 @@ export async function setDimensions(db: Database, subscriberId: string, dimensio
 }
 
 export async function tagsOf(db: Queryable, subscriberId: string): Promise<Record<string, string>> {
-  const { rows } = await db.query<{ key: string; value: string }>('SELECT key, value FROM subscriber_tags WHERE subscriber_id = $1 ORDER BY key', [
-    subscriberId,
-  ]);
+  const { rows } = await db.query<{ key: string; value: string }>(
+    'SELECT key, value FROM subscriber_tags WHERE subscriber_id = $1 ORDER BY key',
+    [subscriberId],
+  );
   return Object.fromEntries(rows.map((row) => [row.key, row.value]));
 }
 

@@ -27,10 +27,10 @@ async function lockSubscription(tx: Queryable, siteHash: string, key: string): P
 
 async function findById(tx: Queryable, siteHash: string, id: string | undefined): Promise<SubscriberRow | undefined> {
   if (!id) return undefined;
-  const { rows } = await tx.query<SubscriberRow>(
-    'SELECT id, endpoint, subscription_id FROM subscribers WHERE site_hash = $1 AND id = $2',
-    [siteHash, id],
-  );
+  const { rows } = await tx.query<SubscriberRow>('SELECT id, endpoint, subscription_id FROM subscribers WHERE site_hash = $1 AND id = $2', [
+    siteHash,
+    id,
+  ]);
   return rows[0];
 }
 
@@ -87,10 +87,10 @@ function subscriptionColumns(payload: SyncPayload): Record<string, unknown> {
 async function updateSubscriber(tx: Queryable, id: string, columns: Record<string, unknown>): Promise<void> {
   const entries = Object.entries(columns).filter(([, value]) => value !== undefined);
   const sets = entries.map(([column], index) => `${column} = $${index + 2}`);
-  await tx.query(
-    `UPDATE subscribers SET ${[...sets, 'updated_at = now()', 'last_sync_at = now()'].join(', ')} WHERE id = $1`,
-    [id, ...entries.map(([, value]) => value)],
-  );
+  await tx.query(`UPDATE subscribers SET ${[...sets, 'updated_at = now()', 'last_sync_at = now()'].join(', ')} WHERE id = $1`, [
+    id,
+    ...entries.map(([, value]) => value),
+  ]);
 }
 
 /** An endpoint belongs to one subscriber: another record still holding it has lost it. */

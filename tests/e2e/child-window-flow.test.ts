@@ -32,7 +32,10 @@ const received = (page: Page): Promise<Received[]> => page.evaluate(() => (windo
 beforeAll(async () => {
   stack = await startStack({ siteHost: SITE_HOST, overrides: { triggers: { when: 'delay', delaySeconds: 1 } } });
   gcm = await startFakeGcm();
-  browser = await launchPersistentChromium([...gcm.chromiumArgs, `--host-resolver-rules=MAP ${SITE_HOST} 127.0.0.1, MAP ${EVIL_HOST} 127.0.0.1`]);
+  browser = await launchPersistentChromium([
+    ...gcm.chromiumArgs,
+    `--host-resolver-rules=MAP ${SITE_HOST} 127.0.0.1, MAP ${EVIL_HOST} 127.0.0.1`,
+  ]);
   await browser.context.addInitScript(RECORD_MESSAGES);
   childWindowUrl = new URL(`${stack.providerUrl}/sites/${stack.config.hash}/child-window.html`);
   // The permission belongs to the child window's origin: the provider's.
@@ -52,7 +55,10 @@ describe('child window of an http site', () => {
     page = await browser.context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     await page.goto(`${stack.siteUrl}/`);
-    expect(await page.evaluate(() => ({ secure: isSecureContext, worker: 'serviceWorker' in navigator }))).toEqual({ secure: false, worker: false });
+    expect(await page.evaluate(() => ({ secure: isSecureContext, worker: 'serviceWorker' in navigator }))).toEqual({
+      secure: false,
+      worker: false,
+    });
     await page.evaluate(() => {
       const queue = (window as unknown as { pushkit: { push(call: unknown[]): void } }).pushkit;
       const log: unknown[] = [];
@@ -83,7 +89,9 @@ describe('child window of an http site', () => {
     await evil.evaluate(() =>
       window.opener.postMessage({ subscribedToWebPush: true, wingify_push_subscriber_id: 'forged-subscriber-1', is_new_user: true }, '*'),
     );
-    await expect.poll(async () => (await received(page)).some((message) => message.data.wingify_push_subscriber_id === 'forged-subscriber-1')).toBe(true);
+    await expect
+      .poll(async () => (await received(page)).some((message) => message.data.wingify_push_subscriber_id === 'forged-subscriber-1'))
+      .toBe(true);
     expect(await page.evaluate(() => (window as unknown as { __outcome: unknown[] }).__outcome)).toEqual([]);
     expect(await page.evaluate(() => localStorage.getItem('wingify_push_subscriber_id'))).toBeNull();
     await evil.close();
@@ -94,7 +102,9 @@ describe('child window of an http site', () => {
     await popup.locator('#pc-allow').click();
     await closed;
 
-    await expect.poll(() => page.evaluate(() => (window as unknown as { __outcome: unknown[] }).__outcome.length), { timeout: 5000 }).toBe(1);
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as { __outcome: unknown[] }).__outcome.length), { timeout: 5000 })
+      .toBe(1);
     const outcome = (await page.evaluate(() => (window as unknown as { __outcome: unknown[][] }).__outcome)) as [string, string, unknown][];
     const [kind, subscriberId, result] = outcome[0]!;
     expect(kind).toBe('success');
@@ -120,11 +130,15 @@ describe('child window of an http site', () => {
       'SELECT id, status, endpoint FROM subscribers WHERE site_hash = $1',
       [stack.config.hash],
     );
-    expect(rows).toEqual([{ id: subscriberId, status: 'subscribed', endpoint: expect.stringMatching(/^https:\/\/jmt17\.google\.com\/fcm\/send\//) }]);
-    expect(await page.evaluate(() => [localStorage.getItem('wingify_push_subscriber_id'), localStorage.getItem('wingify_push_subscription_status')])).toEqual([
-      subscriberId,
-      'subscribed',
+    expect(rows).toEqual([
+      { id: subscriberId, status: 'subscribed', endpoint: expect.stringMatching(/^https:\/\/jmt17\.google\.com\/fcm\/send\//) },
     ]);
+    expect(
+      await page.evaluate(() => [
+        localStorage.getItem('wingify_push_subscriber_id'),
+        localStorage.getItem('wingify_push_subscription_status'),
+      ]),
+    ).toEqual([subscriberId, 'subscribed']);
 
     // The subscription's worker lives on the provider's origin, beside the child window, scoped to its folder.
     const provider = await browser.context.newPage();
@@ -147,7 +161,10 @@ describe('child window of an http site', () => {
     const url = new URL(childWindowUrl);
     url.searchParams.set('uuid', (await page.evaluate(() => /(?:^|; )_wingify_pc_uuid=([^;]+)/.exec(document.cookie)?.[1]))!);
     url.searchParams.set('action', 'subscribe');
-    const [child] = await Promise.all([browser.context.waitForEvent('page'), evil.evaluate((href) => void window.open(href, 'child'), url.href)]);
+    const [child] = await Promise.all([
+      browser.context.waitForEvent('page'),
+      evil.evaluate((href) => void window.open(href, 'child'), url.href),
+    ]);
     const closed = child.waitForEvent('close', { timeout: 10_000 });
     // Already subscribed: the child window says so, posts its message (to the site's origin) and closes.
     await expect
@@ -158,7 +175,10 @@ describe('child window of an http site', () => {
     expect((await received(evil)).filter((message) => message.origin === new URL(stack.providerUrl).origin)).toEqual([]);
 
     // The same page opened by the site itself does receive it: the drop above is the target origin at work.
-    const [again] = await Promise.all([browser.context.waitForEvent('page'), page.evaluate((href) => void window.open(href, 'child'), url.href)]);
+    const [again] = await Promise.all([
+      browser.context.waitForEvent('page'),
+      page.evaluate((href) => void window.open(href, 'child'), url.href),
+    ]);
     await again.waitForEvent('close', { timeout: 10_000 });
     await expect
       .poll(async () => (await received(page)).filter((message) => message.origin === new URL(stack.providerUrl).origin).length)

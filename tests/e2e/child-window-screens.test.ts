@@ -202,7 +202,9 @@ describe('child window states', () => {
   it('an unsupported browser (Chrome 40)', async () => {
     const page = await browser.context.newPage();
     const cdp = await browser.context.newCDPSession(page);
-    await cdp.send('Emulation.setUserAgentOverride', { userAgent: 'Mozilla/5.0 (Windows NT 6.1) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/40.0.2214.85 Safari/537.36' });
+    await cdp.send('Emulation.setUserAgentOverride', {
+      userAgent: 'Mozilla/5.0 (Windows NT 6.1) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/40.0.2214.85 Safari/537.36',
+    });
     await open('action=subscribe', page);
     await showsText(page, 'Push notifications are not enabled for this browser. Please use Chrome 42 or above, or Firefox 44 or above.');
     await shoot(page, 'unsupported-browser');

@@ -84,17 +84,27 @@ beforeAll(async () => {
   const letters = generateVapidKeyPair();
   const journal = generateVapidKeyPair();
   await mkdir(join(work, 'site-configs'), { recursive: true });
-  await writeFile(join(work, 'site-configs/letters.json'), JSON.stringify(siteConfig(LETTERS_HASH, 'Letters', 'https://letters.example', letters.publicKey)));
-  await writeFile(join(work, 'site-configs/journal.json'), JSON.stringify(siteConfig('journal-dash-01', 'Journal', 'https://journal.example', journal.publicKey)));
+  await writeFile(
+    join(work, 'site-configs/letters.json'),
+    JSON.stringify(siteConfig(LETTERS_HASH, 'Letters', 'https://letters.example', letters.publicKey)),
+  );
+  await writeFile(
+    join(work, 'site-configs/journal.json'),
+    JSON.stringify(siteConfig('journal-dash-01', 'Journal', 'https://journal.example', journal.publicKey)),
+  );
   await writeVapidKeyFile(keyFilePath(join(work, '.push-kit'), 'letters'), letters);
   await writeVapidKeyFile(keyFilePath(join(work, '.push-kit'), 'journal'), journal);
   await seed();
 
-  provider = spawn(process.execPath, [join(REPO, 'bin/push-kit.js'), 'serve', '--port', String(port), '--sites', 'site-configs/*.json', '--dist', 'dist'], {
-    cwd: work,
-    env: { ...process.env, NODE_EXTRA_CA_CERTS: pushService.certPath, DATABASE_URL: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  provider = spawn(
+    process.execPath,
+    [join(REPO, 'bin/push-kit.js'), 'serve', '--port', String(port), '--sites', 'site-configs/*.json', '--dist', 'dist'],
+    {
+      cwd: work,
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: pushService.certPath, DATABASE_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   provider.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   provider.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const started = Date.now();
@@ -253,15 +263,16 @@ describe('owner dashboard', () => {
     expect(await page.locator('tbody tr td').nth(5).textContent()).toBe('plan=pro');
     await page.getByRole('link', { name: 'sub-0042' }).click();
     await page.getByRole('heading', { name: 'Subscriber sub-0042' }).waitFor();
-    await expect.poll(() => page.locator('[data-member-of]').evaluateAll((items) => items.map((item) => item.getAttribute('data-member-of')))).toEqual(['vip']);
+    await expect
+      .poll(() => page.locator('[data-member-of]').evaluateAll((items) => items.map((item) => item.getAttribute('data-member-of'))))
+      .toEqual(['vip']);
     await shot('subscriber-detail');
 
     await page.getByLabel('Add to segment').selectOption('blog-readers');
     await page.getByRole('button', { name: 'Add', exact: true }).click();
-    await expect.poll(() => page.locator('[data-member-of]').evaluateAll((items) => items.map((item) => item.getAttribute('data-member-of')))).toEqual([
-      'blog-readers',
-      'vip',
-    ]);
+    await expect
+      .poll(() => page.locator('[data-member-of]').evaluateAll((items) => items.map((item) => item.getAttribute('data-member-of'))))
+      .toEqual(['blog-readers', 'vip']);
     await shot('subscriber-segments');
     await page.getByRole('button', { name: 'Remove from blog-readers' }).click();
     await expect.poll(() => page.locator('[data-member-of]').count()).toBe(1);
@@ -277,7 +288,9 @@ describe('owner dashboard', () => {
     await page.getByRole('button', { name: 'Delete sub-0042 permanently' }).click();
     await expect.poll(() => page.getByText('Subscriber sub-0042 and everything stored about them were deleted.').count()).toBe(1);
     await expect.poll(() => page.locator('[data-total]').getAttribute('data-total')).toBe('0');
-    const gone = await fetch(`${providerUrl}/api/v1/sites/letters/subscribers/sub-0042`, { headers: { authorization: `Bearer ${lettersKey}` } });
+    const gone = await fetch(`${providerUrl}/api/v1/sites/letters/subscribers/sub-0042`, {
+      headers: { authorization: `Bearer ${lettersKey}` },
+    });
     expect(gone.status).toBe(404);
     await shot('subscriber-deleted');
   });

@@ -74,7 +74,9 @@ describe('push.js on hostile host pages (Chromium)', () => {
     const next = await open('/page.html', blockCookies);
     await runtimeReady(next.page);
     expect(next.syncActions).toEqual([]);
-    expect(await next.page.evaluate(() => (window as unknown as { pushkit: { getSubscriberId(): string } }).pushkit.getSubscriberId())).toBe(outcome.subscriberId);
+    expect(
+      await next.page.evaluate(() => (window as unknown as { pushkit: { getSubscriberId(): string } }).pushkit.getSubscriberId()),
+    ).toBe(outcome.subscriberId);
     await expectHostUnharmed(next);
   });
 
@@ -132,7 +134,8 @@ describe('push.js on hostile host pages (Chromium)', () => {
       const view = await open('/page.html', variant);
       await runtimeReady(view.page);
       const answers = await view.page.evaluate(() => {
-        const api = (window as unknown as { pushkit: { getSubscriberId(): unknown; isOptedOut(): boolean; push(call: unknown[]): void } }).pushkit;
+        const api = (window as unknown as { pushkit: { getSubscriberId(): unknown; isOptedOut(): boolean; push(call: unknown[]): void } })
+          .pushkit;
         api.push(['triggerOptIn']);
         api.push(['tag', 'colour', 'red']);
         api.push(['setTrackingConsent', true]);
@@ -210,7 +213,13 @@ describe('push.js on hostile host pages (Chromium)', () => {
         return stringify.call(JSON, value, replacer, space);
       };
       // What Prototype.js and MooTools did to every page that used them.
-      Object.defineProperty(Array.prototype, 'toJSON', { value: function (this: unknown[]) { return '[' + this.join(', ') + ']'; }, writable: true, configurable: true });
+      Object.defineProperty(Array.prototype, 'toJSON', {
+        value: function (this: unknown[]) {
+          return '[' + this.join(', ') + ']';
+        },
+        writable: true,
+        configurable: true,
+      });
       (Array.prototype as unknown as { each: unknown }).each = function () {};
       (Object.prototype as unknown as { extended: unknown }).extended = true;
       Array.from = function (item: unknown) {
@@ -229,7 +238,9 @@ describe('push.js on hostile host pages (Chromium)', () => {
   it('the script loaded twice (snippet pasted twice and one more script tag): one runtime, one prompt, one insert', async () => {
     const view = await open('/twice.html');
     await runtimeReady(view.page);
-    expect(await view.page.evaluate(() => performance.getEntriesByType('resource').filter((entry) => entry.name.endsWith('/push.js')).length)).toBeGreaterThanOrEqual(1);
+    expect(
+      await view.page.evaluate(() => performance.getEntriesByType('resource').filter((entry) => entry.name.endsWith('/push.js')).length),
+    ).toBeGreaterThanOrEqual(1);
     const outcome = await subscribe(view.page);
     expect(outcome.result.status).toBe('SUBSCRIBED');
     expect(await view.page.locator('#pushkit-prompts').count()).toBe(1);

@@ -54,7 +54,9 @@ describe('push.js against a slow or failing provider (Chromium)', () => {
     };
     const view = await harness.open('/page.html', undefined, (page) => page.route(SYNC, slow));
     await runtimeReady(view.page);
-    const loadMs = await view.page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).loadEventEnd);
+    const loadMs = await view.page.evaluate(
+      () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).loadEventEnd,
+    );
     expect(loadMs).toBeLessThan(2000);
 
     const startedAt = Date.now();
@@ -98,10 +100,20 @@ describe('push.js against a slow or failing provider (Chromium)', () => {
 
   it('a failing provider (500, 503, HTML instead of JSON, a failure reply, connection refused): state kept, each next view retries with insert-failed, the last one lands', async () => {
     const failures: [string, (route: Route) => Promise<void>][] = [
-      ['500', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"status":"failure","message":"internal error"}' })],
-      ['503', (route) => route.fulfill({ status: 503, headers: { 'retry-after': '30' }, contentType: 'text/plain', body: 'database unavailable' })],
+      [
+        '500',
+        (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"status":"failure","message":"internal error"}' }),
+      ],
+      [
+        '503',
+        (route) =>
+          route.fulfill({ status: 503, headers: { 'retry-after': '30' }, contentType: 'text/plain', body: 'database unavailable' }),
+      ],
       ['html', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<html><body>Bad gateway</body></html>' })],
-      ['failure reply', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: '{"status":"failure","message":"try later"}' })],
+      [
+        'failure reply',
+        (route) => route.fulfill({ status: 200, contentType: 'application/json', body: '{"status":"failure","message":"try later"}' }),
+      ],
       ['refused', (route) => route.abort('connectionrefused')],
     ];
     const [, firstFailure] = failures[0]!;

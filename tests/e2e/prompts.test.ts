@@ -29,7 +29,10 @@ const TEXTS = {
 const NO_AUTO_PROMPT = { triggers: { when: 'delay', delaySeconds: 3600 } };
 
 type ViewportName = 'desktop' | 'mobile';
-const VIEWPORTS: Record<ViewportName, { viewport: { width: number; height: number }; userAgent?: string; isMobile?: boolean; hasTouch?: boolean }> = {
+const VIEWPORTS: Record<
+  ViewportName,
+  { viewport: { width: number; height: number }; userAgent?: string; isMobile?: boolean; hasTouch?: boolean }
+> = {
   desktop: { viewport: { width: 1280, height: 800 } },
   mobile: { viewport: { width: 390, height: 844 }, userAgent: ANDROID_UA, isMobile: true, hasTouch: true },
 };
@@ -54,7 +57,9 @@ beforeAll(async () => {
   };
   [chickletSite, modalSite] = await Promise.all([
     startStack({ overrides: NO_AUTO_PROMPT }),
-    startStack({ overrides: { ...NO_AUTO_PROMPT, pcBranding: 1, isNativeOptin: 1, style: { brandingType: 'custom', brandingText: CUSTOM_BRANDING } } }),
+    startStack({
+      overrides: { ...NO_AUTO_PROMPT, pcBranding: 1, isNativeOptin: 1, style: { brandingType: 'custom', brandingText: CUSTOM_BRANDING } },
+    }),
     launch('desktop'),
     launch('mobile'),
   ]);
@@ -91,7 +96,8 @@ async function openSite(page: Page, stack: Stack, path = '/'): Promise<void> {
   await page.evaluate(() => document.fonts.ready.then(() => undefined));
 }
 
-const triggerOptIn = (page: Page): Promise<void> => page.evaluate(() => (window as unknown as { pushkit: { push(call: unknown[]): void } }).pushkit.push(['triggerOptIn']));
+const triggerOptIn = (page: Page): Promise<void> =>
+  page.evaluate(() => (window as unknown as { pushkit: { push(call: unknown[]): void } }).pushkit.push(['triggerOptIn']));
 
 const WCAG_AA = 4.5;
 function luminance(rgb: number[]): number {
@@ -130,11 +136,17 @@ async function checkPrompt(page: Page, selector: string): Promise<{ x: number; y
       overflow: element.scrollWidth > element.clientWidth + 1,
       inside: (() => {
         const inner = element.getBoundingClientRect();
-        return inner.left >= box.left - 0.5 && inner.right <= box.right + 0.5 && inner.top >= box.top - 0.5 && inner.bottom <= box.bottom + 0.5;
+        return (
+          inner.left >= box.left - 0.5 && inner.right <= box.right + 0.5 && inner.top >= box.top - 0.5 && inner.bottom <= box.bottom + 0.5
+        );
       })(),
     }));
     const icon = root.querySelector<HTMLImageElement>('img.pk-icon');
-    return { box: { x: box.x, y: box.y, width: box.width, height: box.height }, texts, iconLoaded: icon ? icon.complete && icon.naturalWidth > 0 : null };
+    return {
+      box: { x: box.x, y: box.y, width: box.width, height: box.height },
+      texts,
+      iconLoaded: icon ? icon.complete && icon.naturalWidth > 0 : null,
+    };
   });
   const viewport = page.viewportSize()!;
   const { box } = report;
@@ -146,7 +158,8 @@ async function checkPrompt(page: Page, selector: string): Promise<{ x: number; y
     expect({ ...text, overflow: text.overflow }).toMatchObject({ overflow: false, inside: true });
     expect(contrast(text.color, text.background), `contrast of "${text.text}"`).toBeGreaterThanOrEqual(WCAG_AA);
   }
-  if (report.iconLoaded !== null) await expect.poll(() => prompt.locator('img.pk-icon').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
+  if (report.iconLoaded !== null)
+    await expect.poll(() => prompt.locator('img.pk-icon').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
   return box;
 }
 
@@ -159,57 +172,67 @@ const textOf = (page: Page, selector: string): Promise<string[]> => page.locator
 describe.each(['desktop', 'mobile'] as const)('prompts at the %s viewport', (viewportName) => {
   const context = (): BrowserContext => browsers[viewportName].context;
 
-  it(viewportName === 'desktop' ? 'the chicklet: bottom-left, offer text, Yes and No' : 'the mobile box with its close button, and the chicklet in a narrow desktop window', async () => {
-    for (const path of ['/', '/centered.html']) {
-      const page = await context().newPage();
-      await openSite(page, chickletSite, path);
-      const before = await hostLayout(page);
-      await triggerOptIn(page);
-      if (viewportName === 'desktop') {
+  it(
+    viewportName === 'desktop'
+      ? 'the chicklet: bottom-left, offer text, Yes and No'
+      : 'the mobile box with its close button, and the chicklet in a narrow desktop window',
+    async () => {
+      for (const path of ['/', '/centered.html']) {
+        const page = await context().newPage();
+        await openSite(page, chickletSite, path);
+        const before = await hostLayout(page);
+        await triggerOptIn(page);
+        if (viewportName === 'desktop') {
+          const box = await checkPrompt(page, '[data-pk="chicklet"]');
+          expect(box.x).toBe(16);
+          expect(page.viewportSize()!.height - (box.y + box.height)).toBe(16);
+          expect(await textOf(page, '[data-pk="chicklet"] .pk-text')).toEqual([OFFER]);
+          expect(await textOf(page, '[data-pk="chicklet"] button')).toEqual(['No', 'Yes']);
+          expect(await textOf(page, '[data-pk="chicklet"] .pk-consent')).toEqual([CONSENT]);
+          expect(await textOf(page, '[data-pk="chicklet"] .pk-branding')).toEqual(['Powered by push-kit']);
+        } else {
+          const box = await checkPrompt(page, '[data-pk="mobile"]');
+          expect(box.x).toBe(0);
+          expect(box.width).toBe(page.viewportSize()!.width);
+          expect(box.y + box.height).toBe(page.viewportSize()!.height);
+          expect(await textOf(page, '[data-pk="mobile"] .pk-text')).toEqual([OFFER]);
+          expect(await textOf(page, '[data-pk="mobile"] [data-pk-action="yes"]')).toEqual(['Yes']);
+          expect(await page.locator('[data-pk="mobile"] [data-pk-action="close"]').getAttribute('aria-label')).toBe('Close');
+          expect(await page.locator('[data-pk="chicklet"]').isVisible()).toBe(false);
+        }
+        expect(await hostLayout(page)).toEqual(before);
+        await shoot(
+          page,
+          `${viewportName}-${viewportName === 'desktop' ? 'chicklet' : 'mobile-box'}${path === '/' ? '' : '-centered-page'}`,
+        );
+
+        const kind = viewportName === 'desktop' ? 'chicklet' : 'mobile';
+        await page.locator(`[data-pk="${kind}"] [data-pk-action="${kind === 'chicklet' ? 'no' : 'close'}"]`).click();
+        await expect.poll(() => page.locator(`[data-pk="${kind}"]`).isVisible()).toBe(false);
+        expect(Number(await page.evaluate(() => localStorage.getItem('wingify_push_do_not_show_notification_popup')))).toBeGreaterThan(
+          Date.now(),
+        );
+        expect(await hostLayout(page)).toEqual(before);
+        await page.close();
+      }
+      if (viewportName === 'mobile') {
+        // A narrow desktop window: no mobile user agent, so the chicklet, fitted to the width.
+        const page = await context().newPage();
+        const cdp = await context().newCDPSession(page);
+        await cdp.send('Emulation.setUserAgentOverride', { userAgent: DESKTOP_UA });
+        await openSite(page, chickletSite);
+        const before = await hostLayout(page);
+        await triggerOptIn(page);
         const box = await checkPrompt(page, '[data-pk="chicklet"]');
         expect(box.x).toBe(16);
-        expect(page.viewportSize()!.height - (box.y + box.height)).toBe(16);
-        expect(await textOf(page, '[data-pk="chicklet"] .pk-text')).toEqual([OFFER]);
+        expect(box.x + box.width).toBeLessThanOrEqual(page.viewportSize()!.width - 16);
         expect(await textOf(page, '[data-pk="chicklet"] button')).toEqual(['No', 'Yes']);
-        expect(await textOf(page, '[data-pk="chicklet"] .pk-consent')).toEqual([CONSENT]);
-        expect(await textOf(page, '[data-pk="chicklet"] .pk-branding')).toEqual(['Powered by push-kit']);
-      } else {
-        const box = await checkPrompt(page, '[data-pk="mobile"]');
-        expect(box.x).toBe(0);
-        expect(box.width).toBe(page.viewportSize()!.width);
-        expect(box.y + box.height).toBe(page.viewportSize()!.height);
-        expect(await textOf(page, '[data-pk="mobile"] .pk-text')).toEqual([OFFER]);
-        expect(await textOf(page, '[data-pk="mobile"] [data-pk-action="yes"]')).toEqual(['Yes']);
-        expect(await page.locator('[data-pk="mobile"] [data-pk-action="close"]').getAttribute('aria-label')).toBe('Close');
-        expect(await page.locator('[data-pk="chicklet"]').isVisible()).toBe(false);
+        expect(await hostLayout(page)).toEqual(before);
+        await shoot(page, 'mobile-chicklet');
+        await page.close();
       }
-      expect(await hostLayout(page)).toEqual(before);
-      await shoot(page, `${viewportName}-${viewportName === 'desktop' ? 'chicklet' : 'mobile-box'}${path === '/' ? '' : '-centered-page'}`);
-
-      const kind = viewportName === 'desktop' ? 'chicklet' : 'mobile';
-      await page.locator(`[data-pk="${kind}"] [data-pk-action="${kind === 'chicklet' ? 'no' : 'close'}"]`).click();
-      await expect.poll(() => page.locator(`[data-pk="${kind}"]`).isVisible()).toBe(false);
-      expect(Number(await page.evaluate(() => localStorage.getItem('wingify_push_do_not_show_notification_popup')))).toBeGreaterThan(Date.now());
-      expect(await hostLayout(page)).toEqual(before);
-      await page.close();
-    }
-    if (viewportName === 'mobile') {
-      // A narrow desktop window: no mobile user agent, so the chicklet, fitted to the width.
-      const page = await context().newPage();
-      const cdp = await context().newCDPSession(page);
-      await cdp.send('Emulation.setUserAgentOverride', { userAgent: DESKTOP_UA });
-      await openSite(page, chickletSite);
-      const before = await hostLayout(page);
-      await triggerOptIn(page);
-      const box = await checkPrompt(page, '[data-pk="chicklet"]');
-      expect(box.x).toBe(16);
-      expect(box.x + box.width).toBeLessThanOrEqual(page.viewportSize()!.width - 16);
-      expect(await textOf(page, '[data-pk="chicklet"] button')).toEqual(['No', 'Yes']);
-      expect(await hostLayout(page)).toEqual(before);
-      await shoot(page, 'mobile-chicklet');
-      await page.close();
-    }
-  });
+    },
+  );
 
   it('the context box while the browser asks', async () => {
     const page = await context().newPage();
@@ -225,7 +248,11 @@ describe.each(['desktop', 'mobile'] as const)('prompts at the %s viewport', (vie
     expect(box.x).toBe(16);
     expect(await textOf(page, '[data-pk="context"] .pk-text')).toEqual([TEXTS.contextBox]);
     expect(await page.locator('[data-pk="context"] img.pk-icon').isVisible()).toBe(true);
-    expect(await page.locator('[data-pk="chicklet"], [data-pk="mobile"]').evaluateAll((elements) => elements.some((element) => !(element as HTMLElement).hidden))).toBe(false);
+    expect(
+      await page
+        .locator('[data-pk="chicklet"], [data-pk="mobile"]')
+        .evaluateAll((elements) => elements.some((element) => !(element as HTMLElement).hidden)),
+    ).toBe(false);
     expect(await hostLayout(page)).toEqual(before);
     await shoot(page, `${viewportName}-context-box`);
     await page.close();
@@ -240,8 +267,17 @@ describe.each(['desktop', 'mobile'] as const)('prompts at the %s viewport', (vie
       await page.keyboard.press('Enter');
       const modal = page.locator('[data-pk="modal"]');
       await modal.waitFor({ state: 'visible' });
-      expect(await modal.evaluate((element) => [getComputedStyle(element).animationName, getComputedStyle(element).animationDuration])).toEqual(['pk-fade', '0.5s']);
-      expect(await page.evaluate(() => document.activeElement?.closest('[data-pk]')?.getAttribute('data-pk') + ' ' + document.activeElement?.getAttribute('data-pk-action'))).toBe('modal yes');
+      expect(
+        await modal.evaluate((element) => [getComputedStyle(element).animationName, getComputedStyle(element).animationDuration]),
+      ).toEqual(['pk-fade', '0.5s']);
+      expect(
+        await page.evaluate(
+          () =>
+            document.activeElement?.closest('[data-pk]')?.getAttribute('data-pk') +
+            ' ' +
+            document.activeElement?.getAttribute('data-pk-action'),
+        ),
+      ).toBe('modal yes');
       expect(await modal.locator('[role="dialog"]').getAttribute('aria-modal')).toBe('true');
       expect(await textOf(page, '#pk-modal-title')).toEqual(['Calligraphy Submissions']);
       expect(await textOf(page, '[data-pk="modal"] .pk-text')).toEqual([OFFER]);
@@ -257,7 +293,9 @@ describe.each(['desktop', 'mobile'] as const)('prompts at the %s viewport', (vie
       await page.keyboard.press('Escape');
       await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('subscribe-button');
       await expect.poll(() => modal.isVisible(), { timeout: 2000 }).toBe(false);
-      expect(Number(await page.evaluate(() => localStorage.getItem('wingify_push_do_not_show_notification_popup')))).toBeGreaterThan(Date.now());
+      expect(Number(await page.evaluate(() => localStorage.getItem('wingify_push_do_not_show_notification_popup')))).toBeGreaterThan(
+        Date.now(),
+      );
       expect(await hostLayout(page)).toEqual(before);
       await page.close();
     }

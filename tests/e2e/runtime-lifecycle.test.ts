@@ -18,9 +18,26 @@ const TIME_ZONE = 'Asia/Tokyo';
 const TIME_ZONE_OFFSET = '-540';
 const LOCALE = 'en-GB';
 const SYNC_FIELDS = [
-  'hash', 'subscription', 'subscriberId', 'previousSubscriptionId', 'subscriptionId', 'subscriptionEndPoint', 'action', 'origin',
-  'firefoxEncryptionKey', 'browserType', 'userLanguage', 'userTimezoneOffset', 'userTimezone', 'websitePushId', 'vapidPublicKey',
-  'subscriptionDomainUrl', 'serviceWorkerPath', 'subscriptionPageUrl', 'pageClickTrackingPermission', 'gcmSenderId',
+  'hash',
+  'subscription',
+  'subscriberId',
+  'previousSubscriptionId',
+  'subscriptionId',
+  'subscriptionEndPoint',
+  'action',
+  'origin',
+  'firefoxEncryptionKey',
+  'browserType',
+  'userLanguage',
+  'userTimezoneOffset',
+  'userTimezone',
+  'websitePushId',
+  'vapidPublicKey',
+  'subscriptionDomainUrl',
+  'serviceWorkerPath',
+  'subscriptionPageUrl',
+  'pageClickTrackingPermission',
+  'gcmSenderId',
 ];
 
 let stack: Stack;
@@ -100,8 +117,14 @@ async function view(path: string, options: ViewOptions = {}): Promise<View> {
     storage: () =>
       page.evaluate(() => {
         const keys = [
-          'wingify_push_subscriber_id', 'wingify_push_subscription_id', 'wingify_push_subscription_endpoint', 'wingify_push_subscription_status',
-          'wingify_push_db_status', 'wingify_push_subscriber_lang', 'wingify_push_do_not_show_notification_popup', 'pshcrw_v_k',
+          'wingify_push_subscriber_id',
+          'wingify_push_subscription_id',
+          'wingify_push_subscription_endpoint',
+          'wingify_push_subscription_status',
+          'wingify_push_db_status',
+          'wingify_push_subscriber_lang',
+          'wingify_push_do_not_show_notification_popup',
+          'pshcrw_v_k',
         ];
         return Object.fromEntries(keys.map((key) => [key, localStorage.getItem(key)]));
       }),
@@ -109,10 +132,17 @@ async function view(path: string, options: ViewOptions = {}): Promise<View> {
 }
 
 async function subscriberRow(id: string) {
-  const { rows } = await stack.db.query<{ status: string; language: string; timezone: string; timezone_offset: number; browser_type: string; uuid: string | null }>(
-    'SELECT status, language, timezone, timezone_offset, browser_type, uuid FROM subscribers WHERE site_hash = $1 AND id = $2',
-    [stack.config.hash, id],
-  );
+  const { rows } = await stack.db.query<{
+    status: string;
+    language: string;
+    timezone: string;
+    timezone_offset: number;
+    browser_type: string;
+    uuid: string | null;
+  }>('SELECT status, language, timezone, timezone_offset, browser_type, uuid FROM subscribers WHERE site_hash = $1 AND id = $2', [
+    stack.config.hash,
+    id,
+  ]);
   return rows[0];
 }
 
@@ -143,7 +173,11 @@ describe('the subscriber lifecycle in Chromium against the real provider', () =>
           queue.push(['triggerOptIn']);
         }),
     );
-    await visit.page.locator('[data-pk-action="yes"]:visible').first().click({ timeout: 3000 }).catch(() => undefined);
+    await visit.page
+      .locator('[data-pk-action="yes"]:visible')
+      .first()
+      .click({ timeout: 3000 })
+      .catch(() => undefined);
 
     expect(await failure).toEqual({ status: 'BLOCKED', message: 'User has blocked push notifications.' });
     const stored = await visit.storage();
@@ -240,7 +274,11 @@ describe('the subscriber lifecycle in Chromium against the real provider', () =>
     const syncs = back.syncs();
     expect(syncs.map((sync) => sync.get('action'))).toEqual(['insert-failed']);
     expect(syncs[0]!.get('subscriberId')).toBe(subscriberId);
-    expect(await back.storage()).toMatchObject({ wingify_push_db_status: 'true', wingify_push_subscriber_id: subscriberId, wingify_push_subscriber_lang: 'fr-FR' });
+    expect(await back.storage()).toMatchObject({
+      wingify_push_db_status: 'true',
+      wingify_push_subscriber_id: subscriberId,
+      wingify_push_subscriber_lang: 'fr-FR',
+    });
     expect(await subscriberRow(subscriberId)).toMatchObject({ status: 'subscribed', language: 'fr-FR' });
     await back.page.close();
   }, 20_000);
@@ -250,7 +288,13 @@ describe('the subscriber lifecycle in Chromium against the real provider', () =>
     const visit = await view(`/?uuid=${uuid}`, { language: 'fr-FR' });
     const links = visit.syncs().filter((sync) => sync.get('action') === 'update-subscriberId');
     expect(links.map((link) => Object.fromEntries(link))).toEqual([
-      { hash: stack.config.hash, browserType: 'chrome', previousSubscriberId: subscriberId, subscriberId: uuid, action: 'update-subscriberId' },
+      {
+        hash: stack.config.hash,
+        browserType: 'chrome',
+        previousSubscriberId: subscriberId,
+        subscriberId: uuid,
+        action: 'update-subscriberId',
+      },
     ]);
     expect(await cookie('_wingify_pc_uuid')).toBe(uuid);
     expect((await subscriberRow(subscriberId))?.uuid).toBe(uuid);
@@ -266,7 +310,9 @@ describe('the subscriber lifecycle in Chromium against the real provider', () =>
     expect(unsubscribe?.get('subscriberId')).toBe(subscriberId);
     expect((await subscriberRow(subscriberId))?.status).toBe('unsubscribed');
     expect(await first.storage()).toMatchObject({ wingify_push_subscriber_id: null, wingify_push_subscription_status: 'unsubscribed' });
-    expect(await first.page.evaluate(async () => !!(await (await navigator.serviceWorker.getRegistration())?.pushManager.getSubscription()))).toBe(false);
+    expect(
+      await first.page.evaluate(async () => !!(await (await navigator.serviceWorker.getRegistration())?.pushManager.getSubscription())),
+    ).toBe(false);
     expect(await first.page.evaluate(() => (window as unknown as { pushkit: { isOptedOut(): boolean } }).pushkit.isOptedOut())).toBe(true);
     await first.page.close();
 

@@ -37,7 +37,12 @@ beforeAll(async () => {
   gcm = await startFakeGcm();
   [stack, browser, work] = await Promise.all([
     startStack({
-      overrides: { segmentations: SEGMENTS, clickSegmentations: CLICK_SEGMENTS, isShopifyConnectedAccount: false, pageClickTrackingConcent: false },
+      overrides: {
+        segmentations: SEGMENTS,
+        clickSegmentations: CLICK_SEGMENTS,
+        isShopifyConnectedAccount: false,
+        pageClickTrackingConcent: false,
+      },
     }),
     launchPersistentChromium(gcm.chromiumArgs),
     mkdtemp(join(tmpdir(), 'push-kit-segments-')),
@@ -74,7 +79,11 @@ async function view(path: string): Promise<View> {
   page.on('request', (request) => {
     const url = new URL(request.url());
     if (url.origin !== stack.providerUrl || url.pathname !== '/as') return;
-    adds.push({ id: url.searchParams.get('id')!, customer_hash: url.searchParams.get('customer_hash')!, subscribers: url.searchParams.getAll('subscriber_list[]') });
+    adds.push({
+      id: url.searchParams.get('id')!,
+      customer_hash: url.searchParams.get('customer_hash')!,
+      subscribers: url.searchParams.getAll('subscriber_list[]'),
+    });
   });
   page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.goto(`${stack.siteUrl}${path}`);
@@ -100,7 +109,11 @@ async function serveWithSegments(name: string, segmentations: typeof SEGMENTS): 
   const built = await buildSite(configFile, join(work, 'dist'));
   if (!built.ok) throw new Error(JSON.stringify(built.problems));
   await (example ?? stack.example).close();
-  example = await startExampleSite({ root: join(process.cwd(), 'examples/calligraphy-site'), bundleDir: built.dir, port: Number(new URL(stack.siteUrl).port) });
+  example = await startExampleSite({
+    root: join(process.cwd(), 'examples/calligraphy-site'),
+    bundleDir: built.dir,
+    port: Number(new URL(stack.siteUrl).port),
+  });
 }
 
 describe('rule segments', () => {
@@ -176,20 +189,31 @@ describe('click segments', () => {
 
   it('without tracking consent a click joins nothing', async () => {
     const visit = await view('/');
-    await visit.page.evaluate(() => (window as unknown as { pushkit: { setTrackingConsent(allowed: boolean): void } }).pushkit.setTrackingConsent(false));
+    await visit.page.evaluate(() =>
+      (window as unknown as { pushkit: { setTrackingConsent(allowed: boolean): void } }).pushkit.setTrackingConsent(false),
+    );
     await visit.page.locator('header a[href="/products/gold-nib-pen.html"]').click();
     await visit.page.waitForURL('**/products/gold-nib-pen.html');
     await visit.page.waitForTimeout(500);
     expect(visit.adds).toEqual([]);
     expect(await member('shop-visitors')).toBe(false);
-    await visit.page.evaluate(() => (window as unknown as { pushkit: { setTrackingConsent(allowed: boolean): void } }).pushkit.setTrackingConsent(true));
+    await visit.page.evaluate(() =>
+      (window as unknown as { pushkit: { setTrackingConsent(allowed: boolean): void } }).pushkit.setTrackingConsent(true),
+    );
     await visit.page.close();
   });
 
   it('a failed add stores wingifyRetrySegment and the next view retries it', async () => {
     const failing = await view('/');
-    await failing.page.route((url) => url.origin === stack.providerUrl && url.pathname === '/as', (route) => route.abort('connectionrefused'));
-    await failing.page.locator('main').evaluate((main) => main.insertAdjacentHTML('beforeend', '<header><a href="/products/gold-nib-pen.html" id="stay">Shop</a></header>'));
+    await failing.page.route(
+      (url) => url.origin === stack.providerUrl && url.pathname === '/as',
+      (route) => route.abort('connectionrefused'),
+    );
+    await failing.page
+      .locator('main')
+      .evaluate((main) =>
+        main.insertAdjacentHTML('beforeend', '<header><a href="/products/gold-nib-pen.html" id="stay">Shop</a></header>'),
+      );
     await failing.page.locator('#stay').evaluate((link) => link.addEventListener('click', (event) => event.preventDefault()));
     await failing.page.locator('#stay').click();
     await expect.poll(() => failing.adds.length).toBe(1);

@@ -9,7 +9,13 @@ import { createCampaign } from '../../server/store/campaigns.ts';
 import { sendCampaign } from '../../server/push/campaign-sender.ts';
 import { closePushConnections } from '../../server/push/send.ts';
 import type { VapidKeyPair } from '../../server/vapid-keys.ts';
-import { createSubscriberKeys, decryptPushBody, startFakePushService, verifyVapidAuthorization, type FakePushService } from '../support/fake-push-service.ts';
+import {
+  createSubscriberKeys,
+  decryptPushBody,
+  startFakePushService,
+  verifyVapidAuthorization,
+  type FakePushService,
+} from '../support/fake-push-service.ts';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { subscribeThroughApi } from '../support/subscribe.ts';
@@ -33,7 +39,8 @@ afterAll(async () => {
 
 /** Replaces PushManager's subscribe / getSubscription / permissionState in the page by a subscription the test holds. */
 function pushSeam({ endpoint, p256dh, auth }: { endpoint: string; p256dh: string; auth: string }): void {
-  const bytes = (base64url: string) => Uint8Array.from(atob(base64url.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0)).buffer;
+  const bytes = (base64url: string) =>
+    Uint8Array.from(atob(base64url.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0)).buffer;
   let current: PushSubscription | null = null;
   const make = (): PushSubscription => {
     const subscription = Object.create(PushSubscription.prototype) as PushSubscription;
@@ -44,7 +51,12 @@ function pushSeam({ endpoint, p256dh, auth }: { endpoint: string; p256dh: string
       options: { value: { userVisibleOnly: true, applicationServerKey: null } },
       getKey: { value: (name: 'p256dh' | 'auth') => bytes(name === 'p256dh' ? p256dh : auth) },
       toJSON: { value: () => json },
-      unsubscribe: { value: async () => { current = null; return true; } },
+      unsubscribe: {
+        value: async () => {
+          current = null;
+          return true;
+        },
+      },
     });
     return subscription;
   };
@@ -91,7 +103,8 @@ describe('subscribe, send, deliver, show', () => {
     // A push delivered to a worker that is still installing is dropped: wait until sw.js is activated.
     await page.evaluate(async () => {
       const worker = (await navigator.serviceWorker.ready).active!;
-      if (worker.state !== 'activated') await new Promise((resolve) => worker.addEventListener('statechange', () => worker.state === 'activated' && resolve(undefined)));
+      if (worker.state !== 'activated')
+        await new Promise((resolve) => worker.addEventListener('statechange', () => worker.state === 'activated' && resolve(undefined)));
     });
     const cdp = await browser.context.newCDPSession(page);
     const registrationId = new Promise<string>((resolve) => {
@@ -100,7 +113,7 @@ describe('subscribe, send, deliver, show', () => {
         if (ours) resolve(ours.registrationId);
       });
     });
-    await cdp.send("ServiceWorker.enable");
+    await cdp.send('ServiceWorker.enable');
     await cdp.send('ServiceWorker.deliverPushMessage', { origin: stack.siteUrl, registrationId: await registrationId, data: payload });
 
     await expect

@@ -29,7 +29,12 @@ beforeAll(async () => {
   gcm = await startFakeGcm();
   [stack, browser] = await Promise.all([
     startStack({
-      overrides: { isShopifyConnectedAccount: true, shopifySegmentations: SHOP_SEGMENTS, segmentations: [], pageClickTrackingConcent: false },
+      overrides: {
+        isShopifyConnectedAccount: true,
+        shopifySegmentations: SHOP_SEGMENTS,
+        segmentations: [],
+        pageClickTrackingConcent: false,
+      },
     }),
     launchPersistentChromium(gcm.chromiumArgs),
   ]);
@@ -61,7 +66,10 @@ function recordRequests(page: Page, path: RegExp): Timed[] {
 }
 
 const ecomData = async (page: Page, event: string) =>
-  JSON.parse((await page.evaluate((key) => localStorage.getItem(key), `wingifyEcomData-${event}`)) ?? 'null') as Record<string, unknown> | null;
+  JSON.parse((await page.evaluate((key) => localStorage.getItem(key), `wingifyEcomData-${event}`)) ?? 'null') as Record<
+    string,
+    unknown
+  > | null;
 const member = (sid: string) => isMember(stack.db, stack.config.hash, sid, subscriberId);
 
 describe('online shop', () => {
@@ -77,20 +85,24 @@ describe('online shop', () => {
 
     await expect.poll(() => cartReads.length, { timeout: 10_000 }).toBe(1);
     expect(cartReads[0]!.at - postedAt).toBeGreaterThanOrEqual(1900);
-    await expect.poll(() => ecomData(page, 'add_cart')).toEqual({
-      pId: PEN.productId,
-      pName: PEN.title,
-      price: PEN.priceCents / 100,
-      sku: PEN.sku,
-      cat: PEN.productType,
-      pUrl: PEN.url,
-      brand: PEN.vendor,
-      quant: 2,
-      cTotal: (2 * PEN.priceCents) / 100,
-      cItemsCount: 2,
-    });
+    await expect
+      .poll(() => ecomData(page, 'add_cart'))
+      .toEqual({
+        pId: PEN.productId,
+        pName: PEN.title,
+        price: PEN.priceCents / 100,
+        sku: PEN.sku,
+        cat: PEN.productType,
+        pUrl: PEN.url,
+        brand: PEN.vendor,
+        quant: 2,
+        cTotal: (2 * PEN.priceCents) / 100,
+        cItemsCount: 2,
+      });
     await expect.poll(() => member('cart-over-40')).toBe(true);
-    expect(adds.map((add) => [add.url.searchParams.get('id'), add.url.searchParams.getAll('subscriber_list[]')])).toEqual([['cart-over-40', [subscriberId]]]);
+    expect(adds.map((add) => [add.url.searchParams.get('id'), add.url.searchParams.getAll('subscriber_list[]')])).toEqual([
+      ['cart-over-40', [subscriberId]],
+    ]);
     expect(await page.evaluate(() => localStorage.getItem('wingifySegment-cart-over-40'))).toBe('1');
     expect(await member('big-spenders')).toBe(false);
     expect(await member('buyers')).toBe(false);
@@ -114,25 +126,27 @@ describe('online shop', () => {
     await expect.poll(() => orderReads.length, { timeout: 10_000 }).toBe(1);
     expect(orderReads[0]!.at - loadedAt).toBeGreaterThanOrEqual(2800);
     expect(Object.fromEntries(orderReads[0]!.url.searchParams)).toEqual({ hash: stack.config.hash, orderId });
-    await expect.poll(() => ecomData(page, 'order')).toEqual({
-      total: (2 * PEN.priceCents) / 100,
-      shipping: 4.5,
-      tax: 0,
-      discount: 0,
-      coupon: '',
-      orders: [
-        {
-          pId: String(PEN.productId),
-          pName: PEN.title,
-          pPrice: PEN.priceCents / 100,
-          pVariant: String(PEN.variantId),
-          pSku: PEN.sku,
-          pBrand: PEN.vendor,
-          pQuant: 2,
-          pImgUrl: `${stack.siteUrl}/icon.png`,
-        },
-      ],
-    });
+    await expect
+      .poll(() => ecomData(page, 'order'))
+      .toEqual({
+        total: (2 * PEN.priceCents) / 100,
+        shipping: 4.5,
+        tax: 0,
+        discount: 0,
+        coupon: '',
+        orders: [
+          {
+            pId: String(PEN.productId),
+            pName: PEN.title,
+            pPrice: PEN.priceCents / 100,
+            pVariant: String(PEN.variantId),
+            pSku: PEN.sku,
+            pBrand: PEN.vendor,
+            pQuant: 2,
+            pImgUrl: `${stack.siteUrl}/icon.png`,
+          },
+        ],
+      });
     await expect.poll(() => member('buyers')).toBe(true);
     expect(await page.evaluate(() => localStorage.getItem('wingifySegment-buyers'))).toBe('1');
     await page.close();

@@ -46,7 +46,9 @@ describe('subscribing on the example site', () => {
       'SELECT id, status, endpoint, p256dh FROM subscribers WHERE site_hash = $1',
       [stack.config.hash],
     );
-    expect(rows).toEqual([{ id: outcome.subscriberId, status: 'subscribed', endpoint: subscription.endpoint, p256dh: subscription.keys.p256dh }]);
+    expect(rows).toEqual([
+      { id: outcome.subscriberId, status: 'subscribed', endpoint: subscription.endpoint, p256dh: subscription.keys.p256dh },
+    ]);
     expect(await page.evaluate(() => localStorage.getItem('wingify_push_subscriber_id'))).toBe(outcome.subscriberId);
     expect(pageErrors).toEqual([]);
     await page.close();

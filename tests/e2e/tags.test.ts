@@ -34,7 +34,11 @@ beforeAll(async () => {
   browser.context.on('request', (request) => {
     const url = new URL(request.url());
     if (url.origin !== stack.providerUrl || url.pathname !== '/tags') return;
-    tagRequests.push({ method: request.method(), tags: JSON.parse(url.searchParams.get('tags') ?? '{}') as Record<string, string>, subscriberId: url.searchParams.get('subscriberId') });
+    tagRequests.push({
+      method: request.method(),
+      tags: JSON.parse(url.searchParams.get('tags') ?? '{}') as Record<string, string>,
+      subscriberId: url.searchParams.get('subscriberId'),
+    });
   });
   const page = await browser.context.newPage();
   await page.goto(`${stack.siteUrl}/`);
@@ -60,7 +64,10 @@ async function pausedView(path: string, initScript?: () => void): Promise<Page> 
 }
 
 const tag = (page: Page, key: string, value: string) =>
-  page.evaluate(([k, v]) => (window as unknown as { pushkit: { tag(key: string, value: string): void } }).pushkit.tag(k!, v!), [key, value]);
+  page.evaluate(
+    ([k, v]) => (window as unknown as { pushkit: { tag(key: string, value: string): void } }).pushkit.tag(k!, v!),
+    [key, value],
+  );
 
 describe('tags', () => {
   it('several tag() calls less than 50 ms apart make one request, sent 50 ms after the last; the provider stores every tag', async () => {
@@ -96,7 +103,10 @@ describe('tags', () => {
       // A spy that keeps the URLs in sessionStorage (it survives the navigation) and still sends the beacon.
       const send = navigator.sendBeacon.bind(navigator);
       navigator.sendBeacon = (url, data) => {
-        sessionStorage.setItem('beacons', JSON.stringify([...(JSON.parse(sessionStorage.getItem('beacons') ?? '[]') as string[]), String(url)]));
+        sessionStorage.setItem(
+          'beacons',
+          JSON.stringify([...(JSON.parse(sessionStorage.getItem('beacons') ?? '[]') as string[]), String(url)]),
+        );
         return send(url, data);
       };
     });
@@ -105,7 +115,9 @@ describe('tags', () => {
     await tag(page, 'ink', 'sumi');
     // The page's clock is paused: the 50 ms debounce never ends, only the page hide can send the batch.
     await page.goto(`${stack.siteUrl}/submissions.html`);
-    const beacons = (JSON.parse((await page.evaluate(() => sessionStorage.getItem('beacons'))) ?? '[]') as string[]).map((url) => new URL(url));
+    const beacons = (JSON.parse((await page.evaluate(() => sessionStorage.getItem('beacons'))) ?? '[]') as string[]).map(
+      (url) => new URL(url),
+    );
     expect(beacons.map((url) => url.origin + url.pathname)).toEqual([`${stack.providerUrl}/tags`]);
     expect(beacons[0]!.searchParams.get('subscriberId')).toBe(subscriberId);
     expect(JSON.parse(beacons[0]!.searchParams.get('tags')!)).toEqual({ 'last-page': 'home', ink: 'sumi' });
@@ -117,7 +129,11 @@ describe('tags', () => {
 
   it('tags are kept in the browser for segment conditions, and a visitor without a subscriber id sends none', async () => {
     const page = await pausedView('/');
-    expect(JSON.parse((await page.evaluate(() => localStorage.getItem('pushkit_tags')))!)).toMatchObject({ plan: 'platinum', nib: 'pointed', 'last-page': 'home' });
+    expect(JSON.parse((await page.evaluate(() => localStorage.getItem('pushkit_tags')))!)).toMatchObject({
+      plan: 'platinum',
+      nib: 'pointed',
+      'last-page': 'home',
+    });
     await page.evaluate(() => localStorage.removeItem('wingify_push_subscriber_id'));
     tagRequests.length = 0;
     await tag(page, 'anonymous', 'yes');

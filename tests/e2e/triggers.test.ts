@@ -91,10 +91,12 @@ async function view(path = '/', options: { fakeClock?: boolean } = {}): Promise<
 /** Scrolls to `y` and gives the page's scroll listeners a moment to run. */
 async function scrollTo(page: Page, y: number): Promise<void> {
   await page.evaluate((top) => window.scrollTo(0, top), y);
-  await page.waitForFunction((top) => Math.round(window.scrollY) === top, y, { timeout: 10_000 }).catch(async (error: Error) => {
-    const at = await page.evaluate(() => [window.scrollY, document.documentElement.scrollHeight - window.innerHeight]);
-    throw new Error(`could not scroll to ${y} (at ${at[0]}, scrollable ${at[1]}): ${error.message}`);
-  });
+  await page
+    .waitForFunction((top) => Math.round(window.scrollY) === top, y, { timeout: 10_000 })
+    .catch(async (error: Error) => {
+      const at = await page.evaluate(() => [window.scrollY, document.documentElement.scrollHeight - window.innerHeight]);
+      throw new Error(`could not scroll to ${y} (at ${at[0]}, scrollable ${at[1]}): ${error.message}`);
+    });
   await page.waitForTimeout(150);
 }
 

@@ -72,12 +72,19 @@ async function pushAndClick(payload: Record<string, unknown>): Promise<{ shown: 
 }
 
 const events = async (campaignId: string) =>
-  (await db.query<{ kind: string }>('SELECT kind FROM events WHERE campaign_id = $1 ORDER BY kind', [campaignId])).rows.map((row) => row.kind);
+  (await db.query<{ kind: string }>('SELECT kind FROM events WHERE campaign_id = $1 ORDER BY kind', [campaignId])).rows.map(
+    (row) => row.kind,
+  );
 
 describe('a click on a notification', () => {
   it('opens the payload URL in a new page and the provider records shown and clicked', async () => {
     const campaignId = await campaign('Click me');
-    const { shown, opened } = await pushAndClick({ title: 'Click me', body: 'New pieces are in.', url: `${site.origin}/submissions.html?from=push`, campaignId });
+    const { shown, opened } = await pushAndClick({
+      title: 'Click me',
+      body: 'New pieces are in.',
+      url: `${site.origin}/submissions.html?from=push`,
+      campaignId,
+    });
     expect(shown.body).toContain('New pieces are in.');
     expect(opened.url()).toBe(`${site.origin}/submissions.html?from=push`);
     expect(await opened.title()).toBe('/submissions.html');

@@ -38,10 +38,24 @@ describe("a site's own worker that imports push-kit-sw.js", () => {
     expect(await controller(controlled)).toBe(`${site.origin}/own-sw.js`);
     expect(await hello(controlled)).toBe("answered by the site's own worker");
 
-    await deliverPush(browser.context, controlled, site.origin, `${site.origin}/`, JSON.stringify({ title: 'Back in stock', body: 'The gold nib pen', tag: 'stock', url: '/products/gold-nib-pen.html' }));
+    await deliverPush(
+      browser.context,
+      controlled,
+      site.origin,
+      `${site.origin}/`,
+      JSON.stringify({ title: 'Back in stock', body: 'The gold nib pen', tag: 'stock', url: '/products/gold-nib-pen.html' }),
+    );
     await expect
       .poll(() => shownNotifications(controlled, `${site.origin}/`), { timeout: 10_000 })
-      .toMatchObject([{ title: 'Back in stock', body: 'The gold nib pen', tag: 'stock', icon: `${site.origin}/icon.png`, data: { url: '/products/gold-nib-pen.html' } }]);
+      .toMatchObject([
+        {
+          title: 'Back in stock',
+          body: 'The gold nib pen',
+          tag: 'stock',
+          icon: `${site.origin}/icon.png`,
+          data: { url: '/products/gold-nib-pen.html' },
+        },
+      ]);
 
     expect(await hello(controlled)).toBe("answered by the site's own worker");
     expect(await controller(controlled)).toBe(`${site.origin}/own-sw.js`);

@@ -4,7 +4,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
-import { closeNotifications, deliverPush, registerWorker, shownNotifications, startWorkerSite, type WorkerSite } from '../support/worker.ts';
+import {
+  closeNotifications,
+  deliverPush,
+  registerWorker,
+  shownNotifications,
+  startWorkerSite,
+  type WorkerSite,
+} from '../support/worker.ts';
 
 let site: WorkerSite;
 let browser: TestBrowser;

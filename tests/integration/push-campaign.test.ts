@@ -43,7 +43,9 @@ describe('runCampaign', () => {
       ...options,
       concurrency: 40,
       signal: stop.signal,
-      onProgress: (counts) => { if (counts.sent >= 180) stop.abort(); },
+      onProgress: (counts) => {
+        if (counts.sent >= 180) stop.abort();
+      },
     });
     expect(first.delivered).toBeGreaterThanOrEqual(180);
     expect(first.delivered).toBeLessThan(500);
@@ -75,7 +77,10 @@ describe('runCampaign', () => {
     const store = campaign('mixed', ['/mixed/ok', '/mixed/gone', '/mixed/throttled', '/mixed/broken']);
     const progress: CampaignCounts[] = [];
     const counts = await runCampaign(store, 'mixed', {
-      ...options, maxAttempts: 3, backoffMs: 50, onProgress: (c) => progress.push(c),
+      ...options,
+      maxAttempts: 3,
+      backoffMs: 50,
+      onProgress: (c) => progress.push(c),
     });
 
     expect(counts).toEqual({ sent: 1 + 1 + 2 + 3, delivered: 2, failed: 1, expired: 1 });
@@ -99,7 +104,11 @@ describe('runCampaign', () => {
     const store = campaign('oversize', ['/oversize/0'], 'x'.repeat(4000));
     const counts = await runCampaign(store, 'oversize', options);
     expect(counts).toEqual({ sent: 1, delivered: 0, failed: 1, expired: 0 });
-    expect(store.statusOf('oversize-0')).toMatchObject({ status: 'failed', attempts: 1, detail: 'push payload is 4000 bytes; Web Push allows at most 3993 bytes' });
+    expect(store.statusOf('oversize-0')).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      detail: 'push payload is 4000 bytes; Web Push allows at most 3993 bytes',
+    });
     expect(service.countFor('/oversize/0')).toBe(0);
   });
 
@@ -112,7 +121,10 @@ describe('runCampaign', () => {
   });
 
   it('keeps at most `concurrency` requests in flight', async () => {
-    const store = campaign('bounded', Array.from({ length: 120 }, (_, i) => `/bounded/${i}`));
+    const store = campaign(
+      'bounded',
+      Array.from({ length: 120 }, (_, i) => `/bounded/${i}`),
+    );
     let inFlight = 0;
     let peak = 0;
     const counts = await runCampaign(store, 'bounded', {

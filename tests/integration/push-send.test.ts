@@ -37,7 +37,10 @@ describe('sendPush against a fake HTTPS push service', () => {
     const keys = createSubscriberKeys();
     const payload = JSON.stringify({ title: 'Hello', body: 'World', url: 'https://shop.example/sale' });
     const result = await sendPush({ endpoint: `${service.origin}/push/ok`, keys }, payload, {
-      ...options, ttl: 3600, urgency: 'high', topic: 'sale-2026',
+      ...options,
+      ttl: 3600,
+      urgency: 'high',
+      topic: 'sale-2026',
     });
     expect(result).toEqual({ outcome: 'delivered', statusCode: 201 });
     const recorded = service.requests.find((r) => r.path === '/push/ok')!;
@@ -72,10 +75,15 @@ describe('sendPush against a fake HTTPS push service', () => {
     service.answer('/push/broken', { status: 500 });
     const keys = createSubscriberKeys();
     expect(await sendPush({ endpoint: `${service.origin}/push/throttled`, keys }, 'x', options)).toEqual({
-      outcome: 'retry', statusCode: 429, detail: '429: fake push service says 429', retryAfterMs: 7000,
+      outcome: 'retry',
+      statusCode: 429,
+      detail: '429: fake push service says 429',
+      retryAfterMs: 7000,
     });
     expect(await sendPush({ endpoint: `${service.origin}/push/broken`, keys }, 'x', options)).toEqual({
-      outcome: 'retry', statusCode: 500, detail: '500: fake push service says 500',
+      outcome: 'retry',
+      statusCode: 500,
+      detail: '500: fake push service says 500',
     });
   });
 
@@ -87,15 +95,18 @@ describe('sendPush against a fake HTTPS push service', () => {
 
   it('refuses a payload over the limit before any request', async () => {
     const before = service.requests.length;
-    await expect(sendPush({ endpoint: `${service.origin}/push/big`, keys: createSubscriberKeys() }, 'x'.repeat(4096), options))
-      .rejects.toThrow('push payload is 4096 bytes; Web Push allows at most 3993 bytes');
+    await expect(
+      sendPush({ endpoint: `${service.origin}/push/big`, keys: createSubscriberKeys() }, 'x'.repeat(4096), options),
+    ).rejects.toThrow('push payload is 4096 bytes; Web Push allows at most 3993 bytes');
     expect(service.requests.length).toBe(before);
   });
 
   it('refuses plain http endpoints and bad header values', async () => {
     const keys = createSubscriberKeys();
     await expect(sendPush({ endpoint: 'http://127.0.0.1:1/x', keys }, 'x', options)).rejects.toThrow('push endpoint must be https');
-    await expect(sendPush({ endpoint: `${service.origin}/x`, keys }, 'x', { ...options, topic: 'has spaces' })).rejects.toThrow('push topic must be');
+    await expect(sendPush({ endpoint: `${service.origin}/x`, keys }, 'x', { ...options, topic: 'has spaces' })).rejects.toThrow(
+      'push topic must be',
+    );
     await expect(sendPush({ endpoint: `${service.origin}/x`, keys }, 'x', { ...options, ttl: -1 })).rejects.toThrow('push TTL must be');
   });
 });

@@ -36,14 +36,25 @@ beforeAll(async () => {
   await mkdir(join(project, 'site-configs'));
   await writeFile(
     join(project, 'site-configs', 'letters.json'),
-    JSON.stringify({ hash: 'letters-send-01', companyName: 'Letters', origin: ORIGIN, serverSyncUrl: `http://127.0.0.1:${providerPort}`, vapidPublicKey: vapid.publicKey }),
+    JSON.stringify({
+      hash: 'letters-send-01',
+      companyName: 'Letters',
+      origin: ORIGIN,
+      serverSyncUrl: `http://127.0.0.1:${providerPort}`,
+      vapidPublicKey: vapid.publicKey,
+    }),
   );
   await writeVapidKeyFile(join(project, '.push-kit', 'keys', 'letters.json'), vapid);
   // One subscriber, stored through the real sync endpoint into the project's embedded database.
   const db = await openDatabase({ dataDir: join(project, '.push-kit', 'db') });
   const { sites } = await loadSites([join(project, 'site-configs', 'letters.json')], join(project, 'dist'));
   const app = await createApp({ sites, db });
-  await app.inject({ method: 'POST', url: '/syncSubscriptionAction.php', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: syncForm('/send/direct') });
+  await app.inject({
+    method: 'POST',
+    url: '/syncSubscriptionAction.php',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: syncForm('/send/direct'),
+  });
   await app.close();
   await db.close();
 });
@@ -107,7 +118,7 @@ describe('push-kit send', () => {
       });
       const direct = await runCli(['send', '--site', 'letters', '--title', 't', '--body', 'b']);
       expect(direct.status).toBe(1);
-      expect(direct.stderr).toContain('A provider is running on it: let it send, with the site\'s owner key');
+      expect(direct.stderr).toContain("A provider is running on it: let it send, with the site's owner key");
 
       const through = await runCli(['send', '--site', 'letters', '--title', 'Through', '--body', 'the provider', '--key', ownerKey]);
       expect(through.stdout).toContain('sent to 2: 2 delivered, 0 expired, 0 failed');

@@ -52,7 +52,13 @@ async function subscribe(path: string): Promise<string> {
 }
 
 async function newCampaign(title: string): Promise<string> {
-  const { campaignId } = await createCampaign(db, site, { title, body: `${title} body`, url: 'https://letters.example/new', ttl: 3600, urgency: 'high' });
+  const { campaignId } = await createCampaign(db, site, {
+    title,
+    body: `${title} body`,
+    url: 'https://letters.example/new',
+    ttl: 3600,
+    urgency: 'high',
+  });
   return campaignId;
 }
 
@@ -78,7 +84,9 @@ describe('sending a campaign from the database', () => {
     expect(request.headers.topic).toBe(`campaign-${campaignId}`);
     expect(verifyVapidAuthorization(request.headers.authorization as string, vapid.publicKey).claims.sub).toBe(vapidSubjectOf(site));
     expect(await campaignProgress(db, campaignId)).toEqual({ recipients: 2, pending: 0, delivered: 1, failed: 0, expired: 1 });
-    const statuses = await db.query<{ id: string; status: string }>('SELECT id, status FROM subscribers WHERE id = ANY($1)', [[delivered, gone]]);
+    const statuses = await db.query<{ id: string; status: string }>('SELECT id, status FROM subscribers WHERE id = ANY($1)', [
+      [delivered, gone],
+    ]);
     expect(Object.fromEntries(statuses.rows.map((row) => [row.id, row.status]))).toEqual({ [delivered]: 'subscribed', [gone]: 'expired' });
     const campaign = await db.query<{ status: string }>('SELECT status FROM campaigns WHERE id = $1', [campaignId]);
     expect(campaign.rows[0]!.status).toBe('done');

@@ -48,7 +48,9 @@ describe('/as adds subscribers to segments', () => {
   it('adds every listed subscriber (subscriber_list[] or repeated subscriber_list), creating the segment, with its customTag', async () => {
     const a = await insertSubscriber(app);
     const b = await insertSubscriber(app);
-    const reply = await get(`/as?${query({ id: 'newsletter', customer_hash: SITE_HASH, 'subscriber_list[]': [a.id, b.id], customTag: 'footer form' })}`);
+    const reply = await get(
+      `/as?${query({ id: 'newsletter', customer_hash: SITE_HASH, 'subscriber_list[]': [a.id, b.id], customTag: 'footer form' })}`,
+    );
     expect(reply.statusCode).toBe(200);
     expect(reply.json()).toEqual({ status: 'success' });
     const single = await get(`/as?${query({ id: '7', customer_hash: SITE_HASH, subscriber_list: a.id })}`);
@@ -85,7 +87,9 @@ describe('/as adds subscribers to segments', () => {
 describe('/tags and /dyn', () => {
   it('stores tags (null removes one) and /dyn returns them as JSONP', async () => {
     const { id } = await insertSubscriber(app);
-    const first = await get(`/tags?${query({ hash: SITE_HASH, subscriberId: id, tags: JSON.stringify({ plan: 'pro', visits: 3, vip: true, gone: 'x' }) })}`);
+    const first = await get(
+      `/tags?${query({ hash: SITE_HASH, subscriberId: id, tags: JSON.stringify({ plan: 'pro', visits: 3, vip: true, gone: 'x' }) })}`,
+    );
     expect(first.json()).toEqual({ status: 'success' });
     await get(`/tags?${query({ hash: SITE_HASH, subscriberId: id, tags: JSON.stringify({ gone: null, visits: 4 }) })}`);
     const dyn = await get(`/dyn?${query({ hash: SITE_HASH, subscriberId: id, callback: 'pushkit_dyn_1' })}`);
@@ -108,7 +112,14 @@ describe('/tags and /dyn', () => {
 
   it('refuses tags that are not a JSON object of short keys and values', async () => {
     const { id } = await insertSubscriber(app);
-    for (const tags of ['not json', '[1,2]', '{}', JSON.stringify({ 'bad<key>': 1 }), JSON.stringify({ k: 'v'.repeat(300) }), JSON.stringify({ k: { nested: 1 } })]) {
+    for (const tags of [
+      'not json',
+      '[1,2]',
+      '{}',
+      JSON.stringify({ 'bad<key>': 1 }),
+      JSON.stringify({ k: 'v'.repeat(300) }),
+      JSON.stringify({ k: { nested: 1 } }),
+    ]) {
       const reply = await get(`/tags?${query({ hash: SITE_HASH, subscriberId: id, tags })}`);
       expect(reply.statusCode, tags).toBe(400);
       expect(reply.json().message).toMatch(/^tags: must be a JSON object of 1 to 50 tags/);
@@ -134,7 +145,9 @@ describe('custom dimensions and tracking consent', () => {
     });
     expect(put.json()).toEqual({ status: 'success' });
     await get(`/tags?${query({ hash: SITE_HASH, subscriberId: id, tags: JSON.stringify({ city: 'Leeds', tier: 'tag-loses' }) })}`);
-    const comma = await get(`/getSubscriberAttributes.php?${query({ hash: SITE_HASH, subscriberId: id, customDimensions: 'tier,score,city,unset', browser: 'chrome' })}`);
+    const comma = await get(
+      `/getSubscriberAttributes.php?${query({ hash: SITE_HASH, subscriberId: id, customDimensions: 'tier,score,city,unset', browser: 'chrome' })}`,
+    );
     expect(comma.json()).toEqual({ status: 'success', result: { tier: 'gold', score: '12', city: 'Leeds' } });
     const array = await get(`/getSubscriberAttributes.php?${query({ hash: SITE_HASH, subscriberId: id, customDimensions: '["tier"]' })}`);
     expect(array.json()).toEqual({ status: 'success', result: { tier: 'gold' } });
@@ -146,7 +159,8 @@ describe('custom dimensions and tracking consent', () => {
   it('getSubscriptionClickTrackingPermissionDetails.php answers the stored consent', async () => {
     const allowed = await insertSubscriber(app, { pageClickTrackingPermission: '1' });
     const refused = await insertSubscriber(app, { pageClickTrackingPermission: '0' });
-    const url = (id: string) => `/getSubscriptionClickTrackingPermissionDetails.php?${query({ customerHash: SITE_HASH, subscriberId: id, browser: 'chrome' })}`;
+    const url = (id: string) =>
+      `/getSubscriptionClickTrackingPermissionDetails.php?${query({ customerHash: SITE_HASH, subscriberId: id, browser: 'chrome' })}`;
     expect((await get(url(allowed.id))).json()).toEqual({ status: 'success', pageClickTrackingPermission: 1 });
     expect((await get(url(refused.id))).json()).toEqual({ status: 'success', pageClickTrackingPermission: 0 });
     const missing = await get(`/getSubscriptionClickTrackingPermissionDetails.php?subscriberId=${allowed.id}`);
@@ -158,7 +172,9 @@ describe('/c.gif beacon', () => {
   it('answers a real 1x1 GIF and adds or removes the segment membership', async () => {
     const { id, subscription } = await insertSubscriber(app);
     const beacon = (action: string) =>
-      get(`/c.gif?${query({ hash: SITE_HASH, subscriberId: id, subscriptionId: subscription.subscriptionId, segment: 'clicked-cta', action })}`);
+      get(
+        `/c.gif?${query({ hash: SITE_HASH, subscriberId: id, subscriptionId: subscription.subscriptionId, segment: 'clicked-cta', action })}`,
+      );
     const added = await beacon('add-segment');
     expect(added.statusCode).toBe(200);
     expect(added.headers['content-type']).toBe('image/gif');
@@ -216,7 +232,12 @@ describe('shop orders', () => {
 describe('/notificationEvent', () => {
   it('records shown, clicked and closed reports (JSON or text/plain beacons) into the campaign counts', async () => {
     const { subscription } = await insertSubscriber(app);
-    const { campaignId } = await createCampaign(db, site, { title: 'New submissions', body: 'Three new pieces', ttl: 60, urgency: 'normal' });
+    const { campaignId } = await createCampaign(db, site, {
+      title: 'New submissions',
+      body: 'Three new pieces',
+      ttl: 60,
+      urgency: 'normal',
+    });
     const report = (event: string, contentType = 'application/json') =>
       app.inject({
         method: 'POST',
@@ -229,7 +250,10 @@ describe('/notificationEvent', () => {
     const bad = await report('opened');
     expect(bad.statusCode).toBe(400);
     expect(bad.json().message).toBe('event: must be shown, clicked or closed');
-    const campaign = await app.inject({ url: `/api/v1/sites/letters/campaigns/${campaignId}`, headers: { authorization: `Bearer ${ownerKey}` } });
+    const campaign = await app.inject({
+      url: `/api/v1/sites/letters/campaigns/${campaignId}`,
+      headers: { authorization: `Bearer ${ownerKey}` },
+    });
     expect(campaign.json().campaign).toMatchObject({ shown: 1, clicked: 1, closed: 0 });
     const unknownCampaign = await app.inject({
       method: 'POST',
@@ -272,19 +296,33 @@ describe('CORS: only the site origin may call the site', () => {
     );
     expect(otherSiteOrigin.statusCode).toBe(403);
     expect(otherSiteOrigin.headers['access-control-allow-origin']).toBeUndefined();
-    expect(otherSiteOrigin.json().message).toBe(`origin: https://other.example may not call site ${SITE_HASH}; its origin is ${SITE_ORIGIN}`);
+    expect(otherSiteOrigin.json().message).toBe(
+      `origin: https://other.example may not call site ${SITE_HASH}; its origin is ${SITE_ORIGIN}`,
+    );
     const { rows } = await db.query<{ status: string }>('SELECT status FROM subscribers WHERE id = $1', [id]);
     expect(rows[0]!.status).toBe('subscribed');
     // the child window is the provider's own page: its origin is the provider's
-    const own = await postSync(app, { hash: SITE_HASH, action: 'http-sync', subscriberId: id, userLanguage: 'de' }, { origin: 'http://localhost:8787', host: 'localhost:8787' });
+    const own = await postSync(
+      app,
+      { hash: SITE_HASH, action: 'http-sync', subscriberId: id, userLanguage: 'de' },
+      { origin: 'http://localhost:8787', host: 'localhost:8787' },
+    );
     expect(own.statusCode).toBe(200);
-    const nextPort = await postSync(app, { hash: SITE_HASH, action: 'http-sync', subscriberId: id }, { origin: 'http://localhost:8788', host: 'localhost:8787' });
+    const nextPort = await postSync(
+      app,
+      { hash: SITE_HASH, action: 'http-sync', subscriberId: id },
+      { origin: 'http://localhost:8788', host: 'localhost:8787' },
+    );
     expect(nextPort.statusCode).toBe(403);
   });
 
   it('answers a preflight for a hosted origin and gives no CORS headers to a stranger', async () => {
     const preflight = (origin: string) =>
-      app.inject({ method: 'OPTIONS', url: '/notificationEvent', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+      app.inject({
+        method: 'OPTIONS',
+        url: '/notificationEvent',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
     const ok = await preflight(SITE_ORIGIN);
     expect(ok.statusCode).toBe(204);
     expect(ok.headers['access-control-allow-origin']).toBe(SITE_ORIGIN);

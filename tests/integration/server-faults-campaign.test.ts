@@ -15,11 +15,25 @@ import { createApp } from '../../server/http/app.ts';
 import { createCampaign, type CampaignSummary } from '../../server/store/campaigns.ts';
 import { CLAIM_LEASE_SECONDS, CLAIM_RENEW_MS, DatabaseDeliveryStore } from '../../server/store/database-delivery-store.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/vapid-keys.ts';
-import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService, type RecordedPush } from '../support/fake-push-service.ts';
+import {
+  createSubscriberKeys,
+  decryptPushBody,
+  startFakePushService,
+  type FakePushService,
+  type RecordedPush,
+} from '../support/fake-push-service.ts';
 import { postgresBinDir, startPostgresCluster } from '../support/postgres-cluster.ts';
 import { createThrowawayDatabase } from '../support/throwaway-postgres.ts';
 import { newSubscription, openTempDatabase, postSync as postSyncInProcess, SITE_HASH, tempDir, testSite } from '../support/server.ts';
-import { closeAgents, insertForm, postSync, startServe, stopGracefully, writeFaultSite, type ServeProcess } from '../support/server-faults.ts';
+import {
+  closeAgents,
+  insertForm,
+  postSync,
+  startServe,
+  stopGracefully,
+  writeFaultSite,
+  type ServeProcess,
+} from '../support/server-faults.ts';
 
 const SUBSCRIBERS = 300;
 /** The push service has received this many requests of the campaign when the process is killed. */
@@ -167,7 +181,10 @@ async function killMidCampaign(label: string, env: NodeJS.ProcessEnv) {
   for (const path of duplicated) {
     const copies = byPath.get(path)!;
     // one copy from the killed process, one from the restarted one; never more
-    expect(copies.map((copy) => (copy.at <= exitedAt ? 'before' : copy.at >= restartedAt ? 'after' : 'between')), path).toEqual(['before', 'after']);
+    expect(
+      copies.map((copy) => (copy.at <= exitedAt ? 'before' : copy.at >= restartedAt ? 'after' : 'between')),
+      path,
+    ).toEqual(['before', 'after']);
   }
   expect(duplicated.length).toBeLessThanOrEqual(CONCURRENCY);
   // the request received as the process died was never answered: it is sent again
@@ -194,21 +211,25 @@ describe.concurrent('a campaign sent by a process that is killed -9', () => {
   }, 90_000);
 
   const externalUrl = process.env.PUSHKIT_TEST_DATABASE_URL;
-  it.skipIf(!externalUrl && !postgresBinDir())('on PostgreSQL: the next process takes the lapsed claims, every subscriber gets it, the counts are right', async () => {
-    let url: string;
-    if (externalUrl) {
-      const throwaway = await createThrowawayDatabase(externalUrl, 'pushkit_faults');
-      cleanups.push(throwaway.drop);
-      url = throwaway.url;
-    } else {
-      const cluster = (await startPostgresCluster())!;
-      cleanups.push(cluster.remove);
-      url = cluster.url;
-    }
-    const figures = await killMidCampaign('postgres', { DATABASE_URL: url });
-    // another live process could hold those claims: they are taken only once they lapse
-    expect(figures.resentAfterCreatedMs).toBeGreaterThanOrEqual(CLAIM_LEASE_SECONDS * 1000);
-  }, 90_000);
+  it.skipIf(!externalUrl && !postgresBinDir())(
+    'on PostgreSQL: the next process takes the lapsed claims, every subscriber gets it, the counts are right',
+    async () => {
+      let url: string;
+      if (externalUrl) {
+        const throwaway = await createThrowawayDatabase(externalUrl, 'pushkit_faults');
+        cleanups.push(throwaway.drop);
+        url = throwaway.url;
+      } else {
+        const cluster = (await startPostgresCluster())!;
+        cleanups.push(cluster.remove);
+        url = cluster.url;
+      }
+      const figures = await killMidCampaign('postgres', { DATABASE_URL: url });
+      // another live process could hold those claims: they are taken only once they lapse
+      expect(figures.resentAfterCreatedMs).toBeGreaterThanOrEqual(CLAIM_LEASE_SECONDS * 1000);
+    },
+    90_000,
+  );
 
   it('a live runner renews its claims: another runner does not take them once the lease has passed, but takes them when not renewed', async () => {
     const { db, cleanup } = await openTempDatabase();
@@ -217,11 +238,16 @@ describe.concurrent('a campaign sent by a process that is killed -9', () => {
     const app = await createApp({ sites: [site], db, rateLimit: false });
     cleanups.push(() => app.close());
     for (let i = 0; i < 3; i += 1) {
-      expect((await postSyncInProcess(app, { hash: SITE_HASH, action: 'insert', subscription: newSubscription().json })).statusCode).toBe(200);
+      expect((await postSyncInProcess(app, { hash: SITE_HASH, action: 'insert', subscription: newSubscription().json })).statusCode).toBe(
+        200,
+      );
     }
     const { campaignId } = await createCampaign(db, site, { title: 'Lease', body: 'renewed', ttl: 60, urgency: 'normal' });
     const lapse = () =>
-      db.query(`UPDATE deliveries SET claimed_at = now() - make_interval(secs => $2) WHERE campaign_id = $1`, [campaignId, CLAIM_LEASE_SECONDS + 1]);
+      db.query(`UPDATE deliveries SET claimed_at = now() - make_interval(secs => $2) WHERE campaign_id = $1`, [
+        campaignId,
+        CLAIM_LEASE_SECONDS + 1,
+      ]);
     const live = new DatabaseDeliveryStore(db);
     const other = new DatabaseDeliveryStore(db);
     expect(await live.claimPending(campaignId, 10)).toHaveLength(3);

@@ -35,7 +35,12 @@ afterAll(async () => {
 });
 
 /** Sends inserts from WRITERS loopback addresses until the process dies; sorts each into accepted or unknown. */
-function driveInserts(serve: ServeProcess, cycle: number, accepted: Map<string, { id: string; subscription: Subscription }>, cutOff: Map<string, Subscription>) {
+function driveInserts(
+  serve: ServeProcess,
+  cycle: number,
+  accepted: Map<string, { id: string; subscription: Subscription }>,
+  cutOff: Map<string, Subscription>,
+) {
   let stopped = false;
   let count = 0;
   const writer = async (n: number) => {
@@ -76,7 +81,9 @@ async function readRows(dataDir: string): Promise<{ rows: StoredSubscriber[]; co
   try {
     await db.query('CREATE EXTENSION IF NOT EXISTS amcheck');
     // heapallindexed: every row of the table must be found in each index
-    await db.query(`SELECT bt_index_check(i.indexrelid, true) FROM pg_index i WHERE i.indrelid IN ('subscribers'::regclass, 'events'::regclass)`);
+    await db.query(
+      `SELECT bt_index_check(i.indexrelid, true) FROM pg_index i WHERE i.indrelid IN ('subscribers'::regclass, 'events'::regclass)`,
+    );
     const corruption = [
       ...(await db.query(`SELECT * FROM verify_heapam('subscribers')`)).rows,
       ...(await db.query(`SELECT * FROM verify_heapam('events')`)).rows,

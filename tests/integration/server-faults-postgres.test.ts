@@ -129,7 +129,12 @@ async function runVisitors(serve: ServeProcess, endAt: number): Promise<Outcome>
         }
         if (answer) outcome.statuses.set(answer.statusCode, (outcome.statuses.get(answer.statusCode) ?? 0) + 1);
         if (answer?.statusCode === 200 && answer.body.status === 'success') {
-          outcome.accepted.set(subscription.endpoint, { id: answer.body.subscriberId!, subscription, at: Date.now(), retried: attempt > 0 });
+          outcome.accepted.set(subscription.endpoint, {
+            id: answer.body.subscriberId!,
+            subscription,
+            at: Date.now(),
+            retried: attempt > 0,
+          });
           break;
         }
         if (answer?.statusCode === 429) outcome.firstRateLimit ??= answer.body.message;
@@ -270,7 +275,11 @@ describe.skipIf(!postgresBinDir())('PostgreSQL restarted', { concurrent: true },
     };
     const owner = { authorization: `Bearer ${serve.ownerKey}`, 'content-type': 'application/json' };
     const created = (await (
-      await fetch(`${serve.url}/api/v1/sites/faults/campaigns`, { method: 'POST', headers: owner, body: JSON.stringify({ title: 'Outage', body: 'still sent' }) })
+      await fetch(`${serve.url}/api/v1/sites/faults/campaigns`, {
+        method: 'POST',
+        headers: owner,
+        body: JSON.stringify({ title: 'Outage', body: 'still sent' }),
+      })
     ).json()) as { campaignId: string; recipients: number };
     expect(created.recipients).toBe(total);
     const deadline = Date.now() + 50_000;
@@ -286,7 +295,10 @@ describe.skipIf(!postgresBinDir())('PostgreSQL restarted', { concurrent: true },
     }
     const counts = new Map<string, number>();
     for (const request of service.requests) {
-      expect(JSON.parse(decryptPushBody(request.body, keys).toString('utf8'))).toMatchObject({ title: 'Outage', campaignId: created.campaignId });
+      expect(JSON.parse(decryptPushBody(request.body, keys).toString('utf8'))).toMatchObject({
+        title: 'Outage',
+        campaignId: created.campaignId,
+      });
       counts.set(request.path, (counts.get(request.path) ?? 0) + 1);
     }
     const duplicated = paths.filter((path) => counts.get(path)! > 1);

@@ -43,7 +43,10 @@ beforeAll(async () => {
   ownerKey = (await ensureOwnerKey(db, site))!;
   otherOwnerKey = (await ensureOwnerKey(db, other))!;
   fixture.subscriberId = (await insertSubscriber(app, { uuid: 'visitor-uuid-input' })).id;
-  await app.inject({ method: 'GET', url: `/tags?hash=${SITE_HASH}&subscriberId=${fixture.subscriberId}&tags=${encodeURIComponent('{"plan":"pro"}')}` });
+  await app.inject({
+    method: 'GET',
+    url: `/tags?hash=${SITE_HASH}&subscriberId=${fixture.subscriberId}&tags=${encodeURIComponent('{"plan":"pro"}')}`,
+  });
   await app.inject({ method: 'GET', url: `/as?id=news&customer_hash=${SITE_HASH}&subscriber_list[]=${fixture.subscriberId}` });
   const otherSubscriber = await app.inject({
     method: 'POST',
@@ -246,7 +249,13 @@ const ROUTES: Route[] = [
     method: 'GET',
     carrier: 'query',
     path: () => '/c.gif',
-    valid: () => ({ hash: SITE_HASH, subscriberId: fixture.subscriberId, subscriptionId: 'sub-1', segment: 'clicked', action: 'add-segment' }),
+    valid: () => ({
+      hash: SITE_HASH,
+      subscriberId: fixture.subscriberId,
+      subscriptionId: 'sub-1',
+      segment: 'clicked',
+      action: 'add-segment',
+    }),
     hashParam: 'hash',
     jsonp: false,
   },
@@ -316,7 +325,8 @@ function ownerRoute(method: Route['method'], template: string, carrier: Carrier,
     name: `${method} /api/v1/sites/:name${template}`,
     method,
     carrier,
-    path: (fields) => `/api/v1/sites/${encodeURIComponent(String(fields[SITE_FIELD]))}${template.replace(/:(\w+)/g, (_, key: string) => encodeURIComponent(String(fields[key])))}`,
+    path: (fields) =>
+      `/api/v1/sites/${encodeURIComponent(String(fields[SITE_FIELD]))}${template.replace(/:(\w+)/g, (_, key: string) => encodeURIComponent(String(fields[key])))}`,
     valid: () => ({ [SITE_FIELD]: 'letters', ...valid() }),
     hashParam: 'name',
     hashField: SITE_FIELD,
@@ -330,7 +340,14 @@ function ownerRoute(method: Route['method'], template: string, carrier: Carrier,
 }
 
 const OWNER_ROUTES: Route[] = [
-  ownerRoute('GET', '/subscribers', 'query', () => ({ limit: '10', offset: '0', status: 'subscribed', segment: 'news', order: 'newest', search: 'fcm' })),
+  ownerRoute('GET', '/subscribers', 'query', () => ({
+    limit: '10',
+    offset: '0',
+    status: 'subscribed',
+    segment: 'news',
+    order: 'newest',
+    search: 'fcm',
+  })),
   ownerRoute('GET', '/stats', 'query', () => ({ days: '7' })),
   ownerRoute('GET', '/audience', 'query', () => ({ segment: 'news' })),
   ownerRoute('GET', '/subscribers/count', 'query', () => ({})),
@@ -342,19 +359,30 @@ const OWNER_ROUTES: Route[] = [
       fixture.victimId = (await insertSubscriber(app)).id;
     },
   }),
-  ownerRoute('PUT', '/subscribers/:id/dimensions', 'json', () => ({ id: fixture.subscriberId, city: 'Lisbon', visits: 3 }), { subscriberParam: 'id' }),
+  ownerRoute('PUT', '/subscribers/:id/dimensions', 'json', () => ({ id: fixture.subscriberId, city: 'Lisbon', visits: 3 }), {
+    subscriberParam: 'id',
+  }),
   ownerRoute('GET', '/segments', 'query', () => ({})),
   ownerRoute('POST', '/segments', 'json', () => ({ sid: 'fresh-segment', name: 'Fresh', condition: 'url contains "/pricing"' })),
   ownerRoute('PUT', '/segments/:sid/members/:id', 'path', () => ({ sid: 'news', id: fixture.subscriberId }), { subscriberParam: 'id' }),
   ownerRoute('DELETE', '/segments/:sid/members/:id', 'path', () => ({ sid: 'news', id: fixture.subscriberId }), {
     subscriberParam: 'id',
     setup: async () => {
-      await app.inject({ method: 'PUT', url: `/api/v1/sites/letters/segments/news/members/${fixture.subscriberId}`, headers: { authorization: `Bearer ${ownerKey}` } });
+      await app.inject({
+        method: 'PUT',
+        url: `/api/v1/sites/letters/segments/news/members/${fixture.subscriberId}`,
+        headers: { authorization: `Bearer ${ownerKey}` },
+      });
     },
   }),
   ownerRoute('DELETE', '/segments/:sid', 'path', () => ({ sid: 'victim' }), {
     setup: async () => {
-      await app.inject({ method: 'POST', url: '/api/v1/sites/letters/segments', headers: { authorization: `Bearer ${ownerKey}` }, payload: { sid: 'victim' } });
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/sites/letters/segments',
+        headers: { authorization: `Bearer ${ownerKey}` },
+        payload: { sid: 'victim' },
+      });
     },
   }),
   ownerRoute('POST', '/campaigns', 'json', () => ({
@@ -639,7 +667,16 @@ const BAD_FIELDS: Record<string, [string, unknown, number, string][]> = {
     ['actions.0.title', `Open${NUL}`, 400, 'NUL'],
     ['url', 'javascript:alert(1)', 400, 'http(s)'],
     ['actions', 'open', 400, 'must be a list'],
-    ['actions', [{ action: 'a', title: 'A' }, { action: 'b', title: 'B' }, { action: 'c', title: 'C' }], 400, 'at most 2'],
+    [
+      'actions',
+      [
+        { action: 'a', title: 'A' },
+        { action: 'b', title: 'B' },
+        { action: 'c', title: 'C' },
+      ],
+      400,
+      'at most 2',
+    ],
     ['actions.0.title', long(41), 400, 'at most 40'],
     ['actions.0.extra', 'x', 400, 'not a parameter'],
     ['ttl', -1, 400, ''],
@@ -678,7 +715,13 @@ function paramOf(field: string, value: unknown): string {
 /** Rows that change several fields: [label, changes, status, param, what the message says]. */
 const BAD_COMBINATIONS: Record<string, [string, () => Fields, number, string, string][]> = {
   'POST /syncSubscriptionAction.php': [
-    ['insert without a subscription', () => ({ action: 'insert', subscriberId: REMOVE }), 400, 'subscription', 'an endpoint or a subscriptionId is required'],
+    [
+      'insert without a subscription',
+      () => ({ action: 'insert', subscriberId: REMOVE }),
+      400,
+      'subscription',
+      'an endpoint or a subscriptionId is required',
+    ],
     ['update without a subscription', () => ({ action: 'update' }), 400, 'subscription', 'an endpoint or a subscriptionId is required'],
     [
       'update-google-registration-id without previousSubscriptionId',
@@ -687,10 +730,28 @@ const BAD_COMBINATIONS: Record<string, [string, () => Fields, number, string, st
       'previousSubscriptionId',
       'is required',
     ],
-    ['http-sync naming nobody', () => ({ subscriberId: REMOVE }), 400, 'subscriberId', 'a subscriberId, subscriptionId or subscription is required'],
+    [
+      'http-sync naming nobody',
+      () => ({ subscriberId: REMOVE }),
+      400,
+      'subscriberId',
+      'a subscriberId, subscriptionId or subscription is required',
+    ],
     ['unsubscribe-ui naming nobody', () => ({ action: 'unsubscribe-ui', subscriberId: REMOVE }), 400, 'subscriberId', 'is required'],
-    ['get-subscriberid-from-server naming nobody', () => ({ action: 'get-subscriberid-from-server', subscriberId: REMOVE }), 400, 'uuid', 'is required'],
-    ['update-subscriberId without previousSubscriberId', () => ({ action: 'update-subscriberId' }), 400, 'previousSubscriberId', 'is required'],
+    [
+      'get-subscriberid-from-server naming nobody',
+      () => ({ action: 'get-subscriberid-from-server', subscriberId: REMOVE }),
+      400,
+      'uuid',
+      'is required',
+    ],
+    [
+      'update-subscriberId without previousSubscriberId',
+      () => ({ action: 'update-subscriberId' }),
+      400,
+      'previousSubscriberId',
+      'is required',
+    ],
     [
       'update-subscriberId without subscriberId',
       () => ({ action: 'update-subscriberId', previousSubscriberId: fixture.subscriberId, subscriberId: REMOVE }),
@@ -698,7 +759,13 @@ const BAD_COMBINATIONS: Record<string, [string, () => Fields, number, string, st
       'subscriberId',
       'is required',
     ],
-    ['unsubscribe-ui of an unknown subscriber', () => ({ action: 'unsubscribe-ui', subscriberId: 'nobody' }), 404, 'subscriberId', 'no subscriber'],
+    [
+      'unsubscribe-ui of an unknown subscriber',
+      () => ({ action: 'unsubscribe-ui', subscriberId: 'nobody' }),
+      404,
+      'subscriberId',
+      'no subscriber',
+    ],
     [
       'update of an unknown subscriber',
       () => ({ action: 'update', subscriberId: 'nobody', subscriptionId: 'never-seen-token' }),
@@ -708,7 +775,12 @@ const BAD_COMBINATIONS: Record<string, [string, () => Fields, number, string, st
     ],
     [
       'update-google-registration-id of an unknown registration',
-      () => ({ action: 'update-google-registration-id', previousSubscriptionId: 'never-seen', subscriptionId: 'new-token', subscriberId: REMOVE }),
+      () => ({
+        action: 'update-google-registration-id',
+        previousSubscriptionId: 'never-seen',
+        subscriptionId: 'new-token',
+        subscriberId: REMOVE,
+      }),
       404,
       'previousSubscriptionId',
       'no subscriber',
@@ -728,9 +800,28 @@ const BAD_COMBINATIONS: Record<string, [string, () => Fields, number, string, st
   'POST /api/v1/sites/:name/campaigns': [
     ['a segment and a subscriber', () => ({ subscriberId: fixture.subscriberId }), 400, 'segment', 'not both'],
     ['an unknown subscriber', () => ({ segment: REMOVE, subscriberId: 'nobody' }), 404, 'subscriberId', 'no subscriber'],
-    ['two buttons of one name', () => ({ actions: [{ action: 'a', title: 'A' }, { action: 'a', title: 'B' }] }), 400, 'actions', 'must differ'],
+    [
+      'two buttons of one name',
+      () => ({
+        actions: [
+          { action: 'a', title: 'A' },
+          { action: 'a', title: 'B' },
+        ],
+      }),
+      400,
+      'actions',
+      'must differ',
+    ],
   ],
-  'GET /c.gif': [['remove-segment of an unknown subscriber', () => ({ action: 'remove-segment', subscriberId: 'nobody' }), 404, 'subscriberId', 'no subscriber']],
+  'GET /c.gif': [
+    [
+      'remove-segment of an unknown subscriber',
+      () => ({ action: 'remove-segment', subscriberId: 'nobody' }),
+      404,
+      'subscriberId',
+      'no subscriber',
+    ],
+  ],
   'POST /notificationEvent': [['a campaign of no site', () => ({ campaignId: '999999' }), 404, 'campaignId', 'no campaign']],
   'GET /api/v1/shopify/getOrderDetails': [['an order of no one', () => ({ orderId: 'order-9999' }), 404, 'orderId', 'no order']],
 };
@@ -742,7 +833,12 @@ function rowsOf(route: Route): Row[] {
     rows.push({ route, label, fields, status, param, says });
   }
   for (const [field, value, status, says] of BAD_FIELDS[route.name] ?? []) {
-    const shown = value === REMOVE ? 'missing' : typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 20)}…(${value.length})` : value) : JSON.stringify(value);
+    const shown =
+      value === REMOVE
+        ? 'missing'
+        : typeof value === 'string'
+          ? JSON.stringify(value.length > 40 ? `${value.slice(0, 20)}…(${value.length})` : value)
+          : JSON.stringify(value);
     rows.push({
       route,
       label: `${field} ${shown}`,
@@ -754,11 +850,25 @@ function rowsOf(route: Route): Row[] {
   }
   // an unknown site, and for calls about a subscriber, a subscriber of another site
   const says = route.unknownSite ?? 'unknown site hash';
-  rows.push({ route, label: 'unknown site', fields: withField(route.valid(), route.hashField ?? route.hashParam, UNKNOWN_HASH), status: 404, param: route.hashParam, says });
+  rows.push({
+    route,
+    label: 'unknown site',
+    fields: withField(route.valid(), route.hashField ?? route.hashParam, UNKNOWN_HASH),
+    status: 404,
+    param: route.hashParam,
+    says,
+  });
   // a path id past fastify's default maxParamLength (100) still reaches the route's own check
   // (the owner API looks the name up among the hosted sites: an unknown site, 404)
-  rows.push({ route, label: 'site of 150 characters', fields: withField(route.valid(), route.hashField ?? route.hashParam, 'h'.repeat(150)), status: route.owner ? 404 : 400, param: route.hashParam });
-  const subscriberParam = route.subscriberParam ?? ('subscriberId' in route.valid() && route.carrier !== 'json' ? 'subscriberId' : undefined);
+  rows.push({
+    route,
+    label: 'site of 150 characters',
+    fields: withField(route.valid(), route.hashField ?? route.hashParam, 'h'.repeat(150)),
+    status: route.owner ? 404 : 400,
+    param: route.hashParam,
+  });
+  const subscriberParam =
+    route.subscriberParam ?? ('subscriberId' in route.valid() && route.carrier !== 'json' ? 'subscriberId' : undefined);
   if (subscriberParam) {
     rows.push({
       route,
@@ -788,9 +898,23 @@ function rowsOf(route: Route): Row[] {
   }
   if (route.jsonp) {
     for (const callback of UNSAFE_CALLBACKS) {
-      rows.push({ route, label: `callback ${JSON.stringify(callback.slice(0, 20))}`, fields: route.valid(), extraQuery: { callback }, status: 400, param: 'callback' });
+      rows.push({
+        route,
+        label: `callback ${JSON.stringify(callback.slice(0, 20))}`,
+        fields: route.valid(),
+        extraQuery: { callback },
+        status: 400,
+        param: 'callback',
+      });
     }
-    rows.push({ route, label: 'two callbacks', fields: route.valid(), extraQuery: { callback: ['cb_1', 'alert(1)'] }, status: 400, param: 'callback' });
+    rows.push({
+      route,
+      label: 'two callbacks',
+      fields: route.valid(),
+      extraQuery: { callback: ['cb_1', 'alert(1)'] },
+      status: 400,
+      param: 'callback',
+    });
   } else {
     // an error reply of a call without JSONP is plain JSON whatever callback is asked for
     rows.push({
@@ -805,8 +929,20 @@ function rowsOf(route: Route): Row[] {
   if (route.carrier === 'json' || route.carrier === 'form' || route.carrier === 'beacon') {
     const big = long(BODY_LIMIT + 10);
     const request = requestOf(route, route.valid());
-    const payload = route.carrier === 'form' ? `${String(request.payload)}&pad=${big}` : route.carrier === 'json' ? JSON.stringify({ ...JSON.parse(String(request.payload)), pad: big }) : big;
-    rows.push({ route, label: `body over ${BODY_LIMIT} bytes`, fields: {}, request: () => ({ ...request, payload }), status: 413, param: 'body' });
+    const payload =
+      route.carrier === 'form'
+        ? `${String(request.payload)}&pad=${big}`
+        : route.carrier === 'json'
+          ? JSON.stringify({ ...JSON.parse(String(request.payload)), pad: big })
+          : big;
+    rows.push({
+      route,
+      label: `body over ${BODY_LIMIT} bytes`,
+      fields: {},
+      request: () => ({ ...request, payload }),
+      status: 413,
+      param: 'body',
+    });
   }
   if (route.carrier === 'json') {
     rows.push({
@@ -885,10 +1021,12 @@ describe('every site call refuses bad input with a 4xx naming the parameter, sto
           continue;
         }
         const body = failureOf(reply);
-        if (body.status !== 'failure' || !body.message.startsWith(`${row.param}: `)) problems.push(`message does not name ${row.param}: ${where}`);
+        if (body.status !== 'failure' || !body.message.startsWith(`${row.param}: `))
+          problems.push(`message does not name ${row.param}: ${where}`);
         else if (row.says && !body.message.includes(row.says)) problems.push(`message does not say "${row.says}": ${where}`);
         const callback = row.extraQuery?.callback;
-        if (typeof callback === 'string' && callback.length > 2 && reply.body.includes(callback)) problems.push(`callback echoed: ${where}`);
+        if (typeof callback === 'string' && callback.length > 2 && reply.body.includes(callback))
+          problems.push(`callback echoed: ${where}`);
       }
       expect(problems).toEqual([]);
       expect(await snapshot()).toEqual(before);
@@ -897,7 +1035,10 @@ describe('every site call refuses bad input with a 4xx naming the parameter, sto
 
   it('the snapshot sees a stored row (the rows above would notice anything stored)', async () => {
     const before = await snapshot();
-    const reply = await app.inject({ method: 'GET', url: `/c.gif?hash=${SITE_HASH}&subscriberId=${fixture.subscriberId}&segment=probe&action=add-segment` });
+    const reply = await app.inject({
+      method: 'GET',
+      url: `/c.gif?hash=${SITE_HASH}&subscriberId=${fixture.subscriberId}&segment=probe&action=add-segment`,
+    });
     expect(reply.statusCode).toBe(200);
     const after = await snapshot();
     expect(after.segment_memberships!.length).toBe(before.segment_memberships!.length + 1);
@@ -920,7 +1061,12 @@ describe('JSONP', () => {
     const escaped = callback.replace(/[.$]/g, '\\$&');
     const wrapped = new RegExp(`^/\\*\\*/ ${escaped}\\((.*)\\);$`, 's');
     for (const [path, params] of readOnly) {
-      const query = encodeQuery({ ...params, subscriberId: params.subscriberId && fixture.subscriberId, subscriber_list: params.subscriber_list && fixture.subscriberId, callback });
+      const query = encodeQuery({
+        ...params,
+        subscriberId: params.subscriberId && fixture.subscriberId,
+        subscriber_list: params.subscriber_list && fixture.subscriberId,
+        callback,
+      });
       const reply = await app.inject({ method: 'GET', url: `${path}?${query}` });
       expect(reply.statusCode, `${path}: ${reply.body}`).toBe(200);
       expect(reply.headers['content-type']).toBe('application/javascript; charset=utf-8');

@@ -8,7 +8,15 @@ import { parseConfigText } from '../../config/load-config.ts';
 import { createApp } from '../../server/http/app.ts';
 import { openDatabase, type Database } from '../../server/store/database.ts';
 import type { HostedSite } from '../../server/sites.ts';
-import { checkInsertsStored, loadProblems, loadSiteConfig, newRunId, runSyncLoad, seedSubscribers, summaryLine } from '../../bench/sync-load.ts';
+import {
+  checkInsertsStored,
+  loadProblems,
+  loadSiteConfig,
+  newRunId,
+  runSyncLoad,
+  seedSubscribers,
+  summaryLine,
+} from '../../bench/sync-load.ts';
 import { openThrowawayPostgres } from '../support/throwaway-postgres.ts';
 import { tempDir } from '../support/server.ts';
 
@@ -64,12 +72,16 @@ describe('the sync call under load', () => {
     }
   }, 40_000);
 
-  it.skipIf(!postgresUrl)(`on PostgreSQL: ${CONNECTIONS} connections for ${SECONDS} s, no 5xx, every accepted insert stored once`, async () => {
-    const { db, cleanup } = await openThrowawayPostgres(postgresUrl!, 'pushkit_load');
-    try {
-      await loadAndCheck(db);
-    } finally {
-      await cleanup();
-    }
-  }, 40_000);
+  it.skipIf(!postgresUrl)(
+    `on PostgreSQL: ${CONNECTIONS} connections for ${SECONDS} s, no 5xx, every accepted insert stored once`,
+    async () => {
+      const { db, cleanup } = await openThrowawayPostgres(postgresUrl!, 'pushkit_load');
+      try {
+        await loadAndCheck(db);
+      } finally {
+        await cleanup();
+      }
+    },
+    40_000,
+  );
 });

@@ -33,7 +33,12 @@ afterAll(async () => {
 });
 
 const owner = (method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, payload?: object, bearer: string | null = key) =>
-  app.inject({ method, url: `/api/v1/sites/letters${url}`, headers: bearer === null ? {} : { authorization: `Bearer ${bearer}` }, payload });
+  app.inject({
+    method,
+    url: `/api/v1/sites/letters${url}`,
+    headers: bearer === null ? {} : { authorization: `Bearer ${bearer}` },
+    payload,
+  });
 
 describe('owner keys', () => {
   it('are created once: a second ensureOwnerKey returns nothing and the first key keeps working', async () => {
@@ -64,7 +69,8 @@ describe('owner keys', () => {
     const first = (await ensureOwnerKey(db, third))!;
     const second = await rotateOwnerKey(db, third);
     const thirdApp = await createApp({ sites: [third], db });
-    const call = (bearer: string) => thirdApp.inject({ url: '/api/v1/sites/third/segments', headers: { authorization: `Bearer ${bearer}` } });
+    const call = (bearer: string) =>
+      thirdApp.inject({ url: '/api/v1/sites/third/segments', headers: { authorization: `Bearer ${bearer}` } });
     expect((await call(first)).statusCode).toBe(401);
     expect((await call(second)).statusCode).toBe(200);
     await thirdApp.close();
@@ -101,7 +107,9 @@ describe('subscribers', () => {
   it('refuses bad paging and filters with 400 naming the parameter', async () => {
     expect((await owner('GET', '/subscribers?limit=5000')).json().message).toMatch(/^limit: /);
     expect((await owner('GET', '/subscribers?offset=-1')).json().message).toMatch(/^offset: /);
-    expect((await owner('GET', '/subscribers?status=gone')).json().message).toBe('status: must be one of subscribed, unsubscribed, blocked, expired');
+    expect((await owner('GET', '/subscribers?status=gone')).json().message).toBe(
+      'status: must be one of subscribed, unsubscribed, blocked, expired',
+    );
   });
 
   it('counts by status', async () => {
@@ -119,9 +127,13 @@ describe('segments', () => {
     expect(created.statusCode).toBe(201);
     expect((await owner('POST', '/segments', { sid: 'vip' })).statusCode).toBe(409);
     expect((await owner('POST', '/segments', { sid: 'bad sid!' })).json().message).toMatch(/^sid: /);
-    await app.inject({ url: `/as?id=vip&customer_hash=${SITE_HASH}&subscriber_list[]=${subscribers[0]}&subscriber_list[]=${subscribers[1]}` });
+    await app.inject({
+      url: `/as?id=vip&customer_hash=${SITE_HASH}&subscriber_list[]=${subscribers[0]}&subscriber_list[]=${subscribers[1]}`,
+    });
     const listed = (await owner('GET', '/segments')).json();
-    expect(listed.segments).toEqual([{ sid: 'vip', name: 'Very important', members: 2, condition: null, configCondition: null, createdAt: expect.any(String) }]);
+    expect(listed.segments).toEqual([
+      { sid: 'vip', name: 'Very important', members: 2, condition: null, configCondition: null, createdAt: expect.any(String) },
+    ]);
     expect((await owner('DELETE', '/segments/vip')).json()).toEqual({ status: 'success', deleted: 'vip' });
     expect((await owner('DELETE', '/segments/vip')).statusCode).toBe(404);
     expect((await owner('GET', '/segments')).json().segments).toEqual([]);
@@ -159,11 +171,20 @@ describe('campaigns', () => {
     expect((await createCampaign(db, site, { title: 'T', body: 'B', segment: 'readers', ttl: 60, urgency: 'high' })).recipients).toBe(1);
     const one = await owner('POST', '/campaigns', { title: 'Hi', body: 'Just you', subscriberId: subscribers[3] });
     expect(one.json().recipients).toBe(1);
-    const unsubscribedOnly = await createCampaign(db, site, { title: 'T', body: 'B', subscriberId: subscribers[6]!, ttl: 60, urgency: 'low' });
+    const unsubscribedOnly = await createCampaign(db, site, {
+      title: 'T',
+      body: 'B',
+      subscriberId: subscribers[6]!,
+      ttl: 60,
+      urgency: 'low',
+    });
     expect(unsubscribedOnly.recipients).toBe(0);
 
     const campaignId = all.json().campaignId;
-    await db.query(`UPDATE deliveries SET status = 'delivered' WHERE campaign_id = $1 AND subscriber_id = ANY($2::text[])`, [campaignId, subscribers.slice(0, 3)]);
+    await db.query(`UPDATE deliveries SET status = 'delivered' WHERE campaign_id = $1 AND subscriber_id = ANY($2::text[])`, [
+      campaignId,
+      subscribers.slice(0, 3),
+    ]);
     await db.query(`UPDATE deliveries SET status = 'expired' WHERE campaign_id = $1 AND subscriber_id = $2`, [campaignId, subscribers[3]]);
     await db.query(`UPDATE deliveries SET status = 'failed' WHERE campaign_id = $1 AND subscriber_id = $2`, [campaignId, subscribers[4]]);
     const detail = (await owner('GET', `/campaigns/${campaignId}`)).json();
@@ -187,8 +208,16 @@ describe('campaigns', () => {
   });
 
   it('a campaign is re-creatable but a delivery is unique per campaign and subscriber', async () => {
-    const { campaignId } = await createCampaign(db, site, { title: 'T', body: 'B', subscriberId: subscribers[0]!, ttl: 60, urgency: 'normal' });
-    await expect(db.query('INSERT INTO deliveries (campaign_id, subscriber_id) VALUES ($1, $2)', [campaignId, subscribers[0]])).rejects.toThrow(/unique|duplicate/i);
+    const { campaignId } = await createCampaign(db, site, {
+      title: 'T',
+      body: 'B',
+      subscriberId: subscribers[0]!,
+      ttl: 60,
+      urgency: 'normal',
+    });
+    await expect(
+      db.query('INSERT INTO deliveries (campaign_id, subscriber_id) VALUES ($1, $2)', [campaignId, subscribers[0]]),
+    ).rejects.toThrow(/unique|duplicate/i);
   });
 
   it('refuses a bad campaign with 400 naming the field', async () => {
@@ -204,8 +233,8 @@ describe('campaigns', () => {
       status: 'failure',
       message: 'segment: no segment never-made on site letters',
     });
-    expect((await owner('POST', '/campaigns', { title: 'T', body: 'B', segment: 'readers', subscriberId: subscribers[0] })).json().message).toBe(
-      'segment: give a segment or a subscriberId, not both',
-    );
+    expect(
+      (await owner('POST', '/campaigns', { title: 'T', body: 'B', segment: 'readers', subscriberId: subscribers[0] })).json().message,
+    ).toBe('segment: give a segment or a subscriberId, not both');
   });
 });

@@ -83,10 +83,10 @@ async function seed(db: Database, now: Date): Promise<void> {
   for (const key of keys) await db.query(`ALTER TABLE ${key.table} DROP CONSTRAINT ${key.name}`);
   await db.query(insert, [SITE_HASH, 'sub-', now.toISOString(), SIZE]);
   await db.query(insert, ['other-site-hash', 'oth-', now.toISOString(), OTHER_SIZE]);
-  await db.query(`INSERT INTO segments (site_hash, sid, name) VALUES ($1, 'vip', 'Very important'), ($1, 'news', 'Newsletter'), ($2, 'vip', 'Other vip')`, [
-    SITE_HASH,
-    'other-site-hash',
-  ]);
+  await db.query(
+    `INSERT INTO segments (site_hash, sid, name) VALUES ($1, 'vip', 'Very important'), ($1, 'news', 'Newsletter'), ($2, 'vip', 'Other vip')`,
+    [SITE_HASH, 'other-site-hash'],
+  );
   await db.query(
     `INSERT INTO segment_memberships (segment_id, subscriber_id, source)
      SELECT g.id, s.id, 'test' FROM segments g JOIN subscribers s ON s.site_hash = g.site_hash
@@ -161,7 +161,11 @@ describe.each(backends)('owner API at 100,000 subscribers on $label', ({ label, 
     const { body } = await call('first page (newest)', `/subscribers?limit=${PAGE}&order=newest`);
     expect(body.total).toBe(SIZE);
     expect(body.subscribers).toHaveLength(PAGE);
-    expect(body.subscribers.map((row: { id: string }) => row.id)).toEqual(range(SIZE - PAGE + 1, SIZE).reverse().map(idOf));
+    expect(body.subscribers.map((row: { id: string }) => row.id)).toEqual(
+      range(SIZE - PAGE + 1, SIZE)
+        .reverse()
+        .map(idOf),
+    );
     const first = body.subscribers.find((row: { id: string }) => row.id === idOf(99_990));
     expect(first).toMatchObject({
       status: statusOf(99_990),
@@ -182,7 +186,11 @@ describe.each(backends)('owner API at 100,000 subscribers on $label', ({ label, 
   it('a page deep in the list (offset 90,000)', async () => {
     const { body } = await call('page at offset 90,000 (newest)', `/subscribers?limit=${PAGE}&offset=90000&order=newest`);
     expect(body.total).toBe(SIZE);
-    expect(body.subscribers.map((row: { id: string }) => row.id)).toEqual(range(SIZE - 90_000 - PAGE + 1, SIZE - 90_000).reverse().map(idOf));
+    expect(body.subscribers.map((row: { id: string }) => row.id)).toEqual(
+      range(SIZE - 90_000 - PAGE + 1, SIZE - 90_000)
+        .reverse()
+        .map(idOf),
+    );
     const last = await call('last page (offset 99,990)', `/subscribers?limit=${PAGE}&offset=99990`);
     expect(last.body.subscribers.map((row: { id: string }) => row.id)).toEqual(range(99_991, SIZE).map(idOf));
   });
@@ -234,7 +242,9 @@ describe.each(backends)('owner API at 100,000 subscribers on $label', ({ label, 
       for (const i of active) counts.set(valueOf(i), (counts.get(valueOf(i)) ?? 0) + 1);
       return Object.fromEntries(counts);
     };
-    expect(Object.fromEntries(body.browsers.map((entry: { value: string; count: number }) => [entry.value, entry.count]))).toEqual(tally(browserOf));
+    expect(Object.fromEntries(body.browsers.map((entry: { value: string; count: number }) => [entry.value, entry.count]))).toEqual(
+      tally(browserOf),
+    );
     // eight languages and the other two summed
     expect(body.languages).toHaveLength(9);
     const languages = tally(languageOf);
@@ -323,13 +333,25 @@ describe.each(backends)('owner API at 100,000 subscribers on $label', ({ label, 
     };
     const page = /^SELECT \*/;
     const total = /^SELECT count\(\*\) AS count FROM subscribers WHERE/;
-    await check('first page', `/subscribers?limit=${PAGE}&order=newest`, [{ sql: page, index: true }, { sql: total, index: true, wholeSite: true }]);
+    await check('first page', `/subscribers?limit=${PAGE}&order=newest`, [
+      { sql: page, index: true },
+      { sql: total, index: true, wholeSite: true },
+    ]);
     await check('deep page', `/subscribers?limit=${PAGE}&offset=90000&order=newest`, [{ sql: page, index: true }]);
-    await check('status filter', `/subscribers?limit=${PAGE}&status=expired&order=newest`, [{ sql: page, index: true }, { sql: total, index: true }]);
-    await check('segment filter', `/subscribers?limit=${PAGE}&segment=vip`, [{ sql: page, index: true }, { sql: total, index: true }]);
+    await check('status filter', `/subscribers?limit=${PAGE}&status=expired&order=newest`, [
+      { sql: page, index: true },
+      { sql: total, index: true },
+    ]);
+    await check('segment filter', `/subscribers?limit=${PAGE}&segment=vip`, [
+      { sql: page, index: true },
+      { sql: total, index: true },
+    ]);
     // a substring anywhere in five columns, which no b-tree finds: one pass along the site's index gives the page and the count
     await check('search', `/subscribers?limit=${PAGE}&search=sub-04242`, [{ sql: /count\(\*\) OVER \(\)/, index: true, wholeSite: true }]);
-    await check('stats', '/stats?days=30', [{ sql: /GROUP BY status/, index: true, wholeSite: true }, { sql: /created_at >= \$2/, index: true, wholeSite: true }]);
+    await check('stats', '/stats?days=30', [
+      { sql: /GROUP BY status/, index: true, wholeSite: true },
+      { sql: /created_at >= \$2/, index: true, wholeSite: true },
+    ]);
     await check('audience of a segment', '/audience?segment=vip', [{ sql: /count\(\*\)/, index: true }]);
     await check('audience of all', '/audience', [{ sql: /count\(\*\)/, index: true, wholeSite: true }]);
     await check('segment member counts', '/segments', [{ sql: /FROM segment_memberships m WHERE m.segment_id/, index: true }]);

@@ -35,7 +35,9 @@ describe.skipIf(!url)('PostgreSQL connections lost', () => {
       const before = newSubscription();
       expect((await postSync(app, { hash: SITE_HASH, action: 'insert', subscription: before.json })).statusCode).toBe(200);
       const database = new URL(throwaway.url).pathname.slice(1);
-      await asAdmin(url!, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
+      await asAdmin(url!, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
+        database,
+      ]);
       const after = newSubscription();
       const statuses: number[] = [];
       for (let attempt = 0; attempt < 5 && statuses.at(-1) !== 200; attempt += 1) {
@@ -43,7 +45,9 @@ describe.skipIf(!url)('PostgreSQL connections lost', () => {
       }
       expect(statuses.at(-1)).toBe(200);
       for (const status of statuses.slice(0, -1)) expect(status).toBe(503);
-      const { rows } = await throwaway.db.query('SELECT 1 FROM subscribers WHERE endpoint = ANY($1::text[])', [[before.endpoint, after.endpoint]]);
+      const { rows } = await throwaway.db.query('SELECT 1 FROM subscribers WHERE endpoint = ANY($1::text[])', [
+        [before.endpoint, after.endpoint],
+      ]);
       expect(rows).toHaveLength(2);
     } finally {
       await app.close();
@@ -54,7 +58,9 @@ describe.skipIf(!url)('PostgreSQL connections lost', () => {
 
 describe('PostgreSQL connection problems', () => {
   it('an unreachable server is reported as unavailable, not as a crash', async () => {
-    await expect(openDatabase({ url: 'postgres://nobody@127.0.0.1:1/none', dataDir: '/nonexistent' })).rejects.toThrow(/^database unavailable/);
+    await expect(openDatabase({ url: 'postgres://nobody@127.0.0.1:1/none', dataDir: '/nonexistent' })).rejects.toThrow(
+      /^database unavailable/,
+    );
   });
 
   it('a URL that is not postgres:// is refused with the reason', async () => {

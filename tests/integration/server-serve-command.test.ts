@@ -16,7 +16,10 @@ afterAll(async () => {
 /** Starts serve, waits for its listening line, calls /health, stops it; resolves its output and exit code. */
 function serveOnce(cwd: string): Promise<{ output: string; health: unknown; code: number | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--sites', CONFIG], { cwd, env: { ...process.env, DATABASE_URL: '' } });
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--sites', CONFIG], {
+      cwd,
+      env: { ...process.env, DATABASE_URL: '' },
+    });
     let output = '';
     let health: unknown;
     let started = false;

@@ -42,7 +42,7 @@ describe('embedded database', () => {
     await second.close();
   });
 
-  it('is one process\'s: a second open is refused while a lock left by a killed process is taken over', async () => {
+  it("is one process's: a second open is refused while a lock left by a killed process is taken over", async () => {
     const dir = await tempDir('pushkit-lock-');
     removals.push(dir.remove);
     const dataDir = join(dir.path, 'db');
@@ -87,7 +87,9 @@ describe('loadSites', () => {
     await writeFile(join(configs, 'notes.txt'), 'not a config');
 
     const { sites, problems } = await loadSites([join(configs, '*.json')], join(dir.path, 'dist'));
-    expect(sites.map((site) => [site.name, site.hash, site.builtDir])).toEqual([['letters', 'letters-hash-01', join(dir.path, 'dist', 'letters')]]);
+    expect(sites.map((site) => [site.name, site.hash, site.builtDir])).toEqual([
+      ['letters', 'letters-hash-01', join(dir.path, 'dist', 'letters')],
+    ]);
     expect(problems).toEqual([
       `${join(configs, 'broken.json')}: hash: must be 8 to 64 letters, digits, "_" or "-"`,
       `${join(configs, 'zcopy.json')}: hash: "letters-hash-01" or name "zcopy" is already hosted by ${join(configs, 'letters.json')}`,

@@ -34,7 +34,7 @@ export async function launchPersistentChromium(
     headless: true,
     args: [...OFFLINE_FLAGS, ...extraArgs],
     viewport: options.viewport ?? { width: 1280, height: 800 },
-    env: options.env ? { ...process.env, ...options.env } as Record<string, string> : undefined,
+    env: options.env ? ({ ...process.env, ...options.env } as Record<string, string>) : undefined,
   });
   return {
     context,

@@ -15,9 +15,7 @@ export interface RecordedPush {
   at: number;
 }
 
-export type FakeAnswer =
-  | { status: 201 | 202 | 404 | 410 | 400 | 413 }
-  | { status: 429 | 500 | 503; retryAfter?: string; times?: number };
+export type FakeAnswer = { status: 201 | 202 | 404 | 410 | 400 | 413 } | { status: 429 | 500 | 503; retryAfter?: string; times?: number };
 
 export interface FakePushService {
   origin: string;
@@ -35,11 +33,29 @@ export interface FakePushService {
 export function createSelfSignedCertificate(dir: string): { keyPath: string; certPath: string } {
   const keyPath = join(dir, 'key.pem');
   const certPath = join(dir, 'cert.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2',
-    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-    '-keyout', keyPath, '-out', certPath,
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+    ],
+    { stdio: 'ignore' },
+  );
   return { keyPath, certPath };
 }
 
@@ -114,7 +130,11 @@ export interface SubscriberKeys {
 export function createSubscriberKeys(): SubscriberKeys {
   const ecdh = createECDH('prime256v1');
   ecdh.generateKeys();
-  return { privateKey: ecdh.getPrivateKey(), p256dh: ecdh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') };
+  return {
+    privateKey: ecdh.getPrivateKey(),
+    p256dh: ecdh.getPublicKey().toString('base64url'),
+    auth: randomBytes(16).toString('base64url'),
+  };
 }
 
 const hmac = (key: Uint8Array, data: Uint8Array) => createHmac('sha256', key).update(data).digest();
@@ -163,7 +183,12 @@ export function verifyVapidAuthorization(header: string | undefined, expectedPub
     format: 'jwk',
     key: { kty: 'EC', crv: 'P-256', x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33).toString('base64url') },
   });
-  const valid = verify('sha256', Buffer.from(`${head}.${payload}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'));
+  const valid = verify(
+    'sha256',
+    Buffer.from(`${head}.${payload}`),
+    { key: publicKey, dsaEncoding: 'ieee-p1363' },
+    Buffer.from(signature, 'base64url'),
+  );
   if (!valid) throw new Error('VAPID JWT signature does not verify');
   return { claims: JSON.parse(Buffer.from(payload, 'base64url').toString()) as VerifiedVapid['claims'], jwt };
 }

@@ -54,9 +54,16 @@ export async function startPostgresCluster(): Promise<PostgresCluster | undefine
   await pgRun('initdb', ['-D', data, '-U', 'pushkit', '--auth=trust', '--no-sync']);
   const start = async () => {
     await pgRun('pg_ctl', [
-      '-D', data, '-l', join(dir, 'log'), '-w', '-t', '30',
+      '-D',
+      data,
+      '-l',
+      join(dir, 'log'),
+      '-w',
+      '-t',
+      '30',
       // fsync off: the tests restart the server process, not the machine
-      '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
       'start',
     ]);
   };

@@ -78,7 +78,12 @@ export function installBrowser(options: BrowserOptions = {}) {
       return state.subscription;
     }),
   };
-  const registration = { active: { state: 'activated', postMessage: (message: unknown) => posted.push(message) }, installing: null, waiting: null, pushManager };
+  const registration = {
+    active: { state: 'activated', postMessage: (message: unknown) => posted.push(message) },
+    installing: null,
+    waiting: null,
+    pushManager,
+  };
   const register = vi.fn(async () => {
     state.registered = true;
     return registration;
@@ -90,17 +95,20 @@ export function installBrowser(options: BrowserOptions = {}) {
   Object.defineProperty(navigator, 'userAgent', { value: options.userAgent ?? CHROME_UA, configurable: true });
   if (options.serviceWorker === false) delete (navigator as { serviceWorker?: unknown }).serviceWorker;
   else Object.defineProperty(navigator, 'serviceWorker', { value: serviceWorker, configurable: true });
-  vi.stubGlobal('fetch', vi.fn(async (input: string, init?: RequestInit) => {
-    const url = new URL(input, location.href);
-    const call = { url: url.href, method: init?.method ?? 'GET', form: new URLSearchParams(init?.body ? String(init.body) : url.search) };
-    fetchCalls.push(call);
-    const reply = state.replies[url.pathname];
-    const value = typeof reply === 'function' ? (reply as (c: FetchCall) => unknown)(call) : reply;
-    if (value instanceof Error) throw value;
-    if (value instanceof Response) return value;
-    if (value === undefined) return new Response('not found', { status: 404 });
-    return new Response(JSON.stringify(value), { status: 200, headers: { 'content-type': 'application/json' } });
-  }));
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (input: string, init?: RequestInit) => {
+      const url = new URL(input, location.href);
+      const call = { url: url.href, method: init?.method ?? 'GET', form: new URLSearchParams(init?.body ? String(init.body) : url.search) };
+      fetchCalls.push(call);
+      const reply = state.replies[url.pathname];
+      const value = typeof reply === 'function' ? (reply as (c: FetchCall) => unknown)(call) : reply;
+      if (value instanceof Error) throw value;
+      if (value instanceof Response) return value;
+      if (value === undefined) return new Response('not found', { status: 404 });
+      return new Response(JSON.stringify(value), { status: 200, headers: { 'content-type': 'application/json' } });
+    }),
+  );
   const syncCalls = () => fetchCalls.filter((call) => call.url.endsWith('/syncSubscriptionAction.php'));
   return { state, fetchCalls, syncCalls, subscribeCalls, requestPermission, register, posted };
 }

@@ -141,7 +141,11 @@ export function insertForm(subscription: Subscription, fields: Record<string, st
   return new URLSearchParams({
     hash: FAULT_SITE.hash,
     action: 'insert',
-    subscription: JSON.stringify({ endpoint: subscription.endpoint, expirationTime: null, keys: { p256dh: subscription.p256dh, auth: subscription.auth } }),
+    subscription: JSON.stringify({
+      endpoint: subscription.endpoint,
+      expirationTime: null,
+      keys: { p256dh: subscription.p256dh, auth: subscription.auth },
+    }),
     browserType: 'chrome',
     ...fields,
   }).toString();
@@ -183,5 +187,9 @@ export async function postSync(baseUrl: string, form: string, from: number, time
   });
   const text = await response.body.text();
   const retryAfter = response.headers['retry-after'];
-  return { statusCode: response.statusCode, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined, body: JSON.parse(text) as SyncAnswer['body'] };
+  return {
+    statusCode: response.statusCode,
+    retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+    body: JSON.parse(text) as SyncAnswer['body'],
+  };
 }

@@ -65,7 +65,11 @@ export function newSubscription() {
   };
 }
 
-export function postSync(app: FastifyInstance, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+export function postSync(
+  app: FastifyInstance,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
   return app.inject({
     method: 'POST',
     url: '/syncSubscriptionAction.php',
@@ -74,7 +78,10 @@ export function postSync(app: FastifyInstance, fields: Record<string, string>, h
   });
 }
 
-export async function insertSubscriber(app: FastifyInstance, extra: Record<string, string> = {}): Promise<{ id: string; subscription: ReturnType<typeof newSubscription> }> {
+export async function insertSubscriber(
+  app: FastifyInstance,
+  extra: Record<string, string> = {},
+): Promise<{ id: string; subscription: ReturnType<typeof newSubscription> }> {
   const subscription = newSubscription();
   const reply = await postSync(app, {
     hash: SITE_HASH,
@@ -172,7 +179,9 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
 
     it('insert-failed with only a subscription id (Safari) stores and finds the subscriber by it', async () => {
       const token = `safari${Date.now()}`;
-      const first = (await postSync(app, { hash: SITE_HASH, action: 'insert-failed', subscriptionId: token, browserType: 'safari' })).json();
+      const first = (
+        await postSync(app, { hash: SITE_HASH, action: 'insert-failed', subscriptionId: token, browserType: 'safari' })
+      ).json();
       const again = (await postSync(app, { hash: SITE_HASH, action: 'insert', subscriptionId: token })).json();
       expect(first.status).toBe('success');
       expect(again.subscriberId).toBe(first.subscriberId);
@@ -219,7 +228,11 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
       });
       expect(reply.json()).toEqual({ status: 'success', subscriberId: id });
       const [row] = await subscriberRows(db, 'id = $1', [id]);
-      expect(row).toMatchObject({ subscription_id: next.subscriptionId, endpoint: next.endpoint, p256dh: JSON.parse(next.json).keys.p256dh });
+      expect(row).toMatchObject({
+        subscription_id: next.subscriptionId,
+        endpoint: next.endpoint,
+        p256dh: JSON.parse(next.json).keys.p256dh,
+      });
       expect(await subscriberRows(db, 'subscription_id = $1', [subscription.subscriptionId])).toHaveLength(0);
       // the old registration now finds nothing, the new one finds the same subscriber
       const lookup = await postSync(app, { hash: SITE_HASH, action: 'get-subscriberid-from-server', subscriptionId: next.subscriptionId });
@@ -261,7 +274,11 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
         status: 'success',
         subscriberId: ui.id,
       });
-      const byId = await postSync(app, { hash: SITE_HASH, action: 'unsubscribe-native', subscriptionId: native.subscription.subscriptionId });
+      const byId = await postSync(app, {
+        hash: SITE_HASH,
+        action: 'unsubscribe-native',
+        subscriptionId: native.subscription.subscriptionId,
+      });
       expect(byId.json()).toEqual({ status: 'success', subscriberId: native.id });
       const rows = await subscriberRows(db, 'id = ANY($1::text[])', [[ui.id, native.id]]);
       expect(rows.map((row) => row.status)).toEqual(['unsubscribed', 'unsubscribed']);

@@ -45,7 +45,9 @@ export function testSite(overrides: Partial<SiteModule> = {}): SiteModule {
 
 export type ReplyFn = (url: string, params: QueryParams) => unknown;
 
-export function servicesDouble(options: { site?: SiteModule; subscriberId?: string; tracking?: boolean; optedOut?: boolean; reply?: ReplyFn } = {}) {
+export function servicesDouble(
+  options: { site?: SiteModule; subscriberId?: string; tracking?: boolean; optedOut?: boolean; reply?: ReplyFn } = {},
+) {
   const calls: RecordedCall[] = [];
   const emitted: string[] = [];
   const listeners = new Map<string, Set<() => void>>();
@@ -87,5 +89,12 @@ export function servicesDouble(options: { site?: SiteModule; subscriberId?: stri
       return () => listeners.get(event)!.delete(listener);
     },
   };
-  return { services, calls, emitted, state, local: services.local as ReturnType<typeof memoryStore>, session: services.session as ReturnType<typeof memoryStore> };
+  return {
+    services,
+    calls,
+    emitted,
+    state,
+    local: services.local as ReturnType<typeof memoryStore>,
+    session: services.session as ReturnType<typeof memoryStore>,
+  };
 }

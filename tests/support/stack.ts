@@ -60,7 +60,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     serverSyncUrl: providerUrl,
     ...options.overrides,
     style: { ...style, ...(options.overrides?.style as object | undefined) },
-  } as unknown as Stack["config"];
+  } as unknown as Stack['config'];
   const testConfigFile = join(work, basename(configFile));
   await writeFile(testConfigFile, JSON.stringify(config, null, 2));
 

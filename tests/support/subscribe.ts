@@ -14,11 +14,21 @@ export async function subscribeThroughApi(page: Page): Promise<SubscribeOutcome>
     () =>
       new Promise<SubscribeOutcome>((resolve, reject) => {
         const queue = (window as unknown as { pushkit: { push(call: unknown[]): void } }).pushkit;
-        queue.push(['subscriptionSuccessCallback', (subscriberId: string, result: SubscribeOutcome['result']) => resolve({ subscriberId, result })]);
-        queue.push(['subscriptionFailureCallback', (result: SubscribeOutcome['result']) => reject(new Error(`${result.status}: ${result.message}`))]);
+        queue.push([
+          'subscriptionSuccessCallback',
+          (subscriberId: string, result: SubscribeOutcome['result']) => resolve({ subscriberId, result }),
+        ]);
+        queue.push([
+          'subscriptionFailureCallback',
+          (result: SubscribeOutcome['result']) => reject(new Error(`${result.status}: ${result.message}`)),
+        ]);
         queue.push(['triggerOptIn']);
       }),
   );
-  await page.locator('[data-pk-action="yes"]:visible').first().click({ timeout: 3000 }).catch(() => undefined);
+  await page
+    .locator('[data-pk-action="yes"]:visible')
+    .first()
+    .click({ timeout: 3000 })
+    .catch(() => undefined);
   return outcome;
 }

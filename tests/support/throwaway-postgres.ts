@@ -30,7 +30,10 @@ export async function createThrowawayDatabase(serverUrl: string, prefix = 'pushk
 }
 
 /** A throwaway database opened (and migrated) as the provider opens it; `cleanup` closes and drops it. */
-export async function openThrowawayPostgres(serverUrl: string, prefix?: string): Promise<{ db: Database; url: string; cleanup(): Promise<void> }> {
+export async function openThrowawayPostgres(
+  serverUrl: string,
+  prefix?: string,
+): Promise<{ db: Database; url: string; cleanup(): Promise<void> }> {
   const throwaway = await createThrowawayDatabase(serverUrl, prefix);
   const db = await openDatabase({ url: throwaway.url, dataDir: '/nonexistent' });
   return {

@@ -102,7 +102,12 @@ export async function registerWorker(page: Page, script: string, scope: string):
 function newestNotification(page: Page, scopeURL: string): Promise<number> {
   return page.evaluate(async (scopeURL) => {
     const registration = await navigator.serviceWorker.getRegistration(scopeURL);
-    return Math.max(0, ...((await registration?.getNotifications()) ?? []).map((notification) => (notification as Notification & { timestamp: number }).timestamp));
+    return Math.max(
+      0,
+      ...((await registration?.getNotifications()) ?? []).map(
+        (notification) => (notification as Notification & { timestamp: number }).timestamp,
+      ),
+    );
   }, scopeURL);
 }
 
@@ -175,7 +180,9 @@ export function shownNotifications(page: Page, clientUrl: string): Promise<Shown
       badge: (notification as Notification & { badge: string }).badge,
       tag: notification.tag,
       requireInteraction: notification.requireInteraction,
-      actions: ((notification as Notification & { actions?: { action: string; title: string }[] }).actions ?? []).map(({ action, title }) => ({ action, title })),
+      actions: ((notification as Notification & { actions?: { action: string; title: string }[] }).actions ?? []).map(
+        ({ action, title }) => ({ action, title }),
+      ),
       data: notification.data as unknown,
     }));
   }, clientUrl);

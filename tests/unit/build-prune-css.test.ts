@@ -22,7 +22,9 @@ describe('pruneCss', () => {
   });
 
   it('keeps descendant selectors only when every class in them is used', () => {
-    expect(pruneCss(CSS, '<div class="pk-mobile"><button class="pk-close"></button></div>')).toContain('.pk-mobile .pk-close{position:static}');
+    expect(pruneCss(CSS, '<div class="pk-mobile"><button class="pk-close"></button></div>')).toContain(
+      '.pk-mobile .pk-close{position:static}',
+    );
   });
 
   it('refuses a stylesheet with an unclosed block rather than emitting half of it', () => {

@@ -103,7 +103,9 @@ describe('buildSite on site-configs/calligraphy.json', async () => {
       const bytes = await readFile(join(dir, path));
       expect(sizes.raw, path).toBe(bytes.byteLength);
       expect(sizes.gzip, path).toBe(gzipSync(bytes, { level: report.compression.gzipLevel }).byteLength);
-      expect(sizes.brotli, path).toBe(brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: report.compression.brotliQuality } }).byteLength);
+      expect(sizes.brotli, path).toBe(
+        brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: report.compression.brotliQuality } }).byteLength,
+      );
     }
     expect(report.features).toEqual(result.features);
     expect(result.files.find((file) => file.path === 'push.js')).toEqual({ path: 'push.js', ...report.files['push.js'] });

@@ -115,7 +115,11 @@ describe('compileCondition: shop scope', () => {
     ['brand == "Acme" and cat contains "ink"', { brand: 'Acme', cat: 'inks' }, true],
     ['coupon == "" and total > 0', { total: 10 }, true],
     ['items >= 2 and shipping == 0 and tax < 5 and discount == 0', { items: 3, shipping: 0, tax: 1, discount: 0 }, true],
-    ['pId == "7" and pName startsWith "P" and sku != "" and pUrl endsWith "/p" and cItemsCount == 1', { pId: 7, pName: 'Pen', sku: 'S', pUrl: '/p', cItemsCount: 1 }, true],
+    [
+      'pId == "7" and pName startsWith "P" and sku != "" and pUrl endsWith "/p" and cItemsCount == 1',
+      { pId: 7, pName: 'Pen', sku: 'S', pUrl: '/p', cItemsCount: 1 },
+      true,
+    ],
   ] as Array<[string, Record<string, unknown>, boolean]>)('%s on %j', (source, data, expected) => {
     expect(predicate(source, 'shop')(data)).toBe(expected);
   });
@@ -166,7 +170,18 @@ describe('compileCondition: errors with message and 1-based column', () => {
 });
 
 describe('compileCondition: hostile inputs', () => {
-  const HOSTILE = ['"', '*/', '</script><script>alert(1)</script>', '`${alert(1)}`', '\u2028', '\u2029', "'", '\\', '});alert(1);({', '<!--'];
+  const HOSTILE = [
+    '"',
+    '*/',
+    '</script><script>alert(1)</script>',
+    '`${alert(1)}`',
+    '\u2028',
+    '\u2029',
+    "'",
+    '\\',
+    '});alert(1);({',
+    '<!--',
+  ];
   it.each(HOSTILE)('a string literal holding %j behaves as written', (text) => {
     const literal = JSON.stringify(text);
     const compiled = compileCondition(`tag.x == ${literal} and path contains ${literal}`, 'page');
@@ -199,19 +214,39 @@ describe('compileCondition: generated code', () => {
     expect(compiled).toEqual({ ok: true, js: '(c)=>(String(c.path??"").startsWith("/blog")&&((+c.visitCount||0)>2))' });
   });
   it('for random input is an error with a position in range or source that parses', () => {
-    const alphabet = fc.constantFrom(...'ab ()"\\<>=!-.19`\u2028'.split(''), ' and ', ' or ', 'not ', 'path', 'tag.', 'event.x', 'query.q', ' contains ', ' matches ', 'visitCount', '"</script>"');
+    const alphabet = fc.constantFrom(
+      ...'ab ()"\\<>=!-.19`\u2028'.split(''),
+      ' and ',
+      ' or ',
+      'not ',
+      'path',
+      'tag.',
+      'event.x',
+      'query.q',
+      ' contains ',
+      ' matches ',
+      'visitCount',
+      '"</script>"',
+    );
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.array(alphabet, { maxLength: 12 }).map((parts) => parts.join(''))), fc.constantFrom<ConditionScope>('page', 'shop'), (source, scope) => {
-        const compiled = compileCondition(source, scope);
-        if (!compiled.ok) {
-          expect(compiled.position).toBeGreaterThanOrEqual(1);
-          expect(compiled.position).toBeLessThanOrEqual(source.length + 1);
-          return;
-        }
-        const test = new Function(`return ${compiled.js}`)() as (c: unknown) => unknown;
-        expect(typeof test(context())).toBe('boolean');
-        expect(typeof test({})).toBe('boolean');
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.array(alphabet, { maxLength: 12 }).map((parts) => parts.join('')),
+        ),
+        fc.constantFrom<ConditionScope>('page', 'shop'),
+        (source, scope) => {
+          const compiled = compileCondition(source, scope);
+          if (!compiled.ok) {
+            expect(compiled.position).toBeGreaterThanOrEqual(1);
+            expect(compiled.position).toBeLessThanOrEqual(source.length + 1);
+            return;
+          }
+          const test = new Function(`return ${compiled.js}`)() as (c: unknown) => unknown;
+          expect(typeof test(context())).toBe('boolean');
+          expect(typeof test({})).toBe('boolean');
+        },
+      ),
       { numRuns: 2000 },
     );
   });

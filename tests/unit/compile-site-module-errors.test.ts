@@ -35,7 +35,12 @@ function errorOf(input: Partial<SiteConfig>): SiteModuleError {
 
 describe('generateSiteModule errors', () => {
   it('names the segment whose condition does not compile', () => {
-    const error = errorOf({ segmentations: [{ sid: 1, ss: 'path == "/"', vn: 1 }, { sid: 2, ss: 'x BAD', vn: 1 }] });
+    const error = errorOf({
+      segmentations: [
+        { sid: 1, ss: 'path == "/"', vn: 1 },
+        { sid: 2, ss: 'x BAD', vn: 1 },
+      ],
+    });
     expect(error.path).toBe('segmentations.1.ss');
     expect(error.message).toBe('segmentations.1.ss: unknown name "BAD" (at position 2)');
   });

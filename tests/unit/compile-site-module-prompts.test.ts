@@ -80,7 +80,9 @@ describe('prompt markup', () => {
   });
 
   it('honours brandingType, brandingText and iconUrl', async () => {
-    const custom = await promptsOf({ style: { brandingType: 'custom', brandingText: 'By Ink & Co', iconUrl: 'https://site.example/i.png' } });
+    const custom = await promptsOf({
+      style: { brandingType: 'custom', brandingText: 'By Ink & Co', iconUrl: 'https://site.example/i.png' },
+    });
     expect(parse(custom.chicklet).querySelector('.pk-branding')?.textContent).toBe('By Ink & Co');
     expect(parse(custom.chicklet).querySelector('img')?.getAttribute('src')).toBe('https://site.example/i.png');
     const standard = await promptsOf({});

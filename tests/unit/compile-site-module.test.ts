@@ -60,9 +60,24 @@ describe('generateSiteModule', () => {
     expect(site.safariWebsitePushId).toBeUndefined();
     expect(Object.keys(site).sort()).toEqual(
       [
-        'hash', 'companyName', 'origin', 'serverSyncUrl', 'servicesServerUrl', 'manifestUrl', 'swPath', 'firefoxSwPath',
-        'swScope', 'vapidPublicKey', 'childWindowUrl', 'isInactive', 'urlQualifies', 'triggers', 'segments',
-        'clickSegments', 'shopSegments', 'prompts',
+        'hash',
+        'companyName',
+        'origin',
+        'serverSyncUrl',
+        'servicesServerUrl',
+        'manifestUrl',
+        'swPath',
+        'firefoxSwPath',
+        'swScope',
+        'vapidPublicKey',
+        'childWindowUrl',
+        'isInactive',
+        'urlQualifies',
+        'triggers',
+        'segments',
+        'clickSegments',
+        'shopSegments',
+        'prompts',
       ].sort(),
     );
   });
@@ -149,13 +164,25 @@ describe('siteFeatures', () => {
 
   it('childWindow only for a remote plain-http origin', () => {
     expect(features({ origin: 'http://shop.example' }).childWindow).toBe(true);
-    for (const origin of ['https://shop.example', 'http://localhost:8080', 'http://127.0.0.2', 'http://[::1]:3000', 'http://app.localhost']) {
+    for (const origin of [
+      'https://shop.example',
+      'http://localhost:8080',
+      'http://127.0.0.2',
+      'http://[::1]:3000',
+      'http://app.localhost',
+    ]) {
       expect(features({ origin }).childWindow, origin).toBe(false);
     }
   });
 
   it('trigger kinds come from the trigger expression', () => {
     const on = features({ triggers: { when: 'scroll or ecom.order or leaveIntent' } });
-    expect(on).toMatchObject({ triggerScroll: true, triggerEcom: true, triggerLeaveIntent: true, triggerClick: false, triggerInterval: false });
+    expect(on).toMatchObject({
+      triggerScroll: true,
+      triggerEcom: true,
+      triggerLeaveIntent: true,
+      triggerClick: false,
+      triggerInterval: false,
+    });
   });
 });

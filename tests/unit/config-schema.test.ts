@@ -38,9 +38,11 @@ describe('site config defaults (spec sections 2, 3, 4)', () => {
     expect(config.texts.alreadySubscribed).toBe(
       'You are already subscribed to get instant alerts from us. Keep an eye on your browser for new notifications from us.',
     );
-    expect(config.texts.blocked.startsWith(
-      'Uh-oh! You seem to have blocked the notifications last time you came on our website. To see how to subscribe',
-    )).toBe(true);
+    expect(
+      config.texts.blocked.startsWith(
+        'Uh-oh! You seem to have blocked the notifications last time you came on our website. To see how to subscribe',
+      ),
+    ).toBe(true);
     expect(config.texts.offer).toMatch(/notify you when it gets new Calligraphy submissions\.$/);
     expect(config.texts.yesButton).toBe('Yes');
     expect(config.texts.noButton).toBe('No');
@@ -71,7 +73,11 @@ describe('site config defaults (spec sections 2, 3, 4)', () => {
   });
 
   it('normalises the origin and keeps a segment version of 1 by default', () => {
-    const parsed = siteConfigSchema.parse({ ...minimal, origin: 'https://acme.example/', segmentations: [{ sid: 3, ss: 'visitCount > 2' }] });
+    const parsed = siteConfigSchema.parse({
+      ...minimal,
+      origin: 'https://acme.example/',
+      segmentations: [{ sid: 3, ss: 'visitCount > 2' }],
+    });
     expect(parsed.origin).toBe('https://acme.example');
     expect(parsed.segmentations[0]).toEqual({ sid: 3, ss: 'visitCount > 2', vn: 1 });
   });
@@ -96,9 +102,7 @@ describe('click and shop segmentations (spec section 5)', () => {
     expect(loaded.ok).toBe(true);
     if (!loaded.ok) return;
     expect(loaded.config.clickSegmentations).toEqual([]);
-    expect(loaded.warnings).toEqual([
-      { path: 'clickSegmentations', message: 'is a string that is not valid JSON: read as an empty list' },
-    ]);
+    expect(loaded.warnings).toEqual([{ path: 'clickSegmentations', message: 'is a string that is not valid JSON: read as an empty list' }]);
   });
 });
 
@@ -111,13 +115,13 @@ describe('validation errors name the field', () => {
   });
 
   it('missing required fields', () => {
-    expect(problems({ ...minimal, companyName: undefined })).toEqual([
-      'companyName: required field is missing (expected string)',
-    ]);
+    expect(problems({ ...minimal, companyName: undefined })).toEqual(['companyName: required field is missing (expected string)']);
   });
 
   it('wrong types', () => {
-    expect(problems({ ...minimal, pcBranding: 2, isInactive: 'no', clickSegmentations: [{ sid: 'bad name!', selector: 'a' }] }).sort()).toEqual([
+    expect(
+      problems({ ...minimal, pcBranding: 2, isInactive: 'no', clickSegmentations: [{ sid: 'bad name!', selector: 'a' }] }).sort(),
+    ).toEqual([
       'clickSegmentations.0.sid: must be a positive integer, or 1 to 29 letters, digits, "_" or "-"',
       'isInactive: Invalid input: expected boolean, received string',
       'pcBranding: must be 0 or 1',
@@ -162,9 +166,7 @@ describe('validation errors name the field', () => {
     const loaded = parseConfigText('broken.json', '{\n  "hash": "abc",\n  oops\n}');
     expect(loaded.ok).toBe(false);
     if (loaded.ok) return;
-    expect(loaded.problems).toEqual([
-      { path: '(file)', message: expect.stringMatching(/^invalid JSON at line 3, column 3: /) },
-    ]);
+    expect(loaded.problems).toEqual([{ path: '(file)', message: expect.stringMatching(/^invalid JSON at line 3, column 3: /) }]);
   });
 
   it('a truncated file', () => {
@@ -184,13 +186,36 @@ describe('JSON Schema export', () => {
   it('describes every field of spec section 3', () => {
     const schema = JSON.parse(siteConfigJsonSchema()) as { properties: Record<string, { properties?: object }> };
     for (const field of [
-      'hash', 'serverSyncUrl', 'servicesServerURL', 'manifestUrl', 'swPath', 'firefoxSwPath', 'vapidPublicKey',
-      'safariWebsitePushId', 'segmentations', 'clickSegmentations', 'shopifySegmentations', 'isShopifyConnectedAccount',
-      'includeUrls', 'excludeUrls', 'pcBranding', 'isNativeOptin', 'style', 'companyName', 'origin', 'isInactive',
+      'hash',
+      'serverSyncUrl',
+      'servicesServerURL',
+      'manifestUrl',
+      'swPath',
+      'firefoxSwPath',
+      'vapidPublicKey',
+      'safariWebsitePushId',
+      'segmentations',
+      'clickSegmentations',
+      'shopifySegmentations',
+      'isShopifyConnectedAccount',
+      'includeUrls',
+      'excludeUrls',
+      'pcBranding',
+      'isNativeOptin',
+      'style',
+      'companyName',
+      'origin',
+      'isInactive',
       'pageClickTrackingConcent',
-    ]) expect(schema.properties).toHaveProperty(field);
+    ])
+      expect(schema.properties).toHaveProperty(field);
     expect(Object.keys(schema.properties.style!.properties!)).toEqual([
-      'iconUrl', 'brandingType', 'brandingText', 'isMobileEnabled', 'allowTextChildWindow', 'offerTextChildWindow',
+      'iconUrl',
+      'brandingType',
+      'brandingText',
+      'isMobileEnabled',
+      'allowTextChildWindow',
+      'offerTextChildWindow',
     ]);
   });
 

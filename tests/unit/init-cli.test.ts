@@ -23,7 +23,10 @@ describe('push-kit init (spawned)', () => {
   it('writes a config from --answers that validate accepts, keys 0600, owner key hash', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pk-init-'));
     const answersFile = join(dir, 'answers.json');
-    await writeFile(answersFile, JSON.stringify({ companyName: 'Ink & Quill', origin: 'https://quill.example', promptStyle: 'chicklet', shopConnected: true }));
+    await writeFile(
+      answersFile,
+      JSON.stringify({ companyName: 'Ink & Quill', origin: 'https://quill.example', promptStyle: 'chicklet', shopConnected: true }),
+    );
     const init = await pushKit(['init', '--answers', answersFile, '--dir', dir]);
     expect(init.code, init.stderr).toBe(0);
     expect(init.stdout).toContain('npx push-kit build site-configs/ink-quill.json');

@@ -37,19 +37,53 @@ const TEXT_FIELDS: Array<[path: string, min: number, max: number]> = [
   ['style.offerTextChildWindow', 1, 300],
 ];
 /** Characters that are legal in a URL but delicate in HTML attributes, JSON and JS. */
-const URL_PIECES = ['"', "'", '<', '>', '`', '${x}', '</script>', '<!--', '&amp;', '&', 'é', '😀', '%22', '?a=1&b=2', '#f', '*/', '\\', '{{x}}', '=', ')'];
-const urlTail = fc.array(fc.oneof(fc.constantFrom(...URL_PIECES), fc.stringMatching(/^[a-z0-9/._-]{0,6}$/)), { maxLength: 6 }).map((parts) => parts.join(''));
+const URL_PIECES = [
+  '"',
+  "'",
+  '<',
+  '>',
+  '`',
+  '${x}',
+  '</script>',
+  '<!--',
+  '&amp;',
+  '&',
+  'é',
+  '😀',
+  '%22',
+  '?a=1&b=2',
+  '#f',
+  '*/',
+  '\\',
+  '{{x}}',
+  '=',
+  ')',
+];
+const urlTail = fc
+  .array(fc.oneof(fc.constantFrom(...URL_PIECES), fc.stringMatching(/^[a-z0-9/._-]{0,6}$/)), { maxLength: 6 })
+  .map((parts) => parts.join(''));
 /** Mostly URLs that are fine, sometimes with a space, a control character or a lone surrogate (refused). */
 const iconUrl = fc.oneof(
   { weight: 5, arbitrary: urlTail.map((tail) => `https://icons.example/${tail}`) },
-  { weight: 1, arbitrary: fc.tuple(urlTail, fc.constantFrom(' ', '\u0000', '\n', '\u2028', '\ud800', '\t')).map(([tail, bad]) => `https://icons.example/${tail}${bad}x`) },
-  { weight: 1, arbitrary: fc.constantFrom('javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', '//evil.example/x.png', 'icon.png') },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(urlTail, fc.constantFrom(' ', '\u0000', '\n', '\u2028', '\ud800', '\t'))
+      .map(([tail, bad]) => `https://icons.example/${tail}${bad}x`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', '//evil.example/x.png', 'icon.png'),
+  },
 );
 const anyText = fc.oneof({ weight: 6, arbitrary: hostileString(5) }, { weight: 1, arbitrary: fc.constant('W'.repeat(1000)) });
 /** Hostile text the schema accepts: control characters and lone surrogates dropped, cut to the field's limits. */
 const usableText = (min: number, max: number) =>
   hostileString(6).map((text) => {
-    const kept = [...text].filter((ch) => isDisplayText(ch)).slice(0, max).join('');
+    const kept = [...text]
+      .filter((ch) => isDisplayText(ch))
+      .slice(0, max)
+      .join('');
     return kept.length >= min ? kept : `${kept}</script>`.slice(0, Math.max(min, 1));
   });
 
@@ -65,7 +99,12 @@ interface Draft {
 const draft: fc.Arbitrary<Draft> = fc.record({
   // mostly texts the schema accepts, so most runs build; sometimes any text, so refusals are checked too
   texts: fc.record(
-    Object.fromEntries(TEXT_FIELDS.map(([path, min, max]) => [path, fc.oneof({ weight: 12, arbitrary: usableText(min, max) }, { weight: 1, arbitrary: anyText })])),
+    Object.fromEntries(
+      TEXT_FIELDS.map(([path, min, max]) => [
+        path,
+        fc.oneof({ weight: 12, arbitrary: usableText(min, max) }, { weight: 1, arbitrary: anyText }),
+      ]),
+    ),
   ),
   iconUrl: fc.option(iconUrl, { nil: undefined, freq: 3 }),
   code: usableText(1, 60),
@@ -105,15 +144,20 @@ function expectedProblems(value: Draft): string[] {
   // zod trims a URL and deletes tabs and line feeds, as the URL parser does; anything else unusual is refused
   const icon = value.iconUrl?.trim().replace(/[\t\n\r]/g, '');
   // eslint-disable-next-line no-control-regex -- control characters are what is looked for
-  if (icon !== undefined && (!/^https?:\/\//.test(icon) || !URL.canParse(icon) || /[\s\u0000-\u001f\u007f-\u009f]|[\uD800-\uDFFF]/u.test(icon))) bad.push('style.iconUrl');
+  const unusual = /[\s\u0000-\u001f\u007f-\u009f]|[\uD800-\uDFFF]/u;
+  if (icon !== undefined && (!/^https?:\/\//.test(icon) || !URL.canParse(icon) || unusual.test(icon))) bad.push('style.iconUrl');
   return bad;
 }
 
-const branding = (config: SiteConfig) => (config.style.brandingType === 'custom' ? config.style.brandingText : config.style.brandingType === 'none' ? null : 'Powered by push-kit');
+const branding = (config: SiteConfig) =>
+  config.style.brandingType === 'custom' ? config.style.brandingText : config.style.brandingType === 'none' ? null : 'Powered by push-kit';
 const ALLOWED_PROMPT_TAGS = new Set(['DIV', 'STYLE', 'P', 'BUTTON', 'IMG', 'H2', 'LABEL', 'INPUT', 'SPAN']);
 
 /** Every element of a tree: no script, no event-handler attribute, only the tags the templates use. */
-function expectNoInjectedMarkup(root: { querySelectorAll(selector: string): ArrayLike<{ tagName: string; getAttributeNames(): string[] }> }, allowed?: Set<string>) {
+function expectNoInjectedMarkup(
+  root: { querySelectorAll(selector: string): ArrayLike<{ tagName: string; getAttributeNames(): string[] }> },
+  allowed?: Set<string>,
+) {
   for (const element of Array.from(root.querySelectorAll('*'))) {
     if (allowed) expect(allowed.has(element.tagName), element.tagName).toBe(true);
     for (const name of element.getAttributeNames()) expect(name.toLowerCase().startsWith('on'), `${element.tagName} ${name}`).toBe(false);
@@ -153,11 +197,15 @@ async function runPushJs(code: string): Promise<{ window: Window; errors: unknow
     static requestPermission = async () => 'default';
   };
   page.PushManager = class {};
-  Object.defineProperty(window.navigator, 'serviceWorker', { value: { register: async () => ({}), getRegistration: async () => undefined }, configurable: true });
+  Object.defineProperty(window.navigator, 'serviceWorker', {
+    value: { register: async () => ({}), getRegistration: async () => undefined },
+    configurable: true,
+  });
   page.fetch = async () => new window.Response('{}');
   page.pushkit = [['triggerOptIn']];
   window.eval(code);
-  for (let waited = 0; waited < 2000 && !window.document.querySelector('#pushkit-prompts'); waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let waited = 0; waited < 2000 && !window.document.querySelector('#pushkit-prompts'); waited += 10)
+    await new Promise((resolve) => setTimeout(resolve, 10));
   return { window, errors };
 }
 
@@ -196,7 +244,9 @@ describe('property: the whole build with hostile config text', () => {
         const manifest = JSON.parse(await read('manifest.json')) as { name: string; short_name: string; icons?: Array<{ src: string }> };
         expect(manifest.name).toBe(config.companyName);
         expect(manifest.short_name).toBe(config.companyName);
-        expect(manifest.icons?.map((icon) => icon.src)).toEqual(config.style.iconUrl === undefined ? undefined : [config.style.iconUrl, config.style.iconUrl]);
+        expect(manifest.icons?.map((icon) => icon.src)).toEqual(
+          config.style.iconUrl === undefined ? undefined : [config.style.iconUrl, config.style.iconUrl],
+        );
 
         const html = await read('child-window.html');
         const page = new Window({ url: 'https://push.hostile.example/' });
@@ -204,7 +254,9 @@ describe('property: the whole build with hostile config text', () => {
         expect(document.querySelector('title')?.textContent).toBe(`Subscribe to notifications from ${config.companyName}`);
         expect(document.querySelector('h1.pc-company')?.textContent).toBe(config.companyName);
         expect(document.querySelector('[data-step="1"]')?.textContent).toBe(config.style.offerTextChildWindow);
-        expect(document.querySelector('[data-step="2"]')?.textContent).toBe(`Click "${config.style.allowTextChildWindow}" below, then "Allow" in the box your browser shows.`);
+        expect(document.querySelector('[data-step="2"]')?.textContent).toBe(
+          `Click "${config.style.allowTextChildWindow}" below, then "Allow" in the box your browser shows.`,
+        );
         expect(document.querySelector('#pc-no')?.textContent).toBe(config.texts.noButton);
         expect(document.querySelector('#pc-allow')?.textContent).toBe(config.style.allowTextChildWindow);
         expect(document.querySelector('footer.pc-footer')?.textContent).toBe(branding(config) ?? '');
@@ -238,7 +290,9 @@ describe('property: prompt markup in the generated site module', () => {
       fc.asyncProperty(draft, async (value) => {
         const parsed = siteConfigSchema.safeParse(configOf(value));
         const expected = expectedProblems(value);
-        expect([...new Set(parsed.success ? [] : parsed.error.issues.map((issue) => issue.path.join('.')))].sort()).toEqual([...expected].sort());
+        expect([...new Set(parsed.success ? [] : parsed.error.issues.map((issue) => issue.path.join('.')))].sort()).toEqual(
+          [...expected].sort(),
+        );
         if (!parsed.success) return;
         const config = parsed.data;
         const source = generateSiteModule(config, await renderPrompts(config, siteFeatures(config)));
@@ -263,11 +317,27 @@ describe('property: prompt markup in the generated site module', () => {
 describe('refused config text names the field and the character', () => {
   const base = configOf({ texts: { companyName: 'Ink' }, code: 'x', iconUrl: undefined, pcBranding: 0, brandingType: 'default' });
   it.each([
-    [{ companyName: 'Ink\u0000Co' }, 'companyName', 'must not contain control characters other than tab and newline (found U+0000 at character 4)'],
-    [{ companyName: 'Ink\r\nCo' }, 'companyName', 'must not contain control characters other than tab and newline (found U+000D at character 4)'],
+    [
+      { companyName: 'Ink\u0000Co' },
+      'companyName',
+      'must not contain control characters other than tab and newline (found U+0000 at character 4)',
+    ],
+    [
+      { companyName: 'Ink\r\nCo' },
+      'companyName',
+      'must not contain control characters other than tab and newline (found U+000D at character 4)',
+    ],
     [{ texts: { offer: 'Hi \ud800' } }, 'texts.offer', 'must be valid Unicode text (a lone surrogate at character 4)'],
-    [{ style: { iconUrl: 'https://icons.example/a b.png' } }, 'style.iconUrl', 'must not contain spaces or control characters (found U+0020 at character 24)'],
-    [{ manifestUrl: '//evil.example/manifest.json' }, 'manifestUrl', 'must start with "/" (not "//", which names another host) or be an absolute http(s) URL'],
+    [
+      { style: { iconUrl: 'https://icons.example/a b.png' } },
+      'style.iconUrl',
+      'must not contain spaces or control characters (found U+0020 at character 24)',
+    ],
+    [
+      { manifestUrl: '//evil.example/manifest.json' },
+      'manifestUrl',
+      'must start with "/" (not "//", which names another host) or be an absolute http(s) URL',
+    ],
     [{ swPath: '/sw.js\u2028' }, 'swPath', 'must not contain spaces or control characters (found U+2028 at character 7)'],
   ])('%j', (override, path, message) => {
     const parsed = siteConfigSchema.safeParse({ ...base, ...override });

@@ -20,14 +20,47 @@ type Node =
 
 const PAGE_VARS: Record<string, Kind> = { url: 'string', path: 'string', referrer: 'string', visitCount: 'number', timeOnSite: 'number' };
 const SHOP_VARS: Record<string, Kind> = {
-  pId: 'string', pName: 'string', price: 'number', sku: 'string', cat: 'string', pUrl: 'string', brand: 'string', quant: 'number',
-  cTotal: 'number', cItemsCount: 'number', total: 'number', shipping: 'number', tax: 'number', discount: 'number', coupon: 'string', items: 'number',
+  pId: 'string',
+  pName: 'string',
+  price: 'number',
+  sku: 'string',
+  cat: 'string',
+  pUrl: 'string',
+  brand: 'string',
+  quant: 'number',
+  cTotal: 'number',
+  cItemsCount: 'number',
+  total: 'number',
+  shipping: 'number',
+  tax: 'number',
+  discount: 'number',
+  coupon: 'string',
+  items: 'number',
 };
 /** Map keys after query./tag./event., including names of Object.prototype members. */
 const KEYS = ['a', 'utm_source', 'x-y', 'a.b', '$', 'constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'Z9'];
 const OPS: Op[] = ['==', '!=', '<', '<=', '>', '>=', 'contains', 'startsWith', 'endsWith', 'matches'];
 /** Regular expressions, valid and not, with characters that must not break the generated code. */
-const REGEXES = ['^/blog', 'a|b', '</script>', '\u2028', '`${x}`', '(?<=a)b', '(?<!<)b', '[<>]', '\\d+', '\\', '(', '[', 'a{2', '*/', "'", '"', '\\u0041', '.*'];
+const REGEXES = [
+  '^/blog',
+  'a|b',
+  '</script>',
+  '\u2028',
+  '`${x}`',
+  '(?<=a)b',
+  '(?<!<)b',
+  '[<>]',
+  '\\d+',
+  '\\',
+  '(',
+  '[',
+  'a{2',
+  '*/',
+  "'",
+  '"',
+  '\\u0041',
+  '.*',
+];
 const NUMBER_TEXTS = ['0', '-0', '5', '-1', '2.5', '-12.75', '1.50', '007', '99999999999999999999'];
 /** Text values of a context that read as numbers in many ways. */
 const NUMBERISH = ['', '5', ' 5 ', '-1', '2.5', '0x1A', '1e3', 'Infinity', 'abc', '0', '007', '1.50'];
@@ -81,7 +114,11 @@ function print(node: Node, escapeMode: number): string {
 
 // --- the reference: types and values -------------------------------------------------------------------------
 
-type Context = Record<string, unknown> & { query?: Record<string, string>; tags?: Record<string, string>; events?: Record<string, boolean> };
+type Context = Record<string, unknown> & {
+  query?: Record<string, string>;
+  tags?: Record<string, string>;
+  events?: Record<string, boolean>;
+};
 
 function kindOf(node: Node, scope: ConditionScope): Kind | null {
   switch (node.t) {
@@ -194,7 +231,12 @@ function evaluate(node: Node, scope: ConditionScope, c: Context): boolean {
       if (node.op === 'contains') return toText(as(left, 'string')).includes(toText(as(right, 'string')));
       if (node.op === 'startsWith') return toText(as(left, 'string')).startsWith(toText(as(right, 'string')));
       if (node.op === 'endsWith') return toText(as(left, 'string')).endsWith(toText(as(right, 'string')));
-      const kind: Kind = left.kind === 'boolean' || right.kind === 'boolean' ? 'boolean' : left.kind === 'number' || right.kind === 'number' ? 'number' : 'string';
+      const kind: Kind =
+        left.kind === 'boolean' || right.kind === 'boolean'
+          ? 'boolean'
+          : left.kind === 'number' || right.kind === 'number'
+            ? 'number'
+            : 'string';
       const [a, b] = [as(left, kind), as(right, kind)];
       switch (node.op) {
         case '==':
@@ -226,7 +268,13 @@ function nodeArbitrary(scope: ConditionScope): fc.Arbitrary<Node> {
   const names =
     scope === 'shop'
       ? [...Object.keys(SHOP_VARS), 'url', 'constructor']
-      : [...Object.keys(PAGE_VARS), ...KEYS.flatMap((key) => [`query.${key}`, `tag.${key}`, `event.${key}`]), 'query', 'pId', 'constructor'];
+      : [
+          ...Object.keys(PAGE_VARS),
+          ...KEYS.flatMap((key) => [`query.${key}`, `tag.${key}`, `event.${key}`]),
+          'query',
+          'pId',
+          'constructor',
+        ];
   const leaf: fc.Arbitrary<Node> = fc.oneof(
     { weight: 3, arbitrary: literalText.map((v): Node => ({ t: 'str', value: v })) },
     { weight: 2, arbitrary: fc.constantFrom(...NUMBER_TEXTS).map((text): Node => ({ t: 'num', text })) },
@@ -240,8 +288,18 @@ function nodeArbitrary(scope: ConditionScope): fc.Arbitrary<Node> {
       tie('node').map((operand): Node => ({ t: 'not', operand })),
       fc.record({ t: fc.constantFrom<'and' | 'or'>('and', 'or'), left: tie('node'), right: tie('node') }),
       fc
-        .record({ op: fc.constantFrom(...OPS), left: tie('node'), right: tie('node'), regex: fc.option(fc.oneof(fc.constantFrom(...REGEXES), hostileString(6))) })
-        .map(({ op, left, right, regex }): Node => ({ t: 'cmp', op, left, right: op === 'matches' && regex !== null ? { t: 'str', value: regex } : right })),
+        .record({
+          op: fc.constantFrom(...OPS),
+          left: tie('node'),
+          right: tie('node'),
+          regex: fc.option(fc.oneof(fc.constantFrom(...REGEXES), hostileString(6))),
+        })
+        .map(({ op, left, right, regex }): Node => ({
+          t: 'cmp',
+          op,
+          left,
+          right: op === 'matches' && regex !== null ? { t: 'str', value: regex } : right,
+        })),
     ),
   }));
   return node;
@@ -261,7 +319,10 @@ const pageContext: fc.Arbitrary<Context> = fc.record({
 });
 const shopContext: fc.Arbitrary<Context> = fc.record(
   Object.fromEntries(
-    Object.entries(SHOP_VARS).map(([name, kind]) => [name, kind === 'number' ? fc.oneof(fc.integer({ min: -5, max: 500 }), fc.double({ min: 0, max: 99, noNaN: true })) : text]),
+    Object.entries(SHOP_VARS).map(([name, kind]) => [
+      name,
+      kind === 'number' ? fc.oneof(fc.integer({ min: -5, max: 500 }), fc.double({ min: 0, max: 99, noNaN: true })) : text,
+    ]),
   ),
   { requiredKeys: [] },
 );
@@ -275,25 +336,31 @@ describe('property: a segment condition behaves exactly as written', () => {
   for (const scope of ['page', 'shop'] as const) {
     it(`${scope} scope: compiled predicates agree with the reference evaluator, or the tree is refused with a column`, () => {
       fc.assert(
-        fc.property(nodeArbitrary(scope), fc.integer({ min: 0, max: 2 }), fc.array(scope === 'page' ? pageContext : shopContext, { minLength: 1, maxLength: 4 }), (tree, escapeMode, contexts) => {
-          const source = print(tree, escapeMode);
-          const compiled = compileCondition(source, scope);
-          if (!isValid(tree, scope)) {
-            expect(compiled.ok, source).toBe(false);
-            if (!compiled.ok) {
-              expect(compiled.position).toBeGreaterThanOrEqual(1);
-              expect(compiled.position).toBeLessThanOrEqual(source.length + 1);
+        fc.property(
+          nodeArbitrary(scope),
+          fc.integer({ min: 0, max: 2 }),
+          fc.array(scope === 'page' ? pageContext : shopContext, { minLength: 1, maxLength: 4 }),
+          (tree, escapeMode, contexts) => {
+            const source = print(tree, escapeMode);
+            const compiled = compileCondition(source, scope);
+            if (!isValid(tree, scope)) {
+              expect(compiled.ok, source).toBe(false);
+              if (!compiled.ok) {
+                expect(compiled.position).toBeGreaterThanOrEqual(1);
+                expect(compiled.position).toBeLessThanOrEqual(source.length + 1);
+              }
+              return;
             }
-            return;
-          }
-          expect(compiled, source).toMatchObject({ ok: true });
-          if (!compiled.ok) return;
-          // nothing in the generated code can end a <script> element or a line in an old engine
-          expect(compiled.js).not.toMatch(/<\/|<!--|[\u2028\u2029]/);
-          const test = compiledPredicate(compiled.js);
-          for (const context of contexts) expect(test(context), `${source} on ${JSON.stringify(context)}`).toBe(evaluate(tree, scope, context));
-          expect(typeof test({})).toBe('boolean');
-        }),
+            expect(compiled, source).toMatchObject({ ok: true });
+            if (!compiled.ok) return;
+            // nothing in the generated code can end a <script> element or a line in an old engine
+            expect(compiled.js).not.toMatch(/<\/|<!--|[\u2028\u2029]/);
+            const test = compiledPredicate(compiled.js);
+            for (const context of contexts)
+              expect(test(context), `${source} on ${JSON.stringify(context)}`).toBe(evaluate(tree, scope, context));
+            expect(typeof test({})).toBe('boolean');
+          },
+        ),
         { numRuns: 400 },
       );
     });
@@ -314,18 +381,42 @@ describe('property: a segment condition behaves exactly as written', () => {
   });
 
   it('random and hostile text is refused with a clean error and a column in range, never a crash', () => {
-    const pieces = fc.constantFrom(...HOSTILE_SNIPPETS, ' and ', ' or ', 'not ', '(', ')', '"', 'path', 'tag.a', ' == ', ' contains ', ' matches ', '-1', '1.', '5', 'true');
+    const pieces = fc.constantFrom(
+      ...HOSTILE_SNIPPETS,
+      ' and ',
+      ' or ',
+      'not ',
+      '(',
+      ')',
+      '"',
+      'path',
+      'tag.a',
+      ' == ',
+      ' contains ',
+      ' matches ',
+      '-1',
+      '1.',
+      '5',
+      'true',
+    );
     fc.assert(
-      fc.property(fc.oneof(hostileString(60), fc.array(pieces, { maxLength: 10 }).map((parts) => parts.join(''))), fc.constantFrom<ConditionScope>('page', 'shop'), (source, scope) => {
-        const compiled = compileCondition(source, scope);
-        if (compiled.ok) {
-          expect(typeof compiledPredicate(compiled.js)({})).toBe('boolean');
-          return;
-        }
-        expect(compiled.message.length).toBeGreaterThan(0);
-        expect(compiled.position).toBeGreaterThanOrEqual(1);
-        expect(compiled.position).toBeLessThanOrEqual(source.length + 1);
-      }),
+      fc.property(
+        fc.oneof(
+          hostileString(60),
+          fc.array(pieces, { maxLength: 10 }).map((parts) => parts.join('')),
+        ),
+        fc.constantFrom<ConditionScope>('page', 'shop'),
+        (source, scope) => {
+          const compiled = compileCondition(source, scope);
+          if (compiled.ok) {
+            expect(typeof compiledPredicate(compiled.js)({})).toBe('boolean');
+            return;
+          }
+          expect(compiled.message.length).toBeGreaterThan(0);
+          expect(compiled.position).toBeGreaterThanOrEqual(1);
+          expect(compiled.position).toBeLessThanOrEqual(source.length + 1);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -353,7 +444,12 @@ const triggerArbitrary: fc.Arbitrary<Trigger> = fc.letrec<{ node: Trigger }>((ti
     { depthSize: 'small' },
     fc.constantFrom(...TRIGGER_EVENTS).map((name): Trigger => ({ t: 'event', name })),
     tie('node').map((inner): Trigger => ({ t: 'group', inner })),
-    fc.record({ t: fc.constant('join' as const), word: fc.constantFrom('and', 'or', 'AND', 'Or', 'aNd'), left: tie('node'), right: tie('node') }),
+    fc.record({
+      t: fc.constant('join' as const),
+      word: fc.constantFrom('and', 'or', 'AND', 'Or', 'aNd'),
+      left: tie('node'),
+      right: tie('node'),
+    }),
   ),
 })).node;
 
@@ -384,15 +480,21 @@ describe('property: a trigger expression shows the prompt on any event it names'
   it('anything else is a clean error with a column in range', () => {
     const pieces = fc.constantFrom(...TRIGGER_EVENTS, ...HOSTILE_SNIPPETS, ' and ', ' or ', '(', ')', 'ecom.', 'constructor', '__proto__');
     fc.assert(
-      fc.property(fc.oneof(hostileString(40), fc.array(pieces, { maxLength: 8 }).map((parts) => parts.join(''))), (source) => {
-        const compiled = compileTriggerExpression(source);
-        if (compiled.ok) {
-          for (const name of compiled.anyOf) expect(TRIGGER_EVENTS).toContain(name);
-          return;
-        }
-        expect(compiled.position).toBeGreaterThanOrEqual(1);
-        expect(compiled.position).toBeLessThanOrEqual(source.length + 1);
-      }),
+      fc.property(
+        fc.oneof(
+          hostileString(40),
+          fc.array(pieces, { maxLength: 8 }).map((parts) => parts.join('')),
+        ),
+        (source) => {
+          const compiled = compileTriggerExpression(source);
+          if (compiled.ok) {
+            for (const name of compiled.anyOf) expect(TRIGGER_EVENTS).toContain(name);
+            return;
+          }
+          expect(compiled.position).toBeGreaterThanOrEqual(1);
+          expect(compiled.position).toBeLessThanOrEqual(source.length + 1);
+        },
+      ),
       { numRuns: 500 },
     );
   });

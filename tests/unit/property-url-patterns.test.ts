@@ -86,11 +86,15 @@ const REGEXES = [
   '.*<!--.*',
   '.*\\\\<.*',
 ];
-const glob = fc.array(fc.oneof(hostileString(2), fc.constant('*'), fc.constant('?'), fc.constant('/')), { maxLength: 6 }).map((parts) => parts.join(''));
+const glob = fc
+  .array(fc.oneof(hostileString(2), fc.constant('*'), fc.constant('?'), fc.constant('/')), { maxLength: 6 })
+  .map((parts) => parts.join(''));
 const pattern = fc.oneof(
   fc.constant('*'),
   glob.map((text) => `/${text}`),
-  fc.tuple(fc.constantFrom('http', 'https'), fc.constantFrom('site.example', 'a.b:8080', '*'), glob).map(([scheme, host, path]) => `${scheme}://${host}/${path}`),
+  fc
+    .tuple(fc.constantFrom('http', 'https'), fc.constantFrom('site.example', 'a.b:8080', '*'), glob)
+    .map(([scheme, host, path]) => `${scheme}://${host}/${path}`),
   hostileString(3, 1).map((text) => `contains:${text}`),
   fc.constantFrom(...REGEXES).map((body) => `regex:${body}`),
   hostileString(4).map((text) => `regex:${text}`),
@@ -113,7 +117,13 @@ function urlFrom(patternText: string, fill: string[], query: string, fragment: s
 const fillText = fc.array(hostileString(2), { minLength: 1, maxLength: 3 });
 const urlFor = (patterns: string[]) =>
   fc
-    .tuple(fc.constantFrom(...patterns, 'https://other.example/x'), fillText, fc.constantFrom('', '?a=1', '?q=/blog/x', '?'), fc.constantFrom('', '#top', '#/blog/?x'), fc.boolean())
+    .tuple(
+      fc.constantFrom(...patterns, 'https://other.example/x'),
+      fillText,
+      fc.constantFrom('', '?a=1', '?q=/blog/x', '?'),
+      fc.constantFrom('', '#top', '#/blog/?x'),
+      fc.boolean(),
+    )
     .map(([from, fill, query, fragment, chop]) => {
       const url = urlFrom(from, fill, query, fragment);
       return chop ? url.slice(0, -1) : url;
@@ -152,7 +162,8 @@ describe('property: URL patterns', () => {
             return;
           }
           const regex = compileUrlList([text])!;
-          for (const url of urls) expect(regex.test(url.split('#')[0]!), `${text} on ${url}`).toBe(referenceMatches(text, url.split('#')[0]!));
+          for (const url of urls)
+            expect(regex.test(url.split('#')[0]!), `${text} on ${url}`).toBe(referenceMatches(text, url.split('#')[0]!));
         },
       ),
       { numRuns: 500 },
@@ -162,14 +173,21 @@ describe('property: URL patterns', () => {
   it('the site module answers as the reference for include and exclude lists, or validation names the bad entry', () => {
     fc.assert(
       fc.property(
-        fc.tuple(fc.option(fc.array(pattern, { maxLength: 3 })), fc.array(pattern, { maxLength: 3 })).chain(([include, exclude]) =>
-          fc.tuple(fc.constant(include), fc.constant(exclude), fc.array(urlFor([...(include ?? []), ...exclude, '/']), { minLength: 1, maxLength: 6 })),
-        ),
+        fc
+          .tuple(fc.option(fc.array(pattern, { maxLength: 3 })), fc.array(pattern, { maxLength: 3 }))
+          .chain(([include, exclude]) =>
+            fc.tuple(
+              fc.constant(include),
+              fc.constant(exclude),
+              fc.array(urlFor([...(include ?? []), ...exclude, '/']), { minLength: 1, maxLength: 6 }),
+            ),
+          ),
         ([include, exclude, urls]) => {
           const parsed = parseConfig(include ?? undefined, exclude);
-          const bad = [...(include ?? []).map((text, index) => [`includeUrls.${index}`, text]), ...exclude.map((text, index) => [`excludeUrls.${index}`, text])].filter(
-            ([, text]) => text === '' || compilePatternError(text!) !== undefined,
-          );
+          const bad = [
+            ...(include ?? []).map((text, index) => [`includeUrls.${index}`, text]),
+            ...exclude.map((text, index) => [`excludeUrls.${index}`, text]),
+          ].filter(([, text]) => text === '' || compilePatternError(text!) !== undefined);
           if (bad.length > 0) {
             expect(parsed.success).toBe(false);
             if (!parsed.success) expect(parsed.error.issues.map((issue) => issue.path.join('.'))).toEqual(bad.map(([path]) => path));
@@ -179,9 +197,10 @@ describe('property: URL patterns', () => {
           if (!parsed.success) return;
           const site = siteModuleOf(parsed.data);
           for (const url of urls) {
-            expect(site.urlQualifies(url), `include ${JSON.stringify(include)} exclude ${JSON.stringify(exclude)} on ${JSON.stringify(url)}`).toBe(
-              referenceQualifies(include ?? ['*'], exclude, url),
-            );
+            expect(
+              site.urlQualifies(url),
+              `include ${JSON.stringify(include)} exclude ${JSON.stringify(exclude)} on ${JSON.stringify(url)}`,
+            ).toBe(referenceQualifies(include ?? ['*'], exclude, url));
           }
         },
       ),

@@ -23,10 +23,14 @@ const rfcSubscriber: SubscriberKeys = { privateKey: Buffer.from(RFC.uaPrivate, '
 
 describe('encryptPayload (RFC 8291 aes128gcm)', () => {
   it('reproduces the RFC 8291 example byte for byte with its salt and sender key', () => {
-    const body = encryptPayload(RFC.plaintext, { p256dh: RFC.uaPublic, auth: RFC.auth }, {
-      salt: Buffer.from(RFC.salt, 'base64url'),
-      senderPrivateKey: Buffer.from(RFC.asPrivate, 'base64url'),
-    });
+    const body = encryptPayload(
+      RFC.plaintext,
+      { p256dh: RFC.uaPublic, auth: RFC.auth },
+      {
+        salt: Buffer.from(RFC.salt, 'base64url'),
+        senderPrivateKey: Buffer.from(RFC.asPrivate, 'base64url'),
+      },
+    );
     expect(body.toString('base64url')).toBe(RFC.body);
   });
 

@@ -42,7 +42,9 @@ describe('VAPID (RFC 8292)', () => {
 
   it('refuses a subject that is not mailto: or https: and a malformed key', () => {
     const keys = generateVapidKeyPair();
-    expect(() => new VapidAuthorizer(keys, 'owner@example.com')).toThrow('VAPID subject must be a mailto: or https: URL, got "owner@example.com"');
+    expect(() => new VapidAuthorizer(keys, 'owner@example.com')).toThrow(
+      'VAPID subject must be a mailto: or https: URL, got "owner@example.com"',
+    );
     expect(() => new VapidAuthorizer({ ...keys, privateKey: 'abc' }, 'mailto:a@b.c')).toThrow('VAPID private key must be 32 bytes');
   });
 });

@@ -4,7 +4,8 @@ import { detectSupport, NO_EDGE_VAPID_KEY, NO_SAFARI_PUSH_ID, NOT_SUPPORTED } fr
 
 const site = { vapidPublicKey: 'key', safariWebsitePushId: 'web.test.calligraphy' };
 const desktop = (product: string) => `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) ${product}`;
-const android = (product: string) => `Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) ${product} Mobile Safari/537.36`;
+const android = (product: string) =>
+  `Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) ${product} Mobile Safari/537.36`;
 
 describe('browser support', () => {
   it.each([
@@ -30,7 +31,8 @@ describe('browser support', () => {
   });
 
   it('iOS is never supported, whatever the browser', () => {
-    const ios = 'Mozilla/5.0 (iPhone; CPU iPhone OS 16_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/120.0 Mobile/15E148 Safari/604.1';
+    const ios =
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 16_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/120.0 Mobile/15E148 Safari/604.1';
     expect(detectSupport(ios, {}, site).failure).toBe(NOT_SUPPORTED);
     expect(detectSupport(ios.replace('CriOS/120.0', 'Version/16.0 Chrome/120.0'), {}, site).failure).toBe(NOT_SUPPORTED);
   });
@@ -43,10 +45,16 @@ describe('browser support', () => {
   });
 
   it('Edge without a vapid key cannot subscribe', () => {
-    expect(detectSupport(desktop('Chrome/120.0 Safari/537.36 Edg/120.0'), undefined, { vapidPublicKey: '' }).failure).toBe(NO_EDGE_VAPID_KEY);
+    expect(detectSupport(desktop('Chrome/120.0 Safari/537.36 Edg/120.0'), undefined, { vapidPublicKey: '' }).failure).toBe(
+      NO_EDGE_VAPID_KEY,
+    );
   });
 
   it('the three internal failure reasons', () => {
-    expect([NOT_SUPPORTED, NO_SAFARI_PUSH_ID, NO_EDGE_VAPID_KEY]).toEqual(['browser not supported', 'missing Safari website push id', 'missing vapid key in Edge']);
+    expect([NOT_SUPPORTED, NO_SAFARI_PUSH_ID, NO_EDGE_VAPID_KEY]).toEqual([
+      'browser not supported',
+      'missing Safari website push id',
+      'missing vapid key in Edge',
+    ]);
   });
 });

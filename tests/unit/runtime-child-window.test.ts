@@ -25,7 +25,10 @@ afterEach(() => vi.unstubAllGlobals());
 describe('child window', () => {
   it('subscribes on Allow, posts the outcome to the site origin only and closes 500 ms later', async () => {
     openChildWindow('uuid=visitor-1&action=subscribe&shouldTrackData=true');
-    const browser = installBrowser({ answer: 'granted', replies: { '/syncSubscriptionAction.php': { status: 'success', subscriberId: 'sub-3' } } });
+    const browser = installBrowser({
+      answer: 'granted',
+      replies: { '/syncSubscriptionAction.php': { status: 'success', subscriberId: 'sub-3' } },
+    });
     await runChildWindow();
     expect(document.getElementById('pc-buttons')!.hidden).toBe(false);
     document.getElementById('pc-allow')!.click();
@@ -101,7 +104,11 @@ describe('child window', () => {
     localStorage.setItem('wingify_push_subscriber_id', 'sub-1');
     const browser = installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-1' });
     const seen: string[] = [];
-    new MutationObserver(() => seen.push(text() ?? '')).observe(document.getElementById('pc-text')!, { childList: true, characterData: true, subtree: true });
+    new MutationObserver(() => seen.push(text() ?? '')).observe(document.getElementById('pc-text')!, {
+      childList: true,
+      characterData: true,
+      subtree: true,
+    });
     await runChildWindow();
     await settle();
     expect(seen).toContain('Please wait unsubscribing you from Calligraphy');

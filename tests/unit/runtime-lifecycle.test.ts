@@ -7,9 +7,26 @@ import type { OptInResult } from '../../runtime/messages.ts';
 import { installBrowser, resetPage, settle } from '../support/runtime-test-browser.ts';
 
 const SYNC_FIELDS = [
-  'hash', 'subscription', 'subscriberId', 'previousSubscriptionId', 'subscriptionId', 'subscriptionEndPoint', 'action', 'origin',
-  'firefoxEncryptionKey', 'browserType', 'userLanguage', 'userTimezoneOffset', 'userTimezone', 'websitePushId', 'vapidPublicKey',
-  'subscriptionDomainUrl', 'serviceWorkerPath', 'subscriptionPageUrl', 'pageClickTrackingPermission', 'gcmSenderId',
+  'hash',
+  'subscription',
+  'subscriberId',
+  'previousSubscriptionId',
+  'subscriptionId',
+  'subscriptionEndPoint',
+  'action',
+  'origin',
+  'firefoxEncryptionKey',
+  'browserType',
+  'userLanguage',
+  'userTimezoneOffset',
+  'userTimezone',
+  'websitePushId',
+  'vapidPublicKey',
+  'subscriptionDomainUrl',
+  'serviceWorkerPath',
+  'subscriptionPageUrl',
+  'pageClickTrackingPermission',
+  'gcmSenderId',
 ];
 
 /** Stored state of a visitor whose subscription the provider already has. */
@@ -76,7 +93,9 @@ describe('subscribing (spec section 4 "Result of a subscribe attempt")', () => {
     expect(localStorage.getItem('wingify_push_subscriber_id')).toBe('sub-1');
     expect(localStorage.getItem('wingify_push_subscription_status')).toBe('subscribed');
     expect(localStorage.getItem('wingify_push_db_status')).toBe('true');
-    expect(browser.posted).toContainEqual({ pushkitSubscription: expect.objectContaining({ endpoint: 'https://fcm.googleapis.com/fcm/send/token-new' }) });
+    expect(browser.posted).toContainEqual({
+      pushkitSubscription: expect.objectContaining({ endpoint: 'https://fcm.googleapis.com/fcm/send/token-new' }),
+    });
   });
 
   it('shows the context box while the browser asks, and hides it after', async () => {
@@ -118,7 +137,11 @@ describe('subscribing (spec section 4 "Result of a subscribe attempt")', () => {
   });
 
   it('subscribe failure with a vapid key: one retry with the numeric gcm_sender_id of the manifest', async () => {
-    const browser = installBrowser({ answer: 'granted', subscribeFailures: 1, replies: { '/manifest.json': { gcm_sender_id: '103953800507' } } });
+    const browser = installBrowser({
+      answer: 'granted',
+      subscribeFailures: 1,
+      replies: { '/manifest.json': { gcm_sender_id: '103953800507' } },
+    });
     const { results } = await optInThroughApi();
     expect(browser.subscribeCalls).toHaveLength(2);
     expect(browser.subscribeCalls[1]).toEqual({ userVisibleOnly: true });
@@ -205,19 +228,26 @@ describe('page views (spec section 4 "Update decision")', () => {
     expect(localStorage.getItem('pshcrw_v_k')).toBe(site.vapidPublicKey);
   });
 
-  it.each(['denied', 'default'] as const)('permission turned %s behind our back: unsubscribe-native, stored data cleared', async (permission) => {
-    storeSyncedVisitor();
-    const browser = installBrowser({ permission, existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
-    await startRuntime(site).ready;
-    expect(browser.syncCalls().map((call) => call.form.get('action'))).toEqual(['unsubscribe-native']);
-    expect(browser.syncCalls()[0]!.form.get('subscriberId')).toBe('sub-1');
-    expect(localStorage.getItem('wingify_push_subscriber_id')).toBeNull();
-    expect(localStorage.getItem('wingify_push_subscription_id')).toBeNull();
-    expect(localStorage.getItem('wingify_push_subscription_status')).toBe(permission === 'denied' ? 'blocked' : 'unsubscribed');
-  });
+  it.each(['denied', 'default'] as const)(
+    'permission turned %s behind our back: unsubscribe-native, stored data cleared',
+    async (permission) => {
+      storeSyncedVisitor();
+      const browser = installBrowser({ permission, existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
+      await startRuntime(site).ready;
+      expect(browser.syncCalls().map((call) => call.form.get('action'))).toEqual(['unsubscribe-native']);
+      expect(browser.syncCalls()[0]!.form.get('subscriberId')).toBe('sub-1');
+      expect(localStorage.getItem('wingify_push_subscriber_id')).toBeNull();
+      expect(localStorage.getItem('wingify_push_subscription_id')).toBeNull();
+      expect(localStorage.getItem('wingify_push_subscription_status')).toBe(permission === 'denied' ? 'blocked' : 'unsubscribed');
+    },
+  );
 
   it('edited or corrupted stored values count as absent', async () => {
-    storeSyncedVisitor({ wingify_push_subscriber_id: '<img onerror=x>', wingify_push_db_status: 'maybe', wingify_push_subscription_status: '{' });
+    storeSyncedVisitor({
+      wingify_push_subscriber_id: '<img onerror=x>',
+      wingify_push_db_status: 'maybe',
+      wingify_push_subscription_status: '{',
+    });
     const browser = installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
     const api = startRuntime(site);
     await api.ready;
@@ -488,7 +518,10 @@ describe('http sites through the child window', () => {
 
   it('a subscriber without a stored id asks the server: get-subscriberid-from-server', async () => {
     localStorage.setItem('wingify_push_subscription_status', 'subscribed');
-    const browser = installBrowser({ serviceWorker: false, replies: { '/syncSubscriptionAction.php': { status: 'success', subscriberId: 'sub-5' } } });
+    const browser = installBrowser({
+      serviceWorker: false,
+      replies: { '/syncSubscriptionAction.php': { status: 'success', subscriberId: 'sub-5' } },
+    });
     await startRuntime(site).ready;
     expect(browser.syncCalls()[0]!.form.get('action')).toBe('get-subscriberid-from-server');
     expect(browser.syncCalls()[0]!.form.get('uuid')).toMatch(/^[\w-]+$/);

@@ -12,7 +12,9 @@ afterEach(() => vi.unstubAllGlobals());
 it('a manifest that never answers: CANCELLED "Could Not Subscribe." after 2 s, without a second subscribe', async () => {
   const browser = installBrowser({ answer: 'granted', subscribeFailures: 1 });
   const answered = globalThis.fetch;
-  vi.stubGlobal('fetch', (input: string, init?: RequestInit) => (String(input).includes('manifest') ? new Promise(() => {}) : answered(input, init)));
+  vi.stubGlobal('fetch', (input: string, init?: RequestInit) =>
+    String(input).includes('manifest') ? new Promise(() => {}) : answered(input, init),
+  );
   const api = startRuntime(site);
   let failure: OptInResult | undefined;
   let failedAt = 0;

@@ -45,8 +45,19 @@ describe('queue stub', () => {
     await loadPushJs();
     const api = host.pushkit as Record<string, unknown>;
     for (const name of [
-      'push', 'tag', 'addToSegment', 'addSubscriberToSegment', 'removeSubscriberFromSegment', 'triggerOptIn', 'triggerOptOut',
-      'getSubscriberId', 'isOptedOut', 'setTrackingConsent', 'subscriptionSuccessCallback', 'subscriptionFailureCallback', 'optInShownCallback',
+      'push',
+      'tag',
+      'addToSegment',
+      'addSubscriberToSegment',
+      'removeSubscriberFromSegment',
+      'triggerOptIn',
+      'triggerOptOut',
+      'getSubscriberId',
+      'isOptedOut',
+      'setTrackingConsent',
+      'subscriptionSuccessCallback',
+      'subscriptionFailureCallback',
+      'optInShownCallback',
     ]) {
       expect(typeof api[name], name).toBe('function');
     }
@@ -65,9 +76,12 @@ describe('queue stub', () => {
       api.push(['noSuchMethod']);
       api.push(['push', ['triggerOptIn']]);
       api.push(['subscriptionSuccessCallback', 'not a function']);
-      api.push(['getSubscriberId', () => {
-        throw new Error('the page callback fails');
-      }]);
+      api.push([
+        'getSubscriberId',
+        () => {
+          throw new Error('the page callback fails');
+        },
+      ]);
     }).not.toThrow();
   });
 

@@ -58,7 +58,11 @@ describe('Safari push (spec sections 1 and 4)', () => {
     const safari = installSafari({ permission: 'default' }, { permission: 'granted', deviceToken: 'DEVICE-TOKEN-1', afterMs: 800 });
     const results = await optIn();
     await vi.waitFor(() => expect(results.success).toBeDefined(), { timeout: 3000 });
-    expect(safari.requests[0]).toMatchObject({ url: 'https://sync.test/safari', websitePushId: WEBSITE_PUSH_ID, userInfo: { hash: site.hash } });
+    expect(safari.requests[0]).toMatchObject({
+      url: 'https://sync.test/safari',
+      websitePushId: WEBSITE_PUSH_ID,
+      userInfo: { hash: site.hash },
+    });
     expect(results.success).toEqual(['sub-1', { status: 'SUBSCRIBED', message: 'User has subscribed to push notifications.' }]);
     const [insert] = browser.syncCalls();
     expect(insert?.form.get('action')).toBe('insert');

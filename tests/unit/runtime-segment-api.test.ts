@@ -61,7 +61,11 @@ describe('addSubscriberToSegment', () => {
 
   it('a throwing callback does not reject', async () => {
     const { services } = servicesDouble();
-    await expect(addSubscriberToSegment(services, 'vip', () => { throw new Error('page bug'); })).resolves.toBe(true);
+    await expect(
+      addSubscriberToSegment(services, 'vip', () => {
+        throw new Error('page bug');
+      }),
+    ).resolves.toBe(true);
   });
 });
 
@@ -72,7 +76,17 @@ describe('removeSubscriberFromSegment', () => {
     expect(await removeSubscriberFromSegment(services, 'vip', callback)).toBe(true);
     expect(callback).toHaveBeenCalledWith(true);
     expect(calls).toEqual([
-      { kind: 'beacon', url: 'https://sync.test/c.gif', params: { hash: services.site.hash, subscriberId: 'sub-1', subscriptionId: 'subscription-1', segment: 'vip', action: 'remove-segment' } },
+      {
+        kind: 'beacon',
+        url: 'https://sync.test/c.gif',
+        params: {
+          hash: services.site.hash,
+          subscriberId: 'sub-1',
+          subscriptionId: 'subscription-1',
+          segment: 'vip',
+          action: 'remove-segment',
+        },
+      },
     ]);
   });
 

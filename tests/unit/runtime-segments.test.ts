@@ -12,16 +12,24 @@ beforeEach(() => {
 afterEach(() => vi.useRealTimers());
 
 const flush = () => vi.advanceTimersByTimeAsync(0);
-const asCalls = (calls: { url: string; params: Record<string, unknown> }[]) => calls.filter((call) => call.url === 'https://services.test/as');
+const asCalls = (calls: { url: string; params: Record<string, unknown> }[]) =>
+  calls.filter((call) => call.url === 'https://services.test/as');
 
 describe('rule segments', () => {
   it('a visitor whose condition holds is added once: /as call and marker holding vn', async () => {
-    const segments: RuleSegment[] = [{ sid: 7, vn: 2, test: () => true }, { sid: 8, vn: 1, test: () => false }];
+    const segments: RuleSegment[] = [
+      { sid: 7, vn: 2, test: () => true },
+      { sid: 8, vn: 1, test: () => false },
+    ];
     const { services, calls, local } = servicesDouble({ site: testSite({ segments }) });
     startSegments(services);
     await flush();
     expect(asCalls(calls)).toEqual([
-      { kind: 'get', url: 'https://services.test/as', params: { id: '7', customer_hash: services.site.hash, 'subscriber_list[]': 'sub-1' } },
+      {
+        kind: 'get',
+        url: 'https://services.test/as',
+        params: { id: '7', customer_hash: services.site.hash, 'subscriber_list[]': 'sub-1' },
+      },
     ]);
     expect(local.get(segmentMarkerKey(7))).toBe('2');
     expect(local.get(segmentMarkerKey(8))).toBeNull();
@@ -46,7 +54,10 @@ describe('rule segments', () => {
   });
 
   it('a failed add resolves false and leaves no marker', async () => {
-    const { services, calls, local } = servicesDouble({ site: testSite({ segments: [{ sid: 7, vn: 1, test: () => true }] }), reply: () => new Error('down') });
+    const { services, calls, local } = servicesDouble({
+      site: testSite({ segments: [{ sid: 7, vn: 1, test: () => true }] }),
+      reply: () => new Error('down'),
+    });
     startSegments(services);
     await flush();
     expect(asCalls(calls)).toHaveLength(1);
@@ -54,7 +65,10 @@ describe('rule segments', () => {
   });
 
   it('no subscriber id: no call, no marker', async () => {
-    const { services, calls, local } = servicesDouble({ subscriberId: undefined, site: testSite({ segments: [{ sid: 7, vn: 1, test: () => true }] }) });
+    const { services, calls, local } = servicesDouble({
+      subscriberId: undefined,
+      site: testSite({ segments: [{ sid: 7, vn: 1, test: () => true }] }),
+    });
     startSegments(services);
     await flush();
     expect(calls).toEqual([]);
@@ -116,7 +130,19 @@ describe('rule segments', () => {
   });
 
   it('a throwing condition does not hold and does not throw', async () => {
-    const { services, calls } = servicesDouble({ site: testSite({ segments: [{ sid: 1, vn: 1, test: () => { throw new Error('x'); } }] }) });
+    const { services, calls } = servicesDouble({
+      site: testSite({
+        segments: [
+          {
+            sid: 1,
+            vn: 1,
+            test: () => {
+              throw new Error('x');
+            },
+          },
+        ],
+      }),
+    });
     expect(() => startSegments(services)).not.toThrow();
     await flush();
     expect(calls).toEqual([]);

@@ -7,7 +7,18 @@ import type { QueryParams } from '../../runtime/services.ts';
 import { servicesDouble, testSite } from '../support/services-double.ts';
 
 const CART = {
-  items: [{ product_id: 42, title: 'Ink pot', price: 1299, sku: 'INK-1', product_type: 'Ink', url: '/products/ink-pot', vendor: 'Noir', quantity: 2 }],
+  items: [
+    {
+      product_id: 42,
+      title: 'Ink pot',
+      price: 1299,
+      sku: 'INK-1',
+      product_type: 'Ink',
+      url: '/products/ink-pot',
+      vendor: 'Noir',
+      quantity: 2,
+    },
+  ],
   total_price: 2598,
   item_count: 2,
 };
@@ -17,11 +28,26 @@ const ORDER = {
   tax: 3.5,
   discount: 2,
   coupon: 'WELCOME',
-  orders: [{ pId: '42', pName: 'Ink pot', pPrice: 12.99, pVariant: 'Black', pSku: 'INK-1', pBrand: 'Noir', pQuant: 2, pImgUrl: 'https://shop.test/ink.png' }],
+  orders: [
+    {
+      pId: '42',
+      pName: 'Ink pot',
+      pPrice: 12.99,
+      pVariant: 'Black',
+      pSku: 'INK-1',
+      pBrand: 'Noir',
+      pQuant: 2,
+      pImgUrl: 'https://shop.test/ink.png',
+    },
+  ],
 };
 
 const reply = (url: string, _params: QueryParams): unknown =>
-  url.endsWith('/cart.js') ? CART : url.endsWith('/getOrderDetails') ? { status: 'success', order: { orderId: '1001', ...ORDER } } : { status: 'success' };
+  url.endsWith('/cart.js')
+    ? CART
+    : url.endsWith('/getOrderDetails')
+      ? { status: 'success', order: { orderId: '1001', ...ORDER } }
+      : { status: 'success' };
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -31,7 +57,8 @@ beforeEach(() => {
 });
 afterEach(() => vi.useRealTimers());
 
-const submit = (selector: string) => document.querySelector(selector)!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
+const submit = (selector: string) =>
+  document.querySelector(selector)!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
 
 describe('cart add', () => {
   it('reads /cart.js 2 s after the cart-add post and builds every field (prices / 100)', async () => {
@@ -48,7 +75,16 @@ describe('cart add', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(calls[0]).toEqual({ kind: 'get', url: location.origin + '/cart.js', params: {} });
     expect(JSON.parse(local.get('wingifyEcomData-add_cart')!)).toEqual({
-      pId: 42, pName: 'Ink pot', price: 12.99, sku: 'INK-1', cat: 'Ink', pUrl: '/products/ink-pot', brand: 'Noir', quant: 2, cTotal: 25.98, cItemsCount: 2,
+      pId: 42,
+      pName: 'Ink pot',
+      price: 12.99,
+      sku: 'INK-1',
+      cat: 'Ink',
+      pUrl: '/products/ink-pot',
+      brand: 'Noir',
+      quant: 2,
+      cTotal: 25.98,
+      cItemsCount: 2,
     });
     expect(emitted).toEqual(['ecom.add_cart']);
     expect(calls.filter((call) => call.url.endsWith('/as')).map((call) => call.params.id)).toEqual(['big-cart']);
@@ -93,7 +129,11 @@ describe('order page', () => {
     await vi.advanceTimersByTimeAsync(2999);
     expect(calls).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
-    expect(calls[0]).toEqual({ kind: 'get', url: 'https://sync.test/api/v1/shopify/getOrderDetails', params: { hash: services.site.hash, orderId: '1001' } });
+    expect(calls[0]).toEqual({
+      kind: 'get',
+      url: 'https://sync.test/api/v1/shopify/getOrderDetails',
+      params: { hash: services.site.hash, orderId: '1001' },
+    });
     expect(JSON.parse(local.get('wingifyEcomData-order')!)).toEqual(ORDER);
     expect(emitted).toEqual(['ecom.order']);
     expect(local.get(segmentMarkerKey('buyers'))).toBe('4');
@@ -102,7 +142,9 @@ describe('order page', () => {
   it("the provider's order list is `items`: it becomes the event's order list", async () => {
     history.replaceState(null, '', '/checkouts/1001');
     const { orders, ...rest } = ORDER;
-    const { services, local } = servicesDouble({ reply: () => ({ status: 'success', order: { orderId: '1001', ...rest, items: orders } }) });
+    const { services, local } = servicesDouble({
+      reply: () => ({ status: 'success', order: { orderId: '1001', ...rest, items: orders } }),
+    });
     startShop(services);
     await vi.advanceTimersByTimeAsync(3000);
     expect(JSON.parse(local.get('wingifyEcomData-order')!)).toEqual(ORDER);

@@ -18,7 +18,11 @@ describe('subscription database', () => {
     expect(db.transaction('subscriptionInfo').store.keyPath).toBe('identifier');
     const record = await db.get('subscriptionInfo', 'subscription');
     db.close();
-    expect(record).toEqual({ identifier: 'subscription', subscriptionString: JSON.stringify({ endpoint: 'https://push.test/send/1', keys: { p256dh: 'p', auth: 'a' } }), timestamp: expect.any(Number) });
+    expect(record).toEqual({
+      identifier: 'subscription',
+      subscriptionString: JSON.stringify({ endpoint: 'https://push.test/send/1', keys: { p256dh: 'p', auth: 'a' } }),
+      timestamp: expect.any(Number),
+    });
     expect(record.timestamp).toBeGreaterThanOrEqual(before);
     await expect(readSubscription()).resolves.toEqual({ endpoint: 'https://push.test/send/1', keys: { p256dh: 'p', auth: 'a' } });
   });

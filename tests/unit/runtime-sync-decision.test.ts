@@ -4,7 +4,14 @@ import { decideUpdate, subscriptionIdOf } from '../../runtime/sync.ts';
 import type { StoredState } from '../../runtime/sync.ts';
 
 const current = { subscriptionId: 'id-1', endpoint: 'https://push.test/send/id-1' };
-const inSync: StoredState = { subscriberId: 'sub-1', subscriptionId: 'id-1', endpoint: current.endpoint, status: 'subscribed', dbStatus: true, language: 'en-US' };
+const inSync: StoredState = {
+  subscriberId: 'sub-1',
+  subscriptionId: 'id-1',
+  endpoint: current.endpoint,
+  status: 'subscribed',
+  dbStatus: true,
+  language: 'en-US',
+};
 const decide = (stored: Partial<StoredState>, now = current, language = 'en-US') => decideUpdate({ ...inSync, ...stored }, now, language);
 
 describe('update decision', () => {

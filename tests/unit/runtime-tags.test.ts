@@ -9,7 +9,8 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-const setHidden = (hidden: boolean) => Object.defineProperty(document, 'visibilityState', { configurable: true, value: hidden ? 'hidden' : 'visible' });
+const setHidden = (hidden: boolean) =>
+  Object.defineProperty(document, 'visibilityState', { configurable: true, value: hidden ? 'hidden' : 'visible' });
 
 describe('createTagger', () => {
   it('several tags within 50 ms make one call with all of them', () => {
@@ -22,7 +23,11 @@ describe('createTagger', () => {
     expect(calls).toEqual([]);
     vi.advanceTimersByTime(1);
     expect(calls).toEqual([
-      { kind: 'get', url: 'https://services.test/tags', params: { hash: services.site.hash, subscriberId: 'sub-1', tags: JSON.stringify({ plan: 'gold', city: 'Paris' }) } },
+      {
+        kind: 'get',
+        url: 'https://services.test/tags',
+        params: { hash: services.site.hash, subscriberId: 'sub-1', tags: JSON.stringify({ plan: 'gold', city: 'Paris' }) },
+      },
     ]);
     tagger.tag('plan', 'silver');
     vi.advanceTimersByTime(50);
@@ -81,7 +86,10 @@ describe('dimensions and user properties', () => {
   it('stores each dimension of the reply as _vwo_cd_{dimension}', async () => {
     const { services, calls, local } = servicesDouble({ reply: () => ({ result: { tier: 'gold', visits: 4 } }) });
     await refreshDimensions(services, ['tier', 'visits']);
-    expect(calls[0]).toMatchObject({ url: 'https://sync.test/getSubscriberAttributes.php', params: { hash: services.site.hash, subscriberId: 'sub-1', customDimensions: 'tier,visits' } });
+    expect(calls[0]).toMatchObject({
+      url: 'https://sync.test/getSubscriberAttributes.php',
+      params: { hash: services.site.hash, subscriberId: 'sub-1', customDimensions: 'tier,visits' },
+    });
     expect(calls[0]!.params.browser).toBeTypeOf('string');
     expect(local.get('_vwo_cd_tier')).toBe('gold');
     expect(local.get('_vwo_cd_visits')).toBe('4');

@@ -26,7 +26,9 @@ describe('transport', () => {
   it('POSTs a form body and resolves the JSON reply', async () => {
     const fetchMock = vi.fn(async () => new Response('{"status":"success","subscriberId":"s1"}'));
     vi.stubGlobal('fetch', fetchMock);
-    await expect(postForm('https://sync.test/syncSubscriptionAction.php', { action: 'insert', subscription: '{"a":1}', skipped: undefined })).resolves.toEqual({
+    await expect(
+      postForm('https://sync.test/syncSubscriptionAction.php', { action: 'insert', subscription: '{"a":1}', skipped: undefined }),
+    ).resolves.toEqual({
       status: 'success',
       subscriberId: 's1',
     });
@@ -56,19 +58,22 @@ describe('transport', () => {
   it('falls back to XMLHttpRequest without fetch', async () => {
     vi.stubGlobal('fetch', undefined);
     const sent: unknown[] = [];
-    vi.stubGlobal('XMLHttpRequest', class {
-      status = 200;
-      responseText = '{"status":"success"}';
-      onload?: () => void;
-      open(method: string, url: string) {
-        sent.push(method, url);
-      }
-      setRequestHeader() {}
-      send(body: string) {
-        sent.push(body);
-        setTimeout(() => this.onload?.());
-      }
-    });
+    vi.stubGlobal(
+      'XMLHttpRequest',
+      class {
+        status = 200;
+        responseText = '{"status":"success"}';
+        onload?: () => void;
+        open(method: string, url: string) {
+          sent.push(method, url);
+        }
+        setRequestHeader() {}
+        send(body: string) {
+          sent.push(body);
+          setTimeout(() => this.onload?.());
+        }
+      },
+    );
     await expect(postForm('https://sync.test/x', { a: 1 })).resolves.toEqual({ status: 'success' });
     expect(sent).toEqual(['POST', 'https://sync.test/x', 'a=1']);
   });
@@ -80,7 +85,10 @@ describe('transport', () => {
       const name = callback.split('.').pop()!;
       (window as unknown as { pushkit: { cb: Record<string, (r: unknown) => void> } }).pushkit.cb[name]!({ result: callback });
     });
-    const [first, second] = await Promise.all([jsonp('https://services.test/dyn', { hash: 'h' }), jsonp('https://services.test/dyn', { hash: 'h' })]);
+    const [first, second] = await Promise.all([
+      jsonp('https://services.test/dyn', { hash: 'h' }),
+      jsonp('https://services.test/dyn', { hash: 'h' }),
+    ]);
     expect(callbacks[0]).toMatch(/^pushkit\.cb\.\w+$/);
     expect(callbacks[0]).not.toBe(callbacks[1]);
     expect(first).toEqual({ result: callbacks[0] });
@@ -104,11 +112,14 @@ describe('transport', () => {
 
   it('beacon: an image request with the query', () => {
     const sources: string[] = [];
-    vi.stubGlobal('Image', class {
-      set src(value: string) {
-        sources.push(value);
-      }
-    });
+    vi.stubGlobal(
+      'Image',
+      class {
+        set src(value: string) {
+          sources.push(value);
+        }
+      },
+    );
     beacon('https://sync.test/c.gif', { hash: 'h', action: 'add-segment' });
     expect(sources).toEqual(['https://sync.test/c.gif?hash=h&action=add-segment']);
   });

@@ -150,7 +150,10 @@ describe('watchTriggers', () => {
   });
 
   describe('persistence', () => {
-    for (const [persist, store] of [['session', 'session'], ['always', 'local']] as const) {
+    for (const [persist, store] of [
+      ['session', 'session'],
+      ['always', 'local'],
+    ] as const) {
       it(`${persist}: an event stored in ${store}Storage counts as already happened`, () => {
         const first = servicesDouble();
         watchTriggers(config({ anyOf: ['click'], clickSelector: '#buy', persist }), vi.fn(), first.services);

@@ -43,10 +43,13 @@ function fakeWorker(browserType?: string, workerSite: WorkerSiteModule = site) {
     },
     skipWaiting: vi.fn(),
   });
-  vi.stubGlobal('fetch', vi.fn(async (url: string, init: RequestInit) => {
-    posts.push({ url, init });
-    return new Response('{"status":"success"}');
-  }));
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string, init: RequestInit) => {
+      posts.push({ url, init });
+      return new Response('{"status":"success"}');
+    }),
+  );
   const installed = installPushHandlers(scope as unknown as ServiceWorkerGlobalScope, workerSite, browserType);
   const dispatch = async (type: string, fields: Record<string, unknown>): Promise<void> => {
     const pending: Promise<unknown>[] = [];
@@ -70,20 +73,40 @@ afterEach(() => vi.unstubAllGlobals());
 describe('push', () => {
   it('shows the payload as a notification and reports shown', async () => {
     const worker = fakeWorker();
-    await worker.dispatch('push', worker.pushData({
-      title: 'New submission', body: 'A new Calligraphy submission', image: 'https://cdn.test/i.png', badge: 'https://cdn.test/b.png',
-      url: '/submissions/7', tag: 'sub-7', requireInteraction: true, campaignId: 12,
-      actions: [{ action: 'view', title: 'View', url: '/submissions/7?from=action' }],
-    }));
+    await worker.dispatch(
+      'push',
+      worker.pushData({
+        title: 'New submission',
+        body: 'A new Calligraphy submission',
+        image: 'https://cdn.test/i.png',
+        badge: 'https://cdn.test/b.png',
+        url: '/submissions/7',
+        tag: 'sub-7',
+        requireInteraction: true,
+        campaignId: 12,
+        actions: [{ action: 'view', title: 'View', url: '/submissions/7?from=action' }],
+      }),
+    );
     expect(worker.shown).toHaveLength(1);
     expect(worker.shown[0]!.title).toBe('New submission');
     expect(worker.shown[0]!.options).toMatchObject({
-      body: 'A new Calligraphy submission', icon: site.iconUrl, image: 'https://cdn.test/i.png', badge: 'https://cdn.test/b.png', tag: 'sub-7',
-      requireInteraction: true, actions: [{ action: 'view', title: 'View' }], data: { url: '/submissions/7', campaignId: 12 },
+      body: 'A new Calligraphy submission',
+      icon: site.iconUrl,
+      image: 'https://cdn.test/i.png',
+      badge: 'https://cdn.test/b.png',
+      tag: 'sub-7',
+      requireInteraction: true,
+      actions: [{ action: 'view', title: 'View' }],
+      data: { url: '/submissions/7', campaignId: 12 },
     });
     expect(worker.posts).toHaveLength(1);
     expect(worker.posts[0]!.url).toBe('https://sync.test/notificationEvent');
-    expect(JSON.parse(String(worker.posts[0]!.init.body))).toEqual({ hash: site.hash, campaignId: 12, endpoint: 'https://fcm.googleapis.com/fcm/send/token-1', event: 'shown' });
+    expect(JSON.parse(String(worker.posts[0]!.init.body))).toEqual({
+      hash: site.hash,
+      campaignId: 12,
+      endpoint: 'https://fcm.googleapis.com/fcm/send/token-1',
+      event: 'shown',
+    });
   });
 
   it('tags a campaign message by its campaign, so a second copy replaces the first; a payload tag wins', async () => {
@@ -118,7 +141,10 @@ describe('push', () => {
 
   it('drops actions without an action id or a title', async () => {
     const worker = fakeWorker();
-    await worker.dispatch('push', worker.pushData({ title: 'T', actions: [{ action: 'ok', title: 'OK' }, { action: '', title: 'No id' }, { action: 'x' }, null] }));
+    await worker.dispatch(
+      'push',
+      worker.pushData({ title: 'T', actions: [{ action: 'ok', title: 'OK' }, { action: '', title: 'No id' }, { action: 'x' }, null] }),
+    );
     expect((worker.shown[0]!.options as { actions?: unknown }).actions).toEqual([{ action: 'ok', title: 'OK', icon: undefined }]);
   });
 
@@ -135,10 +161,25 @@ describe('notificationclick', () => {
   it.each([
     ['a same-origin path', { url: '/submissions/7', campaignId: '5' }, '', 'https://calligraphy.test/submissions/7'],
     ['the URL of the clicked action', { url: '/a', campaignId: '5', actionUrls: { view: '/b' } }, 'view', 'https://calligraphy.test/b'],
-    ['a configured other origin', { url: 'https://shop.calligraphy.test/cart?x=1', campaignId: '5' }, '', 'https://shop.calligraphy.test/cart?x=1'],
+    [
+      'a configured other origin',
+      { url: 'https://shop.calligraphy.test/cart?x=1', campaignId: '5' },
+      '',
+      'https://shop.calligraphy.test/cart?x=1',
+    ],
     ['another origin, refused for the site', { url: 'https://evil.test/phish', campaignId: '5' }, '', 'https://calligraphy.test/'],
-    ['a look-alike of a configured origin, refused', { url: 'https://shop.calligraphy.test.evil.test/', campaignId: '5' }, '', 'https://calligraphy.test/'],
-    ['an action URL on another origin, refused', { url: '/a', campaignId: '5', actionUrls: { view: 'https://evil.test/' } }, 'view', 'https://calligraphy.test/'],
+    [
+      'a look-alike of a configured origin, refused',
+      { url: 'https://shop.calligraphy.test.evil.test/', campaignId: '5' },
+      '',
+      'https://calligraphy.test/',
+    ],
+    [
+      'an action URL on another origin, refused',
+      { url: '/a', campaignId: '5', actionUrls: { view: 'https://evil.test/' } },
+      'view',
+      'https://calligraphy.test/',
+    ],
     ['javascript:, refused for the site', { url: 'javascript:alert(1)', campaignId: '5' }, '', 'https://calligraphy.test/'],
     ['data:, refused for the site', { url: 'data:text/html,<script>alert(1)</script>', campaignId: '5' }, '', 'https://calligraphy.test/'],
     ['protocol-relative //evil.test, refused', { url: '//evil.test/x', campaignId: '5' }, '', 'https://calligraphy.test/'],

@@ -14,7 +14,11 @@ describe('URL patterns', () => {
       ['https://a.example/blog/post', 'http://other.example:8080/blog/', 'https://a.example/blog/post?page=2'],
       ['https://a.example/blog', 'https://a.example/news/blog/x', 'https://a.example/?q=/blog/x'],
     ],
-    ['/about', ['https://a.example/about', 'https://a.example/about?ref=nav'], ['https://a.example/about/team', 'https://a.example/aboutx']],
+    [
+      '/about',
+      ['https://a.example/about', 'https://a.example/about?ref=nav'],
+      ['https://a.example/about/team', 'https://a.example/aboutx'],
+    ],
     [
       'https://shop.example/checkouts/*',
       ['https://shop.example/checkouts/42', 'https://shop.example/checkouts/42?step=pay'],

@@ -16,7 +16,12 @@ export interface ChoiceFieldProps<T> {
 }
 
 export function ChoiceField<T>({ label, hint, choices, initial, onSubmit }: ChoiceFieldProps<T>) {
-  const [index, setIndex] = useState(Math.max(0, choices.findIndex((choice) => choice.value === initial)));
+  const [index, setIndex] = useState(
+    Math.max(
+      0,
+      choices.findIndex((choice) => choice.value === initial),
+    ),
+  );
   useInput((_input, key) => {
     if (key.upArrow) setIndex((current) => (current + choices.length - 1) % choices.length);
     else if (key.downArrow) setIndex((current) => (current + 1) % choices.length);

@@ -10,7 +10,16 @@ import { siteSummary, sitesOpenedBy } from '../owner-sites.ts';
 import { audienceSize, siteStats } from '../../store/owner-stats.ts';
 import { parseParams, segmentIdParam, subscriberIdParam, text } from '../params.ts';
 import { RequestError } from '../reply.ts';
-import { addMembership, createSegment, deleteSegment, isMember, listSegments, removeMembership, segmentExists, type SegmentSummary } from '../../store/segments.ts';
+import {
+  addMembership,
+  createSegment,
+  deleteSegment,
+  isMember,
+  listSegments,
+  removeMembership,
+  segmentExists,
+  type SegmentSummary,
+} from '../../store/segments.ts';
 import type { HostedSite } from '../../sites.ts';
 import {
   countSubscribers,
@@ -40,7 +49,12 @@ const subscriberListSchema = pageSchema.extend({
 });
 
 const statsSchema = z.object({
-  days: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be 1 to 366').max(366, 'must be 1 to 366').default(30),
+  days: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be an integer')
+    .min(1, 'must be 1 to 366')
+    .max(366, 'must be 1 to 366')
+    .default(30),
 });
 
 const audienceSchema = z
@@ -178,7 +192,11 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     const id = subscriberOf(request);
     const dimensions = parseParams(dimensionsSchema, request.body, 'body');
     if (!(await subscriberExists(db, site.hash, id))) throw new RequestError(404, `id: no subscriber ${id} on site ${site.name}`);
-    await setDimensions(db, id, Object.fromEntries(Object.entries(dimensions).map(([key, value]) => [key, value === null ? null : String(value)])));
+    await setDimensions(
+      db,
+      id,
+      Object.fromEntries(Object.entries(dimensions).map(([key, value]) => [key, value === null ? null : String(value)])),
+    );
     return { status: 'success' };
   });
 
@@ -187,12 +205,15 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     const stored = await listSegments(db, site.hash);
     // Segments of the site config join visitors in push.js; listed even before their first member.
     const inConfig = new Map(site.config.segmentations.map((entry) => [String(entry.sid), entry.ss]));
-    const segments: (Omit<SegmentSummary, 'createdAt'> & { createdAt: string | null; configCondition: string | null })[] = stored.map((segment) => ({
-      ...segment,
-      configCondition: inConfig.get(segment.sid) ?? null,
-    }));
+    const segments: (Omit<SegmentSummary, 'createdAt'> & { createdAt: string | null; configCondition: string | null })[] = stored.map(
+      (segment) => ({
+        ...segment,
+        configCondition: inConfig.get(segment.sid) ?? null,
+      }),
+    );
     for (const [sid, ss] of inConfig) {
-      if (!segments.some((segment) => segment.sid === sid)) segments.push({ sid, name: sid, members: 0, condition: null, createdAt: null, configCondition: ss });
+      if (!segments.some((segment) => segment.sid === sid))
+        segments.push({ sid, name: sid, members: 0, condition: null, createdAt: null, configCondition: ss });
     }
     segments.sort((a, b) => (a.sid < b.sid ? -1 : a.sid > b.sid ? 1 : 0));
     return { status: 'success', segments };

@@ -74,11 +74,17 @@ const dimensionList = text(2048).transform((value, ctx) => {
       names = undefined;
     }
   } else {
-    names = value.split(',').map((name) => name.trim()).filter(Boolean);
+    names = value
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean);
   }
   const result = z.array(z.string().regex(DIMENSION_NAME)).min(1).max(50).safeParse(names);
   if (!result.success) {
-    ctx.addIssue({ code: 'custom', message: 'must be 1 to 50 dimension names (letters, digits, "_" or "-"), comma-separated or a JSON array' });
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be 1 to 50 dimension names (letters, digits, "_" or "-"), comma-separated or a JSON array',
+    });
     return z.NEVER;
   }
   return [...new Set(result.data)];
@@ -145,9 +151,7 @@ export function registerVisitorDataRoutes(app: FastifyInstance, { db, registry }
     const site = registry.require(params.hash, 'hash');
     requireOrigin(request, site);
     await requireSubscriber(db, site, params.subscriberId, 'subscriberId');
-    const tags = Object.fromEntries(
-      Object.entries(params.tags).map(([key, value]) => [key, value === null ? null : String(value)]),
-    );
+    const tags = Object.fromEntries(Object.entries(params.tags).map(([key, value]) => [key, value === null ? null : String(value)]));
     await setTags(db, params.subscriberId, tags);
     return sendReply(request, reply, { status: 'success' });
   };
@@ -174,7 +178,10 @@ export function registerVisitorDataRoutes(app: FastifyInstance, { db, registry }
     const site = registry.require(params.hash, 'hash');
     requireOrigin(request, site);
     await requireSubscriber(db, site, params.subscriberId, 'subscriberId');
-    return sendReply(request, reply, { status: 'success', result: await dimensionValues(db, params.subscriberId, params.customDimensions) });
+    return sendReply(request, reply, {
+      status: 'success',
+      result: await dimensionValues(db, params.subscriberId, params.customDimensions),
+    });
   });
 
   app.get('/getSubscriptionClickTrackingPermissionDetails.php', async (request, reply) => {

@@ -40,10 +40,14 @@ export interface ServeProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `push-kit serve` in `cwd` on a free port; resolves once it accepts requests. */
-export function startServe(cwd: string, siteFile: string, env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+/**
+ * Starts `push-kit serve` in `cwd` on a free port; resolves once it accepts requests. `wrap` runs it under another
+ * command (`unshare --pid --fork ...` makes it PID 1 of a namespace, as in a container).
+ */
+export function startServe(cwd: string, siteFile: string, env: NodeJS.ProcessEnv = {}, wrap: string[] = []): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--sites', siteFile], {
+    const command = [...wrap, process.execPath, BIN, 'serve', '--port', '0', '--sites', siteFile];
+    const child = spawn(command[0]!, command.slice(1), {
       cwd,
       env: { ...process.env, DATABASE_URL: '', NO_COLOR: '1', ...env },
     });

@@ -3,21 +3,10 @@
 import type { SegmentContext, SegmentId } from './site-module.ts';
 import type { RuntimeServices } from './services.ts';
 import { storedTags } from './tags.ts';
+import { TRIGGER_EVENTS } from '../contract/trigger-events.ts';
 
 const VISITS_KEY = 'pushkit_visits';
 const SESSION_START_KEY = 'pushkit_session_start';
-const EVENT_KINDS = [
-  'load',
-  'click',
-  'mousedown',
-  'delay',
-  'interval',
-  'leaveIntent',
-  'scroll',
-  'subscribe',
-  'ecom.add_cart',
-  'ecom.order',
-];
 
 export const segmentMarkerKey = (sid: SegmentId): string => 'wingifySegment-' + sid;
 export const retrySegmentKey = (sid: SegmentId): string => 'wingifyRetrySegment-' + sid;
@@ -88,7 +77,7 @@ export function startSegments(services: RuntimeServices): void {
         }
       }
     };
-    for (const kind of EVENT_KINDS) {
+    for (const kind of TRIGGER_EVENTS) {
       services.on(kind, () => {
         events[kind] = true;
         evaluate();

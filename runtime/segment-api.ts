@@ -1,6 +1,7 @@
 // The public segment API (spec sections 5 and 7): add or remove the visitor by segment name.
 import type { RuntimeServices } from './services.ts';
 import { SEGMENT_ID_PATTERN } from '../contract/ids.ts';
+import type { AddToSegmentQuery, SegmentBeaconAction, SegmentBeaconQuery } from '../contract/visitor-calls.ts';
 
 type SegmentResult = boolean | -1;
 type Callback = (result: SegmentResult) => void;
@@ -14,14 +15,14 @@ const report = (result: SegmentResult, callback?: Callback): SegmentResult => {
   return result;
 };
 
-const beacon = (services: RuntimeServices, subscriberId: string, segment: string, action: string): void =>
+const beacon = (services: RuntimeServices, subscriberId: string, segment: string, action: SegmentBeaconAction): void =>
   services.beacon(services.site.serverSyncUrl + '/c.gif', {
     hash: services.site.hash,
     subscriberId,
     subscriptionId: services.subscriptionId(),
     segment,
     action,
-  });
+  } satisfies SegmentBeaconQuery);
 
 /** Adds the visitor to the segment named `name`: true, false (bad name or failed call) or -1 (no subscriber id). */
 export async function addSubscriberToSegment(services: RuntimeServices, name: string, callback?: Callback): Promise<SegmentResult> {
@@ -35,7 +36,7 @@ export async function addSubscriberToSegment(services: RuntimeServices, name: st
       customer_hash: services.site.hash,
       'subscriber_list[]': subscriberId,
       customTag: name,
-    });
+    } satisfies AddToSegmentQuery);
     return report(true, callback);
   } catch {
     return report(false, callback);

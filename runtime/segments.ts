@@ -4,6 +4,7 @@ import type { SegmentContext, SegmentId } from './site-module.ts';
 import type { RuntimeServices } from './services.ts';
 import { storedTags } from './tags.ts';
 import { TRIGGER_EVENTS } from '../contract/trigger-events.ts';
+import type { AddToSegmentQuery } from '../contract/visitor-calls.ts';
 
 const VISITS_KEY = 'pushkit_visits';
 const SESSION_START_KEY = 'pushkit_session_start';
@@ -18,7 +19,7 @@ export async function joinSegment(services: RuntimeServices, sid: SegmentId, sub
       id: String(sid),
       customer_hash: services.site.hash,
       'subscriber_list[]': subscriberId,
-    });
+    } satisfies AddToSegmentQuery);
     return true;
   } catch {
     return false;

@@ -1,10 +1,16 @@
 // The owner API under /api/v1/ (same origin as the dashboard; the site's owner key in the Authorization
 // header): every request and reply the provider's routes give, the dashboard reads and `push-kit send` reads.
-// Types and the status list only. A refused call answers `FailureReply` with a 4xx status.
+// Types, the status list and the requests' limits only. A refused call answers `FailureReply` with a 4xx status.
 import type { CampaignAction } from './campaign-input.ts';
 import type { Urgency } from './urgency.ts';
 
 export type { CampaignAction, CampaignRequest } from './campaign-input.ts';
+
+/** The most rows one page of subscribers or campaigns holds. */
+export const PAGE_MAX = 1000;
+export const SUBSCRIBER_SEARCH_MAX_LENGTH = 200;
+export const SEGMENT_NAME_MAX_LENGTH = 100;
+export const SEGMENT_CONDITION_MAX_LENGTH = 2000;
 
 export type SuccessReply<T = object> = { status: 'success' } & T;
 export interface FailureReply {

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 // with the very parser `push-kit build` uses, as it is typed; the server checks it again on create.
 import { compileCondition } from '../../compiler/segment-condition.ts';
 import { SEGMENT_ID_MAX_LENGTH, SEGMENT_ID_PATTERN } from '../../contract/ids.ts';
-import type { Segment } from '../../contract/owner-api.ts';
+import { SEGMENT_NAME_MAX_LENGTH, type Segment } from '../../contract/owner-api.ts';
 import { formatNumber, type SiteApi } from './api.ts';
 import { useLoad } from './useLoad.ts';
 
@@ -211,7 +211,7 @@ export function Segments({ api, onError }: { api: SiteApi; onError(error: unknow
           </div>
           <div className="field">
             <label htmlFor="segment-name">Name (optional)</label>
-            <input id="segment-name" value={name} maxLength={100} onChange={(event) => setName(event.target.value)} />
+            <input id="segment-name" value={name} maxLength={SEGMENT_NAME_MAX_LENGTH} onChange={(event) => setName(event.target.value)} />
           </div>
           <div className="field">
             <label htmlFor="segment-condition">Condition</label>

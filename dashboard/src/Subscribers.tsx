@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { SUBSCRIBER_STATUSES, type Segment, type SubscriberStatus } from '../../contract/owner-api.ts';
+import { SUBSCRIBER_SEARCH_MAX_LENGTH, SUBSCRIBER_STATUSES, type Segment, type SubscriberStatus } from '../../contract/owner-api.ts';
 import { formatDate, formatNumber, STATUS_LABELS, type SiteApi } from './api.ts';
 import { useLoad } from './useLoad.ts';
 
@@ -301,7 +301,7 @@ export function Subscribers({ api, onError, selected }: { api: SiteApi; onError(
               type="search"
               placeholder="id, uuid, endpoint, language or browser"
               value={searchText}
-              maxLength={200}
+              maxLength={SUBSCRIBER_SEARCH_MAX_LENGTH}
               onChange={(event) => setSearchText(event.target.value)}
             />
           </div>

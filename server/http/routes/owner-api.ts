@@ -32,6 +32,10 @@ import type { RouteContext } from './context.ts';
 import { campaignInputSchema } from '../../../contract/campaign-input.ts';
 import { CAMPAIGN_ID_PATTERN, SEGMENT_ID_RULE } from '../../../contract/ids.ts';
 import {
+  PAGE_MAX,
+  SEGMENT_CONDITION_MAX_LENGTH,
+  SEGMENT_NAME_MAX_LENGTH,
+  SUBSCRIBER_SEARCH_MAX_LENGTH,
   SUBSCRIBER_STATUSES,
   type AudienceReply,
   type CampaignCreatedReply,
@@ -52,10 +56,8 @@ import {
   type SubscriberReply,
 } from '../../../contract/owner-api.ts';
 
-const MAX_PAGE = 1000;
-
 const pageSchema = z.object({
-  limit: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1).max(MAX_PAGE).default(100),
+  limit: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1).max(PAGE_MAX).default(100),
   offset: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(0).default(0),
 });
 
@@ -63,7 +65,11 @@ const emptyIsAbsent = <T extends z.ZodType>(schema: T) => z.preprocess((value) =
 
 const subscriberListSchema = pageSchema.extend({
   status: emptyIsAbsent(z.enum(SUBSCRIBER_STATUSES, { error: `must be one of ${SUBSCRIBER_STATUSES.join(', ')}` })),
-  search: emptyIsAbsent(z.string({ error: 'must be a single text value' }).max(200, 'must be at most 200 characters')),
+  search: emptyIsAbsent(
+    z
+      .string({ error: 'must be a single text value' })
+      .max(SUBSCRIBER_SEARCH_MAX_LENGTH, `must be at most ${SUBSCRIBER_SEARCH_MAX_LENGTH} characters`),
+  ),
   segment: emptyIsAbsent(segmentIdParam),
   order: z.enum(['oldest', 'newest'], { error: 'must be oldest or newest' }).default('oldest'),
 });
@@ -83,10 +89,10 @@ const audienceSchema = z
 
 const segmentBodySchema = z.strictObject({
   sid: z.union([z.int().positive().transform(String), segmentIdParam], { error: SEGMENT_ID_RULE }),
-  name: text(100).min(1, 'must not be empty').optional(),
+  name: text(SEGMENT_NAME_MAX_LENGTH).min(1, 'must not be empty').optional(),
   condition: z
     .string({ error: 'must be text' })
-    .max(2000, 'must be at most 2000 characters')
+    .max(SEGMENT_CONDITION_MAX_LENGTH, `must be at most ${SEGMENT_CONDITION_MAX_LENGTH} characters`)
     .optional()
     .superRefine((source, ctx) => {
       if (source === undefined || source.trim() === '') return;

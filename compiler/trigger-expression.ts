@@ -1,19 +1,8 @@
 // Trigger expressions (spec section 5): event names joined by and/or, with parentheses. Every and/or is read
 // as or, so the result is the list of events any one of which shows the prompt.
-export type CompiledTrigger = { ok: true; anyOf: string[] } | { ok: false; message: string; position: number };
+import { TRIGGER_EVENTS } from '../contract/trigger-events.ts';
 
-export const TRIGGER_EVENTS = [
-  'load',
-  'click',
-  'mousedown',
-  'delay',
-  'interval',
-  'leaveIntent',
-  'scroll',
-  'subscribe',
-  'ecom.add_cart',
-  'ecom.order',
-] as const;
+export type CompiledTrigger = { ok: true; anyOf: string[] } | { ok: false; message: string; position: number };
 
 type TriggerToken = { text: string; column: number };
 

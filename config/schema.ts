@@ -7,6 +7,7 @@ import { compilePatternError } from '../compiler/url-patterns.ts';
 import { DEFAULT_TEXTS } from './default-texts.ts';
 import { compileCondition, type ConditionScope } from '../compiler/segment-condition.ts';
 import { compileTriggerExpression } from '../compiler/trigger-expression.ts';
+import { SEGMENT_ID_PATTERN } from '../contract/ids.ts';
 
 export const SCHEMA_URL = '../schema/site-config.schema.json';
 
@@ -79,7 +80,7 @@ function conditionString(scope: ConditionScope) {
 }
 
 const SEGMENT_ID_RULE = 'must be a positive integer, or 1 to 29 letters, digits, "_" or "-"';
-const segmentId = z.union([z.int().positive(SEGMENT_ID_RULE), z.string().regex(/^[A-Za-z0-9_-]{1,29}$/, SEGMENT_ID_RULE)], {
+const segmentId = z.union([z.int().positive(SEGMENT_ID_RULE), z.string().regex(SEGMENT_ID_PATTERN, SEGMENT_ID_RULE)], {
   error: SEGMENT_ID_RULE,
 });
 const zeroOrOne = z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' });

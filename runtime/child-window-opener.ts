@@ -3,7 +3,8 @@
 import type { SiteModule } from './site-module.ts';
 import type { RuntimeServices } from './services.ts';
 import type { OptInOutcome } from './opt-in-outcome.ts';
-import { SUBSCRIBER_ID_PATTERN, valid } from './create-services.ts';
+import { valid } from './create-services.ts';
+import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
 import { storeConsent } from './tracking-consent.ts';
 import { BLOCKED, CANCELLED, SAFARI_ERROR } from './messages.ts';
 import { DB_STATUS, OPT_OUT, STATUS, SUBSCRIBER_ID, UUID_DAYS } from './storage-keys.ts';
@@ -48,7 +49,7 @@ export function applyChildWindowMessage(services: RuntimeServices, message: Chil
   const consent = message.wingify_donot_track_actions;
   if (message.pushkit_opt_out) services.cookies.set(OPT_OUT, '1', UUID_DAYS);
   if (consent === '0' || consent === '1') storeConsent(services, consent === '0');
-  const subscriberId = valid(message.wingify_push_subscriber_id, SUBSCRIBER_ID_PATTERN);
+  const subscriberId = valid(message.wingify_push_subscriber_id, BROWSER_ID_PATTERN);
   if (message.subscribedToWebPush && subscriberId) {
     local.set(SUBSCRIBER_ID, subscriberId);
     local.set(STATUS, 'subscribed');

@@ -5,8 +5,8 @@ import type { RuntimeServices } from './services.ts';
 import { cookieStore, webStore } from './storage.ts';
 import { beacon, get, jsonp, postForm } from './transport.ts';
 import { DO_NOT_TRACK, OPT_OUT, SUBSCRIBER_ID, SUBSCRIPTION_ID } from './storage-keys.ts';
+import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
 
-export const SUBSCRIBER_ID_PATTERN = /^[\w-]{1,128}$/;
 const SUBSCRIPTION_ID_PATTERN = /^[\w:.%~-]{1,1024}$/;
 
 /** `value` when it matches `pattern`, otherwise undefined (an edited or corrupted value). */
@@ -18,7 +18,7 @@ export function createServices(site: SiteModule): RuntimeServices {
   const local = webStore(() => localStorage);
   return {
     site,
-    subscriberId: () => valid(local.get(SUBSCRIBER_ID), SUBSCRIBER_ID_PATTERN),
+    subscriberId: () => valid(local.get(SUBSCRIBER_ID), BROWSER_ID_PATTERN),
     subscriptionId: () => valid(local.get(SUBSCRIPTION_ID), SUBSCRIPTION_ID_PATTERN),
     trackingAllowed: () => local.get(DO_NOT_TRACK) !== '1',
     optedOut: () => cookieStore.get(OPT_OUT) === '1',

@@ -1,11 +1,10 @@
 // The public segment API (spec sections 5 and 7): add or remove the visitor by segment name.
 import type { RuntimeServices } from './services.ts';
+import { SEGMENT_ID_PATTERN } from '../contract/ids.ts';
+import type { AddToSegmentQuery, SegmentBeaconAction, SegmentBeaconQuery } from '../contract/visitor-calls.ts';
 
 type SegmentResult = boolean | -1;
 type Callback = (result: SegmentResult) => void;
-
-const NAME = /^[\w-]*$/;
-const MAX_NAME_LENGTH = 30;
 
 const report = (result: SegmentResult, callback?: Callback): SegmentResult => {
   try {
@@ -16,18 +15,18 @@ const report = (result: SegmentResult, callback?: Callback): SegmentResult => {
   return result;
 };
 
-const beacon = (services: RuntimeServices, subscriberId: string, segment: string, action: string): void =>
+const beacon = (services: RuntimeServices, subscriberId: string, segment: string, action: SegmentBeaconAction): void =>
   services.beacon(services.site.serverSyncUrl + '/c.gif', {
     hash: services.site.hash,
     subscriberId,
     subscriptionId: services.subscriptionId(),
     segment,
     action,
-  });
+  } satisfies SegmentBeaconQuery);
 
 /** Adds the visitor to the segment named `name`: true, false (bad name or failed call) or -1 (no subscriber id). */
 export async function addSubscriberToSegment(services: RuntimeServices, name: string, callback?: Callback): Promise<SegmentResult> {
-  if (!name || !NAME.test(name) || name.length >= MAX_NAME_LENGTH) return report(false, callback);
+  if (!name || !SEGMENT_ID_PATTERN.test(name)) return report(false, callback);
   const subscriberId = services.subscriberId();
   if (!subscriberId) return report(-1, callback); // "Invalid Subscriber Id"
   beacon(services, subscriberId, name, 'add-segment');
@@ -37,7 +36,7 @@ export async function addSubscriberToSegment(services: RuntimeServices, name: st
       customer_hash: services.site.hash,
       'subscriber_list[]': subscriberId,
       customTag: name,
-    });
+    } satisfies AddToSegmentQuery);
     return report(true, callback);
   } catch {
     return report(false, callback);
@@ -48,7 +47,7 @@ export const addToSegment = addSubscriberToSegment;
 
 /** Removes the visitor from the segment named `name` (the c.gif remove-segment beacon). */
 export async function removeSubscriberFromSegment(services: RuntimeServices, name: string, callback?: Callback): Promise<SegmentResult> {
-  if (!NAME.test(name) || (name && name.length >= MAX_NAME_LENGTH)) return report(false, callback);
+  if (name && !SEGMENT_ID_PATTERN.test(name)) return report(false, callback);
   const subscriberId = services.subscriberId();
   if (!subscriberId) return report(-1, callback);
   beacon(services, subscriberId, name, 'remove-segment');

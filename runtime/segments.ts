@@ -3,21 +3,11 @@
 import type { SegmentContext, SegmentId } from './site-module.ts';
 import type { RuntimeServices } from './services.ts';
 import { storedTags } from './tags.ts';
+import { TRIGGER_EVENTS } from '../contract/trigger-events.ts';
+import type { AddToSegmentQuery } from '../contract/visitor-calls.ts';
 
 const VISITS_KEY = 'pushkit_visits';
 const SESSION_START_KEY = 'pushkit_session_start';
-const EVENT_KINDS = [
-  'load',
-  'click',
-  'mousedown',
-  'delay',
-  'interval',
-  'leaveIntent',
-  'scroll',
-  'subscribe',
-  'ecom.add_cart',
-  'ecom.order',
-];
 
 export const segmentMarkerKey = (sid: SegmentId): string => 'wingifySegment-' + sid;
 export const retrySegmentKey = (sid: SegmentId): string => 'wingifyRetrySegment-' + sid;
@@ -29,7 +19,7 @@ export async function joinSegment(services: RuntimeServices, sid: SegmentId, sub
       id: String(sid),
       customer_hash: services.site.hash,
       'subscriber_list[]': subscriberId,
-    });
+    } satisfies AddToSegmentQuery);
     return true;
   } catch {
     return false;
@@ -88,7 +78,7 @@ export function startSegments(services: RuntimeServices): void {
         }
       }
     };
-    for (const kind of EVENT_KINDS) {
+    for (const kind of TRIGGER_EVENTS) {
       services.on(kind, () => {
         events[kind] = true;
         evaluate();

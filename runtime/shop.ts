@@ -3,6 +3,7 @@
 // ecom.{event} and evaluates the shop segments of that event. Skipped when tracking is refused.
 import type { RuntimeServices } from './services.ts';
 import { joinOnce } from './segments.ts';
+import type { OrderDetailsQuery } from '../contract/shop-order.ts';
 
 const CART_READ_DELAY_MS = 2000;
 const ORDER_READ_DELAY_MS = 3000;
@@ -115,7 +116,10 @@ export function startShop(services: RuntimeServices): void {
   if (orderId) {
     setTimeout(() => {
       services
-        .get(services.site.serverSyncUrl + '/api/v1/shopify/getOrderDetails', { hash: services.site.hash, orderId })
+        .get(services.site.serverSyncUrl + '/api/v1/shopify/getOrderDetails', {
+          hash: services.site.hash,
+          orderId,
+        } satisfies OrderDetailsQuery)
         .then((reply) => {
           if (reply) record('order', orderEventData(reply));
         })

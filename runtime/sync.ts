@@ -1,22 +1,13 @@
 // Subscription sync with the provider (spec sections 3, 4 and 7): the update decision, the form payload
 // and the outcome rules.
-import type { QueryParams, RuntimeServices } from './services.ts';
+import type { RuntimeServices } from './services.ts';
 import type { BrowserName } from './browser-support.ts';
-import { SUBSCRIBER_ID_PATTERN, valid } from './create-services.ts';
-import { SUBSCRIPTION_MESSAGE } from './worker-message.ts';
-import type { SubscriptionMessage } from './worker-message.ts';
+import { valid } from './create-services.ts';
+import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
+import { SUBSCRIPTION_MESSAGE } from '../contract/worker-message.ts';
+import type { SubscriptionMessage } from '../contract/worker-message.ts';
+import type { SyncAction, SyncForm } from '../contract/sync.ts';
 import { DB_STATUS, ENDPOINT, GCM_ID, LANGUAGE, STATUS, SUBSCRIBER_ID, SUBSCRIPTION_ID, UUID_COOKIE, VAPID_KEY } from './storage-keys.ts';
-
-export type SyncAction =
-  | 'insert'
-  | 'insert-failed'
-  | 'update'
-  | 'update-google-registration-id'
-  | 'http-sync'
-  | 'unsubscribe-ui'
-  | 'unsubscribe-native'
-  | 'get-subscriberid-from-server'
-  | 'update-subscriberId';
 
 export type SubscriptionStatus = '' | 'subscribed' | 'unsubscribed' | 'blocked';
 
@@ -71,12 +62,7 @@ export function decideUpdate(stored: StoredState, current: CurrentSubscription, 
 /** The push service's registration id: the last path segment of the endpoint. */
 export const subscriptionIdOf = (endpoint: string): string => decodeURIComponent(endpoint.slice(endpoint.lastIndexOf('/') + 1));
 
-export function syncPayload(
-  services: RuntimeServices,
-  browser: BrowserName,
-  action: SyncAction,
-  current?: CurrentSubscription,
-): QueryParams {
+export function syncPayload(services: RuntimeServices, browser: BrowserName, action: SyncAction, current?: CurrentSubscription): SyncForm {
   const { site, local } = services;
   const stored = readState(services);
   const { subscriptionId, endpoint, subscription } = current || ({} as Partial<CurrentSubscription>);
@@ -108,7 +94,7 @@ export function syncPayload(
     subscriptionPageUrl: location.href,
     pageClickTrackingPermission: services.trackingAllowed() ? '1' : '0',
     gcmSenderId: valid(local.get(GCM_ID), /^\d{1,32}$/) || '',
-    uuid: valid(services.cookies.get(UUID_COOKIE), SUBSCRIBER_ID_PATTERN) || '',
+    uuid: valid(services.cookies.get(UUID_COOKIE), BROWSER_ID_PATTERN) || '',
   };
 }
 
@@ -146,7 +132,7 @@ export async function syncAction(
       status?: unknown;
       subscriberId?: unknown;
     } | null;
-    const subscriberId = valid(typeof reply?.subscriberId === 'string' ? reply.subscriberId : undefined, SUBSCRIBER_ID_PATTERN);
+    const subscriberId = valid(typeof reply?.subscriberId === 'string' ? reply.subscriberId : undefined, BROWSER_ID_PATTERN);
     if (reply?.status !== 'success' || (!unsubscribing && !subscriberId)) throw new Error('sync ' + action + ' failed');
     ok = true;
     local.set(DB_STATUS, 'true');

@@ -5,6 +5,7 @@
 // on page hide the same URL goes through navigator.sendBeacon (a POST whose query carries the parameters).
 import type { RuntimeServices } from './services.ts';
 import { queryString } from './transport.ts';
+import type { SubscriberAttributesQuery, SubscriberAttributesReply, TagsQuery, UserPropertiesQuery } from '../contract/visitor-calls.ts';
 
 const TAGS_KEY = 'pushkit_tags';
 const DEBOUNCE_MS = 50;
@@ -28,7 +29,7 @@ export function createTagger(services: RuntimeServices): { tag(key: string, valu
     timer = undefined;
     const subscriberId = services.subscriberId();
     if (!subscriberId || !Object.keys(batch).length) return;
-    const params = { hash: services.site.hash, subscriberId, tags: JSON.stringify(batch) };
+    const params = { hash: services.site.hash, subscriberId, tags: JSON.stringify(batch) } satisfies TagsQuery;
     batch = {};
     if (hiding && navigator.sendBeacon) {
       try {
@@ -71,7 +72,7 @@ export async function refreshDimensions(services: RuntimeServices, dimensions: s
       subscriberId,
       customDimensions: dimensions.join(','),
       browser: navigator.userAgent.includes('Firefox') ? 'firefox' : 'chrome',
-    })) as { result?: Record<string, unknown> } | null;
+    } satisfies SubscriberAttributesQuery)) as Partial<SubscriberAttributesReply> | null;
     for (const [name, value] of Object.entries(reply?.result ?? {})) {
       if (value !== null && value !== undefined) services.local.set('_vwo_cd_' + name, String(value));
     }
@@ -83,7 +84,7 @@ export async function refreshDimensions(services: RuntimeServices, dimensions: s
 /** JSONP GET {services server}/dyn?hash={hash}: refreshes user properties; resolves the reply or null. */
 export async function refreshUserProperties(services: RuntimeServices): Promise<unknown> {
   try {
-    return await services.jsonp(services.site.servicesServerUrl + '/dyn', { hash: services.site.hash });
+    return await services.jsonp(services.site.servicesServerUrl + '/dyn', { hash: services.site.hash } satisfies UserPropertiesQuery);
   } catch {
     return null;
   }

@@ -2,6 +2,7 @@
 // and 0 for track; the server's value is fetched once per subscriber and then kept locally.
 import type { RuntimeServices } from './services.ts';
 import { DO_NOT_TRACK } from './storage-keys.ts';
+import type { TrackingConsentQuery, TrackingConsentReply } from '../contract/visitor-calls.ts';
 
 export const storeConsent = (services: RuntimeServices, allowed: boolean): void => services.local.set(DO_NOT_TRACK, allowed ? '0' : '1');
 
@@ -14,7 +15,7 @@ export async function fetchConsent(services: RuntimeServices, browser: string): 
       customerHash: services.site.hash,
       subscriberId,
       browser,
-    })) as { status?: unknown; pageClickTrackingPermission?: unknown } | null;
+    } satisfies TrackingConsentQuery)) as Partial<TrackingConsentReply> | null;
     // A site that asks for consent tracks nobody whose consent the server has not recorded.
     if (reply?.status === 'success') storeConsent(services, Number(reply.pageClickTrackingPermission) === 1);
   } catch (error) {

@@ -1,7 +1,8 @@
 // The visitor uuid (cookie _wingify_pc_uuid, spec section 4 "Uuid handling"): adopted from the URL, and
 // linked to the stored subscriber id with update-subscriberId; a failed link is stored and retried.
 import type { RuntimeServices } from './services.ts';
-import { SUBSCRIBER_ID_PATTERN, valid } from './create-services.ts';
+import { valid } from './create-services.ts';
+import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
 import { syncUrl } from './sync.ts';
 import { UPDATE_SUBSCRIBER_ID, UUID_COOKIE, UUID_DAYS } from './storage-keys.ts';
 
@@ -18,8 +19,8 @@ const newUuid = (): string =>
 function pendingLink(services: RuntimeServices): PendingLink | undefined {
   try {
     const pair = JSON.parse(services.local.get(UPDATE_SUBSCRIBER_ID) ?? 'null') as Partial<PendingLink> | null;
-    const previousSubscriberId = valid(pair?.previousSubscriberId, SUBSCRIBER_ID_PATTERN);
-    const subscriberId = valid(pair?.subscriberId, SUBSCRIBER_ID_PATTERN);
+    const previousSubscriberId = valid(pair?.previousSubscriberId, BROWSER_ID_PATTERN);
+    const subscriberId = valid(pair?.subscriberId, BROWSER_ID_PATTERN);
     return previousSubscriberId && subscriberId ? { previousSubscriberId, subscriberId } : undefined;
   } catch {
     return undefined;
@@ -28,8 +29,8 @@ function pendingLink(services: RuntimeServices): PendingLink | undefined {
 
 /** The visitor's uuid, creating or adopting it; sends (or retries) update-subscriberId when needed. */
 export async function visitorUuid(services: RuntimeServices, browserType: string, search: string): Promise<string> {
-  const fromUrl = valid(new URLSearchParams(search).get('uuid'), SUBSCRIBER_ID_PATTERN);
-  const stored = valid(services.cookies.get(UUID_COOKIE), SUBSCRIBER_ID_PATTERN);
+  const fromUrl = valid(new URLSearchParams(search).get('uuid'), BROWSER_ID_PATTERN);
+  const stored = valid(services.cookies.get(UUID_COOKIE), BROWSER_ID_PATTERN);
   const uuid = fromUrl ?? stored ?? newUuid();
   if (uuid !== stored) services.cookies.set(UUID_COOKIE, uuid, UUID_DAYS);
   const subscriberId = services.subscriberId();

@@ -5,30 +5,17 @@
 // no skipWaiting(), no reload; that is sw.js's business alone (lifecycle.ts), never the host worker's.
 import type { WorkerSiteModule } from '../runtime/site-module.ts';
 import { readSubscription, saveSubscription } from '../runtime/subscription-db.ts';
-import { SUBSCRIPTION_MESSAGE } from '../runtime/worker-message.ts';
+import { SUBSCRIPTION_MESSAGE } from '../contract/worker-message.ts';
+import type { NotificationEvent, NotificationEventReport } from '../contract/notification-event.ts';
+import type { PushPayload } from '../contract/push-payload.ts';
+import type { SyncForm } from '../contract/sync.ts';
 import { urlBase64ToBytes } from '../runtime/base64url.ts';
-
-/** The JSON payload of a push message sent by the provider. */
-export interface PushPayload {
-  title?: string;
-  body?: string;
-  icon?: string;
-  image?: string;
-  badge?: string;
-  url?: string;
-  actions?: { action: string; title: string; icon?: string; url?: string }[];
-  tag?: string;
-  requireInteraction?: boolean;
-  campaignId?: string | number;
-}
 
 interface NotificationData {
   url?: string;
   campaignId?: string | number;
   actionUrls?: Record<string, string>;
 }
-
-type NotificationEventName = 'shown' | 'clicked' | 'closed';
 
 /** The payload of a push message; text that is not JSON becomes the body, so nothing is ever shown empty. */
 export function readPayload(data: { json(): unknown; text(): string } | null | undefined): PushPayload {
@@ -103,13 +90,18 @@ export function installPushHandlers(scope: ServiceWorkerGlobalScope, site: Worke
   marked[INSTALLED] = true;
   const endpoint = async (): Promise<string | undefined> => (await scope.registration.pushManager.getSubscription())?.endpoint;
 
-  const report = async (event: NotificationEventName, data: NotificationData | undefined): Promise<void> => {
+  const report = async (event: NotificationEvent, data: NotificationData | undefined): Promise<void> => {
     if (data?.campaignId === undefined || data.campaignId === null) return;
     try {
       await fetch(site.serverSyncUrl + '/notificationEvent', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ hash: site.hash, campaignId: data.campaignId, endpoint: await endpoint(), event }),
+        body: JSON.stringify({
+          hash: site.hash,
+          campaignId: data.campaignId,
+          endpoint: await endpoint(),
+          event,
+        } satisfies NotificationEventReport),
       });
     } catch {
       // The report is best effort; the notification itself already happened.
@@ -176,7 +168,7 @@ export function installPushHandlers(scope: ServiceWorkerGlobalScope, site: Worke
           browserType,
           firefoxEncryptionKey: browserType === 'firefox' ? (json.keys?.p256dh ?? '') : '',
           origin: site.origin,
-        });
+        } satisfies SyncForm);
         await fetch(site.serverSyncUrl + '/syncSubscriptionAction.php', { method: 'POST', body: form });
         await saveSubscription({ endpoint: json.endpoint, keys: json.keys });
       })().catch(() => undefined),

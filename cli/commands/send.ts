@@ -8,6 +8,8 @@ import { openDatabase } from '../../server/store/database.ts';
 import { closePushConnections } from '../../server/push/send.ts';
 import { loadSites } from '../../server/sites.ts';
 import { keyFilePath, readVapidKeyFile, type VapidKeyPair } from '../../server/vapid-keys.ts';
+import { campaignInputSchema, type CampaignInput, type CampaignRequest } from '../../contract/campaign-input.ts';
+import type { CampaignCreatedReply, CampaignReply, FailureReply } from '../../contract/owner-api.ts';
 
 const STATE_DIR = '.push-kit';
 
@@ -26,48 +28,49 @@ export interface SendOptions {
   provider?: string;
 }
 
-interface CampaignReply {
-  status: string;
-  message?: string;
-  campaignId?: string;
-  recipients?: number;
-  campaign?: { status: string; recipients: number; pending: number; delivered: number; failed: number; expired: number };
+/** The campaign the options ask for, checked by the owner API's own schema (limits, TTL and urgency defaults). */
+function campaignOf(options: SendOptions): CampaignInput {
+  const request: CampaignRequest = { title: options.title.trim(), body: options.body.trim(), url: options.url, segment: options.segment };
+  const result = campaignInputSchema.safeParse(request);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  throw new CliError(`--${issue.path.join('.')}: ${issue.message}`, 'E_ARGUMENT');
 }
 
 /** The campaign is created by the running provider, which sends it; this polls its progress. */
-async function sendThroughProvider(options: SendOptions, siteName: string, provider: string, key: string): Promise<number> {
+async function sendThroughProvider(campaign: CampaignRequest, siteName: string, provider: string, key: string): Promise<number> {
   const base = `${provider.replace(/\/+$/, '')}/api/v1/sites/${encodeURIComponent(siteName)}/campaigns`;
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  const call = async (url: string, init?: RequestInit): Promise<CampaignReply> => {
+  const call = async <Reply>(url: string, init?: RequestInit): Promise<Reply> => {
     let response: Response;
     try {
       response = await fetch(url, { ...init, headers });
     } catch (error) {
       throw new CliError(`cannot reach the provider at ${provider}: ${(error as Error).message}`, 'E_PROVIDER');
     }
-    const reply = (await response.json().catch(() => ({ status: 'failure', message: `HTTP ${response.status}` }))) as CampaignReply;
-    if (!response.ok) throw new CliError(`the provider refused: ${reply.message ?? `HTTP ${response.status}`}`, 'E_PROVIDER');
-    return reply;
+    const reply = (await response.json().catch(() => undefined)) as Reply | FailureReply | undefined;
+    if (!response.ok) {
+      const message = (reply as Partial<FailureReply> | undefined)?.message;
+      throw new CliError(`the provider refused: ${message ?? `HTTP ${response.status}`}`, 'E_PROVIDER');
+    }
+    return reply as Reply;
   };
-  const created = await call(base, {
-    method: 'POST',
-    body: JSON.stringify({ title: options.title, body: options.body, url: options.url, segment: options.segment }),
-  });
-  const recipients = created.recipients ?? 0;
+  const created = await call<CampaignCreatedReply>(base, { method: 'POST', body: JSON.stringify(campaign) });
+  const { recipients } = created;
   console.log(
     `campaign ${created.campaignId}: ${recipients} recipient${recipients === 1 ? '' : 's'} (sent by the provider at ${provider})`,
   );
   const tty = process.stdout.isTTY === true;
   for (;;) {
-    const { campaign } = await call(`${base}/${created.campaignId}`);
-    if (!campaign) throw new CliError('the provider sent no campaign progress', 'E_PROVIDER');
-    if (tty) process.stdout.write(`\r${progressBar(campaign.recipients - campaign.pending, campaign.recipients)}`);
-    if (campaign.status === 'done' || campaign.pending === 0) {
+    const { campaign: progress } = await call<CampaignReply>(`${base}/${created.campaignId}`);
+    if (!progress) throw new CliError('the provider sent no campaign progress', 'E_PROVIDER');
+    if (tty) process.stdout.write(`\r${progressBar(progress.recipients - progress.pending, progress.recipients)}`);
+    if (progress.status === 'done' || progress.pending === 0) {
       if (tty) process.stdout.write('\n');
       console.log(
-        `sent to ${campaign.recipients}: ${campaign.delivered} delivered, ${campaign.expired} expired, ${campaign.failed} failed`,
+        `sent to ${progress.recipients}: ${progress.delivered} delivered, ${progress.expired} expired, ${progress.failed} failed`,
       );
-      return campaign.failed > 0 ? 1 : 0;
+      return progress.failed > 0 ? 1 : 0;
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
@@ -78,17 +81,8 @@ function progressBar(done: number, total: number, width = 30): string {
   return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}`;
 }
 
-function checkText(name: string, value: string, max: number): void {
-  if (!value.trim()) throw new CliError(`--${name}: must not be empty`, 'E_ARGUMENT');
-  if (value.length > max) throw new CliError(`--${name}: at most ${max} characters (got ${value.length})`, 'E_ARGUMENT');
-}
-
 export async function runSend(options: SendOptions): Promise<number> {
-  checkText('title', options.title, 200);
-  checkText('body', options.body, 1000);
-  if (options.url !== undefined && !/^https?:\/\/[^\s]+$/.test(options.url)) {
-    throw new CliError(`--url: must be an absolute http(s) URL (got "${options.url}")`, 'E_ARGUMENT');
-  }
+  const campaign = campaignOf(options);
   const { sites } = await loadSites(options.sites ?? ['site-configs/*.json'], options.dist ?? 'dist');
   const site = sites.find((candidate) => candidate.name === options.site);
   if (!site) {
@@ -96,7 +90,7 @@ export async function runSend(options: SendOptions): Promise<number> {
     throw new CliError(`--site: no valid site config named "${options.site}" (sites: ${known})`, 'E_SITE');
   }
   const ownerKey = options.key ?? process.env.PUSHKIT_OWNER_KEY;
-  if (ownerKey) return sendThroughProvider(options, site.name, options.provider ?? site.config.serverSyncUrl, ownerKey);
+  if (ownerKey) return sendThroughProvider(campaign, site.name, options.provider ?? site.config.serverSyncUrl, ownerKey);
 
   let keys: VapidKeyPair;
   const keyFile = keyFilePath(STATE_DIR, site.name);
@@ -124,19 +118,12 @@ export async function runSend(options: SendOptions): Promise<number> {
     );
   }
   try {
-    if (options.segment) {
-      const segment = await db.query('SELECT 1 FROM segments WHERE site_hash = $1 AND sid = $2', [site.hash, options.segment]);
-      if (segment.rows.length === 0) throw new CliError(`--segment: no segment "${options.segment}" on site ${site.name}`, 'E_SEGMENT');
+    if (campaign.segment) {
+      const segment = await db.query('SELECT 1 FROM segments WHERE site_hash = $1 AND sid = $2', [site.hash, campaign.segment]);
+      if (segment.rows.length === 0) throw new CliError(`--segment: no segment "${campaign.segment}" on site ${site.name}`, 'E_SEGMENT');
     }
-    const { campaignId, recipients } = await createCampaign(db, site, {
-      title: options.title,
-      body: options.body,
-      url: options.url,
-      icon: site.config.style.iconUrl,
-      segment: options.segment,
-      ttl: 86_400,
-      urgency: 'normal',
-    });
+    // The site's icon, as the dashboard's compose form offers it; the owner API leaves it to the caller.
+    const { campaignId, recipients } = await createCampaign(db, site, { ...campaign, icon: site.config.style.iconUrl });
     console.log(`campaign ${campaignId}: ${recipients} recipient${recipients === 1 ? '' : 's'}`);
     const tty = process.stdout.isTTY === true;
     let last = 0;

@@ -5,6 +5,7 @@ import { siteConfigSchema, SCHEMA_URL, type SiteConfigInput } from '../../config
 import { DEFAULT_TEXTS } from '../../config/default-texts.ts';
 import { generateVapidKeyPair } from '../../server/vapid-keys.ts';
 import { compilePatternError, compileUrlList } from '../../compiler/url-patterns.ts';
+import { SITE_NAME_PATTERN, SITE_NAME_RULE } from '../../contract/ids.ts';
 
 export const PROMPT_STYLES = ['native', 'modal', 'chicklet', 'mobile'] as const;
 export type PromptStyle = (typeof PROMPT_STYLES)[number];
@@ -161,10 +162,7 @@ function withAnswerPresent(config: SiteConfigInput, answers: WizardAnswers, fiel
 }
 
 export function validateConfigName(name: string): string | undefined {
-  if (!/^[a-z0-9][a-z0-9_-]{0,59}$/.test(name)) {
-    return 'must be 1 to 60 lowercase letters, digits, "_" or "-", starting with a letter or digit';
-  }
-  return undefined;
+  return SITE_NAME_PATTERN.test(name) ? undefined : SITE_NAME_RULE;
 }
 
 /** Every problem of a complete set of answers, as [field, message] pairs. */

@@ -1,12 +1,13 @@
 // Subscribers over time: a hand-written SVG area chart of the running total, with the new subscribers of
 // each day as bars along the bottom.
-import { formatNumber, type Stats } from './api.ts';
+import type { SiteStats } from '../../contract/owner-api.ts';
+import { formatNumber } from './api.ts';
 
 const WIDTH = 640;
 const HEIGHT = 220;
 const PAD = { top: 16, right: 16, bottom: 28, left: 56 };
 
-export function SubscriberChart({ days }: { days: Stats['days'] }) {
+export function SubscriberChart({ days }: { days: SiteStats['days'] }) {
   if (days.length === 0) return null;
   const innerWidth = WIDTH - PAD.left - PAD.right;
   const innerHeight = HEIGHT - PAD.top - PAD.bottom;

@@ -1,5 +1,16 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
-import { formatNumber, type Campaign, type CampaignInput, type SiteApi, type SiteSummary, type Urgency } from './api.ts';
+import type { Campaign, CampaignRequest, SiteSummary } from '../../contract/owner-api.ts';
+import {
+  CAMPAIGN_ACTION_TITLE_MAX_LENGTH,
+  CAMPAIGN_ACTIONS_MAX,
+  CAMPAIGN_BODY_MAX_LENGTH,
+  CAMPAIGN_TITLE_MAX_LENGTH,
+  DEFAULT_TTL_SECONDS,
+  MAX_TTL_SECONDS,
+} from '../../contract/campaign-limits.ts';
+import { SUBSCRIBER_ID_PATTERN } from '../../contract/ids.ts';
+import { DEFAULT_URGENCY, URGENCIES, type Urgency } from '../../contract/urgency.ts';
+import { formatNumber, type SiteApi } from './api.ts';
 import { NotificationPreview } from './Preview.tsx';
 import { useLoad } from './useLoad.ts';
 
@@ -8,9 +19,8 @@ const TTL_CHOICES = [
   { seconds: 3600, label: '1 hour' },
   { seconds: 86_400, label: '1 day' },
   { seconds: 604_800, label: '1 week' },
-  { seconds: 2_419_200, label: '4 weeks (the most)' },
+  { seconds: MAX_TTL_SECONDS, label: '4 weeks (the most)' },
 ];
-const URGENCIES: Urgency[] = ['very-low', 'low', 'normal', 'high'];
 
 type Audience = 'all' | 'segment' | 'subscriber';
 type Stage =
@@ -42,26 +52,27 @@ function urlProblem(value: string): string | null {
 function problemsOf(draft: Draft): Record<string, string> {
   const problems: Record<string, string> = {};
   if (!draft.title.trim()) problems.title = 'a title is required';
-  else if (draft.title.length > 200) problems.title = 'at most 200 characters';
+  else if (draft.title.length > CAMPAIGN_TITLE_MAX_LENGTH) problems.title = `at most ${CAMPAIGN_TITLE_MAX_LENGTH} characters`;
   if (!draft.body.trim()) problems.body = 'a message is required';
-  else if (draft.body.length > 1000) problems.body = 'at most 1000 characters';
+  else if (draft.body.length > CAMPAIGN_BODY_MAX_LENGTH) problems.body = `at most ${CAMPAIGN_BODY_MAX_LENGTH} characters`;
   for (const field of ['url', 'icon', 'image'] as const) {
     const problem = urlProblem(draft[field]);
     if (problem) problems[field] = problem;
   }
   draft.buttons.forEach((button, index) => {
     if (!button.title.trim()) problems[`button${index}`] = 'a button needs a label';
-    else if (button.title.length > 40) problems[`button${index}`] = 'at most 40 characters';
+    else if (button.title.length > CAMPAIGN_ACTION_TITLE_MAX_LENGTH)
+      problems[`button${index}`] = `at most ${CAMPAIGN_ACTION_TITLE_MAX_LENGTH} characters`;
     const problem = urlProblem(button.url);
     if (problem) problems[`button${index}url`] = problem;
   });
   if (draft.audience === 'segment' && !draft.segment) problems.segment = 'choose a segment';
-  if (draft.audience === 'subscriber' && !/^[A-Za-z0-9_.:-]{1,128}$/.test(draft.subscriberId.trim()))
+  if (draft.audience === 'subscriber' && !SUBSCRIBER_ID_PATTERN.test(draft.subscriberId.trim()))
     problems.subscriberId = 'enter a subscriber id';
   return problems;
 }
 
-function inputOf(draft: Draft): CampaignInput {
+function inputOf(draft: Draft): CampaignRequest & { segment?: string } {
   const optional = (value: string) => (value.trim() ? value.trim() : undefined);
   return {
     title: draft.title.trim(),
@@ -106,8 +117,8 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
     icon: site.iconUrl ?? '',
     image: '',
     buttons: [],
-    ttl: 86_400,
-    urgency: 'normal',
+    ttl: DEFAULT_TTL_SECONDS,
+    urgency: DEFAULT_URGENCY,
     audience: 'all',
     segment: '',
     subscriberId: '',
@@ -268,7 +279,7 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
             <input
               id="title"
               value={draft.title}
-              maxLength={200}
+              maxLength={CAMPAIGN_TITLE_MAX_LENGTH}
               onChange={(e) => set('title', e.target.value)}
               aria-invalid={!!shown.title}
               aria-describedby={describedBy('title')}
@@ -279,7 +290,7 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
               id="body"
               rows={3}
               value={draft.body}
-              maxLength={1000}
+              maxLength={CAMPAIGN_BODY_MAX_LENGTH}
               onChange={(e) => set('body', e.target.value)}
               aria-invalid={!!shown.body}
               aria-describedby={describedBy('body')}
@@ -325,7 +336,7 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
                   <input
                     id={`button${index}`}
                     value={button.title}
-                    maxLength={40}
+                    maxLength={CAMPAIGN_ACTION_TITLE_MAX_LENGTH}
                     onChange={(e) =>
                       set(
                         'buttons',
@@ -361,7 +372,7 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
                 </button>
               </div>
             ))}
-            {draft.buttons.length < 2 && (
+            {draft.buttons.length < CAMPAIGN_ACTIONS_MAX && (
               <button type="button" className="secondary small" onClick={() => set('buttons', [...draft.buttons, { title: '', url: '' }])}>
                 Add a button
               </button>

@@ -1,4 +1,5 @@
-import { formatDate, formatNumber, STATUS_LABELS, STATUSES, type SiteApi, type ValueCount } from './api.ts';
+import { SUBSCRIBER_STATUSES, type ValueCount } from '../../contract/owner-api.ts';
+import { formatDate, formatNumber, STATUS_LABELS, type SiteApi } from './api.ts';
 import { SubscriberChart } from './Chart.tsx';
 import { useLoad } from './useLoad.ts';
 
@@ -43,7 +44,7 @@ export function Overview({ api, onError }: { api: SiteApi; onError(error: unknow
       {stats.value && (
         <>
           <section className="counts" aria-label="Subscribers by status">
-            {STATUSES.map((status) => (
+            {SUBSCRIBER_STATUSES.map((status) => (
               <div key={status} className={`count count-${status}`}>
                 <span className="count-label">{STATUS_LABELS[status]}</span>
                 <span className="count-value" data-status={status}>

@@ -1,7 +1,7 @@
 // The notification as a desktop Chromium shows it: the site's host, the title, the body, the icon on the
 // right, the large image under them and up to two buttons.
 import { useState } from 'react';
-import type { CampaignAction } from './api.ts';
+import type { CampaignAction } from '../../contract/owner-api.ts';
 
 export interface PreviewProps {
   title: string;

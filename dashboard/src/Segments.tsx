@@ -2,10 +2,10 @@ import { useState, type FormEvent } from 'react';
 // The compiler's condition language is pure TypeScript (no Node imports): the dashboard checks a condition
 // with the very parser `push-kit build` uses, as it is typed; the server checks it again on create.
 import { compileCondition } from '../../compiler/segment-condition.ts';
-import { formatNumber, type Segment, type SiteApi } from './api.ts';
+import { SEGMENT_ID_MAX_LENGTH, SEGMENT_ID_PATTERN } from '../../contract/ids.ts';
+import { SEGMENT_NAME_MAX_LENGTH, type Segment } from '../../contract/owner-api.ts';
+import { formatNumber, type SiteApi } from './api.ts';
 import { useLoad } from './useLoad.ts';
-
-const SID_PATTERN = /^[A-Za-z0-9_-]{1,29}$/;
 
 function ConditionCheck({ source }: { source: string }) {
   if (!source.trim())
@@ -60,7 +60,7 @@ export function Segments({ api, onError }: { api: SiteApi; onError(error: unknow
   const [memberMessage, setMemberMessage] = useState<{ text: string; error: boolean } | null>(null);
 
   const conditionOk = !condition.trim() || compileCondition(condition, 'page').ok;
-  const sidOk = SID_PATTERN.test(sid);
+  const sidOk = SEGMENT_ID_PATTERN.test(sid);
 
   const create = async (event: FormEvent) => {
     event.preventDefault();
@@ -199,7 +199,7 @@ export function Segments({ api, onError }: { api: SiteApi; onError(error: unknow
             <input
               id="segment-sid"
               value={sid}
-              maxLength={29}
+              maxLength={SEGMENT_ID_MAX_LENGTH}
               spellCheck={false}
               onChange={(event) => setSid(event.target.value)}
               aria-invalid={sid !== '' && !sidOk}
@@ -211,7 +211,7 @@ export function Segments({ api, onError }: { api: SiteApi; onError(error: unknow
           </div>
           <div className="field">
             <label htmlFor="segment-name">Name (optional)</label>
-            <input id="segment-name" value={name} maxLength={100} onChange={(event) => setName(event.target.value)} />
+            <input id="segment-name" value={name} maxLength={SEGMENT_NAME_MAX_LENGTH} onChange={(event) => setName(event.target.value)} />
           </div>
           <div className="field">
             <label htmlFor="segment-condition">Condition</label>

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { ApiError, sitesFor, type SiteSummary } from './api.ts';
+import type { SiteSummary } from '../../contract/owner-api.ts';
+import { ApiError, sitesFor } from './api.ts';
 
 export function SignIn(props: { notice: string | null; onSignedIn(key: string, sites: SiteSummary[]): void; onCancel?: () => void }) {
   const [key, setKey] = useState('');

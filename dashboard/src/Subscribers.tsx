@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { formatDate, formatNumber, STATUS_LABELS, STATUSES, type Segment, type SiteApi } from './api.ts';
+import { SUBSCRIBER_SEARCH_MAX_LENGTH, SUBSCRIBER_STATUSES, type Segment, type SubscriberStatus } from '../../contract/owner-api.ts';
+import { formatDate, formatNumber, STATUS_LABELS, type SiteApi } from './api.ts';
 import { useLoad } from './useLoad.ts';
 
 const PAGE_SIZE = 50;
@@ -243,7 +244,7 @@ function PageJump({ offset, total, onJump }: { offset: number; total: number; on
 export function Subscribers({ api, onError, selected }: { api: SiteApi; onError(error: unknown): string; selected?: string }) {
   const [searchText, setSearchText] = useState('');
   const [search, setSearch] = useState('');
-  const [status, setStatus] = useState('');
+  const [status, setStatus] = useState<SubscriberStatus | ''>('');
   const [segment, setSegment] = useState('');
   const [offset, setOffset] = useState(0);
   const segments = useLoad(() => api.segments(), onError, [api]);
@@ -258,13 +259,11 @@ export function Subscribers({ api, onError, selected }: { api: SiteApi; onError(
     return () => window.clearTimeout(timer);
   }, [searchText]);
 
-  const page = useLoad(() => api.subscribers({ limit: PAGE_SIZE, offset, search, status, segment, order: 'newest' }), onError, [
-    api,
-    offset,
-    search,
-    status,
-    segment,
-  ]);
+  const page = useLoad(
+    () => api.subscribers({ limit: PAGE_SIZE, offset, search, status: status || undefined, segment, order: 'newest' }),
+    onError,
+    [api, offset, search, status, segment],
+  );
 
   if (selected) {
     return (
@@ -302,7 +301,7 @@ export function Subscribers({ api, onError, selected }: { api: SiteApi; onError(
               type="search"
               placeholder="id, uuid, endpoint, language or browser"
               value={searchText}
-              maxLength={200}
+              maxLength={SUBSCRIBER_SEARCH_MAX_LENGTH}
               onChange={(event) => setSearchText(event.target.value)}
             />
           </div>
@@ -312,12 +311,12 @@ export function Subscribers({ api, onError, selected }: { api: SiteApi; onError(
               id="subscriber-status"
               value={status}
               onChange={(event) => {
-                setStatus(event.target.value);
+                setStatus(event.target.value as SubscriberStatus | '');
                 setOffset(0);
               }}
             >
               <option value="">Any</option>
-              {STATUSES.map((entry) => (
+              {SUBSCRIBER_STATUSES.map((entry) => (
                 <option key={entry} value={entry}>
                   {STATUS_LABELS[entry]}
                 </option>

@@ -1,122 +1,33 @@
-// The owner API (same origin, /api/v1/) with the signed-in site's key in the Authorization header.
+// The owner API (same origin, /api/v1/) with the signed-in site's key in the Authorization header. Its
+// requests and replies are those of contract/owner-api.ts.
+import type {
+  AudienceQuery,
+  AudienceReply,
+  CampaignCreatedReply,
+  CampaignReply,
+  CampaignRequest,
+  CampaignsReply,
+  DeletedReply,
+  MemberAddedReply,
+  MemberRemovedReply,
+  SegmentCreatedReply,
+  SegmentRequest,
+  SegmentsReply,
+  SitesReply,
+  StatsReply,
+  SubscriberExportFile,
+  SubscriberListQuery,
+  SubscriberPageReply,
+  SubscriberReply,
+  SubscriberStatus,
+} from '../../contract/owner-api.ts';
 
-export interface SiteSummary {
-  name: string;
-  hash: string;
-  companyName: string;
-  origin: string;
-  iconUrl: string | null;
-}
-
-export type SubscriberStatus = 'subscribed' | 'unsubscribed' | 'blocked' | 'expired';
-export const STATUSES: SubscriberStatus[] = ['subscribed', 'unsubscribed', 'blocked', 'expired'];
 export const STATUS_LABELS: Record<SubscriberStatus, string> = {
   subscribed: 'Active',
   unsubscribed: 'Unsubscribed',
   blocked: 'Blocked',
   expired: 'Expired',
 };
-
-export interface Subscriber {
-  id: string;
-  uuid: string | null;
-  status: SubscriberStatus;
-  endpoint: string | null;
-  browserType: string | null;
-  language: string | null;
-  timezone: string | null;
-  origin: string | null;
-  subscriptionPageUrl: string | null;
-  createdAt: string;
-  updatedAt: string;
-  lastSyncAt: string | null;
-  segments: string[];
-  tags: Record<string, string>;
-}
-
-export interface SubscriberPage {
-  total: number;
-  limit: number;
-  offset: number;
-  subscribers: Subscriber[];
-}
-
-export interface SubscriberExport {
-  subscriber: Omit<Subscriber, 'segments' | 'tags'> & Record<string, unknown>;
-  tags: Record<string, string>;
-  dimensions: Record<string, string>;
-  segments: string[];
-  events: { kind: string; campaignId: string | null; at: string | null }[];
-  deliveries: { campaignId: string; status: string; attempts: number; updatedAt: string | null }[];
-}
-
-export interface ValueCount {
-  value: string;
-  count: number;
-}
-
-export interface Stats {
-  total: number;
-  byStatus: Record<SubscriberStatus, number>;
-  days: { date: string; new: number; total: number }[];
-  browsers: ValueCount[];
-  languages: ValueCount[];
-}
-
-export interface Segment {
-  sid: string;
-  name: string;
-  members: number;
-  condition: string | null;
-  configCondition: string | null;
-  createdAt: string | null;
-}
-
-export type Urgency = 'very-low' | 'low' | 'normal' | 'high';
-
-export interface CampaignAction {
-  action: string;
-  title: string;
-  url?: string;
-}
-
-export interface Campaign {
-  campaignId: string;
-  title: string;
-  body: string;
-  url: string | null;
-  icon: string | null;
-  image: string | null;
-  actions: CampaignAction[];
-  segment: string | null;
-  subscriberId: string | null;
-  ttl: number;
-  urgency: Urgency;
-  status: 'pending' | 'sending' | 'done';
-  createdAt: string;
-  completedAt: string | null;
-  recipients: number;
-  sent: number;
-  pending: number;
-  delivered: number;
-  failed: number;
-  expired: number;
-  shown: number;
-  clicked: number;
-}
-
-export interface CampaignInput {
-  title: string;
-  body: string;
-  url?: string;
-  icon?: string;
-  image?: string;
-  actions?: CampaignAction[];
-  segment?: string;
-  subscriberId?: string;
-  ttl: number;
-  urgency: Urgency;
-}
 
 export class ApiError extends Error {
   constructor(
@@ -164,8 +75,8 @@ const query = (params: Record<string, string | number | undefined>) => {
 };
 
 /** The sites a key opens; an ApiError 401 when it opens none. */
-export function sitesFor(key: string): Promise<SiteSummary[]> {
-  return request<{ sites: SiteSummary[] }>(key, 'sites').then((reply) => reply.sites);
+export function sitesFor(key: string) {
+  return request<SitesReply>(key, 'sites').then((reply) => reply.sites);
 }
 
 /** The calls of one site, with its key. */
@@ -173,35 +84,23 @@ export function siteApi(key: string, site: string) {
   const base = `sites/${encodeURIComponent(site)}`;
   const id = encodeURIComponent;
   return {
-    stats: (days: number) => request<Stats>(key, `${base}/stats${query({ days })}`),
-    subscribers: (params: {
-      limit: number;
-      offset: number;
-      search?: string;
-      status?: string;
-      segment?: string;
-      order?: 'newest' | 'oldest';
-    }) => request<SubscriberPage>(key, `${base}/subscribers${query(params)}`),
-    subscriber: (subscriberId: string) => request<SubscriberExport>(key, `${base}/subscribers/${id(subscriberId)}`),
-    exportSubscriber: (subscriberId: string) => request<unknown>(key, `${base}/subscribers/${id(subscriberId)}/export`),
-    deleteSubscriber: (subscriberId: string) =>
-      request<{ deleted: string }>(key, `${base}/subscribers/${id(subscriberId)}`, { method: 'DELETE' }),
-    segments: () => request<{ segments: Segment[] }>(key, `${base}/segments`).then((reply) => reply.segments),
-    createSegment: (body: { sid: string; name?: string; condition?: string }) =>
-      request<Segment>(key, `${base}/segments`, { method: 'POST', body }),
-    deleteSegment: (sid: string) => request<{ deleted: string }>(key, `${base}/segments/${id(sid)}`, { method: 'DELETE' }),
+    stats: (days: number) => request<StatsReply>(key, `${base}/stats${query({ days })}`),
+    subscribers: (params: SubscriberListQuery) => request<SubscriberPageReply>(key, `${base}/subscribers${query({ ...params })}`),
+    subscriber: (subscriberId: string) => request<SubscriberReply>(key, `${base}/subscribers/${id(subscriberId)}`),
+    exportSubscriber: (subscriberId: string) => request<SubscriberExportFile>(key, `${base}/subscribers/${id(subscriberId)}/export`),
+    deleteSubscriber: (subscriberId: string) => request<DeletedReply>(key, `${base}/subscribers/${id(subscriberId)}`, { method: 'DELETE' }),
+    segments: () => request<SegmentsReply>(key, `${base}/segments`).then((reply) => reply.segments),
+    createSegment: (body: SegmentRequest) => request<SegmentCreatedReply>(key, `${base}/segments`, { method: 'POST', body }),
+    deleteSegment: (sid: string) => request<DeletedReply>(key, `${base}/segments/${id(sid)}`, { method: 'DELETE' }),
     addMember: (sid: string, subscriberId: string) =>
-      request<{ added: boolean }>(key, `${base}/segments/${id(sid)}/members/${id(subscriberId)}`, { method: 'PUT' }),
+      request<MemberAddedReply>(key, `${base}/segments/${id(sid)}/members/${id(subscriberId)}`, { method: 'PUT' }),
     removeMember: (sid: string, subscriberId: string) =>
-      request<{ removed: boolean }>(key, `${base}/segments/${id(sid)}/members/${id(subscriberId)}`, { method: 'DELETE' }),
-    audience: (audience: { segment?: string; subscriberId?: string }) =>
-      request<{ recipients: number }>(key, `${base}/audience${query(audience)}`).then((reply) => reply.recipients),
-    campaigns: (limit: number) =>
-      request<{ campaigns: Campaign[] }>(key, `${base}/campaigns${query({ limit })}`).then((reply) => reply.campaigns),
-    campaign: (campaignId: string) =>
-      request<{ campaign: Campaign }>(key, `${base}/campaigns/${id(campaignId)}`).then((reply) => reply.campaign),
-    createCampaign: (body: CampaignInput) =>
-      request<{ campaignId: string; recipients: number }>(key, `${base}/campaigns`, { method: 'POST', body }),
+      request<MemberRemovedReply>(key, `${base}/segments/${id(sid)}/members/${id(subscriberId)}`, { method: 'DELETE' }),
+    audience: (audience: AudienceQuery) =>
+      request<AudienceReply>(key, `${base}/audience${query({ ...audience })}`).then((reply) => reply.recipients),
+    campaigns: (limit: number) => request<CampaignsReply>(key, `${base}/campaigns${query({ limit })}`).then((reply) => reply.campaigns),
+    campaign: (campaignId: string) => request<CampaignReply>(key, `${base}/campaigns/${id(campaignId)}`).then((reply) => reply.campaign),
+    createCampaign: (body: CampaignRequest) => request<CampaignCreatedReply>(key, `${base}/campaigns`, { method: 'POST', body }),
   };
 }
 

@@ -1,5 +1,5 @@
 // The owner keys the dashboard signed in with, kept for this browser tab only (sessionStorage), never in a URL.
-import type { SiteSummary } from './api.ts';
+import type { SiteSummary } from '../../contract/owner-api.ts';
 
 const STORAGE_KEY = 'pushkit-dashboard';
 

@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const DASHBOARD_SOURCE_DIR = join(PACKAGE_ROOT, 'dashboard');
+/** The wires' types and constants (contract/), which the dashboard imports. */
+const CONTRACT_SOURCE_DIR = join(PACKAGE_ROOT, 'contract');
 /** The condition language's parser is pure TypeScript; the dashboard bundles it to check conditions as they are typed. */
 const SHARED_SOURCES = ['condition-codegen.ts', 'condition-parser.ts', 'condition-tokenizer.ts', 'segment-condition.ts'].map((file) =>
   join(PACKAGE_ROOT, 'compiler', file),
@@ -35,7 +37,7 @@ async function sourceFiles(dir: string): Promise<string[]> {
   return files.sort();
 }
 
-/** A hash of everything the build reads: the app's sources, the shared parser, and the versions of Vite and React. */
+/** A hash of everything the build reads: the app's sources, the contract, the shared parser, and the versions of Vite and React. */
 export async function dashboardSourceHash(): Promise<string> {
   const require = createRequire(import.meta.url);
   const hash = createHash('sha256');
@@ -46,7 +48,7 @@ export async function dashboardSourceHash(): Promise<string> {
       hash.update(`${pkg}@missing\n`);
     }
   }
-  for (const file of [...(await sourceFiles(DASHBOARD_SOURCE_DIR)), ...SHARED_SOURCES]) {
+  for (const file of [...(await sourceFiles(DASHBOARD_SOURCE_DIR)), ...(await sourceFiles(CONTRACT_SOURCE_DIR)), ...SHARED_SOURCES]) {
     hash.update(`${relative(PACKAGE_ROOT, file)}\n`);
     hash.update(await readFile(file));
   }

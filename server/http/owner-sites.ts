@@ -5,6 +5,7 @@ import type { Queryable } from '../store/database.ts';
 import { requireOwner } from './owner-auth.ts';
 import { RequestError } from './reply.ts';
 import type { HostedSite } from '../sites.ts';
+import type { SiteSummary } from '../../contract/owner-api.ts';
 
 export async function sitesOpenedBy(db: Queryable, request: FastifyRequest, sites: readonly HostedSite[]): Promise<HostedSite[]> {
   const opened: HostedSite[] = [];
@@ -22,7 +23,7 @@ export async function sitesOpenedBy(db: Queryable, request: FastifyRequest, site
 }
 
 /** What the dashboard shows of a site: never its key, nothing the site's own pages do not show already. */
-export function siteSummary(site: HostedSite) {
+export function siteSummary(site: HostedSite): SiteSummary {
   return {
     name: site.name,
     hash: site.hash,

@@ -2,6 +2,9 @@
 // names the parameter. Nothing is stored before the parameters pass.
 import { z } from 'zod';
 import { RequestError } from './reply.ts';
+import { text } from '../../contract/text-fields.ts';
+
+export { segmentIdParam, siteHash, subscriberIdParam, text } from '../../contract/text-fields.ts';
 
 /**
  * `source` names the whole input (`body`, `query`) when it is not an object at all. A key the schema does not
@@ -22,24 +25,6 @@ export function parseParams<T extends z.ZodType>(schema: T, input: unknown, sour
   throw new RequestError(400, `${name}: ${missing ? 'is required' : issue.message}`);
 }
 
-/** A lone UTF-16 surrogate: not text, and refused by PostgreSQL inside jsonb. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** A single query or form value; a repeated parameter (an array) is refused. */
-export function text(max: number, pattern?: RegExp, rule?: string) {
-  let schema = z
-    .string({ error: 'must be a single text value' })
-    .max(max, `must be at most ${max} characters`)
-    .refine((value) => !value.includes('\u0000'), 'must not contain NUL characters')
-    .refine((value) => !LONE_SURROGATE.test(value), 'must be well-formed Unicode text (no lone surrogates)');
-  if (pattern) schema = schema.regex(pattern, rule ?? `must match ${pattern}`);
-  return schema;
-}
-
-export const siteHash = text(64, /^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, "_" or "-"');
-export const subscriberIdParam = text(128, /^[A-Za-z0-9_.:-]{1,128}$/, 'must be 1 to 128 letters, digits, ".", ":", "_" or "-"');
-/** Segment ids and names of spec section 5: letters, digits, "_" and "-", fewer than 30 characters. */
-export const segmentIdParam = text(29, /^[A-Za-z0-9_-]{1,29}$/, 'must be 1 to 29 letters, digits, "_" or "-"');
 export const browserParam = text(32, /^[A-Za-z0-9 ._-]*$/, 'must be letters, digits, " ", ".", "_" or "-"');
 export const httpUrlParam = (max: number) =>
   text(max).refine((value) => {

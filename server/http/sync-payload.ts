@@ -1,21 +1,7 @@
-// The form body of POST /syncSubscriptionAction.php: the fields of spec section 3 ("Subscription sync
-// payload"), checked one by one. `uuid` is the visitor uuid (cookie _wingify_pc_uuid) that
-// get-subscriberid-from-server looks up, and `previousSubscriberId` comes with update-subscriberId.
+// The form body of POST /syncSubscriptionAction.php (contract/sync.ts), checked field by field.
 import { z } from 'zod';
+import { SYNC_ACTIONS, type SyncForm } from '../../contract/sync.ts';
 import { browserParam, flagText, httpUrlParam, integerText, optionalText, siteHash, subscriberIdParam, text } from './params.ts';
-
-export const SYNC_ACTIONS = [
-  'insert',
-  'insert-failed',
-  'update',
-  'update-google-registration-id',
-  'http-sync',
-  'unsubscribe-ui',
-  'unsubscribe-native',
-  'get-subscriberid-from-server',
-  'update-subscriberId',
-] as const;
-export type SyncAction = (typeof SYNC_ACTIONS)[number];
 
 const base64url = (max: number) =>
   z
@@ -72,7 +58,7 @@ export const syncPayloadSchema = z
     pageClickTrackingPermission: optionalText(flagText),
     gcmSenderId: optionalText(text(32, /^\d+$/, 'must be numeric')),
     callback: z.string().optional(),
-  })
+  } satisfies Record<keyof SyncForm, z.ZodType>)
   .superRefine((payload, ctx) => {
     // What each action needs besides the hash (the checks runSyncAction would otherwise answer with a failure):
     // refused here with a 400 before anything is looked up.

@@ -7,7 +7,7 @@ import { CLAIM_LEASE_SECONDS, DatabaseDeliveryStore } from '../store/database-de
 import { runCampaign, type CampaignCounts } from './campaign-runner.ts';
 import type { HostedSite } from '../sites.ts';
 import type { VapidKeyPair } from '../vapid-keys.ts';
-import type { Urgency } from './send.ts';
+import type { Urgency } from '../../contract/urgency.ts';
 
 export interface SendCampaignOptions {
   concurrency?: number;

@@ -3,8 +3,8 @@ import { Agent, request } from 'undici';
 import type { VapidKeyPair } from '../vapid-keys.js';
 import { encryptPayload, type SubscriptionKeys } from './encrypt.js';
 import { vapidAuthorizerFor } from './vapid.js';
-
-export type Urgency = 'very-low' | 'low' | 'normal' | 'high';
+import { MAX_TTL_SECONDS } from '../../contract/campaign-limits.ts';
+import { URGENCIES, type Urgency } from '../../contract/urgency.ts';
 
 export interface PushSubscriptionTarget {
   endpoint: string;
@@ -29,8 +29,8 @@ export type PushResult =
   | { outcome: 'retry'; statusCode: number; detail: string; retryAfterMs?: number }
   | { outcome: 'failed'; statusCode: number; detail: string };
 
-const DEFAULT_TTL_SECONDS = 28 * 24 * 60 * 60;
-const URGENCIES: readonly Urgency[] = ['very-low', 'low', 'normal', 'high'];
+/** Without a TTL the push service keeps the message as long as any keeps one. */
+const DEFAULT_TTL_SECONDS = MAX_TTL_SECONDS;
 
 const agents = new Map<string, Agent>();
 

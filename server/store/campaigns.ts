@@ -3,68 +3,11 @@
 // deliveries with FOR UPDATE SKIP LOCKED, so several processes share the work and a restart resumes it.
 import type { Database, Queryable } from './database.ts';
 import type { HostedSite } from '../sites.ts';
+import type { CampaignAction, CampaignInput } from '../../contract/campaign-input.ts';
+import type { Campaign, CampaignStatus, CreatedCampaign } from '../../contract/owner-api.ts';
+import type { Urgency } from '../../contract/urgency.ts';
 
-export const URGENCIES = ['very-low', 'low', 'normal', 'high'] as const;
-export type Urgency = (typeof URGENCIES)[number];
-
-/** A button on the notification (the worker opens `url` when it is clicked, else the campaign's url). */
-export interface CampaignAction {
-  action: string;
-  title: string;
-  url?: string;
-}
-
-export interface CampaignInput {
-  title: string;
-  body: string;
-  url?: string;
-  icon?: string;
-  /** A large picture shown in the notification. */
-  image?: string;
-  actions?: CampaignAction[];
-  /** Only subscribers in the segment with this sid. */
-  segment?: string;
-  /** Only this subscriber. */
-  subscriberId?: string;
-  /** Seconds the push service keeps the message for an offline browser (RFC 8030 TTL). */
-  ttl: number;
-  urgency: Urgency;
-}
-
-export interface CampaignCounts {
-  recipients: number;
-  sent: number;
-  pending: number;
-  delivered: number;
-  failed: number;
-  expired: number;
-  shown: number;
-  clicked: number;
-  closed: number;
-}
-
-export interface CampaignSummary extends CampaignCounts {
-  campaignId: string;
-  title: string;
-  body: string;
-  url: string | null;
-  icon: string | null;
-  image: string | null;
-  actions: CampaignAction[];
-  segment: string | null;
-  subscriberId: string | null;
-  ttl: number;
-  urgency: Urgency;
-  status: 'pending' | 'sending' | 'done';
-  createdAt: string;
-  completedAt: string | null;
-}
-
-export async function createCampaign(
-  db: Database,
-  site: Pick<HostedSite, 'hash'>,
-  input: CampaignInput,
-): Promise<{ campaignId: string; recipients: number }> {
+export async function createCampaign(db: Database, site: Pick<HostedSite, 'hash'>, input: CampaignInput): Promise<CreatedCampaign> {
   return db.transaction(async (tx) => {
     const { rows } = await tx.query<{ id: string }>(
       `INSERT INTO campaigns (site_hash, title, body, url, icon, segment_sid, subscriber_id, ttl, urgency, image, actions)
@@ -127,7 +70,7 @@ interface CampaignRow {
   subscriber_id: string | null;
   ttl: number;
   urgency: Urgency;
-  status: 'pending' | 'sending' | 'done';
+  status: CampaignStatus;
   created_at: Date;
   completed_at: Date | null;
   recipients: string;
@@ -152,7 +95,7 @@ const CAMPAIGN_SELECT = `
     (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'closed') AS closed
   FROM campaigns c`;
 
-function summary(row: CampaignRow): CampaignSummary {
+function summary(row: CampaignRow): Campaign {
   const delivered = Number(row.delivered);
   const failed = Number(row.failed);
   const expired = Number(row.expired);
@@ -184,7 +127,7 @@ function summary(row: CampaignRow): CampaignSummary {
   };
 }
 
-export async function listCampaigns(db: Queryable, siteHash: string, limit: number, offset: number): Promise<CampaignSummary[]> {
+export async function listCampaigns(db: Queryable, siteHash: string, limit: number, offset: number): Promise<Campaign[]> {
   const { rows } = await db.query<CampaignRow>(`${CAMPAIGN_SELECT} WHERE c.site_hash = $1 ORDER BY c.id DESC LIMIT $2 OFFSET $3`, [
     siteHash,
     limit,
@@ -193,7 +136,7 @@ export async function listCampaigns(db: Queryable, siteHash: string, limit: numb
   return rows.map(summary);
 }
 
-export async function getCampaign(db: Queryable, siteHash: string, campaignId: string): Promise<CampaignSummary | null> {
+export async function getCampaign(db: Queryable, siteHash: string, campaignId: string): Promise<Campaign | null> {
   const { rows } = await db.query<CampaignRow>(`${CAMPAIGN_SELECT} WHERE c.site_hash = $1 AND c.id = $2`, [siteHash, campaignId]);
   return rows[0] ? summary(rows[0]) : null;
 }

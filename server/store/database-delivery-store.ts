@@ -13,6 +13,8 @@
 // written when it is back.
 import { DatabaseUnavailableError, type Database } from './database.ts';
 import type { Delivery, DeliveryResult, DeliveryStore } from '../push/delivery-store.ts';
+import type { CampaignAction } from '../../contract/campaign-input.ts';
+import type { PushPayload } from '../../contract/push-payload.ts';
 
 /** A claim not renewed for this long belongs to a runner that is gone. */
 export const CLAIM_LEASE_SECONDS = 20;
@@ -33,14 +35,14 @@ interface ClaimedRow {
   url: string | null;
   icon: string | null;
   image?: string | null;
-  actions?: { action: string; title: string; url?: string }[] | null;
+  actions?: CampaignAction[] | null;
 }
 
-/** What the service worker receives (worker/sw.ts reads these fields). */
+/** What the service worker receives (worker/push-handlers.ts reads it). */
 export function notificationPayload(
   row: Pick<ClaimedRow, 'campaign_id' | 'title' | 'body' | 'url' | 'icon' | 'image' | 'actions'>,
 ): string {
-  return JSON.stringify({
+  const payload: PushPayload = {
     title: row.title,
     body: row.body,
     ...(row.url ? { url: row.url } : {}),
@@ -48,7 +50,8 @@ export function notificationPayload(
     ...(row.image ? { image: row.image } : {}),
     ...(row.actions?.length ? { actions: row.actions } : {}),
     campaignId: String(row.campaign_id),
-  });
+  };
+  return JSON.stringify(payload);
 }
 
 export class DatabaseDeliveryStore implements DeliveryStore {

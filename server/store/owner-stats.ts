@@ -1,30 +1,8 @@
 // Figures of the owner dashboard's overview, computed in the database with aggregates over indexed ranges:
 // nothing here reads subscriber rows into the process, so a site of 100,000 subscribers costs a few counts.
 import type { Queryable } from './database.ts';
-import { countSubscribers, type SubscriberStatus } from './subscriber-records.ts';
-
-export interface DayCount {
-  /** UTC day, YYYY-MM-DD. */
-  date: string;
-  /** Subscribers stored now who subscribed that day. */
-  new: number;
-  /** Subscribers stored now who had subscribed by the end of that day. */
-  total: number;
-}
-
-export interface ValueCount {
-  value: string;
-  count: number;
-}
-
-export interface SiteStats {
-  total: number;
-  byStatus: Record<SubscriberStatus, number>;
-  days: DayCount[];
-  /** Active subscribers by browser, most first; the rest beyond `top` summed as "other". */
-  browsers: ValueCount[];
-  languages: ValueCount[];
-}
+import { countSubscribers } from './subscriber-records.ts';
+import type { AudienceQuery, DayCount, SiteStats, ValueCount } from '../../contract/owner-api.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -77,11 +55,7 @@ export async function siteStats(db: Queryable, siteHash: string, days: number, n
 }
 
 /** How many subscribers a campaign to this audience would have now (the rule of createCampaign). */
-export async function audienceSize(
-  db: Queryable,
-  siteHash: string,
-  audience: { segment?: string; subscriberId?: string },
-): Promise<number> {
+export async function audienceSize(db: Queryable, siteHash: string, audience: AudienceQuery): Promise<number> {
   const params: unknown[] = [siteHash];
   const conditions = ['s.site_hash = $1', `s.status = 'subscribed'`, 's.endpoint IS NOT NULL'];
   if (audience.subscriberId) {

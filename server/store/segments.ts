@@ -1,15 +1,10 @@
 // Segments of a site and who is in them. A segment is known by its sid (spec section 3); one added by a
 // visitor's browser (/as, c.gif) before the owner created it is created on the way, named after its sid.
 import type { Queryable } from './database.ts';
+import type { Segment } from '../../contract/owner-api.ts';
 
-export interface SegmentSummary {
-  sid: string;
-  name: string;
-  members: number;
-  /** The condition expression the owner gave (docs/conditions.md), or null. */
-  condition: string | null;
-  createdAt: string;
-}
+/** A segment stored on the provider (one of the site config is listed by the owner API before it is stored). */
+export type SegmentSummary = Omit<Segment, 'configCondition' | 'createdAt'> & { createdAt: string };
 
 export async function ensureSegment(db: Queryable, siteHash: string, sid: string, name = sid): Promise<string> {
   const { rows } = await db.query<{ id: string }>(

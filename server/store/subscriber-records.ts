@@ -1,9 +1,14 @@
 // Reading, exporting and deleting subscriber records for the owner API (listing, counts, privacy requests).
 import type { Database, Queryable } from './database.ts';
 import { segmentsOfSubscriber } from './segments.ts';
-
-export const SUBSCRIBER_STATUSES = ['subscribed', 'unsubscribed', 'blocked', 'expired'] as const;
-export type SubscriberStatus = (typeof SUBSCRIBER_STATUSES)[number];
+import type {
+  Subscriber,
+  SubscriberCounts,
+  SubscriberExport,
+  SubscriberListItem,
+  SubscriberListQuery,
+  SubscriberStatus,
+} from '../../contract/owner-api.ts';
 
 interface SubscriberRow {
   id: string;
@@ -26,9 +31,10 @@ interface SubscriberRow {
   last_sync_at: Date | null;
 }
 
-const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
+const iso = (value: Date) => new Date(value).toISOString();
+const isoOrNull = (value: Date | null) => (value ? iso(value) : null);
 
-function publicFields(row: SubscriberRow) {
+function publicFields(row: SubscriberRow): Subscriber {
   return {
     id: row.id,
     uuid: row.uuid,
@@ -44,24 +50,12 @@ function publicFields(row: SubscriberRow) {
     subscriptionPageUrl: row.subscription_page_url,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
-    lastSyncAt: iso(row.last_sync_at),
+    lastSyncAt: isoOrNull(row.last_sync_at),
   };
 }
 
-export type SubscriberSummary = ReturnType<typeof publicFields>;
-
-export interface SubscriberQuery {
-  limit: number;
-  offset: number;
-  status?: SubscriberStatus;
-  search?: string;
-  /** Only members of the segment with this sid. */
-  segment?: string;
-  /** By subscription time: oldest first (the default) or newest first. */
-  order?: 'oldest' | 'newest';
-}
-
-export type SubscriberListItem = SubscriberSummary & { segments: string[]; tags: Record<string, string> };
+/** A checked query: the page's size and start are always given. */
+export type SubscriberQuery = SubscriberListQuery & { limit: number; offset: number };
 
 function filters(siteHash: string, query: Pick<SubscriberQuery, 'status' | 'search' | 'segment'>): { where: string; params: unknown[] } {
   const params: unknown[] = [siteHash];
@@ -131,10 +125,7 @@ export async function listSubscribers(
   };
 }
 
-export async function countSubscribers(
-  db: Queryable,
-  siteHash: string,
-): Promise<{ count: number; byStatus: Record<SubscriberStatus, number> }> {
+export async function countSubscribers(db: Queryable, siteHash: string): Promise<SubscriberCounts> {
   const { rows } = await db.query<{ status: SubscriberStatus; count: string }>(
     'SELECT status, count(*) AS count FROM subscribers WHERE site_hash = $1 GROUP BY status',
     [siteHash],
@@ -150,7 +141,7 @@ export async function subscriberExists(db: Queryable, siteHash: string, id: stri
 }
 
 /** Everything stored about one subscriber (a privacy access request), or null when there is no such subscriber. */
-export async function exportSubscriber(db: Queryable, siteHash: string, id: string) {
+export async function exportSubscriber(db: Queryable, siteHash: string, id: string): Promise<SubscriberExport | null> {
   const { rows } = await db.query<SubscriberRow>('SELECT * FROM subscribers WHERE site_hash = $1 AND id = $2', [siteHash, id]);
   const row = rows[0];
   if (!row) return null;

@@ -4,8 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from './database.ts';
 import type { SyncPayload } from '../http/sync-payload.ts';
-
-export type SyncResult = { status: 'success'; subscriberId: string } | { status: 'failure'; message: string };
+import type { SyncReply } from '../../contract/sync.ts';
 
 interface SubscriberRow {
   id: string;
@@ -13,7 +12,7 @@ interface SubscriberRow {
   subscription_id: string | null;
 }
 
-function fail(message: string): SyncResult {
+function fail(message: string): SyncReply {
   return { status: 'failure', message };
 }
 
@@ -106,7 +105,7 @@ async function recordEvent(tx: Queryable, siteHash: string, subscriberId: string
   await tx.query('INSERT INTO events (site_hash, subscriber_id, kind) VALUES ($1, $2, $3)', [siteHash, subscriberId, kind]);
 }
 
-async function insert(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+async function insert(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncReply> {
   const endpoint = endpointOf(payload);
   if (!endpoint && !payload.subscriptionId) return fail('subscription: an endpoint or a subscriptionId is required');
   await lockSubscription(tx, siteHash, endpoint ?? payload.subscriptionId!);
@@ -129,7 +128,7 @@ async function insert(tx: Queryable, siteHash: string, payload: SyncPayload): Pr
   return { status: 'success', subscriberId: id };
 }
 
-async function update(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+async function update(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncReply> {
   const endpoint = endpointOf(payload);
   if (!endpoint && !payload.subscriptionId) return fail('subscription: an endpoint or a subscriptionId is required');
   await lockSubscription(tx, siteHash, endpoint ?? payload.subscriptionId!);
@@ -141,7 +140,7 @@ async function update(tx: Queryable, siteHash: string, payload: SyncPayload): Pr
   return { status: 'success', subscriberId: subscriber.id };
 }
 
-async function moveRegistration(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+async function moveRegistration(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncReply> {
   if (!payload.previousSubscriptionId) return fail('previousSubscriptionId: is required');
   const endpoint = endpointOf(payload);
   if (!endpoint && !payload.subscriptionId) return fail('subscription: an endpoint or a subscriptionId is required');
@@ -172,14 +171,14 @@ async function findForVisitor(tx: Queryable, siteHash: string, payload: SyncPayl
   );
 }
 
-async function httpSync(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+async function httpSync(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncReply> {
   const subscriber = await findForVisitor(tx, siteHash, payload);
   if (!subscriber) return fail('subscriberId: no subscriber with this id');
   await updateSubscriber(tx, subscriber.id, profileColumns(payload));
   return { status: 'success', subscriberId: subscriber.id };
 }
 
-async function unsubscribe(tx: Queryable, siteHash: string, payload: SyncPayload, kind: string): Promise<SyncResult> {
+async function unsubscribe(tx: Queryable, siteHash: string, payload: SyncPayload, kind: string): Promise<SyncReply> {
   const subscriber = await findForVisitor(tx, siteHash, payload);
   if (!subscriber) return fail('subscriberId: no subscriber with this id');
   await updateSubscriber(tx, subscriber.id, { status: 'unsubscribed' });
@@ -187,7 +186,7 @@ async function unsubscribe(tx: Queryable, siteHash: string, payload: SyncPayload
   return { status: 'success', subscriberId: subscriber.id };
 }
 
-async function subscriberIdForVisitor(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+async function subscriberIdForVisitor(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncReply> {
   if (!payload.uuid && !payload.subscriptionId && !endpointOf(payload)) {
     return fail('uuid: a uuid, subscriptionId or subscription is required');
   }
@@ -204,7 +203,7 @@ async function subscriberIdForVisitor(tx: Queryable, siteHash: string, payload: 
 }
 
 /** The visitor's uuid (`subscriberId`) differs from the stored subscriber id (`previousSubscriberId`): link them. */
-async function linkVisitor(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+async function linkVisitor(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncReply> {
   if (!payload.previousSubscriberId) return fail('previousSubscriberId: is required');
   if (!payload.subscriberId) return fail('subscriberId: is required');
   const subscriber = await findById(tx, siteHash, payload.previousSubscriberId);
@@ -213,7 +212,7 @@ async function linkVisitor(tx: Queryable, siteHash: string, payload: SyncPayload
   return { status: 'success', subscriberId: subscriber.id };
 }
 
-export function runSyncAction(db: Database, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+export function runSyncAction(db: Database, siteHash: string, payload: SyncPayload): Promise<SyncReply> {
   return db.transaction(async (tx) => {
     switch (payload.action) {
       case 'insert':

@@ -12,7 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
-import { createCampaign, type CampaignSummary } from '../../server/store/campaigns.ts';
+import { createCampaign } from '../../server/store/campaigns.ts';
+import type { Campaign } from '../../contract/owner-api.ts';
 import { CLAIM_LEASE_SECONDS, CLAIM_RENEW_MS, DatabaseDeliveryStore } from '../../server/store/database-delivery-store.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/vapid-keys.ts';
 import {
@@ -142,10 +143,10 @@ async function killMidCampaign(label: string, env: NodeJS.ProcessEnv) {
   cleanups.push(kill(second));
   const secondStartedAt = Date.now();
   expect(second.output()).toContain('resuming 1 unfinished campaign');
-  let campaign: CampaignSummary | undefined;
+  let campaign: Campaign | undefined;
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    ({ campaign } = await ownerCall<{ campaign: CampaignSummary }>(second, ownerKey, `/campaigns/${campaignId}`));
+    ({ campaign } = await ownerCall<{ campaign: Campaign }>(second, ownerKey, `/campaigns/${campaignId}`));
     if (campaign.status === 'done') break;
     await sleep(250);
   }

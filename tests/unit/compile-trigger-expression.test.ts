@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compileTriggerExpression, TRIGGER_EVENTS } from '../../compiler/trigger-expression.ts';
+import { compileTriggerExpression } from '../../compiler/trigger-expression.ts';
+import { TRIGGER_EVENTS } from '../../contract/trigger-events.ts';
 
 describe('compileTriggerExpression: every and/or is read as or', () => {
   it.each([

@@ -4,7 +4,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileCondition, type ConditionScope } from '../../compiler/segment-condition.ts';
-import { compileTriggerExpression, TRIGGER_EVENTS } from '../../compiler/trigger-expression.ts';
+import { compileTriggerExpression } from '../../compiler/trigger-expression.ts';
+import { TRIGGER_EVENTS } from '../../contract/trigger-events.ts';
 import { hostileString, HOSTILE_SNIPPETS } from '../support/hostile-strings.ts';
 
 type Kind = 'string' | 'number' | 'boolean';

@@ -6,19 +6,21 @@ import { httpUrlParam, parseParams, siteHash } from '../params.ts';
 import { RequestError, sendReply } from '../reply.ts';
 import { requireOrigin } from '../site-access.ts';
 import type { RouteContext } from './context.ts';
+import { CAMPAIGN_ID_PATTERN } from '../../../contract/ids.ts';
+import { NOTIFICATION_EVENTS, type NotificationEventReport } from '../../../contract/notification-event.ts';
 
 const CAMPAIGN_ID_RULE = 'must be a campaign id (1 to 18 digits)';
 
 const eventSchema = z.strictObject({
   hash: siteHash,
   campaignId: z
-    .union([z.int(CAMPAIGN_ID_RULE).positive(CAMPAIGN_ID_RULE), z.string(CAMPAIGN_ID_RULE).regex(/^\d{1,18}$/, CAMPAIGN_ID_RULE)], {
+    .union([z.int(CAMPAIGN_ID_RULE).positive(CAMPAIGN_ID_RULE), z.string(CAMPAIGN_ID_RULE).regex(CAMPAIGN_ID_PATTERN, CAMPAIGN_ID_RULE)], {
       error: CAMPAIGN_ID_RULE,
     })
     .transform(String),
   endpoint: httpUrlParam(1024).optional(),
-  event: z.enum(['shown', 'clicked', 'closed'], { error: 'must be shown, clicked or closed' }),
-});
+  event: z.enum(NOTIFICATION_EVENTS, { error: 'must be shown, clicked or closed' }),
+} satisfies Record<keyof NotificationEventReport, z.ZodType>);
 
 function jsonBody(body: unknown): unknown {
   if (typeof body !== 'string') return body;

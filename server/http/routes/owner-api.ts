@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { compileCondition } from '../../../compiler/segment-condition.ts';
-import { createCampaign, getCampaign, listCampaigns, URGENCIES } from '../../store/campaigns.ts';
+import { createCampaign, getCampaign, listCampaigns } from '../../store/campaigns.ts';
 import { requireOwner } from '../owner-auth.ts';
 import { siteSummary, sitesOpenedBy } from '../owner-sites.ts';
 import { audienceSize, siteStats } from '../../store/owner-stats.ts';
@@ -18,7 +18,6 @@ import {
   listSegments,
   removeMembership,
   segmentExists,
-  type SegmentSummary,
 } from '../../store/segments.ts';
 import type { HostedSite } from '../../sites.ts';
 import {
@@ -27,15 +26,38 @@ import {
   exportSubscriber,
   listSubscribers,
   setDimensions,
-  SUBSCRIBER_STATUSES,
   subscriberExists,
 } from '../../store/subscriber-records.ts';
 import type { RouteContext } from './context.ts';
-
-const MAX_PAGE = 1000;
+import { campaignInputSchema } from '../../../contract/campaign-input.ts';
+import { CAMPAIGN_ID_PATTERN, SEGMENT_ID_RULE } from '../../../contract/ids.ts';
+import {
+  PAGE_MAX,
+  SEGMENT_CONDITION_MAX_LENGTH,
+  SEGMENT_NAME_MAX_LENGTH,
+  SUBSCRIBER_SEARCH_MAX_LENGTH,
+  SUBSCRIBER_STATUSES,
+  type AudienceReply,
+  type CampaignCreatedReply,
+  type CampaignReply,
+  type CampaignsReply,
+  type DeletedReply,
+  type DimensionsReply,
+  type MemberAddedReply,
+  type MemberRemovedReply,
+  type Segment,
+  type SegmentCreatedReply,
+  type SegmentsReply,
+  type SitesReply,
+  type StatsReply,
+  type SubscriberCountsReply,
+  type SubscriberExportFile,
+  type SubscriberPageReply,
+  type SubscriberReply,
+} from '../../../contract/owner-api.ts';
 
 const pageSchema = z.object({
-  limit: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1).max(MAX_PAGE).default(100),
+  limit: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1).max(PAGE_MAX).default(100),
   offset: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(0).default(0),
 });
 
@@ -43,7 +65,11 @@ const emptyIsAbsent = <T extends z.ZodType>(schema: T) => z.preprocess((value) =
 
 const subscriberListSchema = pageSchema.extend({
   status: emptyIsAbsent(z.enum(SUBSCRIBER_STATUSES, { error: `must be one of ${SUBSCRIBER_STATUSES.join(', ')}` })),
-  search: emptyIsAbsent(z.string({ error: 'must be a single text value' }).max(200, 'must be at most 200 characters')),
+  search: emptyIsAbsent(
+    z
+      .string({ error: 'must be a single text value' })
+      .max(SUBSCRIBER_SEARCH_MAX_LENGTH, `must be at most ${SUBSCRIBER_SEARCH_MAX_LENGTH} characters`),
+  ),
   segment: emptyIsAbsent(segmentIdParam),
   order: z.enum(['oldest', 'newest'], { error: 'must be oldest or newest' }).default('oldest'),
 });
@@ -62,11 +88,11 @@ const audienceSchema = z
   .refine((query) => !(query.segment && query.subscriberId), { message: 'give a segment or a subscriberId, not both', path: ['segment'] });
 
 const segmentBodySchema = z.strictObject({
-  sid: z.union([z.int().positive().transform(String), segmentIdParam], { error: 'must be 1 to 29 letters, digits, "_" or "-"' }),
-  name: text(100).min(1, 'must not be empty').optional(),
+  sid: z.union([z.int().positive().transform(String), segmentIdParam], { error: SEGMENT_ID_RULE }),
+  name: text(SEGMENT_NAME_MAX_LENGTH).min(1, 'must not be empty').optional(),
   condition: z
     .string({ error: 'must be text' })
-    .max(2000, 'must be at most 2000 characters')
+    .max(SEGMENT_CONDITION_MAX_LENGTH, `must be at most ${SEGMENT_CONDITION_MAX_LENGTH} characters`)
     .optional()
     .superRefine((source, ctx) => {
       if (source === undefined || source.trim() === '') return;
@@ -74,33 +100,6 @@ const segmentBodySchema = z.strictObject({
       if (!compiled.ok) ctx.addIssue({ code: 'custom', message: `${compiled.message} at column ${compiled.position}` });
     }),
 });
-
-const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(2048);
-
-const actionSchema = z.strictObject({
-  action: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1 to 32 letters, digits, "_" or "-"'),
-  title: text(40).min(1, 'must not be empty'),
-  url: httpUrl.optional(),
-});
-
-const campaignBodySchema = z
-  .strictObject({
-    title: text(200).min(1, 'must not be empty'),
-    body: text(1000).min(1, 'must not be empty'),
-    url: httpUrl.optional(),
-    icon: httpUrl.optional(),
-    image: httpUrl.optional(),
-    actions: z
-      .array(actionSchema, { error: 'must be a list of { action, title, url? }' })
-      .max(2, 'at most 2 buttons (browsers show no more)')
-      .refine((actions) => new Set(actions.map((action) => action.action)).size === actions.length, 'action names must differ')
-      .optional(),
-    segment: z.union([z.int().positive().transform(String), segmentIdParam], { error: 'must be a segment id' }).optional(),
-    subscriberId: subscriberIdParam.optional(),
-    ttl: z.int().min(0).max(2_419_200).default(86_400),
-    urgency: z.enum(URGENCIES, { error: `must be one of ${URGENCIES.join(', ')}` }).default('normal'),
-  })
-  .refine((body) => !(body.segment && body.subscriberId), { message: 'give a segment or a subscriberId, not both', path: ['segment'] });
 
 const dimensionsSchema = z.record(
   z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'dimension names are 1 to 64 letters, digits, "_" or "-"'),
@@ -111,7 +110,7 @@ const nameParams = z.object({ name: z.string() });
 
 export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns }: RouteContext): void {
   // The sites this key opens (the dashboard's sign-in and site switcher); 401 when it opens none.
-  app.get('/api/v1/sites', async (request) => {
+  app.get('/api/v1/sites', async (request): Promise<SitesReply> => {
     const opened = await sitesOpenedBy(db, request, registry.sites);
     return { status: 'success', sites: opened.map(siteSummary) };
   });
@@ -125,7 +124,7 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
   };
   const subscriberOf = (request: FastifyRequest) => parseParams(z.object({ id: subscriberIdParam }), request.params).id;
 
-  app.get('/api/v1/sites/:name/subscribers', async (request) => {
+  app.get('/api/v1/sites/:name/subscribers', async (request): Promise<SubscriberPageReply> => {
     const site = await siteOf(request);
     const query = parseParams(subscriberListSchema, request.query);
     if (query.segment && !(await segmentExists(db, site.hash, query.segment))) {
@@ -135,13 +134,13 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     return { status: 'success', total: page.total, limit: query.limit, offset: query.offset, subscribers: page.subscribers };
   });
 
-  app.get('/api/v1/sites/:name/stats', async (request) => {
+  app.get('/api/v1/sites/:name/stats', async (request): Promise<StatsReply> => {
     const site = await siteOf(request);
     const { days } = parseParams(statsSchema, request.query);
     return { status: 'success', ...(await siteStats(db, site.hash, days)) };
   });
 
-  app.get('/api/v1/sites/:name/audience', async (request) => {
+  app.get('/api/v1/sites/:name/audience', async (request): Promise<AudienceReply> => {
     const site = await siteOf(request);
     const audience = parseParams(audienceSchema, request.query);
     if (audience.segment && !(await segmentExists(db, site.hash, audience.segment))) {
@@ -153,12 +152,12 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     return { status: 'success', recipients: await audienceSize(db, site.hash, audience) };
   });
 
-  app.get('/api/v1/sites/:name/subscribers/count', async (request) => {
+  app.get('/api/v1/sites/:name/subscribers/count', async (request): Promise<SubscriberCountsReply> => {
     const site = await siteOf(request);
     return { status: 'success', ...(await countSubscribers(db, site.hash)) };
   });
 
-  app.get('/api/v1/sites/:name/subscribers/:id', async (request) => {
+  app.get('/api/v1/sites/:name/subscribers/:id', async (request): Promise<SubscriberReply> => {
     const site = await siteOf(request);
     const id = subscriberOf(request);
     const exported = await exportSubscriber(db, site.hash, id);
@@ -172,7 +171,7 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     const id = subscriberOf(request);
     const exported = await exportSubscriber(db, site.hash, id);
     if (!exported) throw new RequestError(404, `id: no subscriber ${id} on site ${site.name}`);
-    const file = { site: site.name, exportedAt: new Date().toISOString(), ...exported };
+    const file: SubscriberExportFile = { site: site.name, exportedAt: new Date().toISOString(), ...exported };
     return reply
       .type('application/json; charset=utf-8')
       .header('content-disposition', `attachment; filename="subscriber-${id.replace(/[^A-Za-z0-9_.-]/g, '_')}.json"`)
@@ -180,14 +179,14 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
       .send(JSON.stringify(file, null, 2));
   });
 
-  app.delete('/api/v1/sites/:name/subscribers/:id', async (request) => {
+  app.delete('/api/v1/sites/:name/subscribers/:id', async (request): Promise<DeletedReply> => {
     const site = await siteOf(request);
     const id = subscriberOf(request);
     if (!(await deleteSubscriber(db, site.hash, id))) throw new RequestError(404, `id: no subscriber ${id} on site ${site.name}`);
     return { status: 'success', deleted: id };
   });
 
-  app.put('/api/v1/sites/:name/subscribers/:id/dimensions', async (request) => {
+  app.put('/api/v1/sites/:name/subscribers/:id/dimensions', async (request): Promise<DimensionsReply> => {
     const site = await siteOf(request);
     const id = subscriberOf(request);
     const dimensions = parseParams(dimensionsSchema, request.body, 'body');
@@ -200,17 +199,15 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     return { status: 'success' };
   });
 
-  app.get('/api/v1/sites/:name/segments', async (request) => {
+  app.get('/api/v1/sites/:name/segments', async (request): Promise<SegmentsReply> => {
     const site = await siteOf(request);
     const stored = await listSegments(db, site.hash);
     // Segments of the site config join visitors in push.js; listed even before their first member.
     const inConfig = new Map(site.config.segmentations.map((entry) => [String(entry.sid), entry.ss]));
-    const segments: (Omit<SegmentSummary, 'createdAt'> & { createdAt: string | null; configCondition: string | null })[] = stored.map(
-      (segment) => ({
-        ...segment,
-        configCondition: inConfig.get(segment.sid) ?? null,
-      }),
-    );
+    const segments: Segment[] = stored.map((segment) => ({
+      ...segment,
+      configCondition: inConfig.get(segment.sid) ?? null,
+    }));
     for (const [sid, ss] of inConfig) {
       if (!segments.some((segment) => segment.sid === sid))
         segments.push({ sid, name: sid, members: 0, condition: null, createdAt: null, configCondition: ss });
@@ -226,7 +223,8 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     if (!(await createSegment(db, site.hash, body.sid, body.name ?? body.sid, condition))) {
       throw new RequestError(409, `sid: segment ${body.sid} exists already`);
     }
-    return reply.code(201).send({ status: 'success', sid: body.sid, name: body.name ?? body.sid, condition: condition ?? null });
+    const created: SegmentCreatedReply = { status: 'success', sid: body.sid, name: body.name ?? body.sid, condition: condition ?? null };
+    return reply.code(201).send(created);
   });
 
   const memberParams = z.object({ sid: segmentIdParam, id: subscriberIdParam });
@@ -238,20 +236,20 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     return { site, sid, id };
   };
 
-  app.put('/api/v1/sites/:name/segments/:sid/members/:id', async (request) => {
+  app.put('/api/v1/sites/:name/segments/:sid/members/:id', async (request): Promise<MemberAddedReply> => {
     const { site, sid, id } = await memberOf(request);
     const already = await isMember(db, site.hash, sid, id);
     if (!already) await addMembership(db, site.hash, sid, id, 'owner');
     return { status: 'success', sid, subscriberId: id, added: !already };
   });
 
-  app.delete('/api/v1/sites/:name/segments/:sid/members/:id', async (request) => {
+  app.delete('/api/v1/sites/:name/segments/:sid/members/:id', async (request): Promise<MemberRemovedReply> => {
     const { site, sid, id } = await memberOf(request);
     if (!(await removeMembership(db, site.hash, sid, id))) throw new RequestError(404, `id: subscriber ${id} is not in segment ${sid}`);
     return { status: 'success', sid, subscriberId: id, removed: true };
   });
 
-  app.delete('/api/v1/sites/:name/segments/:sid', async (request) => {
+  app.delete('/api/v1/sites/:name/segments/:sid', async (request): Promise<DeletedReply> => {
     const site = await siteOf(request);
     const { sid } = parseParams(z.object({ sid: segmentIdParam }), request.params);
     if (!(await deleteSegment(db, site.hash, sid))) throw new RequestError(404, `sid: no segment ${sid} on site ${site.name}`);
@@ -260,7 +258,7 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
 
   app.post('/api/v1/sites/:name/campaigns', async (request, reply) => {
     const site = await siteOf(request);
-    const body = parseParams(campaignBodySchema, request.body, 'body');
+    const body = parseParams(campaignInputSchema, request.body, 'body');
     if (body.subscriberId && !(await subscriberExists(db, site.hash, body.subscriberId))) {
       throw new RequestError(404, `subscriberId: no subscriber ${body.subscriberId} on site ${site.name}`);
     }
@@ -270,18 +268,19 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     }
     const created = await createCampaign(db, site, body);
     campaigns?.enqueue(site.hash, created.campaignId);
-    return reply.code(201).send({ status: 'success', ...created });
+    const createdReply: CampaignCreatedReply = { status: 'success', ...created };
+    return reply.code(201).send(createdReply);
   });
 
-  app.get('/api/v1/sites/:name/campaigns', async (request) => {
+  app.get('/api/v1/sites/:name/campaigns', async (request): Promise<CampaignsReply> => {
     const site = await siteOf(request);
     const page = parseParams(pageSchema, request.query);
     return { status: 'success', campaigns: await listCampaigns(db, site.hash, page.limit, page.offset) };
   });
 
-  app.get('/api/v1/sites/:name/campaigns/:id', async (request) => {
+  app.get('/api/v1/sites/:name/campaigns/:id', async (request): Promise<CampaignReply> => {
     const site = await siteOf(request);
-    const { id } = parseParams(z.object({ id: z.string().regex(/^\d{1,18}$/, 'must be a campaign id (digits)') }), request.params);
+    const { id } = parseParams(z.object({ id: z.string().regex(CAMPAIGN_ID_PATTERN, 'must be a campaign id (digits)') }), request.params);
     const campaign = await getCampaign(db, site.hash, id);
     if (!campaign) throw new RequestError(404, `id: no campaign ${id} on site ${site.name}`);
     return { status: 'success', campaign };

@@ -8,6 +8,14 @@ import { httpUrlParam, optionalText, parseParams, siteHash, text } from '../para
 import { checkCallback, RequestError, sendReply } from '../reply.ts';
 import { requireOrigin } from '../site-access.ts';
 import type { RouteContext } from './context.ts';
+import type {
+  OrderDetailsQuery,
+  OrderDetailsReply,
+  ShopOrder,
+  ShopOrderItem,
+  ShopOrderRequest,
+  ShopOrderStoredReply,
+} from '../../../contract/shop-order.ts';
 
 const orderId = text(64, /^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, "_" or "-"');
 const amount = z.number().finite().min(0).max(1e9);
@@ -21,7 +29,7 @@ const orderItem = z.strictObject({
   pBrand: text(128).optional(),
   pQuant: z.int().min(1).max(100_000),
   pImgUrl: httpUrlParam(2048).optional(),
-});
+} satisfies Record<keyof ShopOrderItem, z.ZodType>);
 
 const orderSchema = z.strictObject({
   hash: siteHash,
@@ -33,10 +41,13 @@ const orderSchema = z.strictObject({
     discount: amount.default(0),
     coupon: text(64).optional(),
     items: z.array(orderItem).max(500),
-  }),
-});
+  } satisfies Record<keyof ShopOrder, z.ZodType>),
+} satisfies Record<keyof ShopOrderRequest, z.ZodType>);
 
-const orderQuerySchema = z.object({ hash: siteHash, orderId, callback: optionalText(z.string()) });
+const orderQuerySchema = z.object({ hash: siteHash, orderId, callback: optionalText(z.string()) } satisfies Record<
+  keyof OrderDetailsQuery,
+  z.ZodType
+>);
 
 export function registerShopRoutes(app: FastifyInstance, { db, registry }: RouteContext): void {
   app.post('/api/v1/shopify/orders', async (request, reply) => {
@@ -44,7 +55,7 @@ export function registerShopRoutes(app: FastifyInstance, { db, registry }: Route
     const site = registry.require(params.hash, 'hash');
     await requireOwner(db, request, site);
     await storeShopOrder(db, site.hash, params.orderId, params.order);
-    return reply.code(201).send({ status: 'success', orderId: params.orderId });
+    return reply.code(201).send({ status: 'success', orderId: params.orderId } satisfies ShopOrderStoredReply);
   });
 
   app.get('/api/v1/shopify/getOrderDetails', async (request, reply) => {
@@ -57,6 +68,7 @@ export function registerShopRoutes(app: FastifyInstance, { db, registry }: Route
       params.orderId,
     ]);
     if (!rows[0]) throw new RequestError(404, `orderId: no order ${params.orderId} on this site`);
-    return sendReply(request, reply, { status: 'success', order: { orderId: params.orderId, ...(rows[0].details as object) } });
+    const order = { orderId: params.orderId, ...(rows[0].details as z.output<typeof orderSchema>['order']) };
+    return sendReply(request, reply, { status: 'success', order } satisfies OrderDetailsReply);
   });
 }

@@ -11,6 +11,19 @@ import { addMembership, removeMembership, segmentsOfSubscriber } from '../../sto
 import type { HostedSite } from '../../sites.ts';
 import { dimensionValues, setTags, subscriberExists, tagsOf } from '../../store/subscriber-records.ts';
 import type { RouteContext } from './context.ts';
+import {
+  SEGMENT_BEACON_ACTIONS,
+  type AddToSegmentQuery,
+  type SegmentBeaconQuery,
+  type StoredReply,
+  type SubscriberAttributesQuery,
+  type SubscriberAttributesReply,
+  type TagsQuery,
+  type TrackingConsentQuery,
+  type TrackingConsentReply,
+  type UserPropertiesQuery,
+  type UserPropertiesReply,
+} from '../../../contract/visitor-calls.ts';
 
 const MAX_LIST = 100;
 const TAG_KEY = /^[A-Za-z0-9_. -]{1,64}$/;
@@ -46,7 +59,7 @@ const tagsSchema = z.object({
     'must be a JSON object of 1 to 50 tags: keys of 1 to 64 letters, digits, " ", ".", "_" or "-"; values text (at most 256 characters, no NUL characters), numbers, booleans or null',
   ),
   callback: z.string().optional(),
-});
+} satisfies Record<keyof TagsQuery, z.ZodType>);
 
 const addToSegmentSchema = z.object({
   id: segmentIdParam,
@@ -57,13 +70,13 @@ const addToSegmentSchema = z.object({
     .max(MAX_LIST, `must name at most ${MAX_LIST} subscribers`),
   customTag: optionalText(text(64, /^[A-Za-z0-9_. -]+$/, 'must be at most 64 letters, digits, " ", ".", "_" or "-"')),
   callback: z.string().optional(),
-});
+} satisfies Record<Exclude<keyof AddToSegmentQuery, 'subscriber_list[]'> | 'subscriber_list', z.ZodType>);
 
 const dynSchema = z.object({
   hash: siteHash,
   subscriberId: optionalText(subscriberIdParam),
   callback: z.string().optional(),
-});
+} satisfies Record<keyof UserPropertiesQuery, z.ZodType>);
 
 const dimensionList = text(2048).transform((value, ctx) => {
   let names: unknown;
@@ -96,23 +109,23 @@ const attributesSchema = z.object({
   customDimensions: dimensionList,
   browser: optionalText(browserParam),
   callback: z.string().optional(),
-});
+} satisfies Record<keyof SubscriberAttributesQuery, z.ZodType>);
 
 const consentSchema = z.object({
   customerHash: siteHash,
   subscriberId: subscriberIdParam,
   browser: optionalText(browserParam),
   callback: z.string().optional(),
-});
+} satisfies Record<keyof TrackingConsentQuery, z.ZodType>);
 
 const beaconSchema = z.object({
   hash: siteHash,
   subscriberId: subscriberIdParam,
   subscriptionId: optionalText(text(1024)),
   segment: segmentIdParam,
-  action: z.enum(['add-segment', 'remove-segment'], { error: 'must be add-segment or remove-segment' }),
+  action: z.enum(SEGMENT_BEACON_ACTIONS, { error: 'must be add-segment or remove-segment' }),
   _: z.string().optional(),
-});
+} satisfies Record<keyof SegmentBeaconQuery, z.ZodType>);
 
 /** `subscriber_list[]=a&subscriber_list[]=b` or `subscriber_list=a&subscriber_list=b`, one value or many. */
 function subscriberList(query: Record<string, unknown>): unknown {
@@ -140,7 +153,7 @@ export function registerVisitorDataRoutes(app: FastifyInstance, { db, registry }
         ]);
       }
     });
-    return sendReply(request, reply, { status: 'success' });
+    return sendReply(request, reply, { status: 'success' } satisfies StoredReply);
   });
 
   // GET from the debounced batch; POST (parameters in the query, body ignored) from navigator.sendBeacon when
@@ -153,7 +166,7 @@ export function registerVisitorDataRoutes(app: FastifyInstance, { db, registry }
     await requireSubscriber(db, site, params.subscriberId, 'subscriberId');
     const tags = Object.fromEntries(Object.entries(params.tags).map(([key, value]) => [key, value === null ? null : String(value)]));
     await setTags(db, params.subscriberId, tags);
-    return sendReply(request, reply, { status: 'success' });
+    return sendReply(request, reply, { status: 'success' } satisfies StoredReply);
   };
   app.get('/tags', storeTags);
   app.post('/tags', storeTags);
@@ -163,13 +176,13 @@ export function registerVisitorDataRoutes(app: FastifyInstance, { db, registry }
     const params = parseParams(dynSchema, request.query, 'query');
     const site = registry.require(params.hash, 'hash');
     requireOrigin(request, site);
-    if (!params.subscriberId) return sendReply(request, reply, { status: 'success', tags: {}, segments: [] });
+    if (!params.subscriberId) return sendReply(request, reply, { status: 'success', tags: {}, segments: [] } satisfies UserPropertiesReply);
     await requireSubscriber(db, site, params.subscriberId, 'subscriberId');
     return sendReply(request, reply, {
       status: 'success',
       tags: await tagsOf(db, params.subscriberId),
       segments: await segmentsOfSubscriber(db, params.subscriberId),
-    });
+    } satisfies UserPropertiesReply);
   });
 
   app.get('/getSubscriberAttributes.php', async (request, reply) => {
@@ -181,7 +194,7 @@ export function registerVisitorDataRoutes(app: FastifyInstance, { db, registry }
     return sendReply(request, reply, {
       status: 'success',
       result: await dimensionValues(db, params.subscriberId, params.customDimensions),
-    });
+    } satisfies SubscriberAttributesReply);
   });
 
   app.get('/getSubscriptionClickTrackingPermissionDetails.php', async (request, reply) => {
@@ -194,7 +207,10 @@ export function registerVisitorDataRoutes(app: FastifyInstance, { db, registry }
       [site.hash, params.subscriberId],
     );
     if (!rows[0]) throw new RequestError(404, `subscriberId: no subscriber ${params.subscriberId} on this site`);
-    return sendReply(request, reply, { status: 'success', pageClickTrackingPermission: rows[0].page_click_tracking_permission });
+    return sendReply(request, reply, {
+      status: 'success',
+      pageClickTrackingPermission: rows[0].page_click_tracking_permission,
+    } satisfies TrackingConsentReply);
   });
 
   app.get('/c.gif', async (request, reply) => {

@@ -1,0 +1,54 @@
+// What makes a campaign: the owner API's POST /api/v1/sites/:name/campaigns body and `push-kit send`'s
+// options, checked by this one schema, which applies the defaults (TTL, urgency). zod is browser-safe, but
+// runtime/ and worker/ never import this (it would put zod in push.js).
+import { z } from 'zod';
+import {
+  CAMPAIGN_ACTION_NAME_PATTERN,
+  CAMPAIGN_ACTION_TITLE_MAX_LENGTH,
+  CAMPAIGN_ACTIONS_MAX,
+  CAMPAIGN_BODY_MAX_LENGTH,
+  CAMPAIGN_TITLE_MAX_LENGTH,
+  CAMPAIGN_URL_MAX_LENGTH,
+  DEFAULT_TTL_SECONDS,
+  MAX_TTL_SECONDS,
+} from './campaign-limits.ts';
+import { segmentIdParam, subscriberIdParam, text } from './text-fields.ts';
+import { DEFAULT_URGENCY, URGENCIES } from './urgency.ts';
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(CAMPAIGN_URL_MAX_LENGTH);
+
+/** A button on the notification (the worker opens `url` when it is clicked, else the campaign's url). */
+const campaignActionSchema = z.strictObject({
+  action: z.string().regex(CAMPAIGN_ACTION_NAME_PATTERN, 'must be 1 to 32 letters, digits, "_" or "-"'),
+  title: text(CAMPAIGN_ACTION_TITLE_MAX_LENGTH).min(1, 'must not be empty'),
+  url: httpUrl.optional(),
+});
+
+export const campaignInputSchema = z
+  .strictObject({
+    title: text(CAMPAIGN_TITLE_MAX_LENGTH).min(1, 'must not be empty'),
+    body: text(CAMPAIGN_BODY_MAX_LENGTH).min(1, 'must not be empty'),
+    url: httpUrl.optional(),
+    icon: httpUrl.optional(),
+    /** A large picture shown in the notification. */
+    image: httpUrl.optional(),
+    actions: z
+      .array(campaignActionSchema, { error: 'must be a list of { action, title, url? }' })
+      .max(CAMPAIGN_ACTIONS_MAX, `at most ${CAMPAIGN_ACTIONS_MAX} buttons (browsers show no more)`)
+      .refine((actions) => new Set(actions.map((action) => action.action)).size === actions.length, 'action names must differ')
+      .optional(),
+    /** Only subscribers in the segment with this sid. */
+    segment: z.union([z.int().positive().transform(String), segmentIdParam], { error: 'must be a segment id' }).optional(),
+    /** Only this subscriber. */
+    subscriberId: subscriberIdParam.optional(),
+    /** Seconds the push service keeps the message for an offline browser (RFC 8030 TTL). */
+    ttl: z.int().min(0).max(MAX_TTL_SECONDS).default(DEFAULT_TTL_SECONDS),
+    urgency: z.enum(URGENCIES, { error: `must be one of ${URGENCIES.join(', ')}` }).default(DEFAULT_URGENCY),
+  })
+  .refine((body) => !(body.segment && body.subscriberId), { message: 'give a segment or a subscriberId, not both', path: ['segment'] });
+
+/** The body a caller sends: TTL and urgency may be left out. */
+export type CampaignRequest = z.input<typeof campaignInputSchema>;
+/** A checked campaign, defaults applied: what the store creates. */
+export type CampaignInput = z.output<typeof campaignInputSchema>;
+export type CampaignAction = NonNullable<CampaignInput['actions']>[number];

@@ -1,0 +1,15 @@
+// The limits and defaults of a campaign, written once: the campaign input schema (campaign-input.ts) applies
+// them, the dashboard's compose form shows them without carrying zod. Constants only.
+
+export const CAMPAIGN_TITLE_MAX_LENGTH = 200;
+export const CAMPAIGN_BODY_MAX_LENGTH = 1000;
+export const CAMPAIGN_URL_MAX_LENGTH = 2048;
+/** Browsers show no more buttons than this. */
+export const CAMPAIGN_ACTIONS_MAX = 2;
+export const CAMPAIGN_ACTION_TITLE_MAX_LENGTH = 40;
+export const CAMPAIGN_ACTION_NAME_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+
+/** Seconds a push service keeps the message for an offline browser (RFC 8030 TTL): one day unless asked. */
+export const DEFAULT_TTL_SECONDS = 86_400;
+/** Four weeks: the most push services keep a message. */
+export const MAX_TTL_SECONDS = 2_419_200;

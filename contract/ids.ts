@@ -1,0 +1,31 @@
+// The ids that cross the wires, as constants: the provider checks them on every call, the runtime checks
+// the ones it reads back, the dashboard and the CLI check what the owner types. Constants only.
+
+/** Segment ids and names (spec section 5): letters, digits, "_" and "-", fewer than 30 characters. */
+export const SEGMENT_ID_PATTERN = /^[A-Za-z0-9_-]{1,29}$/;
+export const SEGMENT_ID_MAX_LENGTH = 29;
+export const SEGMENT_ID_RULE = 'must be 1 to 29 letters, digits, "_" or "-"';
+
+/** A subscriber id as the provider accepts it in any call (it issues UUIDs; imported ids may hold "." or ":"). */
+export const SUBSCRIBER_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
+export const SUBSCRIBER_ID_MAX_LENGTH = 128;
+export const SUBSCRIBER_ID_RULE = 'must be 1 to 128 letters, digits, ".", ":", "_" or "-"';
+
+/**
+ * A subscriber id or visitor uuid as the browser keeps it (from the sync reply, storage, the uuid cookie, the
+ * URL or the child window): UUIDs, the provider's or the runtime's own. Anything else read back is an edited
+ * or corrupted value and counts as absent.
+ */
+export const BROWSER_ID_PATTERN = /^[\w-]{1,128}$/;
+
+/** A site's hash (its config's `hash`) as a call names it. */
+export const SITE_HASH_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export const SITE_HASH_MAX_LENGTH = 64;
+export const SITE_HASH_RULE = 'must be 1 to 64 letters, digits, "_" or "-"';
+
+/** A new site's name (`push-kit init`): its config file's base name, the owner API's `:name`, `send --site`. */
+export const SITE_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,59}$/;
+export const SITE_NAME_RULE = 'must be 1 to 60 lowercase letters, digits, "_" or "-", starting with a letter or digit';
+
+/** A campaign id: the database's bigint, as digits. */
+export const CAMPAIGN_ID_PATTERN = /^\d{1,18}$/;

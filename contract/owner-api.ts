@@ -1,0 +1,197 @@
+// The owner API under /api/v1/ (same origin as the dashboard; the site's owner key in the Authorization
+// header): every request and reply the provider's routes give, the dashboard reads and `push-kit send` reads.
+// Types, the status list and the requests' limits only. A refused call answers `FailureReply` with a 4xx status.
+import type { CampaignAction } from './campaign-input.ts';
+import type { Urgency } from './urgency.ts';
+
+export type { CampaignAction, CampaignRequest } from './campaign-input.ts';
+
+/** The most rows one page of subscribers or campaigns holds. */
+export const PAGE_MAX = 1000;
+export const SUBSCRIBER_SEARCH_MAX_LENGTH = 200;
+export const SEGMENT_NAME_MAX_LENGTH = 100;
+export const SEGMENT_CONDITION_MAX_LENGTH = 2000;
+
+export type SuccessReply<T = object> = { status: 'success' } & T;
+export interface FailureReply {
+  status: 'failure';
+  message: string;
+}
+
+/** What the dashboard shows of a site: never its key, nothing the site's own pages do not show already. */
+export interface SiteSummary {
+  name: string;
+  hash: string;
+  companyName: string;
+  origin: string;
+  iconUrl: string | null;
+}
+
+export const SUBSCRIBER_STATUSES = ['subscribed', 'unsubscribed', 'blocked', 'expired'] as const;
+export type SubscriberStatus = (typeof SUBSCRIBER_STATUSES)[number];
+
+export interface Subscriber {
+  id: string;
+  uuid: string | null;
+  status: SubscriberStatus;
+  subscriptionId: string | null;
+  endpoint: string | null;
+  browserType: string | null;
+  language: string | null;
+  timezone: string | null;
+  timezoneOffset: number | null;
+  pageClickTrackingPermission: number | null;
+  origin: string | null;
+  subscriptionPageUrl: string | null;
+  createdAt: string;
+  updatedAt: string;
+  lastSyncAt: string | null;
+}
+
+export interface SubscriberListItem extends Subscriber {
+  segments: string[];
+  tags: Record<string, string>;
+}
+
+/** GET sites/:name/subscribers */
+export interface SubscriberListQuery {
+  limit?: number;
+  offset?: number;
+  search?: string;
+  status?: SubscriberStatus;
+  /** Only members of the segment with this sid. */
+  segment?: string;
+  /** By subscription time: oldest first (the default) or newest first. */
+  order?: 'oldest' | 'newest';
+}
+
+export interface SubscriberPage {
+  total: number;
+  limit: number;
+  offset: number;
+  subscribers: SubscriberListItem[];
+}
+
+export interface SubscriberCounts {
+  count: number;
+  byStatus: Record<SubscriberStatus, number>;
+}
+
+/** Everything stored about one subscriber (a privacy access request). */
+export interface SubscriberExport {
+  subscriber: Subscriber & { subscription: unknown; p256dh: string | null; auth: string | null };
+  tags: Record<string, string>;
+  dimensions: Record<string, string>;
+  segments: string[];
+  events: { kind: string; campaignId: string | null; detail: unknown; at: string }[];
+  deliveries: { campaignId: string; status: string; attempts: number; updatedAt: string }[];
+}
+
+/** GET sites/:name/subscribers/:id/export: a file to hand over (not wrapped in a success reply). */
+export type SubscriberExportFile = { site: string; exportedAt: string } & SubscriberExport;
+
+/** PUT sites/:name/subscribers/:id/dimensions */
+export type DimensionsRequest = Record<string, string | number | boolean | null>;
+
+export interface DayCount {
+  /** UTC day, YYYY-MM-DD. */
+  date: string;
+  /** Subscribers stored now who subscribed that day. */
+  new: number;
+  /** Subscribers stored now who had subscribed by the end of that day. */
+  total: number;
+}
+
+export interface ValueCount {
+  value: string;
+  count: number;
+}
+
+/** GET sites/:name/stats?days= */
+export interface SiteStats {
+  total: number;
+  byStatus: Record<SubscriberStatus, number>;
+  days: DayCount[];
+  /** Active subscribers by browser, most first; the rest beyond the top few summed as "other". */
+  browsers: ValueCount[];
+  languages: ValueCount[];
+}
+
+/** GET sites/:name/audience: how many a campaign to a segment, one subscriber or everyone would reach. */
+export interface AudienceQuery {
+  segment?: string;
+  subscriberId?: string;
+}
+
+export interface Segment {
+  sid: string;
+  name: string;
+  members: number;
+  /** The condition expression the owner gave (docs/conditions.md), or null. */
+  condition: string | null;
+  /** The segment's condition in the site config (segmentations), or null. */
+  configCondition: string | null;
+  /** null for a segment of the site config no visitor has joined yet. */
+  createdAt: string | null;
+}
+
+/** POST sites/:name/segments */
+export interface SegmentRequest {
+  sid: string | number;
+  name?: string;
+  condition?: string;
+}
+
+export type CampaignStatus = 'pending' | 'sending' | 'done';
+
+export interface CampaignCounts {
+  recipients: number;
+  /** Every delivery the sender has finished with, whatever the push service answered. */
+  sent: number;
+  pending: number;
+  delivered: number;
+  failed: number;
+  expired: number;
+  shown: number;
+  clicked: number;
+  closed: number;
+}
+
+export interface Campaign extends CampaignCounts {
+  campaignId: string;
+  title: string;
+  body: string;
+  url: string | null;
+  icon: string | null;
+  image: string | null;
+  actions: CampaignAction[];
+  segment: string | null;
+  subscriberId: string | null;
+  ttl: number;
+  urgency: Urgency;
+  status: CampaignStatus;
+  createdAt: string;
+  completedAt: string | null;
+}
+
+export interface CreatedCampaign {
+  campaignId: string;
+  recipients: number;
+}
+
+/** The replies, call by call (paths under /api/v1/). */
+export type SitesReply = SuccessReply<{ sites: SiteSummary[] }>;
+export type SubscriberPageReply = SuccessReply<SubscriberPage>;
+export type StatsReply = SuccessReply<SiteStats>;
+export type AudienceReply = SuccessReply<{ recipients: number }>;
+export type SubscriberCountsReply = SuccessReply<SubscriberCounts>;
+export type SubscriberReply = SuccessReply<SubscriberExport>;
+export type DeletedReply = SuccessReply<{ deleted: string }>;
+export type DimensionsReply = SuccessReply;
+export type SegmentsReply = SuccessReply<{ segments: Segment[] }>;
+export type SegmentCreatedReply = SuccessReply<Pick<Segment, 'sid' | 'name' | 'condition'>>;
+export type MemberAddedReply = SuccessReply<{ sid: string; subscriberId: string; added: boolean }>;
+export type MemberRemovedReply = SuccessReply<{ sid: string; subscriberId: string; removed: true }>;
+export type CampaignCreatedReply = SuccessReply<CreatedCampaign>;
+export type CampaignsReply = SuccessReply<{ campaigns: Campaign[] }>;
+export type CampaignReply = SuccessReply<{ campaign: Campaign }>;

@@ -1,0 +1,51 @@
+// The subscription sync (spec sections 3 and 7): the form the runtime and the service worker post to
+// /syncSubscriptionAction.php and the provider's reply. Types and the action names only.
+
+export const SYNC_ACTIONS = [
+  'insert',
+  'insert-failed',
+  'update',
+  'update-google-registration-id',
+  'http-sync',
+  'unsubscribe-ui',
+  'unsubscribe-native',
+  'get-subscriberid-from-server',
+  'update-subscriberId',
+] as const;
+export type SyncAction = (typeof SYNC_ACTIONS)[number];
+
+/**
+ * The form body, field by field (spec section 3, "Subscription sync payload"); an empty value counts as
+ * absent. `uuid` is the visitor uuid (cookie _wingify_pc_uuid) that get-subscriberid-from-server looks up;
+ * `previousSubscriberId` comes with update-subscriberId.
+ */
+export type SyncForm = {
+  hash: string;
+  action: SyncAction;
+  /** The browser's PushSubscription as JSON text. */
+  subscription?: string;
+  subscriberId?: string;
+  previousSubscriberId?: string;
+  uuid?: string;
+  previousSubscriptionId?: string;
+  subscriptionId?: string;
+  subscriptionEndPoint?: string;
+  origin?: string;
+  firefoxEncryptionKey?: string;
+  browserType?: string;
+  userLanguage?: string;
+  /** Minutes, as Date.prototype.getTimezoneOffset gives them. */
+  userTimezoneOffset?: number | string;
+  userTimezone?: string;
+  websitePushId?: string;
+  vapidPublicKey?: string;
+  subscriptionDomainUrl?: string;
+  serviceWorkerPath?: string;
+  subscriptionPageUrl?: string;
+  pageClickTrackingPermission?: '0' | '1' | 'true' | 'false';
+  gcmSenderId?: string;
+  /** A JSONP callback name. */
+  callback?: string;
+};
+
+export type SyncReply = { status: 'success'; subscriberId: string } | { status: 'failure'; message: string };

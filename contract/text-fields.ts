@@ -1,0 +1,32 @@
+// zod schemas of single text values on the wires: the provider's parameter checks (server/http/params.ts)
+// and the campaign input (campaign-input.ts) share them. Never imported by runtime/ or worker/.
+import { z } from 'zod';
+import {
+  SEGMENT_ID_MAX_LENGTH,
+  SEGMENT_ID_PATTERN,
+  SEGMENT_ID_RULE,
+  SITE_HASH_MAX_LENGTH,
+  SITE_HASH_PATTERN,
+  SITE_HASH_RULE,
+  SUBSCRIBER_ID_MAX_LENGTH,
+  SUBSCRIBER_ID_PATTERN,
+  SUBSCRIBER_ID_RULE,
+} from './ids.ts';
+
+/** A lone UTF-16 surrogate: not text, and refused by PostgreSQL inside jsonb. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A single query or form value; a repeated parameter (an array) is refused. */
+export function text(max: number, pattern?: RegExp, rule?: string) {
+  let schema = z
+    .string({ error: 'must be a single text value' })
+    .max(max, `must be at most ${max} characters`)
+    .refine((value) => !value.includes('\u0000'), 'must not contain NUL characters')
+    .refine((value) => !LONE_SURROGATE.test(value), 'must be well-formed Unicode text (no lone surrogates)');
+  if (pattern) schema = schema.regex(pattern, rule ?? `must match ${pattern}`);
+  return schema;
+}
+
+export const siteHash = text(SITE_HASH_MAX_LENGTH, SITE_HASH_PATTERN, SITE_HASH_RULE);
+export const subscriberIdParam = text(SUBSCRIBER_ID_MAX_LENGTH, SUBSCRIBER_ID_PATTERN, SUBSCRIBER_ID_RULE);
+export const segmentIdParam = text(SEGMENT_ID_MAX_LENGTH, SEGMENT_ID_PATTERN, SEGMENT_ID_RULE);

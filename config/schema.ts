@@ -8,8 +8,6 @@ import { DEFAULT_TEXTS } from './default-texts.ts';
 import { compileCondition, type ConditionScope } from '../compiler/segment-condition.ts';
 import { compileTriggerExpression } from '../compiler/trigger-expression.ts';
 
-export const SCHEMA_URL = '../schema/site-config.schema.json';
-
 /** The first character a URL or path may not hold (space, control character, lone surrogate), as "U+XXXX at character N". */
 function badUrlCharacter(value: string): string | undefined {
   // eslint-disable-next-line no-control-regex -- finding control characters is the point

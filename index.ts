@@ -10,3 +10,4 @@ export {
   type SendCampaignOptions,
   type SendCampaignResult,
 } from './server/send-campaign.ts';
+export { UnknownSiteError } from './server/sites.ts';

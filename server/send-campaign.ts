@@ -1,17 +1,17 @@
 // Sends one notification to a site's subscribers (or one segment's) from a project folder: the site's config,
 // its private VAPID key (`.push-kit/keys/<name>.json`) and the provider's database. `push-kit send` is this plus
-// a progress bar; the package exports it as `sendCampaign`. Throws `SendCampaignError` (with a code) for
-// anything the caller can fix.
+// a progress bar; the package exports it as `sendCampaign`. Throws `SendCampaignError` or `UnknownSiteError`
+// (each with a code) for anything the caller can fix.
 import { join } from 'node:path';
 import { createCampaign } from './store/campaigns.ts';
 import { campaignProgress, sendCampaign as sendStoredCampaign, type CampaignProgress } from './push/campaign-sender.ts';
 import type { CampaignCounts } from './push/campaign-runner.ts';
 import { openDatabase, type Database } from './store/database.ts';
 import { closePushConnections } from './push/send.ts';
-import { loadSites, type HostedSite } from './sites.ts';
+import { siteNamed, type HostedSite } from './sites.ts';
 import { keyFilePath, readVapidKeyFile, type VapidKeyPair } from './vapid-keys.ts';
 
-export type SendCampaignErrorCode = 'E_SITE' | 'E_KEY' | 'E_DATABASE' | 'E_SEGMENT';
+export type SendCampaignErrorCode = 'E_KEY' | 'E_DATABASE' | 'E_SEGMENT';
 
 export class SendCampaignError extends Error {
   constructor(
@@ -48,17 +48,6 @@ export interface SendCampaignOptions {
 export interface SendCampaignResult extends CampaignProgress {
   campaignId: string;
   site: string;
-}
-
-/** The valid site config named `name` among `globs`. */
-export async function siteNamed(name: string, globs = ['site-configs/*.json'], dist = 'dist'): Promise<HostedSite> {
-  const { sites } = await loadSites(globs, dist);
-  const site = sites.find((candidate) => candidate.name === name);
-  if (!site) {
-    const known = sites.map((candidate) => candidate.name).join(', ') || 'none';
-    throw new SendCampaignError(`--site: no valid site config named "${name}" (sites: ${known})`, 'E_SITE');
-  }
-  return site;
 }
 
 async function siteKeys(site: HostedSite, stateDir: string): Promise<VapidKeyPair> {

@@ -2,7 +2,8 @@
 // subscribers (or one segment's) and sends it from this process (server/send-campaign.ts), with a progress bar
 // and the final counts; with an owner key the running provider sends it.
 import { CliError } from '../errors.ts';
-import { sendCampaign, SendCampaignError, siteNamed } from '../../server/send-campaign.ts';
+import { sendCampaign, SendCampaignError } from '../../server/send-campaign.ts';
+import { siteNamed, UnknownSiteError } from '../../server/sites.ts';
 
 export interface SendOptions {
   site: string;
@@ -112,7 +113,7 @@ export async function runSend(options: SendOptions): Promise<number> {
     );
     return final.failed > 0 ? 1 : 0;
   } catch (error) {
-    if (error instanceof SendCampaignError) throw new CliError(error.message, error.code);
+    if (error instanceof SendCampaignError || error instanceof UnknownSiteError) throw new CliError(error.message, error.code);
     throw error;
   }
 }

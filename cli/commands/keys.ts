@@ -45,9 +45,13 @@ export async function runKeys(action: string | undefined, options: KeysOptions):
   try {
     if (action === 'rotate') {
       const key = await rotateOwnerKey(db, site);
-      await replaceOwnerKeyFromInit(STATE_DIR, site.name, key);
       console.log(`New owner key for ${site.name} (shown once, keep it secret; the previous key no longer works):`);
       console.log(`  ${key}`);
+      // printed first: the database holds the new key whatever happens to the file (a read-only mount, say)
+      await replaceOwnerKeyFromInit(STATE_DIR, site.name, key).catch((error: Error) => {
+        const file = join(STATE_DIR, 'owner-keys', `${site.name}.json`);
+        console.error(`push-kit: cannot update ${file} (${error.message}); delete it, or a new database would take the old key from it`);
+      });
       return 0;
     }
     const createdAt = await ownerKeyCreatedAt(db, site);

@@ -4,12 +4,13 @@
 // Nothing here runs the repository's sources: the project has no tsx, TypeScript or Vite.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consumerLockfile } from '../support/consumer-lockfile.ts';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '../support/throwaway-postgres.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 
 const run = promisify(execFile);
@@ -36,8 +37,12 @@ async function pushKit(args: string[]): Promise<{ code: number; stdout: string; 
   }
 }
 
-function startServe(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child: ChildProcess = spawn(bin(), ['serve', '--port', '0'], { cwd: project, env: env() });
+function startServe(
+  command = [bin(), 'serve', '--port', '0'],
+  cwd = project,
+  environment: NodeJS.ProcessEnv = env(),
+): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child: ChildProcess = spawn(command[0]!, command.slice(1), { cwd, env: environment });
   const stop = async () => {
     child.kill('SIGTERM');
     if (child.exitCode === null) await new Promise((done) => child.once('exit', done));
@@ -48,7 +53,7 @@ function startServe(): Promise<{ url: string; stop: () => Promise<void> }> {
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      const url = /listening on (http:\/\/[\d.]+:\d+) /.exec(output)?.[1];
+      const url = /listening on (http:\/\/[\d.]+:\d+) /.exec(output)?.[1]?.replace('0.0.0.0', '127.0.0.1');
       if (url && output.includes('Press Ctrl+C')) {
         clearTimeout(timer);
         resolveStart({ url, stop });
@@ -198,4 +203,44 @@ describe('the packed push-kit, installed in a fresh project', () => {
     );
     expect(api.stdout.trim().split(' ')).toEqual(expect.arrayContaining(['buildSite', 'loadConfig', 'sendCampaign']));
   }, 60_000);
+
+  it('runs the commands of docs/deploy/Dockerfile: the image builds every site and serves them on PostgreSQL', async () => {
+    const dockerfile = await readFile(join(REPOSITORY, 'docs', 'deploy', 'Dockerfile'), 'utf8');
+    const image = join(work, 'image');
+    await mkdir(image);
+    let database: ThrowawayDatabase | undefined;
+    const serverUrl = process.env.PUSHKIT_TEST_DATABASE_URL;
+    if (serverUrl) database = await createThrowawayDatabase(serverUrl, 'pushkit_image');
+    // as compose.yaml runs the image: DATABASE_URL names PostgreSQL (the embedded database when the test has none)
+    const imageEnv = { ...env(), NODE_ENV: 'production', DATABASE_URL: database?.url ?? '', npm_config_offline: 'true' };
+    let command: string[] = [];
+    try {
+      for (const line of dockerfile.split('\n')) {
+        const [instruction, ...rest] = line.trim().split(/\s+/);
+        const argument = line.trim().slice(instruction!.length).trim();
+        if (instruction === 'COPY') {
+          for (const source of rest.slice(0, -1)) await cp(join(project, source), join(image, source), { recursive: true });
+        } else if (instruction === 'RUN') {
+          await run('sh', ['-c', argument], { cwd: image, env: imageEnv, timeout: 120_000 });
+        } else if (instruction === 'CMD') {
+          command = JSON.parse(argument) as string[];
+        }
+      }
+      expect(existsSync(join(image, 'dist', 'my-site', 'push.js'))).toBe(true);
+      expect(command.slice(0, 2)).toEqual(['node_modules/.bin/push-kit', 'serve']);
+      // the image listens on 8787; here any free port
+      const port = command.indexOf('--port') + 1;
+      command[port] = '0';
+      command[0] = join(image, command[0]!);
+      const provider = await startServe(command, image, imageEnv);
+      try {
+        const health = await (await fetch(`${provider.url}/health`)).json();
+        expect(health).toEqual({ status: 'success', database: database ? 'postgres' : 'embedded', sites: 1 });
+      } finally {
+        await provider.stop();
+      }
+    } finally {
+      await database?.drop();
+    }
+  }, 180_000);
 });

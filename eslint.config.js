@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.push-kit/', 'tests/artifacts/', 'schema/', '**/*.hbs'] },
+  { ignores: ['node_modules/', 'dist/', 'dist-pkg/', '.push-kit/', 'tests/artifacts/', 'schema/', '**/*.hbs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -57,6 +57,6 @@ export default tseslint.config(
   { files: ['examples/**/*.js'], languageOptions: { globals: { document: 'readonly', window: 'readonly' } } },
   {
     files: ['bin/**', 'bench/**', 'tests/**', 'cli/**', 'server/**'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
 );

@@ -1,6 +1,6 @@
 // The `push-kit` program. Each command's module loads only when that command runs, so `--help` stays
 // instant and Ink/React load only for `init`.
-import { Command, CommanderError } from 'commander';
+import { Argument, Command, CommanderError } from 'commander';
 import { CliError } from './errors.ts';
 
 export async function main(argv: string[]): Promise<number> {
@@ -33,7 +33,8 @@ export async function main(argv: string[]): Promise<number> {
     .description('Build each site config into <out>/<name>/')
     .argument('<configs...>', 'site config files')
     .option('--out <dir>', 'output folder', 'dist')
-    .action(async (configs: string[], options: { out: string }) =>
+    .option('--json', 'print a JSON summary (per site: files, sizes, warnings, errors) for CI')
+    .action(async (configs: string[], options: { out: string; json?: boolean }) =>
       setExit(await (await import('./commands/build.ts')).runBuild(configs, options)),
     );
 
@@ -59,6 +60,15 @@ export async function main(argv: string[]): Promise<number> {
     .option('--key <key>', 'owner API key: the running provider sends (also PUSHKIT_OWNER_KEY)')
     .option('--provider <url>', "provider URL for --key (default: the site's serverSyncUrl)")
     .action(async (options) => setExit(await (await import('./commands/send.ts')).runSend(options)));
+
+  program
+    .command('keys')
+    .description('Say whether a site has an owner API key; `keys rotate` prints a new one once and the old one stops working')
+    .addArgument(new Argument('[action]', 'rotate: replace the key').choices(['rotate']))
+    .requiredOption('--site <name>', 'site name (config base name)')
+    .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
+    .option('--sites <glob...>', 'site configs', ['site-configs/*.json'])
+    .action(async (action: string | undefined, options) => setExit(await (await import('./commands/keys.ts')).runKeys(action, options)));
 
   program
     .command('dev')

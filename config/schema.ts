@@ -9,8 +9,6 @@ import { compileCondition, type ConditionScope } from '../compiler/segment-condi
 import { compileTriggerExpression } from '../compiler/trigger-expression.ts';
 import { SEGMENT_ID_PATTERN } from '../contract/ids.ts';
 
-export const SCHEMA_URL = '../schema/site-config.schema.json';
-
 /** The first character a URL or path may not hold (space, control character, lone surrogate), as "U+XXXX at character N". */
 function badUrlCharacter(value: string): string | undefined {
   // eslint-disable-next-line no-control-regex -- finding control characters is the point

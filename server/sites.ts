@@ -69,6 +69,26 @@ export async function loadSites(globs: string[], distDir: string): Promise<Loade
   return { sites, problems };
 }
 
+/** No valid site config of the name a command or caller asked for. */
+export class UnknownSiteError extends Error {
+  readonly code = 'E_SITE';
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnknownSiteError';
+  }
+}
+
+/** The valid site config named `name` (its file's base name) among `globs`. */
+export async function siteNamed(name: string, globs = ['site-configs/*.json'], distDir = 'dist'): Promise<HostedSite> {
+  const { sites } = await loadSites(globs, distDir);
+  const site = sites.find((candidate) => candidate.name === name);
+  if (!site) {
+    const known = sites.map((candidate) => candidate.name).join(', ') || 'none';
+    throw new UnknownSiteError(`--site: no valid site config named "${name}" (sites: ${known})`);
+  }
+  return site;
+}
+
 /** A built file of a site (`child-window.html`, ...), or null when the site has not been built. */
 export async function readBuiltFile(site: HostedSite, relativePath: string): Promise<Buffer | null> {
   try {

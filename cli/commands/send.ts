@@ -1,17 +1,11 @@
 // `push-kit send --site NAME --title T --body B [--url U] [--segment S]`: creates a campaign for the site's
-// subscribers (or one segment's) and sends it from this process, with a progress bar and the final counts.
-import { join } from 'node:path';
+// subscribers (or one segment's) and sends it from this process (server/send-campaign.ts), with a progress bar
+// and the final counts; with an owner key the running provider sends it.
 import { CliError } from '../errors.ts';
-import { createCampaign } from '../../server/store/campaigns.ts';
-import { campaignProgress, sendCampaign } from '../../server/push/campaign-sender.ts';
-import { openDatabase } from '../../server/store/database.ts';
-import { closePushConnections } from '../../server/push/send.ts';
-import { loadSites } from '../../server/sites.ts';
-import { keyFilePath, readVapidKeyFile, type VapidKeyPair } from '../../server/vapid-keys.ts';
+import { sendCampaign, SendCampaignError } from '../../server/send-campaign.ts';
+import { siteNamed, UnknownSiteError } from '../../server/sites.ts';
 import { campaignInputSchema, type CampaignInput, type CampaignRequest } from '../../contract/campaign-input.ts';
 import type { CampaignCreatedReply, CampaignReply, FailureReply } from '../../contract/owner-api.ts';
-
-const STATE_DIR = '.push-kit';
 
 export interface SendOptions {
   site: string;
@@ -83,51 +77,22 @@ function progressBar(done: number, total: number, width = 30): string {
 
 export async function runSend(options: SendOptions): Promise<number> {
   const campaign = campaignOf(options);
-  const { sites } = await loadSites(options.sites ?? ['site-configs/*.json'], options.dist ?? 'dist');
-  const site = sites.find((candidate) => candidate.name === options.site);
-  if (!site) {
-    const known = sites.map((candidate) => candidate.name).join(', ') || 'none';
-    throw new CliError(`--site: no valid site config named "${options.site}" (sites: ${known})`, 'E_SITE');
-  }
   const ownerKey = options.key ?? process.env.PUSHKIT_OWNER_KEY;
-  if (ownerKey) return sendThroughProvider(campaign, site.name, options.provider ?? site.config.serverSyncUrl, ownerKey);
-
-  let keys: VapidKeyPair;
-  const keyFile = keyFilePath(STATE_DIR, site.name);
   try {
-    keys = await readVapidKeyFile(keyFile);
-  } catch (error) {
-    throw new CliError(`cannot read the site's private VAPID key ${keyFile}: ${(error as Error).message}`, 'E_KEY');
-  }
-  if (keys.publicKey !== site.config.vapidPublicKey) {
-    throw new CliError(`${keyFile} is not the key pair of ${site.file}'s vapidPublicKey: subscribers would refuse its messages`, 'E_KEY');
-  }
-
-  const url = options.database ?? process.env.DATABASE_URL;
-  let db;
-  try {
-    db = await openDatabase({ url, dataDir: join(STATE_DIR, 'db') });
-  } catch (error) {
-    const inUse = /is in use by process/.test((error as Error).message);
-    throw new CliError(
-      `cannot open the database: ${(error as Error).message}` +
-        (inUse
-          ? `\n  A provider is running on it: let it send, with the site's owner key: push-kit send --site ${site.name} ... --key <owner key>`
-          : ''),
-      'E_DATABASE',
-    );
-  }
-  try {
-    if (campaign.segment) {
-      const segment = await db.query('SELECT 1 FROM segments WHERE site_hash = $1 AND sid = $2', [site.hash, campaign.segment]);
-      if (segment.rows.length === 0) throw new CliError(`--segment: no segment "${campaign.segment}" on site ${site.name}`, 'E_SEGMENT');
+    if (ownerKey) {
+      const site = await siteNamed(options.site, options.sites, options.dist);
+      return await sendThroughProvider(campaign, site.name, options.provider ?? site.config.serverSyncUrl, ownerKey);
     }
-    // The site's icon, as the dashboard's compose form offers it; the owner API leaves it to the caller.
-    const { campaignId, recipients } = await createCampaign(db, site, { ...campaign, icon: site.config.style.iconUrl });
-    console.log(`campaign ${campaignId}: ${recipients} recipient${recipients === 1 ? '' : 's'}`);
     const tty = process.stdout.isTTY === true;
+    let recipients = 0;
     let last = 0;
-    await sendCampaign(db, site, campaignId, keys, {
+    const final = await sendCampaign({
+      ...options,
+      ...campaign,
+      onCreated: (campaign) => {
+        recipients = campaign.recipients;
+        console.log(`campaign ${campaign.campaignId}: ${recipients} recipient${recipients === 1 ? '' : 's'}`);
+      },
       onProgress: (counts) => {
         const done = counts.delivered + counts.failed + counts.expired;
         if (tty && Date.now() - last > 100) {
@@ -136,15 +101,14 @@ export async function runSend(options: SendOptions): Promise<number> {
         }
       },
     });
-    const final = await campaignProgress(db, campaignId);
     if (tty) process.stdout.write(`\r${progressBar(final.recipients - final.pending, final.recipients)}\n`);
     console.log(
       `sent to ${final.recipients}: ${final.delivered} delivered, ${final.expired} expired, ${final.failed} failed` +
         (final.pending ? `, ${final.pending} still pending (retried by the next send or serve)` : ''),
     );
     return final.failed > 0 ? 1 : 0;
-  } finally {
-    await closePushConnections();
-    await db.close();
+  } catch (error) {
+    if (error instanceof SendCampaignError || error instanceof UnknownSiteError) throw new CliError(error.message, error.code);
+    throw error;
   }
 }

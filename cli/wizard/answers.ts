@@ -1,7 +1,7 @@
 // The wizard's answers, their defaults, and their validation through the same zod schema the build uses:
 // each answer is placed into a candidate config and the schema's issues at that answer's paths are kept.
 import { randomBytes } from 'node:crypto';
-import { siteConfigSchema, SCHEMA_URL, type SiteConfigInput } from '../../config/schema.ts';
+import { siteConfigSchema, type SiteConfigInput } from '../../config/schema.ts';
 import { DEFAULT_TEXTS } from '../../config/default-texts.ts';
 import { generateVapidKeyPair } from '../../server/vapid-keys.ts';
 import { compilePatternError, compileUrlList } from '../../compiler/url-patterns.ts';
@@ -76,9 +76,9 @@ function segmentIdValue(sid: string): string | number {
  * The config the answers describe: required fields plus those that differ from the schema defaults, so the
  * written file stays short and keeps following the defaults when they change.
  */
-export function configFromAnswers(answers: WizardAnswers, hash: string, vapidPublicKey: string): SiteConfigInput {
+export function configFromAnswers(answers: WizardAnswers, hash: string, vapidPublicKey: string, schema?: string): SiteConfigInput {
   const config: SiteConfigInput = {
-    $schema: SCHEMA_URL,
+    ...(schema === undefined ? {} : { $schema: schema }),
     hash,
     companyName: answers.companyName,
     origin: answers.origin,

@@ -1,8 +1,10 @@
 // Answers -> files: the site config, the VAPID key pair and the owner API key, written all-or-nothing.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { access, chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { generateVapidKeyPair, keyFilePath } from '../../server/vapid-keys.ts';
+import { hashOwnerKey, newOwnerKey } from '../../server/store/owner-keys.ts';
+import { schemaReference } from '../../config/schema-reference.ts';
 import { configFromAnswers, randomHash, type WizardAnswers } from './answers.ts';
 
 export interface WrittenSite {
@@ -68,10 +70,10 @@ async function writeAllOrNothing(files: PendingFile[]): Promise<void> {
 
 export async function writeSite(dir: string, answers: WizardAnswers): Promise<WrittenSite> {
   const keys = generateVapidKeyPair();
-  const config = configFromAnswers(answers, randomHash(), keys.publicKey);
-  const ownerApiKey = randomBytes(32).toString('base64url');
-  const sha256 = createHash('sha256').update(ownerApiKey).digest('hex');
   const configFile = siteConfigPath(dir, answers.name);
+  const config = configFromAnswers(answers, randomHash(), keys.publicKey, schemaReference(configFile, dir));
+  const ownerApiKey = newOwnerKey();
+  const sha256 = hashOwnerKey(ownerApiKey);
   const keyFile = keyFilePath(join(dir, '.push-kit'), answers.name);
   const ownerKeyFile = ownerKeyFilePath(dir, answers.name);
   await writeAllOrNothing([

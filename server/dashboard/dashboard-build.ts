@@ -1,7 +1,9 @@
-// The owner dashboard (dashboard/, a React app) is built with Vite's JS API when the provider first needs it,
-// into a cache folder named after a hash of its sources: a fresh clone serves it after `npm ci` with no build
-// step, and an edited source is rebuilt on the next start. Several processes may build at once; each builds
-// into its own temporary folder and the first rename wins.
+// The owner dashboard (dashboard/, a React app). The published package ships it prebuilt (`npm run build`
+// writes `dashboard/dist` beside the compiled server), so an installed push-kit needs no Vite. In a checkout
+// there is no prebuilt copy: it is built with Vite's JS API when the provider first needs it, into a cache
+// folder named after a hash of its sources, so a fresh clone serves it after `npm ci` with no build step and an
+// edited source is rebuilt on the next start. Several processes may build at once; each builds into its own
+// temporary folder and the first rename wins.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -17,6 +19,8 @@ const SHARED_SOURCES = ['condition-codegen.ts', 'condition-parser.ts', 'conditio
   join(PACKAGE_ROOT, 'compiler', file),
 );
 const DEFAULT_CACHE_DIR = join(PACKAGE_ROOT, '.push-kit', 'dashboard');
+/** Where the package build puts the app (`dist-pkg/dashboard/dist` when read from the compiled server). */
+export const PREBUILT_DASHBOARD_DIR = join(PACKAGE_ROOT, 'dashboard', 'dist');
 
 export interface DashboardFiles {
   /** Folder of the built app: index.html and assets/. */
@@ -61,7 +65,7 @@ const exists = (path: string) =>
     () => false,
   );
 
-async function viteBuild(outDir: string): Promise<void> {
+export async function viteBuild(outDir: string): Promise<void> {
   let vite: typeof import('vite');
   try {
     vite = await import('vite');
@@ -105,11 +109,16 @@ export async function buildDashboard(cacheDir = process.env.PUSHKIT_DASHBOARD_CA
   return { dir, hash, buildMs: Date.now() - started };
 }
 
+async function prebuiltOrBuild(): Promise<DashboardFiles> {
+  if (await exists(join(PREBUILT_DASHBOARD_DIR, 'index.html'))) return { dir: PREBUILT_DASHBOARD_DIR, hash: 'prebuilt', buildMs: 0 };
+  return buildDashboard();
+}
+
 let pending: Promise<DashboardFiles> | null = null;
 
 /** One build per process: every caller shares it; a failed build is tried again by the next caller. */
 export function dashboardFiles(): Promise<DashboardFiles> {
-  pending ??= buildDashboard().catch((error: unknown) => {
+  pending ??= prebuiltOrBuild().catch((error: unknown) => {
     pending = null;
     throw error;
   });

@@ -1,13 +1,22 @@
 // Per-site secret keys of the owner API. Only a SHA-256 of a key is stored; the key itself is shown once,
 // when it is created.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Queryable } from './database.ts';
 import type { HostedSite } from '../sites.ts';
 
-function hashKey(key: string): string {
+export function hashOwnerKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
+}
+
+/** A new owner key, the one format of every key (`push-kit init`, `serve`, `keys rotate`): `pk_` and 32 characters. */
+export function newOwnerKey(): string {
+  return `pk_${randomBytes(24).toString('base64url')}`;
+}
+
+function initKeyFile(stateDir: string, name: string): string {
+  return join(stateDir, 'owner-keys', `${name}.json`);
 }
 
 /**
@@ -15,7 +24,7 @@ function hashKey(key: string): string {
  * `{"sha256": "..."}`), or undefined when there is none.
  */
 export async function ownerKeyHashFromInit(stateDir: string, name: string): Promise<string | undefined> {
-  const file = join(stateDir, 'owner-keys', `${name}.json`);
+  const file = initKeyFile(stateDir, name);
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -39,21 +48,21 @@ export async function ensureOwnerKey(db: Queryable, site: Pick<HostedSite, 'hash
     ]);
     return null;
   }
-  const key = `pk_${randomBytes(24).toString('base64url')}`;
+  const key = newOwnerKey();
   const { rows } = await db.query(
     'INSERT INTO owner_keys (site_hash, key_hash) VALUES ($1, $2) ON CONFLICT (site_hash) DO NOTHING RETURNING site_hash',
-    [site.hash, hashKey(key)],
+    [site.hash, hashOwnerKey(key)],
   );
   return rows.length === 1 ? key : null;
 }
 
 /** Replaces the site's owner key (a leaked key) and returns the new one. */
 export async function rotateOwnerKey(db: Queryable, site: Pick<HostedSite, 'hash'>): Promise<string> {
-  const key = `pk_${randomBytes(24).toString('base64url')}`;
+  const key = newOwnerKey();
   await db.query(
     `INSERT INTO owner_keys (site_hash, key_hash) VALUES ($1, $2)
      ON CONFLICT (site_hash) DO UPDATE SET key_hash = EXCLUDED.key_hash, created_at = now()`,
-    [site.hash, hashKey(key)],
+    [site.hash, hashOwnerKey(key)],
   );
   return key;
 }
@@ -62,5 +71,21 @@ export async function isOwnerKey(db: Queryable, site: Pick<HostedSite, 'hash'>, 
   const { rows } = await db.query<{ key_hash: string }>('SELECT key_hash FROM owner_keys WHERE site_hash = $1', [site.hash]);
   const stored = rows[0]?.key_hash;
   if (!stored) return false;
-  return timingSafeEqual(Buffer.from(stored, 'hex'), Buffer.from(hashKey(key), 'hex'));
+  return timingSafeEqual(Buffer.from(stored, 'hex'), Buffer.from(hashOwnerKey(key), 'hex'));
+}
+
+/**
+ * Points the key file `push-kit init` wrote at `key`, when there is one: a provider starting on a new
+ * database takes that file's key, which must then be the current one, not the one a rotation replaced.
+ */
+export async function replaceOwnerKeyFromInit(stateDir: string, name: string, key: string): Promise<boolean> {
+  if ((await ownerKeyHashFromInit(stateDir, name)) === undefined) return false;
+  await writeFile(initKeyFile(stateDir, name), `${JSON.stringify({ sha256: hashOwnerKey(key) }, null, 2)}\n`, { mode: 0o600 });
+  return true;
+}
+
+/** When the site's current owner key was made, or null when it has none. */
+export async function ownerKeyCreatedAt(db: Queryable, site: Pick<HostedSite, 'hash'>): Promise<Date | null> {
+  const { rows } = await db.query<{ created_at: Date | string }>('SELECT created_at FROM owner_keys WHERE site_hash = $1', [site.hash]);
+  return rows[0] ? new Date(rows[0].created_at) : null;
 }

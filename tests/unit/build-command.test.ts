@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { runBuild } from '../../cli/commands/build.ts';
+import { runBuild, type BuildSummary } from '../../cli/commands/build.ts';
 
 const work = await mkdtemp(join(tmpdir(), 'pk-build-command-'));
 afterAll(() => rm(work, { recursive: true, force: true }));
@@ -54,6 +54,40 @@ describe('push-kit build', () => {
       `${join(twin, 'minimal.json')}: (file): tests/fixtures/configs/minimal.json is also named "minimal" and both would build into ${out}/minimal`,
     ]);
     expect(await readdir(out)).toEqual(['minimal']);
+  });
+
+  it('--json prints one machine-readable summary per site on stdout and keeps the exit code', async () => {
+    const bad = join(work, 'json-bad.json');
+    await writeFile(bad, JSON.stringify({ hash: 'x' }));
+    const logs: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((line: string) => void logs.push(line));
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const out = join(work, 'json');
+    const code = await runBuild(['tests/fixtures/configs/minimal.json', bad], { out, json: true });
+    expect(code).toBe(1);
+    expect(logs).toHaveLength(1);
+    const summary = JSON.parse(logs[0]!) as BuildSummary;
+    expect(summary).toMatchObject({ ok: false, out, built: 1, failed: 1 });
+    const [minimal, failed] = summary.sites;
+    expect(minimal).toMatchObject({
+      config: 'tests/fixtures/configs/minimal.json',
+      name: 'minimal',
+      ok: true,
+      dir: join(out, 'minimal'),
+      errors: [],
+    });
+    expect(minimal!.files.find((file) => file.path === 'push.js')).toEqual({
+      path: 'push.js',
+      raw: expect.any(Number),
+      gzip: expect.any(Number),
+      brotli: expect.any(Number),
+    });
+    expect(failed).toMatchObject({ config: bad, name: 'json-bad', ok: false, files: [] });
+    expect(failed!.errors).toContainEqual({ path: 'hash', message: 'must be 8 to 64 letters, digits, "_" or "-"' });
+
+    logs.length = 0;
+    expect(await runBuild(['tests/fixtures/configs/minimal.json'], { out, json: true })).toBe(0);
+    expect(JSON.parse(logs[0]!)).toMatchObject({ ok: true, built: 1, failed: 0 });
   });
 
   it('exits 0 when every config builds', async () => {

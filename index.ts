@@ -1,0 +1,13 @@
+// The programmatic API of the `push-kit` package: what the command line does, as functions that return
+// results instead of printing.
+export { loadConfig, siteNameOf, type ConfigProblem, type LoadedConfig } from './config/load-config.ts';
+export type { SiteConfig } from './config/schema.ts';
+export { buildSite, type BuildSiteOptions, type SiteBuildResult } from './emit/build-site.ts';
+export {
+  sendCampaign,
+  SendCampaignError,
+  type SendCampaignErrorCode,
+  type SendCampaignOptions,
+  type SendCampaignResult,
+} from './server/send-campaign.ts';
+export { UnknownSiteError } from './server/sites.ts';

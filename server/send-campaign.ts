@@ -1,0 +1,114 @@
+// Sends one notification to a site's subscribers (or one segment's) from a project folder: the site's config,
+// its private VAPID key (`.push-kit/keys/<name>.json`) and the provider's database. `push-kit send` is this plus
+// a progress bar; the package exports it as `sendCampaign`. Throws `SendCampaignError` or `UnknownSiteError`
+// (each with a code) for anything the caller can fix.
+import { join } from 'node:path';
+import { createCampaign } from './store/campaigns.ts';
+import { campaignProgress, sendCampaign as sendStoredCampaign, type CampaignProgress } from './push/campaign-sender.ts';
+import type { CampaignCounts } from './push/campaign-runner.ts';
+import { openDatabase, type Database } from './store/database.ts';
+import { closePushConnections } from './push/send.ts';
+import { siteNamed, type HostedSite } from './sites.ts';
+import { keyFilePath, readVapidKeyFile, type VapidKeyPair } from './vapid-keys.ts';
+import { campaignInputSchema } from '../contract/campaign-input.ts';
+
+export type SendCampaignErrorCode = 'E_ARGUMENT' | 'E_KEY' | 'E_DATABASE' | 'E_SEGMENT';
+
+export class SendCampaignError extends Error {
+  constructor(
+    message: string,
+    readonly code: SendCampaignErrorCode,
+  ) {
+    super(message);
+    this.name = 'SendCampaignError';
+  }
+}
+
+export interface SendCampaignOptions {
+  /** The site's name: its config file's base name. */
+  site: string;
+  title: string;
+  body: string;
+  /** The page opened on click. */
+  url?: string;
+  /** Only the subscribers of the segment with this sid. */
+  segment?: string;
+  /** postgres://...; the embedded database in `<stateDir>/db` when absent. */
+  database?: string;
+  /** Site config globs (default `site-configs/*.json`). */
+  sites?: string[];
+  /** Folder of built sites (default `dist`). */
+  dist?: string;
+  /** The project's state folder (default `.push-kit`). */
+  stateDir?: string;
+  /** Called once the campaign exists, before sending. */
+  onCreated?(campaign: { campaignId: string; recipients: number; site: HostedSite }): void;
+  onProgress?(counts: CampaignCounts): void;
+}
+
+export interface SendCampaignResult extends CampaignProgress {
+  campaignId: string;
+  site: string;
+}
+
+async function siteKeys(site: HostedSite, stateDir: string): Promise<VapidKeyPair> {
+  const keyFile = keyFilePath(stateDir, site.name);
+  let keys: VapidKeyPair;
+  try {
+    keys = await readVapidKeyFile(keyFile);
+  } catch (error) {
+    throw new SendCampaignError(`cannot read the site's private VAPID key ${keyFile}: ${(error as Error).message}`, 'E_KEY');
+  }
+  if (keys.publicKey !== site.config.vapidPublicKey) {
+    throw new SendCampaignError(
+      `${keyFile} is not the key pair of ${site.file}'s vapidPublicKey: subscribers would refuse its messages`,
+      'E_KEY',
+    );
+  }
+  return keys;
+}
+
+async function openProviderDatabase(site: HostedSite, url: string | undefined, stateDir: string): Promise<Database> {
+  try {
+    return await openDatabase({ url, dataDir: join(stateDir, 'db') });
+  } catch (error) {
+    const inUse = /is in use by process/.test((error as Error).message);
+    throw new SendCampaignError(
+      `cannot open the database: ${(error as Error).message}` +
+        (inUse
+          ? `\n  A provider is running on it: let it send, with the site's owner key: push-kit send --site ${site.name} ... --key <owner key>`
+          : ''),
+      'E_DATABASE',
+    );
+  }
+}
+
+/** Creates the campaign and sends it from this process; resolves with the final counts. */
+export async function sendCampaign(options: SendCampaignOptions): Promise<SendCampaignResult> {
+  const parsed = campaignInputSchema.safeParse({ title: options.title, body: options.body, url: options.url, segment: options.segment });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new SendCampaignError(`${issue.path.join('.')}: ${issue.message}`, 'E_ARGUMENT');
+  }
+  const campaign = parsed.data;
+  const stateDir = options.stateDir ?? '.push-kit';
+  const site = await siteNamed(options.site, options.sites, options.dist);
+  const keys = await siteKeys(site, stateDir);
+  const db = await openProviderDatabase(site, options.database ?? process.env.DATABASE_URL, stateDir);
+  try {
+    if (campaign.segment) {
+      const segment = await db.query('SELECT 1 FROM segments WHERE site_hash = $1 AND sid = $2', [site.hash, campaign.segment]);
+      if (segment.rows.length === 0) {
+        throw new SendCampaignError(`--segment: no segment "${campaign.segment}" on site ${site.name}`, 'E_SEGMENT');
+      }
+    }
+    // The site's icon, as the dashboard's compose form offers it; the owner API leaves it to the caller.
+    const { campaignId, recipients } = await createCampaign(db, site, { ...campaign, icon: site.config.style.iconUrl });
+    options.onCreated?.({ campaignId, recipients, site });
+    await sendStoredCampaign(db, site, campaignId, keys, { onProgress: options.onProgress });
+    return { campaignId, site: site.name, ...(await campaignProgress(db, campaignId)) };
+  } finally {
+    await closePushConnections();
+    await db.close();
+  }
+}

@@ -6,18 +6,18 @@ import type { OptInOutcome } from './opt-in-outcome.ts';
 import { SUBSCRIBER_ID_PATTERN, valid } from './create-services.ts';
 import { storeConsent } from './tracking-consent.ts';
 import { BLOCKED, CANCELLED, SAFARI_ERROR } from './messages.ts';
-import { DB_STATUS, OPT_OUT, STATUS, SUBSCRIBER_ID, UUID_DAYS } from './storage-keys.ts';
+import { DB_STATUS, DO_NOT_TRACK, OPT_OUT, STATUS, SUBSCRIBER_ID, SUBSCRIPTION_ID, UUID_DAYS } from './storage-keys.ts';
 
-/** The fields the child window posts to its opener (spec section 7). */
+/** The fields the child window posts to its opener (spec section 7); the stored values go under their storage keys. */
 export interface ChildWindowMessage {
-  wingify_push_subscriber_id?: string;
-  wingify_push_subscription_id?: string;
-  wingify_donot_track_actions?: string;
+  [SUBSCRIBER_ID]?: string;
+  [SUBSCRIPTION_ID]?: string;
+  [DO_NOT_TRACK]?: string;
   is_new_user?: boolean;
   subscribedToWebPush?: boolean;
   is_blocked_user?: boolean;
   safariOptInFailed?: boolean;
-  pushkit_opt_out?: boolean;
+  [OPT_OUT]?: boolean;
 }
 
 export function openChildWindow(
@@ -45,10 +45,10 @@ export function openChildWindow(
 /** Takes over what the child window learned: opt-out flag, consent, subscriber id, and reports the outcome. */
 export function applyChildWindowMessage(services: RuntimeServices, message: ChildWindowMessage, outcome: OptInOutcome): void {
   const { local } = services;
-  const consent = message.wingify_donot_track_actions;
-  if (message.pushkit_opt_out) services.cookies.set(OPT_OUT, '1', UUID_DAYS);
+  const consent = message[DO_NOT_TRACK];
+  if (message[OPT_OUT]) services.cookies.set(OPT_OUT, '1', UUID_DAYS);
   if (consent === '0' || consent === '1') storeConsent(services, consent === '0');
-  const subscriberId = valid(message.wingify_push_subscriber_id, SUBSCRIBER_ID_PATTERN);
+  const subscriberId = valid(message[SUBSCRIBER_ID], SUBSCRIBER_ID_PATTERN);
   if (message.subscribedToWebPush && subscriberId) {
     local.set(SUBSCRIBER_ID, subscriberId);
     local.set(STATUS, 'subscribed');
@@ -56,5 +56,5 @@ export function applyChildWindowMessage(services: RuntimeServices, message: Chil
     outcome.succeed();
   } else if (message.safariOptInFailed) outcome.blocked(SAFARI_ERROR);
   else if (message.is_blocked_user) outcome.blocked(BLOCKED);
-  else if (!message.pushkit_opt_out) outcome.fail(CANCELLED);
+  else if (!message[OPT_OUT]) outcome.fail(CANCELLED);
 }

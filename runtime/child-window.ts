@@ -10,7 +10,7 @@ import { readState, syncAction } from './sync.ts';
 import { visitorUuid } from './visitor-id.ts';
 import { storeConsent } from './tracking-consent.ts';
 import { childWindowTexts } from './child-window-texts.ts';
-import { DO_NOT_TRACK, OPT_OUT, SUBSCRIPTION_ID, UUID_COOKIE, UUID_DAYS } from './storage-keys.ts';
+import { DO_NOT_TRACK, OPT_OUT, STATUS, SUBSCRIBER_ID, SUBSCRIPTION_ID, UUID_COOKIE, UUID_DAYS } from './storage-keys.ts';
 
 const CLOSE_AFTER_MS = 500;
 
@@ -51,10 +51,10 @@ export async function runChildWindow(): Promise<void> {
   };
   const post = (fields: ChildWindowMessage): void => {
     const message = {
-      wingify_push_subscriber_id: services.subscriberId() ?? '',
-      wingify_push_subscription_id: services.local.get(SUBSCRIPTION_ID) ?? '',
-      wingify_push_subscription_status: readState(services).status,
-      wingify_donot_track_actions: services.local.get(DO_NOT_TRACK) ?? '',
+      [SUBSCRIBER_ID]: services.subscriberId() ?? '',
+      [SUBSCRIPTION_ID]: services.local.get(SUBSCRIPTION_ID) ?? '',
+      [STATUS]: readState(services).status,
+      [DO_NOT_TRACK]: services.local.get(DO_NOT_TRACK) ?? '',
       [UUID_COOKIE]: services.cookies.get(UUID_COOKIE) ?? '',
       is_new_user: false,
       subscribedToWebPush: false,
@@ -86,7 +86,7 @@ export async function runChildWindow(): Promise<void> {
       await subscription?.unsubscribe();
       if (services.subscriberId() && !(await syncAction(services, browser, 'unsubscribe-ui'))) throw new Error('unsubscribe-ui failed');
       say(already ? texts.alreadyOptedOut : texts.optedOut);
-      finish({ pushkit_opt_out: true });
+      finish({ [OPT_OUT]: true });
     } catch (error) {
       console.debug('pushkit', error);
       say(texts.optOutFailed);

@@ -16,7 +16,7 @@ import { fetchConsent, storeConsent } from './tracking-consent.ts';
 import { applyChildWindowMessage, openChildWindow } from './child-window-opener.ts';
 import { safariOptIn, safariPermission, safariPushOf } from './safari-push.ts';
 import { ALREADY_OPTED_OUT_TEXT, BLOCKED, CANCELLED, NOT_SUBSCRIBED, OPTED_OUT_TEXT, SUBSCRIBED } from './messages.ts';
-import { DO_NOT_SHOW, DO_NOT_SHOW_DAYS, OPT_OUT, STATUS, UUID_DAYS } from './storage-keys.ts';
+import { DO_NOT_SHOW, DO_NOT_SHOW_DAYS, OPT_OUT, STATUS, UUID_DAYS, VAPID_KEY } from './storage-keys.ts';
 import { watchTriggers } from './triggers.ts';
 import { createTagger } from './tags.ts';
 import { addSubscriberToSegment, addToSegment, removeSubscriberFromSegment } from './segment-api.ts';
@@ -199,7 +199,7 @@ export function startRuntime(site: SiteModule): PushkitApi {
       return true;
     }
     let subscription = await (await registration())?.pushManager.getSubscription();
-    const storedKey = local.get('pshcrw_v_k');
+    const storedKey = local.get(VAPID_KEY);
     if (subscription && storedKey && storedKey !== site.vapidPublicKey) {
       await subscription.unsubscribe();
       subscription = null;

@@ -3,9 +3,8 @@
 import type { SegmentContext, SegmentId } from './site-module.ts';
 import type { RuntimeServices } from './services.ts';
 import { storedTags } from './tags.ts';
+import { retrySegmentKey, segmentMarkerKey, SESSION_START, VISITS } from './storage-keys.ts';
 
-const VISITS_KEY = 'pushkit_visits';
-const SESSION_START_KEY = 'pushkit_session_start';
 const EVENT_KINDS = [
   'load',
   'click',
@@ -18,9 +17,6 @@ const EVENT_KINDS = [
   'ecom.add_cart',
   'ecom.order',
 ];
-
-export const segmentMarkerKey = (sid: SegmentId): string => 'wingifySegment-' + sid;
-export const retrySegmentKey = (sid: SegmentId): string => 'wingifyRetrySegment-' + sid;
 
 /** GET {services server}/as for one segment; resolves false on failure, never rejects. */
 export async function joinSegment(services: RuntimeServices, sid: SegmentId, subscriberId: string): Promise<boolean> {
@@ -47,10 +43,10 @@ export async function joinOnce(services: RuntimeServices, sid: SegmentId, vn: nu
 
 /** A new browser session (no start time in its session cookie) counts one more visit. */
 function visitCount(services: RuntimeServices): number {
-  let visits = Number(services.local.get(VISITS_KEY)) || 0;
-  if (!services.session.get(SESSION_START_KEY)) {
-    services.session.set(SESSION_START_KEY, String(Date.now()));
-    services.local.set(VISITS_KEY, String(++visits));
+  let visits = Number(services.local.get(VISITS)) || 0;
+  if (!services.session.get(SESSION_START)) {
+    services.session.set(SESSION_START, String(Date.now()));
+    services.local.set(VISITS, String(++visits));
   }
   return visits;
 }
@@ -70,7 +66,7 @@ export function startSegments(services: RuntimeServices): void {
         referrer: document.referrer,
         query,
         visitCount: visits,
-        timeOnSiteSeconds: Math.floor((Date.now() - Number(services.session.get(SESSION_START_KEY))) / 1000) || 0,
+        timeOnSiteSeconds: Math.floor((Date.now() - Number(services.session.get(SESSION_START))) / 1000) || 0,
         tags: storedTags(services),
         events,
       };

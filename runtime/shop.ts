@@ -3,11 +3,11 @@
 // ecom.{event} and evaluates the shop segments of that event. Skipped when tracking is refused.
 import type { RuntimeServices } from './services.ts';
 import { joinOnce } from './segments.ts';
+import { CART_POSTED, ECOM_DATA } from './storage-keys.ts';
 
 const CART_READ_DELAY_MS = 2000;
 const ORDER_READ_DELAY_MS = 3000;
 const ORDER_PAGE = /checkouts\/([^/?#]+)/;
-const CART_POSTED_KEY = 'pushkit_cart_posted';
 
 interface CartItem {
   product_id: unknown;
@@ -69,7 +69,7 @@ export function startShop(services: RuntimeServices): void {
   if (!services.trackingAllowed()) return;
   const record = (event: 'add_cart' | 'order', data: Record<string, unknown>): void => {
     if (!services.trackingAllowed()) return;
-    services.local.set('wingifyEcomData-' + event, JSON.stringify(data));
+    services.local.set(ECOM_DATA + event, JSON.stringify(data));
     services.emit('ecom.' + event);
     for (const segment of services.site.shopSegments) {
       if (segment.event !== event) continue;
@@ -84,8 +84,8 @@ export function startShop(services: RuntimeServices): void {
   // A plain form post leaves the page before 2 s pass, so the post time is kept for the session and the page
   // the shop redirects to (or this one, when the theme posts with fetch) reads the cart 2 s after the post.
   const readCart = (): void => {
-    if (!services.session.get(CART_POSTED_KEY)) return;
-    services.session.remove(CART_POSTED_KEY);
+    if (!services.session.get(CART_POSTED)) return;
+    services.session.remove(CART_POSTED);
     services
       .get(location.origin + '/cart.js', {})
       .then((cart) => {
@@ -96,7 +96,7 @@ export function startShop(services: RuntimeServices): void {
       });
   };
   const scheduleCartRead = (): void => {
-    const postedAt = Number(services.session.get(CART_POSTED_KEY));
+    const postedAt = Number(services.session.get(CART_POSTED));
     if (postedAt) setTimeout(readCart, Math.min(Math.max(postedAt + CART_READ_DELAY_MS - Date.now(), 0), CART_READ_DELAY_MS));
   };
   document.addEventListener(
@@ -104,7 +104,7 @@ export function startShop(services: RuntimeServices): void {
     (event) => {
       const form = event.target as HTMLFormElement | null;
       if (!form || !String(form.getAttribute?.('action') ?? '').includes('/cart/add')) return;
-      services.session.set(CART_POSTED_KEY, String(Date.now()));
+      services.session.set(CART_POSTED, String(Date.now()));
       scheduleCartRead();
     },
     true,

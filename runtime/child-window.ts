@@ -1,7 +1,7 @@
 // Script of the provider's child-window page (spec section 2), used by plain-http sites: it subscribes on
 // the provider's origin and posts the outcome (spec section 7 fields) to the opener at the site's origin only.
 import { site } from 'pushkit:site';
-import type { ChildWindowMessage } from './child-window-opener.ts';
+import type { ChildWindowMessage } from './opt-in-child-window.ts';
 import type { SiteModule } from './site-module.ts';
 import { createServices } from './create-services.ts';
 import { detectSupport } from './browser-support.ts';
@@ -11,6 +11,7 @@ import { visitorUuid } from './visitor-id.ts';
 import { storeConsent } from './tracking-consent.ts';
 import { childWindowTexts } from './child-window-texts.ts';
 import { DO_NOT_TRACK, OPT_OUT, STATUS, SUBSCRIBER_ID, SUBSCRIPTION_ID, UUID_COOKIE, UUID_DAYS } from './storage-keys.ts';
+import { logSwallowed } from './guard.ts';
 
 const CLOSE_AFTER_MS = 500;
 
@@ -88,7 +89,7 @@ export async function runChildWindow(): Promise<void> {
       say(already ? texts.alreadyOptedOut : texts.optedOut);
       finish({ [OPT_OUT]: true });
     } catch (error) {
-      console.debug('pushkit', error);
+      logSwallowed(error);
       say(texts.optOutFailed);
     }
     return;
@@ -149,10 +150,10 @@ export async function runChildWindow(): Promise<void> {
   step(1);
   show('pc-steps', true);
   show('pc-buttons', true);
-  element('pc-allow')?.addEventListener('click', () => void subscribe().catch((error: unknown) => console.debug('pushkit', error)));
+  element('pc-allow')?.addEventListener('click', () => void subscribe().catch(logSwallowed));
   element('pc-no')?.addEventListener('click', () => finish({}));
 }
 
 if (typeof document !== 'undefined' && document.getElementById('pc-text')) {
-  runChildWindow().catch((error: unknown) => console.debug('pushkit', error));
+  runChildWindow().catch(logSwallowed);
 }

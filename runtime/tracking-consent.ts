@@ -2,6 +2,7 @@
 // and 0 for track; the server's value is fetched once per subscriber and then kept locally.
 import type { RuntimeServices } from './services.ts';
 import { DO_NOT_TRACK } from './storage-keys.ts';
+import { logSwallowed } from './guard.ts';
 
 export const storeConsent = (services: RuntimeServices, allowed: boolean): void => services.local.set(DO_NOT_TRACK, allowed ? '0' : '1');
 
@@ -18,6 +19,6 @@ export async function fetchConsent(services: RuntimeServices, browser: string): 
     // A site that asks for consent tracks nobody whose consent the server has not recorded.
     if (reply?.status === 'success') storeConsent(services, Number(reply.pageClickTrackingPermission) === 1);
   } catch (error) {
-    console.debug('pushkit', error);
+    logSwallowed(error);
   }
 }

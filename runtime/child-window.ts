@@ -20,7 +20,7 @@ const CLOSE_AFTER_MS = 500;
  * provider serves beside it (/sites/<hash>/sw.js), scoped to that folder: the site's own swPath and scope
  * name files on the site's origin, which this page cannot register.
  */
-export function childWindowSite(base: string): SiteModule {
+function childWindowSite(base: string): SiteModule {
   const folder = new URL('./', base).pathname;
   return { ...site, swPath: folder + 'sw.js', firefoxSwPath: folder + 'sw-firefox.js', swScope: folder };
 }

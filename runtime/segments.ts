@@ -19,7 +19,7 @@ const EVENT_KINDS = [
 ];
 
 /** GET {services server}/as for one segment; resolves false on failure, never rejects. */
-export async function joinSegment(services: RuntimeServices, sid: SegmentId, subscriberId: string): Promise<boolean> {
+async function joinSegment(services: RuntimeServices, sid: SegmentId, subscriberId: string): Promise<boolean> {
   try {
     await services.get(services.site.servicesServerUrl + '/as', {
       id: String(sid),

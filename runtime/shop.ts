@@ -26,7 +26,7 @@ interface Cart {
 }
 
 /** Cart event data of the last added item (Shopify's cart: prices in cents). */
-export function cartEventData(cart: Cart): Record<string, unknown> {
+function cartEventData(cart: Cart): Record<string, unknown> {
   const item = cart.items[0] as CartItem;
   return {
     pId: item.product_id,
@@ -43,7 +43,7 @@ export function cartEventData(cart: Cart): Record<string, unknown> {
 }
 
 /** Order event data from the provider's order reply (`{ order: {...} }`, or the order itself); its list is `items` or `orders`. */
-export function orderEventData(reply: unknown): Record<string, unknown> {
+function orderEventData(reply: unknown): Record<string, unknown> {
   const order = ((reply as { order?: unknown })?.order ?? reply) as Record<string, unknown>;
   const items = (order.items ?? order.orders ?? []) as Record<string, unknown>[];
   return {

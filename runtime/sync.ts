@@ -72,12 +72,7 @@ export function decideUpdate(stored: StoredState, current: CurrentSubscription, 
 /** The push service's registration id: the last path segment of the endpoint. */
 export const subscriptionIdOf = (endpoint: string): string => decodeURIComponent(endpoint.slice(endpoint.lastIndexOf('/') + 1));
 
-export function syncPayload(
-  services: RuntimeServices,
-  browser: BrowserName,
-  action: SyncAction,
-  current?: CurrentSubscription,
-): QueryParams {
+function syncPayload(services: RuntimeServices, browser: BrowserName, action: SyncAction, current?: CurrentSubscription): QueryParams {
   const { site, local } = services;
   const stored = readState(services);
   const { subscriptionId, endpoint, subscription } = current || ({} as Partial<CurrentSubscription>);

@@ -18,7 +18,7 @@ export function storedTags(services: RuntimeServices): Record<string, string> {
   }
 }
 
-export function createTagger(services: RuntimeServices): { tag(key: string, value: string): void; flush(): void } {
+export function createTagger(services: RuntimeServices): { tag(key: string, value: string): void } {
   let batch: Record<string, string> = {};
   let timer: ReturnType<typeof setTimeout> | undefined;
   const url = services.site.servicesServerUrl + '/tags';
@@ -57,7 +57,6 @@ export function createTagger(services: RuntimeServices): { tag(key: string, valu
       clearTimeout(timer);
       timer = setTimeout(() => send(false), DEBOUNCE_MS);
     },
-    flush: () => send(false),
   };
 }
 

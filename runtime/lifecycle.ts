@@ -83,6 +83,8 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
     else setDoNotShow();
   };
   const prompts = createPrompts(site.prompts, onPromptAction);
+  // Chosen once per page view; in a build without Safari or the child window, the feature constants fold
+  // this to the native path and the other two are not bundled.
   const path: OptInPath =
     PK_FEATURES.safari && onSafari
       ? safariOptInPath(services, safariPush!, outcome)

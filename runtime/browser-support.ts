@@ -43,7 +43,8 @@ export function detectSupport(
           : undefined;
     return { browser, version, mobile, failure };
   }
-  if (/Safari\//.test(userAgent) && safariPush) {
+  // A build without Safari push never passes its interface, so the branch goes with the feature.
+  if (PK_FEATURES.safari && /Safari\//.test(userAgent) && safariPush) {
     const version = Number(/Version\/(\d+)/.exec(userAgent)?.[1] ?? 0);
     return { browser: 'safari', version, mobile, failure: site.safariWebsitePushId ? undefined : NO_SAFARI_PUSH_ID };
   }

@@ -1,7 +1,7 @@
 // Script of the provider's child-window page (spec section 2), used by plain-http sites: it subscribes on
 // the provider's origin and posts the outcome (spec section 7 fields) to the opener at the site's origin only.
 import { site } from 'pushkit:site';
-import type { ChildWindowMessage } from './child-window-opener.ts';
+import type { ChildWindowMessage } from './opt-in-child-window.ts';
 import type { SiteModule } from './site-module.ts';
 import { createServices } from './create-services.ts';
 import { detectSupport } from './browser-support.ts';
@@ -10,7 +10,8 @@ import { readState, syncAction } from './sync.ts';
 import { visitorUuid } from './visitor-id.ts';
 import { storeConsent } from './tracking-consent.ts';
 import { childWindowTexts } from './child-window-texts.ts';
-import { DO_NOT_TRACK, OPT_OUT, SUBSCRIPTION_ID, UUID_COOKIE, UUID_DAYS } from './storage-keys.ts';
+import { DO_NOT_TRACK, OPT_OUT, STATUS, SUBSCRIBER_ID, SUBSCRIPTION_ID, UUID_COOKIE, UUID_DAYS } from './storage-keys.ts';
+import { logSwallowed } from './guard.ts';
 
 const CLOSE_AFTER_MS = 500;
 
@@ -19,7 +20,7 @@ const CLOSE_AFTER_MS = 500;
  * provider serves beside it (/sites/<hash>/sw.js), scoped to that folder: the site's own swPath and scope
  * name files on the site's origin, which this page cannot register.
  */
-export function childWindowSite(base: string): SiteModule {
+function childWindowSite(base: string): SiteModule {
   const folder = new URL('./', base).pathname;
   return { ...site, swPath: folder + 'sw.js', firefoxSwPath: folder + 'sw-firefox.js', swScope: folder };
 }
@@ -51,10 +52,10 @@ export async function runChildWindow(): Promise<void> {
   };
   const post = (fields: ChildWindowMessage): void => {
     const message = {
-      wingify_push_subscriber_id: services.subscriberId() ?? '',
-      wingify_push_subscription_id: services.local.get(SUBSCRIPTION_ID) ?? '',
-      wingify_push_subscription_status: readState(services).status,
-      wingify_donot_track_actions: services.local.get(DO_NOT_TRACK) ?? '',
+      [SUBSCRIBER_ID]: services.subscriberId() ?? '',
+      [SUBSCRIPTION_ID]: services.local.get(SUBSCRIPTION_ID) ?? '',
+      [STATUS]: readState(services).status,
+      [DO_NOT_TRACK]: services.local.get(DO_NOT_TRACK) ?? '',
       [UUID_COOKIE]: services.cookies.get(UUID_COOKIE) ?? '',
       is_new_user: false,
       subscribedToWebPush: false,
@@ -86,9 +87,9 @@ export async function runChildWindow(): Promise<void> {
       await subscription?.unsubscribe();
       if (services.subscriberId() && !(await syncAction(services, browser, 'unsubscribe-ui'))) throw new Error('unsubscribe-ui failed');
       say(already ? texts.alreadyOptedOut : texts.optedOut);
-      finish({ pushkit_opt_out: true });
+      finish({ [OPT_OUT]: true });
     } catch (error) {
-      console.debug('pushkit', error);
+      logSwallowed(error);
       say(texts.optOutFailed);
     }
     return;
@@ -149,10 +150,10 @@ export async function runChildWindow(): Promise<void> {
   step(1);
   show('pc-steps', true);
   show('pc-buttons', true);
-  element('pc-allow')?.addEventListener('click', () => void subscribe().catch((error: unknown) => console.debug('pushkit', error)));
+  element('pc-allow')?.addEventListener('click', () => void subscribe().catch(logSwallowed));
   element('pc-no')?.addEventListener('click', () => finish({}));
 }
 
 if (typeof document !== 'undefined' && document.getElementById('pc-text')) {
-  runChildWindow().catch((error: unknown) => console.debug('pushkit', error));
+  runChildWindow().catch(logSwallowed);
 }

@@ -6,6 +6,7 @@ import { cookieStore, webStore } from './storage.ts';
 import { beacon, get, jsonp, postForm } from './transport.ts';
 import { DO_NOT_TRACK, OPT_OUT, SUBSCRIBER_ID, SUBSCRIPTION_ID } from './storage-keys.ts';
 import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
+import { logSwallowed } from './guard.ts';
 
 const SUBSCRIPTION_ID_PATTERN = /^[\w:.%~-]{1,1024}$/;
 
@@ -34,7 +35,7 @@ export function createServices(site: SiteModule): RuntimeServices {
         try {
           listener();
         } catch (error) {
-          console.debug('pushkit', error);
+          logSwallowed(error);
         }
       }
     },

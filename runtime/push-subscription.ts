@@ -22,7 +22,7 @@ export async function askPermission(): Promise<NotificationPermission> {
   return result === 'default' && Date.now() - askedAt < BROWSER_BLOCK_MS ? 'denied' : result;
 }
 
-export const workerPath = (site: SiteModule, firefox: boolean): string => (firefox ? site.firefoxSwPath : site.swPath);
+const workerPath = (site: SiteModule, firefox: boolean): string => (firefox ? site.firefoxSwPath : site.swPath);
 
 /** The site's registration once its worker is active (pushManager.subscribe needs an active worker). */
 export async function activeRegistration(site: SiteModule, firefox: boolean): Promise<ServiceWorkerRegistration> {
@@ -41,7 +41,7 @@ export async function activeRegistration(site: SiteModule, firefox: boolean): Pr
 }
 
 /** The numeric gcm_sender_id of the site's manifest, or undefined (missing, not numeric, slower than 2 s). */
-export async function manifestSenderId(manifestUrl: string): Promise<string | undefined> {
+async function manifestSenderId(manifestUrl: string): Promise<string | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const manifest = (await Promise.race([

@@ -1,7 +1,8 @@
 // Entry of push.js: replaces the `pushkit` queue stub with the API, then runs the calls queued before load
 // (synchronously, so queued callback registrations are in place before anything can report).
 import { site } from 'pushkit:site';
-import { startRuntime } from './lifecycle.ts';
+import { startRuntime } from './api.ts';
+import { logSwallowed } from './guard.ts';
 
 try {
   const host = window as unknown as { pushkit?: unknown };
@@ -13,5 +14,5 @@ try {
     for (const call of (queued as unknown[] | undefined) ?? []) api.push(call);
   }
 } catch (error) {
-  console.debug('pushkit', error);
+  logSwallowed(error);
 }

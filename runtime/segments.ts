@@ -5,15 +5,10 @@ import type { RuntimeServices } from './services.ts';
 import { storedTags } from './tags.ts';
 import { TRIGGER_EVENTS } from '../contract/trigger-events.ts';
 import type { AddToSegmentQuery } from '../contract/visitor-calls.ts';
-
-const VISITS_KEY = 'pushkit_visits';
-const SESSION_START_KEY = 'pushkit_session_start';
-
-export const segmentMarkerKey = (sid: SegmentId): string => 'wingifySegment-' + sid;
-export const retrySegmentKey = (sid: SegmentId): string => 'wingifyRetrySegment-' + sid;
+import { retrySegmentKey, segmentMarkerKey, SESSION_START, VISITS } from './storage-keys.ts';
 
 /** GET {services server}/as for one segment; resolves false on failure, never rejects. */
-export async function joinSegment(services: RuntimeServices, sid: SegmentId, subscriberId: string): Promise<boolean> {
+async function joinSegment(services: RuntimeServices, sid: SegmentId, subscriberId: string): Promise<boolean> {
   try {
     await services.get(services.site.servicesServerUrl + '/as', {
       id: String(sid),
@@ -37,10 +32,10 @@ export async function joinOnce(services: RuntimeServices, sid: SegmentId, vn: nu
 
 /** A new browser session (no start time in its session cookie) counts one more visit. */
 function visitCount(services: RuntimeServices): number {
-  let visits = Number(services.local.get(VISITS_KEY)) || 0;
-  if (!services.session.get(SESSION_START_KEY)) {
-    services.session.set(SESSION_START_KEY, String(Date.now()));
-    services.local.set(VISITS_KEY, String(++visits));
+  let visits = Number(services.local.get(VISITS)) || 0;
+  if (!services.session.get(SESSION_START)) {
+    services.session.set(SESSION_START, String(Date.now()));
+    services.local.set(VISITS, String(++visits));
   }
   return visits;
 }
@@ -60,7 +55,7 @@ export function startSegments(services: RuntimeServices): void {
         referrer: document.referrer,
         query,
         visitCount: visits,
-        timeOnSiteSeconds: Math.floor((Date.now() - Number(services.session.get(SESSION_START_KEY))) / 1000) || 0,
+        timeOnSiteSeconds: Math.floor((Date.now() - Number(services.session.get(SESSION_START))) / 1000) || 0,
         tags: storedTags(services),
         events,
       };

@@ -1,4 +1,4 @@
-// What the lifecycle core (runtime/push.ts and its helpers) hands to the feature modules (segments,
+// What the lifecycle core (lifecycle.ts, api.ts and the opt-in paths) hands to the feature modules (segments,
 // triggers, shop, tags), so each feature file depends on this interface only. Types only.
 import type { SiteModule } from './site-module.ts';
 

@@ -4,11 +4,11 @@
 import type { RuntimeServices } from './services.ts';
 import { joinOnce } from './segments.ts';
 import type { OrderDetailsQuery } from '../contract/shop-order.ts';
+import { CART_POSTED, ECOM_DATA } from './storage-keys.ts';
 
 const CART_READ_DELAY_MS = 2000;
 const ORDER_READ_DELAY_MS = 3000;
 const ORDER_PAGE = /checkouts\/([^/?#]+)/;
-const CART_POSTED_KEY = 'pushkit_cart_posted';
 
 interface CartItem {
   product_id: unknown;
@@ -27,7 +27,7 @@ interface Cart {
 }
 
 /** Cart event data of the last added item (Shopify's cart: prices in cents). */
-export function cartEventData(cart: Cart): Record<string, unknown> {
+function cartEventData(cart: Cart): Record<string, unknown> {
   const item = cart.items[0] as CartItem;
   return {
     pId: item.product_id,
@@ -44,7 +44,7 @@ export function cartEventData(cart: Cart): Record<string, unknown> {
 }
 
 /** Order event data from the provider's order reply (`{ order: {...} }`, or the order itself); its list is `items` or `orders`. */
-export function orderEventData(reply: unknown): Record<string, unknown> {
+function orderEventData(reply: unknown): Record<string, unknown> {
   const order = ((reply as { order?: unknown })?.order ?? reply) as Record<string, unknown>;
   const items = (order.items ?? order.orders ?? []) as Record<string, unknown>[];
   return {
@@ -70,7 +70,7 @@ export function startShop(services: RuntimeServices): void {
   if (!services.trackingAllowed()) return;
   const record = (event: 'add_cart' | 'order', data: Record<string, unknown>): void => {
     if (!services.trackingAllowed()) return;
-    services.local.set('wingifyEcomData-' + event, JSON.stringify(data));
+    services.local.set(ECOM_DATA + event, JSON.stringify(data));
     services.emit('ecom.' + event);
     for (const segment of services.site.shopSegments) {
       if (segment.event !== event) continue;
@@ -85,8 +85,8 @@ export function startShop(services: RuntimeServices): void {
   // A plain form post leaves the page before 2 s pass, so the post time is kept for the session and the page
   // the shop redirects to (or this one, when the theme posts with fetch) reads the cart 2 s after the post.
   const readCart = (): void => {
-    if (!services.session.get(CART_POSTED_KEY)) return;
-    services.session.remove(CART_POSTED_KEY);
+    if (!services.session.get(CART_POSTED)) return;
+    services.session.remove(CART_POSTED);
     services
       .get(location.origin + '/cart.js', {})
       .then((cart) => {
@@ -97,7 +97,7 @@ export function startShop(services: RuntimeServices): void {
       });
   };
   const scheduleCartRead = (): void => {
-    const postedAt = Number(services.session.get(CART_POSTED_KEY));
+    const postedAt = Number(services.session.get(CART_POSTED));
     if (postedAt) setTimeout(readCart, Math.min(Math.max(postedAt + CART_READ_DELAY_MS - Date.now(), 0), CART_READ_DELAY_MS));
   };
   document.addEventListener(
@@ -105,7 +105,7 @@ export function startShop(services: RuntimeServices): void {
     (event) => {
       const form = event.target as HTMLFormElement | null;
       if (!form || !String(form.getAttribute?.('action') ?? '').includes('/cart/add')) return;
-      services.session.set(CART_POSTED_KEY, String(Date.now()));
+      services.session.set(CART_POSTED, String(Date.now()));
       scheduleCartRead();
     },
     true,

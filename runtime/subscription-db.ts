@@ -1,11 +1,7 @@
-// The local indexed database of spec section 3: `pushkit`, version 1, one store of subscription info.
+// The local indexed database of spec section 3 (storage-keys.ts names it): one store of subscription info.
 // The service worker reads it too, to know the previous subscription when the browser renews it.
 import { openDB } from 'idb';
-
-export const DB_NAME = 'pushkit';
-export const DB_VERSION = 1;
-export const STORE = 'subscriptionInfo';
-const KEY = 'subscription';
+import { DB_NAME, DB_RECORD, DB_STORE, DB_VERSION } from './storage-keys.ts';
 
 export interface StoredSubscription {
   endpoint: string;
@@ -15,7 +11,7 @@ export interface StoredSubscription {
 const open = () =>
   openDB(DB_NAME, DB_VERSION, {
     upgrade(db) {
-      db.createObjectStore(STORE, { keyPath: 'identifier' });
+      db.createObjectStore(DB_STORE, { keyPath: 'identifier' });
     },
   });
 
@@ -23,7 +19,7 @@ const open = () =>
 export async function readSubscription(): Promise<StoredSubscription | undefined> {
   try {
     const db = await open();
-    const record = (await db.get(STORE, KEY)) as { subscriptionString?: unknown } | undefined;
+    const record = (await db.get(DB_STORE, DB_RECORD)) as { subscriptionString?: unknown } | undefined;
     db.close();
     const parsed = JSON.parse(String(record?.subscriptionString)) as Partial<StoredSubscription> | null;
     return typeof parsed?.endpoint === 'string' && /^https?:\/\//.test(parsed.endpoint) ? (parsed as StoredSubscription) : undefined;
@@ -35,8 +31,9 @@ export async function readSubscription(): Promise<StoredSubscription | undefined
 export async function saveSubscription(subscription: StoredSubscription | undefined): Promise<void> {
   try {
     const db = await open();
-    if (subscription) await db.put(STORE, { identifier: KEY, subscriptionString: JSON.stringify(subscription), timestamp: Date.now() });
-    else await db.delete(STORE, KEY);
+    if (subscription)
+      await db.put(DB_STORE, { identifier: DB_RECORD, subscriptionString: JSON.stringify(subscription), timestamp: Date.now() });
+    else await db.delete(DB_STORE, DB_RECORD);
     db.close();
   } catch {
     // No IndexedDB (private mode in some browsers): the localStorage copy still drives the sync.

@@ -8,6 +8,7 @@ import { SUBSCRIPTION_MESSAGE } from '../contract/worker-message.ts';
 import type { SubscriptionMessage } from '../contract/worker-message.ts';
 import type { SyncAction, SyncForm } from '../contract/sync.ts';
 import { DB_STATUS, ENDPOINT, GCM_ID, LANGUAGE, STATUS, SUBSCRIBER_ID, SUBSCRIPTION_ID, UUID_COOKIE, VAPID_KEY } from './storage-keys.ts';
+import { logSwallowed } from './guard.ts';
 
 export type SubscriptionStatus = '' | 'subscribed' | 'unsubscribed' | 'blocked';
 
@@ -62,7 +63,7 @@ export function decideUpdate(stored: StoredState, current: CurrentSubscription, 
 /** The push service's registration id: the last path segment of the endpoint. */
 export const subscriptionIdOf = (endpoint: string): string => decodeURIComponent(endpoint.slice(endpoint.lastIndexOf('/') + 1));
 
-export function syncPayload(services: RuntimeServices, browser: BrowserName, action: SyncAction, current?: CurrentSubscription): SyncForm {
+function syncPayload(services: RuntimeServices, browser: BrowserName, action: SyncAction, current?: CurrentSubscription): SyncForm {
   const { site, local } = services;
   const stored = readState(services);
   const { subscriptionId, endpoint, subscription } = current || ({} as Partial<CurrentSubscription>);
@@ -145,7 +146,7 @@ export async function syncAction(
       local.set(LANGUAGE, currentLanguage());
     }
   } catch (error) {
-    console.debug('pushkit', error);
+    logSwallowed(error);
     local.set(DB_STATUS, 'false');
   }
   if (!unsubscribing && current) {
@@ -155,4 +156,31 @@ export async function syncAction(
     if (current.subscription?.endpoint) tellWorker(services.site.swScope, current.subscription as { endpoint: string });
   }
   return ok;
+}
+
+/**
+ * The permission is no longer granted (denied or reset in the browser): a synced subscriber is dropped on the
+ * provider (unsubscribe-native), and a denial is kept as status blocked.
+ */
+export async function syncWithoutPermission(
+  services: RuntimeServices,
+  browser: BrowserName,
+  stored: StoredState,
+  permission: NotificationPermission | 'unsupported',
+): Promise<void> {
+  if (stored.subscriberId || stored.status === 'subscribed') {
+    await syncAction(services, browser, 'unsubscribe-native');
+    if (permission === 'denied') services.local.set(STATUS, 'blocked');
+  }
+}
+
+/** Sends the update decision's action for the browser's current subscription, unless it is already updated. */
+export async function syncSubscription(
+  services: RuntimeServices,
+  browser: BrowserName,
+  stored: StoredState,
+  current: CurrentSubscription,
+): Promise<void> {
+  const action = decideUpdate(stored, current, currentLanguage());
+  if (action !== 'already-updated') await syncAction(services, browser, action, current);
 }

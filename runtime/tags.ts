@@ -6,20 +6,20 @@
 import type { RuntimeServices } from './services.ts';
 import { queryString } from './transport.ts';
 import type { SubscriberAttributesQuery, SubscriberAttributesReply, TagsQuery, UserPropertiesQuery } from '../contract/visitor-calls.ts';
+import { dimensionKey, TAGS } from './storage-keys.ts';
 
-const TAGS_KEY = 'pushkit_tags';
 const DEBOUNCE_MS = 50;
 
 /** Tag values set on this browser, for segment conditions. */
 export function storedTags(services: RuntimeServices): Record<string, string> {
   try {
-    return JSON.parse(services.local.get(TAGS_KEY) || '{}') as Record<string, string>;
+    return JSON.parse(services.local.get(TAGS) || '{}') as Record<string, string>;
   } catch {
     return {};
   }
 }
 
-export function createTagger(services: RuntimeServices): { tag(key: string, value: string): void; flush(): void } {
+export function createTagger(services: RuntimeServices): { tag(key: string, value: string): void } {
   let batch: Record<string, string> = {};
   let timer: ReturnType<typeof setTimeout> | undefined;
   const url = services.site.servicesServerUrl + '/tags';
@@ -54,11 +54,10 @@ export function createTagger(services: RuntimeServices): { tag(key: string, valu
       batch[key] = value;
       const stored = storedTags(services);
       stored[key] = value;
-      services.local.set(TAGS_KEY, JSON.stringify(stored));
+      services.local.set(TAGS, JSON.stringify(stored));
       clearTimeout(timer);
       timer = setTimeout(() => send(false), DEBOUNCE_MS);
     },
-    flush: () => send(false),
   };
 }
 
@@ -74,7 +73,7 @@ export async function refreshDimensions(services: RuntimeServices, dimensions: s
       browser: navigator.userAgent.includes('Firefox') ? 'firefox' : 'chrome',
     } satisfies SubscriberAttributesQuery)) as Partial<SubscriberAttributesReply> | null;
     for (const [name, value] of Object.entries(reply?.result ?? {})) {
-      if (value !== null && value !== undefined) services.local.set('_vwo_cd_' + name, String(value));
+      if (value !== null && value !== undefined) services.local.set(dimensionKey(name), String(value));
     }
   } catch {
     // Keep the values stored earlier.

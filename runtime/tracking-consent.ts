@@ -3,6 +3,7 @@
 import type { RuntimeServices } from './services.ts';
 import { DO_NOT_TRACK } from './storage-keys.ts';
 import type { TrackingConsentQuery, TrackingConsentReply } from '../contract/visitor-calls.ts';
+import { logSwallowed } from './guard.ts';
 
 export const storeConsent = (services: RuntimeServices, allowed: boolean): void => services.local.set(DO_NOT_TRACK, allowed ? '0' : '1');
 
@@ -19,6 +20,6 @@ export async function fetchConsent(services: RuntimeServices, browser: string): 
     // A site that asks for consent tracks nobody whose consent the server has not recorded.
     if (reply?.status === 'success') storeConsent(services, Number(reply.pageClickTrackingPermission) === 1);
   } catch (error) {
-    console.debug('pushkit', error);
+    logSwallowed(error);
   }
 }

@@ -20,7 +20,7 @@ const withQuery = (url: string, params: QueryParams): string => {
 };
 
 /** A reply body as JSON; an empty body is null. */
-export const parseReply = (text: string): unknown => (text.trim() ? JSON.parse(text) : null);
+const parseReply = (text: string): unknown => (text.trim() ? JSON.parse(text) : null);
 
 function request(method: 'GET' | 'POST', url: string, body?: string): Promise<unknown> {
   const headers = body === undefined ? undefined : { 'content-type': 'application/x-www-form-urlencoded' };

@@ -2,14 +2,12 @@
 // trigger expression does not name a kind gets none of its code.
 import type { TriggerConfig } from './site-module.ts';
 import type { RuntimeServices } from './services.ts';
+import { triggerEventKey } from './storage-keys.ts';
 
 const TOLERANCE_PX = 2;
 const LEAVE_THRESHOLD_PX = 2;
 const LEAVE_DELAY_MS = 1000;
 const INTERVAL_MS = 1000;
-
-/** Storage key of a persisted trigger event. */
-export const triggerEventKey = (kind: string): string => 'pushkit_event_' + kind;
 
 /**
  * Calls `fire` once, when any event of `triggers.anyOf` happens (or happened in an earlier view, per

@@ -5,6 +5,7 @@ import { valid } from './create-services.ts';
 import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
 import { syncUrl } from './sync.ts';
 import { UPDATE_SUBSCRIBER_ID, UUID_COOKIE, UUID_DAYS } from './storage-keys.ts';
+import { logSwallowed } from './guard.ts';
 
 interface PendingLink {
   previousSubscriberId: string;
@@ -50,7 +51,7 @@ export async function visitorUuid(services: RuntimeServices, browserType: string
       if (reply?.status !== 'success') throw new Error('update-subscriberId failed');
       services.local.remove(UPDATE_SUBSCRIBER_ID);
     } catch (error) {
-      console.debug('pushkit', error);
+      logSwallowed(error);
       services.local.set(UPDATE_SUBSCRIBER_ID, JSON.stringify(link));
     }
   }

@@ -136,6 +136,20 @@ describe('features kept per site', () => {
     expect(manifest.gcm_sender_id).toBe('103953800507');
     expect(JSON.parse(await readFile(join(out, 'minimal', 'manifest.json'), 'utf8'))).not.toHaveProperty('icons');
   });
+
+  it('a site without Safari or the child window gets neither opt-in path in its push.js', async () => {
+    const out = join(work, 'opt-in-paths');
+    built(await buildSite('tests/fixtures/configs/minimal.json', out));
+    built(await buildSite('tests/fixtures/configs/everything.json', out));
+    const minimal = await readFile(join(out, 'minimal', 'push.js'), 'utf8');
+    const everything = await readFile(join(out, 'everything', 'push.js'), 'utf8');
+    const safariCode = ['pushNotification', 'missing Safari website push id'];
+    const childWindowCode = ['isAPIcall', 'get-subscriberid-from-server', 'width=520,height=600'];
+    for (const marker of [...safariCode, ...childWindowCode]) {
+      expect(everything, marker).toContain(marker);
+      expect(minimal, marker).not.toContain(marker);
+    }
+  });
 });
 
 describe('atomic write', () => {

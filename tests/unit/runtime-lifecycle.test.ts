@@ -2,7 +2,7 @@
 // The subscriber lifecycle of a page view (spec sections 4, 7 and 8) through the public API.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { site } from '../fixtures/site-module.ts';
-import { startRuntime } from '../../runtime/lifecycle.ts';
+import { startRuntime } from '../../runtime/api.ts';
 import type { OptInResult } from '../../runtime/messages.ts';
 import { installBrowser, resetPage, settle } from '../support/runtime-test-browser.ts';
 

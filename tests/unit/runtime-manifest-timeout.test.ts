@@ -2,7 +2,7 @@
 // The manifest read of the subscribe retry (spec sections 4, 7 and 9) gives up after 2000 ms.
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { site } from '../fixtures/site-module.ts';
-import { startRuntime } from '../../runtime/lifecycle.ts';
+import { startRuntime } from '../../runtime/api.ts';
 import type { OptInResult } from '../../runtime/messages.ts';
 import { installBrowser, resetPage, settle } from '../support/runtime-test-browser.ts';
 

@@ -3,7 +3,7 @@
 // the device token synced as the subscription id, and SAFARI-ERROR when Safari fails to show its prompt.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { site } from '../fixtures/site-module.ts';
-import { startRuntime } from '../../runtime/lifecycle.ts';
+import { startRuntime } from '../../runtime/api.ts';
 import type { OptInResult } from '../../runtime/messages.ts';
 import { installBrowser, resetPage, settle } from '../support/runtime-test-browser.ts';
 

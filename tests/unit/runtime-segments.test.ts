@@ -1,7 +1,8 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createServices } from '../../runtime/create-services.ts';
-import { retrySegmentKey, segmentMarkerKey, startSegments } from '../../runtime/segments.ts';
+import { startSegments } from '../../runtime/segments.ts';
+import { retrySegmentKey, segmentMarkerKey } from '../../runtime/storage-keys.ts';
 import type { RuleSegment, SegmentContext } from '../../runtime/site-module.ts';
 import { servicesDouble, testSite } from '../support/services-double.ts';
 

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startShop } from '../../runtime/shop.ts';
-import { segmentMarkerKey } from '../../runtime/segments.ts';
+import { segmentMarkerKey } from '../../runtime/storage-keys.ts';
 import type { ShopSegment } from '../../runtime/site-module.ts';
 import type { QueryParams } from '../../runtime/services.ts';
 import { servicesDouble, testSite } from '../support/services-double.ts';

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { triggerEventKey, watchTriggers } from '../../runtime/triggers.ts';
+import { watchTriggers } from '../../runtime/triggers.ts';
+import { triggerEventKey } from '../../runtime/storage-keys.ts';
 import type { TriggerConfig } from '../../runtime/site-module.ts';
 import { servicesDouble } from '../support/services-double.ts';
 

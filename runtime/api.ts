@@ -1,0 +1,80 @@
+// The public API behind `window.pushkit` (spec section 7) for one page view: it starts the lifecycle and the
+// feature modules, and keeps the page's callbacks.
+import type { SiteModule } from './site-module.ts';
+import type { OptInResult } from './messages.ts';
+import type { CallbackKind } from './lifecycle.ts';
+import { createServices } from './create-services.ts';
+import { startLifecycle } from './lifecycle.ts';
+import { guard } from './guard.ts';
+import { syncAction } from './sync.ts';
+import { storeConsent } from './tracking-consent.ts';
+import { createTagger } from './tags.ts';
+import { addSubscriberToSegment, addToSegment, removeSubscriberFromSegment } from './segment-api.ts';
+import { startSegments } from './segments.ts';
+import { startShop } from './shop.ts';
+
+type Listener = (...args: never[]) => void;
+
+export interface PushkitApi {
+  push(call: unknown): void;
+  tag(key: string, value: string): void;
+  addToSegment: (name: string, callback?: (result: boolean | -1) => void) => Promise<boolean | -1>;
+  addSubscriberToSegment: (name: string, callback?: (result: boolean | -1) => void) => Promise<boolean | -1>;
+  removeSubscriberFromSegment: (name: string, callback?: (result: boolean | -1) => void) => Promise<boolean | -1>;
+  triggerOptIn(): void;
+  triggerOptOut(): void;
+  getSubscriberId(callback?: (subscriberId: string | undefined) => void): string | undefined;
+  isOptedOut(callback?: (optedOut: boolean) => void): boolean;
+  setTrackingConsent(allowed: boolean | number): void;
+  subscriptionSuccessCallback(fn: (subscriberId: string | undefined, result: OptInResult) => void): void;
+  subscriptionFailureCallback(fn: (result: OptInResult) => void): void;
+  optInShownCallback(fn: () => void): void;
+  /** Pending JSONP callbacks (see transport.ts); not underscored, the build mangles such names. */
+  cb?: unknown;
+  /** Settles when this page view's sync is done (for tests and the page's own sequencing). */
+  ready: Promise<void>;
+}
+
+export function startRuntime(site: SiteModule): PushkitApi {
+  const services = createServices(site);
+  const callbacks: Record<CallbackKind, Listener[]> = { success: [], failure: [], shown: [] };
+  const lifecycle = startLifecycle(services, (kind, ...args) =>
+    callbacks[kind].forEach((fn) => guard(fn as (...a: unknown[]) => void)(...args)),
+  );
+  const tagger = createTagger(services);
+  const api: PushkitApi = {
+    push: guard((call: unknown) => {
+      if (!Array.isArray(call) || typeof call[0] !== 'string' || call[0] === 'push' || call[0] === 'ready') return;
+      const fn = (api as unknown as Record<string, unknown>)[call[0]];
+      if (typeof fn === 'function') (fn as (...args: unknown[]) => unknown)(...call.slice(1));
+    }),
+    tag: guard((key: string, value: string) => tagger.tag(key, value)),
+    addToSegment: (name, callback) => addToSegment(services, name, callback).catch(() => false),
+    addSubscriberToSegment: (name, callback) => addSubscriberToSegment(services, name, callback).catch(() => false),
+    removeSubscriberFromSegment: (name, callback) => removeSubscriberFromSegment(services, name, callback).catch(() => false),
+    triggerOptIn: guard(lifecycle._triggerOptIn),
+    triggerOptOut: guard(lifecycle._triggerOptOut),
+    getSubscriberId(callback) {
+      const id = services.subscriberId();
+      if (callback) guard(callback)(id);
+      return id;
+    },
+    isOptedOut(callback) {
+      const optedOut = services.optedOut();
+      if (callback) guard(callback)(optedOut);
+      return optedOut;
+    },
+    setTrackingConsent: guard((allowed: boolean | number) => {
+      const before = services.trackingAllowed();
+      storeConsent(services, !!allowed);
+      if (before !== !!allowed && services.subscriberId()) return syncAction(services, lifecycle._browser, 'http-sync');
+    }),
+    subscriptionSuccessCallback: (fn) => typeof fn === 'function' && void callbacks.success.push(fn as Listener),
+    subscriptionFailureCallback: (fn) => typeof fn === 'function' && void callbacks.failure.push(fn as Listener),
+    optInShownCallback: (fn) => typeof fn === 'function' && void callbacks.shown.push(fn as Listener),
+    ready: lifecycle._ready,
+  };
+  if (PK_FEATURES.segments || PK_FEATURES.clickSegments) guard(startSegments)(services);
+  if (PK_FEATURES.shop) guard(startShop)(services);
+  return api;
+}

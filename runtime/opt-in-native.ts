@@ -1,0 +1,67 @@
+// Opt-in through the browser's own Push API (spec section 4): the permission prompt with the context box,
+// the site's service worker and pushManager.subscribe, and the renewal of a lost subscription.
+import type { RuntimeServices } from './services.ts';
+import type { BrowserName } from './browser-support.ts';
+import type { OptInOutcome } from './opt-in-outcome.ts';
+import type { OptInPath } from './opt-in-path.ts';
+import type { Prompts } from './prompts.ts';
+import type { CurrentSubscription } from './sync.ts';
+import { activeRegistration, askPermission, describeSubscription, subscribePush } from './push-subscription.ts';
+import { syncAction, syncSubscription, syncWithoutPermission } from './sync.ts';
+import { BLOCKED, CANCELLED, NOT_SUBSCRIBED } from './messages.ts';
+import { VAPID_KEY } from './storage-keys.ts';
+import { logSwallowed } from './guard.ts';
+
+export function nativeOptInPath(services: RuntimeServices, browser: BrowserName, outcome: OptInOutcome, prompts: Prompts): OptInPath {
+  const { site, local } = services;
+  const firefox = browser === 'firefox';
+  const permission = (): NotificationPermission | 'unsupported' => ('Notification' in window ? Notification.permission : 'unsupported');
+  const currentSubscription = async (): Promise<PushSubscription | null | undefined> =>
+    'serviceWorker' in navigator ? (await navigator.serviceWorker.getRegistration(site.swScope))?.pushManager.getSubscription() : undefined;
+
+  return {
+    _permission: permission,
+
+    async _sync(stored) {
+      const granted = permission();
+      if (granted !== 'granted') {
+        await syncWithoutPermission(services, browser, stored, granted);
+        return false;
+      }
+      let subscription = await currentSubscription();
+      const storedKey = local.get(VAPID_KEY);
+      if (subscription && storedKey && storedKey !== site.vapidPublicKey) {
+        await subscription.unsubscribe();
+        subscription = null;
+      }
+      if (!subscription) {
+        if (stored.status !== 'subscribed' && !stored.subscriberId) return false;
+        // Granted but the subscription is gone (expired, or a new VAPID key): renew it without asking.
+        subscription = await subscribePush(site, local, await activeRegistration(site, firefox));
+      }
+      await syncSubscription(services, browser, stored, describeSubscription(subscription));
+      return true;
+    },
+
+    async _subscribe() {
+      const before = Notification.permission;
+      if (before === 'default') prompts.show('context');
+      const answer = before === 'granted' ? before : await askPermission();
+      prompts.hide('context');
+      if (answer === 'denied') return outcome.blocked(BLOCKED);
+      if (answer !== 'granted') return outcome.fail(CANCELLED);
+      let current: CurrentSubscription;
+      try {
+        current = describeSubscription(await subscribePush(site, local, await activeRegistration(site, firefox)));
+      } catch (error) {
+        logSwallowed(error);
+        return outcome.fail(NOT_SUBSCRIBED);
+      }
+      if (await syncAction(services, browser, 'insert', current)) outcome.succeed();
+    },
+
+    async _unsubscribe() {
+      await (await currentSubscription())?.unsubscribe();
+    },
+  };
+}

@@ -3,7 +3,9 @@
 // off the main thread); results print in the order the configs were given.
 import { availableParallelism } from 'node:os';
 import { buildSite, type SiteBuildResult } from '../../emit/build-site.ts';
-import { formatProblem, siteNameOf } from '../../config/load-config.ts';
+import { formatProblem } from '../../config/errors.ts';
+import { siteNameOf } from '../../config/load-config.ts';
+import { cliMessage, type CliErrorCode } from '../errors.ts';
 
 function kilobytes(bytes: number): string {
   return `${(bytes / 1024).toFixed(1)} KB`;
@@ -31,6 +33,9 @@ function limited<T>(tasks: Array<() => Promise<T>>, limit: number): Array<Promis
   return results.map((result) => result.promise);
 }
 
+/** A site's build, or its refusal here before building (a second config of the same name). */
+type BuildOutcome = SiteBuildResult | { ok: false; name: string; problems: Array<{ code: CliErrorCode; path: string; message: string }> };
+
 export async function runBuild(files: string[], options: { out: string }): Promise<number> {
   const tty = process.stdout.isTTY === true;
   const firstFileOfName = new Map<string, string>();
@@ -38,11 +43,12 @@ export async function runBuild(files: string[], options: { out: string }): Promi
     const name = siteNameOf(file);
     const first = firstFileOfName.get(name);
     if (first !== undefined) {
-      const problem = { path: '(file)', message: `${first} is also named "${name}" and both would build into ${options.out}/${name}` };
-      return async (): Promise<SiteBuildResult> => ({ ok: false, name, problems: [problem] });
+      const code = 'E_DUPLICATE_SITE_NAME' as const;
+      const problem = { code, path: '(file)', message: cliMessage(code, { first, name, out: options.out }) };
+      return async (): Promise<BuildOutcome> => ({ ok: false, name, problems: [problem] });
     }
     firstFileOfName.set(name, file);
-    return () => buildSite(file, options.out);
+    return (): Promise<BuildOutcome> => buildSite(file, options.out);
   });
 
   let built = 0;

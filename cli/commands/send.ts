@@ -1,7 +1,7 @@
 // `push-kit send --site NAME --title T --body B [--url U] [--segment S]`: creates a campaign for the site's
 // subscribers (or one segment's) and sends it from this process, with a progress bar and the final counts.
 import { join } from 'node:path';
-import { CliError } from '../errors.ts';
+import { cliError } from '../errors.ts';
 import { createCampaign } from '../../server/store/campaigns.ts';
 import { campaignProgress, sendCampaign } from '../../server/push/campaign-sender.ts';
 import { openDatabase } from '../../server/store/database.ts';
@@ -43,10 +43,10 @@ async function sendThroughProvider(options: SendOptions, siteName: string, provi
     try {
       response = await fetch(url, { ...init, headers });
     } catch (error) {
-      throw new CliError(`cannot reach the provider at ${provider}: ${(error as Error).message}`, 'E_PROVIDER');
+      throw cliError('E_PROVIDER_UNREACHABLE', { provider, reason: (error as Error).message });
     }
     const reply = (await response.json().catch(() => ({ status: 'failure', message: `HTTP ${response.status}` }))) as CampaignReply;
-    if (!response.ok) throw new CliError(`the provider refused: ${reply.message ?? `HTTP ${response.status}`}`, 'E_PROVIDER');
+    if (!response.ok) throw cliError('E_PROVIDER_REFUSED', { reason: reply.message ?? `HTTP ${response.status}` });
     return reply;
   };
   const created = await call(base, {
@@ -60,7 +60,7 @@ async function sendThroughProvider(options: SendOptions, siteName: string, provi
   const tty = process.stdout.isTTY === true;
   for (;;) {
     const { campaign } = await call(`${base}/${created.campaignId}`);
-    if (!campaign) throw new CliError('the provider sent no campaign progress', 'E_PROVIDER');
+    if (!campaign) throw cliError('E_PROVIDER_REPLY');
     if (tty) process.stdout.write(`\r${progressBar(campaign.recipients - campaign.pending, campaign.recipients)}`);
     if (campaign.status === 'done' || campaign.pending === 0) {
       if (tty) process.stdout.write('\n');
@@ -79,21 +79,21 @@ function progressBar(done: number, total: number, width = 30): string {
 }
 
 function checkText(name: string, value: string, max: number): void {
-  if (!value.trim()) throw new CliError(`--${name}: must not be empty`, 'E_ARGUMENT');
-  if (value.length > max) throw new CliError(`--${name}: at most ${max} characters (got ${value.length})`, 'E_ARGUMENT');
+  if (!value.trim()) throw cliError('E_ARGUMENT', { option: name, rule: 'must not be empty' });
+  if (value.length > max) throw cliError('E_ARGUMENT', { option: name, rule: `at most ${max} characters (got ${value.length})` });
 }
 
 export async function runSend(options: SendOptions): Promise<number> {
   checkText('title', options.title, 200);
   checkText('body', options.body, 1000);
   if (options.url !== undefined && !/^https?:\/\/[^\s]+$/.test(options.url)) {
-    throw new CliError(`--url: must be an absolute http(s) URL (got "${options.url}")`, 'E_ARGUMENT');
+    throw cliError('E_ARGUMENT', { option: 'url', rule: `must be an absolute http(s) URL (got "${options.url}")` });
   }
   const { sites } = await loadSites(options.sites ?? ['site-configs/*.json'], options.dist ?? 'dist');
   const site = sites.find((candidate) => candidate.name === options.site);
   if (!site) {
     const known = sites.map((candidate) => candidate.name).join(', ') || 'none';
-    throw new CliError(`--site: no valid site config named "${options.site}" (sites: ${known})`, 'E_SITE');
+    throw cliError('E_SITE', { site: options.site, known });
   }
   const ownerKey = options.key ?? process.env.PUSHKIT_OWNER_KEY;
   if (ownerKey) return sendThroughProvider(options, site.name, options.provider ?? site.config.serverSyncUrl, ownerKey);
@@ -103,10 +103,10 @@ export async function runSend(options: SendOptions): Promise<number> {
   try {
     keys = await readVapidKeyFile(keyFile);
   } catch (error) {
-    throw new CliError(`cannot read the site's private VAPID key ${keyFile}: ${(error as Error).message}`, 'E_KEY');
+    throw cliError('E_KEY_READ', { keyFile, reason: (error as Error).message });
   }
   if (keys.publicKey !== site.config.vapidPublicKey) {
-    throw new CliError(`${keyFile} is not the key pair of ${site.file}'s vapidPublicKey: subscribers would refuse its messages`, 'E_KEY');
+    throw cliError('E_KEY_MISMATCH', { keyFile, configFile: site.file });
   }
 
   const url = options.database ?? process.env.DATABASE_URL;
@@ -115,18 +115,17 @@ export async function runSend(options: SendOptions): Promise<number> {
     db = await openDatabase({ url, dataDir: join(STATE_DIR, 'db') });
   } catch (error) {
     const inUse = /is in use by process/.test((error as Error).message);
-    throw new CliError(
-      `cannot open the database: ${(error as Error).message}` +
-        (inUse
-          ? `\n  A provider is running on it: let it send, with the site's owner key: push-kit send --site ${site.name} ... --key <owner key>`
-          : ''),
-      'E_DATABASE',
-    );
+    throw cliError('E_DATABASE', {
+      reason: (error as Error).message,
+      hint: inUse
+        ? `A provider is running on it: let it send, with the site's owner key: push-kit send --site ${site.name} ... --key <owner key>`
+        : undefined,
+    });
   }
   try {
     if (options.segment) {
       const segment = await db.query('SELECT 1 FROM segments WHERE site_hash = $1 AND sid = $2', [site.hash, options.segment]);
-      if (segment.rows.length === 0) throw new CliError(`--segment: no segment "${options.segment}" on site ${site.name}`, 'E_SEGMENT');
+      if (segment.rows.length === 0) throw cliError('E_SEGMENT', { segment: options.segment, site: site.name });
     }
     const { campaignId, recipients } = await createCampaign(db, site, {
       title: options.title,

@@ -151,7 +151,7 @@ describe('atomic write', () => {
     const out = join(work, 'invalid');
     const file = await writeConfig('broken', { ...good, vapidPublicKey: 'not-a-key' });
     const result = await buildSite(file, out);
-    expect(result).toMatchObject({ ok: false, name: 'broken', problems: [{ path: 'vapidPublicKey' }] });
+    expect(result).toMatchObject({ ok: false, name: 'broken', problems: [{ code: 'E_VAPID_KEY', path: 'vapidPublicKey' }] });
     await expect(stat(join(out, 'broken'))).rejects.toThrow(/ENOENT/);
   });
 
@@ -175,7 +175,7 @@ describe('atomic write', () => {
       if (path === 'manifest.json') throw new Error('disk full');
     };
     const result = await buildSite(first, out, { afterWrite: failAfterManifest });
-    expect(result).toEqual({ ok: false, name: 'midwrite', problems: [{ path: '(build)', message: 'disk full' }] });
+    expect(result).toEqual({ ok: false, name: 'midwrite', problems: [{ code: 'E_BUILD', path: '(build)', message: 'disk full' }] });
     expect(await readdir(out)).toEqual(['midwrite']);
     expect(JSON.parse(await readFile(join(out, 'midwrite', 'manifest.json'), 'utf8'))).toMatchObject({ name: 'Atomic' });
 

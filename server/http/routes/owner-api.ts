@@ -3,6 +3,7 @@
 // custom dimensions and campaigns. Every call needs the site's owner key.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { CONDITION_MAX_LENGTH, formatConditionError } from '../../../contract/conditions.ts';
 import { compileCondition } from '../../../compiler/segment-condition.ts';
 import { createCampaign, getCampaign, listCampaigns, URGENCIES } from '../../store/campaigns.ts';
 import { requireOwner } from '../owner-auth.ts';
@@ -66,12 +67,12 @@ const segmentBodySchema = z.strictObject({
   name: text(100).min(1, 'must not be empty').optional(),
   condition: z
     .string({ error: 'must be text' })
-    .max(2000, 'must be at most 2000 characters')
+    .max(CONDITION_MAX_LENGTH, `must be at most ${CONDITION_MAX_LENGTH} characters`)
     .optional()
     .superRefine((source, ctx) => {
       if (source === undefined || source.trim() === '') return;
       const compiled = compileCondition(source, 'page');
-      if (!compiled.ok) ctx.addIssue({ code: 'custom', message: `${compiled.message} at column ${compiled.position}` });
+      if (!compiled.ok) ctx.addIssue({ code: 'custom', message: formatConditionError(compiled.error) });
     }),
 });
 

@@ -1,4 +1,5 @@
 // The owner API (same origin, /api/v1/) with the signed-in site's key in the Authorization header.
+import type { ConditionCheckReply } from '../../contract/conditions.ts';
 
 export interface SiteSummary {
   name: string;
@@ -189,6 +190,8 @@ export function siteApi(key: string, site: string) {
     segments: () => request<{ segments: Segment[] }>(key, `${base}/segments`).then((reply) => reply.segments),
     createSegment: (body: { sid: string; name?: string; condition?: string }) =>
       request<Segment>(key, `${base}/segments`, { method: 'POST', body }),
+    checkCondition: (condition: string) =>
+      request<ConditionCheckReply>(key, `${base}/conditions/check`, { method: 'POST', body: { condition } }),
     deleteSegment: (sid: string) => request<{ deleted: string }>(key, `${base}/segments/${id(sid)}`, { method: 'DELETE' }),
     addMember: (sid: string, subscriberId: string) =>
       request<{ added: boolean }>(key, `${base}/segments/${id(sid)}/members/${id(subscriberId)}`, { method: 'PUT' }),

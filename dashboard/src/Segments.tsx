@@ -232,7 +232,7 @@ export function Segments({ api, onError }: { api: SiteApi; onError(error: unknow
               spellCheck={false}
               value={condition}
               onChange={(event) => setCondition(event.target.value)}
-              aria-invalid={!conditionOk}
+              aria-invalid={conditionCheck.kind === 'checked' && !conditionCheck.reply.ok}
               aria-describedby="condition-status"
             />
             <ConditionCheck source={condition} check={conditionCheck} />

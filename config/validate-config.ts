@@ -26,7 +26,7 @@ function taggedCode(issue: z.core.$ZodIssue): ConfigErrorCode | undefined {
 }
 
 /** One problem per zod issue, with unknown keys named one by one. */
-export function problemsOf(error: z.ZodError): ConfigProblem[] {
+function problemsOf(error: z.ZodError): ConfigProblem[] {
   return error.issues.flatMap((issue): ConfigProblem[] => {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => configProblem('E_CONFIG_UNKNOWN_FIELD', fieldPath([...issue.path, key])));

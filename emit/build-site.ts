@@ -11,7 +11,7 @@ import { bundleSite } from './bundle.ts';
 import { renderPrompts } from './render-prompts.tsx';
 import { readIframeCss, renderChildWindow, renderManifest, renderSnippet } from './render-templates.ts';
 import { BROTLI_QUALITY, measureSizes, type FileSizes } from './sizes.ts';
-import { writeSiteAtomically, type AfterWriteHook, type OutputFile } from './write-site.ts';
+import { writeSiteAtomically, type OutputFile } from './write-site.ts';
 
 /** A problem of the config (its field path) or of the build (`(build)`). */
 export interface BuildProblem {
@@ -31,12 +31,7 @@ export type SiteBuildResult =
     }
   | { ok: false; name: string; problems: BuildProblem[] };
 
-export interface BuildSiteOptions {
-  /** Called after each file lands in the temp folder (tests use it to fail mid-write). */
-  afterWrite?: AfterWriteHook;
-}
-
-export async function buildSite(configFile: string, outDir: string, options: BuildSiteOptions = {}): Promise<SiteBuildResult> {
+export async function buildSite(configFile: string, outDir: string): Promise<SiteBuildResult> {
   let loaded: LoadedConfig;
   try {
     loaded = await loadConfig(configFile);
@@ -78,7 +73,7 @@ export async function buildSite(configFile: string, outDir: string, options: Bui
       warnings,
     };
     outputs.push({ path: 'report.json', content: `${JSON.stringify(report, null, 2)}\n` });
-    const dir = await writeSiteAtomically(outDir, name, outputs, options.afterWrite);
+    const dir = await writeSiteAtomically(outDir, name, outputs);
     return { ok: true, name, dir, files, features, warnings };
   } catch (error) {
     const failure = error instanceof EmitError ? error : emitError('E_BUILD', { reason: (error as Error).message });

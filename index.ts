@@ -1,8 +1,9 @@
 // The programmatic API of the `push-kit` package: what the command line does, as functions that return
 // results instead of printing.
-export { loadConfig, siteNameOf, type ConfigProblem, type LoadedConfig } from './config/load-config.ts';
+export { loadConfig, siteNameOf, type LoadedConfig } from './config/load-config.ts';
+export type { ConfigProblem, ConfigErrorCode } from './config/errors.ts';
 export type { SiteConfig } from './config/schema.ts';
-export { buildSite, type BuildSiteOptions, type SiteBuildResult } from './emit/build-site.ts';
+export { buildSite, type BuildProblem, type SiteBuildResult } from './emit/build-site.ts';
 export {
   sendCampaign,
   SendCampaignError,

@@ -60,11 +60,14 @@ const floorInputs = [];
 for (const file of files) {
   const loaded = await loadConfig(file);
   if (!loaded.ok) throw new Error(`${file}: ${JSON.stringify(loaded.problems)}`);
-  const features = siteFeatures(loaded.config);
+  const features = siteFeatures(loaded.config, loaded.compiled);
   const prompts = await renderPrompts(loaded.config, features);
   floorInputs.push({
     features,
-    modules: { 'pushkit:site': generateSiteModule(loaded.config, prompts), 'pushkit:worker-site': generateWorkerSiteModule(loaded.config) },
+    modules: {
+      'pushkit:site': generateSiteModule(loaded.config, loaded.compiled, prompts),
+      'pushkit:worker-site': generateWorkerSiteModule(loaded.config),
+    },
   });
 }
 

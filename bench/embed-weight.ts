@@ -96,11 +96,14 @@ console.log(`everything-on is ${(everything.gzip / firebase.gzip).toFixed(3)}x F
 async function printBreakdown(label: string, file: string): Promise<void> {
   const loaded = await loadConfig(join(REPO, file));
   if (!loaded.ok) throw new Error(`${file}: ${loaded.problems.map((problem) => problem.message).join('; ')}`);
-  const features = siteFeatures(loaded.config);
+  const features = siteFeatures(loaded.config, loaded.compiled);
   const prompts = await renderPrompts(loaded.config, features);
   const bundle = await bundleEntry(
     'runtime/push.ts',
-    { 'pushkit:site': generateSiteModule(loaded.config, prompts), 'pushkit:worker-site': generateWorkerSiteModule(loaded.config) },
+    {
+      'pushkit:site': generateSiteModule(loaded.config, loaded.compiled, prompts),
+      'pushkit:worker-site': generateWorkerSiteModule(loaded.config),
+    },
     features,
   );
   const output = Object.values(bundle.metafile.outputs)[0]!;

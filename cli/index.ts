@@ -1,7 +1,7 @@
 // The `push-kit` program. Each command's module loads only when that command runs, so `--help` stays
 // instant and Ink/React load only for `init`.
 import { Argument, Command, CommanderError } from 'commander';
-import { CliError } from './errors.ts';
+import { CliError, EXIT } from './errors.ts';
 
 export async function main(argv: string[]): Promise<number> {
   let exitCode = 0;
@@ -10,6 +10,7 @@ export async function main(argv: string[]): Promise<number> {
   };
   const program = new Command('push-kit')
     .description('Web push for websites: validate and build site bundles, run the provider, send notifications.')
+    .option('--debug', "print an error's stack trace")
     .exitOverride()
     .showHelpAfterError();
 
@@ -81,13 +82,18 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
-      return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 1;
+      // commander has printed its message and the usage
+      return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : EXIT.USAGE;
     }
+    const debug = program.opts<{ debug?: boolean }>().debug === true;
     if (error instanceof CliError) {
       console.error(`push-kit: ${error.message}`);
-      return 1;
+      if (debug) console.error(error.stack);
+      return error.exitCode;
     }
-    throw error;
+    console.error(`push-kit: unexpected error (a bug in push-kit; please report it with this output):`);
+    console.error(error instanceof Error ? error.stack : error);
+    return EXIT.INTERNAL;
   }
   return exitCode;
 }

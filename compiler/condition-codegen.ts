@@ -1,6 +1,6 @@
 // Code generation for the segment condition language: AST -> source of a plain `(c)=>boolean` arrow.
 // Everything from the config reaches the output only through safeStringLiteral or as a number.
-import { ConditionError } from './condition-tokenizer.ts';
+import { conditionFailure } from './condition-failure.ts';
 import type { ConditionNode } from './condition-parser.ts';
 
 export type ConditionScope = 'page' | 'shop';
@@ -62,16 +62,17 @@ export function generateCondition(tree: ConditionNode, scope: ConditionScope): s
   function variable(name: string, column: number): Emitted {
     if (scope === 'shop') {
       const type = Object.hasOwn(SHOP_FIELDS, name) ? SHOP_FIELDS[name] : undefined;
-      if (!type) throw new ConditionError(`unknown variable ${JSON.stringify(name)}`, column);
+      if (!type) throw conditionFailure('E_CONDITION_UNKNOWN_VARIABLE', column, { name });
       return { js: `c[${safeStringLiteral(name)}]`, type, literal: false };
     }
     if (Object.hasOwn(PAGE_FIELDS, name)) return { ...PAGE_FIELDS[name]!, literal: false };
     const dot = name.indexOf('.');
     const head = dot < 0 ? name : name.slice(0, dot);
     const map = Object.hasOwn(PAGE_MAPS, head) ? PAGE_MAPS[head] : undefined;
-    if (!map) throw new ConditionError(`unknown variable ${JSON.stringify(name)}`, column);
+    if (!map) throw conditionFailure('E_CONDITION_UNKNOWN_VARIABLE', column, { name });
     const key = dot < 0 ? '' : name.slice(dot + 1);
-    if (!key) throw new ConditionError(`"${head}" needs a name, as in ${head}.${head === 'event' ? 'scroll' : 'utm_source'}`, column);
+    if (!key)
+      throw conditionFailure('E_CONDITION_NAME_REQUIRED', column, { map: head, example: head === 'event' ? 'scroll' : 'utm_source' });
     usesGetter = true;
     const read = `g(${map.object},${safeStringLiteral(key)})`;
     return { js: map.type === 'boolean' ? `!!${read}` : read, type: map.type, literal: false };
@@ -123,11 +124,11 @@ export function generateCondition(tree: ConditionNode, scope: ConditionScope): s
     const right = emit(node.right);
     const { operator } = node;
     if (operator === 'matches') {
-      if (node.right.type !== 'string') throw new ConditionError('"matches" needs a quoted regular expression after it', node.right.column);
+      if (node.right.type !== 'string') throw conditionFailure('E_CONDITION_MATCHES_NEEDS_PATTERN', node.right.column);
       try {
         new RegExp(node.right.value);
       } catch (error) {
-        throw new ConditionError(`invalid regular expression: ${(error as Error).message}`, node.right.column);
+        throw conditionFailure('E_CONDITION_INVALID_REGEX', node.right.column, { reason: (error as Error).message });
       }
       requireText(left, node);
       return `new RegExp(${right.js}).test(${as(left, 'string')})`;
@@ -145,7 +146,7 @@ export function generateCondition(tree: ConditionNode, scope: ConditionScope): s
           ? 'number'
           : 'string';
     if (type === 'boolean' && operator !== '==' && operator !== '!=') {
-      throw new ConditionError(`"${operator}" cannot compare true/false values`, node.column);
+      throw conditionFailure('E_CONDITION_BOOLEAN_ORDER', node.column, { operator });
     }
     const js = operator === '==' ? '===' : operator === '!=' ? '!==' : operator;
     return `(${as(left, type)}${js}${as(right, type)})`;
@@ -153,10 +154,7 @@ export function generateCondition(tree: ConditionNode, scope: ConditionScope): s
 
   function requireText(value: Emitted, node: Extract<ConditionNode, { type: 'compare' }>): void {
     if (value.type === 'boolean') {
-      throw new ConditionError(
-        `"${node.operator}" needs text on both sides; to negate it write not (... ${node.operator} ...)`,
-        node.column,
-      );
+      throw conditionFailure('E_CONDITION_NEEDS_TEXT', node.column, { operator: node.operator });
     }
   }
 

@@ -1,5 +1,6 @@
 // Recursive-descent parser of the segment condition language. Precedence: not > comparisons > and > or.
-import { ConditionError, tokenize, type Token } from './condition-tokenizer.ts';
+import { conditionFailure } from './condition-failure.ts';
+import { tokenize, type Token } from './condition-tokenizer.ts';
 
 export type CompareOperator = '==' | '!=' | '<' | '<=' | '>' | '>=' | 'contains' | 'startsWith' | 'endsWith' | 'matches';
 
@@ -65,7 +66,9 @@ export function parseCondition(source: string): ConditionNode {
   function parsePrimary(after?: Token): ConditionNode {
     const token = peek();
     if (token.kind === 'end') {
-      throw new ConditionError(after ? `expected a value after ${describe(after)}` : 'expected a condition', token.column);
+      throw after
+        ? conditionFailure('E_CONDITION_EXPECTED_VALUE', token.column, { after: describe(after) })
+        : conditionFailure('E_CONDITION_EXPECTED_CONDITION', token.column);
     }
     if (token.kind === 'op' && token.value === '(') {
       next();
@@ -73,7 +76,7 @@ export function parseCondition(source: string): ConditionNode {
       const close = peek();
       if (close.kind !== 'op' || close.value !== ')') {
         const found = close.kind === 'end' ? 'the end' : describe(close);
-        throw new ConditionError(`expected ")" to close "(" at column ${token.column}, found ${found}`, close.column);
+        throw conditionFailure('E_CONDITION_UNCLOSED_PARENTHESIS', close.column, { open: token.column, found });
       }
       next();
       return inner;
@@ -86,14 +89,13 @@ export function parseCondition(source: string): ConditionNode {
         return { type: 'boolean', value: token.value === 'true', column: token.column };
       return { type: 'variable', name: token.value, column: token.column };
     }
-    throw new ConditionError(
-      after ? `expected a value after ${describe(after)}, found ${describe(token)}` : `unexpected ${describe(token)}`,
-      token.column,
-    );
+    throw after
+      ? conditionFailure('E_CONDITION_EXPECTED_VALUE', token.column, { after: describe(after), found: describe(token) })
+      : conditionFailure('E_CONDITION_UNEXPECTED_TOKEN', token.column, { token: describe(token) });
   }
 
   const tree = parseOr();
   const rest = peek();
-  if (rest.kind !== 'end') throw new ConditionError(`unexpected ${describe(rest)}`, rest.column);
+  if (rest.kind !== 'end') throw conditionFailure('E_CONDITION_UNEXPECTED_TOKEN', rest.column, { token: describe(rest) });
   return tree;
 }

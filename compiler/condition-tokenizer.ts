@@ -1,19 +1,12 @@
 // Tokenizer of the segment condition language (docs/conditions.md). Columns are 1-based.
+import { conditionFailure } from './condition-failure.ts';
+
 export type Token =
   | { kind: 'string'; value: string; column: number; text: string }
   | { kind: 'number'; value: number; column: number; text: string }
   | { kind: 'name'; value: string; column: number; text: string }
   | { kind: 'op'; value: string; column: number; text: string }
   | { kind: 'end'; value: ''; column: number; text: '' };
-
-export class ConditionError extends Error {
-  constructor(
-    message: string,
-    readonly position: number,
-  ) {
-    super(message);
-  }
-}
 
 const OPERATORS = ['==', '!=', '<=', '>=', '<', '>', '(', ')'];
 const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', n: '\n', t: '\t', r: '\r' };
@@ -35,7 +28,7 @@ export function tokenize(source: string): Token[] {
     } else if (/[0-9]/.test(ch) || (ch === '-' && /[0-9]/.test(source[i + 1] ?? ''))) {
       const match = /^-?[0-9]+(?:\.[0-9]+)?/.exec(source.slice(i))![0];
       if (NAME_START.test(source[i + match.length] ?? ''))
-        throw new ConditionError(`invalid number "${match}${source[i + match.length]}"`, column);
+        throw conditionFailure('E_CONDITION_INVALID_NUMBER', column, { text: `${match}${source[i + match.length]}` });
       tokens.push({ kind: 'number', value: Number(match), column, text: match });
       i += match.length;
     } else if (NAME_START.test(ch)) {
@@ -46,7 +39,7 @@ export function tokenize(source: string): Token[] {
       i = end;
     } else {
       const op = OPERATORS.find((candidate) => source.startsWith(candidate, i));
-      if (!op) throw new ConditionError(`unexpected character ${JSON.stringify(ch)}`, column);
+      if (!op) throw conditionFailure('E_CONDITION_UNEXPECTED_CHARACTER', column, { character: ch });
       tokens.push({ kind: 'op', value: op, column, text: op });
       i += op.length;
     }
@@ -71,7 +64,7 @@ function readString(source: string, start: number): { value: string; next: numbe
       const decoded = escape === undefined ? undefined : ESCAPES[escape];
       if (decoded === undefined) {
         if (escape === undefined) break;
-        throw new ConditionError(`unknown escape "\\${escape}" in string`, i + 1);
+        throw conditionFailure('E_CONDITION_UNKNOWN_ESCAPE', i + 1, { escape });
       }
       value += decoded;
       i += 2;
@@ -80,5 +73,5 @@ function readString(source: string, start: number): { value: string; next: numbe
     value += ch;
     i++;
   }
-  throw new ConditionError('unterminated string', start + 1);
+  throw conditionFailure('E_CONDITION_UNTERMINATED_STRING', start + 1);
 }

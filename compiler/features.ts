@@ -1,7 +1,7 @@
 // Which optional parts of the runtime a site needs; each becomes a `PK_FEATURES.<name>` build constant.
 import type { SiteConfig } from '../config/schema.ts';
 import type { SiteFeatures } from '../runtime/site-module.ts';
-import { compileTriggerExpression } from './trigger-expression.ts';
+import type { CompiledSite } from './compiled-site.ts';
 
 function isLocalHost(hostname: string): boolean {
   return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
@@ -13,9 +13,8 @@ export function needsChildWindow(origin: string): boolean {
   return url.protocol === 'http:' && !isLocalHost(url.hostname);
 }
 
-export function siteFeatures(config: SiteConfig): SiteFeatures {
-  const trigger = compileTriggerExpression(config.triggers.when);
-  const kinds = new Set(trigger.ok ? trigger.anyOf : []);
+export function siteFeatures(config: SiteConfig, compiled: CompiledSite): SiteFeatures {
+  const kinds = new Set(compiled.triggerEvents);
   return {
     brandingModal: config.pcBranding === 1 && config.isNativeOptin !== 0,
     mobileBox: config.style.isMobileEnabled,

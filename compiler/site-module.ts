@@ -1,19 +1,8 @@
 // Generates the source of the modules `pushkit:site` and `pushkit:worker-site` (runtime/site-module.ts):
-// constants and precompiled predicates, so the browser never parses a pattern, condition or expression.
+// constants and the predicates validation compiled, so the browser never parses a pattern, condition or expression.
 import type { SiteConfig } from '../config/schema.ts';
 import type { PromptMarkup } from '../runtime/site-module.ts';
-import { compileUrlList } from './url-patterns.ts';
-import { compileCondition, type ConditionScope } from './segment-condition.ts';
-import { compileTriggerExpression } from './trigger-expression.ts';
-
-export class SiteModuleError extends Error {
-  constructor(
-    readonly path: string,
-    message: string,
-  ) {
-    super(`${path}: ${message}`);
-  }
-}
+import type { CompiledSite } from './compiled-site.ts';
 
 /** A JS literal of any JSON value that is also safe inside an inline <script> and in pre-ES2019 parsers. */
 export function jsLiteral(value: unknown): string {
@@ -35,28 +24,17 @@ function regexLiteral(regex: RegExp): string {
   return `new RegExp(${jsLiteral(regex.source)},${jsLiteral(regex.flags)})`;
 }
 
-function urlQualifiesSource(config: SiteConfig): string {
-  const include = compileUrlList(config.includeUrls);
-  const exclude = compileUrlList(config.excludeUrls);
+function urlQualifiesSource(config: SiteConfig, { include, exclude }: CompiledSite): string {
   const includeTest = config.includeUrls.includes('*') ? 'true' : include ? `${regexLiteral(include)}.test(u)` : 'false';
   const excludeTest = exclude ? `&&!${regexLiteral(exclude)}.test(u)` : '';
   if (includeTest === 'true' && !excludeTest) return '()=>true';
   return `(url)=>{const u=url.split('#')[0];return ${includeTest}${excludeTest}}`;
 }
 
-function conditionSource(source: string | undefined, scope: ConditionScope, path: string): string {
-  if (source === undefined) return '()=>true';
-  const compiled = compileCondition(source, scope);
-  if (!compiled.ok) throw new SiteModuleError(path, `${compiled.message} (at position ${compiled.position})`);
-  return compiled.js;
-}
-
-function triggersSource(config: SiteConfig): string {
+function triggersSource(config: SiteConfig, compiled: CompiledSite): string {
   const { triggers } = config;
-  const compiled = compileTriggerExpression(triggers.when);
-  if (!compiled.ok) throw new SiteModuleError('triggers.when', `${compiled.message} (at position ${compiled.position})`);
   const value = {
-    anyOf: compiled.anyOf,
+    anyOf: compiled.triggerEvents,
     delayMs: Math.round(triggers.delaySeconds * 1000),
     clickSelector: triggers.clickSelector,
     mousedownSelector: triggers.mousedownSelector,
@@ -72,18 +50,17 @@ export function childWindowUrlOf(config: SiteConfig): string {
 }
 
 /** Source of the ES module `pushkit:site`: `export const site = {...}` (a SiteModule). */
-export function generateSiteModule(config: SiteConfig, prompts: PromptMarkup): string {
+export function generateSiteModule(config: SiteConfig, compiled: CompiledSite, prompts: PromptMarkup): string {
   const serverSyncUrl = stripTrailingSlashes(config.serverSyncUrl);
   const segments = config.segmentations.map(
-    (segment, index) =>
-      `{sid:${jsLiteral(segment.sid)},vn:${segment.vn},test:${conditionSource(segment.ss, 'page', `segmentations.${index}.ss`)}}`,
+    (segment, index) => `{sid:${jsLiteral(segment.sid)},vn:${segment.vn},test:${compiled.segmentTests[index]}}`,
   );
   const clickSegments = config.clickSegmentations.map((segment) =>
     jsLiteral({ sid: segment.sid, vn: segment.vn, selector: segment.selector }),
   );
   const shopSegments = config.shopifySegmentations.map(
     (segment, index) =>
-      `{sid:${jsLiteral(segment.sid)},vn:${segment.vn},event:${jsLiteral(segment.event)},test:${conditionSource(segment.ss, 'shop', `shopifySegmentations.${index}.ss`)}}`,
+      `{sid:${jsLiteral(segment.sid)},vn:${segment.vn},event:${jsLiteral(segment.event)},test:${compiled.shopSegmentTests[index]}}`,
   );
   const fields: Array<[string, string]> = [
     ['hash', jsLiteral(config.hash)],
@@ -99,8 +76,8 @@ export function generateSiteModule(config: SiteConfig, prompts: PromptMarkup): s
     ...(config.safariWebsitePushId ? [['safariWebsitePushId', jsLiteral(config.safariWebsitePushId)] as [string, string]] : []),
     ['childWindowUrl', jsLiteral(childWindowUrlOf(config))],
     ['isInactive', String(config.isInactive)],
-    ['urlQualifies', urlQualifiesSource(config)],
-    ['triggers', triggersSource(config)],
+    ['urlQualifies', urlQualifiesSource(config, compiled)],
+    ['triggers', triggersSource(config, compiled)],
     ['segments', `[${segments.join(',')}]`],
     ['clickSegments', `[${clickSegments.join(',')}]`],
     ['shopSegments', `[${shopSegments.join(',')}]`],

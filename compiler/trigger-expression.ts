@@ -1,19 +1,12 @@
 // Trigger expressions (spec section 5): event names joined by and/or, with parentheses. Every and/or is read
 // as or, so the result is the list of events any one of which shows the prompt.
 import { TRIGGER_EVENTS } from '../contract/trigger-events.ts';
+import type { ConditionError } from '../contract/conditions.ts';
+import { ConditionFailure, conditionFailure } from './condition-failure.ts';
 
-export type CompiledTrigger = { ok: true; anyOf: string[] } | { ok: false; message: string; position: number };
+export type CompiledTrigger = { ok: true; anyOf: string[] } | { ok: false; error: ConditionError };
 
 type TriggerToken = { text: string; column: number };
-
-class TriggerError extends Error {
-  constructor(
-    message: string,
-    readonly position: number,
-  ) {
-    super(message);
-  }
-}
 
 function tokenize(source: string): TriggerToken[] {
   const tokens: TriggerToken[] = [];
@@ -39,23 +32,20 @@ export function compileTriggerExpression(source: string): CompiledTrigger {
 
   function operand(after?: TriggerToken): void {
     const token = tokens[index];
-    if (!token) throw new TriggerError(after ? `expected an event after "${after.text}"` : 'expected an event name', end);
+    if (!token) throw conditionFailure('E_TRIGGER_EXPECTED_EVENT', end, { after: after?.text });
     if (token.text === '(') {
       index++;
       expression();
       const close = tokens[index];
-      if (close?.text !== ')') throw new TriggerError(`expected ")" to close "(" at column ${token.column}`, close?.column ?? end);
+      if (close?.text !== ')') throw conditionFailure('E_TRIGGER_UNCLOSED_PARENTHESIS', close?.column ?? end, { open: token.column });
       index++;
       return;
     }
     if (!/^[A-Za-z_]/.test(token.text) || isJoiner(token)) {
-      throw new TriggerError(
-        after ? `expected an event after "${after.text}", found "${token.text}"` : `unexpected "${token.text}"`,
-        token.column,
-      );
+      throw conditionFailure('E_TRIGGER_UNEXPECTED', token.column, { token: token.text, after: after?.text });
     }
     if (!(TRIGGER_EVENTS as readonly string[]).includes(token.text)) {
-      throw new TriggerError(`unknown trigger event "${token.text}" (known: ${TRIGGER_EVENTS.join(', ')})`, token.column);
+      throw conditionFailure('E_TRIGGER_UNKNOWN_EVENT', token.column, { name: token.text, known: TRIGGER_EVENTS });
     }
     if (!names.includes(token.text)) names.push(token.text);
     index++;
@@ -64,10 +54,10 @@ export function compileTriggerExpression(source: string): CompiledTrigger {
   try {
     expression();
     const rest = tokens[index];
-    if (rest) throw new TriggerError(`unexpected "${rest.text}"`, rest.column);
+    if (rest) throw conditionFailure('E_TRIGGER_UNEXPECTED', rest.column, { token: rest.text });
     return { ok: true, anyOf: names };
   } catch (error) {
-    if (error instanceof TriggerError) return { ok: false, message: error.message, position: error.position };
+    if (error instanceof ConditionFailure) return { ok: false, error: error.errorOf(source) };
     throw error;
   }
 }

@@ -7,6 +7,8 @@
 //   regex:^https://[^/]+/p/\d+$       a JavaScript regular expression, tested against the whole URL
 // Without a `?` in it, a path or URL pattern ignores the query string; the fragment is never matched.
 
+import { compilerMessage, type UrlPatternErrorCode, type UrlPatternProblem } from './errors.ts';
+
 const REGEX_PREFIX = 'regex:';
 const CONTAINS_PREFIX = 'contains:';
 
@@ -28,26 +30,29 @@ export function patternSource(pattern: string): string {
   return `${globSource(pattern)}${query}`;
 }
 
-/** A message naming why the pattern cannot be used, or undefined when it compiles. */
-export function compilePatternError(pattern: string): string | undefined {
+function problem(code: Exclude<UrlPatternErrorCode, 'E_URL_PATTERN_INVALID_REGEX'>, pattern: string): UrlPatternProblem {
+  return { code, message: compilerMessage(code, { pattern }) };
+}
+
+/** Why the pattern cannot be used, or undefined when it compiles. */
+export function compilePatternError(pattern: string): UrlPatternProblem | undefined {
   if (pattern.startsWith(REGEX_PREFIX)) {
     const body = pattern.slice(REGEX_PREFIX.length);
-    if (!body) return `URL pattern "${pattern}" has an empty regular expression`;
-    if (/\\[1-9]|\\k<|\(\?<[^=!]/.test(body)) {
-      return `URL pattern "${pattern}" must not use backreferences or named groups (patterns are combined into one RegExp)`;
-    }
+    if (!body) return problem('E_URL_PATTERN_EMPTY_REGEX', pattern);
+    if (/\\[1-9]|\\k<|\(\?<[^=!]/.test(body)) return problem('E_URL_PATTERN_GROUPS', pattern);
     try {
       new RegExp(body);
     } catch (error) {
-      return `URL pattern "${pattern}" is not a valid regular expression: ${(error as Error).message}`;
+      const code = 'E_URL_PATTERN_INVALID_REGEX';
+      return { code, message: compilerMessage(code, { pattern, reason: (error as Error).message }) };
     }
     return undefined;
   }
   if (pattern.startsWith(CONTAINS_PREFIX)) {
-    return pattern.length > CONTAINS_PREFIX.length ? undefined : `URL pattern "${pattern}" has nothing after "contains:"`;
+    return pattern.length > CONTAINS_PREFIX.length ? undefined : problem('E_URL_PATTERN_EMPTY_CONTAINS', pattern);
   }
   if (pattern === '*' || pattern.startsWith('/') || /^https?:\/\//.test(pattern)) return undefined;
-  return `URL pattern "${pattern}" must be "*", start with "/" or "http(s)://", or use "contains:" or "regex:"`;
+  return problem('E_URL_PATTERN_FORM', pattern);
 }
 
 /** One anchored RegExp for the whole list (patterns are checked by compilePatternError first). */

@@ -1,13 +1,12 @@
 // The one source of truth for a site config: types (z.infer), defaults and the exported JSON Schema.
 // Field names of spec section 3 ("Configuration fields read") are kept as the spec spells them,
-// `pageClickTrackingConcent` included.
+// `pageClickTrackingConcent` included. URL patterns, conditions and the trigger expression are compiled
+// after the schema, once (compile-expressions.ts): their compiled forms are what the build writes.
 import { z } from 'zod';
 import { isP256PublicKey } from './vapid-key.ts';
-import { compilePatternError } from '../compiler/url-patterns.ts';
 import { DEFAULT_TEXTS } from './default-texts.ts';
-import { compileCondition, type ConditionScope } from '../compiler/segment-condition.ts';
-import { compileTriggerExpression } from '../compiler/trigger-expression.ts';
 import { SEGMENT_ID_PATTERN } from '../contract/ids.ts';
+import { configMessage } from './errors.ts';
 
 /** The first character a URL or path may not hold (space, control character, lone surrogate), as "U+XXXX at character N". */
 function badUrlCharacter(value: string): string | undefined {
@@ -58,24 +57,10 @@ const sitePath = z
   })
   .refine(noUrlWhitespace, URL_WHITESPACE_RULE);
 
-const urlPattern = z
-  .string()
-  .min(1, 'a URL pattern must not be empty')
-  .superRefine((pattern, ctx) => {
-    const problem = pattern === '' ? undefined : compilePatternError(pattern);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
+const urlPattern = z.string().min(1, 'a URL pattern must not be empty');
 
-/** A condition (docs/conditions.md) that must compile; the problem is reported with its column. */
-function conditionString(scope: ConditionScope) {
-  return z
-    .string()
-    .min(1)
-    .superRefine((source, ctx) => {
-      const compiled = compileCondition(source, scope);
-      if (!compiled.ok) ctx.addIssue({ code: 'custom', message: `${compiled.message} at column ${compiled.position}` });
-    });
-}
+/** A condition (docs/conditions.md). */
+const conditionString = z.string().min(1);
 
 const SEGMENT_ID_RULE = 'must be a positive integer, or 1 to 29 letters, digits, "_" or "-"';
 const segmentId = z.union([z.int().positive(SEGMENT_ID_RULE), z.string().regex(SEGMENT_ID_PATTERN, SEGMENT_ID_RULE)], {
@@ -86,7 +71,7 @@ const zeroOrOne = z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1
 export const segmentationSchema = z
   .strictObject({
     sid: segmentId.describe('Segment id.'),
-    ss: conditionString('page').describe('Condition expression; a visitor for whom it holds joins the segment.'),
+    ss: conditionString.describe('Condition expression; a visitor for whom it holds joins the segment.'),
     vn: z.int().nonnegative().default(1).describe('Version: a change re-evaluates the segment for every visitor.'),
   })
   .describe('A segment entry of spec section 3: sid, ss, vn.');
@@ -100,7 +85,7 @@ export const clickSegmentationSchema = z.strictObject({
 export const shopifySegmentationSchema = z.strictObject({
   sid: segmentId,
   event: z.enum(['add_cart', 'order']).describe('The shop event that adds the visitor.'),
-  ss: conditionString('shop').optional().describe('Optional condition on the event data, e.g. `cTotal > 50`.'),
+  ss: conditionString.optional().describe('Optional condition on the event data, e.g. `cTotal > 50`.'),
   vn: z.int().nonnegative().default(1),
 });
 
@@ -146,15 +131,7 @@ const textsSchema = z
 
 const triggersSchema = z
   .strictObject({
-    when: z
-      .string()
-      .min(1)
-      .superRefine((source, ctx) => {
-        const compiled = compileTriggerExpression(source);
-        if (!compiled.ok) ctx.addIssue({ code: 'custom', message: `${compiled.message} at column ${compiled.position}` });
-      })
-      .default('delay')
-      .describe('Trigger expression over event names; every and/or is read as or (spec section 5).'),
+    when: z.string().min(1).default('delay').describe('Trigger expression over event names; every and/or is read as or (spec section 5).'),
     delaySeconds: z.number().min(0).max(3600).default(5).describe('The delay event: 5 s after load by default.'),
     clickSelector: z.string().min(1).optional().describe('Elements whose click fires the click event.'),
     mousedownSelector: z.string().min(1).optional(),
@@ -210,7 +187,7 @@ export const siteConfigSchema = z
       .describe("Origins besides the site's own that a notification click may open; any other URL opens the site."),
     vapidPublicKey: z
       .string()
-      .refine(isP256PublicKey, 'must be url-safe base64 of a 65-byte uncompressed P-256 public key')
+      .refine(isP256PublicKey, { message: configMessage('E_VAPID_KEY'), params: { code: 'E_VAPID_KEY' } })
       .describe("The site's VAPID public key (RFC 8292), url-safe base64."),
     safariWebsitePushId: z
       .string()

@@ -10,7 +10,6 @@ export type { CampaignAction, CampaignRequest } from './campaign-input.ts';
 export const PAGE_MAX = 1000;
 export const SUBSCRIBER_SEARCH_MAX_LENGTH = 200;
 export const SEGMENT_NAME_MAX_LENGTH = 100;
-export const SEGMENT_CONDITION_MAX_LENGTH = 2000;
 
 export type SuccessReply<T = object> = { status: 'success' } & T;
 export interface FailureReply {

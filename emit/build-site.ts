@@ -1,14 +1,24 @@
 // Builds one site config into `<outDir>/<name>/`. A library API: it never prints and never exits; every
-// failure comes back as problems naming a field (or `(build)` for a failure outside the config).
-import { loadConfig, siteNameOf, type ConfigProblem, type LoadedConfig } from '../config/load-config.ts';
+// failure comes back as problems with a catalogue code, naming a field (or `(build)` for a failure outside the
+// config). The config's expressions were compiled by its validation; the site module is generated from those.
+import { configProblem, type ConfigErrorCode, type ConfigProblem } from '../config/errors.ts';
+import { loadConfig, siteNameOf, type LoadedConfig } from '../config/load-config.ts';
 import type { SiteFeatures } from '../runtime/site-module.ts';
 import { siteFeatures } from '../compiler/features.ts';
-import { generateSiteModule, generateWorkerSiteModule, SiteModuleError } from '../compiler/site-module.ts';
+import { generateSiteModule, generateWorkerSiteModule } from '../compiler/site-module.ts';
+import { EmitError, emitError, type EmitErrorCode } from './errors.ts';
 import { bundleSite } from './bundle.ts';
 import { renderPrompts } from './render-prompts.tsx';
 import { readIframeCss, renderChildWindow, renderManifest, renderSnippet } from './render-templates.ts';
 import { BROTLI_QUALITY, measureSizes, type FileSizes } from './sizes.ts';
-import { writeSiteAtomically, type AfterWriteHook, type OutputFile } from './write-site.ts';
+import { writeSiteAtomically, type OutputFile } from './write-site.ts';
+
+/** A problem of the config (its field path) or of the build (`(build)`). */
+export interface BuildProblem {
+  code: ConfigErrorCode | EmitErrorCode;
+  path: string;
+  message: string;
+}
 
 export type SiteBuildResult =
   | {
@@ -19,27 +29,26 @@ export type SiteBuildResult =
       features: SiteFeatures;
       warnings: ConfigProblem[];
     }
-  | { ok: false; name: string; problems: ConfigProblem[] };
+  | { ok: false; name: string; problems: BuildProblem[] };
 
-export interface BuildSiteOptions {
-  /** Called after each file lands in the temp folder (tests use it to fail mid-write). */
-  afterWrite?: AfterWriteHook;
-}
-
-export async function buildSite(configFile: string, outDir: string, options: BuildSiteOptions = {}): Promise<SiteBuildResult> {
+export async function buildSite(configFile: string, outDir: string): Promise<SiteBuildResult> {
   let loaded: LoadedConfig;
   try {
     loaded = await loadConfig(configFile);
   } catch (error) {
-    return { ok: false, name: siteNameOf(configFile), problems: [{ path: '(file)', message: (error as Error).message }] };
+    return {
+      ok: false,
+      name: siteNameOf(configFile),
+      problems: [configProblem('E_CONFIG_READ', '(file)', { reason: (error as Error).message })],
+    };
   }
   if (!loaded.ok) return { ok: false, name: loaded.name, problems: loaded.problems };
-  const { name, config, warnings } = loaded;
+  const { name, config, compiled, warnings } = loaded;
   try {
-    const features = siteFeatures(config);
+    const features = siteFeatures(config, compiled);
     const prompts = await renderPrompts(config, features);
     const modules = {
-      'pushkit:site': generateSiteModule(config, prompts),
+      'pushkit:site': generateSiteModule(config, compiled, prompts),
       'pushkit:worker-site': generateWorkerSiteModule(config),
     };
     const bundles = await bundleSite(modules, features);
@@ -64,11 +73,10 @@ export async function buildSite(configFile: string, outDir: string, options: Bui
       warnings,
     };
     outputs.push({ path: 'report.json', content: `${JSON.stringify(report, null, 2)}\n` });
-    const dir = await writeSiteAtomically(outDir, name, outputs, options.afterWrite);
+    const dir = await writeSiteAtomically(outDir, name, outputs);
     return { ok: true, name, dir, files, features, warnings };
   } catch (error) {
-    if (error instanceof SiteModuleError)
-      return { ok: false, name, problems: [{ path: error.path, message: error.message.slice(error.path.length + 2) }] };
-    return { ok: false, name, problems: [{ path: '(build)', message: (error as Error).message }] };
+    const failure = error instanceof EmitError ? error : emitError('E_BUILD', { reason: (error as Error).message });
+    return { ok: false, name, problems: [{ code: failure.code, path: '(build)', message: failure.message }] };
   }
 }

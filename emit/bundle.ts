@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import type { SiteFeatures } from '../runtime/site-module.ts';
+import { emitError } from './errors.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SITE_NAMESPACE = 'pushkit-generated';
@@ -56,7 +57,7 @@ function browserBundleOptions(modules: GeneratedModules, features: SiteFeatures)
 export async function bundleEntry(entry: string, modules: GeneratedModules, features: SiteFeatures): Promise<Bundle> {
   const result = await build({ ...browserBundleOptions(modules, features), entryPoints: [join(ROOT, entry)] });
   const output = result.outputFiles[0];
-  if (!output) throw new Error(`esbuild produced no output for ${entry}`);
+  if (!output) throw emitError('E_BUNDLE_NO_OUTPUT', { entry });
   return { code: output.text, metafile: result.metafile };
 }
 
@@ -92,7 +93,7 @@ export async function bundleSite(modules: GeneratedModules, features: SiteFeatur
   for (const name of Object.keys(SITE_ENTRIES) as Array<keyof SiteBundles>) {
     const outPath = `/pushkit-out/${name}.js`;
     const output = result.outputFiles.find((file) => file.path === outPath);
-    if (!output) throw new Error(`esbuild produced no output for ${SITE_ENTRIES[name]}`);
+    if (!output) throw emitError('E_BUNDLE_NO_OUTPUT', { entry: SITE_ENTRIES[name] });
     const metaKey = Object.keys(result.metafile.outputs).find((key) => outPath.endsWith(`/${key.replace(/^.*\//, '')}`));
     const outputs = metaKey ? { [metaKey]: result.metafile.outputs[metaKey]! } : {};
     bundles[name] = { code: output.text, metafile: { inputs: result.metafile.inputs, outputs } };

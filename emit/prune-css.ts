@@ -1,5 +1,7 @@
 // Drops the prompt stylesheet's rules that cannot match the markup a site is built with (a site without the
 // branding modal carries no modal CSS), and the line breaks between rules.
+import { emitError } from './errors.ts';
+
 const CLASS_ATTRIBUTE = /\bclass="([^"]*)"/g;
 const CLASS_SELECTOR = /\.(-?[_a-zA-Z][\w-]*)/g;
 
@@ -16,7 +18,7 @@ function topLevelBlocks(css: string): Block[] {
   while (start < source.length) {
     const open = source.indexOf('{', start);
     if (open < 0) {
-      if (source.slice(start).trim()) throw new Error(`prompts CSS: text after the last rule: ${source.slice(start).trim().slice(0, 40)}`);
+      if (source.slice(start).trim()) throw emitError('E_PROMPTS_CSS_TRAILING_TEXT', { text: source.slice(start).trim().slice(0, 40) });
       break;
     }
     let depth = 1;
@@ -25,7 +27,7 @@ function topLevelBlocks(css: string): Block[] {
       if (source[index] === '{') depth += 1;
       else if (source[index] === '}') depth -= 1;
     }
-    if (depth > 0) throw new Error(`prompts CSS: unclosed block after "${source.slice(start, open).trim()}"`);
+    if (depth > 0) throw emitError('E_PROMPTS_CSS_UNCLOSED', { prelude: source.slice(start, open).trim() });
     blocks.push({ prelude: source.slice(start, open).trim(), body: source.slice(open + 1, index - 1).trim() });
     start = index;
   }

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
 import type { SiteConfig } from '../config/schema.ts';
+import { emitError } from './errors.ts';
 
 const TEMPLATES = join(dirname(fileURLToPath(import.meta.url)), '../templates');
 
@@ -27,7 +28,7 @@ export async function renderManifest(config: SiteConfig): Promise<string> {
   try {
     return `${JSON.stringify(JSON.parse(text), null, 2)}\n`;
   } catch (error) {
-    throw new Error(`manifest.json template produced invalid JSON: ${(error as Error).message}`, { cause: error });
+    throw emitError('E_MANIFEST_JSON', { reason: (error as Error).message });
   }
 }
 

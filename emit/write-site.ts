@@ -8,10 +8,7 @@ export interface OutputFile {
   content: string;
 }
 
-/** Test seam: called after each file is written into the temp folder. */
-export type AfterWriteHook = (path: string) => void | Promise<void>;
-
-export async function writeSiteAtomically(outDir: string, name: string, files: OutputFile[], afterWrite?: AfterWriteHook): Promise<string> {
+export async function writeSiteAtomically(outDir: string, name: string, files: OutputFile[]): Promise<string> {
   await mkdir(outDir, { recursive: true });
   const target = join(outDir, name);
   const staging = await mkdtemp(join(outDir, `.${name}.tmp-`));
@@ -21,7 +18,6 @@ export async function writeSiteAtomically(outDir: string, name: string, files: O
       const path = join(staging, file.path);
       await mkdir(dirname(path), { recursive: true });
       await writeFile(path, file.content);
-      await afterWrite?.(file.path);
     }
     previous = `${staging}.old`;
     try {

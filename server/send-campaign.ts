@@ -12,7 +12,7 @@ import { siteNamed, type HostedSite } from './sites.ts';
 import { keyFilePath, readVapidKeyFile, type VapidKeyPair } from './vapid-keys.ts';
 import { campaignInputSchema } from '../contract/campaign-input.ts';
 
-export type SendCampaignErrorCode = 'E_ARGUMENT' | 'E_KEY' | 'E_DATABASE' | 'E_SEGMENT';
+export type SendCampaignErrorCode = 'E_ARGUMENT' | 'E_KEY_READ' | 'E_KEY_MISMATCH' | 'E_DATABASE' | 'E_SEGMENT';
 
 export class SendCampaignError extends Error {
   constructor(
@@ -57,12 +57,12 @@ async function siteKeys(site: HostedSite, stateDir: string): Promise<VapidKeyPai
   try {
     keys = await readVapidKeyFile(keyFile);
   } catch (error) {
-    throw new SendCampaignError(`cannot read the site's private VAPID key ${keyFile}: ${(error as Error).message}`, 'E_KEY');
+    throw new SendCampaignError(`cannot read the site's private VAPID key ${keyFile}: ${(error as Error).message}`, 'E_KEY_READ');
   }
   if (keys.publicKey !== site.config.vapidPublicKey) {
     throw new SendCampaignError(
       `${keyFile} is not the key pair of ${site.file}'s vapidPublicKey: subscribers would refuse its messages`,
-      'E_KEY',
+      'E_KEY_MISMATCH',
     );
   }
   return keys;
@@ -72,7 +72,7 @@ async function openProviderDatabase(site: HostedSite, url: string | undefined, s
   try {
     return await openDatabase({ url, dataDir: join(stateDir, 'db') });
   } catch (error) {
-    const inUse = /is in use by process/.test((error as Error).message);
+    const inUse = /is in use by /.test((error as Error).message);
     throw new SendCampaignError(
       `cannot open the database: ${(error as Error).message}` +
         (inUse

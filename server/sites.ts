@@ -3,7 +3,8 @@
 import { readdir } from 'node:fs/promises';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { formatProblem, loadConfig } from '../config/load-config.ts';
+import { formatProblem } from '../config/errors.ts';
+import { loadConfig } from '../config/load-config.ts';
 import type { SiteConfig } from '../config/schema.ts';
 
 export interface HostedSite {

@@ -3,8 +3,10 @@
 // files and sizes, warnings, errors) and the problem lines still go to stderr. Several sites build at once (esbuild and compression run
 // off the main thread); results print in the order the configs were given.
 import { availableParallelism } from 'node:os';
-import { buildSite, type SiteBuildResult } from '../../emit/build-site.ts';
-import { formatProblem, siteNameOf, type ConfigProblem } from '../../config/load-config.ts';
+import { buildSite, type BuildProblem, type SiteBuildResult } from '../../emit/build-site.ts';
+import { formatProblem, type ConfigProblem } from '../../config/errors.ts';
+import { siteNameOf } from '../../config/load-config.ts';
+import { cliMessage, type CliErrorCode } from '../errors.ts';
 import type { FileSizes } from '../../emit/sizes.ts';
 
 export interface BuildOptions {
@@ -20,9 +22,15 @@ export interface SiteBuildSummary {
   /** The site's output folder; absent when it did not build. */
   dir?: string;
   files: Array<{ path: string } & FileSizes>;
-  warnings: ConfigProblem[];
-  errors: ConfigProblem[];
+  warnings: SiteProblem[];
+  errors: SiteProblem[];
 }
+
+/** A problem of one site: from its config, its build, or the command (a second config of the same name). */
+type SiteProblem = Pick<ConfigProblem, 'path' | 'message'> & { code: ConfigProblem['code'] | CliErrorCode | BuildProblem['code'] };
+
+/** A site's build, or its refusal here before building. */
+type BuildOutcome = SiteBuildResult | { ok: false; name: string; problems: SiteProblem[] };
 
 /** What `push-kit build --json` prints: `ok` is true when every site built (the exit code says the same). */
 export interface BuildSummary {
@@ -67,11 +75,12 @@ export async function runBuild(files: string[], options: BuildOptions): Promise<
     const name = siteNameOf(file);
     const first = firstFileOfName.get(name);
     if (first !== undefined) {
-      const problem = { path: '(file)', message: `${first} is also named "${name}" and both would build into ${options.out}/${name}` };
-      return async (): Promise<SiteBuildResult> => ({ ok: false, name, problems: [problem] });
+      const code = 'E_DUPLICATE_SITE_NAME' as const;
+      const problem = { code, path: '(file)', message: cliMessage(code, { first, name, out: options.out }) };
+      return async (): Promise<BuildOutcome> => ({ ok: false, name, problems: [problem] });
     }
     firstFileOfName.set(name, file);
-    return () => buildSite(file, options.out);
+    return (): Promise<BuildOutcome> => buildSite(file, options.out);
   });
 
   let built = 0;

@@ -3,8 +3,8 @@
 import { access, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { buildSite } from '../../emit/build-site.ts';
-import { formatProblem } from '../../config/load-config.ts';
-import { CliError } from '../errors.ts';
+import { formatProblem } from '../../config/errors.ts';
+import { cliError } from '../errors.ts';
 import { startExampleSite } from '../dev/example-site-server.ts';
 import { openDatabase } from '../../server/store/database.ts';
 import { createApp } from '../../server/http/app.ts';
@@ -64,7 +64,7 @@ export async function runDev(configFile: string, options: DevOptions = {}): Prom
 
   const { sites, problems } = await loadSites([configFile], OUT_DIR);
   const site = sites[0];
-  if (!site) throw new CliError(problems.join('\n') || `${configFile}: cannot be hosted`, 'E_SITE');
+  if (!site) throw cliError('E_SITE_NOT_HOSTABLE', { problems: problems.join('\n') || `${configFile}: cannot be hosted` });
   const keyWarning = await ensureVapidKey(site.name, site.config.vapidPublicKey);
   if (keyWarning) console.warn(`warning: ${keyWarning}`);
 

@@ -4,7 +4,7 @@
 // holds it, this says to stop the provider first (a PostgreSQL database rotates under a running provider,
 // which checks keys against the database on every call).
 import { join } from 'node:path';
-import { CliError } from '../errors.ts';
+import { CliError, cliError } from '../errors.ts';
 import { openDatabase, type Database } from '../../server/store/database.ts';
 import { ownerKeyCreatedAt, ownerKeyHashFromInit, replaceOwnerKeyFromInit, rotateOwnerKey } from '../../server/store/owner-keys.ts';
 import { siteNamed, UnknownSiteError, type HostedSite } from '../../server/sites.ts';
@@ -22,13 +22,13 @@ async function openFor(site: HostedSite, url: string | undefined, rotating: bool
   try {
     return await openDatabase({ url, dataDir });
   } catch (error) {
-    const inUse = /is in use by process/.test((error as Error).message);
+    const inUse = /is in use by /.test((error as Error).message);
     const advice = inUse
       ? `\n  A provider is running on it and the embedded database opens in one process at a time: stop it (Ctrl+C), run ` +
         `push-kit keys ${rotating ? 'rotate ' : ''}--site ${site.name}, then start it again. With PostgreSQL (--database), ` +
         'keys rotate while the provider runs.'
       : '';
-    throw new CliError(`cannot open the database ${url ? 'given' : dataDir}: ${(error as Error).message}${advice}`, 'E_DATABASE');
+    throw cliError('E_DATABASE', { database: url ? 'given' : dataDir, reason: `${(error as Error).message}${advice}` });
   }
 }
 
@@ -37,7 +37,7 @@ export async function runKeys(action: string | undefined, options: KeysOptions):
   try {
     site = await siteNamed(options.site, options.sites);
   } catch (error) {
-    if (error instanceof UnknownSiteError) throw new CliError(error.message, error.code);
+    if (error instanceof UnknownSiteError) throw new CliError(error.code, error.message);
     throw error;
   }
   const url = options.database ?? process.env.DATABASE_URL ?? undefined;

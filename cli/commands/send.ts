@@ -1,7 +1,7 @@
 // `push-kit send --site NAME --title T --body B [--url U] [--segment S]`: creates a campaign for the site's
 // subscribers (or one segment's) and sends it from this process (server/send-campaign.ts), with a progress bar
 // and the final counts; with an owner key the running provider sends it.
-import { CliError } from '../errors.ts';
+import { CliError, cliError } from '../errors.ts';
 import { sendCampaign, SendCampaignError } from '../../server/send-campaign.ts';
 import { siteNamed, UnknownSiteError } from '../../server/sites.ts';
 import { campaignInputSchema, type CampaignInput, type CampaignRequest } from '../../contract/campaign-input.ts';
@@ -28,7 +28,7 @@ function campaignOf(options: SendOptions): CampaignInput {
   const result = campaignInputSchema.safeParse(request);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  throw new CliError(`--${issue.path.join('.')}: ${issue.message}`, 'E_ARGUMENT');
+  throw cliError('E_ARGUMENT', { option: issue.path.join('.'), rule: issue.message });
 }
 
 /** The campaign is created by the running provider, which sends it; this polls its progress. */
@@ -40,12 +40,12 @@ async function sendThroughProvider(campaign: CampaignRequest, siteName: string, 
     try {
       response = await fetch(url, { ...init, headers });
     } catch (error) {
-      throw new CliError(`cannot reach the provider at ${provider}: ${(error as Error).message}`, 'E_PROVIDER');
+      throw cliError('E_PROVIDER_UNREACHABLE', { provider, reason: (error as Error).message });
     }
     const reply = (await response.json().catch(() => undefined)) as Reply | FailureReply | undefined;
     if (!response.ok) {
       const message = (reply as Partial<FailureReply> | undefined)?.message;
-      throw new CliError(`the provider refused: ${message ?? `HTTP ${response.status}`}`, 'E_PROVIDER');
+      throw cliError('E_PROVIDER_REFUSED', { reason: message ?? `HTTP ${response.status}` });
     }
     return reply as Reply;
   };
@@ -57,7 +57,7 @@ async function sendThroughProvider(campaign: CampaignRequest, siteName: string, 
   const tty = process.stdout.isTTY === true;
   for (;;) {
     const { campaign: progress } = await call<CampaignReply>(`${base}/${created.campaignId}`);
-    if (!progress) throw new CliError('the provider sent no campaign progress', 'E_PROVIDER');
+    if (!progress) throw cliError('E_PROVIDER_REPLY');
     if (tty) process.stdout.write(`\r${progressBar(progress.recipients - progress.pending, progress.recipients)}`);
     if (progress.status === 'done' || progress.pending === 0) {
       if (tty) process.stdout.write('\n');
@@ -108,7 +108,7 @@ export async function runSend(options: SendOptions): Promise<number> {
     );
     return final.failed > 0 ? 1 : 0;
   } catch (error) {
-    if (error instanceof SendCampaignError || error instanceof UnknownSiteError) throw new CliError(error.message, error.code);
+    if (error instanceof SendCampaignError || error instanceof UnknownSiteError) throw new CliError(error.code, error.message);
     throw error;
   }
 }

@@ -8,7 +8,7 @@ import { closePushConnections } from '../../server/push/send.ts';
 import { openDatabase } from '../../server/store/database.ts';
 import { ensureOwnerKey, ownerKeyHashFromInit } from '../../server/store/owner-keys.ts';
 import { loadSites } from '../../server/sites.ts';
-import { CliError } from '../errors.ts';
+import { cliError } from '../errors.ts';
 
 export const STATE_DIR = '.push-kit';
 
@@ -23,7 +23,7 @@ export interface ServeOptions {
 function portNumber(value: string): number {
   const port = Number(value);
   if (!/^\d+$/.test(value) || port < 0 || port > 65535)
-    throw new CliError(`--port: "${value}" is not a port number (0 to 65535)`, 'E_PORT');
+    throw cliError('E_ARGUMENT', { option: 'port', rule: `"${value}" is not a port number (0 to 65535)` });
   return port;
 }
 
@@ -45,16 +45,13 @@ export async function runServe(options: ServeOptions): Promise<number> {
 
   const { sites, problems } = await loadSites(options.sites, options.dist);
   for (const problem of problems) console.error(problem);
-  if (sites.length === 0) {
-    console.error(`push-kit: no valid site config matches ${options.sites.join(' ')}`);
-    return 1;
-  }
+  if (sites.length === 0) throw cliError('E_NO_SITES', { globs: options.sites });
 
   let db;
   try {
     db = await openDatabase({ url, dataDir });
   } catch (error) {
-    throw new CliError(`cannot open the database ${url ? redacted(url) : dataDir}: ${(error as Error).message}`, 'E_DATABASE');
+    throw cliError('E_DATABASE', { database: url ? redacted(url) : dataDir, reason: (error as Error).message });
   }
   const newKeys = new Map<string, string>();
   for (const site of sites) {
@@ -67,7 +64,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     await app.listen({ port, host: options.host });
   } catch (error) {
     await db.close();
-    throw new CliError(`cannot listen on ${options.host}:${port}: ${(error as Error).message}`, 'E_LISTEN');
+    throw cliError('E_LISTEN', { address: `${options.host}:${port}`, reason: (error as Error).message });
   }
 
   const address = app.server.address();

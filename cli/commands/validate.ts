@@ -1,4 +1,5 @@
-import { formatProblem, loadConfig } from '../../config/load-config.ts';
+import { formatProblem } from '../../config/errors.ts';
+import { loadConfig } from '../../config/load-config.ts';
 
 /** Exit 0 when every config is valid; otherwise 1, with one `FILE: field.path: message` line per problem. */
 export async function runValidate(files: string[]): Promise<number> {

@@ -1,7 +1,8 @@
-// The wizard's answers, their defaults, and their validation through the same zod schema the build uses:
-// each answer is placed into a candidate config and the schema's issues at that answer's paths are kept.
+// The wizard's answers, their defaults, and their validation through the same validation the build uses:
+// each answer is placed into a candidate config and the problems at that answer's paths are kept.
 import { randomBytes } from 'node:crypto';
-import { siteConfigSchema, type SiteConfigInput } from '../../config/schema.ts';
+import type { SiteConfigInput } from '../../config/schema.ts';
+import { validateConfig } from '../../config/validate-config.ts';
 import { DEFAULT_TEXTS } from '../../config/default-texts.ts';
 import { generateVapidKeyPair } from '../../server/vapid-keys.ts';
 import { compilePatternError, compileUrlList } from '../../compiler/url-patterns.ts';
@@ -130,7 +131,7 @@ function placeholderPublicKey(): string {
   return validationPublicKey;
 }
 
-/** The schema's message for one answer, or undefined when the answer is valid. */
+/** The validation's message for one answer, or undefined when the answer is valid. */
 export function validateAnswer(answers: WizardAnswers, field: AnswerName): string | undefined {
   if (field === 'name') return validateConfigName(answers.name);
   if (field === 'segmentSid' || field === 'segmentCondition') {
@@ -141,14 +142,11 @@ export function validateAnswer(answers: WizardAnswers, field: AnswerName): strin
   }
   const candidate = configFromAnswers(answers, VALIDATION_HASH, placeholderPublicKey());
   // Paths are checked even when the answer equals the default, so the default itself is validated too.
-  const result = siteConfigSchema.safeParse(withAnswerPresent(candidate, answers, field));
-  if (result.success) return undefined;
+  const result = validateConfig(withAnswerPresent(candidate, answers, field));
+  if (result.ok) return undefined;
   const paths = ANSWER_PATHS[field];
-  const issue = result.error.issues.find((problem) => {
-    const path = problem.path.join('.');
-    return paths.some((prefix) => path === prefix || path.startsWith(`${prefix}.`));
-  });
-  return issue?.message;
+  const problem = result.problems.find(({ path }) => paths.some((prefix) => path === prefix || path.startsWith(`${prefix}.`)));
+  return problem?.message;
 }
 
 function withAnswerPresent(config: SiteConfigInput, answers: WizardAnswers, field: AnswerName): SiteConfigInput {
@@ -179,7 +177,7 @@ export function validateAllAnswers(answers: WizardAnswers): Array<[AnswerName, s
 export function sampleUrlVerdict(sampleUrl: string, includeUrls: string[], excludeUrls: string[]): string {
   for (const pattern of [...includeUrls, ...excludeUrls]) {
     const problem = compilePatternError(pattern);
-    if (problem) return problem;
+    if (problem) return problem.message;
   }
   const url = sampleUrl.split('#')[0] ?? '';
   const included = compileUrlList(includeUrls)?.test(url) ?? false;

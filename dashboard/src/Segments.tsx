@@ -1,37 +1,48 @@
 import { useState, type FormEvent } from 'react';
-// The compiler's condition language is pure TypeScript (no Node imports): the dashboard checks a condition
-// with the very parser `push-kit build` uses, as it is typed; the server checks it again on create.
-import { compileCondition } from '../../compiler/segment-condition.ts';
+// The compiler's condition language is checked by the provider (the dashboard imports only contract/).
+import { formatConditionError } from '../../contract/conditions.ts';
 import { SEGMENT_ID_MAX_LENGTH, SEGMENT_ID_PATTERN } from '../../contract/ids.ts';
 import { SEGMENT_NAME_MAX_LENGTH, type Segment } from '../../contract/owner-api.ts';
 import { formatNumber, type SiteApi } from './api.ts';
+import { useConditionCheck, type ConditionCheckState } from './useConditionCheck.ts';
 import { useLoad } from './useLoad.ts';
 
-function ConditionCheck({ source }: { source: string }) {
-  if (!source.trim())
+/** The provider's verdict on the condition being typed (it checks with the compiler `push-kit build` uses). */
+function ConditionCheck({ source, check }: { source: string; check: ConditionCheckState }) {
+  if (check.kind === 'empty')
     return (
       <p id="condition-status" className="muted">
         Optional. Example: path startsWith "/blog" and visitCount &gt; 2
       </p>
     );
-  const compiled = compileCondition(source, 'page');
-  if (compiled.ok) {
+  if (check.kind === 'checking')
+    return (
+      <p id="condition-status" className="muted" role="status">
+        Checking…
+      </p>
+    );
+  if (check.kind === 'unavailable')
+    return (
+      <p id="condition-status" className="error" role="status">
+        The condition cannot be checked now: {check.message}
+      </p>
+    );
+  if (check.reply.ok) {
     return (
       <p id="condition-status" className="ok" role="status">
         The condition is valid.
       </p>
     );
   }
+  const { error } = check.reply;
   // the source line with a caret under the column the parser stopped at
-  const lineStart = source.lastIndexOf('\n', compiled.position - 2) + 1;
+  const lineStart = source.lastIndexOf('\n', error.column - 2) + 1;
   const lineEnd = source.indexOf('\n', lineStart);
   const line = source.slice(lineStart, lineEnd < 0 ? undefined : lineEnd);
-  const column = compiled.position - lineStart;
+  const column = error.column - lineStart;
   return (
     <div id="condition-status" className="error" role="status">
-      <p data-position={compiled.position}>
-        {compiled.message} at column {compiled.position}
-      </p>
+      <p data-position={error.column}>{formatConditionError(error)}</p>
       <pre className="caret" aria-hidden="true">
         {line}
         {'\n'}
@@ -59,7 +70,8 @@ export function Segments({ api, onError }: { api: SiteApi; onError(error: unknow
   const [member, setMember] = useState({ sid: '', subscriberId: '' });
   const [memberMessage, setMemberMessage] = useState<{ text: string; error: boolean } | null>(null);
 
-  const conditionOk = !condition.trim() || compileCondition(condition, 'page').ok;
+  const conditionCheck = useConditionCheck(api, condition, onError);
+  const conditionOk = conditionCheck.kind === 'empty' || (conditionCheck.kind === 'checked' && conditionCheck.reply.ok);
   const sidOk = SEGMENT_ID_PATTERN.test(sid);
 
   const create = async (event: FormEvent) => {
@@ -221,10 +233,10 @@ export function Segments({ api, onError }: { api: SiteApi; onError(error: unknow
               spellCheck={false}
               value={condition}
               onChange={(event) => setCondition(event.target.value)}
-              aria-invalid={!conditionOk}
+              aria-invalid={conditionCheck.kind === 'checked' && !conditionCheck.reply.ok}
               aria-describedby="condition-status"
             />
-            <ConditionCheck source={condition} />
+            <ConditionCheck source={condition} check={conditionCheck} />
           </div>
           {createError && (
             <p className="error" role="alert">

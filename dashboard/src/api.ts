@@ -21,6 +21,7 @@ import type {
   SubscriberReply,
   SubscriberStatus,
 } from '../../contract/owner-api.ts';
+import type { ConditionCheckReply } from '../../contract/conditions.ts';
 
 export const STATUS_LABELS: Record<SubscriberStatus, string> = {
   subscribed: 'Active',
@@ -91,6 +92,8 @@ export function siteApi(key: string, site: string) {
     deleteSubscriber: (subscriberId: string) => request<DeletedReply>(key, `${base}/subscribers/${id(subscriberId)}`, { method: 'DELETE' }),
     segments: () => request<SegmentsReply>(key, `${base}/segments`).then((reply) => reply.segments),
     createSegment: (body: SegmentRequest) => request<SegmentCreatedReply>(key, `${base}/segments`, { method: 'POST', body }),
+    checkCondition: (condition: string) =>
+      request<ConditionCheckReply>(key, `${base}/conditions/check`, { method: 'POST', body: { condition } }),
     deleteSegment: (sid: string) => request<DeletedReply>(key, `${base}/segments/${id(sid)}`, { method: 'DELETE' }),
     addMember: (sid: string, subscriberId: string) =>
       request<MemberAddedReply>(key, `${base}/segments/${id(sid)}/members/${id(subscriberId)}`, { method: 'PUT' }),

@@ -12,12 +12,8 @@ import { fileURLToPath } from 'node:url';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const DASHBOARD_SOURCE_DIR = join(PACKAGE_ROOT, 'dashboard');
-/** The wires' types and constants (contract/), which the dashboard imports. */
+/** The wires' types and constants (contract/): the only code the dashboard imports from outside its folder. */
 const CONTRACT_SOURCE_DIR = join(PACKAGE_ROOT, 'contract');
-/** The condition language's parser is pure TypeScript; the dashboard bundles it to check conditions as they are typed. */
-const SHARED_SOURCES = ['condition-codegen.ts', 'condition-parser.ts', 'condition-tokenizer.ts', 'segment-condition.ts'].map((file) =>
-  join(PACKAGE_ROOT, 'compiler', file),
-);
 const DEFAULT_CACHE_DIR = join(PACKAGE_ROOT, '.push-kit', 'dashboard');
 /** Where the package build puts the app (`dist-pkg/dashboard/dist` when read from the compiled server). */
 export const PREBUILT_DASHBOARD_DIR = join(PACKAGE_ROOT, 'dashboard', 'dist');
@@ -41,7 +37,7 @@ async function sourceFiles(dir: string): Promise<string[]> {
   return files.sort();
 }
 
-/** A hash of everything the build reads: the app's sources, the contract, the shared parser, and the versions of Vite and React. */
+/** A hash of everything the build reads: the app's sources, the contract, and the versions of Vite and React. */
 export async function dashboardSourceHash(): Promise<string> {
   const require = createRequire(import.meta.url);
   const hash = createHash('sha256');
@@ -52,7 +48,7 @@ export async function dashboardSourceHash(): Promise<string> {
       hash.update(`${pkg}@missing\n`);
     }
   }
-  for (const file of [...(await sourceFiles(DASHBOARD_SOURCE_DIR)), ...(await sourceFiles(CONTRACT_SOURCE_DIR)), ...SHARED_SOURCES]) {
+  for (const file of [...(await sourceFiles(DASHBOARD_SOURCE_DIR)), ...(await sourceFiles(CONTRACT_SOURCE_DIR))]) {
     hash.update(`${relative(PACKAGE_ROOT, file)}\n`);
     hash.update(await readFile(file));
   }

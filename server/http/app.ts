@@ -9,6 +9,7 @@ import { failure, RequestError, sendReply } from './reply.ts';
 import { corsDelegator, SiteRegistry } from './site-access.ts';
 import type { HostedSite } from '../sites.ts';
 import type { CampaignQueue } from '../push/campaign-queue.ts';
+import { registerConditionCheckRoute } from './routes/condition-check.ts';
 import { registerDashboardRoutes } from './routes/dashboard.ts';
 import { registerNotificationEventRoute } from './routes/notification-events.ts';
 import { registerOwnerApi } from './routes/owner-api.ts';
@@ -76,6 +77,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   registerNotificationEventRoute(app, context);
   registerSiteFileRoutes(app, context);
   registerOwnerApi(app, context);
+  registerConditionCheckRoute(app, context);
   registerDashboardRoutes(app, context);
   return app;
 }

@@ -117,7 +117,7 @@ describe('push-kit send', () => {
         body: syncForm('/send/through-provider'),
       });
       const direct = await runCli(['send', '--site', 'letters', '--title', 't', '--body', 'b']);
-      expect(direct.status).toBe(1);
+      expect(direct.status).toBe(3);
       expect(direct.stderr).toContain("A provider is running on it: let it send, with the site's owner key");
 
       const through = await runCli(['send', '--site', 'letters', '--title', 'Through', '--body', 'the provider', '--key', ownerKey]);

@@ -364,6 +364,7 @@ const OWNER_ROUTES: Route[] = [
   }),
   ownerRoute('GET', '/segments', 'query', () => ({})),
   ownerRoute('POST', '/segments', 'json', () => ({ sid: 'fresh-segment', name: 'Fresh', condition: 'url contains "/pricing"' })),
+  ownerRoute('POST', '/conditions/check', 'json', () => ({ condition: 'url contains "/pricing"' })),
   ownerRoute('PUT', '/segments/:sid/members/:id', 'path', () => ({ sid: 'news', id: fixture.subscriberId }), { subscriberParam: 'id' }),
   ownerRoute('DELETE', '/segments/:sid/members/:id', 'path', () => ({ sid: 'news', id: fixture.subscriberId }), {
     subscriberParam: 'id',

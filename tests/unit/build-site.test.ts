@@ -3,8 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import vm from 'node:vm';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { buildSite, type SiteBuildResult } from '../../emit/build-site.ts';
+
+/** The output file after whose writing the disk is full (unset: writes succeed). */
+const diskFull = vi.hoisted(() => ({ after: undefined as string | undefined }));
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const original = await importOriginal<typeof import('node:fs/promises')>();
+  const writeFile: typeof original.writeFile = async (...args) => {
+    await original.writeFile(...args);
+    if (diskFull.after !== undefined && String(args[0]).endsWith(`/${diskFull.after}`)) throw new Error('disk full');
+  };
+  return { ...original, default: { ...original, writeFile }, writeFile };
+});
 
 const OUTPUT_FILES = [
   'push.js',
@@ -165,7 +176,7 @@ describe('atomic write', () => {
     const out = join(work, 'invalid');
     const file = await writeConfig('broken', { ...good, vapidPublicKey: 'not-a-key' });
     const result = await buildSite(file, out);
-    expect(result).toMatchObject({ ok: false, name: 'broken', problems: [{ path: 'vapidPublicKey' }] });
+    expect(result).toMatchObject({ ok: false, name: 'broken', problems: [{ code: 'E_VAPID_KEY', path: 'vapidPublicKey' }] });
     await expect(stat(join(out, 'broken'))).rejects.toThrow(/ENOENT/);
   });
 
@@ -185,17 +196,19 @@ describe('atomic write', () => {
     const first = await writeConfig('midwrite', good);
     built(await buildSite(first, out));
     await writeFile(first, JSON.stringify({ ...good, companyName: 'Renamed' }));
-    const failAfterManifest = (path: string) => {
-      if (path === 'manifest.json') throw new Error('disk full');
-    };
-    const result = await buildSite(first, out, { afterWrite: failAfterManifest });
-    expect(result).toEqual({ ok: false, name: 'midwrite', problems: [{ path: '(build)', message: 'disk full' }] });
-    expect(await readdir(out)).toEqual(['midwrite']);
-    expect(JSON.parse(await readFile(join(out, 'midwrite', 'manifest.json'), 'utf8'))).toMatchObject({ name: 'Atomic' });
+    diskFull.after = 'manifest.json';
+    try {
+      const result = await buildSite(first, out);
+      expect(result).toEqual({ ok: false, name: 'midwrite', problems: [{ code: 'E_BUILD', path: '(build)', message: 'disk full' }] });
+      expect(await readdir(out)).toEqual(['midwrite']);
+      expect(JSON.parse(await readFile(join(out, 'midwrite', 'manifest.json'), 'utf8'))).toMatchObject({ name: 'Atomic' });
 
-    const fresh = join(work, 'midwrite-fresh');
-    expect((await buildSite(first, fresh, { afterWrite: failAfterManifest })).ok).toBe(false);
-    expect(await readdir(fresh)).toEqual([]);
+      const fresh = join(work, 'midwrite-fresh');
+      expect((await buildSite(first, fresh)).ok).toBe(false);
+      expect(await readdir(fresh)).toEqual([]);
+    } finally {
+      diskFull.after = undefined;
+    }
   });
 });
 

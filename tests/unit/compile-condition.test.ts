@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { compileCondition, type ConditionScope } from '../../compiler/segment-condition.ts';
+import { formatConditionError } from '../../contract/conditions.ts';
 import type { SegmentContext } from '../../runtime/site-module.ts';
 
 function context(overrides: Partial<SegmentContext> = {}): SegmentContext {
@@ -19,7 +20,7 @@ function context(overrides: Partial<SegmentContext> = {}): SegmentContext {
 
 function predicate(source: string, scope: ConditionScope = 'page'): (c: unknown) => boolean {
   const compiled = compileCondition(source, scope);
-  if (!compiled.ok) throw new Error(`${compiled.message} at ${compiled.position}`);
+  if (!compiled.ok) throw new Error(formatConditionError(compiled.error));
   // Tests only: the browser receives this source inside the bundle, never through new Function.
   return new Function(`return ${compiled.js}`)() as (c: unknown) => boolean;
 }
@@ -124,48 +125,60 @@ describe('compileCondition: shop scope', () => {
     expect(predicate(source, 'shop')(data)).toBe(expected);
   });
   it('page variables are unknown in shop scope and shop fields in page scope', () => {
-    expect(compileCondition('path == "/"', 'shop')).toEqual({ ok: false, message: 'unknown variable "path"', position: 1 });
-    expect(compileCondition('cTotal > 1', 'page')).toEqual({ ok: false, message: 'unknown variable "cTotal"', position: 1 });
+    expect(compileCondition('path == "/"', 'shop')).toMatchObject({
+      ok: false,
+      error: { code: 'E_CONDITION_UNKNOWN_VARIABLE', column: 1 },
+    });
+    expect(compileCondition('cTotal > 1', 'page')).toMatchObject({ ok: false, error: { code: 'E_CONDITION_UNKNOWN_VARIABLE', column: 1 } });
   });
 });
 
-describe('compileCondition: errors with message and 1-based column', () => {
+describe('compileCondition: errors with their catalogue code and 1-based column', () => {
   it.each([
-    ['', 'expected a condition', 1],
-    ['   ', 'expected a condition', 4],
-    ['foo == 1', 'unknown variable "foo"', 1],
-    ['path == "/a" and foo', 'unknown variable "foo"', 18],
-    ['path == "/a" and', 'expected a value after "and"', 17],
-    ['path == "/a" or', 'expected a value after "or"', 16],
-    ['not', 'expected a value after "not"', 4],
-    ['path ==', 'expected a value after "=="', 8],
-    ['path == )', 'expected a value after "==", found ")"', 9],
-    ['path == "/a")', 'unexpected ")"', 13],
-    [')', 'unexpected ")"', 1],
-    ['(path == "/a"', 'expected ")" to close "(" at column 1, found the end', 14],
-    ['path == "abc', 'unterminated string', 9],
-    ['path == "abc\\', 'unterminated string', 9],
-    ['path == "a\\q"', 'unknown escape "\\q" in string', 11],
-    ['path = "/a"', 'unexpected character "="', 6],
-    ['path == "/a" && visitCount > 1', 'unexpected character "&"', 14],
-    ['path == 1x', 'invalid number "1x"', 9],
-    ['query == "a"', '"query" needs a name, as in query.utm_source', 1],
-    ['event. == true', '"event" needs a name, as in event.scroll', 1],
-    ['url matches "("', 'invalid regular expression: Invalid regular expression: /(/: Unterminated group', 13],
-    ['url matches path', '"matches" needs a quoted regular expression after it', 13],
-    ['event.scroll < true', '"<" cannot compare true/false values', 14],
-    ['not url contains "x"', '"contains" needs text on both sides; to negate it write not (... contains ...)', 9],
-    ['path == "/a" == "/b"', 'unexpected "=="', 14],
-    ['path "/a"', 'unexpected "\\"/a\\""', 6],
-    ['constructor == ""', 'unknown variable "constructor"', 1],
-    ['__proto__ == ""', 'unknown variable "__proto__"', 1],
-    ['and', 'unexpected "and"', 1],
-  ])('%j -> %s at %i', (source, message, position) => {
-    expect(compileCondition(source, 'page')).toEqual({ ok: false, message, position });
+    ['', 'E_CONDITION_EXPECTED_CONDITION', 1],
+    ['   ', 'E_CONDITION_EXPECTED_CONDITION', 4],
+    ['foo == 1', 'E_CONDITION_UNKNOWN_VARIABLE', 1],
+    ['path == "/a" and foo', 'E_CONDITION_UNKNOWN_VARIABLE', 18],
+    ['path == "/a" and', 'E_CONDITION_EXPECTED_VALUE', 17],
+    ['path == "/a" or', 'E_CONDITION_EXPECTED_VALUE', 16],
+    ['not', 'E_CONDITION_EXPECTED_VALUE', 4],
+    ['path ==', 'E_CONDITION_EXPECTED_VALUE', 8],
+    ['path == )', 'E_CONDITION_EXPECTED_VALUE', 9],
+    ['path == "/a")', 'E_CONDITION_UNEXPECTED_TOKEN', 13],
+    [')', 'E_CONDITION_UNEXPECTED_TOKEN', 1],
+    ['(path == "/a"', 'E_CONDITION_UNCLOSED_PARENTHESIS', 14],
+    ['path == "abc', 'E_CONDITION_UNTERMINATED_STRING', 9],
+    ['path == "abc\\', 'E_CONDITION_UNTERMINATED_STRING', 9],
+    ['path == "a\\q"', 'E_CONDITION_UNKNOWN_ESCAPE', 11],
+    ['path = "/a"', 'E_CONDITION_UNEXPECTED_CHARACTER', 6],
+    ['path == "/a" && visitCount > 1', 'E_CONDITION_UNEXPECTED_CHARACTER', 14],
+    ['path == 1x', 'E_CONDITION_INVALID_NUMBER', 9],
+    ['query == "a"', 'E_CONDITION_NAME_REQUIRED', 1],
+    ['event. == true', 'E_CONDITION_NAME_REQUIRED', 1],
+    ['url matches "("', 'E_CONDITION_INVALID_REGEX', 13],
+    ['url matches path', 'E_CONDITION_MATCHES_NEEDS_PATTERN', 13],
+    ['event.scroll < true', 'E_CONDITION_BOOLEAN_ORDER', 14],
+    ['not url contains "x"', 'E_CONDITION_NEEDS_TEXT', 9],
+    ['path == "/a" == "/b"', 'E_CONDITION_UNEXPECTED_TOKEN', 14],
+    ['path "/a"', 'E_CONDITION_UNEXPECTED_TOKEN', 6],
+    ['constructor == ""', 'E_CONDITION_UNKNOWN_VARIABLE', 1],
+    ['__proto__ == ""', 'E_CONDITION_UNKNOWN_VARIABLE', 1],
+    ['and', 'E_CONDITION_UNEXPECTED_TOKEN', 1],
+  ])('%j -> %s at %i', (source, code, column) => {
+    expect(compileCondition(source, 'page')).toMatchObject({ ok: false, error: { code, column, expression: source } });
+  });
+  it('writes the message as the docs show it (docs/conditions.md, Errors)', () => {
+    const compiled = compileCondition('path == "/a" and', 'page');
+    expect(compiled.ok ? undefined : formatConditionError(compiled.error)).toBe('expected a value after "and" at column 17');
+    const unclosed = compileCondition('(path == "/a"', 'page');
+    expect(unclosed.ok ? undefined : unclosed.error.message).toBe('expected ")" to close "(" at column 1, found the end');
   });
   it('shop field names from Object.prototype are unknown', () => {
-    expect(compileCondition('constructor == ""', 'shop')).toEqual({ ok: false, message: 'unknown variable "constructor"', position: 1 });
-    expect(compileCondition('hasOwnProperty == ""', 'shop')).toMatchObject({ ok: false, message: 'unknown variable "hasOwnProperty"' });
+    expect(compileCondition('constructor == ""', 'shop')).toMatchObject({
+      ok: false,
+      error: { code: 'E_CONDITION_UNKNOWN_VARIABLE', column: 1 },
+    });
+    expect(compileCondition('hasOwnProperty == ""', 'shop')).toMatchObject({ ok: false, error: { code: 'E_CONDITION_UNKNOWN_VARIABLE' } });
   });
 });
 
@@ -202,9 +215,10 @@ describe('compileCondition: hostile inputs', () => {
     expect(predicate('url matches "</script>|`|\\u2028"')(context({ url: 'a`b' }))).toBe(true);
   });
   it('raw backticks and quotes outside strings are clean errors', () => {
-    expect(compileCondition('path == `x`', 'page')).toEqual({ ok: false, message: 'unexpected character "`"', position: 9 });
-    expect(compileCondition("path == 'x'", 'page')).toEqual({ ok: false, message: 'unexpected character "\'"', position: 9 });
-    expect(compileCondition('path == "a" */', 'page')).toEqual({ ok: false, message: 'unexpected character "*"', position: 13 });
+    const unexpected = (column: number) => ({ ok: false, error: { code: 'E_CONDITION_UNEXPECTED_CHARACTER', column } });
+    expect(compileCondition('path == `x`', 'page')).toMatchObject(unexpected(9));
+    expect(compileCondition("path == 'x'", 'page')).toMatchObject(unexpected(9));
+    expect(compileCondition('path == "a" */', 'page')).toMatchObject(unexpected(13));
   });
 });
 
@@ -238,8 +252,8 @@ describe('compileCondition: generated code', () => {
         (source, scope) => {
           const compiled = compileCondition(source, scope);
           if (!compiled.ok) {
-            expect(compiled.position).toBeGreaterThanOrEqual(1);
-            expect(compiled.position).toBeLessThanOrEqual(source.length + 1);
+            expect(compiled.error.column).toBeGreaterThanOrEqual(1);
+            expect(compiled.error.column).toBeLessThanOrEqual(source.length + 1);
             return;
           }
           const test = new Function(`return ${compiled.js}`)() as (c: unknown) => unknown;

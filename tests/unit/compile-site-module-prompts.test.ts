@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
-import { siteConfigSchema, type SiteConfigInput } from '../../config/schema.ts';
+import type { SiteConfigInput } from '../../config/schema.ts';
+import { validConfig } from '../support/valid-config.ts';
 import { siteFeatures } from '../../compiler/features.ts';
 import { renderPrompts } from '../../emit/render-prompts.tsx';
 import { DEFAULT_TEXTS } from '../../config/default-texts.ts';
@@ -14,8 +15,8 @@ const base: SiteConfigInput = {
 };
 
 async function promptsOf(input: Partial<SiteConfigInput>) {
-  const config = siteConfigSchema.parse({ ...base, ...input });
-  return renderPrompts(config, siteFeatures(config));
+  const { config, compiled } = validConfig({ ...base, ...input });
+  return renderPrompts(config, siteFeatures(config, compiled));
 }
 
 function parse(markup: string): HTMLElement {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { siteConfigSchema, type SiteConfigInput } from '../../config/schema.ts';
+import { validConfig } from '../support/valid-config.ts';
 import { generateSiteModule, generateWorkerSiteModule } from '../../compiler/site-module.ts';
 import { siteFeatures } from '../../compiler/features.ts';
 import { renderPrompts } from '../../emit/render-prompts.tsx';
@@ -30,9 +31,9 @@ async function importSource<T>(source: string): Promise<T> {
 }
 
 async function loadSite(input: Partial<SiteConfigInput>): Promise<{ site: SiteModule; source: string; prompts: PromptMarkup }> {
-  const config = siteConfigSchema.parse({ ...base, ...input });
-  const prompts = await renderPrompts(config, siteFeatures(config));
-  const source = generateSiteModule(config, prompts);
+  const { config, compiled } = validConfig({ ...base, ...input });
+  const prompts = await renderPrompts(config, siteFeatures(config, compiled));
+  const source = generateSiteModule(config, compiled, prompts);
   return { site: (await importSource<{ site: SiteModule }>(source)).site, source, prompts };
 }
 
@@ -154,7 +155,10 @@ describe('generateWorkerSiteModule', () => {
 });
 
 describe('siteFeatures', () => {
-  const features = (input: Partial<SiteConfigInput>) => siteFeatures(siteConfigSchema.parse({ ...base, ...input }));
+  const features = (input: Partial<SiteConfigInput>) => {
+    const { config, compiled } = validConfig({ ...base, ...input });
+    return siteFeatures(config, compiled);
+  };
 
   it('brandingModal needs pcBranding 1 and isNativeOptin not 0', () => {
     expect(features({ pcBranding: 1 }).brandingModal).toBe(true);

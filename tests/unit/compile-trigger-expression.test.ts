@@ -17,32 +17,25 @@ describe('compileTriggerExpression: every and/or is read as or', () => {
   });
 });
 
-describe('compileTriggerExpression: errors with message and column', () => {
+describe('compileTriggerExpression: errors with their catalogue code and column', () => {
   it.each([
-    ['', 'expected an event name', 1],
-    ['scroll and', 'expected an event after "and"', 11],
-    ['scroll or )', 'expected an event after "or", found ")"', 11],
-    [
-      'foo',
-      'unknown trigger event "foo" (known: load, click, mousedown, delay, interval, leaveIntent, scroll, subscribe, ecom.add_cart, ecom.order)',
-      1,
-    ],
-    [
-      'scroll or ecom.refund',
-      'unknown trigger event "ecom.refund" (known: load, click, mousedown, delay, interval, leaveIntent, scroll, subscribe, ecom.add_cart, ecom.order)',
-      11,
-    ],
-    ['(scroll', 'expected ")" to close "(" at column 1', 8],
-    ['scroll )', 'unexpected ")"', 8],
-    ['scroll delay', 'unexpected "delay"', 8],
-    ['scroll # delay', 'unexpected "#"', 8],
-    ['and scroll', 'unexpected "and"', 1],
-    [
-      'constructor',
-      'unknown trigger event "constructor" (known: load, click, mousedown, delay, interval, leaveIntent, scroll, subscribe, ecom.add_cart, ecom.order)',
-      1,
-    ],
-  ])('%j -> %s at %i', (source, message, position) => {
-    expect(compileTriggerExpression(source)).toEqual({ ok: false, message, position });
+    ['', 'E_TRIGGER_EXPECTED_EVENT', 1],
+    ['scroll and', 'E_TRIGGER_EXPECTED_EVENT', 11],
+    ['scroll or )', 'E_TRIGGER_UNEXPECTED', 11],
+    ['foo', 'E_TRIGGER_UNKNOWN_EVENT', 1],
+    ['scroll or ecom.refund', 'E_TRIGGER_UNKNOWN_EVENT', 11],
+    ['(scroll', 'E_TRIGGER_UNCLOSED_PARENTHESIS', 8],
+    ['scroll )', 'E_TRIGGER_UNEXPECTED', 8],
+    ['scroll delay', 'E_TRIGGER_UNEXPECTED', 8],
+    ['scroll # delay', 'E_TRIGGER_UNEXPECTED', 8],
+    ['and scroll', 'E_TRIGGER_UNEXPECTED', 1],
+    ['constructor', 'E_TRIGGER_UNKNOWN_EVENT', 1],
+  ])('%j -> %s at %i', (source, code, column) => {
+    expect(compileTriggerExpression(source)).toMatchObject({ ok: false, error: { code, column, expression: source } });
+  });
+
+  it('names the known events in the message (docs/conditions.md)', () => {
+    const compiled = compileTriggerExpression('foo');
+    expect(compiled.ok ? undefined : compiled.error.message).toBe(`unknown trigger event "foo" (known: ${TRIGGER_EVENTS.join(', ')})`);
   });
 });

@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { Window } from 'happy-dom';
 import { afterAll, describe, expect, it } from 'vitest';
 import { siteConfigSchema, type SiteConfig } from '../../config/schema.ts';
+import { validateConfig } from '../../config/validate-config.ts';
 import { siteFeatures } from '../../compiler/features.ts';
 import { generateSiteModule } from '../../compiler/site-module.ts';
 import { buildSite } from '../../emit/build-site.ts';
@@ -288,14 +289,12 @@ describe('property: prompt markup in the generated site module', () => {
     const page = new Window();
     await fc.assert(
       fc.asyncProperty(draft, async (value) => {
-        const parsed = siteConfigSchema.safeParse(configOf(value));
+        const parsed = validateConfig(configOf(value));
         const expected = expectedProblems(value);
-        expect([...new Set(parsed.success ? [] : parsed.error.issues.map((issue) => issue.path.join('.')))].sort()).toEqual(
-          [...expected].sort(),
-        );
-        if (!parsed.success) return;
-        const config = parsed.data;
-        const source = generateSiteModule(config, await renderPrompts(config, siteFeatures(config)));
+        expect([...new Set(parsed.ok ? [] : parsed.problems.map((problem) => problem.path))].sort()).toEqual([...expected].sort());
+        if (!parsed.ok) return;
+        const { config, compiled } = parsed;
+        const source = generateSiteModule(config, compiled, await renderPrompts(config, siteFeatures(config, compiled)));
         expect(source).not.toMatch(/<\/|<!--|[\u2028\u2029]/);
         // Tests only: the browser gets this module inside the bundle.
         const site = new Function(source.replace(/^export const site = /, 'return '))() as SiteModule;

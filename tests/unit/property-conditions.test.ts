@@ -347,8 +347,8 @@ describe('property: a segment condition behaves exactly as written', () => {
             if (!isValid(tree, scope)) {
               expect(compiled.ok, source).toBe(false);
               if (!compiled.ok) {
-                expect(compiled.position).toBeGreaterThanOrEqual(1);
-                expect(compiled.position).toBeLessThanOrEqual(source.length + 1);
+                expect(compiled.error.column).toBeGreaterThanOrEqual(1);
+                expect(compiled.error.column).toBeLessThanOrEqual(source.length + 1);
               }
               return;
             }
@@ -413,9 +413,10 @@ describe('property: a segment condition behaves exactly as written', () => {
             expect(typeof compiledPredicate(compiled.js)({})).toBe('boolean');
             return;
           }
-          expect(compiled.message.length).toBeGreaterThan(0);
-          expect(compiled.position).toBeGreaterThanOrEqual(1);
-          expect(compiled.position).toBeLessThanOrEqual(source.length + 1);
+          expect(compiled.error.code).toMatch(/^E_CONDITION_/);
+          expect(compiled.error.message.length).toBeGreaterThan(0);
+          expect(compiled.error.column).toBeGreaterThanOrEqual(1);
+          expect(compiled.error.column).toBeLessThanOrEqual(source.length + 1);
         },
       ),
       { numRuns: 500 },
@@ -425,7 +426,7 @@ describe('property: a segment condition behaves exactly as written', () => {
   it('a number used as text or text used as a number follows the documented reading', () => {
     const holds = (source: string, c: Context = {}) => {
       const compiled = compileCondition(source, 'page');
-      if (!compiled.ok) throw new Error(`${source}: ${compiled.message}`);
+      if (!compiled.ok) throw new Error(`${source}: ${compiled.error.message}`);
       return compiledPredicate(compiled.js)(c);
     };
     expect(holds('"5" == 5')).toBe(true);
@@ -492,8 +493,9 @@ describe('property: a trigger expression shows the prompt on any event it names'
             for (const name of compiled.anyOf) expect(TRIGGER_EVENTS).toContain(name);
             return;
           }
-          expect(compiled.position).toBeGreaterThanOrEqual(1);
-          expect(compiled.position).toBeLessThanOrEqual(source.length + 1);
+          expect(compiled.error.code).toMatch(/^E_TRIGGER_/);
+          expect(compiled.error.column).toBeGreaterThanOrEqual(1);
+          expect(compiled.error.column).toBeLessThanOrEqual(source.length + 1);
         },
       ),
       { numRuns: 500 },

@@ -44,13 +44,18 @@ describe('URL patterns', () => {
     expect(compileUrlList([])).toBeUndefined();
   });
 
-  it('names what is wrong with a pattern that cannot compile', () => {
-    expect(compilePatternError('blog/*')).toBe(
-      'URL pattern "blog/*" must be "*", start with "/" or "http(s)://", or use "contains:" or "regex:"',
-    );
-    expect(compilePatternError('regex:')).toBe('URL pattern "regex:" has an empty regular expression');
-    expect(compilePatternError('regex:(')).toMatch(/^URL pattern "regex:\(" is not a valid regular expression: /);
-    expect(compilePatternError('regex:(a)\\1')).toMatch(/must not use backreferences or named groups/);
-    expect(compilePatternError('contains:')).toBe('URL pattern "contains:" has nothing after "contains:"');
+  it('names what is wrong with a pattern that cannot compile, by code, and the pattern in the message', () => {
+    for (const [pattern, code] of [
+      ['blog/*', 'E_URL_PATTERN_FORM'],
+      ['regex:', 'E_URL_PATTERN_EMPTY_REGEX'],
+      ['regex:(', 'E_URL_PATTERN_INVALID_REGEX'],
+      ['regex:(a)\\1', 'E_URL_PATTERN_GROUPS'],
+      ['regex:(?<year>\\d+)', 'E_URL_PATTERN_GROUPS'],
+      ['contains:', 'E_URL_PATTERN_EMPTY_CONTAINS'],
+    ]) {
+      const problem = compilePatternError(pattern!);
+      expect(problem?.code, pattern).toBe(code);
+      expect(problem?.message).toContain(`URL pattern "${pattern}"`);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import React from 'react';
+import React, { act } from 'react';
 import { describe, expect, it } from 'vitest';
 import { render } from 'ink-testing-library';
 import { mkdtemp, readFile, stat } from 'node:fs/promises';
@@ -10,102 +10,138 @@ import { siteConfigSchema } from '../../config/schema.ts';
 const ENTER = '\r';
 const DOWN = '\u001B[B';
 const BACKSPACE = '\u007F';
+const TAB = '\t';
+const SCREEN_TIMEOUT_MS = 10_000;
 
-const tick = () => new Promise((resolve) => setTimeout(resolve, 30));
+// React runs a render's effects (where Ink attaches a question's key handler) inside act() before it returns.
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
-async function until(check: () => boolean, what: string, frames: () => string | undefined) {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    if (check()) return;
-    await tick();
+/**
+ * The wizard driven as a person would: each key is sent once the screen shows the effect of the one before.
+ * Ink attaches a component's key handler in an effect that runs after the screen is drawn, so a key sent the
+ * moment a question appears could reach the question just left; every key is sent inside act(), which returns
+ * once React has run those effects, and the driver then waits on what the screen shows.
+ */
+async function driveWizard(dir: string) {
+  let exitCode: number | undefined;
+  let rendered!: ReturnType<typeof render>;
+  await act(async () => {
+    rendered = render(<Wizard dir={dir} force={false} onExit={(code) => (exitCode = code)} />);
+  });
+  const { stdin, lastFrame } = rendered;
+  const screen = () => lastFrame() ?? '';
+
+  /** Polls the screen. Each pause is an act() scope, as writing the files ends with an update while it waits. */
+  async function waitFor(check: (frame: string) => boolean, what: string): Promise<void> {
+    const started = Date.now();
+    while (!check(screen())) {
+      if (Date.now() - started > SCREEN_TIMEOUT_MS) throw new Error(`never saw ${what}; last frame:\n${screen()}`);
+      await act(() => new Promise((resolve) => setTimeout(resolve, 5)));
+    }
   }
-  throw new Error(`never saw ${what}; last frame:\n${frames()}`);
-}
 
-async function press(stdin: { write: (data: string) => void }, ...keys: string[]) {
-  for (const key of keys) {
-    stdin.write(key);
-    await tick();
-  }
-}
+  /** One key, or a run of typed text (Ink reads a run of characters as one key). */
+  const send = (key: string) => act(async () => void stdin.write(key));
 
-function erase(count: number): string[] {
-  return Array.from({ length: count }, () => BACKSPACE);
+  return {
+    screen,
+    exitCode: () => exitCode,
+    waitFor,
+    /** Waits until the screen shows `text`. */
+    see: (text: string) => waitFor((frame) => frame.includes(text), JSON.stringify(text)),
+    /** Sends a key and waits until the screen changes. */
+    async press(key: string): Promise<void> {
+      const before = screen();
+      await send(key);
+      await waitFor((frame) => frame !== before, `the effect of ${JSON.stringify(key)}`);
+    },
+    /** Sends a key and waits until the screen shows `text`. */
+    async pressUntil(key: string, text: string): Promise<void> {
+      await send(key);
+      await waitFor((frame) => frame.includes(text), JSON.stringify(text));
+    },
+    /** A key whose effect the screen does not show (which field has the focus): what is typed next tells. */
+    focusKey: (key: typeof TAB | typeof ENTER) => send(key),
+    /** Backspaces `count` times, one key at a time, then waits until the field after `label: ` is empty. */
+    async clear(label: string, count: number): Promise<void> {
+      for (let i = 0; i < count; i++) await send(BACKSPACE);
+      await waitFor((frame) => frame.split('\n').some((line) => line.trimEnd() === `${label}:`), `${label} emptied`);
+    },
+  };
 }
 
 describe('push-kit init wizard', () => {
   it('refuses a wrong origin inline, takes the correction, goes back from the summary and writes the files', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pk-wizard-'));
-    let exitCode: number | undefined;
-    const { stdin, lastFrame } = render(<Wizard dir={dir} force={false} onExit={(code) => (exitCode = code)} />);
-    const frame = () => lastFrame() ?? '';
-    await until(() => frame().includes('Company name'), 'the first question', lastFrame);
+    const wizard = await driveWizard(dir);
+    const { see, press, pressUntil, clear, focusKey, screen } = wizard;
+    await see('Company name');
 
-    await press(stdin, ...erase(7), 'Acme Inks', ENTER);
-    await until(() => frame().includes('Config name'), 'the config name', lastFrame);
-    expect(frame()).toContain('acme-inks');
-    await press(stdin, ENTER);
+    await clear('Company name', 7);
+    await pressUntil('Acme Inks', 'Company name: Acme Inks');
+    await pressUntil(ENTER, 'Config name');
+    expect(screen()).toContain('acme-inks');
+    await pressUntil(ENTER, 'Site origin');
 
-    await until(() => frame().includes('Site origin'), 'the origin question', lastFrame);
-    expect(frame()).toContain('child window');
-    await press(stdin, ...erase(30), 'not a url', ENTER);
-    await until(() => frame().includes('must be an absolute http(s) URL'), 'the inline origin error', lastFrame);
-    expect(frame()).toContain('Site origin');
-    await press(stdin, ...erase(9), 'https://acme.example', ENTER);
-    await until(() => frame().includes('Provider URL'), 'the provider question', lastFrame);
-    await press(stdin, ENTER);
+    expect(screen()).toContain('child window');
+    await clear('Site origin', 21);
+    await pressUntil('not a url', 'Site origin: not a url');
+    await pressUntil(ENTER, 'must be an absolute http(s) URL');
+    expect(screen()).toContain('Site origin');
+    await clear('Site origin', 9);
+    await pressUntil('https://acme.example', 'Site origin: https://acme.example');
+    await pressUntil(ENTER, 'Provider URL');
+    await pressUntil(ENTER, 'Prompt style');
 
-    await until(() => frame().includes('Prompt style'), 'the prompt style', lastFrame);
-    await press(stdin, DOWN, ENTER); // branded modal
-    await until(() => frame().includes('Offer text'), 'the offer text', lastFrame);
-    expect(frame()).toContain('Calligraphy submissions');
-    await press(stdin, ENTER);
-    await until(() => frame().includes('Allow button text'), 'the allow text', lastFrame);
-    await press(stdin, ENTER);
+    await press(DOWN); // branded modal
+    await pressUntil(ENTER, 'Offer text');
+    expect(screen()).toContain('Calligraphy submissions');
+    await pressUntil(ENTER, 'Allow button text');
+    await pressUntil(ENTER, 'Show the prompt on');
 
-    await until(() => frame().includes('Show the prompt on'), 'the include patterns', lastFrame);
-    expect(frame()).toContain('https://acme.example/ qualifies');
-    await press(stdin, BACKSPACE, '/blog/*');
-    await until(() => frame().includes('https://acme.example/ excluded'), 'the live verdict change', lastFrame);
-    await press(stdin, ENTER);
+    expect(screen()).toContain('https://acme.example/ qualifies');
+    await press(BACKSPACE);
+    await pressUntil('/blog/*', 'https://acme.example/ excluded');
+    await pressUntil(ENTER, 'Never show it on');
 
-    await until(() => frame().includes('Never show it on'), 'the exclude patterns', lastFrame);
-    await press(stdin, '\t', ...erase(30), 'https://acme.example/blog/drafts/1', ENTER);
-    await until(() => frame().includes('https://acme.example/blog/drafts/1 qualifies'), 'a sample that qualifies', lastFrame);
-    await press(stdin, '/blog/drafts/*');
-    await until(() => frame().includes('https://acme.example/blog/drafts/1 excluded'), 'the sample excluded', lastFrame);
-    await press(stdin, ENTER);
+    await focusKey(TAB); // to the sample URL
+    await clear('Sample URL (Tab to edit)', 29);
+    await pressUntil('https://acme.example/blog/drafts/1', 'https://acme.example/blog/drafts/1 qualifies');
+    await focusKey(ENTER); // back to the patterns
+    await pressUntil('/blog/drafts/*', 'https://acme.example/blog/drafts/1 excluded');
+    await pressUntil(ENTER, 'Show the prompt after');
 
-    await until(() => frame().includes('Show the prompt after'), 'the delay', lastFrame);
-    await press(stdin, BACKSPACE, 'soon', ENTER);
-    await until(() => frame().includes('✖'), 'the delay error', lastFrame);
-    await press(stdin, ...erase(4), '12', ENTER);
+    await press(BACKSPACE);
+    await pressUntil('soon', 'soon');
+    await pressUntil(ENTER, '✖');
+    await clear('Show the prompt after (seconds)', 4);
+    await pressUntil('12', '12');
+    await pressUntil(ENTER, 'tracking consent');
 
-    await until(() => frame().includes('tracking consent'), 'tracking consent', lastFrame);
-    await press(stdin, DOWN, ENTER);
-    await until(() => frame().includes('connected shop'), 'shop connection', lastFrame);
-    await press(stdin, ENTER);
-    await until(() => frame().includes('First segment id'), 'the segment id', lastFrame);
-    await press(stdin, 'readers', ENTER);
-    await until(() => frame().includes('Condition of segment readers'), 'the segment condition', lastFrame);
-    await press(stdin, 'url contains', ENTER);
-    await until(() => frame().includes('✖'), 'the condition error', lastFrame);
-    await press(stdin, ' "/blog"', ENTER);
+    await press(DOWN);
+    await pressUntil(ENTER, 'connected shop');
+    await pressUntil(ENTER, 'First segment id');
+    await pressUntil('readers', 'First segment id (empty for none): readers');
+    await pressUntil(ENTER, 'Condition of segment readers');
+    await pressUntil('url contains', 'readers: url contains');
+    await pressUntil(ENTER, '✖');
+    await pressUntil(' "/blog"', 'url contains "/blog"');
+    await pressUntil(ENTER, 'Summary');
 
-    await until(() => frame().includes('Summary'), 'the summary', lastFrame);
-    expect(frame()).toContain('Company name: Acme Inks');
+    expect(screen()).toContain('Company name: Acme Inks');
     // Back to the company name (second row), change it, return to the summary.
-    await press(stdin, DOWN, ENTER);
-    await until(() => frame().includes('Company name:'), 'the company question again', lastFrame);
-    await press(stdin, ...erase(9), 'Acme Pens', ENTER);
-    await until(() => frame().includes('Summary'), 'the summary again', lastFrame);
-    expect(frame()).toContain('Company name: Acme Pens');
-    expect(frame()).toContain('Config name: acme-pens');
-    await press(stdin, ENTER);
+    await press(DOWN);
+    await pressUntil(ENTER, 'Company name:');
+    await clear('Company name', 9);
+    await pressUntil('Acme Pens', 'Company name: Acme Pens');
+    await pressUntil(ENTER, 'Summary');
+    expect(screen()).toContain('Company name: Acme Pens');
+    expect(screen()).toContain('Config name: acme-pens');
+    await pressUntil(ENTER, 'npx push-kit build site-configs/acme-pens.json');
 
-    await until(() => exitCode !== undefined, 'the files written', lastFrame);
-    expect(exitCode).toBe(0);
-    expect(frame()).toContain('npx push-kit build site-configs/acme-pens.json');
-    expect(frame()).toContain('npx push-kit dev site-configs/acme-pens.json');
+    await wizard.waitFor(() => wizard.exitCode() !== undefined, 'the wizard exit');
+    expect(wizard.exitCode()).toBe(0);
+    expect(screen()).toContain('npx push-kit dev site-configs/acme-pens.json');
 
     const text = await readFile(join(dir, 'site-configs', 'acme-pens.json'), 'utf8');
     const config = siteConfigSchema.parse(JSON.parse(text));

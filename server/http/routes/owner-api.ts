@@ -3,6 +3,7 @@
 // custom dimensions and campaigns. Every call needs the site's owner key.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { CONDITION_MAX_LENGTH, formatConditionError } from '../../../contract/conditions.ts';
 import { compileCondition } from '../../../compiler/segment-condition.ts';
 import { createCampaign, getCampaign, listCampaigns } from '../../store/campaigns.ts';
 import { requireOwner } from '../owner-auth.ts';
@@ -33,7 +34,6 @@ import { campaignInputSchema } from '../../../contract/campaign-input.ts';
 import { CAMPAIGN_ID_PATTERN, SEGMENT_ID_RULE } from '../../../contract/ids.ts';
 import {
   PAGE_MAX,
-  SEGMENT_CONDITION_MAX_LENGTH,
   SEGMENT_NAME_MAX_LENGTH,
   SUBSCRIBER_SEARCH_MAX_LENGTH,
   SUBSCRIBER_STATUSES,
@@ -92,12 +92,12 @@ const segmentBodySchema = z.strictObject({
   name: text(SEGMENT_NAME_MAX_LENGTH).min(1, 'must not be empty').optional(),
   condition: z
     .string({ error: 'must be text' })
-    .max(SEGMENT_CONDITION_MAX_LENGTH, `must be at most ${SEGMENT_CONDITION_MAX_LENGTH} characters`)
+    .max(CONDITION_MAX_LENGTH, `must be at most ${CONDITION_MAX_LENGTH} characters`)
     .optional()
     .superRefine((source, ctx) => {
       if (source === undefined || source.trim() === '') return;
       const compiled = compileCondition(source, 'page');
-      if (!compiled.ok) ctx.addIssue({ code: 'custom', message: `${compiled.message} at column ${compiled.position}` });
+      if (!compiled.ok) ctx.addIssue({ code: 'custom', message: formatConditionError(compiled.error) });
     }),
 });
 

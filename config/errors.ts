@@ -1,0 +1,48 @@
+// The config layer's error catalogue (as Workbox keys its messages): every problem a site config file can have,
+// by a stable code that tests and tools match on, with its message. Printed as `FILE: field.path: message`.
+import { formatConditionError, type ConditionError } from '../contract/conditions.ts';
+import type { UrlPatternProblem } from '../compiler/errors.ts';
+
+const messages = {
+  E_CONFIG_NOT_FOUND: () => 'file not found',
+  E_CONFIG_READ: ({ reason }: { reason: string }) => reason,
+  E_CONFIG_JSON: ({ at, reason }: { at?: string; reason: string }) =>
+    at === undefined ? `invalid JSON: ${reason}` : `invalid JSON at ${at}: ${reason}`,
+  E_CONFIG_UNKNOWN_FIELD: () => 'unknown field',
+  E_CONFIG_MISSING_FIELD: ({ expected }: { expected: string }) => `required field is missing (expected ${expected})`,
+  /** Any other rule of the schema (config/schema.ts states it). */
+  E_CONFIG_FIELD: ({ rule }: { rule: string }) => rule,
+  E_VAPID_KEY: () => 'must be url-safe base64 of a 65-byte uncompressed P-256 public key',
+  E_URL_PATTERN: ({ problem }: { problem: UrlPatternProblem }) => problem.message,
+  E_CONDITION: ({ error }: { error: ConditionError }) => formatConditionError(error),
+  E_TRIGGER: ({ error }: { error: ConditionError }) => formatConditionError(error),
+  /** A warning: spec section 5 reads such a field as an empty list. */
+  W_SEGMENTATIONS_JSON: () => 'is a string that is not valid JSON: read as an empty list',
+};
+
+export type ConfigErrorCode = keyof typeof messages;
+
+/** One problem of a config: its catalogue code, the dotted field path (`(file)` for the file itself) and the message. */
+export interface ConfigProblem {
+  code: ConfigErrorCode;
+  /** Dotted field path (`style.iconUrl`, `includeUrls.2`), or `(file)` for problems with the file itself. */
+  path: string;
+  message: string;
+}
+
+export function configMessage<C extends ConfigErrorCode>(code: C, ...details: Parameters<(typeof messages)[C]>): string {
+  return (messages[code] as (...args: typeof details) => string)(...details);
+}
+
+export function configProblem<C extends ConfigErrorCode>(
+  code: C,
+  path: string,
+  ...details: Parameters<(typeof messages)[C]>
+): ConfigProblem {
+  return { code, path, message: configMessage(code, ...details) };
+}
+
+/** The printed form, a contract: `FILE: field.path: message`. */
+export function formatProblem(file: string, problem: Pick<ConfigProblem, 'path' | 'message'>): string {
+  return `${file}: ${problem.path}: ${problem.message}`;
+}

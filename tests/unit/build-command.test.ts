@@ -83,7 +83,7 @@ describe('push-kit build', () => {
       brotli: expect.any(Number),
     });
     expect(failed).toMatchObject({ config: bad, name: 'json-bad', ok: false, files: [] });
-    expect(failed!.errors).toContainEqual({ path: 'hash', message: 'must be 8 to 64 letters, digits, "_" or "-"' });
+    expect(failed!.errors).toContainEqual({ code: 'E_CONFIG_FIELD', path: 'hash', message: 'must be 8 to 64 letters, digits, "_" or "-"' });
 
     logs.length = 0;
     expect(await runBuild(['tests/fixtures/configs/minimal.json'], { out, json: true })).toBe(0);

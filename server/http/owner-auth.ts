@@ -8,6 +8,6 @@ import type { HostedSite } from '../sites.ts';
 export async function requireOwner(db: Queryable, request: FastifyRequest, site: HostedSite): Promise<void> {
   const header = request.headers.authorization;
   const match = typeof header === 'string' ? /^Bearer ([A-Za-z0-9_-]{1,200})$/.exec(header.trim()) : null;
-  if (!match) throw new RequestError(401, 'authorization: send "Authorization: Bearer <owner key>" (printed by push-kit serve)');
-  if (!(await isOwnerKey(db, site, match[1]!))) throw new RequestError(401, `authorization: wrong owner key for site ${site.name}`);
+  if (!match) throw new RequestError('E_OWNER_KEY_MISSING');
+  if (!(await isOwnerKey(db, site, match[1]!))) throw new RequestError('E_OWNER_KEY', { site: site.name });
 }

@@ -52,16 +52,18 @@ describe('owner keys', () => {
   it('refuses a missing, malformed, wrong or other-site key with 401', async () => {
     const missing = await owner('GET', '/subscribers', undefined, null);
     expect(missing.statusCode).toBe(401);
-    expect(missing.json().message).toBe('authorization: send "Authorization: Bearer <owner key>" (printed by push-kit serve)');
-    expect((await owner('GET', '/subscribers', undefined, 'pk_wrong')).statusCode).toBe(401);
+    expect(missing.json().code).toBe('E_OWNER_KEY_MISSING');
+    expect((await owner('GET', '/subscribers', undefined, 'pk_wrong')).json().code).toBe('E_OWNER_KEY');
     expect((await owner('GET', '/subscribers', undefined, otherKey)).json()).toEqual({
       status: 'failure',
       message: 'authorization: wrong owner key for site letters',
+      code: 'E_OWNER_KEY',
     });
     const basic = await app.inject({ url: '/api/v1/sites/letters/subscribers', headers: { authorization: `Basic ${key}` } });
     expect(basic.statusCode).toBe(401);
     const unknownSite = await app.inject({ url: '/api/v1/sites/nope/subscribers', headers: { authorization: `Bearer ${key}` } });
     expect(unknownSite.statusCode).toBe(404);
+    expect(unknownSite.json().code).toBe('E_SITE_NAME_UNKNOWN');
   });
 
   it('a rotated key replaces the old one', async () => {
@@ -125,7 +127,7 @@ describe('segments', () => {
   it('creates, lists with member counts, refuses a duplicate, and deletes', async () => {
     const created = await owner('POST', '/segments', { sid: 'vip', name: 'Very important' });
     expect(created.statusCode).toBe(201);
-    expect((await owner('POST', '/segments', { sid: 'vip' })).statusCode).toBe(409);
+    expect((await owner('POST', '/segments', { sid: 'vip' })).json().code).toBe('E_SEGMENT_EXISTS');
     expect((await owner('POST', '/segments', { sid: 'bad sid!' })).json().message).toMatch(/^sid: /);
     await app.inject({
       url: `/as?id=vip&customer_hash=${SITE_HASH}&subscriber_list[]=${subscribers[0]}&subscriber_list[]=${subscribers[1]}`,
@@ -221,7 +223,10 @@ describe('campaigns', () => {
   });
 
   it('refuses a bad campaign with 400 naming the field', async () => {
-    expect((await owner('POST', '/campaigns', { body: 'no title' })).json().message).toBe('title: is required');
+    expect((await owner('POST', '/campaigns', { body: 'no title' })).json()).toMatchObject({
+      code: 'E_PARAM_MISSING',
+      message: 'title: is required',
+    });
     expect((await owner('POST', '/campaigns', { title: 'T', body: 'B', urgency: 'asap' })).json().message).toBe(
       'urgency: must be one of very-low, low, normal, high',
     );
@@ -232,6 +237,7 @@ describe('campaigns', () => {
     expect((await owner('POST', '/campaigns', { title: 'T', body: 'B', segment: 'never-made' })).json()).toEqual({
       status: 'failure',
       message: 'segment: no segment never-made on site letters',
+      code: 'E_SEGMENT_UNKNOWN',
     });
     expect(
       (await owner('POST', '/campaigns', { title: 'T', body: 'B', segment: 'readers', subscriberId: subscribers[0] })).json().message,

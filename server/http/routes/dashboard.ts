@@ -35,7 +35,7 @@ async function builtDir(): Promise<string> {
   try {
     return (await dashboardFiles()).dir;
   } catch (error) {
-    throw new RequestError(503, `dashboard: it could not be built: ${(error as Error).message}`);
+    throw new RequestError('E_DASHBOARD_UNAVAILABLE', { reason: (error as Error).message });
   }
 }
 
@@ -58,13 +58,13 @@ export function registerDashboardRoutes(app: FastifyInstance, _context: RouteCon
   app.get('/dashboard/assets/:file', async (request, reply) => {
     const { file } = parseParams(assetParams, request.params);
     const type = CONTENT_TYPES[extname(file)];
-    if (!type || file.startsWith('.')) throw new RequestError(404, `file: no dashboard file ${file}`);
+    if (!type || file.startsWith('.')) throw new RequestError('E_DASHBOARD_FILE_UNKNOWN', { file });
     let body: Buffer;
     try {
       body = await readFile(join(await builtDir(), 'assets', file));
     } catch (error) {
       if (error instanceof RequestError) throw error;
-      throw new RequestError(404, `file: no dashboard file ${file}`);
+      throw new RequestError('E_DASHBOARD_FILE_UNKNOWN', { file });
     }
     // asset names carry a hash of their content
     return secured(reply).type(type).header('cache-control', 'public, max-age=31536000, immutable').send(body);

@@ -119,7 +119,7 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
   const siteOf = async (request: FastifyRequest): Promise<HostedSite> => {
     const { name } = parseParams(nameParams, request.params);
     const site = registry.byNameOrNull(name);
-    if (!site) throw new RequestError(404, `name: no hosted site named ${name}`);
+    if (!site) throw new RequestError('E_SITE_NAME_UNKNOWN', { name });
     await requireOwner(db, request, site);
     return site;
   };
@@ -129,7 +129,7 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     const site = await siteOf(request);
     const query = parseParams(subscriberListSchema, request.query);
     if (query.segment && !(await segmentExists(db, site.hash, query.segment))) {
-      throw new RequestError(404, `segment: no segment ${query.segment} on site ${site.name}`);
+      throw new RequestError('E_SEGMENT_UNKNOWN', { param: 'segment', sid: query.segment, site: site.name });
     }
     const page = await listSubscribers(db, site.hash, query);
     return { status: 'success', total: page.total, limit: query.limit, offset: query.offset, subscribers: page.subscribers };
@@ -145,10 +145,10 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     const site = await siteOf(request);
     const audience = parseParams(audienceSchema, request.query);
     if (audience.segment && !(await segmentExists(db, site.hash, audience.segment))) {
-      throw new RequestError(404, `segment: no segment ${audience.segment} on site ${site.name}`);
+      throw new RequestError('E_SEGMENT_UNKNOWN', { param: 'segment', sid: audience.segment, site: site.name });
     }
     if (audience.subscriberId && !(await subscriberExists(db, site.hash, audience.subscriberId))) {
-      throw new RequestError(404, `subscriberId: no subscriber ${audience.subscriberId} on site ${site.name}`);
+      throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'subscriberId', id: audience.subscriberId, site: site.name });
     }
     return { status: 'success', recipients: await audienceSize(db, site.hash, audience) };
   });
@@ -162,7 +162,7 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     const site = await siteOf(request);
     const id = subscriberOf(request);
     const exported = await exportSubscriber(db, site.hash, id);
-    if (!exported) throw new RequestError(404, `id: no subscriber ${id} on site ${site.name}`);
+    if (!exported) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
     return { status: 'success', ...exported };
   });
 
@@ -171,7 +171,7 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     const site = await siteOf(request);
     const id = subscriberOf(request);
     const exported = await exportSubscriber(db, site.hash, id);
-    if (!exported) throw new RequestError(404, `id: no subscriber ${id} on site ${site.name}`);
+    if (!exported) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
     const file = { site: site.name, exportedAt: new Date().toISOString(), ...exported };
     return reply
       .type('application/json; charset=utf-8')
@@ -183,7 +183,7 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
   app.delete('/api/v1/sites/:name/subscribers/:id', async (request) => {
     const site = await siteOf(request);
     const id = subscriberOf(request);
-    if (!(await deleteSubscriber(db, site.hash, id))) throw new RequestError(404, `id: no subscriber ${id} on site ${site.name}`);
+    if (!(await deleteSubscriber(db, site.hash, id))) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
     return { status: 'success', deleted: id };
   });
 
@@ -191,7 +191,7 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     const site = await siteOf(request);
     const id = subscriberOf(request);
     const dimensions = parseParams(dimensionsSchema, request.body, 'body');
-    if (!(await subscriberExists(db, site.hash, id))) throw new RequestError(404, `id: no subscriber ${id} on site ${site.name}`);
+    if (!(await subscriberExists(db, site.hash, id))) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
     await setDimensions(
       db,
       id,
@@ -224,7 +224,7 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     const body = parseParams(segmentBodySchema, request.body, 'body');
     const condition = body.condition?.trim() ? body.condition.trim() : undefined;
     if (!(await createSegment(db, site.hash, body.sid, body.name ?? body.sid, condition))) {
-      throw new RequestError(409, `sid: segment ${body.sid} exists already`);
+      throw new RequestError('E_SEGMENT_EXISTS', { sid: body.sid });
     }
     return reply.code(201).send({ status: 'success', sid: body.sid, name: body.name ?? body.sid, condition: condition ?? null });
   });
@@ -233,8 +233,9 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
   const memberOf = async (request: FastifyRequest) => {
     const site = await siteOf(request);
     const { sid, id } = parseParams(memberParams, request.params);
-    if (!(await segmentExists(db, site.hash, sid))) throw new RequestError(404, `sid: no segment ${sid} on site ${site.name}`);
-    if (!(await subscriberExists(db, site.hash, id))) throw new RequestError(404, `id: no subscriber ${id} on site ${site.name}`);
+    if (!(await segmentExists(db, site.hash, sid)))
+      throw new RequestError('E_SEGMENT_UNKNOWN', { param: 'sid', sid: sid, site: site.name });
+    if (!(await subscriberExists(db, site.hash, id))) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
     return { site, sid, id };
   };
 
@@ -247,14 +248,15 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
 
   app.delete('/api/v1/sites/:name/segments/:sid/members/:id', async (request) => {
     const { site, sid, id } = await memberOf(request);
-    if (!(await removeMembership(db, site.hash, sid, id))) throw new RequestError(404, `id: subscriber ${id} is not in segment ${sid}`);
+    if (!(await removeMembership(db, site.hash, sid, id))) throw new RequestError('E_MEMBER_UNKNOWN', { id, sid });
     return { status: 'success', sid, subscriberId: id, removed: true };
   });
 
   app.delete('/api/v1/sites/:name/segments/:sid', async (request) => {
     const site = await siteOf(request);
     const { sid } = parseParams(z.object({ sid: segmentIdParam }), request.params);
-    if (!(await deleteSegment(db, site.hash, sid))) throw new RequestError(404, `sid: no segment ${sid} on site ${site.name}`);
+    if (!(await deleteSegment(db, site.hash, sid)))
+      throw new RequestError('E_SEGMENT_UNKNOWN', { param: 'sid', sid: sid, site: site.name });
     return { status: 'success', deleted: sid };
   });
 
@@ -262,11 +264,11 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     const site = await siteOf(request);
     const body = parseParams(campaignBodySchema, request.body, 'body');
     if (body.subscriberId && !(await subscriberExists(db, site.hash, body.subscriberId))) {
-      throw new RequestError(404, `subscriberId: no subscriber ${body.subscriberId} on site ${site.name}`);
+      throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'subscriberId', id: body.subscriberId, site: site.name });
     }
     if (body.segment) {
       const segment = await db.query('SELECT 1 FROM segments WHERE site_hash = $1 AND sid = $2', [site.hash, body.segment]);
-      if (segment.rows.length === 0) throw new RequestError(404, `segment: no segment ${body.segment} on site ${site.name}`);
+      if (segment.rows.length === 0) throw new RequestError('E_SEGMENT_UNKNOWN', { param: 'segment', sid: body.segment, site: site.name });
     }
     const created = await createCampaign(db, site, body);
     campaigns?.enqueue(site.hash, created.campaignId);
@@ -283,7 +285,7 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     const site = await siteOf(request);
     const { id } = parseParams(z.object({ id: z.string().regex(/^\d{1,18}$/, 'must be a campaign id (digits)') }), request.params);
     const campaign = await getCampaign(db, site.hash, id);
-    if (!campaign) throw new RequestError(404, `id: no campaign ${id} on site ${site.name}`);
+    if (!campaign) throw new RequestError('E_CAMPAIGN_UNKNOWN', { param: 'id', id, site: site.name });
     return { status: 'success', campaign };
   });
 }

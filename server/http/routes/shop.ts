@@ -56,7 +56,7 @@ export function registerShopRoutes(app: FastifyInstance, { db, registry }: Route
       site.hash,
       params.orderId,
     ]);
-    if (!rows[0]) throw new RequestError(404, `orderId: no order ${params.orderId} on this site`);
+    if (!rows[0]) throw new RequestError('E_ORDER_UNKNOWN', { orderId: params.orderId });
     return sendReply(request, reply, { status: 'success', order: { orderId: params.orderId, ...(rows[0].details as object) } });
   });
 }

@@ -1,6 +1,7 @@
 // POST /syncSubscriptionAction.php: the subscription sync of spec section 7. A failure is a 4xx with the
-// `{status: "failure", message}` body, which the runtime treats like any failed sync.
+// `{status: "failure", message, code}` body, which the runtime treats like any failed sync.
 import type { FastifyInstance } from 'fastify';
+import { SERVER_ERRORS } from '../../errors.ts';
 import { parseParams } from '../params.ts';
 import { checkCallback, sendReply } from '../reply.ts';
 import { requireOrigin } from '../site-access.ts';
@@ -15,9 +16,7 @@ export function registerSyncRoute(app: FastifyInstance, { db, registry }: RouteC
     const site = registry.require(payload.hash, 'hash');
     requireOrigin(request, site);
     const result = await runSyncAction(db, site.hash, payload);
-    // The parameters passed, so a failure is a subscriber the site does not have (404); a missing parameter
-    // the schema let through would still be the caller's mistake (400).
-    const status = result.status === 'success' ? 200 : / is required$/.test(result.message) ? 400 : 404;
+    const status = result.status === 'success' ? 200 : SERVER_ERRORS[result.code].status;
     return sendReply(request, reply, result, status);
   });
 }

@@ -1,15 +1,13 @@
 // `push-kit send --site NAME --title T --body B [--url U] [--segment S]`: creates a campaign for the site's
 // subscribers (or one segment's) and sends it from this process, with a progress bar and the final counts.
-import { join } from 'node:path';
 import { CliError } from '../errors.ts';
 import { createCampaign } from '../../server/store/campaigns.ts';
 import { campaignProgress, sendCampaign } from '../../server/push/campaign-sender.ts';
 import { openDatabase } from '../../server/store/database.ts';
 import { closePushConnections } from '../../server/push/send.ts';
 import { loadSites } from '../../server/sites.ts';
-import { keyFilePath, readVapidKeyFile, type VapidKeyPair } from '../../server/vapid-keys.ts';
-
-const STATE_DIR = '.push-kit';
+import { embeddedDatabaseDir, STATE_DIR, vapidKeyFile } from '../../server/state-paths.ts';
+import { readVapidKeyFile, type VapidKeyPair } from '../../server/vapid-keys.ts';
 
 export interface SendOptions {
   site: string;
@@ -99,7 +97,7 @@ export async function runSend(options: SendOptions): Promise<number> {
   if (ownerKey) return sendThroughProvider(options, site.name, options.provider ?? site.config.serverSyncUrl, ownerKey);
 
   let keys: VapidKeyPair;
-  const keyFile = keyFilePath(STATE_DIR, site.name);
+  const keyFile = vapidKeyFile(STATE_DIR, site.name);
   try {
     keys = await readVapidKeyFile(keyFile);
   } catch (error) {
@@ -112,7 +110,7 @@ export async function runSend(options: SendOptions): Promise<number> {
   const url = options.database ?? process.env.DATABASE_URL;
   let db;
   try {
-    db = await openDatabase({ url, dataDir: join(STATE_DIR, 'db') });
+    db = await openDatabase({ url, dataDir: embeddedDatabaseDir(STATE_DIR) });
   } catch (error) {
     const inUse = /is in use by process/.test((error as Error).message);
     throw new CliError(

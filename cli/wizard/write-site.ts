@@ -2,7 +2,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { access, chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { generateVapidKeyPair, keyFilePath } from '../../server/vapid-keys.ts';
+import { ownerKeyFile, STATE_DIR, vapidKeyFile } from '../../server/state-paths.ts';
+import { generateVapidKeyPair } from '../../server/vapid-keys.ts';
 import { configFromAnswers, randomHash, type WizardAnswers } from './answers.ts';
 
 export interface WrittenSite {
@@ -18,7 +19,7 @@ export function siteConfigPath(dir: string, name: string): string {
 }
 
 export function ownerKeyFilePath(dir: string, name: string): string {
-  return join(dir, '.push-kit', 'owner-keys', `${name}.json`);
+  return ownerKeyFile(join(dir, STATE_DIR), name);
 }
 
 export async function fileExists(file: string): Promise<boolean> {
@@ -72,7 +73,7 @@ export async function writeSite(dir: string, answers: WizardAnswers): Promise<Wr
   const ownerApiKey = randomBytes(32).toString('base64url');
   const sha256 = createHash('sha256').update(ownerApiKey).digest('hex');
   const configFile = siteConfigPath(dir, answers.name);
-  const keyFile = keyFilePath(join(dir, '.push-kit'), answers.name);
+  const keyFile = vapidKeyFile(join(dir, STATE_DIR), answers.name);
   const ownerKeyFile = ownerKeyFilePath(dir, answers.name);
   await writeAllOrNothing([
     { file: keyFile, content: `${JSON.stringify(keys, null, 2)}\n`, secret: true },

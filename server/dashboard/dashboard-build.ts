@@ -7,6 +7,7 @@ import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dashboardCacheDir, STATE_DIR } from '../state-paths.ts';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const DASHBOARD_SOURCE_DIR = join(PACKAGE_ROOT, 'dashboard');
@@ -14,7 +15,7 @@ export const DASHBOARD_SOURCE_DIR = join(PACKAGE_ROOT, 'dashboard');
 const SHARED_SOURCES = ['condition-codegen.ts', 'condition-parser.ts', 'condition-tokenizer.ts', 'segment-condition.ts'].map((file) =>
   join(PACKAGE_ROOT, 'compiler', file),
 );
-const DEFAULT_CACHE_DIR = join(PACKAGE_ROOT, '.push-kit', 'dashboard');
+const DEFAULT_CACHE_DIR = dashboardCacheDir(join(PACKAGE_ROOT, STATE_DIR));
 
 export interface DashboardFiles {
   /** Folder of the built app: index.html and assets/. */

@@ -2,9 +2,9 @@
 // when it is created.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Queryable } from './database.ts';
 import type { HostedSite } from '../sites.ts';
+import { ownerKeyFile } from '../state-paths.ts';
 
 function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
@@ -15,7 +15,7 @@ function hashKey(key: string): string {
  * `{"sha256": "..."}`), or undefined when there is none.
  */
 export async function ownerKeyHashFromInit(stateDir: string, name: string): Promise<string | undefined> {
-  const file = join(stateDir, 'owner-keys', `${name}.json`);
+  const file = ownerKeyFile(stateDir, name);
   let text: string;
   try {
     text = await readFile(file, 'utf8');

@@ -10,13 +10,14 @@ import { failure, failureOf, RequestError, sendReply } from './reply.ts';
 import { corsDelegator, SiteRegistry } from './site-access.ts';
 import type { HostedSite } from '../sites.ts';
 import type { CampaignQueue } from '../push/campaign-queue.ts';
-import { registerDashboardRoutes } from './routes/dashboard.ts';
-import { registerNotificationEventRoute } from './routes/notification-events.ts';
-import { registerOwnerApi } from './routes/owner-api.ts';
-import { registerShopRoutes } from './routes/shop.ts';
-import { registerSiteFileRoutes } from './routes/site-files.ts';
-import { registerSyncRoute } from './routes/sync.ts';
-import { registerVisitorDataRoutes } from './routes/visitor-data.ts';
+import { dashboardRoutes } from '../dashboard/routes.ts';
+import { notificationEventRoute } from './routes/notification-events.ts';
+import { ownerApi } from './routes/owner-api.ts';
+import { shopRoutes } from './routes/shop.ts';
+import { siteFileRoutes } from './routes/site-files.ts';
+import { syncRoute } from './routes/sync.ts';
+import { visitorDataRoutes } from './routes/visitor-data.ts';
+import type { RouteContext } from './routes/context.ts';
 
 export const BODY_LIMIT = 64 * 1024;
 
@@ -38,7 +39,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     return503OnClosing: true,
     routerOptions: { maxParamLength: 256 },
   });
-  const context = { db: options.db, registry: new SiteRegistry(options.sites), campaigns: options.campaigns };
+  const context: RouteContext = { db: options.db, registry: new SiteRegistry(options.sites), campaigns: options.campaigns };
 
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
   await app.register(cors, { hook: 'preHandler', delegator: corsDelegator(context.registry) });
@@ -71,12 +72,13 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   );
 
   if (options.rateLimit !== false) registerRateLimit(app, context.registry, options.rateLimit ?? DEFAULT_RATE_LIMIT);
-  registerSyncRoute(app, context);
-  registerVisitorDataRoutes(app, context);
-  registerShopRoutes(app, context);
-  registerNotificationEventRoute(app, context);
-  registerSiteFileRoutes(app, context);
-  registerOwnerApi(app, context);
-  registerDashboardRoutes(app, context);
+  // Each group of routes is an encapsulated plugin: the hooks one adds (the owner API's key check) stay in it.
+  await app.register(syncRoute, context);
+  await app.register(visitorDataRoutes, context);
+  await app.register(shopRoutes, context);
+  await app.register(notificationEventRoute, context);
+  await app.register(siteFileRoutes, context);
+  await app.register(ownerApi, { ...context, prefix: '/api/v1/sites' });
+  await app.register(dashboardRoutes, { prefix: '/dashboard' });
   return app;
 }

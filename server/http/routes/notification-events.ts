@@ -29,7 +29,7 @@ function jsonBody(body: unknown): unknown {
   }
 }
 
-export function registerNotificationEventRoute(app: FastifyInstance, { db, registry }: RouteContext): void {
+export async function notificationEventRoute(app: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
   app.post('/notificationEvent', async (request, reply) => {
     const params = parseParams(eventSchema, jsonBody(request.body), 'body');
     const site = registry.require(params.hash, 'hash');

@@ -1,11 +1,12 @@
 // The owner API under /api/v1/sites/:name/, for the site owner's own tools and the owner dashboard:
 // subscribers (paged, searched, counted, exported, deleted), overview figures, segments and their members,
-// custom dimensions and campaigns. Every call needs the site's owner key.
+// custom dimensions and campaigns. Every call under /:name/ needs the site's owner key, checked by one hook
+// (ownerSiteHook) for all of them.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { compileCondition } from '../../../compiler/segment-condition.ts';
 import { createCampaign, getCampaign, listCampaigns, URGENCIES } from '../../store/campaigns.ts';
-import { requireOwner } from '../owner-auth.ts';
+import { ownedSite, ownerSiteHook } from '../owner-auth.ts';
 import { siteSummary, sitesOpenedBy } from '../owner-sites.ts';
 import { audienceSize, siteStats } from '../../store/owner-stats.ts';
 import { parseParams, segmentIdParam, subscriberIdParam, text } from '../params.ts';
@@ -20,7 +21,6 @@ import {
   segmentExists,
   type SegmentSummary,
 } from '../../store/segments.ts';
-import type { HostedSite } from '../../sites.ts';
 import {
   countSubscribers,
   deleteSubscriber,
@@ -107,26 +107,26 @@ const dimensionsSchema = z.record(
   z.union([text(256), z.number(), z.boolean(), z.null()]),
 );
 
-const nameParams = z.object({ name: z.string() });
-
-export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns }: RouteContext): void {
+/** The owner API, registered with the prefix /api/v1/sites. */
+export async function ownerApi(app: FastifyInstance, context: RouteContext): Promise<void> {
+  const { db, registry } = context;
   // The sites this key opens (the dashboard's sign-in and site switcher); 401 when it opens none.
-  app.get('/api/v1/sites', async (request) => {
+  app.get('', async (request) => {
     const opened = await sitesOpenedBy(db, request, registry.sites);
     return { status: 'success', sites: opened.map(siteSummary) };
   });
 
-  const siteOf = async (request: FastifyRequest): Promise<HostedSite> => {
-    const { name } = parseParams(nameParams, request.params);
-    const site = registry.byNameOrNull(name);
-    if (!site) throw new RequestError('E_SITE_NAME_UNKNOWN', { name });
-    await requireOwner(db, request, site);
-    return site;
-  };
+  await app.register(ownerSiteRoutes, { ...context, prefix: '/:name' });
+}
+
+/** Everything about one site, `/api/v1/sites/:name/...`. */
+async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Promise<void> {
+  const { db, campaigns } = context;
+  app.addHook('preHandler', ownerSiteHook(context));
   const subscriberOf = (request: FastifyRequest) => parseParams(z.object({ id: subscriberIdParam }), request.params).id;
 
-  app.get('/api/v1/sites/:name/subscribers', async (request) => {
-    const site = await siteOf(request);
+  app.get('/subscribers', async (request) => {
+    const site = ownedSite(request);
     const query = parseParams(subscriberListSchema, request.query);
     if (query.segment && !(await segmentExists(db, site.hash, query.segment))) {
       throw new RequestError('E_SEGMENT_UNKNOWN', { param: 'segment', sid: query.segment, site: site.name });
@@ -135,14 +135,14 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     return { status: 'success', total: page.total, limit: query.limit, offset: query.offset, subscribers: page.subscribers };
   });
 
-  app.get('/api/v1/sites/:name/stats', async (request) => {
-    const site = await siteOf(request);
+  app.get('/stats', async (request) => {
+    const site = ownedSite(request);
     const { days } = parseParams(statsSchema, request.query);
     return { status: 'success', ...(await siteStats(db, site.hash, days)) };
   });
 
-  app.get('/api/v1/sites/:name/audience', async (request) => {
-    const site = await siteOf(request);
+  app.get('/audience', async (request) => {
+    const site = ownedSite(request);
     const audience = parseParams(audienceSchema, request.query);
     if (audience.segment && !(await segmentExists(db, site.hash, audience.segment))) {
       throw new RequestError('E_SEGMENT_UNKNOWN', { param: 'segment', sid: audience.segment, site: site.name });
@@ -153,13 +153,13 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     return { status: 'success', recipients: await audienceSize(db, site.hash, audience) };
   });
 
-  app.get('/api/v1/sites/:name/subscribers/count', async (request) => {
-    const site = await siteOf(request);
+  app.get('/subscribers/count', async (request) => {
+    const site = ownedSite(request);
     return { status: 'success', ...(await countSubscribers(db, site.hash)) };
   });
 
-  app.get('/api/v1/sites/:name/subscribers/:id', async (request) => {
-    const site = await siteOf(request);
+  app.get('/subscribers/:id', async (request) => {
+    const site = ownedSite(request);
     const id = subscriberOf(request);
     const exported = await exportSubscriber(db, site.hash, id);
     if (!exported) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
@@ -167,8 +167,8 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
   });
 
   // A privacy access request: everything stored about the subscriber, as a file to hand over.
-  app.get('/api/v1/sites/:name/subscribers/:id/export', async (request, reply) => {
-    const site = await siteOf(request);
+  app.get('/subscribers/:id/export', async (request, reply) => {
+    const site = ownedSite(request);
     const id = subscriberOf(request);
     const exported = await exportSubscriber(db, site.hash, id);
     if (!exported) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
@@ -180,15 +180,15 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
       .send(JSON.stringify(file, null, 2));
   });
 
-  app.delete('/api/v1/sites/:name/subscribers/:id', async (request) => {
-    const site = await siteOf(request);
+  app.delete('/subscribers/:id', async (request) => {
+    const site = ownedSite(request);
     const id = subscriberOf(request);
     if (!(await deleteSubscriber(db, site.hash, id))) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
     return { status: 'success', deleted: id };
   });
 
-  app.put('/api/v1/sites/:name/subscribers/:id/dimensions', async (request) => {
-    const site = await siteOf(request);
+  app.put('/subscribers/:id/dimensions', async (request) => {
+    const site = ownedSite(request);
     const id = subscriberOf(request);
     const dimensions = parseParams(dimensionsSchema, request.body, 'body');
     if (!(await subscriberExists(db, site.hash, id))) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
@@ -200,8 +200,8 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     return { status: 'success' };
   });
 
-  app.get('/api/v1/sites/:name/segments', async (request) => {
-    const site = await siteOf(request);
+  app.get('/segments', async (request) => {
+    const site = ownedSite(request);
     const stored = await listSegments(db, site.hash);
     // Segments of the site config join visitors in push.js; listed even before their first member.
     const inConfig = new Map(site.config.segmentations.map((entry) => [String(entry.sid), entry.ss]));
@@ -219,8 +219,8 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     return { status: 'success', segments };
   });
 
-  app.post('/api/v1/sites/:name/segments', async (request, reply) => {
-    const site = await siteOf(request);
+  app.post('/segments', async (request, reply) => {
+    const site = ownedSite(request);
     const body = parseParams(segmentBodySchema, request.body, 'body');
     const condition = body.condition?.trim() ? body.condition.trim() : undefined;
     if (!(await createSegment(db, site.hash, body.sid, body.name ?? body.sid, condition))) {
@@ -231,7 +231,7 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
 
   const memberParams = z.object({ sid: segmentIdParam, id: subscriberIdParam });
   const memberOf = async (request: FastifyRequest) => {
-    const site = await siteOf(request);
+    const site = ownedSite(request);
     const { sid, id } = parseParams(memberParams, request.params);
     if (!(await segmentExists(db, site.hash, sid)))
       throw new RequestError('E_SEGMENT_UNKNOWN', { param: 'sid', sid: sid, site: site.name });
@@ -239,29 +239,29 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     return { site, sid, id };
   };
 
-  app.put('/api/v1/sites/:name/segments/:sid/members/:id', async (request) => {
+  app.put('/segments/:sid/members/:id', async (request) => {
     const { site, sid, id } = await memberOf(request);
     const already = await isMember(db, site.hash, sid, id);
     if (!already) await addMembership(db, site.hash, sid, id, 'owner');
     return { status: 'success', sid, subscriberId: id, added: !already };
   });
 
-  app.delete('/api/v1/sites/:name/segments/:sid/members/:id', async (request) => {
+  app.delete('/segments/:sid/members/:id', async (request) => {
     const { site, sid, id } = await memberOf(request);
     if (!(await removeMembership(db, site.hash, sid, id))) throw new RequestError('E_MEMBER_UNKNOWN', { id, sid });
     return { status: 'success', sid, subscriberId: id, removed: true };
   });
 
-  app.delete('/api/v1/sites/:name/segments/:sid', async (request) => {
-    const site = await siteOf(request);
+  app.delete('/segments/:sid', async (request) => {
+    const site = ownedSite(request);
     const { sid } = parseParams(z.object({ sid: segmentIdParam }), request.params);
     if (!(await deleteSegment(db, site.hash, sid)))
       throw new RequestError('E_SEGMENT_UNKNOWN', { param: 'sid', sid: sid, site: site.name });
     return { status: 'success', deleted: sid };
   });
 
-  app.post('/api/v1/sites/:name/campaigns', async (request, reply) => {
-    const site = await siteOf(request);
+  app.post('/campaigns', async (request, reply) => {
+    const site = ownedSite(request);
     const body = parseParams(campaignBodySchema, request.body, 'body');
     if (body.subscriberId && !(await subscriberExists(db, site.hash, body.subscriberId))) {
       throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'subscriberId', id: body.subscriberId, site: site.name });
@@ -275,14 +275,14 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
     return reply.code(201).send({ status: 'success', ...created });
   });
 
-  app.get('/api/v1/sites/:name/campaigns', async (request) => {
-    const site = await siteOf(request);
+  app.get('/campaigns', async (request) => {
+    const site = ownedSite(request);
     const page = parseParams(pageSchema, request.query);
     return { status: 'success', campaigns: await listCampaigns(db, site.hash, page.limit, page.offset) };
   });
 
-  app.get('/api/v1/sites/:name/campaigns/:id', async (request) => {
-    const site = await siteOf(request);
+  app.get('/campaigns/:id', async (request) => {
+    const site = ownedSite(request);
     const { id } = parseParams(z.object({ id: z.string().regex(/^\d{1,18}$/, 'must be a campaign id (digits)') }), request.params);
     const campaign = await getCampaign(db, site.hash, id);
     if (!campaign) throw new RequestError('E_CAMPAIGN_UNKNOWN', { param: 'id', id, site: site.name });

@@ -38,7 +38,7 @@ const orderSchema = z.strictObject({
 
 const orderQuerySchema = z.object({ hash: siteHash, orderId, callback: optionalText(z.string()) });
 
-export function registerShopRoutes(app: FastifyInstance, { db, registry }: RouteContext): void {
+export async function shopRoutes(app: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
   app.post('/api/v1/shopify/orders', async (request, reply) => {
     const params = parseParams(orderSchema, request.body, 'body');
     const site = registry.require(params.hash, 'hash');

@@ -12,7 +12,7 @@ import type { RouteContext } from './context.ts';
 const TEMPLATE_STYLESHEET = new URL('../../../templates/pc-iframe.css', import.meta.url);
 const STYLESHEET_PATH = 'http-v4/css/pc-iframe.css';
 
-export function registerSiteFileRoutes(app: FastifyInstance, { db, registry }: RouteContext): void {
+export async function siteFileRoutes(app: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
   app.get('/sites/:hash/child-window.html', async (request, reply) => {
     const params = parseParams(z.object({ hash: siteHash }), request.params);
     const site = registry.require(params.hash, 'hash');

@@ -9,7 +9,7 @@ import { runSyncAction } from '../../store/subscription-sync.ts';
 import { syncPayloadSchema } from '../sync-payload.ts';
 import type { RouteContext } from './context.ts';
 
-export function registerSyncRoute(app: FastifyInstance, { db, registry }: RouteContext): void {
+export async function syncRoute(app: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
   app.post('/syncSubscriptionAction.php', async (request, reply) => {
     checkCallback(request);
     const payload = parseParams(syncPayloadSchema, request.body, 'body');

@@ -121,7 +121,7 @@ function subscriberList(query: Record<string, unknown>): unknown {
   return Array.isArray(value) ? value : [value];
 }
 
-export function registerVisitorDataRoutes(app: FastifyInstance, { db, registry }: RouteContext): void {
+export async function visitorDataRoutes(app: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
   app.get('/as', async (request, reply) => {
     checkCallback(request);
     const query = request.query as Record<string, unknown>;

@@ -75,29 +75,3 @@ export async function siteStats(db: Queryable, siteHash: string, days: number, n
     languages: await topValues(db, siteHash, 'language', top),
   };
 }
-
-/** How many subscribers a campaign to this audience would have now (the rule of createCampaign). */
-export async function audienceSize(
-  db: Queryable,
-  siteHash: string,
-  audience: { segment?: string; subscriberId?: string },
-): Promise<number> {
-  const params: unknown[] = [siteHash];
-  const conditions = ['s.site_hash = $1', `s.status = 'subscribed'`, 's.endpoint IS NOT NULL'];
-  if (audience.subscriberId) {
-    params.push(audience.subscriberId);
-    conditions.push(`s.id = $${params.length}`);
-  }
-  if (audience.segment) {
-    params.push(audience.segment);
-    conditions.push(
-      `EXISTS (SELECT 1 FROM segment_memberships m JOIN segments g ON g.id = m.segment_id
-                WHERE m.subscriber_id = s.id AND g.site_hash = s.site_hash AND g.sid = $${params.length})`,
-    );
-  }
-  const { rows } = await db.query<{ count: string }>(
-    `SELECT count(*) AS count FROM subscribers s WHERE ${conditions.join(' AND ')}`,
-    params,
-  );
-  return Number(rows[0]!.count);
-}

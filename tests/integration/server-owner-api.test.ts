@@ -209,6 +209,22 @@ describe('campaigns', () => {
     expect((await owner('GET', '/campaigns/999999')).statusCode).toBe(404);
   });
 
+  it('"reaches N" is the number of recipients a campaign to the same audience gets', async () => {
+    await app.inject({
+      url: `/as?id=reach&customer_hash=${SITE_HASH}&subscriber_list[]=${subscribers[1]}&subscriber_list[]=${subscribers[6]}`,
+    });
+    const audiences = [{}, { segment: 'reach' }, { subscriberId: subscribers[5]! }, { subscriberId: subscribers[6]! }];
+    const reached: number[] = [];
+    for (const audience of audiences) {
+      const reaches = (await owner('GET', `/audience?${new URLSearchParams(audience)}`)).json().recipients;
+      const created = (await owner('POST', '/campaigns', { title: 'Reach', body: 'Counted twice', ...audience })).json();
+      expect(created.recipients, JSON.stringify(audience)).toBe(reaches);
+      reached.push(reaches);
+    }
+    // everyone subscribed; the segment without its unsubscribed member; one subscriber; an unsubscribed one
+    expect(reached).toEqual([6, 1, 1, 0]);
+  });
+
   it('a campaign is re-creatable but a delivery is unique per campaign and subscriber', async () => {
     const { campaignId } = await createCampaign(db, site, {
       title: 'T',

@@ -8,7 +8,8 @@ import { compileCondition } from '../../../compiler/segment-condition.ts';
 import { createCampaign, getCampaign, listCampaigns, URGENCIES } from '../../store/campaigns.ts';
 import { ownedSite, ownerSiteHook } from '../owner-auth.ts';
 import { siteSummary, sitesOpenedBy } from '../owner-sites.ts';
-import { audienceSize, siteStats } from '../../store/owner-stats.ts';
+import { audienceSize } from '../../store/audience.ts';
+import { siteStats } from '../../store/owner-stats.ts';
 import { parseParams, segmentIdParam, subscriberIdParam, text } from '../params.ts';
 import { RequestError } from '../reply.ts';
 import {

@@ -213,7 +213,12 @@ describe('campaigns', () => {
     await app.inject({
       url: `/as?id=reach&customer_hash=${SITE_HASH}&subscriber_list[]=${subscribers[1]}&subscriber_list[]=${subscribers[6]}`,
     });
-    const audiences = [{}, { segment: 'reach' }, { subscriberId: subscribers[5]! }, { subscriberId: subscribers[6]! }];
+    const audiences: Record<string, string>[] = [
+      {},
+      { segment: 'reach' },
+      { subscriberId: subscribers[5]! },
+      { subscriberId: subscribers[6]! },
+    ];
     const reached: number[] = [];
     for (const audience of audiences) {
       const reaches = (await owner('GET', `/audience?${new URLSearchParams(audience)}`)).json().recipients;

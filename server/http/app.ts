@@ -78,7 +78,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   await app.register(shopRoutes, context);
   await app.register(notificationEventRoute, context);
   await app.register(siteFileRoutes, context);
-  await app.register(ownerApi, { ...context, prefix: '/api/v1/sites' });
+  await app.register(ownerApi, context);
   await app.register(dashboardRoutes, { prefix: '/dashboard' });
   return app;
 }

@@ -108,25 +108,24 @@ const dimensionsSchema = z.record(
   z.union([text(256), z.number(), z.boolean(), z.null()]),
 );
 
-/** The owner API, registered with the prefix /api/v1/sites. */
 export async function ownerApi(app: FastifyInstance, context: RouteContext): Promise<void> {
   const { db, registry } = context;
   // The sites this key opens (the dashboard's sign-in and site switcher); 401 when it opens none.
-  app.get('', async (request) => {
+  app.get('/api/v1/sites', async (request) => {
     const opened = await sitesOpenedBy(db, request, registry.sites);
     return { status: 'success', sites: opened.map(siteSummary) };
   });
 
-  await app.register(ownerSiteRoutes, { ...context, prefix: '/:name' });
+  await app.register(ownerSiteRoutes, context);
 }
 
-/** Everything about one site, `/api/v1/sites/:name/...`. */
+/** Everything about one site, in a plugin of its own so that its key check stays inside. */
 async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Promise<void> {
   const { db, campaigns } = context;
   app.addHook('preHandler', ownerSiteHook(context));
   const subscriberOf = (request: FastifyRequest) => parseParams(z.object({ id: subscriberIdParam }), request.params).id;
 
-  app.get('/subscribers', async (request) => {
+  app.get('/api/v1/sites/:name/subscribers', async (request) => {
     const site = ownedSite(request);
     const query = parseParams(subscriberListSchema, request.query);
     if (query.segment && !(await segmentExists(db, site.hash, query.segment))) {
@@ -136,13 +135,13 @@ async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Pro
     return { status: 'success', total: page.total, limit: query.limit, offset: query.offset, subscribers: page.subscribers };
   });
 
-  app.get('/stats', async (request) => {
+  app.get('/api/v1/sites/:name/stats', async (request) => {
     const site = ownedSite(request);
     const { days } = parseParams(statsSchema, request.query);
     return { status: 'success', ...(await siteStats(db, site.hash, days)) };
   });
 
-  app.get('/audience', async (request) => {
+  app.get('/api/v1/sites/:name/audience', async (request) => {
     const site = ownedSite(request);
     const audience = parseParams(audienceSchema, request.query);
     if (audience.segment && !(await segmentExists(db, site.hash, audience.segment))) {
@@ -154,12 +153,12 @@ async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Pro
     return { status: 'success', recipients: await audienceSize(db, site.hash, audience) };
   });
 
-  app.get('/subscribers/count', async (request) => {
+  app.get('/api/v1/sites/:name/subscribers/count', async (request) => {
     const site = ownedSite(request);
     return { status: 'success', ...(await countSubscribers(db, site.hash)) };
   });
 
-  app.get('/subscribers/:id', async (request) => {
+  app.get('/api/v1/sites/:name/subscribers/:id', async (request) => {
     const site = ownedSite(request);
     const id = subscriberOf(request);
     const exported = await exportSubscriber(db, site.hash, id);
@@ -168,7 +167,7 @@ async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Pro
   });
 
   // A privacy access request: everything stored about the subscriber, as a file to hand over.
-  app.get('/subscribers/:id/export', async (request, reply) => {
+  app.get('/api/v1/sites/:name/subscribers/:id/export', async (request, reply) => {
     const site = ownedSite(request);
     const id = subscriberOf(request);
     const exported = await exportSubscriber(db, site.hash, id);
@@ -181,14 +180,14 @@ async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Pro
       .send(JSON.stringify(file, null, 2));
   });
 
-  app.delete('/subscribers/:id', async (request) => {
+  app.delete('/api/v1/sites/:name/subscribers/:id', async (request) => {
     const site = ownedSite(request);
     const id = subscriberOf(request);
     if (!(await deleteSubscriber(db, site.hash, id))) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
     return { status: 'success', deleted: id };
   });
 
-  app.put('/subscribers/:id/dimensions', async (request) => {
+  app.put('/api/v1/sites/:name/subscribers/:id/dimensions', async (request) => {
     const site = ownedSite(request);
     const id = subscriberOf(request);
     const dimensions = parseParams(dimensionsSchema, request.body, 'body');
@@ -201,7 +200,7 @@ async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Pro
     return { status: 'success' };
   });
 
-  app.get('/segments', async (request) => {
+  app.get('/api/v1/sites/:name/segments', async (request) => {
     const site = ownedSite(request);
     const stored = await listSegments(db, site.hash);
     // Segments of the site config join visitors in push.js; listed even before their first member.
@@ -220,7 +219,7 @@ async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Pro
     return { status: 'success', segments };
   });
 
-  app.post('/segments', async (request, reply) => {
+  app.post('/api/v1/sites/:name/segments', async (request, reply) => {
     const site = ownedSite(request);
     const body = parseParams(segmentBodySchema, request.body, 'body');
     const condition = body.condition?.trim() ? body.condition.trim() : undefined;
@@ -240,20 +239,20 @@ async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Pro
     return { site, sid, id };
   };
 
-  app.put('/segments/:sid/members/:id', async (request) => {
+  app.put('/api/v1/sites/:name/segments/:sid/members/:id', async (request) => {
     const { site, sid, id } = await memberOf(request);
     const already = await isMember(db, site.hash, sid, id);
     if (!already) await addMembership(db, site.hash, sid, id, 'owner');
     return { status: 'success', sid, subscriberId: id, added: !already };
   });
 
-  app.delete('/segments/:sid/members/:id', async (request) => {
+  app.delete('/api/v1/sites/:name/segments/:sid/members/:id', async (request) => {
     const { site, sid, id } = await memberOf(request);
     if (!(await removeMembership(db, site.hash, sid, id))) throw new RequestError('E_MEMBER_UNKNOWN', { id, sid });
     return { status: 'success', sid, subscriberId: id, removed: true };
   });
 
-  app.delete('/segments/:sid', async (request) => {
+  app.delete('/api/v1/sites/:name/segments/:sid', async (request) => {
     const site = ownedSite(request);
     const { sid } = parseParams(z.object({ sid: segmentIdParam }), request.params);
     if (!(await deleteSegment(db, site.hash, sid)))
@@ -261,7 +260,7 @@ async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Pro
     return { status: 'success', deleted: sid };
   });
 
-  app.post('/campaigns', async (request, reply) => {
+  app.post('/api/v1/sites/:name/campaigns', async (request, reply) => {
     const site = ownedSite(request);
     const body = parseParams(campaignBodySchema, request.body, 'body');
     if (body.subscriberId && !(await subscriberExists(db, site.hash, body.subscriberId))) {
@@ -276,13 +275,13 @@ async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Pro
     return reply.code(201).send({ status: 'success', ...created });
   });
 
-  app.get('/campaigns', async (request) => {
+  app.get('/api/v1/sites/:name/campaigns', async (request) => {
     const site = ownedSite(request);
     const page = parseParams(pageSchema, request.query);
     return { status: 'success', campaigns: await listCampaigns(db, site.hash, page.limit, page.offset) };
   });
 
-  app.get('/campaigns/:id', async (request) => {
+  app.get('/api/v1/sites/:name/campaigns/:id', async (request) => {
     const site = ownedSite(request);
     const { id } = parseParams(z.object({ id: z.string().regex(/^\d{1,18}$/, 'must be a campaign id (digits)') }), request.params);
     const campaign = await getCampaign(db, site.hash, id);

@@ -66,6 +66,18 @@ describe('owner keys', () => {
     expect(unknownSite.json().code).toBe('E_SITE_NAME_UNKNOWN');
   });
 
+  it('lists the sites a key opens, with nothing of a site its own pages do not show', async () => {
+    const reply = await app.inject({ url: '/api/v1/sites', headers: { authorization: `Bearer ${key}` } });
+    expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(reply.json()).toEqual({
+      status: 'success',
+      sites: [{ name: 'letters', hash: SITE_HASH, companyName: 'Letters', origin: 'https://letters.example', iconUrl: null }],
+    });
+    const none = await app.inject({ url: '/api/v1/sites', headers: { authorization: 'Bearer pk_nobody' } });
+    expect(none.statusCode).toBe(401);
+    expect(none.json().code).toBe('E_OWNER_KEY_NO_SITE');
+  });
+
   it('a rotated key replaces the old one', async () => {
     const third = testSite({ name: 'third', hash: 'third-site-hash' });
     const first = (await ensureOwnerKey(db, third))!;

@@ -13,6 +13,14 @@ import { siteStats } from '../../store/owner-stats.ts';
 import { parseParams, segmentIdParam, subscriberIdParam, text } from '../params.ts';
 import { RequestError } from '../reply.ts';
 import {
+  AUDIENCE_REPLY,
+  DELETED_REPLY,
+  MEMBER_ADDED_REPLY,
+  MEMBER_REMOVED_REPLY,
+  SITES_REPLY,
+  SUBSCRIBER_COUNT_REPLY,
+} from './owner-api-replies.ts';
+import {
   addMembership,
   createSegment,
   deleteSegment,
@@ -111,7 +119,7 @@ const dimensionsSchema = z.record(
 export async function ownerApi(app: FastifyInstance, context: RouteContext): Promise<void> {
   const { db, registry } = context;
   // The sites this key opens (the dashboard's sign-in and site switcher); 401 when it opens none.
-  app.get('/api/v1/sites', async (request) => {
+  app.get('/api/v1/sites', { schema: { response: SITES_REPLY } }, async (request) => {
     const opened = await sitesOpenedBy(db, request, registry.sites);
     return { status: 'success', sites: opened.map(siteSummary) };
   });
@@ -141,7 +149,7 @@ async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Pro
     return { status: 'success', ...(await siteStats(db, site.hash, days)) };
   });
 
-  app.get('/api/v1/sites/:name/audience', async (request) => {
+  app.get('/api/v1/sites/:name/audience', { schema: { response: AUDIENCE_REPLY } }, async (request) => {
     const site = ownedSite(request);
     const audience = parseParams(audienceSchema, request.query);
     if (audience.segment && !(await segmentExists(db, site.hash, audience.segment))) {
@@ -153,7 +161,7 @@ async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Pro
     return { status: 'success', recipients: await audienceSize(db, site.hash, audience) };
   });
 
-  app.get('/api/v1/sites/:name/subscribers/count', async (request) => {
+  app.get('/api/v1/sites/:name/subscribers/count', { schema: { response: SUBSCRIBER_COUNT_REPLY } }, async (request) => {
     const site = ownedSite(request);
     return { status: 'success', ...(await countSubscribers(db, site.hash)) };
   });
@@ -180,7 +188,7 @@ async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Pro
       .send(JSON.stringify(file, null, 2));
   });
 
-  app.delete('/api/v1/sites/:name/subscribers/:id', async (request) => {
+  app.delete('/api/v1/sites/:name/subscribers/:id', { schema: { response: DELETED_REPLY } }, async (request) => {
     const site = ownedSite(request);
     const id = subscriberOf(request);
     if (!(await deleteSubscriber(db, site.hash, id))) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
@@ -239,20 +247,20 @@ async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Pro
     return { site, sid, id };
   };
 
-  app.put('/api/v1/sites/:name/segments/:sid/members/:id', async (request) => {
+  app.put('/api/v1/sites/:name/segments/:sid/members/:id', { schema: { response: MEMBER_ADDED_REPLY } }, async (request) => {
     const { site, sid, id } = await memberOf(request);
     const already = await isMember(db, site.hash, sid, id);
     if (!already) await addMembership(db, site.hash, sid, id, 'owner');
     return { status: 'success', sid, subscriberId: id, added: !already };
   });
 
-  app.delete('/api/v1/sites/:name/segments/:sid/members/:id', async (request) => {
+  app.delete('/api/v1/sites/:name/segments/:sid/members/:id', { schema: { response: MEMBER_REMOVED_REPLY } }, async (request) => {
     const { site, sid, id } = await memberOf(request);
     if (!(await removeMembership(db, site.hash, sid, id))) throw new RequestError('E_MEMBER_UNKNOWN', { id, sid });
     return { status: 'success', sid, subscriberId: id, removed: true };
   });
 
-  app.delete('/api/v1/sites/:name/segments/:sid', async (request) => {
+  app.delete('/api/v1/sites/:name/segments/:sid', { schema: { response: DELETED_REPLY } }, async (request) => {
     const site = ownedSite(request);
     const { sid } = parseParams(z.object({ sid: segmentIdParam }), request.params);
     if (!(await deleteSegment(db, site.hash, sid)))

@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { embeddedDatabaseDir, STATE_DIR } from '../server/state-paths.ts';
 import { openDatabase } from '../server/store/database.ts';
 import { checkInsertsStored, loadProblems, loadSiteConfig, newRunId, runSyncLoad, seedSubscribers, summaryLine } from './sync-load.ts';
 
@@ -140,7 +141,7 @@ try {
 
   provider.process.kill('SIGTERM');
   const serveExit = await provider.exited;
-  const db = await openDatabase({ url: postgresUrl, dataDir: join(work, '.push-kit', 'db') });
+  const db = await openDatabase({ url: postgresUrl, dataDir: embeddedDatabaseDir(join(work, STATE_DIR)) });
   let check;
   let storedRows = 0;
   try {

@@ -10,9 +10,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import formbody from '@fastify/formbody';
-import { createApp } from '../server/http/app.ts';
-import { openDatabase, type Database } from '../server/store/database.ts';
-import { loadSites } from '../server/sites.ts';
+import { startProvider } from '../server/start-provider.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } });
 const SECONDS = Number(values.seconds);
@@ -110,20 +108,25 @@ async function seed(url: string, count: number): Promise<string[]> {
   return ids;
 }
 
-async function measureProvider(name: string, work: string, db: Database): Promise<Figures> {
+/** The provider as `push-kit serve` runs it; `database` a PostgreSQL URL, absent for the embedded database. */
+async function measureProvider(name: string, work: string, database?: string): Promise<Figures> {
   const configFile = join(work, 'bench.json');
   await writeFile(
     configFile,
     JSON.stringify({ hash: HASH, companyName: 'Bench', origin: ORIGIN, serverSyncUrl: 'http://127.0.0.1:1', vapidPublicKey: KEY }),
   );
-  const { sites } = await loadSites([configFile], join(work, 'dist'));
-  const app = await createApp({ sites, db, rateLimit: false });
-  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const provider = await startProvider({
+    configs: [configFile],
+    dist: join(work, 'dist'),
+    database,
+    stateDir: join(work, database ? 'state-postgres' : 'state'),
+    rateLimit: false,
+  });
   try {
-    const known = await seed(url, 200);
-    return await load(name, url, mixedBodies(known));
+    const known = await seed(provider.url, 200);
+    return await load(name, provider.url, mixedBodies(known));
   } finally {
-    await app.close();
+    await provider.close();
   }
 }
 
@@ -145,13 +148,9 @@ async function measureFloor(): Promise<Figures> {
 
 const work = await mkdtemp(join(tmpdir(), 'push-kit-bench-sync-'));
 const results: Figures[] = [await measureFloor()];
-const embedded = await openDatabase({ dataDir: join(work, 'db') });
-results.push(await measureProvider('push-kit, embedded database (PGlite)', work, embedded));
-await embedded.close();
+results.push(await measureProvider('push-kit, embedded database (PGlite)', work));
 if (process.env.PUSHKIT_BENCH_DATABASE_URL) {
-  const postgres = await openDatabase({ url: process.env.PUSHKIT_BENCH_DATABASE_URL, dataDir: join(work, 'unused') });
-  results.push(await measureProvider('push-kit, PostgreSQL', work, postgres));
-  await postgres.close();
+  results.push(await measureProvider('push-kit, PostgreSQL', work, process.env.PUSHKIT_BENCH_DATABASE_URL));
 } else {
   console.log('(PostgreSQL skipped: set PUSHKIT_BENCH_DATABASE_URL=postgres://... to include it)');
 }

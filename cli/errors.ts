@@ -1,6 +1,7 @@
 // The command line's error catalogue: every error a command stops with, by code, with its message and the
 // process exit code (README, "Exit codes"). The entry (index.ts) prints a CliError as `push-kit: <message>`,
 // with no stack unless --debug is given; any other error is a bug and prints its stack.
+import { ServerError } from '../server/errors.ts';
 
 /** Exit codes of `push-kit`; 0 is success. */
 export const EXIT = {
@@ -97,4 +98,14 @@ export class CliError extends Error {
 
 export function cliError<C extends CliErrorCode>(code: C, ...details: Details<C>): CliError {
   return new CliError(code, cliMessage(code, ...details));
+}
+
+/** A provider that cannot start (no sites, no database, port taken) is the user's to fix: printed, no stack. */
+export function fromServerError(error: unknown): never {
+  if (error instanceof ServerError) {
+    if (error.code === 'E_NO_SITES') throw new CliError('E_NO_SITES', error.message);
+    if (error.code === 'E_LISTEN') throw new CliError('E_LISTEN', error.message);
+    if (error.code === 'E_DATABASE_OPEN') throw new CliError('E_DATABASE', error.message);
+  }
+  throw error;
 }

@@ -48,4 +48,5 @@ export type SyncForm = {
   callback?: string;
 };
 
-export type SyncReply = { status: 'success'; subscriberId: string } | { status: 'failure'; message: string };
+/** A failure also names its code in the provider's error catalogue (server/errors.ts); the spec's fields come first. */
+export type SyncReply = { status: 'success'; subscriberId: string } | { status: 'failure'; message: string; code?: string };

@@ -2,14 +2,14 @@
 // its private VAPID key (`.push-kit/keys/<name>.json`) and the provider's database. `push-kit send` is this plus
 // a progress bar; the package exports it as `sendCampaign`. Throws `SendCampaignError` or `UnknownSiteError`
 // (each with a code) for anything the caller can fix.
-import { join } from 'node:path';
 import { createCampaign } from './store/campaigns.ts';
 import { campaignProgress, sendCampaign as sendStoredCampaign, type CampaignProgress } from './push/campaign-sender.ts';
 import type { CampaignCounts } from './push/campaign-runner.ts';
 import { openDatabase, type Database } from './store/database.ts';
 import { closePushConnections } from './push/send.ts';
 import { siteNamed, type HostedSite } from './sites.ts';
-import { keyFilePath, readVapidKeyFile, type VapidKeyPair } from './vapid-keys.ts';
+import { readVapidKeyFile, type VapidKeyPair } from './vapid-keys.ts';
+import { embeddedDatabaseDir, STATE_DIR, vapidKeyFile } from './state-paths.ts';
 import { campaignInputSchema } from '../contract/campaign-input.ts';
 
 export type SendCampaignErrorCode = 'E_ARGUMENT' | 'E_KEY_READ' | 'E_KEY_MISMATCH' | 'E_DATABASE' | 'E_SEGMENT';
@@ -52,7 +52,7 @@ export interface SendCampaignResult extends CampaignProgress {
 }
 
 async function siteKeys(site: HostedSite, stateDir: string): Promise<VapidKeyPair> {
-  const keyFile = keyFilePath(stateDir, site.name);
+  const keyFile = vapidKeyFile(stateDir, site.name);
   let keys: VapidKeyPair;
   try {
     keys = await readVapidKeyFile(keyFile);
@@ -70,7 +70,7 @@ async function siteKeys(site: HostedSite, stateDir: string): Promise<VapidKeyPai
 
 async function openProviderDatabase(site: HostedSite, url: string | undefined, stateDir: string): Promise<Database> {
   try {
-    return await openDatabase({ url, dataDir: join(stateDir, 'db') });
+    return await openDatabase({ url, dataDir: embeddedDatabaseDir(stateDir) });
   } catch (error) {
     const inUse = /is in use by /.test((error as Error).message);
     throw new SendCampaignError(
@@ -91,7 +91,7 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
     throw new SendCampaignError(`${issue.path.join('.')}: ${issue.message}`, 'E_ARGUMENT');
   }
   const campaign = parsed.data;
-  const stateDir = options.stateDir ?? '.push-kit';
+  const stateDir = options.stateDir ?? STATE_DIR;
   const site = await siteNamed(options.site, options.sites, options.dist);
   const keys = await siteKeys(site, stateDir);
   const db = await openProviderDatabase(site, options.database ?? process.env.DATABASE_URL, stateDir);

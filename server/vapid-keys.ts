@@ -1,8 +1,8 @@
 // A site's VAPID key pair (RFC 8292): the public key goes into the site config, the private key lives only
-// in `.push-kit/keys/<name>.json` (mode 0600) and is read by the sender.
+// in `.push-kit/keys/<name>.json` (mode 0600, server/state-paths.ts) and is read by the sender.
 import { generateKeyPairSync } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 
 export interface VapidKeyPair {
   /** 65-byte uncompressed P-256 point, url-safe base64. */
@@ -20,10 +20,6 @@ export function generateVapidKeyPair(): VapidKeyPair {
     publicKey: Buffer.concat([Buffer.from([4]), x, y]).toString('base64url'),
     privateKey: jwk.d!,
   };
-}
-
-export function keyFilePath(stateDir: string, siteName: string): string {
-  return join(stateDir, 'keys', `${siteName}.json`);
 }
 
 export async function writeVapidKeyFile(file: string, keys: VapidKeyPair): Promise<void> {

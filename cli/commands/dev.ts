@@ -4,21 +4,18 @@ import { access, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { buildSite } from '../../emit/build-site.ts';
 import { formatProblem } from '../../config/errors.ts';
-import { cliError } from '../errors.ts';
+import { cliError, fromServerError } from '../errors.ts';
 import { startExampleSite } from '../dev/example-site-server.ts';
-import { openDatabase } from '../../server/store/database.ts';
-import { createApp } from '../../server/http/app.ts';
-import { CampaignQueue } from '../../server/push/campaign-queue.ts';
+import { stopSignal } from '../stop-signal.ts';
 import { prepareDashboard } from '../../server/dashboard/dashboard-build.ts';
-import { closePushConnections } from '../../server/push/send.ts';
 import { loadSites } from '../../server/sites.ts';
-import { ensureOwnerKey, ownerKeyHashFromInit } from '../../server/store/owner-keys.ts';
+import { startProvider } from '../../server/start-provider.ts';
+import { STATE_DIR, vapidKeyFile } from '../../server/state-paths.ts';
 import { storeShopOrder } from '../../server/store/shop-orders.ts';
-import { keyFilePath, readVapidKeyFile, writeVapidKeyFile } from '../../server/vapid-keys.ts';
+import { readVapidKeyFile, writeVapidKeyFile } from '../../server/vapid-keys.ts';
 
 const EXAMPLE_ROOT = fileURLToPath(new URL('../../examples/calligraphy-site/', import.meta.url));
 const DEMO_KEY_FILE = fileURLToPath(new URL('../../examples/calligraphy-site/demo-vapid-key.json', import.meta.url));
-const STATE_DIR = '.push-kit';
 const OUT_DIR = 'dist';
 
 export interface DevOptions {
@@ -35,7 +32,7 @@ function portOf(url: string): number {
  * `push-kit send` works out of the box in development. A site from `push-kit init` has its own key already.
  */
 async function ensureVapidKey(name: string, publicKey: string): Promise<string | undefined> {
-  const file = keyFilePath(STATE_DIR, name);
+  const file = vapidKeyFile(STATE_DIR, name);
   const exists = await access(file).then(
     () => true,
     () => false,
@@ -68,25 +65,25 @@ export async function runDev(configFile: string, options: DevOptions = {}): Prom
   const keyWarning = await ensureVapidKey(site.name, site.config.vapidPublicKey);
   if (keyWarning) console.warn(`warning: ${keyWarning}`);
 
-  const db = await openDatabase({ url: process.env.DATABASE_URL, dataDir: `${STATE_DIR}/db` });
-  const campaigns = new CampaignQueue(db, sites, STATE_DIR);
-  const app = await createApp({ sites, db, campaigns });
-  await campaigns.resumeUnfinished();
-  const ownerKey = await ensureOwnerKey(db, site, await ownerKeyHashFromInit(STATE_DIR, site.name));
-  const providerPort = portOf(site.config.serverSyncUrl);
-  await app.listen({ port: providerPort, host: '127.0.0.1' });
+  // Handlers first: a SIGTERM sent as soon as the URLs are read must stop everything cleanly.
+  const stopped = stopSignal();
+  const provider = await startProvider({
+    sites,
+    port: portOf(site.config.serverSyncUrl),
+    host: '127.0.0.1',
+    database: process.env.DATABASE_URL || undefined,
+  }).catch(fromServerError);
+  const ownerKey = provider.ownerKeys.get(site.name);
 
   const example = await startExampleSite({
     root: options.examples ?? EXAMPLE_ROOT,
     bundleDir: built.dir,
     port: portOf(site.config.origin),
-    onOrder: (orderId, order) => storeShopOrder(db, site.hash, orderId, order),
+    onOrder: (orderId, order) => storeShopOrder(provider.db, site.hash, orderId, order),
   });
 
   console.log(`\n  example site  ${site.config.origin}/`);
-  console.log(
-    `  provider      ${site.config.serverSyncUrl}/ (${process.env.DATABASE_URL ? 'PostgreSQL' : `embedded database ${STATE_DIR}/db`})`,
-  );
+  console.log(`  provider      ${site.config.serverSyncUrl}/ (${process.env.DATABASE_URL ? 'PostgreSQL' : provider.storage})`);
   console.log(`  dashboard     ${site.config.serverSyncUrl}/dashboard/`);
   if (ownerKey) console.log(`  owner API key for ${site.name} (shown once): ${ownerKey}`);
   console.log(
@@ -95,15 +92,8 @@ export async function runDev(configFile: string, options: DevOptions = {}): Prom
   console.log('  press Ctrl-C to stop\n');
   prepareDashboard((line) => console.log(line));
 
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await stopped;
   await example.close();
-  await app.close();
-  await campaigns.close();
-  await closePushConnections();
-  await db.close();
+  await provider.close();
   return 0;
 }

@@ -2,7 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { access, chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { generateVapidKeyPair, keyFilePath } from '../../server/vapid-keys.ts';
+import { ownerKeyFile, STATE_DIR, vapidKeyFile } from '../../server/state-paths.ts';
+import { generateVapidKeyPair } from '../../server/vapid-keys.ts';
 import { hashOwnerKey, newOwnerKey } from '../../server/store/owner-keys.ts';
 import { schemaReference } from '../../config/schema-reference.ts';
 import { configFromAnswers, randomHash, type WizardAnswers } from './answers.ts';
@@ -20,7 +21,7 @@ export function siteConfigPath(dir: string, name: string): string {
 }
 
 export function ownerKeyFilePath(dir: string, name: string): string {
-  return join(dir, '.push-kit', 'owner-keys', `${name}.json`);
+  return ownerKeyFile(join(dir, STATE_DIR), name);
 }
 
 export async function fileExists(file: string): Promise<boolean> {
@@ -74,7 +75,7 @@ export async function writeSite(dir: string, answers: WizardAnswers): Promise<Wr
   const config = configFromAnswers(answers, randomHash(), keys.publicKey, schemaReference(configFile, dir));
   const ownerApiKey = newOwnerKey();
   const sha256 = hashOwnerKey(ownerApiKey);
-  const keyFile = keyFilePath(join(dir, '.push-kit'), answers.name);
+  const keyFile = vapidKeyFile(join(dir, STATE_DIR), answers.name);
   const ownerKeyFile = ownerKeyFilePath(dir, answers.name);
   await writeAllOrNothing([
     { file: keyFile, content: `${JSON.stringify(keys, null, 2)}\n`, secret: true },

@@ -9,12 +9,13 @@ import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dashboardCacheDir, STATE_DIR } from '../state-paths.ts';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const DASHBOARD_SOURCE_DIR = join(PACKAGE_ROOT, 'dashboard');
 /** The wires' types and constants (contract/): the only code the dashboard imports from outside its folder. */
 const CONTRACT_SOURCE_DIR = join(PACKAGE_ROOT, 'contract');
-const DEFAULT_CACHE_DIR = join(PACKAGE_ROOT, '.push-kit', 'dashboard');
+const DEFAULT_CACHE_DIR = dashboardCacheDir(join(PACKAGE_ROOT, STATE_DIR));
 /** Where the package build puts the app (`dist-pkg/dashboard/dist` when read from the compiled server). */
 export const PREBUILT_DASHBOARD_DIR = join(PACKAGE_ROOT, 'dashboard', 'dist');
 

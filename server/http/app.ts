@@ -1,22 +1,23 @@
 // The provider server: the calls of spec section 7, the child window files, notification reports and the
-// owner API, on fastify. Every failure is `{status: "failure", message}` naming what is wrong.
+// owner API, on fastify. Every failure is `{status: "failure", message, code}` naming what is wrong, its code
+// from the catalogue in server/errors.ts.
 import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { DatabaseUnavailableError, type Database } from '../store/database.ts';
 import { DEFAULT_RATE_LIMIT, RateLimitError, registerRateLimit, type RateLimitOptions } from './rate-limit.ts';
-import { failure, RequestError, sendReply } from './reply.ts';
+import { failure, failureOf, RequestError, sendReply } from './reply.ts';
 import { corsDelegator, SiteRegistry } from './site-access.ts';
 import type { HostedSite } from '../sites.ts';
 import type { CampaignQueue } from '../push/campaign-queue.ts';
-import { registerConditionCheckRoute } from './routes/condition-check.ts';
-import { registerDashboardRoutes } from './routes/dashboard.ts';
-import { registerNotificationEventRoute } from './routes/notification-events.ts';
-import { registerOwnerApi } from './routes/owner-api.ts';
-import { registerShopRoutes } from './routes/shop.ts';
-import { registerSiteFileRoutes } from './routes/site-files.ts';
-import { registerSyncRoute } from './routes/sync.ts';
-import { registerVisitorDataRoutes } from './routes/visitor-data.ts';
+import { dashboardRoutes } from '../dashboard/routes.ts';
+import { notificationEventRoute } from './routes/notification-events.ts';
+import { ownerApi } from './routes/owner-api.ts';
+import { shopRoutes } from './routes/shop.ts';
+import { siteFileRoutes } from './routes/site-files.ts';
+import { syncRoute } from './routes/sync.ts';
+import { visitorDataRoutes } from './routes/visitor-data.ts';
+import type { RouteContext } from './routes/context.ts';
 
 export const BODY_LIMIT = 64 * 1024;
 
@@ -38,46 +39,46 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     return503OnClosing: true,
     routerOptions: { maxParamLength: 256 },
   });
-  const context = { db: options.db, registry: new SiteRegistry(options.sites), campaigns: options.campaigns };
+  const context: RouteContext = { db: options.db, registry: new SiteRegistry(options.sites), campaigns: options.campaigns };
 
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
   await app.register(cors, { hook: 'preHandler', delegator: corsDelegator(context.registry) });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof RateLimitError) reply.header('retry-after', String(error.retryAfterSeconds));
-    if (error instanceof RequestError) return sendReply(request, reply, failure(error.message), error.statusCode);
+    if (error instanceof RequestError) return sendReply(request, reply, failureOf(error), error.statusCode);
     if (error instanceof DatabaseUnavailableError) {
-      return sendReply(request, reply.header('retry-after', '5'), failure('database unavailable, try again later'), 503);
+      return sendReply(request, reply.header('retry-after', '5'), failure('E_DATABASE_UNAVAILABLE'), 503);
     }
     // SQLSTATE class 22 (data exception: NUL byte, out-of-range number) is input the checks let through
     if (typeof error.code === 'string' && /^22[0-9A-Z]{3}$/.test(error.code)) {
-      return sendReply(request, reply, failure(`request: a value the database refuses: ${error.message}`), 400);
+      return sendReply(request, reply, failure('E_DATABASE_REFUSED', { problem: error.message }), 400);
     }
     const statusCode = error.statusCode ?? 500;
     if (statusCode >= 400 && statusCode < 500) {
-      const message =
+      const refused =
         error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-          ? `body: larger than ${BODY_LIMIT} bytes`
+          ? failure('E_BODY_TOO_LARGE', { limit: BODY_LIMIT })
           : error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError
-            ? `body: ${error.message}`
-            : `request: ${error.message}`;
-      return sendReply(request, reply, failure(message), statusCode);
+            ? failure('E_BODY_INVALID', { problem: error.message })
+            : failure('E_REQUEST_INVALID', { problem: error.message });
+      return sendReply(request, reply, refused, statusCode);
     }
     request.log.error(error);
-    return sendReply(request, reply, failure('internal error'), 500);
+    return sendReply(request, reply, failure('E_INTERNAL'), 500);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendReply(request, reply, failure(`no such call: ${request.method} ${request.url.split('?')[0]}`), 404),
+    sendReply(request, reply, failure('E_ROUTE_UNKNOWN', { method: request.method, path: request.url.split('?')[0]! }), 404),
   );
 
   if (options.rateLimit !== false) registerRateLimit(app, context.registry, options.rateLimit ?? DEFAULT_RATE_LIMIT);
-  registerSyncRoute(app, context);
-  registerVisitorDataRoutes(app, context);
-  registerShopRoutes(app, context);
-  registerNotificationEventRoute(app, context);
-  registerSiteFileRoutes(app, context);
-  registerOwnerApi(app, context);
-  registerConditionCheckRoute(app, context);
-  registerDashboardRoutes(app, context);
+  // Each group of routes is an encapsulated plugin: the hooks one adds (the owner API's key check) stay in it.
+  await app.register(syncRoute, context);
+  await app.register(visitorDataRoutes, context);
+  await app.register(shopRoutes, context);
+  await app.register(notificationEventRoute, context);
+  await app.register(siteFileRoutes, context);
+  await app.register(ownerApi, context);
+  await app.register(dashboardRoutes, { prefix: '/dashboard' });
   return app;
 }

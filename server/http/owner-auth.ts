@@ -1,13 +1,40 @@
-// `Authorization: Bearer <key>` of the owner API, checked against the site's stored key hash.
-import type { FastifyRequest } from 'fastify';
+// `Authorization: Bearer <key>` of the owner API, checked against the site's stored key hash. The owner API's
+// site routes share one preHandler (ownerSiteHook): it finds the site the path names and checks the key once,
+// and the handlers read the site with ownedSite(request). A preHandler, not onRequest, so the rate limit
+// (a preHandler of the root) counts a wrong key before the database is asked about it.
+import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { z } from 'zod';
 import type { Queryable } from '../store/database.ts';
 import { isOwnerKey } from '../store/owner-keys.ts';
+import { parseParams } from './params.ts';
 import { RequestError } from './reply.ts';
 import type { HostedSite } from '../sites.ts';
+import type { RouteContext } from './routes/context.ts';
 
 export async function requireOwner(db: Queryable, request: FastifyRequest, site: HostedSite): Promise<void> {
   const header = request.headers.authorization;
   const match = typeof header === 'string' ? /^Bearer ([A-Za-z0-9_-]{1,200})$/.exec(header.trim()) : null;
-  if (!match) throw new RequestError(401, 'authorization: send "Authorization: Bearer <owner key>" (printed by push-kit serve)');
-  if (!(await isOwnerKey(db, site, match[1]!))) throw new RequestError(401, `authorization: wrong owner key for site ${site.name}`);
+  if (!match) throw new RequestError('E_OWNER_KEY_MISSING');
+  if (!(await isOwnerKey(db, site, match[1]!))) throw new RequestError('E_OWNER_KEY', { site: site.name });
+}
+
+const nameParams = z.object({ name: z.string() });
+const ownedSites = new WeakMap<FastifyRequest, HostedSite>();
+
+/** The hook of the routes under `/:name`: the named site (404 when not hosted) opened by the request's key (401). */
+export function ownerSiteHook({ db, registry }: RouteContext): preHandlerAsyncHookHandler {
+  return async (request) => {
+    const { name } = parseParams(nameParams, request.params);
+    const site = registry.byNameOrNull(name);
+    if (!site) throw new RequestError('E_SITE_NAME_UNKNOWN', { name });
+    await requireOwner(db, request, site);
+    ownedSites.set(request, site);
+  };
+}
+
+/** The site ownerSiteHook opened for this request. */
+export function ownedSite(request: FastifyRequest): HostedSite {
+  const site = ownedSites.get(request);
+  if (!site) throw new Error(`${request.url}: an owner route outside the scope of ownerSiteHook`);
+  return site;
 }

@@ -18,7 +18,7 @@ export async function sitesOpenedBy(db: Queryable, request: FastifyRequest, site
       if (!(error instanceof RequestError) || !request.headers.authorization) throw error;
     }
   }
-  if (opened.length === 0) throw new RequestError(401, 'authorization: this key is not the owner key of any site on this server');
+  if (opened.length === 0) throw new RequestError('E_OWNER_KEY_NO_SITE');
   return opened;
 }
 

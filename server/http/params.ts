@@ -16,13 +16,16 @@ export function parseParams<T extends z.ZodType>(schema: T, input: unknown, sour
   const issue = result.error.issues[0]!;
   const path = issue.path.map(String);
   if (issue.code === 'unrecognized_keys') {
-    throw new RequestError(400, `${[...path, issue.keys[0]!].join('.')}: is not a parameter of this call`);
+    throw new RequestError('E_PARAM_UNKNOWN', { param: [...path, issue.keys[0]!].join('.') });
   }
   const name = path.join('.') || source;
   const given = issue.path.reduce<unknown>((value, key) => (value as Record<PropertyKey, unknown> | undefined)?.[key], input);
   const missing =
-    given === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union');
-  throw new RequestError(400, `${name}: ${missing ? 'is required' : issue.message}`);
+    (given === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union')) ||
+    issue.message === 'is required';
+  throw missing
+    ? new RequestError('E_PARAM_MISSING', { param: name })
+    : new RequestError('E_PARAM_INVALID', { param: name, problem: issue.message });
 }
 
 export const browserParam = text(32, /^[A-Za-z0-9 ._-]*$/, 'must be letters, digits, " ", ".", "_" or "-"');

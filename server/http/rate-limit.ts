@@ -1,6 +1,7 @@
 // Per-IP and per-site request limits over fixed windows, kept in the process's memory: each serve process
 // limits what it receives. A caller over a limit gets 429 with Retry-After and nothing is stored.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ErrorDetails } from '../errors.ts';
 import { RequestError } from './reply.ts';
 import type { SiteRegistry } from './site-access.ts';
 
@@ -15,13 +16,17 @@ export interface RateLimitOptions {
 
 export const DEFAULT_RATE_LIMIT: RateLimitOptions = { windowMs: 10_000, perIp: 600, perSite: 20_000 };
 
-export class RateLimitError extends RequestError {
+type RateLimitCode = 'E_RATE_LIMIT_IP' | 'E_RATE_LIMIT_SITE';
+
+export class RateLimitError<C extends RateLimitCode = RateLimitCode> extends RequestError<C> {
+  override name = 'RateLimitError';
+
   constructor(
-    message: string,
     readonly retryAfterSeconds: number,
+    code: C,
+    ...details: ErrorDetails<C>
   ) {
-    super(429, message);
-    this.name = 'RateLimitError';
+    super(code, ...details);
   }
 }
 
@@ -45,18 +50,16 @@ export function registerRateLimit(app: FastifyInstance, registry: SiteRegistry, 
     }
     const retryAfter = Math.max(1, Math.ceil((windowStart + options.windowMs - now) / 1000));
     if (count(perIp, request.ip) > options.perIp) {
-      throw new RateLimitError(
-        `rate limit: more than ${options.perIp} requests in ${options.windowMs / 1000} s from ${request.ip}`,
-        retryAfter,
-      );
+      throw new RateLimitError(retryAfter, 'E_RATE_LIMIT_IP', { limit: options.perIp, seconds: options.windowMs / 1000, ip: request.ip });
     }
     if (request.url.startsWith('/api/v1/sites/')) return;
     const site = registry.siteOf(request);
     if (site && count(perSite, site.hash) > options.perSite) {
-      throw new RateLimitError(
-        `rate limit: more than ${options.perSite} requests in ${options.windowMs / 1000} s for site ${site.hash}`,
-        retryAfter,
-      );
+      throw new RateLimitError(retryAfter, 'E_RATE_LIMIT_SITE', {
+        limit: options.perSite,
+        seconds: options.windowMs / 1000,
+        hash: site.hash,
+      });
     }
   };
 

@@ -1,19 +1,14 @@
 // Replies of the public calls: JSON, or JSONP when the request names a callback. A callback name is only
 // ever an identifier path, so nothing the caller sends can become script.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ServerError, serverErrorMessage, type ErrorDetails, type ServerErrorCode } from '../errors.ts';
 
 export const CALLBACK_PATTERN = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
 const CALLBACK_MAX_LENGTH = 128;
 
-/** A request the caller got wrong: answered with `status` and `{status: "failure", message}`. */
-export class RequestError extends Error {
-  constructor(
-    readonly statusCode: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'RequestError';
-  }
+/** A request the caller got wrong: answered with its code's status and `{status: "failure", message, code}`. */
+export class RequestError<C extends ServerErrorCode = ServerErrorCode> extends ServerError<C> {
+  override name = 'RequestError';
 }
 
 function callbackOf(request: FastifyRequest): string | undefined {
@@ -22,7 +17,7 @@ function callbackOf(request: FastifyRequest): string | undefined {
   const callback = fromQuery ?? fromBody;
   if (callback === undefined) return undefined;
   if (typeof callback !== 'string' || callback.length > CALLBACK_MAX_LENGTH || !CALLBACK_PATTERN.test(callback)) {
-    throw new RequestError(400, 'callback: must be a JavaScript identifier or dotted identifier path');
+    throw new RequestError('E_CALLBACK_INVALID');
   }
   return callback;
 }
@@ -48,6 +43,16 @@ export function sendReply(request: FastifyRequest, reply: FastifyReply, payload:
   return reply.type('application/javascript; charset=utf-8').header('x-content-type-options', 'nosniff').send(`/**/ ${callback}(${json});`);
 }
 
-export function failure(message: string): { status: 'failure'; message: string } {
-  return { status: 'failure', message };
+export interface Failure {
+  status: 'failure';
+  message: string;
+  code: ServerErrorCode;
+}
+
+export function failureOf(error: ServerError): Failure {
+  return { status: 'failure', message: error.message, code: error.code };
+}
+
+export function failure<C extends ServerErrorCode>(code: C, ...details: ErrorDetails<C>): Failure {
+  return { status: 'failure', message: serverErrorMessage(code, ...details), code };
 }

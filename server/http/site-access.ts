@@ -29,7 +29,7 @@ export class SiteRegistry {
   /** The site, or a 404 naming the parameter that carried the unknown hash. */
   require(hash: string, parameter: string): HostedSite {
     const site = this.byHash.get(hash);
-    if (!site) throw new RequestError(404, `${parameter}: unknown site hash`);
+    if (!site) throw new RequestError('E_SITE_UNKNOWN', { param: parameter });
     return site;
   }
 
@@ -75,7 +75,11 @@ export function originAllowed(request: FastifyRequest, site: HostedSite): boolea
 /** Refuses (403, nothing stored) a browser request from an origin other than the site's. */
 export function requireOrigin(request: FastifyRequest, site: HostedSite): void {
   if (!originAllowed(request, site)) {
-    throw new RequestError(403, `origin: ${request.headers.origin} may not call site ${site.hash}; its origin is ${site.config.origin}`);
+    throw new RequestError('E_ORIGIN_FORBIDDEN', {
+      origin: String(request.headers.origin),
+      hash: site.hash,
+      siteOrigin: site.config.origin,
+    });
   }
 }
 

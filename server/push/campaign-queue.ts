@@ -3,9 +3,12 @@
 import { DatabaseUnavailableError, type Database } from '../store/database.ts';
 import { sendCampaign, type SendCampaignOptions } from './campaign-sender.ts';
 import type { HostedSite } from '../sites.ts';
-import { keyFilePath, readVapidKeyFile } from '../vapid-keys.ts';
+import { vapidKeyFile } from '../state-paths.ts';
+import { readVapidKeyFile } from '../vapid-keys.ts';
 
 const RETRY_UNAVAILABLE_MS = 5000;
+
+export type CampaignQueueOptions = Pick<SendCampaignOptions, 'ca' | 'concurrency'> & { log?: (line: string) => void };
 
 export class CampaignQueue {
   private chain: Promise<void> = Promise.resolve();
@@ -16,7 +19,7 @@ export class CampaignQueue {
     private readonly sites: HostedSite[],
     /** Folder holding `keys/<name>.json` (the `.push-kit` folder). */
     private readonly stateDir: string,
-    private readonly options: Pick<SendCampaignOptions, 'ca' | 'concurrency'> & { log?: (line: string) => void } = {},
+    private readonly options: CampaignQueueOptions = {},
   ) {}
 
   enqueue(siteHash: string, campaignId: string): void {
@@ -50,7 +53,7 @@ export class CampaignQueue {
     const site = this.sites.find((candidate) => candidate.hash === siteHash);
     if (!site) return;
     try {
-      const keys = await readVapidKeyFile(keyFilePath(this.stateDir, site.name));
+      const keys = await readVapidKeyFile(vapidKeyFile(this.stateDir, site.name));
       const counts = await sendCampaign(this.db, site, campaignId, keys, { ...this.options, signal: this.abort.signal });
       log(`campaign ${campaignId} of ${site.name}: ${counts.delivered} delivered, ${counts.expired} expired, ${counts.failed} failed`);
     } catch (error) {

@@ -6,6 +6,7 @@ import type { HostedSite } from '../sites.ts';
 import type { CampaignAction, CampaignInput } from '../../contract/campaign-input.ts';
 import type { Campaign, CampaignStatus, CreatedCampaign } from '../../contract/owner-api.ts';
 import type { Urgency } from '../../contract/urgency.ts';
+import { audienceQuery } from './audience.ts';
 
 export async function createCampaign(db: Database, site: Pick<HostedSite, 'hash'>, input: CampaignInput): Promise<CreatedCampaign> {
   return db.transaction(async (tx) => {
@@ -27,28 +28,16 @@ export async function createCampaign(db: Database, site: Pick<HostedSite, 'hash'
       ],
     );
     const campaignId = String(rows[0]!.id);
-    const conditions = [`s.site_hash = $2`, `s.status = 'subscribed'`, `s.endpoint IS NOT NULL`];
-    const params: unknown[] = [campaignId, site.hash];
-    if (input.subscriberId) {
-      params.push(input.subscriberId);
-      conditions.push(`s.id = $${params.length}`);
-    }
-    if (input.segment) {
-      params.push(input.segment);
-      conditions.push(
-        `EXISTS (SELECT 1 FROM segment_memberships m JOIN segments g ON g.id = m.segment_id
-                  WHERE m.subscriber_id = s.id AND g.site_hash = s.site_hash AND g.sid = $${params.length})`,
-      );
-    }
+    const audience = audienceQuery(site.hash, input, 2);
     // counted in the database: a campaign to everyone must not carry a row per recipient back to the process
     const inserted = await tx.query<{ recipients: number }>(
       `WITH inserted AS (
          INSERT INTO deliveries (campaign_id, subscriber_id)
-         SELECT $1, s.id FROM subscribers s WHERE ${conditions.join(' AND ')}
+         SELECT $1, audience.id FROM (${audience.sql}) audience
          ON CONFLICT (campaign_id, subscriber_id) DO NOTHING RETURNING 1
        )
        SELECT count(*)::int AS recipients FROM inserted`,
-      params,
+      [campaignId, ...audience.params],
     );
     const recipients = inserted.rows[0]!.recipients;
     if (recipients === 0) {

@@ -2,9 +2,9 @@
 // when it is created.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Queryable } from './database.ts';
 import type { HostedSite } from '../sites.ts';
+import { ownerKeyFile } from '../state-paths.ts';
 
 export function hashOwnerKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
@@ -15,16 +15,12 @@ export function newOwnerKey(): string {
   return `pk_${randomBytes(24).toString('base64url')}`;
 }
 
-function initKeyFile(stateDir: string, name: string): string {
-  return join(stateDir, 'owner-keys', `${name}.json`);
-}
-
 /**
  * The SHA-256 of the owner key `push-kit init` created and printed (`<stateDir>/owner-keys/<name>.json`,
  * `{"sha256": "..."}`), or undefined when there is none.
  */
 export async function ownerKeyHashFromInit(stateDir: string, name: string): Promise<string | undefined> {
-  const file = initKeyFile(stateDir, name);
+  const file = ownerKeyFile(stateDir, name);
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -80,7 +76,7 @@ export async function isOwnerKey(db: Queryable, site: Pick<HostedSite, 'hash'>, 
  */
 export async function replaceOwnerKeyFromInit(stateDir: string, name: string, key: string): Promise<boolean> {
   if ((await ownerKeyHashFromInit(stateDir, name)) === undefined) return false;
-  await writeFile(initKeyFile(stateDir, name), `${JSON.stringify({ sha256: hashOwnerKey(key) }, null, 2)}\n`, { mode: 0o600 });
+  await writeFile(ownerKeyFile(stateDir, name), `${JSON.stringify({ sha256: hashOwnerKey(key) }, null, 2)}\n`, { mode: 0o600 });
   return true;
 }
 

@@ -2,7 +2,7 @@
 // nothing here reads subscriber rows into the process, so a site of 100,000 subscribers costs a few counts.
 import type { Queryable } from './database.ts';
 import { countSubscribers } from './subscriber-records.ts';
-import type { AudienceQuery, DayCount, SiteStats, ValueCount } from '../../contract/owner-api.ts';
+import type { DayCount, SiteStats, ValueCount } from '../../contract/owner-api.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -52,26 +52,4 @@ export async function siteStats(db: Queryable, siteHash: string, days: number, n
     browsers: await topValues(db, siteHash, 'browser_type', top),
     languages: await topValues(db, siteHash, 'language', top),
   };
-}
-
-/** How many subscribers a campaign to this audience would have now (the rule of createCampaign). */
-export async function audienceSize(db: Queryable, siteHash: string, audience: AudienceQuery): Promise<number> {
-  const params: unknown[] = [siteHash];
-  const conditions = ['s.site_hash = $1', `s.status = 'subscribed'`, 's.endpoint IS NOT NULL'];
-  if (audience.subscriberId) {
-    params.push(audience.subscriberId);
-    conditions.push(`s.id = $${params.length}`);
-  }
-  if (audience.segment) {
-    params.push(audience.segment);
-    conditions.push(
-      `EXISTS (SELECT 1 FROM segment_memberships m JOIN segments g ON g.id = m.segment_id
-                WHERE m.subscriber_id = s.id AND g.site_hash = s.site_hash AND g.sid = $${params.length})`,
-    );
-  }
-  const { rows } = await db.query<{ count: string }>(
-    `SELECT count(*) AS count FROM subscribers s WHERE ${conditions.join(' AND ')}`,
-    params,
-  );
-  return Number(rows[0]!.count);
 }

@@ -5,6 +5,9 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from './database.ts';
 import type { SyncPayload } from '../http/sync-payload.ts';
 import type { SyncReply } from '../../contract/sync.ts';
+import { serverErrorMessage, type ErrorDetails, type ServerErrorCode } from '../errors.ts';
+
+export type SyncResult = Extract<SyncReply, { status: 'success' }> | { status: 'failure'; message: string; code: ServerErrorCode };
 
 interface SubscriberRow {
   id: string;
@@ -12,8 +15,8 @@ interface SubscriberRow {
   subscription_id: string | null;
 }
 
-function fail(message: string): SyncReply {
-  return { status: 'failure', message };
+function fail<C extends ServerErrorCode>(code: C, ...details: ErrorDetails<C>): SyncResult {
+  return { status: 'failure', message: serverErrorMessage(code, ...details), code };
 }
 
 function endpointOf(payload: SyncPayload): string | undefined {
@@ -105,9 +108,9 @@ async function recordEvent(tx: Queryable, siteHash: string, subscriberId: string
   await tx.query('INSERT INTO events (site_hash, subscriber_id, kind) VALUES ($1, $2, $3)', [siteHash, subscriberId, kind]);
 }
 
-async function insert(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncReply> {
+async function insert(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
   const endpoint = endpointOf(payload);
-  if (!endpoint && !payload.subscriptionId) return fail('subscription: an endpoint or a subscriptionId is required');
+  if (!endpoint && !payload.subscriptionId) return fail('E_SYNC_NO_SUBSCRIPTION');
   await lockSubscription(tx, siteHash, endpoint ?? payload.subscriptionId!);
   const existing =
     (await findBySubscription(tx, siteHash, endpoint, payload.subscriptionId)) ?? (await findById(tx, siteHash, payload.subscriberId));
@@ -128,28 +131,28 @@ async function insert(tx: Queryable, siteHash: string, payload: SyncPayload): Pr
   return { status: 'success', subscriberId: id };
 }
 
-async function update(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncReply> {
+async function update(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
   const endpoint = endpointOf(payload);
-  if (!endpoint && !payload.subscriptionId) return fail('subscription: an endpoint or a subscriptionId is required');
+  if (!endpoint && !payload.subscriptionId) return fail('E_SYNC_NO_SUBSCRIPTION');
   await lockSubscription(tx, siteHash, endpoint ?? payload.subscriptionId!);
   const subscriber =
     (await findById(tx, siteHash, payload.subscriberId)) ?? (await findBySubscription(tx, siteHash, endpoint, payload.subscriptionId));
-  if (!subscriber) return fail('subscriberId: no subscriber to update; send insert');
+  if (!subscriber) return fail('E_SYNC_NOT_SUBSCRIBED');
   await releaseEndpoint(tx, siteHash, endpoint, subscriber.id);
   await updateSubscriber(tx, subscriber.id, { ...subscriptionColumns(payload), ...profileColumns(payload), status: 'subscribed' });
   return { status: 'success', subscriberId: subscriber.id };
 }
 
-async function moveRegistration(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncReply> {
-  if (!payload.previousSubscriptionId) return fail('previousSubscriptionId: is required');
+async function moveRegistration(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+  if (!payload.previousSubscriptionId) return fail('E_PARAM_MISSING', { param: 'previousSubscriptionId' });
   const endpoint = endpointOf(payload);
-  if (!endpoint && !payload.subscriptionId) return fail('subscription: an endpoint or a subscriptionId is required');
+  if (!endpoint && !payload.subscriptionId) return fail('E_SYNC_NO_SUBSCRIPTION');
   await lockSubscription(tx, siteHash, payload.previousSubscriptionId);
   const subscriber =
     (await findById(tx, siteHash, payload.subscriberId)) ??
     (await findBySubscription(tx, siteHash, undefined, payload.previousSubscriptionId)) ??
     (await findBySubscription(tx, siteHash, endpoint, payload.subscriptionId));
-  if (!subscriber) return fail('previousSubscriptionId: no subscriber has this subscription id');
+  if (!subscriber) return fail('E_SYNC_SUBSCRIPTION_UNKNOWN');
   await releaseEndpoint(tx, siteHash, endpoint, subscriber.id);
   await updateSubscriber(tx, subscriber.id, {
     ...subscriptionColumns(payload),
@@ -171,24 +174,24 @@ async function findForVisitor(tx: Queryable, siteHash: string, payload: SyncPayl
   );
 }
 
-async function httpSync(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncReply> {
+async function httpSync(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
   const subscriber = await findForVisitor(tx, siteHash, payload);
-  if (!subscriber) return fail('subscriberId: no subscriber with this id');
+  if (!subscriber) return fail('E_SYNC_SUBSCRIBER_UNKNOWN', { param: 'subscriberId' });
   await updateSubscriber(tx, subscriber.id, profileColumns(payload));
   return { status: 'success', subscriberId: subscriber.id };
 }
 
-async function unsubscribe(tx: Queryable, siteHash: string, payload: SyncPayload, kind: string): Promise<SyncReply> {
+async function unsubscribe(tx: Queryable, siteHash: string, payload: SyncPayload, kind: string): Promise<SyncResult> {
   const subscriber = await findForVisitor(tx, siteHash, payload);
-  if (!subscriber) return fail('subscriberId: no subscriber with this id');
+  if (!subscriber) return fail('E_SYNC_SUBSCRIBER_UNKNOWN', { param: 'subscriberId' });
   await updateSubscriber(tx, subscriber.id, { status: 'unsubscribed' });
   await recordEvent(tx, siteHash, subscriber.id, kind);
   return { status: 'success', subscriberId: subscriber.id };
 }
 
-async function subscriberIdForVisitor(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncReply> {
+async function subscriberIdForVisitor(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
   if (!payload.uuid && !payload.subscriptionId && !endpointOf(payload)) {
-    return fail('uuid: a uuid, subscriptionId or subscription is required');
+    return fail('E_SYNC_NO_VISITOR');
   }
   if (payload.uuid) {
     const { rows } = await tx.query<{ id: string }>(
@@ -199,20 +202,20 @@ async function subscriberIdForVisitor(tx: Queryable, siteHash: string, payload: 
   }
   const subscriber = await findBySubscription(tx, siteHash, endpointOf(payload), payload.subscriptionId);
   if (subscriber) return { status: 'success', subscriberId: subscriber.id };
-  return fail('uuid: no subscriber for this visitor (nor for its subscription)');
+  return fail('E_SYNC_VISITOR_UNKNOWN');
 }
 
 /** The visitor's uuid (`subscriberId`) differs from the stored subscriber id (`previousSubscriberId`): link them. */
-async function linkVisitor(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncReply> {
-  if (!payload.previousSubscriberId) return fail('previousSubscriberId: is required');
-  if (!payload.subscriberId) return fail('subscriberId: is required');
+async function linkVisitor(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+  if (!payload.previousSubscriberId) return fail('E_PARAM_MISSING', { param: 'previousSubscriberId' });
+  if (!payload.subscriberId) return fail('E_PARAM_MISSING', { param: 'subscriberId' });
   const subscriber = await findById(tx, siteHash, payload.previousSubscriberId);
-  if (!subscriber) return fail('previousSubscriberId: no subscriber with this id');
+  if (!subscriber) return fail('E_SYNC_SUBSCRIBER_UNKNOWN', { param: 'previousSubscriberId' });
   await updateSubscriber(tx, subscriber.id, { uuid: payload.subscriberId, browser_type: payload.browserType });
   return { status: 'success', subscriberId: subscriber.id };
 }
 
-export function runSyncAction(db: Database, siteHash: string, payload: SyncPayload): Promise<SyncReply> {
+export function runSyncAction(db: Database, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
   return db.transaction(async (tx) => {
     switch (payload.action) {
       case 'insert':

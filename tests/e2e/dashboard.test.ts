@@ -12,7 +12,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/store/database.ts';
 import { ensureOwnerKey } from '../../server/store/owner-keys.ts';
-import { generateVapidKeyPair, keyFilePath, writeVapidKeyFile } from '../../server/vapid-keys.ts';
+import { vapidKeyFile } from '../../server/state-paths.ts';
+import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import { freePort } from '../support/ports.ts';
@@ -92,8 +93,8 @@ beforeAll(async () => {
     join(work, 'site-configs/journal.json'),
     JSON.stringify(siteConfig('journal-dash-01', 'Journal', 'https://journal.example', journal.publicKey)),
   );
-  await writeVapidKeyFile(keyFilePath(join(work, '.push-kit'), 'letters'), letters);
-  await writeVapidKeyFile(keyFilePath(join(work, '.push-kit'), 'journal'), journal);
+  await writeVapidKeyFile(vapidKeyFile(join(work, '.push-kit'), 'letters'), letters);
+  await writeVapidKeyFile(vapidKeyFile(join(work, '.push-kit'), 'journal'), journal);
   await seed();
 
   provider = spawn(

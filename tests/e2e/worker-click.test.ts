@@ -4,12 +4,11 @@
 // and one on a configured notificationClickOrigins origin opens as asked.
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
-import { createApp } from '../../server/http/app.ts';
 import { createCampaign } from '../../server/store/campaigns.ts';
-import { openDatabase, type Database } from '../../server/store/database.ts';
+import type { Database } from '../../server/store/database.ts';
 import { loadSites, type HostedSite } from '../../server/sites.ts';
+import { startProvider, type Provider } from '../../server/start-provider.ts';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import { freePort } from '../support/ports.ts';
 import { startFakeNotificationServer, type DesktopNotification, type FakeNotificationServer } from '../support/worker-dbus.ts';
@@ -19,7 +18,7 @@ let desktop: FakeNotificationServer;
 let site: WorkerSite;
 let browser: TestBrowser;
 let db: Database;
-let app: FastifyInstance;
+let provider: Provider;
 let hosted: HostedSite;
 let page: Page;
 /** Another origin of the same test server, configured as a notificationClickOrigins entry. */
@@ -36,9 +35,8 @@ beforeAll(async () => {
   const { sites, problems } = await loadSites([site.configFile], dirname(site.builtDir));
   if (problems.length) throw new Error(problems.join('\n'));
   hosted = sites[0]!;
-  db = await openDatabase({ dataDir: `${site.builtDir}-db` });
-  app = await createApp({ sites, db });
-  await app.listen({ port: providerPort, host: '127.0.0.1' });
+  provider = await startProvider({ sites, port: providerPort, stateDir: `${site.builtDir}-state` });
+  db = provider.db;
   browser = await launchPersistentChromium([], { env: { DBUS_SESSION_BUS_ADDRESS: desktop.address } });
   await browser.context.grantPermissions(['notifications'], { origin: site.origin });
   page = await browser.context.newPage();
@@ -47,8 +45,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
-  await app?.close();
-  await db?.close();
+  await provider?.close();
   await desktop?.close();
   await site?.close();
 });

@@ -68,17 +68,21 @@ describe('/as adds subscribers to segments', () => {
     const a = await insertSubscriber(app);
     const unknown = await get(`/as?${query({ id: 'late', customer_hash: SITE_HASH, 'subscriber_list[]': [a.id, 'nobody'] })}`);
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toEqual({ status: 'failure', message: 'subscriber_list: no subscriber nobody on this site' });
+    expect(unknown.json()).toEqual({
+      status: 'failure',
+      message: 'subscriber_list: no subscriber nobody on this site',
+      code: 'E_SUBSCRIBER_UNKNOWN',
+    });
     const badId = await get(`/as?${query({ id: 'has space', customer_hash: SITE_HASH, 'subscriber_list[]': a.id })}`);
     expect(badId.statusCode).toBe(400);
     expect(badId.json().message).toBe('id: must be 1 to 29 letters, digits, "_" or "-"');
     const tooLong = await get(`/as?${query({ id: 'x'.repeat(30), customer_hash: SITE_HASH, 'subscriber_list[]': a.id })}`);
-    expect(tooLong.json().message).toMatch(/^id: /);
+    expect(tooLong.json()).toMatchObject({ code: 'E_PARAM_INVALID', message: expect.stringMatching(/^id: /) });
     const noList = await get(`/as?${query({ id: 'late', customer_hash: SITE_HASH })}`);
-    expect(noList.json().message).toBe('subscriber_list: is required');
+    expect(noList.json()).toMatchObject({ code: 'E_PARAM_MISSING', message: 'subscriber_list: is required' });
     const badHash = await get(`/as?${query({ id: 'late', customer_hash: 'nope', 'subscriber_list[]': a.id })}`);
     expect(badHash.statusCode).toBe(404);
-    expect(badHash.json().message).toBe('customer_hash: unknown site hash');
+    expect(badHash.json()).toMatchObject({ code: 'E_SITE_UNKNOWN', message: 'customer_hash: unknown site hash' });
     const { rows } = await db.query(`SELECT 1 FROM segments WHERE sid = 'late'`);
     expect(rows).toHaveLength(0);
   });
@@ -164,7 +168,7 @@ describe('custom dimensions and tracking consent', () => {
     expect((await get(url(allowed.id))).json()).toEqual({ status: 'success', pageClickTrackingPermission: 1 });
     expect((await get(url(refused.id))).json()).toEqual({ status: 'success', pageClickTrackingPermission: 0 });
     const missing = await get(`/getSubscriptionClickTrackingPermissionDetails.php?subscriberId=${allowed.id}`);
-    expect(missing.json()).toEqual({ status: 'failure', message: 'customerHash: is required' });
+    expect(missing.json()).toEqual({ status: 'failure', message: 'customerHash: is required', code: 'E_PARAM_MISSING' });
   });
 });
 
@@ -214,7 +218,7 @@ describe('shop orders', () => {
     expect(reply.json()).toEqual({ status: 'success', order: { orderId: '1001', ...order } });
     const unknown = await get(`/api/v1/shopify/getOrderDetails?hash=${SITE_HASH}&orderId=9999`);
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toEqual({ status: 'failure', message: 'orderId: no order 9999 on this site' });
+    expect(unknown.json()).toEqual({ status: 'failure', message: 'orderId: no order 9999 on this site', code: 'E_ORDER_UNKNOWN' });
   });
 
   it('refuses an order with a bad field, naming it', async () => {
@@ -272,7 +276,7 @@ describe('child window files and health', () => {
     expect(page.body).toContain('Subscribe to notifications from Letters');
     const unbuilt = await get(`/sites/${OTHER_HASH}/child-window.html`);
     expect(unbuilt.statusCode).toBe(404);
-    expect(unbuilt.json().message).toMatch(/has no child window yet; run push-kit build/);
+    expect(unbuilt.json().code).toBe('E_SITE_NOT_BUILT');
     const css = await get('/http-v4/css/pc-iframe.css');
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
     expect(css.body).toBe('.pk-child{color:#222}');
@@ -296,6 +300,7 @@ describe('CORS: only the site origin may call the site', () => {
     );
     expect(otherSiteOrigin.statusCode).toBe(403);
     expect(otherSiteOrigin.headers['access-control-allow-origin']).toBeUndefined();
+    expect(otherSiteOrigin.json().code).toBe('E_ORIGIN_FORBIDDEN');
     expect(otherSiteOrigin.json().message).toBe(
       `origin: https://other.example may not call site ${SITE_HASH}; its origin is ${SITE_ORIGIN}`,
     );
@@ -336,7 +341,7 @@ describe('error replies', () => {
   it('refuses a body over 64 KB with 413', async () => {
     const reply = await postSync(app, { hash: SITE_HASH, action: 'insert', subscriptionId: 'x', filler: 'a'.repeat(70 * 1024) });
     expect(reply.statusCode).toBe(413);
-    expect(reply.json()).toEqual({ status: 'failure', message: 'body: larger than 65536 bytes' });
+    expect(reply.json()).toEqual({ status: 'failure', message: 'body: larger than 65536 bytes', code: 'E_BODY_TOO_LARGE' });
   });
 
   it('refuses text with a NUL character with 400 naming the parameter', async () => {
@@ -348,7 +353,7 @@ describe('error replies', () => {
   it('answers an unknown path with a JSON 404', async () => {
     const reply = await get('/wp-login.php');
     expect(reply.statusCode).toBe(404);
-    expect(reply.json()).toEqual({ status: 'failure', message: 'no such call: GET /wp-login.php' });
+    expect(reply.json()).toEqual({ status: 'failure', message: 'no such call: GET /wp-login.php', code: 'E_ROUTE_UNKNOWN' });
   });
 
   it('answers 503 with Retry-After while the database is unavailable', async () => {
@@ -360,7 +365,7 @@ describe('error replies', () => {
     const sync = await postSync(downApp, { hash: SITE_HASH, action: 'insert', subscriptionId: 'abc' });
     expect(sync.statusCode).toBe(503);
     expect(sync.headers['retry-after']).toBe('5');
-    expect(sync.json()).toEqual({ status: 'failure', message: 'database unavailable, try again later' });
+    expect(sync.json()).toEqual({ status: 'failure', message: 'database unavailable, try again later', code: 'E_DATABASE_UNAVAILABLE' });
     expect((await downApp.inject({ url: '/health' })).statusCode).toBe(503);
     await downApp.close();
   });

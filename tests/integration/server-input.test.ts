@@ -6,6 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVER_ERRORS, type ServerErrorCode } from '../../server/errors.ts';
 import { BODY_LIMIT, createApp } from '../../server/http/app.ts';
 import { createCampaign } from '../../server/store/campaigns.ts';
 import type { Database } from '../../server/store/database.ts';
@@ -985,8 +986,19 @@ function registeredRoutes(tree: string): string[] {
   return routes;
 }
 
-/** The `{status, message}` of a failure; never JSONP-wrapped. */
-function failureOf(reply: LightMyRequestResponse): { status: string; message: string } {
+/** Codes whose status is fastify's own (415 for a content type it cannot parse, ...), not the catalogue's. */
+const STATUS_FROM_FASTIFY: ServerErrorCode[] = ['E_REQUEST_INVALID', 'E_BODY_INVALID'];
+
+/** Whether a failure's code is catalogued with the status it was answered with, and "is required" is E_PARAM_MISSING. */
+function codeFits(body: { message: string; code?: string }, status: number): boolean {
+  const entry = SERVER_ERRORS[body.code as ServerErrorCode] as { status: number } | undefined;
+  if (!entry) return false;
+  if (/^[\w.[\]]+: is required$/.test(body.message) !== (body.code === 'E_PARAM_MISSING')) return false;
+  return entry.status === status || STATUS_FROM_FASTIFY.includes(body.code as ServerErrorCode);
+}
+
+/** The `{status, message, code}` of a failure; never JSONP-wrapped. */
+function failureOf(reply: LightMyRequestResponse): { status: string; message: string; code?: string } {
   expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
   return reply.json();
 }
@@ -1025,6 +1037,7 @@ describe('every site call refuses bad input with a 4xx naming the parameter, sto
         if (body.status !== 'failure' || !body.message.startsWith(`${row.param}: `))
           problems.push(`message does not name ${row.param}: ${where}`);
         else if (row.says && !body.message.includes(row.says)) problems.push(`message does not say "${row.says}": ${where}`);
+        if (!codeFits(body, reply.statusCode)) problems.push(`code ${body.code} does not fit: ${where}`);
         const callback = row.extraQuery?.callback;
         if (typeof callback === 'string' && callback.length > 2 && reply.body.includes(callback))
           problems.push(`callback echoed: ${where}`);
@@ -1088,6 +1101,6 @@ describe('JSONP', () => {
   it('a refused request with a safe callback is wrapped too, naming the parameter', async () => {
     const reply = await app.inject({ method: 'GET', url: `/dyn?hash=${UNKNOWN_HASH}&callback=cb_1` });
     expect(reply.statusCode).toBe(404);
-    expect(reply.body).toBe('/**/ cb_1({"status":"failure","message":"hash: unknown site hash"});');
+    expect(reply.body).toBe('/**/ cb_1({"status":"failure","message":"hash: unknown site hash","code":"E_SITE_UNKNOWN"});');
   });
 });

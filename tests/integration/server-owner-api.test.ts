@@ -52,16 +52,30 @@ describe('owner keys', () => {
   it('refuses a missing, malformed, wrong or other-site key with 401', async () => {
     const missing = await owner('GET', '/subscribers', undefined, null);
     expect(missing.statusCode).toBe(401);
-    expect(missing.json().message).toBe('authorization: send "Authorization: Bearer <owner key>" (printed by push-kit serve)');
-    expect((await owner('GET', '/subscribers', undefined, 'pk_wrong')).statusCode).toBe(401);
+    expect(missing.json().code).toBe('E_OWNER_KEY_MISSING');
+    expect((await owner('GET', '/subscribers', undefined, 'pk_wrong')).json().code).toBe('E_OWNER_KEY');
     expect((await owner('GET', '/subscribers', undefined, otherKey)).json()).toEqual({
       status: 'failure',
       message: 'authorization: wrong owner key for site letters',
+      code: 'E_OWNER_KEY',
     });
     const basic = await app.inject({ url: '/api/v1/sites/letters/subscribers', headers: { authorization: `Basic ${key}` } });
     expect(basic.statusCode).toBe(401);
     const unknownSite = await app.inject({ url: '/api/v1/sites/nope/subscribers', headers: { authorization: `Bearer ${key}` } });
     expect(unknownSite.statusCode).toBe(404);
+    expect(unknownSite.json().code).toBe('E_SITE_NAME_UNKNOWN');
+  });
+
+  it('lists the sites a key opens, with nothing of a site its own pages do not show', async () => {
+    const reply = await app.inject({ url: '/api/v1/sites', headers: { authorization: `Bearer ${key}` } });
+    expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(reply.json()).toEqual({
+      status: 'success',
+      sites: [{ name: 'letters', hash: SITE_HASH, companyName: 'Letters', origin: 'https://letters.example', iconUrl: null }],
+    });
+    const none = await app.inject({ url: '/api/v1/sites', headers: { authorization: 'Bearer pk_nobody' } });
+    expect(none.statusCode).toBe(401);
+    expect(none.json().code).toBe('E_OWNER_KEY_NO_SITE');
   });
 
   it('a rotated key replaces the old one', async () => {
@@ -125,7 +139,7 @@ describe('segments', () => {
   it('creates, lists with member counts, refuses a duplicate, and deletes', async () => {
     const created = await owner('POST', '/segments', { sid: 'vip', name: 'Very important' });
     expect(created.statusCode).toBe(201);
-    expect((await owner('POST', '/segments', { sid: 'vip' })).statusCode).toBe(409);
+    expect((await owner('POST', '/segments', { sid: 'vip' })).json().code).toBe('E_SEGMENT_EXISTS');
     expect((await owner('POST', '/segments', { sid: 'bad sid!' })).json().message).toMatch(/^sid: /);
     await app.inject({
       url: `/as?id=vip&customer_hash=${SITE_HASH}&subscriber_list[]=${subscribers[0]}&subscriber_list[]=${subscribers[1]}`,
@@ -207,6 +221,27 @@ describe('campaigns', () => {
     expect((await owner('GET', '/campaigns/999999')).statusCode).toBe(404);
   });
 
+  it('"reaches N" is the number of recipients a campaign to the same audience gets', async () => {
+    await app.inject({
+      url: `/as?id=reach&customer_hash=${SITE_HASH}&subscriber_list[]=${subscribers[1]}&subscriber_list[]=${subscribers[6]}`,
+    });
+    const audiences: Record<string, string>[] = [
+      {},
+      { segment: 'reach' },
+      { subscriberId: subscribers[5]! },
+      { subscriberId: subscribers[6]! },
+    ];
+    const reached: number[] = [];
+    for (const audience of audiences) {
+      const reaches = (await owner('GET', `/audience?${new URLSearchParams(audience)}`)).json().recipients;
+      const created = (await owner('POST', '/campaigns', { title: 'Reach', body: 'Counted twice', ...audience })).json();
+      expect(created.recipients, JSON.stringify(audience)).toBe(reaches);
+      reached.push(reaches);
+    }
+    // everyone subscribed; the segment without its unsubscribed member; one subscriber; an unsubscribed one
+    expect(reached).toEqual([6, 1, 1, 0]);
+  });
+
   it('a campaign is re-creatable but a delivery is unique per campaign and subscriber', async () => {
     const { campaignId } = await createCampaign(db, site, {
       title: 'T',
@@ -221,7 +256,10 @@ describe('campaigns', () => {
   });
 
   it('refuses a bad campaign with 400 naming the field', async () => {
-    expect((await owner('POST', '/campaigns', { body: 'no title' })).json().message).toBe('title: is required');
+    expect((await owner('POST', '/campaigns', { body: 'no title' })).json()).toMatchObject({
+      code: 'E_PARAM_MISSING',
+      message: 'title: is required',
+    });
     expect((await owner('POST', '/campaigns', { title: 'T', body: 'B', urgency: 'asap' })).json().message).toBe(
       'urgency: must be one of very-low, low, normal, high',
     );
@@ -232,6 +270,7 @@ describe('campaigns', () => {
     expect((await owner('POST', '/campaigns', { title: 'T', body: 'B', segment: 'never-made' })).json()).toEqual({
       status: 'failure',
       message: 'segment: no segment never-made on site letters',
+      code: 'E_SEGMENT_UNKNOWN',
     });
     expect(
       (await owner('POST', '/campaigns', { title: 'T', body: 'B', segment: 'readers', subscriberId: subscribers[0] })).json().message,

@@ -35,7 +35,11 @@ describe('rate limits', () => {
     });
     expect(limited.statusCode).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    expect(limited.json()).toEqual({ status: 'failure', message: 'rate limit: more than 3 requests in 60 s from 198.51.100.7' });
+    expect(limited.json()).toEqual({
+      status: 'failure',
+      message: 'rate limit: more than 3 requests in 60 s from 198.51.100.7',
+      code: 'E_RATE_LIMIT_IP',
+    });
     expect(statements.length).toBe(before);
     await app.close();
   });
@@ -48,7 +52,7 @@ describe('rate limits', () => {
     expect((await call(SITE_HASH, '192.0.2.2')).statusCode).toBe(200);
     const limited = await call(SITE_HASH, '192.0.2.3');
     expect(limited.statusCode).toBe(429);
-    expect(limited.json().message).toBe(`rate limit: more than 2 requests in 60 s for site ${SITE_HASH}`);
+    expect(limited.json().code).toBe('E_RATE_LIMIT_SITE');
     expect((await call('other-site-hash', '192.0.2.3')).statusCode).toBe(200);
     await app.close();
   });

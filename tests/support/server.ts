@@ -190,7 +190,11 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
     it('insert without an endpoint or subscription id fails and stores nothing', async () => {
       const before = (await subscriberRows(db)).length;
       const reply = await postSync(app, { hash: SITE_HASH, action: 'insert' });
-      expect(reply.json()).toEqual({ status: 'failure', message: 'subscription: an endpoint or a subscriptionId is required' });
+      expect(reply.json()).toEqual({
+        status: 'failure',
+        message: 'subscription: an endpoint or a subscriptionId is required',
+        code: 'E_PARAM_INVALID',
+      });
       expect(await subscriberRows(db)).toHaveLength(before);
     });
 
@@ -213,7 +217,11 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
     it('update of an unknown subscriber fails', async () => {
       const next = newSubscription();
       const reply = await postSync(app, { hash: SITE_HASH, action: 'update', subscriberId: 'no-such-id', subscription: next.json });
-      expect(reply.json()).toEqual({ status: 'failure', message: 'subscriberId: no subscriber to update; send insert' });
+      expect(reply.json()).toEqual({
+        status: 'failure',
+        message: 'subscriberId: no subscriber to update; send insert',
+        code: 'E_SYNC_NOT_SUBSCRIBED',
+      });
     });
 
     it('update-google-registration-id moves the subscriber from the previous subscription id to the new one', async () => {
@@ -242,14 +250,18 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
     it('update-google-registration-id needs a previousSubscriptionId that exists', async () => {
       const next = newSubscription();
       const missing = await postSync(app, { hash: SITE_HASH, action: 'update-google-registration-id', subscription: next.json });
-      expect(missing.json()).toEqual({ status: 'failure', message: 'previousSubscriptionId: is required' });
+      expect(missing.json()).toEqual({ status: 'failure', message: 'previousSubscriptionId: is required', code: 'E_PARAM_MISSING' });
       const unknown = await postSync(app, {
         hash: SITE_HASH,
         action: 'update-google-registration-id',
         previousSubscriptionId: 'never-seen',
         subscription: next.json,
       });
-      expect(unknown.json()).toEqual({ status: 'failure', message: 'previousSubscriptionId: no subscriber has this subscription id' });
+      expect(unknown.json()).toEqual({
+        status: 'failure',
+        message: 'previousSubscriptionId: no subscriber has this subscription id',
+        code: 'E_SYNC_SUBSCRIPTION_UNKNOWN',
+      });
     });
 
     it('http-sync updates language and time zone only', async () => {
@@ -309,7 +321,11 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
       });
       expect(bySubscription.json().subscriberId).toBe(id);
       const stranger = await postSync(app, { hash: SITE_HASH, action: 'get-subscriberid-from-server', uuid: 'uuid-nobody' });
-      expect(stranger.json()).toEqual({ status: 'failure', message: 'uuid: no subscriber for this visitor (nor for its subscription)' });
+      expect(stranger.json()).toEqual({
+        status: 'failure',
+        message: 'uuid: no subscriber for this visitor (nor for its subscription)',
+        code: 'E_SYNC_VISITOR_UNKNOWN',
+      });
     });
 
     it('update-subscriberId links the visitor uuid to the stored subscriber', async () => {
@@ -330,7 +346,11 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
         previousSubscriberId: 'nobody',
         subscriberId: 'uuid-x',
       });
-      expect(unknown.json()).toEqual({ status: 'failure', message: 'previousSubscriberId: no subscriber with this id' });
+      expect(unknown.json()).toEqual({
+        status: 'failure',
+        message: 'previousSubscriberId: no subscriber with this id',
+        code: 'E_SYNC_SUBSCRIBER_UNKNOWN',
+      });
     });
 
     it('replies JSONP when a callback is named, and refuses a callback that is not an identifier', async () => {
@@ -342,7 +362,11 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
       const other = newSubscription();
       const bad = await postSync(app, { hash: SITE_HASH, action: 'insert', subscription: other.json, callback: 'alert(1)//' });
       expect(bad.statusCode).toBe(400);
-      expect(bad.json()).toEqual({ status: 'failure', message: 'callback: must be a JavaScript identifier or dotted identifier path' });
+      expect(bad.json()).toEqual({
+        status: 'failure',
+        message: 'callback: must be a JavaScript identifier or dotted identifier path',
+        code: 'E_CALLBACK_INVALID',
+      });
       expect(await subscriberRows(db, 'endpoint = $1', [other.endpoint])).toHaveLength(0);
     });
 
@@ -350,7 +374,7 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
       const subscription = newSubscription();
       const unknown = await postSync(app, { hash: 'not-a-site', action: 'insert', subscription: subscription.json });
       expect(unknown.statusCode).toBe(404);
-      expect(unknown.json()).toEqual({ status: 'failure', message: 'hash: unknown site hash' });
+      expect(unknown.json()).toEqual({ status: 'failure', message: 'hash: unknown site hash', code: 'E_SITE_UNKNOWN' });
       const cases: [Record<string, string>, string][] = [
         [{ action: 'subscribe' }, 'action: must be one of insert, insert-failed'],
         [{ userTimezoneOffset: 'west' }, 'userTimezoneOffset: must be an integer'],
@@ -364,11 +388,11 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
       for (const [override, message] of cases) {
         const reply = await postSync(app, { hash: SITE_HASH, action: 'insert', subscription: subscription.json, ...override });
         expect(reply.statusCode, JSON.stringify(override)).toBe(400);
-        expect(reply.json().status).toBe('failure');
+        expect(reply.json()).toMatchObject({ status: 'failure', code: 'E_PARAM_INVALID' });
         expect(reply.json().message).toContain(message);
       }
       const missingAction = await postSync(app, { hash: SITE_HASH, subscription: subscription.json });
-      expect(missingAction.json().message).toBe('action: is required');
+      expect(missingAction.json()).toMatchObject({ code: 'E_PARAM_MISSING', message: 'action: is required' });
       expect(await subscriberRows(db, 'endpoint = $1', [subscription.endpoint])).toHaveLength(0);
     });
   });

@@ -8,9 +8,9 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildSite } from '../../emit/build-site.ts';
 import { startExampleSite, type RunningExampleSite } from '../../cli/dev/example-site-server.ts';
-import { openDatabase, type Database } from '../../server/store/database.ts';
-import { createApp } from '../../server/http/app.ts';
+import type { Database } from '../../server/store/database.ts';
 import { loadSites, type HostedSite } from '../../server/sites.ts';
+import { startProvider } from '../../server/start-provider.ts';
 import { storeShopOrder } from '../../server/store/shop-orders.ts';
 import { freePort } from './ports.ts';
 
@@ -70,9 +70,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
   const { sites, problems } = await loadSites([testConfigFile], distDir);
   if (problems.length) throw new Error(problems.join('\n'));
-  const db = await openDatabase({ dataDir: join(work, 'db') });
-  const app = await createApp({ sites, db });
-  await app.listen({ port: providerPort, host: '127.0.0.1' });
+  // the work folder is the provider's state folder: its embedded database in work/db
+  const provider = await startProvider({ sites, port: providerPort, stateDir: work });
+  const { db, app } = provider;
   const example = await startExampleSite({
     root: join(REPO, 'examples/calligraphy-site'),
     bundleDir: built.dir,
@@ -90,8 +90,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     example,
     async close() {
       await example.close();
-      await app.close();
-      await db.close();
+      await provider.close();
       await rm(work, { recursive: true, force: true });
     },
   };

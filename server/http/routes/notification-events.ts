@@ -27,17 +27,17 @@ function jsonBody(body: unknown): unknown {
   try {
     return JSON.parse(body);
   } catch {
-    throw new RequestError(400, 'body: must be JSON');
+    throw new RequestError('E_BODY_INVALID', { problem: 'must be JSON' });
   }
 }
 
-export function registerNotificationEventRoute(app: FastifyInstance, { db, registry }: RouteContext): void {
+export async function notificationEventRoute(app: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
   app.post('/notificationEvent', async (request, reply) => {
     const params = parseParams(eventSchema, jsonBody(request.body), 'body');
     const site = registry.require(params.hash, 'hash');
     requireOrigin(request, site);
     const campaign = await db.query('SELECT 1 FROM campaigns WHERE site_hash = $1 AND id = $2', [site.hash, params.campaignId]);
-    if (campaign.rows.length === 0) throw new RequestError(404, `campaignId: no campaign ${params.campaignId} on this site`);
+    if (campaign.rows.length === 0) throw new RequestError('E_CAMPAIGN_UNKNOWN', { param: 'campaignId', id: params.campaignId });
     await db.query(
       `INSERT INTO events (site_hash, subscriber_id, campaign_id, kind)
        VALUES ($1, (SELECT id FROM subscribers WHERE site_hash = $1 AND endpoint = $2), $3, $4)`,

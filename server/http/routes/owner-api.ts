@@ -1,16 +1,27 @@
 // The owner API under /api/v1/sites/:name/, for the site owner's own tools and the owner dashboard:
 // subscribers (paged, searched, counted, exported, deleted), overview figures, segments and their members,
-// custom dimensions and campaigns. Every call needs the site's owner key.
+// custom dimensions and campaigns. Every call under /:name/ needs the site's owner key, checked by one hook
+// (ownerSiteHook) for all of them.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { CONDITION_MAX_LENGTH, formatConditionError } from '../../../contract/conditions.ts';
 import { compileCondition } from '../../../compiler/segment-condition.ts';
 import { createCampaign, getCampaign, listCampaigns } from '../../store/campaigns.ts';
-import { requireOwner } from '../owner-auth.ts';
+import { ownedSite, ownerSiteHook } from '../owner-auth.ts';
+import { conditionCheckRoute } from './condition-check.ts';
 import { siteSummary, sitesOpenedBy } from '../owner-sites.ts';
-import { audienceSize, siteStats } from '../../store/owner-stats.ts';
+import { audienceSize } from '../../store/audience.ts';
+import { siteStats } from '../../store/owner-stats.ts';
 import { parseParams, segmentIdParam, subscriberIdParam, text } from '../params.ts';
 import { RequestError } from '../reply.ts';
+import {
+  AUDIENCE_REPLY,
+  DELETED_REPLY,
+  MEMBER_ADDED_REPLY,
+  MEMBER_REMOVED_REPLY,
+  SITES_REPLY,
+  SUBSCRIBER_COUNT_REPLY,
+} from './owner-api-replies.ts';
 import {
   addMembership,
   createSegment,
@@ -20,7 +31,6 @@ import {
   removeMembership,
   segmentExists,
 } from '../../store/segments.ts';
-import type { HostedSite } from '../../sites.ts';
 import {
   countSubscribers,
   deleteSubscriber,
@@ -106,71 +116,75 @@ const dimensionsSchema = z.record(
   z.union([text(256), z.number(), z.boolean(), z.null()]),
 );
 
-const nameParams = z.object({ name: z.string() });
-
-export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns }: RouteContext): void {
+export async function ownerApi(app: FastifyInstance, context: RouteContext): Promise<void> {
+  const { db, registry } = context;
   // The sites this key opens (the dashboard's sign-in and site switcher); 401 when it opens none.
-  app.get('/api/v1/sites', async (request): Promise<SitesReply> => {
+  app.get('/api/v1/sites', { schema: { response: SITES_REPLY } }, async (request): Promise<SitesReply> => {
     const opened = await sitesOpenedBy(db, request, registry.sites);
     return { status: 'success', sites: opened.map(siteSummary) };
   });
 
-  const siteOf = async (request: FastifyRequest): Promise<HostedSite> => {
-    const { name } = parseParams(nameParams, request.params);
-    const site = registry.byNameOrNull(name);
-    if (!site) throw new RequestError(404, `name: no hosted site named ${name}`);
-    await requireOwner(db, request, site);
-    return site;
-  };
+  await app.register(ownerSiteRoutes, context);
+}
+
+/** Everything about one site, in a plugin of its own so that its key check stays inside. */
+async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Promise<void> {
+  const { db, campaigns } = context;
+  app.addHook('preHandler', ownerSiteHook(context));
+  conditionCheckRoute(app);
   const subscriberOf = (request: FastifyRequest) => parseParams(z.object({ id: subscriberIdParam }), request.params).id;
 
   app.get('/api/v1/sites/:name/subscribers', async (request): Promise<SubscriberPageReply> => {
-    const site = await siteOf(request);
+    const site = ownedSite(request);
     const query = parseParams(subscriberListSchema, request.query);
     if (query.segment && !(await segmentExists(db, site.hash, query.segment))) {
-      throw new RequestError(404, `segment: no segment ${query.segment} on site ${site.name}`);
+      throw new RequestError('E_SEGMENT_UNKNOWN', { param: 'segment', sid: query.segment, site: site.name });
     }
     const page = await listSubscribers(db, site.hash, query);
     return { status: 'success', total: page.total, limit: query.limit, offset: query.offset, subscribers: page.subscribers };
   });
 
   app.get('/api/v1/sites/:name/stats', async (request): Promise<StatsReply> => {
-    const site = await siteOf(request);
+    const site = ownedSite(request);
     const { days } = parseParams(statsSchema, request.query);
     return { status: 'success', ...(await siteStats(db, site.hash, days)) };
   });
 
-  app.get('/api/v1/sites/:name/audience', async (request): Promise<AudienceReply> => {
-    const site = await siteOf(request);
+  app.get('/api/v1/sites/:name/audience', { schema: { response: AUDIENCE_REPLY } }, async (request): Promise<AudienceReply> => {
+    const site = ownedSite(request);
     const audience = parseParams(audienceSchema, request.query);
     if (audience.segment && !(await segmentExists(db, site.hash, audience.segment))) {
-      throw new RequestError(404, `segment: no segment ${audience.segment} on site ${site.name}`);
+      throw new RequestError('E_SEGMENT_UNKNOWN', { param: 'segment', sid: audience.segment, site: site.name });
     }
     if (audience.subscriberId && !(await subscriberExists(db, site.hash, audience.subscriberId))) {
-      throw new RequestError(404, `subscriberId: no subscriber ${audience.subscriberId} on site ${site.name}`);
+      throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'subscriberId', id: audience.subscriberId, site: site.name });
     }
     return { status: 'success', recipients: await audienceSize(db, site.hash, audience) };
   });
 
-  app.get('/api/v1/sites/:name/subscribers/count', async (request): Promise<SubscriberCountsReply> => {
-    const site = await siteOf(request);
-    return { status: 'success', ...(await countSubscribers(db, site.hash)) };
-  });
+  app.get(
+    '/api/v1/sites/:name/subscribers/count',
+    { schema: { response: SUBSCRIBER_COUNT_REPLY } },
+    async (request): Promise<SubscriberCountsReply> => {
+      const site = ownedSite(request);
+      return { status: 'success', ...(await countSubscribers(db, site.hash)) };
+    },
+  );
 
   app.get('/api/v1/sites/:name/subscribers/:id', async (request): Promise<SubscriberReply> => {
-    const site = await siteOf(request);
+    const site = ownedSite(request);
     const id = subscriberOf(request);
     const exported = await exportSubscriber(db, site.hash, id);
-    if (!exported) throw new RequestError(404, `id: no subscriber ${id} on site ${site.name}`);
+    if (!exported) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
     return { status: 'success', ...exported };
   });
 
   // A privacy access request: everything stored about the subscriber, as a file to hand over.
   app.get('/api/v1/sites/:name/subscribers/:id/export', async (request, reply) => {
-    const site = await siteOf(request);
+    const site = ownedSite(request);
     const id = subscriberOf(request);
     const exported = await exportSubscriber(db, site.hash, id);
-    if (!exported) throw new RequestError(404, `id: no subscriber ${id} on site ${site.name}`);
+    if (!exported) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
     const file: SubscriberExportFile = { site: site.name, exportedAt: new Date().toISOString(), ...exported };
     return reply
       .type('application/json; charset=utf-8')
@@ -179,18 +193,18 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
       .send(JSON.stringify(file, null, 2));
   });
 
-  app.delete('/api/v1/sites/:name/subscribers/:id', async (request): Promise<DeletedReply> => {
-    const site = await siteOf(request);
+  app.delete('/api/v1/sites/:name/subscribers/:id', { schema: { response: DELETED_REPLY } }, async (request): Promise<DeletedReply> => {
+    const site = ownedSite(request);
     const id = subscriberOf(request);
-    if (!(await deleteSubscriber(db, site.hash, id))) throw new RequestError(404, `id: no subscriber ${id} on site ${site.name}`);
+    if (!(await deleteSubscriber(db, site.hash, id))) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
     return { status: 'success', deleted: id };
   });
 
   app.put('/api/v1/sites/:name/subscribers/:id/dimensions', async (request): Promise<DimensionsReply> => {
-    const site = await siteOf(request);
+    const site = ownedSite(request);
     const id = subscriberOf(request);
     const dimensions = parseParams(dimensionsSchema, request.body, 'body');
-    if (!(await subscriberExists(db, site.hash, id))) throw new RequestError(404, `id: no subscriber ${id} on site ${site.name}`);
+    if (!(await subscriberExists(db, site.hash, id))) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
     await setDimensions(
       db,
       id,
@@ -200,7 +214,7 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
   });
 
   app.get('/api/v1/sites/:name/segments', async (request): Promise<SegmentsReply> => {
-    const site = await siteOf(request);
+    const site = ownedSite(request);
     const stored = await listSegments(db, site.hash);
     // Segments of the site config join visitors in push.js; listed even before their first member.
     const inConfig = new Map(site.config.segmentations.map((entry) => [String(entry.sid), entry.ss]));
@@ -217,11 +231,11 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
   });
 
   app.post('/api/v1/sites/:name/segments', async (request, reply) => {
-    const site = await siteOf(request);
+    const site = ownedSite(request);
     const body = parseParams(segmentBodySchema, request.body, 'body');
     const condition = body.condition?.trim() ? body.condition.trim() : undefined;
     if (!(await createSegment(db, site.hash, body.sid, body.name ?? body.sid, condition))) {
-      throw new RequestError(409, `sid: segment ${body.sid} exists already`);
+      throw new RequestError('E_SEGMENT_EXISTS', { sid: body.sid });
     }
     const created: SegmentCreatedReply = { status: 'success', sid: body.sid, name: body.name ?? body.sid, condition: condition ?? null };
     return reply.code(201).send(created);
@@ -229,42 +243,52 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
 
   const memberParams = z.object({ sid: segmentIdParam, id: subscriberIdParam });
   const memberOf = async (request: FastifyRequest) => {
-    const site = await siteOf(request);
+    const site = ownedSite(request);
     const { sid, id } = parseParams(memberParams, request.params);
-    if (!(await segmentExists(db, site.hash, sid))) throw new RequestError(404, `sid: no segment ${sid} on site ${site.name}`);
-    if (!(await subscriberExists(db, site.hash, id))) throw new RequestError(404, `id: no subscriber ${id} on site ${site.name}`);
+    if (!(await segmentExists(db, site.hash, sid)))
+      throw new RequestError('E_SEGMENT_UNKNOWN', { param: 'sid', sid: sid, site: site.name });
+    if (!(await subscriberExists(db, site.hash, id))) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
     return { site, sid, id };
   };
 
-  app.put('/api/v1/sites/:name/segments/:sid/members/:id', async (request): Promise<MemberAddedReply> => {
-    const { site, sid, id } = await memberOf(request);
-    const already = await isMember(db, site.hash, sid, id);
-    if (!already) await addMembership(db, site.hash, sid, id, 'owner');
-    return { status: 'success', sid, subscriberId: id, added: !already };
-  });
+  app.put(
+    '/api/v1/sites/:name/segments/:sid/members/:id',
+    { schema: { response: MEMBER_ADDED_REPLY } },
+    async (request): Promise<MemberAddedReply> => {
+      const { site, sid, id } = await memberOf(request);
+      const already = await isMember(db, site.hash, sid, id);
+      if (!already) await addMembership(db, site.hash, sid, id, 'owner');
+      return { status: 'success', sid, subscriberId: id, added: !already };
+    },
+  );
 
-  app.delete('/api/v1/sites/:name/segments/:sid/members/:id', async (request): Promise<MemberRemovedReply> => {
-    const { site, sid, id } = await memberOf(request);
-    if (!(await removeMembership(db, site.hash, sid, id))) throw new RequestError(404, `id: subscriber ${id} is not in segment ${sid}`);
-    return { status: 'success', sid, subscriberId: id, removed: true };
-  });
+  app.delete(
+    '/api/v1/sites/:name/segments/:sid/members/:id',
+    { schema: { response: MEMBER_REMOVED_REPLY } },
+    async (request): Promise<MemberRemovedReply> => {
+      const { site, sid, id } = await memberOf(request);
+      if (!(await removeMembership(db, site.hash, sid, id))) throw new RequestError('E_MEMBER_UNKNOWN', { id, sid });
+      return { status: 'success', sid, subscriberId: id, removed: true };
+    },
+  );
 
-  app.delete('/api/v1/sites/:name/segments/:sid', async (request): Promise<DeletedReply> => {
-    const site = await siteOf(request);
+  app.delete('/api/v1/sites/:name/segments/:sid', { schema: { response: DELETED_REPLY } }, async (request): Promise<DeletedReply> => {
+    const site = ownedSite(request);
     const { sid } = parseParams(z.object({ sid: segmentIdParam }), request.params);
-    if (!(await deleteSegment(db, site.hash, sid))) throw new RequestError(404, `sid: no segment ${sid} on site ${site.name}`);
+    if (!(await deleteSegment(db, site.hash, sid)))
+      throw new RequestError('E_SEGMENT_UNKNOWN', { param: 'sid', sid: sid, site: site.name });
     return { status: 'success', deleted: sid };
   });
 
   app.post('/api/v1/sites/:name/campaigns', async (request, reply) => {
-    const site = await siteOf(request);
+    const site = ownedSite(request);
     const body = parseParams(campaignInputSchema, request.body, 'body');
     if (body.subscriberId && !(await subscriberExists(db, site.hash, body.subscriberId))) {
-      throw new RequestError(404, `subscriberId: no subscriber ${body.subscriberId} on site ${site.name}`);
+      throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'subscriberId', id: body.subscriberId, site: site.name });
     }
     if (body.segment) {
       const segment = await db.query('SELECT 1 FROM segments WHERE site_hash = $1 AND sid = $2', [site.hash, body.segment]);
-      if (segment.rows.length === 0) throw new RequestError(404, `segment: no segment ${body.segment} on site ${site.name}`);
+      if (segment.rows.length === 0) throw new RequestError('E_SEGMENT_UNKNOWN', { param: 'segment', sid: body.segment, site: site.name });
     }
     const created = await createCampaign(db, site, body);
     campaigns?.enqueue(site.hash, created.campaignId);
@@ -273,16 +297,16 @@ export function registerOwnerApi(app: FastifyInstance, { db, registry, campaigns
   });
 
   app.get('/api/v1/sites/:name/campaigns', async (request): Promise<CampaignsReply> => {
-    const site = await siteOf(request);
+    const site = ownedSite(request);
     const page = parseParams(pageSchema, request.query);
     return { status: 'success', campaigns: await listCampaigns(db, site.hash, page.limit, page.offset) };
   });
 
   app.get('/api/v1/sites/:name/campaigns/:id', async (request): Promise<CampaignReply> => {
-    const site = await siteOf(request);
+    const site = ownedSite(request);
     const { id } = parseParams(z.object({ id: z.string().regex(CAMPAIGN_ID_PATTERN, 'must be a campaign id (digits)') }), request.params);
     const campaign = await getCampaign(db, site.hash, id);
-    if (!campaign) throw new RequestError(404, `id: no campaign ${id} on site ${site.name}`);
+    if (!campaign) throw new RequestError('E_CAMPAIGN_UNKNOWN', { param: 'id', id, site: site.name });
     return { status: 'success', campaign };
   });
 }

@@ -49,7 +49,7 @@ const orderQuerySchema = z.object({ hash: siteHash, orderId, callback: optionalT
   z.ZodType
 >);
 
-export function registerShopRoutes(app: FastifyInstance, { db, registry }: RouteContext): void {
+export async function shopRoutes(app: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
   app.post('/api/v1/shopify/orders', async (request, reply) => {
     const params = parseParams(orderSchema, request.body, 'body');
     const site = registry.require(params.hash, 'hash');
@@ -67,7 +67,7 @@ export function registerShopRoutes(app: FastifyInstance, { db, registry }: Route
       site.hash,
       params.orderId,
     ]);
-    if (!rows[0]) throw new RequestError(404, `orderId: no order ${params.orderId} on this site`);
+    if (!rows[0]) throw new RequestError('E_ORDER_UNKNOWN', { orderId: params.orderId });
     const order = { orderId: params.orderId, ...(rows[0].details as z.output<typeof orderSchema>['order']) };
     return sendReply(request, reply, { status: 'success', order } satisfies OrderDetailsReply);
   });

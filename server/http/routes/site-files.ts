@@ -12,12 +12,12 @@ import type { RouteContext } from './context.ts';
 const TEMPLATE_STYLESHEET = new URL('../../../templates/pc-iframe.css', import.meta.url);
 const STYLESHEET_PATH = 'http-v4/css/pc-iframe.css';
 
-export function registerSiteFileRoutes(app: FastifyInstance, { db, registry }: RouteContext): void {
+export async function siteFileRoutes(app: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
   app.get('/sites/:hash/child-window.html', async (request, reply) => {
     const params = parseParams(z.object({ hash: siteHash }), request.params);
     const site = registry.require(params.hash, 'hash');
     const page = await readBuiltFile(site, 'child-window.html');
-    if (!page) throw new RequestError(404, `hash: site ${site.name} has no child window yet; run push-kit build ${site.file}`);
+    if (!page) throw new RequestError('E_SITE_NOT_BUILT', { site: site.name, file: 'child window', config: site.file });
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
   });
 
@@ -26,7 +26,7 @@ export function registerSiteFileRoutes(app: FastifyInstance, { db, registry }: R
     const params = parseParams(z.object({ hash: siteHash, worker: z.enum(['sw.js', 'sw-firefox.js']) }), request.params);
     const site = registry.require(params.hash, 'hash');
     const code = await readBuiltFile(site, params.worker);
-    if (!code) throw new RequestError(404, `hash: site ${site.name} has no ${params.worker} yet; run push-kit build ${site.file}`);
+    if (!code) throw new RequestError('E_SITE_NOT_BUILT', { site: site.name, file: params.worker, config: site.file });
     return reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(code);
   });
 
@@ -36,7 +36,7 @@ export function registerSiteFileRoutes(app: FastifyInstance, { db, registry }: R
       if (built) return reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(built);
     }
     const template = await readFile(TEMPLATE_STYLESHEET).catch(() => null);
-    if (!template) throw new RequestError(404, 'pc-iframe.css: no site has been built yet; run push-kit build');
+    if (!template) throw new RequestError('E_STYLESHEET_NOT_BUILT');
     return reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(template);
   });
 

@@ -30,7 +30,7 @@ const TAG_KEY = /^[A-Za-z0-9_. -]{1,64}$/;
 const DIMENSION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 async function requireSubscriber(db: Queryable, site: HostedSite, id: string, parameter: string): Promise<void> {
-  if (!(await subscriberExists(db, site.hash, id))) throw new RequestError(404, `${parameter}: no subscriber ${id} on this site`);
+  if (!(await subscriberExists(db, site.hash, id))) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: parameter, id });
 }
 
 const jsonText = <T extends z.ZodType>(schema: T, rule: string) =>
@@ -134,7 +134,7 @@ function subscriberList(query: Record<string, unknown>): unknown {
   return Array.isArray(value) ? value : [value];
 }
 
-export function registerVisitorDataRoutes(app: FastifyInstance, { db, registry }: RouteContext): void {
+export async function visitorDataRoutes(app: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
   app.get('/as', async (request, reply) => {
     checkCallback(request);
     const query = request.query as Record<string, unknown>;
@@ -206,7 +206,7 @@ export function registerVisitorDataRoutes(app: FastifyInstance, { db, registry }
       'SELECT page_click_tracking_permission FROM subscribers WHERE site_hash = $1 AND id = $2',
       [site.hash, params.subscriberId],
     );
-    if (!rows[0]) throw new RequestError(404, `subscriberId: no subscriber ${params.subscriberId} on this site`);
+    if (!rows[0]) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'subscriberId', id: params.subscriberId });
     return sendReply(request, reply, {
       status: 'success',
       pageClickTrackingPermission: rows[0].page_click_tracking_permission,

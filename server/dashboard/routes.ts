@@ -1,13 +1,13 @@
-// The owner dashboard at /dashboard/: the built React app (server/dashboard/dashboard-build.ts) as static files. The
+// The owner dashboard at /dashboard/: the built React app (dashboard-build.ts) as static files, registered with the
+// prefix /dashboard. The
 // app talks to the owner API on the same origin with the key the owner types in; nothing here needs a key.
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { dashboardFiles } from '../../dashboard/dashboard-build.ts';
-import { parseParams } from '../params.ts';
-import { RequestError } from '../reply.ts';
-import type { RouteContext } from './context.ts';
+import { dashboardFiles } from './dashboard-build.ts';
+import { parseParams } from '../http/params.ts';
+import { RequestError } from '../http/reply.ts';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'application/javascript; charset=utf-8',
@@ -35,7 +35,7 @@ async function builtDir(): Promise<string> {
   try {
     return (await dashboardFiles()).dir;
   } catch (error) {
-    throw new RequestError(503, `dashboard: it could not be built: ${(error as Error).message}`);
+    throw new RequestError('E_DASHBOARD_UNAVAILABLE', { reason: (error as Error).message });
   }
 }
 
@@ -47,24 +47,24 @@ function secured(reply: FastifyReply): FastifyReply {
     .header('referrer-policy', 'no-referrer');
 }
 
-export function registerDashboardRoutes(app: FastifyInstance, _context: RouteContext): void {
-  app.get('/dashboard', async (_request, reply) => reply.redirect('/dashboard/'));
+export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
+  app.get('', async (_request, reply) => reply.redirect('/dashboard/'));
 
-  app.get('/dashboard/', async (_request, reply) => {
+  app.get('/', { prefixTrailingSlash: 'slash' }, async (_request, reply) => {
     const html = await readFile(join(await builtDir(), 'index.html'));
     return secured(reply).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);
   });
 
-  app.get('/dashboard/assets/:file', async (request, reply) => {
+  app.get('/assets/:file', async (request, reply) => {
     const { file } = parseParams(assetParams, request.params);
     const type = CONTENT_TYPES[extname(file)];
-    if (!type || file.startsWith('.')) throw new RequestError(404, `file: no dashboard file ${file}`);
+    if (!type || file.startsWith('.')) throw new RequestError('E_DASHBOARD_FILE_UNKNOWN', { file });
     let body: Buffer;
     try {
       body = await readFile(join(await builtDir(), 'assets', file));
     } catch (error) {
       if (error instanceof RequestError) throw error;
-      throw new RequestError(404, `file: no dashboard file ${file}`);
+      throw new RequestError('E_DASHBOARD_FILE_UNKNOWN', { file });
     }
     // asset names carry a hash of their content
     return secured(reply).type(type).header('cache-control', 'public, max-age=31536000, immutable').send(body);

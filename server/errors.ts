@@ -1,0 +1,118 @@
+// The provider's error catalogue: every failure the server answers or stops with has a code here, its HTTP
+// status and the template of its message. Throw sites name a code and fill the template; replies carry the
+// code beside the message (`{status: "failure", message, code}`), so callers and tests match on codes while
+// the messages stay free to read well. A message starts with the parameter at fault, as spec section 7's
+// callers expect.
+
+interface Entry<Details> {
+  status: number;
+  message: (details: Details) => string;
+}
+
+const entry = <Details = void>(status: number, message: (details: Details) => string): Entry<Details> => ({ status, message });
+
+const onSite = (site?: string) => (site ? `site ${site}` : 'this site');
+
+export const SERVER_ERRORS = {
+  // Parameters (server/http/params.ts and the checks zod cannot make)
+  E_PARAM_MISSING: entry<{ param: string }>(400, ({ param }) => `${param}: is required`),
+  E_PARAM_INVALID: entry<{ param: string; problem: string }>(400, ({ param, problem }) => `${param}: ${problem}`),
+  E_PARAM_UNKNOWN: entry<{ param: string }>(400, ({ param }) => `${param}: is not a parameter of this call`),
+  E_CALLBACK_INVALID: entry(400, () => 'callback: must be a JavaScript identifier or dotted identifier path'),
+  E_BODY_INVALID: entry<{ problem: string }>(400, ({ problem }) => `body: ${problem}`),
+  E_BODY_TOO_LARGE: entry<{ limit: number }>(413, ({ limit }) => `body: larger than ${limit} bytes`),
+  E_REQUEST_INVALID: entry<{ problem: string }>(400, ({ problem }) => `request: ${problem}`),
+  E_ROUTE_UNKNOWN: entry<{ method: string; path: string }>(404, ({ method, path }) => `no such call: ${method} ${path}`),
+
+  // Sites and who may call them
+  E_SITE_UNKNOWN: entry<{ param: string }>(404, ({ param }) => `${param}: unknown site hash`),
+  E_SITE_NAME_UNKNOWN: entry<{ name: string }>(404, ({ name }) => `name: no hosted site named ${name}`),
+  E_ORIGIN_FORBIDDEN: entry<{ origin: string; hash: string; siteOrigin: string }>(
+    403,
+    ({ origin, hash, siteOrigin }) => `origin: ${origin} may not call site ${hash}; its origin is ${siteOrigin}`,
+  ),
+  E_OWNER_KEY_MISSING: entry(401, () => 'authorization: send "Authorization: Bearer <owner key>" (printed by push-kit serve)'),
+  E_OWNER_KEY: entry<{ site: string }>(401, ({ site }) => `authorization: wrong owner key for site ${site}`),
+  E_OWNER_KEY_NO_SITE: entry(401, () => 'authorization: this key is not the owner key of any site on this server'),
+  E_RATE_LIMIT_IP: entry<{ limit: number; seconds: number; ip: string }>(
+    429,
+    ({ limit, seconds, ip }) => `rate limit: more than ${limit} requests in ${seconds} s from ${ip}`,
+  ),
+  E_RATE_LIMIT_SITE: entry<{ limit: number; seconds: number; hash: string }>(
+    429,
+    ({ limit, seconds, hash }) => `rate limit: more than ${limit} requests in ${seconds} s for site ${hash}`,
+  ),
+
+  // Records a call names that are not there (or already are)
+  E_SUBSCRIBER_UNKNOWN: entry<{ param: string; id: string; site?: string }>(
+    404,
+    ({ param, id, site }) => `${param}: no subscriber ${id} on ${onSite(site)}`,
+  ),
+  E_SEGMENT_UNKNOWN: entry<{ param: string; sid: string; site: string }>(
+    404,
+    ({ param, sid, site }) => `${param}: no segment ${sid} on ${onSite(site)}`,
+  ),
+  E_SEGMENT_EXISTS: entry<{ sid: string }>(409, ({ sid }) => `sid: segment ${sid} exists already`),
+  E_MEMBER_UNKNOWN: entry<{ id: string; sid: string }>(404, ({ id, sid }) => `id: subscriber ${id} is not in segment ${sid}`),
+  E_CAMPAIGN_UNKNOWN: entry<{ param: string; id: string; site?: string }>(
+    404,
+    ({ param, id, site }) => `${param}: no campaign ${id} on ${onSite(site)}`,
+  ),
+  E_ORDER_UNKNOWN: entry<{ orderId: string }>(404, ({ orderId }) => `orderId: no order ${orderId} on this site`),
+
+  // The sync actions of spec section 4 (server/store/subscription-sync.ts)
+  E_SYNC_NO_SUBSCRIPTION: entry(400, () => 'subscription: an endpoint or a subscriptionId is required'),
+  E_SYNC_NO_VISITOR: entry(400, () => 'uuid: a uuid, subscriptionId or subscription is required'),
+  E_SYNC_NOT_SUBSCRIBED: entry(404, () => 'subscriberId: no subscriber to update; send insert'),
+  E_SYNC_SUBSCRIPTION_UNKNOWN: entry(404, () => 'previousSubscriptionId: no subscriber has this subscription id'),
+  E_SYNC_SUBSCRIBER_UNKNOWN: entry<{ param: string }>(404, ({ param }) => `${param}: no subscriber with this id`),
+  E_SYNC_VISITOR_UNKNOWN: entry(404, () => 'uuid: no subscriber for this visitor (nor for its subscription)'),
+
+  // Files the provider serves
+  E_SITE_NOT_BUILT: entry<{ site: string; file: string; config: string }>(
+    404,
+    ({ site, file, config }) => `hash: site ${site} has no ${file} yet; run push-kit build ${config}`,
+  ),
+  E_STYLESHEET_NOT_BUILT: entry(404, () => 'pc-iframe.css: no site has been built yet; run push-kit build'),
+  E_DASHBOARD_FILE_UNKNOWN: entry<{ file: string }>(404, ({ file }) => `file: no dashboard file ${file}`),
+  E_DASHBOARD_UNAVAILABLE: entry<{ reason: string }>(503, ({ reason }) => `dashboard: it could not be built: ${reason}`),
+
+  // The database and the process
+  E_DATABASE_UNAVAILABLE: entry(503, () => 'database unavailable, try again later'),
+  E_DATABASE_REFUSED: entry<{ problem: string }>(400, ({ problem }) => `request: a value the database refuses: ${problem}`),
+  E_INTERNAL: entry(500, () => 'internal error'),
+
+  // Starting the provider (server/start-provider.ts); no HTTP reply, the status is that of the stop
+  E_NO_SITES: entry<{ globs: string }>(500, ({ globs }) => `no valid site config matches ${globs}`),
+  E_DATABASE_OPEN: entry<{ database: string; reason: string }>(
+    500,
+    ({ database, reason }) => `cannot open the database ${database}: ${reason}`,
+  ),
+  E_LISTEN: entry<{ host: string; port: number; reason: string }>(
+    500,
+    ({ host, port, reason }) => `cannot listen on ${host}:${port}: ${reason}`,
+  ),
+} as const;
+
+export type ServerErrorCode = keyof typeof SERVER_ERRORS;
+type DetailsOf<C extends ServerErrorCode> = Parameters<(typeof SERVER_ERRORS)[C]['message']>[0];
+/** The details a code's template needs: none for a fixed message. */
+export type ErrorDetails<C extends ServerErrorCode> = DetailsOf<C> extends void ? [] : [details: DetailsOf<C>];
+
+export function serverErrorMessage<C extends ServerErrorCode>(code: C, ...[details]: ErrorDetails<C>): string {
+  return (SERVER_ERRORS[code].message as (details: unknown) => string)(details);
+}
+
+/** A failure of the provider named by a catalogue code: answered with its status, or stopping the start. */
+export class ServerError<C extends ServerErrorCode = ServerErrorCode> extends Error {
+  readonly statusCode: number;
+
+  constructor(
+    readonly code: C,
+    ...details: ErrorDetails<C>
+  ) {
+    super(serverErrorMessage(code, ...details));
+    this.name = 'ServerError';
+    this.statusCode = SERVER_ERRORS[code].status;
+  }
+}

@@ -1,0 +1,134 @@
+// One running provider, assembled in one place for `push-kit serve`, `push-kit dev`, the tests and the
+// benchmarks: the hosted sites, the database, the owner keys, the campaign queue and the fastify app, listening.
+// `close()` stops them in the order that loses nothing: no new requests, then the campaigns in flight, then
+// the push connections, then the database.
+import type { FastifyInstance } from 'fastify';
+import { ServerError } from './errors.ts';
+import { createApp, type CreateAppOptions } from './http/app.ts';
+import { CampaignQueue, type CampaignQueueOptions } from './push/campaign-queue.ts';
+import { closePushConnections } from './push/send.ts';
+import { loadSites, type HostedSite } from './sites.ts';
+import { embeddedDatabaseDir, STATE_DIR } from './state-paths.ts';
+import { openDatabase, type Database } from './store/database.ts';
+import { ensureOwnerKey, ownerKeyHashFromInit } from './store/owner-keys.ts';
+
+export interface StartProviderOptions {
+  /** Site config files or globs (`site-configs/*.json`) to host; or `sites`, already loaded. */
+  configs?: string[];
+  sites?: HostedSite[];
+  /** Folder of the built sites, `<dist>/<name>/` (default `dist`); used with `configs`. */
+  dist?: string;
+  /** Called with one line per config that cannot be hosted (`FILE: field.path: message`); default: ignored. */
+  onConfigProblem?: (line: string) => void;
+  /** Default 0: a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** postgres://... for a PostgreSQL server; absent: the embedded database in `<stateDir>/db`. */
+  database?: string;
+  /** The `.push-kit` folder (VAPID keys, owner keys from init, embedded database). Default `.push-kit`. */
+  stateDir?: string;
+  rateLimit?: CreateAppOptions['rateLimit'];
+  logger?: boolean;
+  /** Options of the campaign sender (a test's push service certificate, concurrency, where it logs). */
+  campaigns?: CampaignQueueOptions;
+}
+
+export interface Provider {
+  /** `http://<host>:<port>` as bound (a free port resolved). */
+  url: string;
+  port: number;
+  host: string;
+  app: FastifyInstance;
+  db: Database;
+  sites: HostedSite[];
+  /** Where the data lives, for printing: `embedded database .push-kit/db` or `PostgreSQL <URL without password>`. */
+  storage: string;
+  /** Owner keys created by this start, by site name: readable only now (only their hash is stored). */
+  ownerKeys: Map<string, string>;
+  campaigns: CampaignQueue;
+  /** Campaigns a previous process left unfinished, queued again on start. */
+  resumed: number;
+  close(): Promise<void>;
+}
+
+/** A database URL for printing: the password is never shown. */
+export function redactedDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://...';
+  }
+}
+
+async function hostedSites(options: StartProviderOptions): Promise<HostedSite[]> {
+  if (options.sites) return options.sites;
+  const configs = options.configs ?? [];
+  const { sites, problems } = await loadSites(configs, options.dist ?? 'dist');
+  for (const problem of problems) options.onConfigProblem?.(problem);
+  if (sites.length === 0) throw new ServerError('E_NO_SITES', { globs: configs.join(' ') });
+  return sites;
+}
+
+async function openProviderDatabase(url: string | undefined, dataDir: string): Promise<Database> {
+  try {
+    return await openDatabase({ url, dataDir });
+  } catch (error) {
+    throw new ServerError('E_DATABASE_OPEN', { database: url ? redactedDatabaseUrl(url) : dataDir, reason: (error as Error).message });
+  }
+}
+
+export async function startProvider(options: StartProviderOptions = {}): Promise<Provider> {
+  const stateDir = options.stateDir ?? STATE_DIR;
+  const host = options.host ?? '127.0.0.1';
+  const sites = await hostedSites(options);
+  const dataDir = embeddedDatabaseDir(stateDir);
+  const db = await openProviderDatabase(options.database, dataDir);
+
+  let app: FastifyInstance | undefined;
+  let campaigns: CampaignQueue | undefined;
+  try {
+    const ownerKeys = new Map<string, string>();
+    for (const site of sites) {
+      const key = await ensureOwnerKey(db, site, await ownerKeyHashFromInit(stateDir, site.name));
+      if (key) ownerKeys.set(site.name, key);
+    }
+    campaigns = new CampaignQueue(db, sites, stateDir, options.campaigns);
+    app = await createApp({ sites, db, campaigns, rateLimit: options.rateLimit, logger: options.logger });
+    try {
+      await app.listen({ port: options.port ?? 0, host });
+    } catch (error) {
+      throw new ServerError('E_LISTEN', { host, port: options.port ?? 0, reason: (error as Error).message });
+    }
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
+    const resumed = await campaigns.resumeUnfinished();
+    const urlHost = host.includes(':') ? `[${host}]` : host;
+    const running = { app, campaigns };
+    return {
+      url: `http://${urlHost}:${port}`,
+      port,
+      host,
+      app,
+      db,
+      sites,
+      storage: options.database ? `PostgreSQL ${redactedDatabaseUrl(options.database)}` : `embedded database ${dataDir}`,
+      ownerKeys,
+      campaigns,
+      resumed,
+      async close() {
+        await running.app.close();
+        await running.campaigns.close();
+        await closePushConnections();
+        await db.close();
+      },
+    };
+  } catch (error) {
+    await app?.close().catch(() => undefined);
+    await campaigns?.close().catch(() => undefined);
+    await db.close().catch(() => undefined);
+    throw error;
+  }
+}

@@ -58,13 +58,13 @@ describe('condition check', () => {
   });
 
   it('needs the owner key and a condition, and says which with a code', async () => {
-    expect((await check({ condition: 'true' }, null)).json()).toMatchObject({ status: 'failure', code: 'E_OWNER_KEY' });
+    expect((await check({ condition: 'true' }, null)).json()).toMatchObject({ status: 'failure', code: 'E_OWNER_KEY_MISSING' });
     expect((await check({ condition: 'true' }, 'pk_wrong')).statusCode).toBe(401);
-    expect((await check({ condition: 'true' }, key, 'nope')).json()).toMatchObject({ status: 'failure', code: 'E_UNKNOWN_SITE' });
+    expect((await check({ condition: 'true' }, key, 'nope')).json()).toMatchObject({ status: 'failure', code: 'E_SITE_NAME_UNKNOWN' });
     const missing = await check({});
     expect(missing.statusCode).toBe(400);
-    expect(missing.json()).toEqual({ status: 'failure', code: 'E_INVALID_PARAMETER', message: 'condition: is required' });
-    expect((await check({ condition: 'x'.repeat(2001) })).json()).toMatchObject({ code: 'E_INVALID_PARAMETER' });
+    expect(missing.json()).toEqual({ status: 'failure', code: 'E_PARAM_MISSING', message: 'condition: is required' });
+    expect((await check({ condition: 'x'.repeat(2001) })).json()).toMatchObject({ code: 'E_PARAM_INVALID' });
   });
 
   it('is rate limited as every owner call is', async () => {

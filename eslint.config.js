@@ -1,8 +1,22 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// The house's one-way imports (../shared/DESIGN.md): for each folder, what it may not import.
+const NODE = { regex: '^node:', message: 'browser code and the wires never import Node modules' };
+const REACT = { regex: '^(react|react-dom|ink)(/|$)', message: 'no React or Ink in this layer' };
+const folder = (name, message) => ({ regex: `^(\\.\\./)+${name}/`, message });
+const CLI = folder('cli', 'only bin/ and cli/ import cli/: move shared code to config/, compiler/, emit/ or server/');
+const SERVER = folder('server', 'this layer never imports the provider');
+const EMIT = folder('emit', 'data flows config -> compiler -> emit: this layer never imports emit/');
+// zod (through contract/'s schemas) would add tens of kilobytes to push.js.
+const ZOD = {
+  regex: '^zod$|contract/(campaign-input|text-fields)\\.ts$',
+  message: 'no zod in browser code: import constants and types only',
+};
+const restrict = (files, patterns) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns }] } });
+
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'dist-pkg/', '.push-kit/', 'tests/artifacts/', 'schema/', '**/*.hbs'] },
+  { ignores: ['node_modules/', 'dist/', 'dist-pkg/', '.push-kit/', 'tests/artifacts/', 'schema/', 'dashboard/dist/', '**/*.hbs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -12,51 +26,42 @@ export default tseslint.config(
     },
   },
   {
-    files: ['runtime/**', 'worker/**'],
-    rules: {
-      'no-eval': 'error',
-      'no-implied-eval': 'error',
-      'no-new-func': 'error',
-      'no-restricted-imports': [
-        'error',
-        // zod (through contract/'s schemas) would add tens of kilobytes to push.js.
-        {
-          patterns: [
-            'node:*',
-            '../cli/*',
-            '../server/*',
-            'react',
-            'react-dom*',
-            'zod',
-            '../contract/campaign-input.ts',
-            '../contract/text-fields.ts',
-          ],
-        },
-      ],
-    },
+    files: ['runtime/**', 'worker/**', 'contract/**'],
+    rules: { 'no-eval': 'error', 'no-implied-eval': 'error', 'no-new-func': 'error' },
   },
-  {
-    // The wires' types and constants: imported by the browser code, the server, the dashboard and the CLI alike.
-    files: ['contract/**'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: ['node:*', '../*', 'react', 'react-dom*', 'fastify', 'pg', '@electric-sql/*'] }],
-    },
-  },
-  {
-    // The dashboard reaches outside its folder for the wires' contract only (and, for now, the condition parser).
-    files: ['dashboard/src/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: ['node:*', '../../*', '!../../contract', '!../../compiler', '../../compiler/*', '!../../compiler/segment-condition.ts'],
-        },
-      ],
-    },
-  },
+  restrict(
+    ['runtime/**', 'worker/**'],
+    [
+      NODE,
+      REACT,
+      ZOD,
+      CLI,
+      SERVER,
+      EMIT,
+      folder('(config|compiler|templates|dashboard)', 'browser code imports only runtime/, worker/ and contract/'),
+    ],
+  ),
+  restrict(
+    ['contract/**'],
+    [
+      NODE,
+      REACT,
+      { regex: '^(fastify|pg|@electric-sql/.*)$', message: 'contract/ is browser-safe' },
+      folder(
+        '(cli|config|compiler|emit|server|runtime|worker|templates|dashboard)',
+        'contract/ imports nothing of the project: both sides of a wire import it',
+      ),
+    ],
+  ),
+  restrict(
+    ['dashboard/**'],
+    [NODE, { regex: '^(\\.\\./){2,}(?!contract/)[a-z-]+/', message: 'the dashboard imports only contract/ from outside its folder' }],
+  ),
+  restrict(['config/**', 'compiler/**'], [CLI, SERVER, EMIT, REACT]),
+  restrict(['emit/**', 'templates/**', 'server/**', 'bench/**', 'index.ts'], [CLI]),
   { files: ['examples/**/*.js'], languageOptions: { globals: { document: 'readonly', window: 'readonly' } } },
   {
-    files: ['bin/**', 'bench/**', 'tests/**', 'cli/**', 'server/**'],
+    files: ['bin/**', 'bench/**', 'tests/**', 'cli/**', 'server/**', 'config/**', 'compiler/**', 'emit/**', 'scripts/**', 'index.ts'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
 );

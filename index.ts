@@ -12,3 +12,4 @@ export {
   type SendCampaignResult,
 } from './server/send-campaign.ts';
 export { UnknownSiteError } from './server/sites.ts';
+export { startProvider, type Provider, type StartProviderOptions } from './server/start-provider.ts';

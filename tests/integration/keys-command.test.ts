@@ -67,7 +67,7 @@ describe('push-kit keys', () => {
     try {
       expect(await statusWith(provider.url, initKey)).toBe(200);
       const refused = await runCli(['keys', 'rotate', '--site', 'my-site']);
-      expect(refused.status).toBe(1);
+      expect(refused.status).toBe(3); // the environment stopped it (README, exit codes)
       expect(refused.stderr).toContain('cannot open the database .push-kit/db');
       expect(refused.stderr).toContain('stop it (Ctrl+C), run push-kit keys rotate --site my-site, then start it again');
     } finally {

@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { parseArgs } from 'node:util';
-import { build } from 'esbuild';
 import { loadConfig } from '../config/load-config.ts';
 import { siteFeatures } from '../compiler/features.ts';
 import { generateSiteModule, generateWorkerSiteModule } from '../compiler/site-module.ts';
 import { bundleEntry } from '../emit/bundle.ts';
 import { buildSite } from '../emit/build-site.ts';
 import { renderPrompts } from '../emit/render-prompts.tsx';
+import { bundleFirebaseClient, FIREBASE_SUBSCRIBING_CLIENT } from './firebase-client.ts';
 
 const { values } = parseArgs({ options: { breakdown: { type: 'boolean', default: false } } });
 
@@ -25,15 +25,6 @@ const SITES = [
   ['minimal', 'tests/fixtures/configs/minimal.json'],
   ['everything-on', 'tests/fixtures/configs/everything.json'],
 ] as const;
-
-const FIREBASE_CLIENT = `
-import { initializeApp } from '@firebase/app';
-import { getMessaging, getToken, onMessage } from '@firebase/messaging';
-const app = initializeApp({ apiKey: 'AIzaSyBench', projectId: 'bench', messagingSenderId: '103953800507', appId: '1:103953800507:web:1' });
-const messaging = getMessaging(app);
-getToken(messaging, { vapidKey: 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s' }).then((token) => console.log(token));
-onMessage(messaging, (message) => console.log(message));
-`;
 
 interface Weight {
   name: string;
@@ -52,18 +43,7 @@ function weigh(name: string, code: Uint8Array): Weight {
 }
 
 async function firebaseWeight(): Promise<Weight> {
-  const result = await build({
-    stdin: { contents: FIREBASE_CLIENT, resolveDir: REPO, loader: 'js' },
-    bundle: true,
-    minify: true,
-    format: 'iife',
-    target: 'es2017',
-    platform: 'browser',
-    write: false,
-    legalComments: 'none',
-    define: { 'process.env.NODE_ENV': '"production"' },
-  });
-  return weigh('Firebase messaging (minimal client)', result.outputFiles[0]!.contents);
+  return weigh('Firebase messaging (minimal client)', await bundleFirebaseClient(FIREBASE_SUBSCRIBING_CLIENT));
 }
 
 const out = await mkdtemp(join(tmpdir(), 'push-kit-bench-weight-'));

@@ -1,6 +1,7 @@
 // Figure 2 of the benchmarks: what push.js costs a page view in Chromium, on the example site built from the
-// calligraphy config, against the same page whose push.js is answered with an empty script, measured in the
-// same run, alternating, median of repeated loads:
+// calligraphy config, against the same page whose push.js is answered with an empty script and against the same
+// page whose push.js is answered with Firebase's messaging client (initializeApp + getMessaging + isSupported,
+// bench/firebase-client.ts), measured in the same run, alternating, median of repeated loads:
 //   - main-thread time: CDP Performance.getMetrics (ScriptDuration, TaskDuration) per load, and a CDP trace
 //     of each load whose main-thread slices are attributed to push.js by script URL (compile, evaluate,
 //     function calls, timers and event handlers it owns);
@@ -16,6 +17,7 @@ import { launchPersistentChromium } from '../tests/support/browser.ts';
 import { startFakeGcm } from '../tests/support/fake-gcm.ts';
 import { startStack } from '../tests/support/stack.ts';
 import { subscribeThroughApi } from '../tests/support/subscribe.ts';
+import { bundleFirebaseClient, FIREBASE_PAGE_LOAD_CLIENT } from './firebase-client.ts';
 
 const { values } = parseArgs({
   options: {
@@ -137,9 +139,16 @@ function pushJsMainThreadMs(events: TraceEvent[]): number {
   return total / 1000;
 }
 
-async function loadCost(context: BrowserContext, url: string, emptyPushJs: boolean): Promise<LoadCost> {
+/** What the page's script tag loads: push.js, nothing (an empty file), or Firebase's client at the same URL. */
+type Embed = 'push.js' | 'empty' | 'firebase';
+const firebaseClient = Buffer.from(await bundleFirebaseClient(FIREBASE_PAGE_LOAD_CLIENT));
+
+async function loadCost(context: BrowserContext, url: string, embed: Embed): Promise<LoadCost> {
   const page = await context.newPage();
-  if (emptyPushJs) await page.route('**/push.js', (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: '' }));
+  if (embed !== 'push.js') {
+    const body = embed === 'empty' ? '' : firebaseClient;
+    await page.route('**/push.js', (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body }));
+  }
   if (values['host-storage']) await page.addInitScript({ content: 'void document.cookie; void localStorage.length;' });
   await page.addInitScript(() => {
     (window as unknown as { __longTasks: number }).__longTasks = 0;
@@ -155,7 +164,7 @@ async function loadCost(context: BrowserContext, url: string, emptyPushJs: boole
     await page.waitForTimeout(SETTLE_MS);
   });
   const after = await metricsOf(cdp);
-  if (values.profile && !emptyPushJs) addProfile(trace);
+  if (values.profile && embed === 'push.js') addProfile(trace);
   const longTasks = await page.evaluate(() => (window as unknown as { __longTasks: number }).__longTasks);
   await cdp.detach();
   await page.close();
@@ -205,42 +214,41 @@ async function requestsOfView(context: BrowserContext, url: string, emptyPushJs:
   return seen;
 }
 
-function table(title: string, without: LoadCost[], withPush: LoadCost[]): { extraScriptMs: number; pushJsMs: number } {
+function table(title: string, runs: Record<Embed, LoadCost[]>): { extraScriptMs: number; pushJsMs: number } {
+  const med = (costs: LoadCost[], key: keyof LoadCost) => median(costs.map((cost) => cost[key]));
   const row = (name: string, costs: LoadCost[]) =>
     console.log(
-      name.padEnd(30),
-      median(costs.map((cost) => cost.scriptMs))
-        .toFixed(2)
-        .padStart(10),
-      median(costs.map((cost) => cost.taskMs))
-        .toFixed(2)
-        .padStart(10),
-      median(costs.map((cost) => cost.pushJsMs))
-        .toFixed(2)
-        .padStart(13),
-      String(median(costs.map((cost) => cost.longTasks))).padStart(11),
+      name.padEnd(36),
+      med(costs, 'scriptMs').toFixed(2).padStart(10),
+      med(costs, 'taskMs').toFixed(2).padStart(10),
+      med(costs, 'pushJsMs').toFixed(2).padStart(13),
+      String(med(costs, 'longTasks')).padStart(11),
     );
   console.log(`\n${title}`);
-  console.log('page'.padEnd(30), 'script ms'.padStart(10), 'task ms'.padStart(10), 'push.js ms*'.padStart(13), 'long tasks'.padStart(11));
-  row('without push.js (empty file)', without);
-  row('with push.js', withPush);
-  const extraScriptMs = median(withPush.map((cost) => cost.scriptMs)) - median(without.map((cost) => cost.scriptMs));
-  const pushJsMs = median(withPush.map((cost) => cost.pushJsMs));
-  const extraTaskMs = median(withPush.map((cost) => cost.taskMs)) - median(without.map((cost) => cost.taskMs));
+  console.log('page'.padEnd(36), 'script ms'.padStart(10), 'task ms'.padStart(10), 'embed ms*'.padStart(13), 'long tasks'.padStart(11));
+  row('without an embed (empty file)', runs.empty);
+  row('with push.js', runs['push.js']);
+  row('with Firebase messaging (same URL)', runs.firebase);
+  const extra = (costs: LoadCost[], key: 'scriptMs' | 'taskMs') => med(costs, key) - med(runs.empty, key);
+  const extraScriptMs = extra(runs['push.js'], 'scriptMs');
+  const pushJsMs = med(runs['push.js'], 'pushJsMs');
+  const firebaseMs = med(runs.firebase, 'pushJsMs');
   console.log(
-    `push.js adds ${extraScriptMs.toFixed(2)} ms script time, ${extraTaskMs.toFixed(2)} ms task time; the trace attributes ${pushJsMs.toFixed(2)} ms of main thread to push.js (goal: under 5 ms)`,
+    `push.js adds ${extraScriptMs.toFixed(2)} ms script time, ${extra(runs['push.js'], 'taskMs').toFixed(2)} ms task time; Firebase adds ${extra(runs.firebase, 'scriptMs').toFixed(2)} ms script, ${extra(runs.firebase, 'taskMs').toFixed(2)} ms task`,
+  );
+  console.log(
+    `trace-attributed main thread: push.js ${pushJsMs.toFixed(2)} ms, Firebase ${firebaseMs.toFixed(2)} ms = ${(pushJsMs / firebaseMs).toFixed(3)}x (goal: <= 0.5x, and under 5 ms)`,
   );
   return { extraScriptMs, pushJsMs };
 }
 
-async function measureBoth(context: BrowserContext, url: string): Promise<{ without: LoadCost[]; withPush: LoadCost[] }> {
-  const without: LoadCost[] = [];
-  const withPush: LoadCost[] = [];
+/** Every load of each embed, alternating push.js, empty and Firebase so drift in the machine hits all three alike. */
+async function measureAll(context: BrowserContext, url: string): Promise<Record<Embed, LoadCost[]>> {
+  const runs: Record<Embed, LoadCost[]> = { empty: [], 'push.js': [], firebase: [] };
   for (let i = 0; i < LOADS; i += 1) {
-    without.push(await loadCost(context, url, true));
-    withPush.push(await loadCost(context, url, false));
+    for (const embed of ['empty', 'push.js', 'firebase'] as const) runs[embed].push(await loadCost(context, url, embed));
   }
-  return { without, withPush };
+  return runs;
 }
 
 const stack = await startStack();
@@ -249,8 +257,9 @@ const browser = await launchPersistentChromium(gcm.chromiumArgs);
 const url = `${stack.siteUrl}${PATH}`;
 try {
   // Warm-up: the browser's caches and V8's code cache for push.js, as a returning visitor has them.
-  await loadCost(browser.context, url, false);
-  const fresh = await measureBoth(browser.context, url);
+  await loadCost(browser.context, url, 'push.js');
+  await loadCost(browser.context, url, 'firebase');
+  const fresh = await measureAll(browser.context, url);
 
   // A visitor who subscribed on an earlier view (permission granted, soft prompt answered).
   await browser.context.grantPermissions(['notifications'], { origin: stack.siteUrl });
@@ -261,7 +270,7 @@ try {
   await subscribing.close();
   // One more view settles anything left from the subscribing view (a sync it queued, a worker update).
   await requestsOfView(browser.context, url, false, 1000);
-  const subscribed = await measureBoth(browser.context, url);
+  const subscribed = await measureAll(browser.context, url);
 
   // Watched past the 5 s auto-trigger delay, so nothing push.js schedules later on the view escapes.
   const watchMs = 6000;
@@ -274,9 +283,9 @@ try {
     `page cost, example site ${PATH} (calligraphy build), median of ${LOADS} loads each, alternating; Chromium headless, 2 shared cores`,
   );
   if (values['host-storage']) console.log('the page itself reads document.cookie and localStorage before push.js runs (--host-storage)');
-  const a = table('visitor not subscribed (permission not asked; the prompt waits 5 s and is not counted)', fresh.without, fresh.withPush);
-  const b = table(`visitor subscribed and in sync (subscriber ${subscriberId})`, subscribed.without, subscribed.withPush);
-  console.log('* main-thread trace slices whose script URL is push.js (compile, evaluate, its callbacks), union of intervals');
+  const a = table('visitor not subscribed (permission not asked; the prompt waits 5 s and is not counted)', fresh);
+  const b = table(`visitor subscribed and in sync (subscriber ${subscriberId})`, subscribed);
+  console.log('* main-thread trace slices whose script URL is the embed (compile, evaluate, its callbacks), union of intervals');
   console.log(`\nrequests on a subscribed, in-sync view, watched ${watchMs / 1000} s after load:`);
   console.log(
     `  with push.js: ${withPushRequests.length} (${withPushRequests.map((request) => request.line.replace(stack.siteUrl, '')).join(', ')})`,

@@ -11,7 +11,8 @@
 //
 // `push-kit serve` has no option to turn its per-IP rate limit off (600 requests per 10 s per address,
 // server/http/rate-limit.ts), so each connection connects from its own loopback address (127.0.x.y), as distinct
-// visitors would, and the load is spread over --sites sites (each may receive 20,000 requests per 10 s).
+// visitors would, and the load is spread over --sites sites (each may receive 20,000 writing requests per 10 s before
+// the addresses over their fair share of 20 are refused).
 // A 429 is counted and reported, not a failure.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';

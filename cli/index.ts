@@ -47,6 +47,10 @@ export async function main(argv: string[]): Promise<number> {
     .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
     .option('--sites <glob...>', 'site configs to host', ['site-configs/*.json'])
     .option('--dist <dir>', 'folder of built sites', 'dist')
+    .option(
+      '--trust-proxy <value>',
+      'proxies that name the client (X-Forwarded-For): true, or proxy addresses/CIDRs (also PUSHKIT_TRUST_PROXY)',
+    )
     .action(async (options) => setExit(await (await import('./commands/serve.ts')).runServe(options)));
 
   program

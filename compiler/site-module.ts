@@ -45,8 +45,10 @@ function triggersSource(config: SiteConfig, compiled: CompiledSite): string {
   return jsLiteral(value);
 }
 
+/** The child window page: on the site's own `childWindowOrigin` when it has one, else under the shared serverSyncUrl. */
 export function childWindowUrlOf(config: SiteConfig): string {
-  return `${stripTrailingSlashes(config.serverSyncUrl)}/sites/${encodeURIComponent(config.hash)}/child-window.html`;
+  const base = config.childWindowOrigin ?? stripTrailingSlashes(config.serverSyncUrl);
+  return `${base}/sites/${encodeURIComponent(config.hash)}/child-window.html`;
 }
 
 /** Source of the ES module `pushkit:site`: `export const site = {...}` (a SiteModule). */

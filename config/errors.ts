@@ -18,6 +18,9 @@ const messages = {
   E_TRIGGER: ({ error }: { error: ConditionError }) => formatConditionError(error),
   /** A warning: spec section 5 reads such a field as an empty list. */
   W_SEGMENTATIONS_JSON: () => 'is a string that is not valid JSON: read as an empty list',
+  /** A warning: a plain-http site without an origin of its own for its child window (issue 17, item 6). */
+  W_CHILD_WINDOW_SHARED_ORIGIN: () =>
+    "is not set: this http site's child window shares the provider's origin with every other http site (permission, subscriber id and opt-out cross between them); set an origin of its own",
 };
 
 export type ConfigErrorCode = keyof typeof messages;

@@ -26,6 +26,13 @@ const httpUrl = z
   .refine((value) => !URL.canParse(value) || noUrlWhitespace(value), URL_WHITESPACE_RULE)
   .describe('An absolute http or https URL.');
 
+/** An origin (scheme, host and port), read as `new URL(value).origin`. */
+const originOnly = httpUrl
+  .refine((value) => !URL.canParse(value) || new URL(value).origin === value.replace(/\/$/, ''), {
+    message: 'must be an origin only (scheme, host and port), with no path, query or fragment',
+  })
+  .transform((value) => (URL.canParse(value) ? new URL(value).origin : value));
+
 /**
  * Text shown to visitors (prompts, child window, manifest). The HTML parser drops NUL and rewrites carriage returns,
  * and a lone surrogate cannot be written as UTF-8, so such text could not appear as configured: it is refused.
@@ -166,6 +173,11 @@ export const siteConfigSchema = z
       .describe("The site's origin, e.g. https://example.com. http origins get the child window."),
     serverSyncUrl: httpUrl.describe('Base URL of the sync server (syncSubscriptionAction.php, c.gif, ...).'),
     servicesServerURL: httpUrl.optional().describe('Base URL of the services server (/as, /dyn); serverSyncUrl when absent.'),
+    childWindowOrigin: originOnly
+      .optional()
+      .describe(
+        "Origin of this http site's child window, its own (e.g. https://calligraphy.push.example.com, a host name routed to the provider), so no browser state crosses sites; serverSyncUrl's origin, shared by every site on the provider, when absent.",
+      ),
     manifestUrl: sitePath.default('/manifest.json'),
     swPath: sitePath.default('/sw.js'),
     firefoxSwPath: sitePath.default('/sw-firefox.js'),
@@ -176,13 +188,7 @@ export const siteConfigSchema = z
       .default('/')
       .describe('Scope of the push service worker.'),
     notificationClickOrigins: z
-      .array(
-        httpUrl
-          .refine((value) => !URL.canParse(value) || new URL(value).origin === value.replace(/\/$/, ''), {
-            message: 'must be an origin only (scheme, host and port), with no path, query or fragment',
-          })
-          .transform((value) => (URL.canParse(value) ? new URL(value).origin : value)),
-      )
+      .array(originOnly)
       .default([])
       .describe("Origins besides the site's own that a notification click may open; any other URL opens the site."),
     vapidPublicKey: z

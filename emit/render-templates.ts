@@ -42,8 +42,8 @@ export async function renderChildWindow(config: SiteConfig, serverSyncUrl: strin
   return render('child-window.html.hbs', {
     config,
     serverSyncUrl,
-    // The lock icon of the unblock pictures sits in the child window's own address bar: the provider's host.
-    originHost: new URL(serverSyncUrl).host,
+    // The lock icon of the unblock pictures sits in the child window's own address bar: its own host.
+    originHost: new URL(config.childWindowOrigin ?? serverSyncUrl).host,
     brandingText: brandingType === 'none' ? '' : brandingType === 'custom' ? brandingText : 'Powered by push-kit',
     childWindowScript: escapeInlineScript(childWindowScript),
   });

@@ -73,6 +73,11 @@ export const SERVER_ERRORS = {
     404,
     ({ site, file, config }) => `hash: site ${site} has no ${file} yet; run push-kit build ${config}`,
   ),
+  E_CHILD_WINDOW_HOST: entry<{ site: string; host: string; childWindowOrigin: string }>(
+    421,
+    ({ site, host, childWindowOrigin }) =>
+      `host: the child window of site ${site} is not served on ${host}; its origin is ${childWindowOrigin}`,
+  ),
   E_STYLESHEET_NOT_BUILT: entry(404, () => 'pc-iframe.css: no site has been built yet; run push-kit build'),
   E_DASHBOARD_FILE_UNKNOWN: entry<{ file: string }>(404, ({ file }) => `file: no dashboard file ${file}`),
   E_DASHBOARD_UNAVAILABLE: entry<{ reason: string }>(503, ({ reason }) => `dashboard: it could not be built: ${reason}`),

@@ -65,6 +65,13 @@ export async function loadSites(globs: string[], distDir: string): Promise<Loade
       problems.push(`${file}: hash: "${loaded.config.hash}" or name "${loaded.name}" is already hosted by ${clash.file}`);
       continue;
     }
+    // Two sites on one child window origin would share its browser state again (issue 17, item 6).
+    const { childWindowOrigin } = loaded.config;
+    const sharer = childWindowOrigin && sites.find((site) => site.config.childWindowOrigin === childWindowOrigin);
+    if (sharer) {
+      problems.push(`${file}: childWindowOrigin: "${childWindowOrigin}" is already the child window origin of ${sharer.file}`);
+      continue;
+    }
     sites.push({ name: loaded.name, hash: loaded.config.hash, file, config: loaded.config, builtDir: join(distDir, loaded.name) });
   }
   return { sites, problems };

@@ -29,6 +29,8 @@ export interface StartProviderOptions {
   /** The `.push-kit` folder (VAPID keys, owner keys from init, embedded database). Default `.push-kit`. */
   stateDir?: string;
   rateLimit?: CreateAppOptions['rateLimit'];
+  /** Proxies trusted to name the client (`--trust-proxy`): true, or proxy addresses/CIDRs; default none. */
+  trustProxy?: CreateAppOptions['trustProxy'];
   logger?: boolean;
   /** Options of the campaign sender (a test's push service certificate, concurrency, where it logs). */
   campaigns?: CampaignQueueOptions;
@@ -96,7 +98,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
       if (key) ownerKeys.set(site.name, key);
     }
     campaigns = new CampaignQueue(db, sites, stateDir, options.campaigns);
-    app = await createApp({ sites, db, campaigns, rateLimit: options.rateLimit, logger: options.logger });
+    app = await createApp({ sites, db, campaigns, rateLimit: options.rateLimit, trustProxy: options.trustProxy, logger: options.logger });
     try {
       await app.listen({ port: options.port ?? 0, host });
     } catch (error) {

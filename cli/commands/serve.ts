@@ -2,6 +2,7 @@
 // .push-kit/db or on PostgreSQL (--database or DATABASE_URL). Runs until SIGINT / SIGTERM.
 import { prepareDashboard } from '../../server/dashboard/dashboard-build.ts';
 import { startProvider } from '../../server/start-provider.ts';
+import { parseTrustProxy, type TrustProxy } from '../../server/http/trust-proxy.ts';
 import { cliError, fromServerError } from '../errors.ts';
 import { stopSignal } from '../stop-signal.ts';
 
@@ -11,6 +12,7 @@ export interface ServeOptions {
   database?: string;
   sites: string[];
   dist: string;
+  trustProxy?: string;
 }
 
 function portNumber(value: string): number {
@@ -20,8 +22,21 @@ function portNumber(value: string): number {
   return port;
 }
 
+function trustProxyOption(value: string | undefined): TrustProxy | undefined {
+  if (value === undefined) return undefined;
+  const parsed = parseTrustProxy(value);
+  if (parsed === null) {
+    throw cliError('E_ARGUMENT', {
+      option: 'trust-proxy',
+      rule: `"${value}" is not true, false or a list of proxy addresses (127.0.0.1,10.0.0.0/8)`,
+    });
+  }
+  return parsed;
+}
+
 export async function runServe(options: ServeOptions): Promise<number> {
   const port = portNumber(options.port);
+  const trustProxy = trustProxyOption(options.trustProxy ?? process.env.PUSHKIT_TRUST_PROXY);
   // Handlers first: a SIGTERM sent as soon as the ready line is read must stop the provider cleanly.
   const stopped = stopSignal();
   const provider = await startProvider({
@@ -31,6 +46,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     port,
     host: options.host,
     database: options.database ?? process.env.DATABASE_URL ?? undefined,
+    trustProxy,
   }).catch(fromServerError);
 
   console.log(`push-kit provider listening on http://${options.host}:${provider.port} (${provider.storage})`);

@@ -16,6 +16,7 @@ import { ownerApi } from './routes/owner-api.ts';
 import { shopRoutes } from './routes/shop.ts';
 import { siteFileRoutes } from './routes/site-files.ts';
 import { syncRoute } from './routes/sync.ts';
+import type { TrustProxy } from './trust-proxy.ts';
 import { visitorDataRoutes } from './routes/visitor-data.ts';
 import type { RouteContext } from './routes/context.ts';
 
@@ -29,6 +30,8 @@ export interface CreateAppOptions {
   campaigns?: CampaignQueue;
   /** Per-IP and per-site limits; false turns them off (load tests). Default: DEFAULT_RATE_LIMIT. */
   rateLimit?: RateLimitOptions | false;
+  /** Proxies trusted to name the client (X-Forwarded-For), fastify's `trustProxy`; default none. */
+  trustProxy?: TrustProxy;
 }
 
 export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
@@ -37,6 +40,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT,
     return503OnClosing: true,
+    trustProxy: options.trustProxy ?? false,
     routerOptions: { maxParamLength: 256 },
   });
   const context: RouteContext = { db: options.db, registry: new SiteRegistry(options.sites), campaigns: options.campaigns };

@@ -1,6 +1,7 @@
 // Which site a request is for, and whether its Origin may call it. A browser request carries the Origin of
-// the page that made it; only the site's configured origin (or the provider's own pages, such as the child
-// window) may call a site. Requests without an Origin (JSONP scripts, image beacons) are allowed.
+// the page that made it; only the site's configured origin, or its child window's (its `childWindowOrigin`,
+// else the provider's own pages), may call a site. Requests without an Origin (JSONP scripts, image beacons)
+// are allowed.
 import type { FastifyRequest } from 'fastify';
 import type { FastifyCorsOptions } from '@fastify/cors';
 import { RequestError } from './reply.ts';
@@ -13,13 +14,25 @@ export class SiteRegistry {
   private readonly byHash = new Map<string, HostedSite>();
   private readonly byName = new Map<string, HostedSite>();
   private readonly origins = new Set<string>();
+  private readonly childWindowOrigins = new Map<string, HostedSite>();
 
   constructor(readonly sites: HostedSite[]) {
     for (const site of sites) {
       this.byHash.set(site.hash, site);
       this.byName.set(site.name, site);
       this.origins.add(site.config.origin);
+      const childWindowOrigin = site.config.childWindowOrigin;
+      if (childWindowOrigin) {
+        this.origins.add(childWindowOrigin);
+        this.childWindowOrigins.set(childWindowOrigin, site);
+      }
     }
+  }
+
+  /** The site whose own child window origin the request was sent to (by its Host), if any. */
+  childWindowSiteOf(request: FastifyRequest): HostedSite | null {
+    for (const [origin, site] of this.childWindowOrigins) if (isOwnOrigin(request, origin)) return site;
+    return null;
   }
 
   byHashOrNull(hash: string): HostedSite | null {
@@ -54,10 +67,13 @@ export class SiteRegistry {
   }
 }
 
-/** The provider's own pages (the child window): same host and port, whatever scheme a TLS proxy in front changed. */
-function isOwnOrigin(request: FastifyRequest, origin: string): boolean {
+/**
+ * Whether the request was sent to this origin's host (a page of the provider's own, such as the child window):
+ * same host and port, whatever scheme a TLS proxy in front changed.
+ */
+export function isOwnOrigin(request: FastifyRequest, origin: string): boolean {
   try {
-    const host = request.headers.host;
+    const host = request.host;
     if (!host) return false;
     const parsed = new URL(origin);
     return parsed.host === new URL(`${parsed.protocol}//${host}`).host;
@@ -69,7 +85,10 @@ function isOwnOrigin(request: FastifyRequest, origin: string): boolean {
 export function originAllowed(request: FastifyRequest, site: HostedSite): boolean {
   const origin = request.headers.origin;
   if (origin === undefined) return true;
-  return origin === site.config.origin || isOwnOrigin(request, origin);
+  if (origin === site.config.origin) return true;
+  // A site with a child window origin of its own is called from there only, never from the shared provider pages.
+  const { childWindowOrigin } = site.config;
+  return childWindowOrigin ? origin === childWindowOrigin : isOwnOrigin(request, origin);
 }
 
 /** Refuses (403, nothing stored) a browser request from an origin other than the site's. */

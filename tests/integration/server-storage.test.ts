@@ -74,7 +74,7 @@ describe('embedded database', () => {
 });
 
 describe('loadSites', () => {
-  it('loads the configs a glob matches, names them by file, and reports bad or clashing ones', async () => {
+  it('loads the configs a glob matches, names them by file, and reports bad or clashing ones (a shared child window origin too)', async () => {
     const dir = await tempDir('pushkit-sites-');
     removals.push(dir.remove);
     const configs = join(dir.path, 'site-configs');
@@ -84,14 +84,25 @@ describe('loadSites', () => {
     await writeFile(join(configs, 'letters.json'), JSON.stringify({ ...base, hash: 'letters-hash-01', origin: 'https://letters.example' }));
     await writeFile(join(configs, 'zcopy.json'), JSON.stringify({ ...base, hash: 'letters-hash-01', origin: 'https://copy.example' }));
     await writeFile(join(configs, 'broken.json'), JSON.stringify({ ...base, hash: 'short', origin: 'https://b.example' }));
+    const childWindowOrigin = 'https://http-sites.push.example';
+    await writeFile(
+      join(configs, 'one.json'),
+      JSON.stringify({ ...base, hash: 'one-hash-01', origin: 'http://one.example', childWindowOrigin }),
+    );
+    await writeFile(
+      join(configs, 'two.json'),
+      JSON.stringify({ ...base, hash: 'two-hash-01', origin: 'http://two.example', childWindowOrigin }),
+    );
     await writeFile(join(configs, 'notes.txt'), 'not a config');
 
     const { sites, problems } = await loadSites([join(configs, '*.json')], join(dir.path, 'dist'));
     expect(sites.map((site) => [site.name, site.hash, site.builtDir])).toEqual([
       ['letters', 'letters-hash-01', join(dir.path, 'dist', 'letters')],
+      ['one', 'one-hash-01', join(dir.path, 'dist', 'one')],
     ]);
     expect(problems).toEqual([
       `${join(configs, 'broken.json')}: hash: must be 8 to 64 letters, digits, "_" or "-"`,
+      `${join(configs, 'two.json')}: childWindowOrigin: "${childWindowOrigin}" is already the child window origin of ${join(configs, 'one.json')}`,
       `${join(configs, 'zcopy.json')}: hash: "letters-hash-01" or name "zcopy" is already hosted by ${join(configs, 'letters.json')}`,
     ]);
   });

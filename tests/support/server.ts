@@ -14,7 +14,9 @@ export const SITE_ORIGIN = 'https://letters.example';
 export const SITE_HASH = 'letters-hash-01';
 const VAPID_PUBLIC_KEY = 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s';
 
-export function testSite(overrides: { name?: string; hash?: string; origin?: string; builtDir?: string } = {}): HostedSite {
+export function testSite(
+  overrides: { name?: string; hash?: string; origin?: string; childWindowOrigin?: string; builtDir?: string } = {},
+): HostedSite {
   const name = overrides.name ?? 'letters';
   const loaded = parseConfigText(
     `${name}.json`,
@@ -23,6 +25,7 @@ export function testSite(overrides: { name?: string; hash?: string; origin?: str
       companyName: 'Letters',
       origin: overrides.origin ?? SITE_ORIGIN,
       serverSyncUrl: 'https://push.letters.example',
+      ...(overrides.childWindowOrigin ? { childWindowOrigin: overrides.childWindowOrigin } : {}),
       vapidPublicKey: VAPID_PUBLIC_KEY,
     }),
   );

@@ -163,6 +163,26 @@ describe('features kept per site', () => {
   });
 });
 
+describe('child window origin', () => {
+  it("warns an http site that its child window shares the provider's origin, until it has one of its own", async () => {
+    const out = join(work, 'child-window-origin');
+    const shared = built(await buildSite('tests/fixtures/configs/everything.json', out));
+    expect(shared.warnings.map((warning) => [warning.code, warning.path])).toContainEqual([
+      'W_CHILD_WINDOW_SHARED_ORIGIN',
+      'childWindowOrigin',
+    ]);
+    expect(built(await buildSite('tests/fixtures/configs/minimal.json', out)).warnings).toEqual([]); // https: no child window
+
+    const config = JSON.parse(await readFile('tests/fixtures/configs/everything.json', 'utf8')) as Record<string, unknown>;
+    const file = join(work, 'own-origin.json');
+    await writeFile(file, JSON.stringify({ ...config, childWindowOrigin: 'https://everything.push.example' }));
+    const own = built(await buildSite(file, out));
+    expect(own.warnings.map((warning) => warning.code)).not.toContain('W_CHILD_WINDOW_SHARED_ORIGIN');
+    const page = await readFile(join(out, 'own-origin', 'child-window.html'), 'utf8');
+    expect(page).toContain('>everything.push.example</text>'); // the lock icon's address bar shows its own host
+  });
+});
+
 describe('atomic write', () => {
   const good = {
     hash: 'atomic-site-01',

@@ -38,6 +38,14 @@ describe('push-kit exit codes', () => {
     expect(result.stderr.trim()).toBe('push-kit: --port: "eighty" is not a port number (0 to 65535)');
   }, 60_000);
 
+  it('1 for a --trust-proxy that is not true, false or proxy addresses (a hop count included)', async () => {
+    const result = await pushKit(['serve', '--port', '0', '--trust-proxy', '1', '--sites', CONFIG]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      'push-kit: --trust-proxy: "1" is not true, false or a list of proxy addresses (127.0.0.1,10.0.0.0/8)',
+    );
+  }, 60_000);
+
   it('2 for a command line commander refuses', async () => {
     const result = await pushKit(['build', '--no-such-option', CONFIG]);
     expect(result.code).toBe(2);

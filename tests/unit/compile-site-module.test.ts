@@ -38,6 +38,12 @@ async function loadSite(input: Partial<SiteConfigInput>): Promise<{ site: SiteMo
 }
 
 describe('generateSiteModule', () => {
+  it("puts the child window on the site's own childWindowOrigin when it has one", async () => {
+    const { site } = await loadSite({ origin: 'http://shop.example', childWindowOrigin: 'https://shop.push.example/' });
+    expect(site.childWindowUrl).toBe('https://shop.push.example/sites/module-test-01/child-window.html');
+    expect(site.serverSyncUrl).toBe('https://push.example');
+  });
+
   it('emits every SiteModule field with trailing slashes stripped and defaults applied', async () => {
     const { site } = await loadSite({});
     expect(site).toMatchObject({

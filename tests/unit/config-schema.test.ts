@@ -152,6 +152,12 @@ describe('validation errors name the field', () => {
     ]);
   });
 
+  it('a child window origin with a path', () => {
+    expect(problems({ ...minimal, childWindowOrigin: 'https://push.acme.example/site' })).toEqual([
+      'childWindowOrigin: must be an origin only (scheme, host and port), with no path, query or fragment',
+    ]);
+  });
+
   it.each([
     ['not base64', 'not a key!'],
     ['too short', VAPID.slice(0, 40)],

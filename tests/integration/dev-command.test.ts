@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startDev } from '../support/dev-process.ts';
 import { tempDir } from '../support/server.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/push-kit.js', import.meta.url));
@@ -23,39 +24,20 @@ afterAll(async () => {
   for (const remove of removals) await remove();
 });
 
-interface DevRun {
-  output: string;
-  code: number | null;
-}
-
 /** Runs dev until it prints its URLs, hands them to `use`, then stops it with SIGTERM. */
-function devOnce(cwd: string, args: string[], use: (urls: { site: string; provider: string }) => Promise<void>): Promise<DevRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'dev', ...args], { cwd, env: { ...process.env, DATABASE_URL: '', NO_COLOR: '1' } });
-    let output = '';
-    let started = false;
-    let failure: unknown;
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`dev did not start:\n${output}`));
-    }, 60_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (started || !output.includes('press Ctrl-C to stop')) return;
-      started = true;
-      const site = /^ {2}(?:local page|example site) +(http:\/\/localhost:\d+)\//m.exec(output)![1]!;
-      const provider = /^ {2}provider +(http:\/\/localhost:\d+)\//m.exec(output)![1]!;
-      use({ site, provider })
-        .catch((error: unknown) => (failure = error))
-        .finally(() => child.kill('SIGTERM'));
-    });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      if (failure) reject(failure as Error);
-      else resolve({ output, code });
-    });
-  });
+async function devOnce(
+  cwd: string,
+  args: string[],
+  use: (urls: { site: string; provider: string }) => Promise<void>,
+): Promise<{ output: string; code: number | null }> {
+  const dev = await startDev([process.execPath, BIN, 'dev', ...args], cwd, { ...process.env, DATABASE_URL: '', NO_COLOR: '1' });
+  let code: number | null;
+  try {
+    await use(dev);
+  } finally {
+    code = await dev.stop();
+  }
+  return { output: dev.output(), code };
 }
 
 function runToExit(cwd: string, args: string[]): Promise<{ stdout: string; stderr: string; code: number | null }> {

@@ -1,12 +1,13 @@
 // The commands `push-kit init` prints as next steps, run exactly as printed (with this checkout's bin for
 // `npx push-kit`): from the folder init ran in, with --dir elsewhere, `cd` comes first and the rest works.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startDev } from '../support/dev-process.ts';
 import { tempDir } from '../support/server.ts';
 
 const run = promisify(execFile);
@@ -15,32 +16,6 @@ const removals: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const remove of removals) await remove();
 });
-
-/** Runs a long-lived command until it prints `ready`, fetches the local page it printed, stops it with SIGTERM. */
-function runUntilReady(args: string[], cwd: string, ready: string): Promise<{ output: string; code: number | null; page: number }> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, DATABASE_URL: '' } });
-    let output = '';
-    let page = 0;
-    let started = false;
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${args.join(' ')} did not start:\n${output}`));
-    }, 60_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (started || !output.includes(ready)) return;
-      started = true;
-      const site = /^ {2}local page +(http:\/\/localhost:\d+\/)/m.exec(output)?.[1];
-      void (site ? fetch(site).then((response) => (page = response.status)) : Promise.resolve()).finally(() => child.kill('SIGTERM'));
-    });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolveRun({ output, code, page });
-    });
-  });
-}
 
 describe('the next steps push-kit init prints', () => {
   it('run as printed: cd into --dir, build, then dev serving the new site', async () => {
@@ -74,10 +49,12 @@ describe('the next steps push-kit init prints', () => {
       expect(command).toBe('npx');
       const pushKitArgs = args.slice(1);
       if (pushKitArgs[0] === 'dev') {
-        const dev = await runUntilReady(pushKitArgs, cwd, 'press Ctrl-C to stop');
-        expect(dev.code, dev.output).toBe(0);
-        expect(dev.page).toBe(200);
-        expect(dev.output).not.toContain('warning');
+        const dev = await startDev([process.execPath, BIN, ...pushKitArgs], cwd);
+        const page = await fetch(`${dev.site}/`);
+        expect(await dev.stop(), dev.output()).toBe(0);
+        expect(page.status).toBe(200);
+        expect(dev.output()).toMatch(/^ {2}local page /m);
+        expect(dev.output()).not.toContain('warning');
       } else {
         await run(process.execPath, [BIN, ...pushKitArgs], { cwd });
       }

@@ -11,6 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consumerLockfile } from '../support/consumer-lockfile.ts';
+import { startDev } from '../support/dev-process.ts';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../support/throwaway-postgres.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 
@@ -36,29 +37,6 @@ async function pushKit(args: string[]): Promise<{ code: number; stdout: string; 
     const failed = error as { code: number; stdout: string; stderr: string };
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr, ms: performance.now() - started };
   }
-}
-
-/** Starts `push-kit dev` from the installed bin and resolves once it has printed its URLs. */
-function startDev(config: string): Promise<{ site: string; provider: string; output: () => string; stop: () => Promise<number | null> }> {
-  const child: ChildProcess = spawn(bin(), ['dev', config, '--port', '0', '--site-port', '0'], { cwd: project, env: env() });
-  const stop = async () => {
-    child.kill('SIGTERM');
-    if (child.exitCode === null) await new Promise((done) => child.once('exit', done));
-    return child.exitCode;
-  };
-  return new Promise((resolveStart, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`dev did not start:\n${output}`)), 60_000);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (!output.includes('press Ctrl-C to stop')) return;
-      clearTimeout(timer);
-      const site = /^ {2}local page +(http:\/\/localhost:\d+)\//m.exec(output)![1]!;
-      const provider = /^ {2}provider +(http:\/\/localhost:\d+)\//m.exec(output)![1]!;
-      resolveStart({ site, provider, output: () => output, stop });
-    });
-  });
 }
 
 function startServe(
@@ -195,7 +173,7 @@ describe('the packed push-kit, installed in a fresh project', () => {
   }, 120_000);
 
   it("runs push-kit dev with the project's config: a local page with the snippet and the provider", async () => {
-    const dev = await startDev('site-configs/my-site.json');
+    const dev = await startDev([bin(), 'dev', 'site-configs/my-site.json', '--port', '0', '--site-port', '0'], project, env());
     try {
       const page = await fetch(`${dev.site}/`);
       expect(page.status).toBe(200);

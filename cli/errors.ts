@@ -61,6 +61,10 @@ const catalogue = {
     exit: EXIT.ENVIRONMENT,
     message: ({ address, reason }: { address: string; reason: string }) => `cannot listen on ${address}: ${reason}`,
   },
+  E_PORT_IN_USE: {
+    exit: EXIT.ENVIRONMENT,
+    message: ({ port, flag }: { port: number; flag: string }) => `port ${port} is in use: choose another with --${flag}`,
+  },
   E_PROVIDER_UNREACHABLE: {
     exit: EXIT.ENVIRONMENT,
     message: ({ provider, reason }: { provider: string; reason: string }) => `cannot reach the provider at ${provider}: ${reason}`,

@@ -77,9 +77,11 @@ export async function main(argv: string[]): Promise<number> {
 
   program
     .command('dev')
-    .description('Build a site, run the provider and serve examples/ with the bundle; prints the URLs')
-    .argument('[config]', 'site config', 'site-configs/calligraphy.json')
-    .option('--examples <dir>', 'folder of the example site to serve', 'examples/calligraphy-site')
+    .description('Run a site on this machine: its config with local URLs, built, the provider and a page that embeds it')
+    .argument('[config]', 'site config (any: its URLs are rewritten to the local ports)', 'site-configs/calligraphy.json')
+    .option('--port <n>', 'provider port (default 8787, or a free one when taken)')
+    .option('--site-port <n>', 'site page port (default 8080, or a free one when taken)')
+    .option('--examples <dir>', 'folder of pages to serve (default: the example site for its config, else a local page)')
     .action(async (config: string, options) => setExit(await (await import('./commands/dev.ts')).runDev(config, options)));
 
   try {

@@ -3,10 +3,9 @@
 // a progress bar; the package exports it as `sendCampaign`. Throws `SendCampaignError` or `UnknownSiteError`
 // (each with a code) for anything the caller can fix.
 import { createCampaign } from './store/campaigns.ts';
-import { campaignProgress, sendCampaign as sendStoredCampaign, type CampaignProgress } from './push/campaign-sender.ts';
+import type { CampaignProgress } from './push/campaign-sender.ts';
 import type { CampaignCounts } from './push/campaign-runner.ts';
 import { openDatabase, type Database } from './store/database.ts';
-import { closePushConnections } from './push/send.ts';
 import { siteNamed, type HostedSite } from './sites.ts';
 import { readVapidKeyFile, type VapidKeyPair } from './vapid-keys.ts';
 import { embeddedDatabaseDir, STATE_DIR, vapidKeyFile } from './state-paths.ts';
@@ -94,6 +93,11 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
   const stateDir = options.stateDir ?? STATE_DIR;
   const site = await siteNamed(options.site, options.sites, options.dist);
   const keys = await siteKeys(site, stateDir);
+  // The sender (and its HTTP client) loads when a campaign is sent, not with the package's entry.
+  const [{ campaignProgress, sendCampaign: sendStoredCampaign }, { closePushConnections }] = await Promise.all([
+    import('./push/campaign-sender.ts'),
+    import('./push/send.ts'),
+  ]);
   const db = await openProviderDatabase(site, options.database ?? process.env.DATABASE_URL, stateDir);
   try {
     if (campaign.segment) {

@@ -4,9 +4,8 @@
 // the push connections, then the database.
 import type { FastifyInstance } from 'fastify';
 import { ServerError } from './errors.ts';
-import { createApp, type CreateAppOptions } from './http/app.ts';
-import { CampaignQueue, type CampaignQueueOptions } from './push/campaign-queue.ts';
-import { closePushConnections } from './push/send.ts';
+import type { CreateAppOptions } from './http/app.ts';
+import type { CampaignQueue, CampaignQueueOptions } from './push/campaign-queue.ts';
 import { loadSites, type HostedSite } from './sites.ts';
 import { embeddedDatabaseDir, STATE_DIR } from './state-paths.ts';
 import { openDatabase, type Database } from './store/database.ts';
@@ -88,6 +87,12 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
   const sites = await hostedSites(options);
   const dataDir = embeddedDatabaseDir(stateDir);
   const db = await openProviderDatabase(options.database, dataDir);
+  // fastify, the routes and the sender load when a provider starts, not with the package's entry.
+  const [{ createApp }, { CampaignQueue }, { closePushConnections }] = await Promise.all([
+    import('./http/app.ts'),
+    import('./push/campaign-queue.ts'),
+    import('./push/send.ts'),
+  ]);
 
   let app: FastifyInstance | undefined;
   let campaigns: CampaignQueue | undefined;

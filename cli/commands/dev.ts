@@ -1,30 +1,40 @@
-// `push-kit dev`: build one site, run the provider on its serverSyncUrl port with the embedded database, and
-// serve the example site on the config's origin port with the bundle at its root.
+// `push-kit dev`: any site config, run on this machine. Builds a copy of the config whose URLs point at free
+// local ports (`cli/dev/dev-config.ts`), runs the provider on one with the embedded database, and serves on the
+// other the example site (for the example's own config) or a local page that embeds the site's snippet.
+import { existsSync } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSite } from '../../emit/build-site.ts';
 import { formatProblem } from '../../config/errors.ts';
+import { loadConfig } from '../../config/load-config.ts';
 import { cliError, fromServerError } from '../errors.ts';
-import { startExampleSite } from '../dev/example-site-server.ts';
+import { DEV_DIST_DIR, localDevConfig, writeDevConfig } from '../dev/dev-config.ts';
+import { startExampleSite, type RunningExampleSite } from '../dev/example-site-server.ts';
+import { parsePortFlag, pickPort } from '../dev/pick-port.ts';
 import { stopSignal } from '../stop-signal.ts';
 import { prepareDashboard } from '../../server/dashboard/dashboard-build.ts';
+import { ServerError } from '../../server/errors.ts';
 import { loadSites } from '../../server/sites.ts';
-import { startProvider } from '../../server/start-provider.ts';
+import { startProvider, type Provider } from '../../server/start-provider.ts';
 import { STATE_DIR, vapidKeyFile } from '../../server/state-paths.ts';
 import { storeShopOrder } from '../../server/store/shop-orders.ts';
 import { readVapidKeyFile, writeVapidKeyFile } from '../../server/vapid-keys.ts';
 
+// The repository's example (not in the published package): its config, pages and demo key pair.
+const EXAMPLE_CONFIG = fileURLToPath(new URL('../../site-configs/calligraphy.json', import.meta.url));
 const EXAMPLE_ROOT = fileURLToPath(new URL('../../examples/calligraphy-site/', import.meta.url));
 const DEMO_KEY_FILE = fileURLToPath(new URL('../../examples/calligraphy-site/demo-vapid-key.json', import.meta.url));
-const OUT_DIR = 'dist';
+const LOCAL_PAGE_ROOT = fileURLToPath(new URL('../dev/local-site/', import.meta.url));
+const HOST = '127.0.0.1';
+const PROVIDER_PORT = 8787;
+const SITE_PORT = 8080;
 
 export interface DevOptions {
+  /** Folder of pages to serve instead of the example site or the local page. */
   examples?: string;
-}
-
-function portOf(url: string): number {
-  const parsed = new URL(url);
-  return Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80));
+  port?: string;
+  sitePort?: string;
 }
 
 /**
@@ -43,23 +53,69 @@ async function ensureVapidKey(name: string, publicKey: string): Promise<string |
       ? undefined
       : `${file} does not hold the private key of the config's vapidPublicKey: sending will fail`;
   }
-  const demo = JSON.parse(await readFile(DEMO_KEY_FILE, 'utf8')) as { publicKey: string; privateKey: string };
-  if (demo.publicKey !== publicKey)
+  const demo = await readFile(DEMO_KEY_FILE, 'utf8').then(
+    (text) => JSON.parse(text) as { publicKey: string; privateKey: string },
+    () => undefined,
+  );
+  if (demo?.publicKey !== publicKey)
     return `no ${file}: sending will fail until the site's private VAPID key is there (push-kit init writes it)`;
   await writeVapidKeyFile(file, demo);
   return undefined;
 }
 
+function pagesFor(configFile: string, options: DevOptions): { root: string; label: string } {
+  if (options.examples) return { root: options.examples, label: 'site' };
+  if (resolve(configFile) === EXAMPLE_CONFIG && existsSync(EXAMPLE_ROOT)) return { root: EXAMPLE_ROOT, label: 'example site' };
+  return { root: LOCAL_PAGE_ROOT, label: 'local page' };
+}
+
+/** A port taken between the check and the listen is the same one-line error as one taken before. */
+function throwIfPortTaken(error: unknown, port: number, flag: string): void {
+  const text = error instanceof Error ? `${error.message} ${(error as NodeJS.ErrnoException).code ?? ''}` : '';
+  if (!text.includes('EADDRINUSE')) return;
+  throw cliError('E_PORT_IN_USE', { port, flag });
+}
+
+async function listenSite(start: () => Promise<RunningExampleSite>, port: number, provider: Provider): Promise<RunningExampleSite> {
+  try {
+    return await start();
+  } catch (error) {
+    await provider.close();
+    throwIfPortTaken(error, port, 'site-port');
+    throw error;
+  }
+}
+
 export async function runDev(configFile: string, options: DevOptions = {}): Promise<number> {
-  const built = await buildSite(configFile, OUT_DIR);
+  const loaded = await loadConfig(configFile);
+  if (!loaded.ok) {
+    for (const problem of loaded.problems) console.error(formatProblem(configFile, problem));
+    return 1;
+  }
+  const requestedProvider = parsePortFlag('port', options.port);
+  const requestedSite = parsePortFlag('site-port', options.sitePort);
+  if (requestedProvider !== undefined && requestedProvider !== 0 && requestedProvider === requestedSite)
+    throw cliError('E_ARGUMENT', { option: 'site-port', rule: 'must differ from --port' });
+  const providerPort = await pickPort({ requested: requestedProvider, preferred: PROVIDER_PORT, flag: 'port', host: HOST });
+  const sitePort = await pickPort({
+    requested: requestedSite,
+    preferred: providerPort.port === SITE_PORT ? 0 : SITE_PORT,
+    flag: 'site-port',
+    host: HOST,
+  });
+  const local = { site: `http://localhost:${sitePort.port}`, provider: `http://localhost:${providerPort.port}` };
+
+  const raw = JSON.parse(await readFile(configFile, 'utf8')) as Record<string, unknown>;
+  const devFile = await writeDevConfig(loaded.name, localDevConfig(raw, local));
+  const built = await buildSite(devFile, DEV_DIST_DIR);
   if (!built.ok) {
-    for (const problem of built.problems) console.error(formatProblem(configFile, problem));
+    for (const problem of built.problems) console.error(formatProblem(devFile, problem));
     return 1;
   }
   const push = built.files.find((file) => file.path === 'push.js');
-  console.log(`built ${built.dir} (push.js ${((push?.gzip ?? 0) / 1024).toFixed(1)} KB gzip)`);
+  console.log(`built ${built.dir} from ${configFile} with local URLs (push.js ${((push?.gzip ?? 0) / 1024).toFixed(1)} KB gzip)`);
 
-  const { sites, problems } = await loadSites([configFile], OUT_DIR);
+  const { sites, problems } = await loadSites([devFile], DEV_DIST_DIR);
   const site = sites[0];
   if (!site) throw cliError('E_SITE_NOT_HOSTABLE', { problems: problems.join('\n') || `${configFile}: cannot be hosted` });
   const keyWarning = await ensureVapidKey(site.name, site.config.vapidPublicKey);
@@ -69,25 +125,39 @@ export async function runDev(configFile: string, options: DevOptions = {}): Prom
   const stopped = stopSignal();
   const provider = await startProvider({
     sites,
-    port: portOf(site.config.serverSyncUrl),
-    host: '127.0.0.1',
+    port: providerPort.port,
+    host: HOST,
     database: process.env.DATABASE_URL || undefined,
-  }).catch(fromServerError);
+  }).catch((error: unknown) => {
+    if (error instanceof ServerError) throwIfPortTaken(error, providerPort.port, 'port');
+    return fromServerError(error);
+  });
   const ownerKey = provider.ownerKeys.get(site.name);
 
-  const example = await startExampleSite({
-    root: options.examples ?? EXAMPLE_ROOT,
-    bundleDir: built.dir,
-    port: portOf(site.config.origin),
-    onOrder: (orderId, order) => storeShopOrder(provider.db, site.hash, orderId, order),
-  });
+  const pages = pagesFor(configFile, options);
+  const example = await listenSite(
+    () =>
+      startExampleSite({
+        root: pages.root,
+        bundleDir: built.dir,
+        port: sitePort.port,
+        host: HOST,
+        onOrder: (orderId, order) => storeShopOrder(provider.db, site.hash, orderId, order),
+      }),
+    sitePort.port,
+    provider,
+  );
 
-  console.log(`\n  example site  ${site.config.origin}/`);
-  console.log(`  provider      ${site.config.serverSyncUrl}/ (${process.env.DATABASE_URL ? 'PostgreSQL' : provider.storage})`);
-  console.log(`  dashboard     ${site.config.serverSyncUrl}/dashboard/`);
+  const taken = (choice: { taken?: number }, flag: string) =>
+    choice.taken === undefined ? '' : ` (${choice.taken} is taken; choose with --${flag})`;
+  console.log(`\n  ${pages.label.padEnd(13)} ${local.site}/${taken(sitePort, 'site-port')}`);
+  console.log(
+    `  provider      ${local.provider}/ (${process.env.DATABASE_URL ? 'PostgreSQL' : provider.storage})${taken(providerPort, 'port')}`,
+  );
+  console.log(`  dashboard     ${local.provider}/dashboard/`);
   if (ownerKey) console.log(`  owner API key for ${site.name} (shown once): ${ownerKey}`);
   console.log(
-    `\n  send a notification: npx push-kit send --site ${site.name} --title "Hello" --body "New submissions are in" --key ${ownerKey ?? '<owner key>'}`,
+    `\n  send a notification: npx push-kit send --site ${site.name} --title "Hello" --body "New submissions are in" --key ${ownerKey ?? '<owner key>'} --provider ${local.provider}`,
   );
   console.log('  press Ctrl-C to stop\n');
   prepareDashboard((line) => console.log(line));

@@ -1,6 +1,15 @@
 // `push-kit init`: the Ink wizard on a terminal, or `--yes` / `--answers FILE` for CI.
 import { readFile } from 'node:fs/promises';
-import { defaultAnswers, PROMPT_STYLES, slugify, validateAllAnswers, type AnswerName, type WizardAnswers } from '../wizard/answers.ts';
+import {
+  defaultAnswers,
+  normalizeOrigin,
+  PROMPT_STYLES,
+  proposedOfferText,
+  slugify,
+  validateAllAnswers,
+  type AnswerName,
+  type WizardAnswers,
+} from '../wizard/answers.ts';
 import { fileExists, nextStepsText, siteConfigPath, writeSite } from '../wizard/write-site.ts';
 
 export interface InitOptions {
@@ -41,7 +50,7 @@ async function runNonInteractive(options: InitOptions): Promise<number> {
     return 1;
   }
   const written = await writeSite(options.dir, answers);
-  process.stdout.write(`${nextStepsText(written, answers.name)}\n`);
+  process.stdout.write(`${nextStepsText(written, answers.name, options.dir)}\n`);
   return 0;
 }
 
@@ -60,7 +69,10 @@ export async function readAnswersFile(file: string): Promise<WizardAnswers | str
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return `${file}: must be a JSON object of answers`;
   const given = parsed as Record<string, unknown>;
   const answers: Record<string, unknown> = { ...defaultAnswers() };
-  if (typeof given.companyName === 'string' && given.name === undefined) answers.name = slugify(given.companyName);
+  if (typeof given.companyName === 'string') {
+    if (given.name === undefined) answers.name = slugify(given.companyName);
+    if (given.offerText === undefined) answers.offerText = proposedOfferText(given.companyName);
+  }
   const problems: string[] = [];
   const known = new Set(Object.keys(answers));
   for (const [field, value] of Object.entries(given)) {
@@ -70,7 +82,9 @@ export async function readAnswersFile(file: string): Promise<WizardAnswers | str
     }
     const problem = answerTypeProblem(field as AnswerName, value);
     if (problem) problems.push(`answers.${field}: ${problem}`);
-    else answers[field] = field === 'segmentSid' ? String(value) : value;
+    else if (field === 'segmentSid') answers[field] = String(value);
+    else if (field === 'origin') answers[field] = normalizeOrigin(value as string);
+    else answers[field] = value;
   }
   return problems.length > 0 ? problems.join('\n') : (answers as unknown as WizardAnswers);
 }

@@ -3,7 +3,7 @@
 // /cart.js in Shopify's shape, /checkouts/<id> order pages).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { extname, join, normalize, sep } from 'node:path';
+import { extname, join, normalize, resolve, sep } from 'node:path';
 import { randomUUID } from 'node:crypto';
 
 const SNIPPET_MARKER = '<!--push-kit snippet-->';
@@ -121,7 +121,8 @@ function cartIdOf(request: IncomingMessage): string | undefined {
 
 export async function startExampleSite(options: ExampleSiteOptions): Promise<RunningExampleSite> {
   const carts = new Map<string, Cart>();
-  const root = normalize(options.root);
+  // absolute, no trailing separator: the containment check below compares against `root + sep`
+  const root = resolve(options.root);
 
   async function serveFile(response: ServerResponse, file: string, status = 200): Promise<void> {
     let body: Buffer | string = await readFile(file);

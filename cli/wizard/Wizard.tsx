@@ -30,7 +30,7 @@ export function Wizard({ dir, force, onExit }: WizardProps) {
     setStage({ kind: 'writing' });
     writeSite(dir, current).then(
       (written) => {
-        setStage({ kind: 'done', text: nextStepsText(written, current.name) });
+        setStage({ kind: 'done', text: nextStepsText(written, current.name, dir) });
         onExit(0);
       },
       (error: unknown) => {

@@ -34,14 +34,29 @@ export const DEFAULT_SERVER_SYNC_URL = 'http://localhost:8787';
 const DEFAULT_ALLOW_TEXT = 'Allow';
 const DEFAULT_DELAY_SECONDS = 5;
 
+const DEFAULT_COMPANY_NAME = 'My Site';
+
+/**
+ * The offer text the wizard proposes for a company. The schema's default is the spec's text of the calligraphy
+ * site, which would be wrong on anyone else's site.
+ */
+export function proposedOfferText(companyName: string): string {
+  return `${companyName} wants to notify you when there is something new.`;
+}
+
+/** An origin as typed, without the trailing slash that would double the one of every sample URL. */
+export function normalizeOrigin(origin: string): string {
+  return origin.trim().replace(/\/+$/, '');
+}
+
 export function defaultAnswers(): WizardAnswers {
   return {
-    companyName: 'My Site',
+    companyName: DEFAULT_COMPANY_NAME,
     name: 'my-site',
     origin: 'http://localhost:8080',
     serverSyncUrl: DEFAULT_SERVER_SYNC_URL,
     promptStyle: 'native',
-    offerText: DEFAULT_TEXTS.offer,
+    offerText: proposedOfferText(DEFAULT_COMPANY_NAME),
     allowText: DEFAULT_ALLOW_TEXT,
     includeUrls: ['*'],
     excludeUrls: [],

@@ -1,7 +1,7 @@
 // Answers -> files: the site config, the VAPID key pair and the owner API key, written all-or-nothing.
 import { randomBytes } from 'node:crypto';
 import { access, chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { ownerKeyFile, STATE_DIR, vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair } from '../../server/vapid-keys.ts';
 import { hashOwnerKey, newOwnerKey } from '../../server/store/owner-keys.ts';
@@ -85,14 +85,25 @@ export async function writeSite(dir: string, answers: WizardAnswers): Promise<Wr
   return { configFile, keyFile, ownerKeyFile, ownerApiKey };
 }
 
-export function nextStepsText(written: WrittenSite, name: string): string {
+/**
+ * What the owner runs next, exactly as printed: from the project folder, where `.push-kit/` holds the keys that
+ * `dev` and `send` read, so a `--dir` elsewhere starts with `cd`.
+ */
+export function nextStepsText(written: WrittenSite, name: string, dir: string): string {
+  const inProject = relative(process.cwd(), resolve(dir));
   return [
     `Wrote ${written.configFile}`,
     `VAPID private key: ${written.keyFile} (mode 0600)`,
     `Owner API key (shown once, only its SHA-256 is stored in ${written.ownerKeyFile}):`,
     `  ${written.ownerApiKey}`,
     'Next:',
+    ...(inProject === '' ? [] : [`  cd ${shellWord(inProject)}`]),
     `  npx push-kit build site-configs/${name}.json`,
     `  npx push-kit dev site-configs/${name}.json`,
   ].join('\n');
+}
+
+/** A path as one shell word: quoted when it holds anything but the usual path characters. */
+function shellWord(path: string): string {
+  return /^[\w./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }

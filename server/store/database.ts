@@ -2,8 +2,8 @@
 // PostgreSQL server through a `pg` pool. Both sit behind the small `Database` interface; SQL is always
 // parameterised. Migrations run on open.
 import { mkdir } from 'node:fs/promises';
-import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
+import type { PGlite } from '@electric-sql/pglite';
+import type pg from 'pg';
 import { lockEmbeddedDatabase } from './embedded-lock.ts';
 import { MIGRATIONS } from './migrations.ts';
 
@@ -177,7 +177,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     if (!/^postgres(ql)?:\/\//.test(options.url)) {
       throw new Error(`database URL must start with postgres:// or postgresql:// (got "${options.url.split(':')[0]}:...")`);
     }
-    const pool = new pg.Pool({ connectionString: options.url, max: 20, connectionTimeoutMillis: 5000 });
+    // Loaded here, not at module load: a caller that only builds sites (`import 'push-kit'`) never pays for them.
+    const { default: pgClient } = await import('pg');
+    const pool = new pgClient.Pool({ connectionString: options.url, max: 20, connectionTimeoutMillis: 5000 });
     // An idle client losing its connection (database restart) must not crash the process.
     pool.on('error', () => undefined);
     db = server(pool);
@@ -185,7 +187,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     await mkdir(options.dataDir, { recursive: true });
     const unlock = await lockEmbeddedDatabase(options.dataDir);
     try {
-      db = embedded(await PGlite.create(options.dataDir), unlock);
+      const { PGlite: EmbeddedPostgres } = await import('@electric-sql/pglite');
+      db = embedded(await EmbeddedPostgres.create(options.dataDir), unlock);
     } catch (error) {
       await unlock();
       throw error;

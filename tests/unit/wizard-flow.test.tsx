@@ -6,10 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wizard } from '../../cli/wizard/Wizard.tsx';
 import { siteConfigSchema } from '../../config/schema.ts';
+import { defaultAnswers, validateAnswer } from '../../cli/wizard/answers.ts';
+import { SEGMENT_CONDITION_EXAMPLE } from '../../cli/wizard/questions/FirstSegment.tsx';
 
 const ENTER = '\r';
 const DOWN = '\u001B[B';
 const BACKSPACE = '\u007F';
+const CTRL_U = '\u0015';
 const TAB = '\t';
 const SCREEN_TIMEOUT_MS = 10_000;
 
@@ -62,67 +65,72 @@ async function driveWizard(dir: string) {
     },
     /** A key whose effect the screen does not show (which field has the focus): what is typed next tells. */
     focusKey: (key: typeof TAB | typeof ENTER) => send(key),
-    /** Backspaces `count` times, one key at a time, then waits until the field after `label: ` is empty. */
-    async clear(label: string, count: number): Promise<void> {
-      for (let i = 0; i < count; i++) await send(BACKSPACE);
-      await waitFor((frame) => frame.split('\n').some((line) => line.trimEnd() === `${label}:`), `${label} emptied`);
+    /** Sends a burst of keys as one chunk (as a terminal does when keys repeat fast) and waits for `text`. */
+    async burstUntil(keys: string, text: string): Promise<void> {
+      await send(keys);
+      await waitFor((frame) => frame.includes(text), JSON.stringify(text));
     },
   };
 }
 
 describe('push-kit init wizard', () => {
-  it('refuses a wrong origin inline, takes the correction, goes back from the summary and writes the files', async () => {
+  it('takes defaults on Enter, refuses a wrong origin inline, goes back from the summary and writes the files', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pk-wizard-'));
     const wizard = await driveWizard(dir);
-    const { see, press, pressUntil, clear, focusKey, screen } = wizard;
-    await see('Company name');
+    const { see, press, pressUntil, burstUntil, focusKey, screen } = wizard;
+    await see('Company name: My Site');
 
-    await clear('Company name', 7);
+    // typing replaces the default shown as the placeholder
     await pressUntil('Acme Inks', 'Company name: Acme Inks');
-    await pressUntil(ENTER, 'Config name');
-    expect(screen()).toContain('acme-inks');
+    await pressUntil(ENTER, 'Config name: acme-inks');
     await pressUntil(ENTER, 'Site origin');
 
     expect(screen()).toContain('child window');
-    await clear('Site origin', 21);
     await pressUntil('not a url', 'Site origin: not a url');
     await pressUntil(ENTER, 'must be an absolute http(s) URL');
     expect(screen()).toContain('Site origin');
-    await clear('Site origin', 9);
-    await pressUntil('https://acme.example', 'Site origin: https://acme.example');
+    await pressUntil(CTRL_U, 'Site origin: http://localhost:8080');
+    // a trailing slash is dropped: the sample URLs below have one slash
+    await pressUntil('https://acme.example/', 'Site origin: https://acme.example/');
     await pressUntil(ENTER, 'Provider URL');
+    expect(screen()).not.toContain('serverSyncUrl');
     await pressUntil(ENTER, 'Prompt style');
+    expect(screen()).not.toMatch(/pcBranding|isNativeOptin|isMobileEnabled/);
 
-    await press(DOWN); // branded modal
+    await press(DOWN); // branded box
     await pressUntil(ENTER, 'Offer text');
-    expect(screen()).toContain('Calligraphy submissions');
+    expect(screen()).toContain('Acme Inks wants to notify you when there is something new.');
     await pressUntil(ENTER, 'Allow button text');
     await pressUntil(ENTER, 'Show the prompt on');
 
     expect(screen()).toContain('https://acme.example/ qualifies');
-    await press(BACKSPACE);
     await pressUntil('/blog/*', 'https://acme.example/ excluded');
     await pressUntil(ENTER, 'Never show it on');
 
+    expect(screen()).toMatch(/^❯ Never show it on/m);
     await focusKey(TAB); // to the sample URL
-    await clear('Sample URL (Tab to edit)', 29);
+    await see('❯ Sample URL');
     await pressUntil('https://acme.example/blog/drafts/1', 'https://acme.example/blog/drafts/1 qualifies');
     await focusKey(ENTER); // back to the patterns
+    await see('❯ Never show it on');
     await pressUntil('/blog/drafts/*', 'https://acme.example/blog/drafts/1 excluded');
     await pressUntil(ENTER, 'Show the prompt after');
 
-    await press(BACKSPACE);
     await pressUntil('soon', 'soon');
-    await pressUntil(ENTER, '✖');
-    await clear('Show the prompt after (seconds)', 4);
-    await pressUntil('12', '12');
-    await pressUntil(ENTER, 'tracking consent');
+    await pressUntil(ENTER, '✖ type a number of seconds, e.g. 5');
+    await burstUntil(BACKSPACE.repeat(6), 'Show the prompt after (seconds): 5');
+    // eslint-disable-next-line no-control-regex
+    expect(screen()).not.toMatch(/[\u0000-\u0008\u007f]/);
+    await pressUntil('12', 'seconds): 12');
+    await pressUntil(ENTER, 'track the pages they click');
+    expect(screen()).not.toContain('pageClickTrackingConcent');
 
     await press(DOWN);
-    await pressUntil(ENTER, 'connected shop');
+    await pressUntil(ENTER, 'online shop');
     await pressUntil(ENTER, 'First segment id');
     await pressUntil('readers', 'First segment id (empty for none): readers');
     await pressUntil(ENTER, 'Condition of segment readers');
+    expect(screen()).toContain('e.g. path startsWith "/pricing"');
     await pressUntil('url contains', 'readers: url contains');
     await pressUntil(ENTER, '✖');
     await pressUntil(' "/blog"', 'url contains "/blog"');
@@ -131,12 +139,12 @@ describe('push-kit init wizard', () => {
     expect(screen()).toContain('Company name: Acme Inks');
     // Back to the company name (second row), change it, return to the summary.
     await press(DOWN);
-    await pressUntil(ENTER, 'Company name:');
-    await clear('Company name', 9);
+    await pressUntil(ENTER, 'Company name: Acme Inks');
     await pressUntil('Acme Pens', 'Company name: Acme Pens');
     await pressUntil(ENTER, 'Summary');
     expect(screen()).toContain('Company name: Acme Pens');
     expect(screen()).toContain('Config name: acme-pens');
+    expect(screen()).toContain('Acme Pens wants to notify you');
     await pressUntil(ENTER, 'npx push-kit build site-configs/acme-pens.json');
 
     await wizard.waitFor(() => wizard.exitCode() !== undefined, 'the wizard exit');
@@ -154,6 +162,7 @@ describe('push-kit init wizard', () => {
       pageClickTrackingConcent: true,
       isShopifyConnectedAccount: false,
       segmentations: [{ sid: 'readers', ss: 'url contains "/blog"', vn: 1 }],
+      texts: { offer: 'Acme Pens wants to notify you when there is something new.' },
     });
     expect(config.triggers.delaySeconds).toBe(12);
     const keyFile = join(dir, '.push-kit', 'keys', 'acme-pens.json');
@@ -162,4 +171,9 @@ describe('push-kit init wizard', () => {
     expect(config.vapidPublicKey).toBe(keys.publicKey);
     expect(text).not.toContain(keys.privateKey);
   }, 30_000);
+
+  it('proposes a segment condition hint that the condition language accepts', () => {
+    const answers = { ...defaultAnswers(), segmentSid: '1', segmentCondition: SEGMENT_CONDITION_EXAMPLE };
+    expect(validateAnswer(answers, 'segmentCondition')).toBeUndefined();
+  });
 });

@@ -1,13 +1,15 @@
-// A one-line text answer: Enter submits only when `validate` finds nothing; the problem shows under the field.
+// A one-line text answer. The current answer (a default, or what was answered before) is the placeholder:
+// Enter takes it, typing replaces it. Enter submits only when `validate` finds nothing; the problem shows under
+// the field.
 import React, { useState } from 'react';
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
+import { LineInput } from './LineInput.tsx';
 
 export interface TextFieldProps {
   label: string;
   hint?: string;
   initial: string;
-  /** The schema's message for this text, or undefined when it is acceptable. */
+  /** The message for this text, or undefined when it is acceptable. */
   validate: (text: string) => string | undefined;
   onSubmit: (text: string) => void;
   /** Shown live under the input, e.g. the sample-URL verdict. */
@@ -15,9 +17,11 @@ export interface TextFieldProps {
 }
 
 export function TextField({ label, hint, initial, validate, onSubmit, live }: TextFieldProps) {
-  const [text, setText] = useState(initial);
+  const [text, setText] = useState('');
   const [error, setError] = useState<string | undefined>();
-  const submit = (value: string) => {
+  const answer = (typed: string) => (typed === '' ? initial : typed);
+  const submit = (typed: string) => {
+    const value = answer(typed);
     const problem = validate(value);
     setError(problem);
     if (!problem) onSubmit(value);
@@ -26,8 +30,8 @@ export function TextField({ label, hint, initial, validate, onSubmit, live }: Te
     <Box flexDirection="column">
       <Box>
         <Text bold>{label}: </Text>
-        <TextInput
-          value={text}
+        <LineInput
+          placeholder={initial}
           onChange={(value) => {
             setText(value);
             setError(undefined);
@@ -36,7 +40,7 @@ export function TextField({ label, hint, initial, validate, onSubmit, live }: Te
         />
       </Box>
       {hint ? <Text dimColor>{hint}</Text> : null}
-      {live ? live(text) : null}
+      {live ? live(answer(text)) : null}
       {error ? <Text color="red">✖ {error}</Text> : null}
     </Box>
   );

@@ -1,6 +1,6 @@
 import React from 'react';
 import { TextField } from '../fields/TextField.tsx';
-import { slugify, validateAnswer } from '../answers.ts';
+import { proposedOfferText, slugify, validateAnswer, type WizardAnswers } from '../answers.ts';
 import type { QuestionProps } from './types.ts';
 
 export function CompanyName({ answers, onAnswer }: QuestionProps) {
@@ -9,12 +9,13 @@ export function CompanyName({ answers, onAnswer }: QuestionProps) {
       label="Company name"
       initial={answers.companyName}
       validate={(companyName) => validateAnswer({ ...answers, companyName }, 'companyName')}
-      onSubmit={(companyName) =>
-        onAnswer(
-          // The config name follows the company name until the owner edits it.
-          answers.name === slugify(answers.companyName) ? { companyName, name: slugify(companyName) } : { companyName },
-        )
-      }
+      onSubmit={(companyName) => {
+        // The config name and the offer text follow the company name until the owner edits them.
+        const changes: Partial<WizardAnswers> = { companyName };
+        if (answers.name === slugify(answers.companyName)) changes.name = slugify(companyName);
+        if (answers.offerText === proposedOfferText(answers.companyName)) changes.offerText = proposedOfferText(companyName);
+        onAnswer(changes);
+      }}
     />
   );
 }

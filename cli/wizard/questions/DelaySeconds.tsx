@@ -3,7 +3,8 @@ import { TextField } from '../fields/TextField.tsx';
 import { validateAnswer } from '../answers.ts';
 import type { QuestionProps } from './types.ts';
 
-/** A number typed as text; text that is not a number becomes NaN, which the schema refuses by name. */
+const NOT_A_NUMBER = 'type a number of seconds, e.g. 5';
+
 function secondsOf(text: string): number {
   return text.trim() === '' ? Number.NaN : Number(text);
 }
@@ -13,7 +14,9 @@ export function DelaySeconds({ answers, onAnswer }: QuestionProps) {
     <TextField
       label="Show the prompt after (seconds)"
       initial={String(answers.delaySeconds)}
-      validate={(text) => validateAnswer({ ...answers, delaySeconds: secondsOf(text) }, 'delaySeconds')}
+      validate={(text) =>
+        Number.isNaN(secondsOf(text)) ? NOT_A_NUMBER : validateAnswer({ ...answers, delaySeconds: secondsOf(text) }, 'delaySeconds')
+      }
       onSubmit={(text) => onAnswer({ delaySeconds: secondsOf(text) })}
     />
   );

@@ -3,6 +3,10 @@ import { TextField } from '../fields/TextField.tsx';
 import { validateAnswer } from '../answers.ts';
 import type { QuestionProps } from './types.ts';
 
+/** A condition the language accepts (a test compiles it), for the owner to copy. */
+export const SEGMENT_CONDITION_EXAMPLE = 'path startsWith "/pricing"';
+const SEGMENT_CONDITION_HINT = `e.g. ${SEGMENT_CONDITION_EXAMPLE} (docs/conditions.md)`;
+
 /** Optional: an id, then its condition; an empty id skips the segment. */
 export function FirstSegment({ answers, onAnswer }: QuestionProps) {
   const [sid, setSid] = useState<string | undefined>();
@@ -23,7 +27,7 @@ export function FirstSegment({ answers, onAnswer }: QuestionProps) {
     <TextField
       key="condition"
       label={`Condition of segment ${sid}`}
-      hint="e.g. url contains /pricing (docs/conditions.md)"
+      hint={SEGMENT_CONDITION_HINT}
       initial={answers.segmentCondition}
       validate={(text) => validateAnswer({ ...answers, segmentSid: sid, segmentCondition: text }, 'segmentCondition')}
       onSubmit={(text) => onAnswer({ segmentSid: sid, segmentCondition: text })}

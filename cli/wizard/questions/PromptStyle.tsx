@@ -5,9 +5,9 @@ import type { QuestionProps } from './types.ts';
 
 export const PROMPT_STYLE_LABELS: Record<PromptStyleValue, string> = {
   native: "Native: the browser's own permission prompt",
-  modal: 'Branded modal box before the browser prompt (pcBranding 1)',
-  chicklet: "Chicklet: bottom-left box with 'Yes' and 'No' (isNativeOptin 0)",
-  mobile: 'Mobile box with a close button on phones (style.isMobileEnabled)',
+  modal: 'Branded box with your icon and text, then the browser prompt',
+  chicklet: "Small box at the bottom left with 'Yes' and 'No' buttons",
+  mobile: 'On phones, a box with a close button',
 };
 
 export function PromptStyle({ answers, onAnswer }: QuestionProps) {

@@ -7,7 +7,7 @@ export function ServerSyncUrl({ answers, onAnswer }: QuestionProps) {
   return (
     <TextField
       label="Provider URL"
-      hint="Where `push-kit serve` runs (serverSyncUrl)."
+      hint="Where `push-kit serve` runs: the address your visitors' browsers reach it at."
       initial={answers.serverSyncUrl}
       validate={(serverSyncUrl) => validateAnswer({ ...answers, serverSyncUrl }, 'serverSyncUrl')}
       onSubmit={(serverSyncUrl) => onAnswer({ serverSyncUrl })}

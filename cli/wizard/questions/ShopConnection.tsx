@@ -5,7 +5,7 @@ import type { QuestionProps } from './types.ts';
 export function ShopConnection({ answers, onAnswer }: QuestionProps) {
   return (
     <ChoiceField
-      label="Is the site a connected shop (isShopifyConnectedAccount)?"
+      label="Is the site an online shop?"
       choices={[
         { value: false, label: 'No' },
         { value: true, label: 'Yes: track cart and order events' },

@@ -5,7 +5,7 @@ import type { QuestionProps } from './types.ts';
 export function TrackingConsent({ answers, onAnswer }: QuestionProps) {
   return (
     <ChoiceField
-      label="Ask visitors for page-click tracking consent (pageClickTrackingConcent)?"
+      label="Ask visitors whether you may track the pages they click?"
       choices={[
         { value: false, label: 'No' },
         { value: true, label: 'Yes, with a checkbox' },

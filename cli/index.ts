@@ -47,6 +47,10 @@ export async function main(argv: string[]): Promise<number> {
     .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
     .option('--sites <glob...>', 'site configs to host', ['site-configs/*.json'])
     .option('--dist <dir>', 'folder of built sites', 'dist')
+    .option(
+      '--push-services <origins>',
+      'comma-separated push service origins to allow instead of the known ones (also PUSHKIT_PUSH_SERVICES)',
+    )
     .action(async (options) => setExit(await (await import('./commands/serve.ts')).runServe(options)));
 
   program
@@ -60,6 +64,10 @@ export async function main(argv: string[]): Promise<number> {
     .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
     .option('--key <key>', 'owner API key: the running provider sends (also PUSHKIT_OWNER_KEY)')
     .option('--provider <url>', "provider URL for --key (default: the site's serverSyncUrl)")
+    .option(
+      '--push-services <origins>',
+      'comma-separated push service origins to allow instead of the known ones (also PUSHKIT_PUSH_SERVICES)',
+    )
     .action(async (options) => setExit(await (await import('./commands/send.ts')).runSend(options)));
 
   program

@@ -66,6 +66,10 @@ export const SERVER_ERRORS = {
   E_SYNC_NOT_SUBSCRIBED: entry(404, () => 'subscriberId: no subscriber to update; send insert'),
   E_SYNC_SUBSCRIPTION_UNKNOWN: entry(404, () => 'previousSubscriptionId: no subscriber has this subscription id'),
   E_SYNC_SUBSCRIBER_UNKNOWN: entry<{ param: string }>(404, ({ param }) => `${param}: no subscriber with this id`),
+  E_PUSH_SERVICE_FORBIDDEN: entry<{ param: string; origin: string }>(
+    400,
+    ({ param, origin }) => `${param}: ${origin} is not a push service this provider sends to`,
+  ),
   E_SYNC_VISITOR_UNKNOWN: entry(404, () => 'uuid: no subscriber for this visitor (nor for its subscription)'),
 
   // Files the provider serves
@@ -87,6 +91,10 @@ export const SERVER_ERRORS = {
   E_DATABASE_OPEN: entry<{ database: string; reason: string }>(
     500,
     ({ database, reason }) => `cannot open the database ${database}: ${reason}`,
+  ),
+  E_PUSH_SERVICES_SETTING: entry<{ entry: string }>(
+    500,
+    ({ entry }) => `push services: "${entry}" is not an https origin (https://host[:port] or https://*.host)`,
   ),
   E_LISTEN: entry<{ host: string; port: number; reason: string }>(
     500,

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { ServerError } from './errors.ts';
 import { createApp, type CreateAppOptions } from './http/app.ts';
 import { CampaignQueue, type CampaignQueueOptions } from './push/campaign-queue.ts';
+import { PushServiceAllowlist, PushServicesSettingError } from './push/push-services.ts';
 import { closePushConnections } from './push/send.ts';
 import { loadSites, type HostedSite } from './sites.ts';
 import { embeddedDatabaseDir, STATE_DIR } from './state-paths.ts';
@@ -31,7 +32,13 @@ export interface StartProviderOptions {
   rateLimit?: CreateAppOptions['rateLimit'];
   logger?: boolean;
   /** Options of the campaign sender (a test's push service certificate, concurrency, where it logs). */
-  campaigns?: CampaignQueueOptions;
+  campaigns?: Omit<CampaignQueueOptions, 'pushServices'>;
+  /**
+   * The push service origins subscriptions may use and campaigns may post to (comma-separated or a list),
+   * replacing the known push services; default PUSHKIT_PUSH_SERVICES, else the known ones. A test's local
+   * push service is allowed this way.
+   */
+  pushServices?: string | readonly string[];
 }
 
 export interface Provider {
@@ -80,8 +87,18 @@ async function openProviderDatabase(url: string | undefined, dataDir: string): P
   }
 }
 
+function allowedPushServices(setting: string | readonly string[] | undefined): PushServiceAllowlist {
+  try {
+    return setting === undefined ? PushServiceAllowlist.fromEnvironment() : PushServiceAllowlist.fromSetting(setting);
+  } catch (error) {
+    if (error instanceof PushServicesSettingError) throw new ServerError('E_PUSH_SERVICES_SETTING', { entry: error.entry });
+    throw error;
+  }
+}
+
 export async function startProvider(options: StartProviderOptions = {}): Promise<Provider> {
   const stateDir = options.stateDir ?? STATE_DIR;
+  const pushServices = allowedPushServices(options.pushServices);
   const host = options.host ?? '127.0.0.1';
   const sites = await hostedSites(options);
   const dataDir = embeddedDatabaseDir(stateDir);
@@ -95,8 +112,8 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
       const key = await ensureOwnerKey(db, site, await ownerKeyHashFromInit(stateDir, site.name));
       if (key) ownerKeys.set(site.name, key);
     }
-    campaigns = new CampaignQueue(db, sites, stateDir, options.campaigns);
-    app = await createApp({ sites, db, campaigns, rateLimit: options.rateLimit, logger: options.logger });
+    campaigns = new CampaignQueue(db, sites, stateDir, { ...options.campaigns, pushServices });
+    app = await createApp({ sites, db, campaigns, pushServices, rateLimit: options.rateLimit, logger: options.logger });
     try {
       await app.listen({ port: options.port ?? 0, host });
     } catch (error) {

@@ -11,6 +11,8 @@ export interface ServeOptions {
   database?: string;
   sites: string[];
   dist: string;
+  /** Comma-separated push service origins (default: PUSHKIT_PUSH_SERVICES, else the known push services). */
+  pushServices?: string;
 }
 
 function portNumber(value: string): number {
@@ -31,6 +33,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     port,
     host: options.host,
     database: options.database ?? process.env.DATABASE_URL ?? undefined,
+    pushServices: options.pushServices,
   }).catch(fromServerError);
 
   console.log(`push-kit provider listening on http://${options.host}:${provider.port} (${provider.storage})`);

@@ -10,6 +10,7 @@ import { failure, failureOf, RequestError, sendReply } from './reply.ts';
 import { corsDelegator, SiteRegistry } from './site-access.ts';
 import type { HostedSite } from '../sites.ts';
 import type { CampaignQueue } from '../push/campaign-queue.ts';
+import { PushServiceAllowlist } from '../push/push-services.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import { notificationEventRoute } from './routes/notification-events.ts';
 import { ownerApi } from './routes/owner-api.ts';
@@ -29,6 +30,8 @@ export interface CreateAppOptions {
   campaigns?: CampaignQueue;
   /** Per-IP and per-site limits; false turns them off (load tests). Default: DEFAULT_RATE_LIMIT. */
   rateLimit?: RateLimitOptions | false;
+  /** The push services a subscription's endpoint may be on; default PUSHKIT_PUSH_SERVICES, else the known ones. */
+  pushServices?: PushServiceAllowlist;
 }
 
 export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
@@ -39,7 +42,12 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     return503OnClosing: true,
     routerOptions: { maxParamLength: 256 },
   });
-  const context: RouteContext = { db: options.db, registry: new SiteRegistry(options.sites), campaigns: options.campaigns };
+  const context: RouteContext = {
+    db: options.db,
+    registry: new SiteRegistry(options.sites),
+    campaigns: options.campaigns,
+    pushServices: options.pushServices ?? PushServiceAllowlist.fromEnvironment(),
+  };
 
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
   await app.register(cors, { hook: 'preHandler', delegator: corsDelegator(context.registry) });

@@ -26,7 +26,6 @@ export const SERVER_ERRORS = {
 
   // Sites and who may call them
   E_SITE_UNKNOWN: entry<{ param: string }>(404, ({ param }) => `${param}: unknown site hash`),
-  E_SITE_NAME_UNKNOWN: entry<{ name: string }>(404, ({ name }) => `name: no hosted site named ${name}`),
   E_ORIGIN_FORBIDDEN: entry<{ origin: string; hash: string; siteOrigin: string }>(
     403,
     ({ origin, hash, siteOrigin }) => `origin: ${origin} may not call site ${hash}; its origin is ${siteOrigin}`,
@@ -83,6 +82,7 @@ export const SERVER_ERRORS = {
 
   // The database and the process
   E_DATABASE_UNAVAILABLE: entry(503, () => 'database unavailable, try again later'),
+  E_STORAGE_FULL: entry(503, () => 'storage full, try again later'),
   E_DATABASE_REFUSED: entry<{ problem: string }>(400, ({ problem }) => `request: a value the database refuses: ${problem}`),
   E_INTERNAL: entry(500, () => 'internal error'),
 

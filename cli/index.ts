@@ -51,6 +51,10 @@ export async function main(argv: string[]): Promise<number> {
       '--push-services <origins>',
       'comma-separated push service origins to allow instead of the known ones (also PUSHKIT_PUSH_SERVICES)',
     )
+    .option(
+      '--event-retention-days <days>',
+      'days events are kept, pruned at start and daily (default 180; also PUSHKIT_EVENT_RETENTION_DAYS)',
+    )
     .action(async (options) => setExit(await (await import('./commands/serve.ts')).runServe(options)));
 
   program

@@ -51,6 +51,15 @@ export const SERVER_ERRORS = {
     404,
     ({ param, sid, site }) => `${param}: no segment ${sid} on ${onSite(site)}`,
   ),
+  E_SEGMENT_NOT_DEFINED: entry<{ param: string; sid: string; limit: number }>(
+    403,
+    ({ param, sid, limit }) =>
+      `${param}: segment ${sid} is not defined on this site, and visitors have created the ${limit} segments they may; the owner creates it first`,
+  ),
+  E_TAG_LIMIT: entry<{ limit: number }>(
+    409,
+    ({ limit }) => `tags: a subscriber may have at most ${limit} tags; delete some (value null) first`,
+  ),
   E_SEGMENT_EXISTS: entry<{ sid: string }>(409, ({ sid }) => `sid: segment ${sid} exists already`),
   E_MEMBER_UNKNOWN: entry<{ id: string; sid: string }>(404, ({ id, sid }) => `id: subscriber ${id} is not in segment ${sid}`),
   E_CAMPAIGN_UNKNOWN: entry<{ param: string; id: string; site?: string }>(
@@ -95,6 +104,10 @@ export const SERVER_ERRORS = {
   E_PUSH_SERVICES_SETTING: entry<{ entry: string }>(
     500,
     ({ entry }) => `push services: "${entry}" is not an https origin (https://host[:port] or https://*.host)`,
+  ),
+  E_EVENT_RETENTION_SETTING: entry<{ value: string }>(
+    500,
+    ({ value }) => `event retention: "${value}" is not a number of days (a whole number from 1 to 36500)`,
   ),
   E_LISTEN: entry<{ host: string; port: number; reason: string }>(
     500,

@@ -8,6 +8,8 @@ import { createApp, type CreateAppOptions } from './http/app.ts';
 import { CampaignQueue, type CampaignQueueOptions } from './push/campaign-queue.ts';
 import { PushServiceAllowlist, PushServicesSettingError } from './push/push-services.ts';
 import { closePushConnections } from './push/send.ts';
+import { EVENT_RETENTION_ENV, retentionDays } from './store/event-retention.ts';
+import { scheduleEventPruning } from './store/event-pruning-schedule.ts';
 import { loadSites, type HostedSite } from './sites.ts';
 import { embeddedDatabaseDir, STATE_DIR } from './state-paths.ts';
 import { openDatabase, type Database } from './store/database.ts';
@@ -39,6 +41,10 @@ export interface StartProviderOptions {
    * push service is allowed this way.
    */
   pushServices?: string | readonly string[];
+  /** Days events are kept (pruned at start and daily); default PUSHKIT_EVENT_RETENTION_DAYS, else 180. */
+  eventRetentionDays?: number | string;
+  /** Where pruning logs what it deleted or why it failed; default: ignored. */
+  log?: (line: string) => void;
 }
 
 export interface Provider {
@@ -99,6 +105,10 @@ function allowedPushServices(setting: string | readonly string[] | undefined): P
 export async function startProvider(options: StartProviderOptions = {}): Promise<Provider> {
   const stateDir = options.stateDir ?? STATE_DIR;
   const pushServices = allowedPushServices(options.pushServices);
+  const eventRetention = retentionDays(options.eventRetentionDays ?? process.env[EVENT_RETENTION_ENV]);
+  if (eventRetention === null) {
+    throw new ServerError('E_EVENT_RETENTION_SETTING', { value: String(options.eventRetentionDays ?? process.env[EVENT_RETENTION_ENV]) });
+  }
   const host = options.host ?? '127.0.0.1';
   const sites = await hostedSites(options);
   const dataDir = embeddedDatabaseDir(stateDir);
@@ -122,6 +132,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
     const resumed = await campaigns.resumeUnfinished();
+    const pruning = scheduleEventPruning(db, eventRetention, options.log);
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const running = { app, campaigns };
     return {
@@ -136,6 +147,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
       campaigns,
       resumed,
       async close() {
+        await pruning.stop();
         await running.app.close();
         await running.campaigns.close();
         await closePushConnections();

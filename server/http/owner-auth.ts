@@ -35,7 +35,8 @@ export function ownerSiteHook({ db, registry }: RouteContext): preHandlerAsyncHo
     const { name } = parseParams(nameParams, request.params);
     const site = registry.byNameOrNull(name);
     if (!site) {
-      bearerKey(request);
+      // the same lookup a wrong key costs (no site has the empty hash), so timing does not tell them apart either
+      await isOwnerKey(db, { hash: '' }, bearerKey(request));
       throw new RequestError('E_OWNER_KEY', { site: name });
     }
     await requireOwner(db, request, site);

@@ -12,6 +12,7 @@ import webPush from 'web-push';
 import { runCampaign } from '../server/push/campaign-runner.ts';
 import { InMemoryDeliveryStore } from '../server/push/delivery-store.ts';
 import { closePushConnections, sendPush, type PushSubscriptionTarget } from '../server/push/send.ts';
+import { PushServiceAllowlist } from '../server/push/push-services.ts';
 import { generateVapidKeyPair } from '../server/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService } from '../tests/support/fake-push-service.ts';
 
@@ -76,6 +77,7 @@ async function main(): Promise<void> {
   } = await new Promise<{ origin: string; ca: string; keys: { p256dh: string; auth: string }[] }>((resolve) =>
     child.once('message', (m) => resolve(m as { origin: string; ca: string; keys: { p256dh: string; auth: string }[] })),
   );
+  const pushServices = PushServiceAllowlist.fromSetting([origin]);
   /** Asks the fake service how many messages of `round` it decrypted; throws unless each subscription got one. */
   const checkRound = async (round: number, sender: string): Promise<void> => {
     const answer = await new Promise<{ readable: number; problems: string[] }>((resolve) => {
@@ -105,13 +107,13 @@ async function main(): Promise<void> {
   const senders: Record<string, () => Promise<void>> = {
     'push-kit sendPush': () =>
       pool(targets(), concurrency, async (target) => {
-        const result = await sendPush(target, payload, { vapid, subject, ca, ttl: 3600 });
+        const result = await sendPush(target, payload, { vapid, subject, ca, pushServices, ttl: 3600 });
         if (result.outcome !== 'delivered') throw new Error(`push-kit: ${JSON.stringify(result)}`);
       }),
     'push-kit runCampaign': async () => {
       const store = new InMemoryDeliveryStore();
       targets().forEach((subscription, i) => store.add({ id: String(i), campaignId: 'bench', subscription, payload }));
-      const counts = await runCampaign(store, 'bench', { vapid, subject, ca, ttl: 3600, concurrency });
+      const counts = await runCampaign(store, 'bench', { vapid, subject, ca, pushServices, ttl: 3600, concurrency });
       if (counts.delivered !== subscriptions) throw new Error(`runCampaign delivered ${counts.delivered}`);
     },
     'web-push sendNotification': () =>

@@ -22,7 +22,16 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { embeddedDatabaseDir, STATE_DIR } from '../server/state-paths.ts';
 import { openDatabase } from '../server/store/database.ts';
-import { checkInsertsStored, loadProblems, loadSiteConfig, newRunId, runSyncLoad, seedSubscribers, summaryLine } from './sync-load.ts';
+import {
+  LOAD_PUSH_SERVICE,
+  checkInsertsStored,
+  loadProblems,
+  loadSiteConfig,
+  newRunId,
+  runSyncLoad,
+  seedSubscribers,
+  summaryLine,
+} from './sync-load.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -75,7 +84,11 @@ async function startProvider(work: string): Promise<Provider> {
   ];
   args.push('--dist', join(work, 'dist'));
   if (postgresUrl) args.push('--database', postgresUrl);
-  const child = spawn(process.execPath, args, { cwd: work, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DATABASE_URL: '' } });
+  const child = spawn(process.execPath, args, {
+    cwd: work,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, DATABASE_URL: '', PUSHKIT_PUSH_SERVICES: LOAD_PUSH_SERVICE },
+  });
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {

@@ -23,8 +23,11 @@ export function newRunId(): string {
   return randomBytes(4).toString('hex');
 }
 
+/** The push service of the load's subscriptions; never sent to, so the provider under load must allow it. */
+export const LOAD_PUSH_SERVICE = 'https://push.load.example';
+
 function endpointOf(runId: string, hash: string, n: string): string {
-  return `https://push.load.example/send/${runId}/${hash}/${n}`;
+  return `${LOAD_PUSH_SERVICE}/send/${runId}/${hash}/${n}`;
 }
 
 function subscriptionOf(endpoint: string): string {

@@ -121,6 +121,8 @@ async function measureProvider(name: string, work: string, database?: string): P
     database,
     stateDir: join(work, database ? 'state-postgres' : 'state'),
     rateLimit: false,
+    // the bench's subscriptions are on a push service that does not exist: it is never sent to
+    pushServices: ['https://push.bench.example'],
   });
   try {
     const known = await seed(provider.url, 200);

@@ -110,6 +110,8 @@ export function fromServerError(error: unknown): never {
     if (error.code === 'E_NO_SITES') throw new CliError('E_NO_SITES', error.message);
     if (error.code === 'E_LISTEN') throw new CliError('E_LISTEN', error.message);
     if (error.code === 'E_DATABASE_OPEN') throw new CliError('E_DATABASE', error.message);
+    if (error.code === 'E_PUSH_SERVICES_SETTING') throw new CliError('E_ARGUMENT', `--push-services: ${error.message}`);
+    if (error.code === 'E_EVENT_RETENTION_SETTING') throw new CliError('E_ARGUMENT', `--event-retention-days: ${error.message}`);
   }
   throw error;
 }

@@ -51,6 +51,14 @@ export async function main(argv: string[]): Promise<number> {
       '--trust-proxy <value>',
       'proxies that name the client (X-Forwarded-For): true, or proxy addresses/CIDRs (also PUSHKIT_TRUST_PROXY)',
     )
+    .option(
+      '--push-services <origins>',
+      'comma-separated push service origins to allow instead of the known ones (also PUSHKIT_PUSH_SERVICES)',
+    )
+    .option(
+      '--event-retention-days <days>',
+      'days events are kept, pruned at start and daily (default 180; also PUSHKIT_EVENT_RETENTION_DAYS)',
+    )
     .action(async (options) => setExit(await (await import('./commands/serve.ts')).runServe(options)));
 
   program
@@ -64,6 +72,10 @@ export async function main(argv: string[]): Promise<number> {
     .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
     .option('--key <key>', 'owner API key: the running provider sends (also PUSHKIT_OWNER_KEY)')
     .option('--provider <url>', "provider URL for --key (default: the site's serverSyncUrl)")
+    .option(
+      '--push-services <origins>',
+      'comma-separated push service origins to allow instead of the known ones (also PUSHKIT_PUSH_SERVICES)',
+    )
     .action(async (options) => setExit(await (await import('./commands/send.ts')).runSend(options)));
 
   program

@@ -26,7 +26,6 @@ export const SERVER_ERRORS = {
 
   // Sites and who may call them
   E_SITE_UNKNOWN: entry<{ param: string }>(404, ({ param }) => `${param}: unknown site hash`),
-  E_SITE_NAME_UNKNOWN: entry<{ name: string }>(404, ({ name }) => `name: no hosted site named ${name}`),
   E_ORIGIN_FORBIDDEN: entry<{ origin: string; hash: string; siteOrigin: string }>(
     403,
     ({ origin, hash, siteOrigin }) => `origin: ${origin} may not call site ${hash}; its origin is ${siteOrigin}`,
@@ -52,6 +51,15 @@ export const SERVER_ERRORS = {
     404,
     ({ param, sid, site }) => `${param}: no segment ${sid} on ${onSite(site)}`,
   ),
+  E_SEGMENT_NOT_DEFINED: entry<{ param: string; sid: string; limit: number }>(
+    403,
+    ({ param, sid, limit }) =>
+      `${param}: segment ${sid} is not defined on this site, and visitors have created the ${limit} segments they may; the owner creates it first`,
+  ),
+  E_TAG_LIMIT: entry<{ limit: number }>(
+    409,
+    ({ limit }) => `tags: a subscriber may have at most ${limit} tags; delete some (value null) first`,
+  ),
   E_SEGMENT_EXISTS: entry<{ sid: string }>(409, ({ sid }) => `sid: segment ${sid} exists already`),
   E_MEMBER_UNKNOWN: entry<{ id: string; sid: string }>(404, ({ id, sid }) => `id: subscriber ${id} is not in segment ${sid}`),
   E_CAMPAIGN_UNKNOWN: entry<{ param: string; id: string; site?: string }>(
@@ -66,6 +74,10 @@ export const SERVER_ERRORS = {
   E_SYNC_NOT_SUBSCRIBED: entry(404, () => 'subscriberId: no subscriber to update; send insert'),
   E_SYNC_SUBSCRIPTION_UNKNOWN: entry(404, () => 'previousSubscriptionId: no subscriber has this subscription id'),
   E_SYNC_SUBSCRIBER_UNKNOWN: entry<{ param: string }>(404, ({ param }) => `${param}: no subscriber with this id`),
+  E_PUSH_SERVICE_FORBIDDEN: entry<{ param: string; origin: string }>(
+    400,
+    ({ param, origin }) => `${param}: ${origin} is not a push service this provider sends to`,
+  ),
   E_SYNC_VISITOR_UNKNOWN: entry(404, () => 'uuid: no subscriber for this visitor (nor for its subscription)'),
 
   // Files the provider serves
@@ -84,6 +96,7 @@ export const SERVER_ERRORS = {
 
   // The database and the process
   E_DATABASE_UNAVAILABLE: entry(503, () => 'database unavailable, try again later'),
+  E_STORAGE_FULL: entry(503, () => 'storage full, try again later'),
   E_DATABASE_REFUSED: entry<{ problem: string }>(400, ({ problem }) => `request: a value the database refuses: ${problem}`),
   E_INTERNAL: entry(500, () => 'internal error'),
 
@@ -92,6 +105,14 @@ export const SERVER_ERRORS = {
   E_DATABASE_OPEN: entry<{ database: string; reason: string }>(
     500,
     ({ database, reason }) => `cannot open the database ${database}: ${reason}`,
+  ),
+  E_PUSH_SERVICES_SETTING: entry<{ entry: string }>(
+    500,
+    ({ entry }) => `push services: "${entry}" is not an https origin (https://host[:port] or https://*.host)`,
+  ),
+  E_EVENT_RETENTION_SETTING: entry<{ value: string }>(
+    500,
+    ({ value }) => `event retention: "${value}" is not a number of days (a whole number from 1 to 36500)`,
   ),
   E_LISTEN: entry<{ host: string; port: number; reason: string }>(
     500,

@@ -10,6 +10,7 @@ import { siteNamed, type HostedSite } from './sites.ts';
 import { readVapidKeyFile, type VapidKeyPair } from './vapid-keys.ts';
 import { embeddedDatabaseDir, STATE_DIR, vapidKeyFile } from './state-paths.ts';
 import { campaignInputSchema } from '../contract/campaign-input.ts';
+import { PushServiceAllowlist, PushServicesSettingError } from './push/push-services.ts';
 
 export type SendCampaignErrorCode = 'E_ARGUMENT' | 'E_KEY_READ' | 'E_KEY_MISMATCH' | 'E_DATABASE' | 'E_SEGMENT';
 
@@ -43,6 +44,8 @@ export interface SendCampaignOptions {
   /** Called once the campaign exists, before sending. */
   onCreated?(campaign: { campaignId: string; recipients: number; site: HostedSite }): void;
   onProgress?(counts: CampaignCounts): void;
+  /** Push service origins allowed beside none other (`--push-services`); default PUSHKIT_PUSH_SERVICES, else the known ones. */
+  pushServices?: string | readonly string[];
 }
 
 export interface SendCampaignResult extends CampaignProgress {
@@ -82,6 +85,15 @@ async function openProviderDatabase(site: HostedSite, url: string | undefined, s
   }
 }
 
+function allowedPushServices(setting: string | readonly string[] | undefined): PushServiceAllowlist {
+  try {
+    return setting === undefined ? PushServiceAllowlist.fromEnvironment() : PushServiceAllowlist.fromSetting(setting);
+  } catch (error) {
+    if (error instanceof PushServicesSettingError) throw new SendCampaignError(`--push-services: ${error.message}`, 'E_ARGUMENT');
+    throw error;
+  }
+}
+
 /** Creates the campaign and sends it from this process; resolves with the final counts. */
 export async function sendCampaign(options: SendCampaignOptions): Promise<SendCampaignResult> {
   const parsed = campaignInputSchema.safeParse({ title: options.title, body: options.body, url: options.url, segment: options.segment });
@@ -90,6 +102,7 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
     throw new SendCampaignError(`${issue.path.join('.')}: ${issue.message}`, 'E_ARGUMENT');
   }
   const campaign = parsed.data;
+  const pushServices = allowedPushServices(options.pushServices);
   const stateDir = options.stateDir ?? STATE_DIR;
   const site = await siteNamed(options.site, options.sites, options.dist);
   const keys = await siteKeys(site, stateDir);
@@ -109,7 +122,7 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
     // The site's icon, as the dashboard's compose form offers it; the owner API leaves it to the caller.
     const { campaignId, recipients } = await createCampaign(db, site, { ...campaign, icon: site.config.style.iconUrl });
     options.onCreated?.({ campaignId, recipients, site });
-    await sendStoredCampaign(db, site, campaignId, keys, { onProgress: options.onProgress });
+    await sendStoredCampaign(db, site, campaignId, keys, { onProgress: options.onProgress, pushServices });
     return { campaignId, site: site.name, ...(await campaignProgress(db, campaignId)) };
   } finally {
     await closePushConnections();

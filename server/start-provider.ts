@@ -6,6 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import { ServerError } from './errors.ts';
 import type { CreateAppOptions } from './http/app.ts';
 import type { CampaignQueue, CampaignQueueOptions } from './push/campaign-queue.ts';
+import { PushServiceAllowlist, PushServicesSettingError } from './push/push-services.ts';
+import { EVENT_RETENTION_ENV, retentionDays } from './store/event-retention.ts';
+import { scheduleEventPruning } from './store/event-pruning-schedule.ts';
 import { loadSites, type HostedSite } from './sites.ts';
 import { embeddedDatabaseDir, STATE_DIR } from './state-paths.ts';
 import { openDatabase, type Database } from './store/database.ts';
@@ -32,7 +35,17 @@ export interface StartProviderOptions {
   trustProxy?: CreateAppOptions['trustProxy'];
   logger?: boolean;
   /** Options of the campaign sender (a test's push service certificate, concurrency, where it logs). */
-  campaigns?: CampaignQueueOptions;
+  campaigns?: Omit<CampaignQueueOptions, 'pushServices'>;
+  /**
+   * The push service origins subscriptions may use and campaigns may post to (comma-separated or a list),
+   * replacing the known push services; default PUSHKIT_PUSH_SERVICES, else the known ones. A test's local
+   * push service is allowed this way.
+   */
+  pushServices?: string | readonly string[];
+  /** Days events are kept (pruned at start and daily); default PUSHKIT_EVENT_RETENTION_DAYS, else 180. */
+  eventRetentionDays?: number | string;
+  /** Where pruning logs what it deleted or why it failed; default: ignored. */
+  log?: (line: string) => void;
 }
 
 export interface Provider {
@@ -81,8 +94,22 @@ async function openProviderDatabase(url: string | undefined, dataDir: string): P
   }
 }
 
+function allowedPushServices(setting: string | readonly string[] | undefined): PushServiceAllowlist {
+  try {
+    return setting === undefined ? PushServiceAllowlist.fromEnvironment() : PushServiceAllowlist.fromSetting(setting);
+  } catch (error) {
+    if (error instanceof PushServicesSettingError) throw new ServerError('E_PUSH_SERVICES_SETTING', { entry: error.entry });
+    throw error;
+  }
+}
+
 export async function startProvider(options: StartProviderOptions = {}): Promise<Provider> {
   const stateDir = options.stateDir ?? STATE_DIR;
+  const pushServices = allowedPushServices(options.pushServices);
+  const eventRetention = retentionDays(options.eventRetentionDays ?? process.env[EVENT_RETENTION_ENV]);
+  if (eventRetention === null) {
+    throw new ServerError('E_EVENT_RETENTION_SETTING', { value: String(options.eventRetentionDays ?? process.env[EVENT_RETENTION_ENV]) });
+  }
   const host = options.host ?? '127.0.0.1';
   const sites = await hostedSites(options);
   const dataDir = embeddedDatabaseDir(stateDir);
@@ -102,8 +129,16 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
       const key = await ensureOwnerKey(db, site, await ownerKeyHashFromInit(stateDir, site.name));
       if (key) ownerKeys.set(site.name, key);
     }
-    campaigns = new CampaignQueue(db, sites, stateDir, options.campaigns);
-    app = await createApp({ sites, db, campaigns, rateLimit: options.rateLimit, trustProxy: options.trustProxy, logger: options.logger });
+    campaigns = new CampaignQueue(db, sites, stateDir, { ...options.campaigns, pushServices });
+    app = await createApp({
+      sites,
+      db,
+      campaigns,
+      pushServices,
+      rateLimit: options.rateLimit,
+      trustProxy: options.trustProxy,
+      logger: options.logger,
+    });
     try {
       await app.listen({ port: options.port ?? 0, host });
     } catch (error) {
@@ -112,6 +147,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
     const resumed = await campaigns.resumeUnfinished();
+    const pruning = scheduleEventPruning(db, eventRetention, options.log);
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const running = { app, campaigns };
     return {
@@ -126,6 +162,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
       campaigns,
       resumed,
       async close() {
+        await pruning.stop();
         await running.app.close();
         await running.campaigns.close();
         await closePushConnections();

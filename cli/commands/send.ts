@@ -20,6 +20,8 @@ export interface SendOptions {
   key?: string;
   /** The provider's URL for --key (default: the site's serverSyncUrl). */
   provider?: string;
+  /** Comma-separated push service origins (default: PUSHKIT_PUSH_SERVICES, else the known push services). */
+  pushServices?: string;
 }
 
 /** The campaign the options ask for, checked by the owner API's own schema (limits, TTL and urgency defaults). */

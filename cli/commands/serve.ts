@@ -13,6 +13,10 @@ export interface ServeOptions {
   sites: string[];
   dist: string;
   trustProxy?: string;
+  /** Comma-separated push service origins (default: PUSHKIT_PUSH_SERVICES, else the known push services). */
+  pushServices?: string;
+  /** Days events are kept (default: PUSHKIT_EVENT_RETENTION_DAYS, else 180). */
+  eventRetentionDays?: string;
 }
 
 function portNumber(value: string): number {
@@ -47,6 +51,9 @@ export async function runServe(options: ServeOptions): Promise<number> {
     host: options.host,
     database: options.database ?? process.env.DATABASE_URL ?? undefined,
     trustProxy,
+    pushServices: options.pushServices,
+    eventRetentionDays: options.eventRetentionDays,
+    log: (line) => console.log(line),
   }).catch(fromServerError);
 
   console.log(`push-kit provider listening on http://${options.host}:${provider.port} (${provider.storage})`);

@@ -5,11 +5,13 @@ import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { DatabaseUnavailableError, type Database } from '../store/database.ts';
+import { isStorageFull } from '../store/storage-full.ts';
 import { DEFAULT_RATE_LIMIT, RateLimitError, registerRateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { failure, failureOf, RequestError, sendReply } from './reply.ts';
 import { corsDelegator, SiteRegistry } from './site-access.ts';
 import type { HostedSite } from '../sites.ts';
 import type { CampaignQueue } from '../push/campaign-queue.ts';
+import { PushServiceAllowlist } from '../push/push-services.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import { notificationEventRoute } from './routes/notification-events.ts';
 import { ownerApi } from './routes/owner-api.ts';
@@ -21,6 +23,8 @@ import { visitorDataRoutes } from './routes/visitor-data.ts';
 import type { RouteContext } from './routes/context.ts';
 
 export const BODY_LIMIT = 64 * 1024;
+/** Seconds a client waits before trying again when the disk is full (an operator has to free room). */
+export const STORAGE_FULL_RETRY_SECONDS = 60;
 
 export interface CreateAppOptions {
   sites: HostedSite[];
@@ -32,6 +36,8 @@ export interface CreateAppOptions {
   rateLimit?: RateLimitOptions | false;
   /** Proxies trusted to name the client (X-Forwarded-For), fastify's `trustProxy`; default none. */
   trustProxy?: TrustProxy;
+  /** The push services a subscription's endpoint may be on; default PUSHKIT_PUSH_SERVICES, else the known ones. */
+  pushServices?: PushServiceAllowlist;
 }
 
 export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
@@ -43,14 +49,28 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     trustProxy: options.trustProxy ?? false,
     routerOptions: { maxParamLength: 256 },
   });
-  const context: RouteContext = { db: options.db, registry: new SiteRegistry(options.sites), campaigns: options.campaigns };
+  const context: RouteContext = {
+    db: options.db,
+    registry: new SiteRegistry(options.sites),
+    campaigns: options.campaigns,
+    pushServices: options.pushServices ?? PushServiceAllowlist.fromEnvironment(),
+  };
 
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
   await app.register(cors, { hook: 'preHandler', delegator: corsDelegator(context.registry) });
 
+  // No reply is ever sniffed into another type: a JSON reply naming a caller's text must stay JSON.
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+  });
+
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof RateLimitError) reply.header('retry-after', String(error.retryAfterSeconds));
     if (error instanceof RequestError) return sendReply(request, reply, failureOf(error), error.statusCode);
+    if (isStorageFull(error)) {
+      request.log.error(error);
+      return sendReply(request, reply.header('retry-after', String(STORAGE_FULL_RETRY_SECONDS)), failure('E_STORAGE_FULL'), 503);
+    }
     if (error instanceof DatabaseUnavailableError) {
       return sendReply(request, reply.header('retry-after', '5'), failure('E_DATABASE_UNAVAILABLE'), 503);
     }

@@ -11,22 +11,34 @@ import { RequestError } from './reply.ts';
 import type { HostedSite } from '../sites.ts';
 import type { RouteContext } from './routes/context.ts';
 
-export async function requireOwner(db: Queryable, request: FastifyRequest, site: HostedSite): Promise<void> {
+function bearerKey(request: FastifyRequest): string {
   const header = request.headers.authorization;
   const match = typeof header === 'string' ? /^Bearer ([A-Za-z0-9_-]{1,200})$/.exec(header.trim()) : null;
   if (!match) throw new RequestError('E_OWNER_KEY_MISSING');
-  if (!(await isOwnerKey(db, site, match[1]!))) throw new RequestError('E_OWNER_KEY', { site: site.name });
+  return match[1]!;
+}
+
+export async function requireOwner(db: Queryable, request: FastifyRequest, site: HostedSite): Promise<void> {
+  const key = bearerKey(request);
+  if (!(await isOwnerKey(db, site, key))) throw new RequestError('E_OWNER_KEY', { site: site.name });
 }
 
 const nameParams = z.object({ name: z.string() });
 const ownedSites = new WeakMap<FastifyRequest, HostedSite>();
 
-/** The hook of the routes under `/:name`: the named site (404 when not hosted) opened by the request's key (401). */
+/**
+ * The hook of the routes under `/:name`: the named site opened by the request's key (401). A name no site
+ * has is answered exactly like a wrong key, so a caller without a key cannot tell which sites are hosted.
+ */
 export function ownerSiteHook({ db, registry }: RouteContext): preHandlerAsyncHookHandler {
   return async (request) => {
     const { name } = parseParams(nameParams, request.params);
     const site = registry.byNameOrNull(name);
-    if (!site) throw new RequestError('E_SITE_NAME_UNKNOWN', { name });
+    if (!site) {
+      // the same lookup a wrong key costs (no site has the empty hash), so timing does not tell them apart either
+      await isOwnerKey(db, { hash: '' }, bearerKey(request));
+      throw new RequestError('E_OWNER_KEY', { site: name });
+    }
     await requireOwner(db, request, site);
     ownedSites.set(request, site);
   };

@@ -40,7 +40,7 @@ export function sendReply(request: FastifyRequest, reply: FastifyReply, payload:
   const json = JSON.stringify(payload)
     .replace(/\u2028/g, '\\u2028')
     .replace(/\u2029/g, '\\u2029');
-  return reply.type('application/javascript; charset=utf-8').header('x-content-type-options', 'nosniff').send(`/**/ ${callback}(${json});`);
+  return reply.type('application/javascript; charset=utf-8').send(`/**/ ${callback}(${json});`);
 }
 
 export interface Failure {

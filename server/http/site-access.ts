@@ -102,12 +102,33 @@ export function requireOrigin(request: FastifyRequest, site: HostedSite): void {
   }
 }
 
+/**
+ * The path a request is routed by: the matched route's pattern (`/api/v1/sites/:name/subscribers`), or for a
+ * preflight (answered by @fastify/cors's catch-all route) the path decoded as the router decodes it, so
+ * `/api/v1/%73ites/...` counts as the owner API it reaches.
+ */
+function routedPath(request: FastifyRequest): string {
+  const route = request.routeOptions.url;
+  if (route && route !== '*' && !route.endsWith('/*')) return route;
+  const raw = request.url.split('?')[0]!;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** The owner API is called with a key, never from a site's pages: no CORS at all. */
+function isOwnerApi(path: string): boolean {
+  return path === '/api/v1/sites' || path.startsWith('/api/v1/sites/');
+}
+
 /** @fastify/cors options per request: the allowed origin is echoed back, any other gets no CORS headers. */
 export function corsDelegator(registry: SiteRegistry) {
   return async (request: FastifyRequest): Promise<FastifyCorsOptions> => {
     const origin = request.headers.origin;
     if (!origin) return { origin: false };
-    if (request.url.startsWith('/api/v1/sites/')) return { origin: false };
+    if (isOwnerApi(routedPath(request))) return { origin: false };
     const site = registry.siteOf(request);
     const allowed = site ? originAllowed(request, site) : registry.isSiteOrigin(origin) || isOwnOrigin(request, origin);
     return { origin: allowed ? origin : false, methods: ['GET', 'POST'], maxAge: 600 };

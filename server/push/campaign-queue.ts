@@ -8,7 +8,7 @@ import { readVapidKeyFile } from '../vapid-keys.ts';
 
 const RETRY_UNAVAILABLE_MS = 5000;
 
-export type CampaignQueueOptions = Pick<SendCampaignOptions, 'ca' | 'concurrency'> & { log?: (line: string) => void };
+export type CampaignQueueOptions = Pick<SendCampaignOptions, 'ca' | 'concurrency' | 'pushServices'> & { log?: (line: string) => void };
 
 export class CampaignQueue {
   private chain: Promise<void> = Promise.resolve();

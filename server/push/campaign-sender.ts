@@ -8,6 +8,7 @@ import { runCampaign, type CampaignCounts } from './campaign-runner.ts';
 import type { HostedSite } from '../sites.ts';
 import type { VapidKeyPair } from '../vapid-keys.ts';
 import type { Urgency } from '../../contract/urgency.ts';
+import type { PushServiceAllowlist } from './push-services.ts';
 
 export interface SendCampaignOptions {
   concurrency?: number;
@@ -15,6 +16,8 @@ export interface SendCampaignOptions {
   signal?: AbortSignal;
   /** Extra trusted CA certificates for push services (tests use a local one). */
   ca?: string | string[];
+  /** Where pushes may go (server/push/push-services.ts); default: PUSHKIT_PUSH_SERVICES, else the known ones. */
+  pushServices?: PushServiceAllowlist;
 }
 
 /** RFC 8292's contact: the site's https origin, else a mailto: address at the site's host. */
@@ -76,6 +79,7 @@ export async function sendCampaign(
         onProgress: options.onProgress && ((progress) => options.onProgress!(add(progress))),
         signal: options.signal,
         ca: options.ca,
+        pushServices: options.pushServices,
       });
       Object.assign(total, add(counts));
       if ((await campaignProgress(db, campaignId)).pending === 0) {

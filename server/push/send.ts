@@ -1,10 +1,16 @@
-// One Web Push request (RFC 8030) over a keep-alive connection pool per push-service origin.
+// One Web Push request (RFC 8030) over a keep-alive connection pool per push-service origin, only to an
+// allowed push service (server/push/push-services.ts) and, unless its origin is listed explicitly, only to a
+// public address: the check runs on the address the connection is actually made to, so a name that resolves
+// to a public address when checked and to a private one when connecting (DNS rebinding) gets nowhere.
+import { lookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
+import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import type { VapidKeyPair } from '../vapid-keys.js';
 import { encryptPayload, type SubscriptionKeys } from './encrypt.js';
 import { vapidAuthorizerFor } from './vapid.js';
 import { MAX_TTL_SECONDS } from '../../contract/campaign-limits.ts';
 import { URGENCIES, type Urgency } from '../../contract/urgency.ts';
+import { isPrivateAddress, PushServiceAllowlist } from './push-services.ts';
 
 export interface PushSubscriptionTarget {
   endpoint: string;
@@ -21,6 +27,8 @@ export interface SendPushOptions {
   topic?: string;
   /** Extra trusted CA certificate(s) in PEM, for a push service with a private certificate. */
   ca?: string | string[];
+  /** Where pushes may go; default: `PUSHKIT_PUSH_SERVICES`, else the known push services. */
+  pushServices?: PushServiceAllowlist;
 }
 
 export type PushResult =
@@ -34,15 +42,38 @@ const DEFAULT_TTL_SECONDS = MAX_TTL_SECONDS;
 
 const agents = new Map<string, Agent>();
 
-// undici's Agent keeps one keep-alive Pool per origin; one Agent per trust setting.
-function agentFor(ca: string | string[] | undefined): Agent {
-  const id = ca === undefined ? '' : [ca].flat().join('\n');
+/** A connection refused because the push service's address is loopback, private or link-local. */
+export class PrivateAddressError extends Error {
+  constructor(host: string, address: string) {
+    super(`push endpoint host ${host} is at the private address ${address}; list its origin in PUSHKIT_PUSH_SERVICES to allow it`);
+    this.name = 'PrivateAddressError';
+  }
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** dns.lookup, failing when any address the name resolves to is private. */
+function publicAddressLookup(hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback): void {
+  lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, []);
+    const refused = addresses.find(({ address }) => isPrivateAddress(address));
+    if (refused) return callback(new PrivateAddressError(hostname, refused.address), []);
+    if (options.all) return callback(null, addresses);
+    const [first] = addresses;
+    if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
+    callback(null, first.address, first.family);
+  });
+}
+
+// undici's Agent keeps one keep-alive Pool per origin; one Agent per trust setting and address rule.
+function agentFor(ca: string | string[] | undefined, privateAllowed: boolean): Agent {
+  const id = `${privateAllowed ? 'any' : 'public'}\n${ca === undefined ? '' : [ca].flat().join('\n')}`;
   let agent = agents.get(id);
   if (!agent) {
     agent = new Agent({
       connections: 256,
       keepAliveTimeout: 30_000,
-      ...(ca === undefined ? {} : { connect: { ca } }),
+      connect: { ...(ca === undefined ? {} : { ca }), ...(privateAllowed ? {} : { lookup: publicAddressLookup }) },
     });
     agents.set(id, agent);
   }
@@ -85,6 +116,16 @@ export async function sendPush(
   validateOptions(options);
   const url = new URL(subscription.endpoint);
   if (url.protocol !== 'https:') throw new Error(`push endpoint must be https, got ${subscription.endpoint}`);
+  const services = options.pushServices ?? PushServiceAllowlist.fromEnvironment();
+  if (!services.allows(subscription.endpoint)) {
+    return { outcome: 'failed', statusCode: 0, detail: `push service ${url.origin} is not an allowed push service` };
+  }
+  const privateAllowed = services.allowsPrivateAddress(subscription.endpoint);
+  // An address in the URL itself is never looked up, so the connection's lookup cannot check it.
+  const literal = url.hostname.replace(/^\[|\]$/g, '');
+  if (!privateAllowed && isIP(literal) && isPrivateAddress(literal)) {
+    return { outcome: 'failed', statusCode: 0, detail: new PrivateAddressError(url.hostname, literal).message };
+  }
   const body = encryptPayload(payload, subscription.keys);
   const headers: Record<string, string> = {
     authorization: vapidAuthorizerFor(options.vapid, options.subject).authorizationFor(subscription.endpoint),
@@ -95,7 +136,13 @@ export async function sendPush(
   if (options.urgency) headers.urgency = options.urgency;
   if (options.topic) headers.topic = options.topic;
 
-  const response = await request(url, { method: 'POST', headers, body, dispatcher: agentFor(options.ca) });
+  let response: Awaited<ReturnType<typeof request>>;
+  try {
+    response = await request(url, { method: 'POST', headers, body, dispatcher: agentFor(options.ca, privateAllowed) });
+  } catch (error) {
+    if (error instanceof PrivateAddressError) return { outcome: 'failed', statusCode: 0, detail: error.message };
+    throw error;
+  }
   const statusCode = response.statusCode;
   if (statusCode === 201 || statusCode === 202) {
     await response.body.dump();

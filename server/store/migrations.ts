@@ -151,4 +151,15 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX subscribers_site_sendable ON subscribers (site_hash, id) WHERE status = 'subscribed' AND endpoint IS NOT NULL`,
     ],
   },
+  {
+    version: 6,
+    name: 'bounded growth: who created a segment, events pruned by age',
+    statements: [
+      // Visitors' browsers may create only a few segments per site (server/store/visitor-segments.ts); the
+      // ones stored before this version are counted as the owner's.
+      `ALTER TABLE segments ADD COLUMN created_by text NOT NULL DEFAULT 'owner'`,
+      // Event retention (server/store/event-retention.ts) deletes the oldest rows in batches by this index.
+      `CREATE INDEX events_created ON events (created_at, id)`,
+    ],
+  },
 ];

@@ -23,7 +23,17 @@ export async function addMembership(
   source: string,
   customTag?: string,
 ): Promise<void> {
-  const segmentId = await ensureSegment(db, siteHash, sid);
+  await addMembershipTo(db, await ensureSegment(db, siteHash, sid), subscriberId, source, customTag);
+}
+
+/** Adds the subscriber to the stored segment with this id (keeping a custom tag given before). */
+export async function addMembershipTo(
+  db: Queryable,
+  segmentId: string,
+  subscriberId: string,
+  source: string,
+  customTag?: string,
+): Promise<void> {
   await db.query(
     `INSERT INTO segment_memberships (segment_id, subscriber_id, source, custom_tag) VALUES ($1, $2, $3, $4)
      ON CONFLICT (segment_id, subscriber_id) DO UPDATE SET custom_tag = COALESCE(EXCLUDED.custom_tag, segment_memberships.custom_tag)`,

@@ -189,8 +189,22 @@ export async function deleteSubscriber(db: Database, siteHash: string, id: strin
   });
 }
 
+/** Tags one subscriber may hold (each key at most 64 characters, each value 256): /dyn stays small. */
+export const MAX_TAGS_PER_SUBSCRIBER = 100;
+
+/** Storing the tags would leave the subscriber with more than MAX_TAGS_PER_SUBSCRIBER: nothing was stored. */
+export class TagLimitError extends Error {
+  constructor(readonly count: number) {
+    super(`a subscriber may have at most ${MAX_TAGS_PER_SUBSCRIBER} tags; these would make ${count}`);
+    this.name = 'TagLimitError';
+  }
+}
+
+/** Sets (or, for null, deletes) the subscriber's tags, all or none; throws TagLimitError past the limit. */
 export async function setTags(db: Database, subscriberId: string, tags: Record<string, string | null>): Promise<void> {
   await db.transaction(async (tx) => {
+    // one writer per subscriber, so two calls cannot pass the limit together
+    await tx.query('SELECT id FROM subscribers WHERE id = $1 FOR UPDATE', [subscriberId]);
     for (const [key, value] of Object.entries(tags)) {
       if (value === null) {
         await tx.query('DELETE FROM subscriber_tags WHERE subscriber_id = $1 AND key = $2', [subscriberId, key]);
@@ -202,6 +216,11 @@ export async function setTags(db: Database, subscriberId: string, tags: Record<s
         [subscriberId, key, value],
       );
     }
+    const { rows } = await tx.query<{ count: string | number }>('SELECT count(*) AS count FROM subscriber_tags WHERE subscriber_id = $1', [
+      subscriberId,
+    ]);
+    const count = Number(rows[0]?.count ?? 0);
+    if (count > MAX_TAGS_PER_SUBSCRIBER) throw new TagLimitError(count);
   });
 }
 

@@ -102,7 +102,7 @@ beforeAll(async () => {
     [join(REPO, 'bin/push-kit.js'), 'serve', '--port', String(port), '--sites', 'site-configs/*.json', '--dist', 'dist'],
     {
       cwd: work,
-      env: { ...process.env, NODE_EXTRA_CA_CERTS: pushService.certPath, DATABASE_URL: '' },
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: pushService.certPath, PUSHKIT_PUSH_SERVICES: pushService.origin, DATABASE_URL: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

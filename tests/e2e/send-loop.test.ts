@@ -26,8 +26,8 @@ let pushService: FakePushService;
 const subscriberKeys = createSubscriberKeys();
 
 beforeAll(async () => {
-  stack = await startStack();
   pushService = await startFakePushService();
+  stack = await startStack({ pushServices: [pushService.origin] });
   browser = await launchPersistentChromium();
 });
 afterAll(async () => {
@@ -92,7 +92,10 @@ describe('subscribe, send, deliver, show', () => {
       urgency: 'normal',
     });
     expect(recipients).toBe(1);
-    const counts = await sendCampaign(stack.db, stack.site, campaignId, keys, { ca: pushService.ca });
+    const counts = await sendCampaign(stack.db, stack.site, campaignId, keys, {
+      ca: pushService.ca,
+      pushServices: pushService.pushServices,
+    });
     expect(counts.delivered).toBe(1);
 
     const request = pushService.requests.find((entry) => entry.path === '/push/e2e-subscriber')!;

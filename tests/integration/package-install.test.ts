@@ -26,7 +26,13 @@ let service: FakePushService;
 const installOutput: string[] = [];
 
 const bin = () => join(project, 'node_modules', '.bin', 'push-kit');
-const env = () => ({ ...process.env, DATABASE_URL: '', NO_COLOR: '1', NODE_EXTRA_CA_CERTS: service.certPath });
+const env = () => ({
+  ...process.env,
+  DATABASE_URL: '',
+  NO_COLOR: '1',
+  NODE_EXTRA_CA_CERTS: service.certPath,
+  PUSHKIT_PUSH_SERVICES: service.origin,
+});
 
 async function pushKit(args: string[]): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
   const started = performance.now();

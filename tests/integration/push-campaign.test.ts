@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCampaign, type CampaignCounts } from '../../server/push/campaign-runner.js';
 import { InMemoryDeliveryStore } from '../../server/push/delivery-store.js';
+import { PushServiceAllowlist } from '../../server/push/push-services.ts';
 import { closePushConnections, sendPush, type SendPushOptions } from '../../server/push/send.js';
 import { generateVapidKeyPair } from '../../server/vapid-keys.js';
 import {
@@ -19,7 +20,7 @@ const keys: SubscriberKeys = createSubscriberKeys();
 
 beforeAll(async () => {
   service = await startFakePushService();
-  options = { vapid, subject: 'mailto:owner@example.com', ca: service.ca };
+  options = { vapid, subject: 'mailto:owner@example.com', ca: service.ca, pushServices: service.pushServices };
 });
 afterAll(async () => {
   await closePushConnections();
@@ -115,7 +116,8 @@ describe('runCampaign', () => {
   it('retries a push service it cannot reach, then marks the delivery failed with the error', async () => {
     const store = new InMemoryDeliveryStore();
     store.add({ id: 'down-0', campaignId: 'down', subscription: { endpoint: 'https://127.0.0.1:1/push/x', keys }, payload: 'x' });
-    const counts = await runCampaign(store, 'down', { ...options, maxAttempts: 2, backoffMs: 10 });
+    const pushServices = PushServiceAllowlist.fromSetting([service.origin, 'https://127.0.0.1:1']);
+    const counts = await runCampaign(store, 'down', { ...options, pushServices, maxAttempts: 2, backoffMs: 10 });
     expect(counts).toEqual({ sent: 2, delivered: 0, failed: 1, expired: 0 });
     expect(store.statusOf('down-0')).toMatchObject({ status: 'failed', attempts: 2, detail: expect.stringContaining('ECONNREFUSED') });
   });

@@ -25,7 +25,7 @@ let options: SendPushOptions;
 
 beforeAll(async () => {
   service = await startFakePushService();
-  options = { vapid, subject: 'mailto:owner@example.com', ca: service.ca };
+  options = { vapid, subject: 'mailto:owner@example.com', ca: service.ca, pushServices: service.pushServices };
 });
 afterAll(async () => {
   await closePushConnections();

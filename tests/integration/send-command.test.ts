@@ -48,7 +48,7 @@ beforeAll(async () => {
   // One subscriber, stored through the real sync endpoint into the project's embedded database.
   const db = await openDatabase({ dataDir: join(project, '.push-kit', 'db') });
   const { sites } = await loadSites([join(project, 'site-configs', 'letters.json')], join(project, 'dist'));
-  const app = await createApp({ sites, db });
+  const app = await createApp({ sites, db, pushServices: service.pushServices });
   await app.inject({
     method: 'POST',
     url: '/syncSubscriptionAction.php',
@@ -63,7 +63,7 @@ afterAll(async () => {
   await rm(project, { recursive: true, force: true });
 });
 
-const env = () => ({ ...process.env, NODE_EXTRA_CA_CERTS: service.certPath, NO_COLOR: '1' });
+const env = () => ({ ...process.env, NODE_EXTRA_CA_CERTS: service.certPath, PUSHKIT_PUSH_SERVICES: service.origin, NO_COLOR: '1' });
 
 /** Runs the CLI without blocking this process, which hosts the fake push service the CLI sends to. */
 function runCli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {

@@ -30,8 +30,8 @@ const keys = createSubscriberKeys();
 beforeAll(async () => {
   ({ db, cleanup } = await openTempDatabase());
   site = testSite();
-  app = await createApp({ sites: [site], db, rateLimit: false });
   service = await startFakePushService();
+  app = await createApp({ sites: [site], db, rateLimit: false, pushServices: service.pushServices });
 });
 afterAll(async () => {
   await closePushConnections();
@@ -69,7 +69,7 @@ describe('sending a campaign from the database', () => {
     service.answer('/gone/1', { status: 410 });
     const campaignId = await newCampaign('New submissions');
 
-    const counts = await sendCampaign(db, site, campaignId, vapid, { ca: service.ca });
+    const counts = await sendCampaign(db, site, campaignId, vapid, { ca: service.ca, pushServices: service.pushServices });
 
     expect(counts).toMatchObject({ delivered: 1, expired: 1, failed: 0 });
     const request = service.requests.find((entry) => entry.path === '/ok/1')!;
@@ -100,6 +100,7 @@ describe('sending a campaign from the database', () => {
     let seen = 0;
     await sendCampaign(db, site, campaignId, vapid, {
       ca: service.ca,
+      pushServices: service.pushServices,
       concurrency: 5,
       signal: abort.signal,
       onProgress: (counts) => {
@@ -111,7 +112,7 @@ describe('sending a campaign from the database', () => {
     expect(halfway.pending).toBeGreaterThan(0);
     expect(halfway.delivered).toBeGreaterThanOrEqual(20);
 
-    await sendCampaign(db, site, campaignId, vapid, { ca: service.ca, concurrency: 5 });
+    await sendCampaign(db, site, campaignId, vapid, { ca: service.ca, pushServices: service.pushServices, concurrency: 5 });
 
     expect(await campaignProgress(db, campaignId)).toMatchObject({ recipients: 60, pending: 0, delivered: 60 });
     for (let i = 0; i < 60; i += 1) expect(service.countFor(`/resume/${i}`), `/resume/${i}`).toBe(1);
@@ -122,8 +123,8 @@ describe('sending a campaign from the database', () => {
     for (let i = 0; i < 40; i += 1) await subscribe(`/shared/${i}`);
     const campaignId = await newCampaign('Shared');
     await Promise.all([
-      sendCampaign(db, site, campaignId, vapid, { ca: service.ca, concurrency: 4 }),
-      sendCampaign(db, site, campaignId, vapid, { ca: service.ca, concurrency: 4 }),
+      sendCampaign(db, site, campaignId, vapid, { ca: service.ca, pushServices: service.pushServices, concurrency: 4 }),
+      sendCampaign(db, site, campaignId, vapid, { ca: service.ca, pushServices: service.pushServices, concurrency: 4 }),
     ]);
     for (let i = 0; i < 40; i += 1) expect(service.countFor(`/shared/${i}`)).toBe(1);
   });

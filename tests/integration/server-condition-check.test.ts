@@ -60,7 +60,7 @@ describe('condition check', () => {
   it('needs the owner key and a condition, and says which with a code', async () => {
     expect((await check({ condition: 'true' }, null)).json()).toMatchObject({ status: 'failure', code: 'E_OWNER_KEY_MISSING' });
     expect((await check({ condition: 'true' }, 'pk_wrong')).statusCode).toBe(401);
-    expect((await check({ condition: 'true' }, key, 'nope')).json()).toMatchObject({ status: 'failure', code: 'E_SITE_NAME_UNKNOWN' });
+    expect((await check({ condition: 'true' }, key, 'nope')).json()).toMatchObject({ status: 'failure', code: 'E_OWNER_KEY' });
     const missing = await check({});
     expect(missing.statusCode).toBe(400);
     expect(missing.json()).toEqual({ status: 'failure', code: 'E_PARAM_MISSING', message: 'condition: is required' });

@@ -82,7 +82,7 @@ async function killMidCampaign(label: string, env: NodeJS.ProcessEnv) {
   const vapid = generateVapidKeyPair();
   const siteFile = await writeFaultSite(project.path, vapid.publicKey);
   await writeVapidKeyFile(join(project.path, '.push-kit', 'keys', 'faults.json'), vapid);
-  const serveEnv = { NODE_EXTRA_CA_CERTS: service.certPath, ...env };
+  const serveEnv = { NODE_EXTRA_CA_CERTS: service.certPath, PUSHKIT_PUSH_SERVICES: service.origin, ...env };
   const kill = (serve: ServeProcess) => async () => {
     if (serve.child.exitCode === null && serve.child.signalCode === null) serve.child.kill('SIGKILL');
   };

@@ -241,7 +241,11 @@ describe.skipIf(!postgresBinDir())('PostgreSQL restarted', { concurrent: true },
     const keys = createSubscriberKeys();
     const siteFile = await writeFaultSite(project.path, vapid.publicKey);
     await writeVapidKeyFile(join(project.path, '.push-kit', 'keys', 'faults.json'), vapid);
-    const serve = await startServe(project.path, siteFile, { DATABASE_URL: cluster.url, NODE_EXTRA_CA_CERTS: service.certPath });
+    const serve = await startServe(project.path, siteFile, {
+      DATABASE_URL: cluster.url,
+      NODE_EXTRA_CA_CERTS: service.certPath,
+      PUSHKIT_PUSH_SERVICES: service.origin,
+    });
     cleanups.push(async () => {
       if (serve.child.exitCode === null && serve.child.signalCode === null) serve.child.kill('SIGKILL');
     });

@@ -331,7 +331,8 @@ function ownerRoute(method: Route['method'], template: string, carrier: Carrier,
     valid: () => ({ [SITE_FIELD]: 'letters', ...valid() }),
     hashParam: 'name',
     hashField: SITE_FIELD,
-    unknownSite: 'no hosted site named',
+    // a name no site has answers as a wrong key: the owner API does not tell which sites are hosted
+    unknownSite: 'wrong owner key for site',
     jsonp: false,
     headers: () => ({ authorization: `Bearer ${ownerKey}` }),
     pathParams: [SITE_FIELD, ...pathParams],
@@ -856,18 +857,18 @@ function rowsOf(route: Route): Row[] {
     route,
     label: 'unknown site',
     fields: withField(route.valid(), route.hashField ?? route.hashParam, UNKNOWN_HASH),
-    status: 404,
-    param: route.hashParam,
+    status: route.owner ? 401 : 404,
+    param: route.owner ? 'authorization' : route.hashParam,
     says,
   });
   // a path id past fastify's default maxParamLength (100) still reaches the route's own check
-  // (the owner API looks the name up among the hosted sites: an unknown site, 404)
+  // (the owner API looks the name up among the hosted sites: an unknown site, answered as a wrong key)
   rows.push({
     route,
     label: 'site of 150 characters',
     fields: withField(route.valid(), route.hashField ?? route.hashParam, 'h'.repeat(150)),
-    status: route.owner ? 404 : 400,
-    param: route.hashParam,
+    status: route.owner ? 401 : 400,
+    param: route.owner ? 'authorization' : route.hashParam,
   });
   const subscriberParam =
     route.subscriberParam ?? ('subscriberId' in route.valid() && route.carrier !== 'json' ? 'subscriberId' : undefined);
@@ -924,8 +925,8 @@ function rowsOf(route: Route): Row[] {
       label: 'unknown site with callback alert(1)',
       fields: withField(route.valid(), route.hashField ?? route.hashParam, UNKNOWN_HASH),
       extraQuery: { callback: 'alert(1)' },
-      status: 404,
-      param: route.hashParam,
+      status: route.owner ? 401 : 404,
+      param: route.owner ? 'authorization' : route.hashParam,
     });
   }
   if (route.carrier === 'json' || route.carrier === 'form' || route.carrier === 'beacon') {

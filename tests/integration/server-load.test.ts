@@ -6,9 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../config/load-config.ts';
 import { createApp } from '../../server/http/app.ts';
+import { PushServiceAllowlist } from '../../server/push/push-services.ts';
 import { openDatabase, type Database } from '../../server/store/database.ts';
 import type { HostedSite } from '../../server/sites.ts';
 import {
+  LOAD_PUSH_SERVICE,
   checkInsertsStored,
   loadProblems,
   loadSiteConfig,
@@ -33,7 +35,12 @@ function site(hash: string): HostedSite {
 async function loadAndCheck(db: Database) {
   const runId = newRunId();
   const hash = `load-${runId}`;
-  const app = await createApp({ sites: [site(hash)], db, rateLimit: false });
+  const app = await createApp({
+    sites: [site(hash)],
+    db,
+    rateLimit: false,
+    pushServices: PushServiceAllowlist.fromSetting([LOAD_PUSH_SERVICE]),
+  });
   try {
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
     const known = await seedSubscribers(url, runId, [hash], 50);

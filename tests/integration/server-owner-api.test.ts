@@ -61,9 +61,20 @@ describe('owner keys', () => {
     });
     const basic = await app.inject({ url: '/api/v1/sites/letters/subscribers', headers: { authorization: `Basic ${key}` } });
     expect(basic.statusCode).toBe(401);
-    const unknownSite = await app.inject({ url: '/api/v1/sites/nope/subscribers', headers: { authorization: `Bearer ${key}` } });
-    expect(unknownSite.statusCode).toBe(404);
-    expect(unknownSite.json().code).toBe('E_SITE_NAME_UNKNOWN');
+  });
+
+  it('answers a site name that is not hosted exactly as a hosted site with a wrong key (no site enumeration)', async () => {
+    const ask = (name: string, authorization?: string) =>
+      app.inject({ url: `/api/v1/sites/${name}/subscribers`, headers: authorization ? { authorization } : {} });
+    // another site's key, a key of no site, no key
+    for (const authorization of [`Bearer ${otherKey}`, 'Bearer pk_wrong', undefined]) {
+      const unknown = await ask('nope', authorization);
+      const known = await ask('letters', authorization);
+      expect(unknown.statusCode).toBe(known.statusCode);
+      expect(unknown.json().code).toBe(known.json().code);
+      expect(Object.keys(unknown.json()).sort()).toEqual(Object.keys(known.json()).sort());
+      expect(unknown.json().message.replace('nope', 'letters')).toBe(known.json().message);
+    }
   });
 
   it('lists the sites a key opens, with nothing of a site its own pages do not show', async () => {

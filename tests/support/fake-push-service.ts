@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PushServiceAllowlist } from '../../server/push/push-services.ts';
 
 export interface RecordedPush {
   path: string;
@@ -23,6 +24,8 @@ export interface FakePushService {
   ca: string;
   /** Path of that certificate, for NODE_EXTRA_CA_CERTS. */
   certPath: string;
+  /** The provider's allowlist naming only this service (the `pushServices` option; `origin` for PUSHKIT_PUSH_SERVICES). */
+  pushServices: PushServiceAllowlist;
   requests: RecordedPush[];
   /** Answer requests to `path` this way; a 429/5xx with `times` answers so that often, then 201. */
   answer(path: string, answer: FakeAnswer): void;
@@ -109,6 +112,7 @@ export async function startFakePushService(options: FakePushServiceOptions = {})
     origin: `https://127.0.0.1:${port}`,
     ca,
     certPath,
+    pushServices: PushServiceAllowlist.fromSetting([`https://127.0.0.1:${port}`]),
     requests,
     answer: (path, answer) => answers.set(path, { ...answer }),
     countFor: (path) => counts.get(path) ?? 0,

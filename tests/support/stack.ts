@@ -41,6 +41,8 @@ export interface StackOptions {
    * `--host-resolver-rules` (e.g. calligraphy.test) makes the site plain http, not a secure context.
    */
   siteHost?: string;
+  /** Push service origins the provider allows (a test's fake push service); default: the known push services. */
+  pushServices?: string[];
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -71,7 +73,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const { sites, problems } = await loadSites([testConfigFile], distDir);
   if (problems.length) throw new Error(problems.join('\n'));
   // the work folder is the provider's state folder: its embedded database in work/db
-  const provider = await startProvider({ sites, port: providerPort, stateDir: work });
+  const provider = await startProvider({ sites, port: providerPort, stateDir: work, pushServices: options.pushServices });
   const { db, app } = provider;
   const example = await startExampleSite({
     root: join(REPO, 'examples/calligraphy-site'),

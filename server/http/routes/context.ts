@@ -1,6 +1,7 @@
 import type { Database } from '../../store/database.ts';
 import type { SiteRegistry } from '../site-access.ts';
 import type { CampaignQueue } from '../../push/campaign-queue.ts';
+import type { PushServiceAllowlist } from '../../push/push-services.ts';
 
 /** What every route module gets from createApp. */
 export interface RouteContext {
@@ -8,4 +9,6 @@ export interface RouteContext {
   registry: SiteRegistry;
   /** Sends campaigns created through the owner API; absent: they stay pending for `push-kit send`. */
   campaigns?: CampaignQueue;
+  /** The push services a subscription's endpoint may be on. */
+  pushServices: PushServiceAllowlist;
 }

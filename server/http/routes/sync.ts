@@ -6,16 +6,18 @@ import { parseParams } from '../params.ts';
 import { checkCallback, sendReply } from '../reply.ts';
 import { requireOrigin } from '../site-access.ts';
 import { runSyncAction } from '../../store/subscription-sync.ts';
+import { requireAllowedPushService } from '../push-endpoint.ts';
 import { syncPayloadSchema } from '../sync-payload.ts';
 import type { RouteContext } from './context.ts';
 import type { SyncReply } from '../../../contract/sync.ts';
 
-export async function syncRoute(app: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
+export async function syncRoute(app: FastifyInstance, { db, registry, pushServices }: RouteContext): Promise<void> {
   app.post('/syncSubscriptionAction.php', async (request, reply) => {
     checkCallback(request);
     const payload = parseParams(syncPayloadSchema, request.body, 'body');
     const site = registry.require(payload.hash, 'hash');
     requireOrigin(request, site);
+    requireAllowedPushService(payload, pushServices);
     const result = await runSyncAction(db, site.hash, payload);
     const status = result.status === 'success' ? 200 : SERVER_ERRORS[result.code].status;
     return sendReply(request, reply, result satisfies SyncReply, status);

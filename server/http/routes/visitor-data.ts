@@ -7,9 +7,17 @@ import type { Queryable } from '../../store/database.ts';
 import { browserParam, optionalText, parseParams, segmentIdParam, siteHash, subscriberIdParam, text } from '../params.ts';
 import { checkCallback, RequestError, sendReply } from '../reply.ts';
 import { requireOrigin } from '../site-access.ts';
-import { addMembership, removeMembership, segmentsOfSubscriber } from '../../store/segments.ts';
+import { addMembershipTo, removeMembership, segmentsOfSubscriber } from '../../store/segments.ts';
+import { segmentForVisitor, VISITOR_SEGMENTS_PER_SITE } from '../../store/visitor-segments.ts';
 import type { HostedSite } from '../../sites.ts';
-import { dimensionValues, setTags, subscriberExists, tagsOf } from '../../store/subscriber-records.ts';
+import {
+  dimensionValues,
+  MAX_TAGS_PER_SUBSCRIBER,
+  setTags,
+  subscriberExists,
+  TagLimitError,
+  tagsOf,
+} from '../../store/subscriber-records.ts';
 import type { RouteContext } from './context.ts';
 import {
   SEGMENT_BEACON_ACTIONS,
@@ -143,8 +151,11 @@ export async function visitorDataRoutes(app: FastifyInstance, { db, registry }: 
     requireOrigin(request, site);
     for (const id of params.subscriber_list) await requireSubscriber(db, site, id, 'subscriber_list');
     await db.transaction(async (tx) => {
+      const segmentId = await segmentForVisitor(tx, site, params.id);
+      if (segmentId === null)
+        throw new RequestError('E_SEGMENT_NOT_DEFINED', { param: 'id', sid: params.id, limit: VISITOR_SEGMENTS_PER_SITE });
       for (const id of params.subscriber_list) {
-        await addMembership(tx, site.hash, params.id, id, 'as', params.customTag);
+        await addMembershipTo(tx, segmentId, id, 'as', params.customTag);
         await tx.query('INSERT INTO events (site_hash, subscriber_id, kind, detail) VALUES ($1, $2, $3, $4)', [
           site.hash,
           id,
@@ -165,7 +176,12 @@ export async function visitorDataRoutes(app: FastifyInstance, { db, registry }: 
     requireOrigin(request, site);
     await requireSubscriber(db, site, params.subscriberId, 'subscriberId');
     const tags = Object.fromEntries(Object.entries(params.tags).map(([key, value]) => [key, value === null ? null : String(value)]));
-    await setTags(db, params.subscriberId, tags);
+    try {
+      await setTags(db, params.subscriberId, tags);
+    } catch (error) {
+      if (error instanceof TagLimitError) throw new RequestError('E_TAG_LIMIT', { limit: MAX_TAGS_PER_SUBSCRIBER });
+      throw error;
+    }
     return sendReply(request, reply, { status: 'success' } satisfies StoredReply);
   };
   app.get('/tags', storeTags);
@@ -219,8 +235,13 @@ export async function visitorDataRoutes(app: FastifyInstance, { db, registry }: 
     requireOrigin(request, site);
     await requireSubscriber(db, site, params.subscriberId, 'subscriberId');
     await db.transaction(async (tx) => {
-      if (params.action === 'add-segment') await addMembership(tx, site.hash, params.segment, params.subscriberId, 'click');
-      else await removeMembership(tx, site.hash, params.segment, params.subscriberId);
+      if (params.action === 'add-segment') {
+        const segmentId = await segmentForVisitor(tx, site, params.segment);
+        if (segmentId === null) {
+          throw new RequestError('E_SEGMENT_NOT_DEFINED', { param: 'segment', sid: params.segment, limit: VISITOR_SEGMENTS_PER_SITE });
+        }
+        await addMembershipTo(tx, segmentId, params.subscriberId, 'click');
+      } else await removeMembership(tx, site.hash, params.segment, params.subscriberId);
       await tx.query('INSERT INTO events (site_hash, subscriber_id, kind, detail) VALUES ($1, $2, $3, $4)', [
         site.hash,
         params.subscriberId,

@@ -1,0 +1,30 @@
+// Events (subscribed, unsubscribed, segment adds, notification reports) are kept for a retention period
+// (default 180 days, `--event-retention-days` / PUSHKIT_EVENT_RETENTION_DAYS) and pruned at start and daily,
+// oldest first, in batches: one short statement at a time, so requests are never held behind a long delete.
+import type { Queryable } from './database.ts';
+
+export const DEFAULT_EVENT_RETENTION_DAYS = 180;
+export const EVENT_RETENTION_ENV = 'PUSHKIT_EVENT_RETENTION_DAYS';
+const PRUNE_BATCH = 1000;
+
+/** Deletes events older than `days`; resolves with how many. */
+export async function pruneEvents(db: Queryable, days: number, batch = PRUNE_BATCH): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const { rows } = await db.query(
+      `DELETE FROM events WHERE id IN (
+         SELECT id FROM events WHERE created_at < now() - make_interval(days => $1::int) ORDER BY created_at, id LIMIT $2
+       ) RETURNING id`,
+      [days, batch],
+    );
+    deleted += rows.length;
+    if (rows.length < batch) return deleted;
+  }
+}
+
+/** A retention setting (days, a whole number >= 1), or null when it is not one. */
+export function retentionDays(value: string | number | undefined): number | null {
+  if (value === undefined || value === '') return DEFAULT_EVENT_RETENTION_DAYS;
+  const days = typeof value === 'number' ? value : /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
+  return Number.isInteger(days) && days >= 1 && days <= 36_500 ? days : null;
+}

@@ -1,0 +1,145 @@
+// Issue 17, item 4: what visitor calls can make the provider store is bounded. Tags per subscriber, segments
+// created by visitors per site, and events by age.
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../server/http/app.ts';
+import { startProvider } from '../../server/start-provider.ts';
+import { embeddedDatabaseDir } from '../../server/state-paths.ts';
+import { openDatabase, type Database } from '../../server/store/database.ts';
+import { pruneEvents } from '../../server/store/event-retention.ts';
+import { createSegment } from '../../server/store/segments.ts';
+import { MAX_TAGS_PER_SUBSCRIBER } from '../../server/store/subscriber-records.ts';
+import { VISITOR_SEGMENTS_PER_SITE } from '../../server/store/visitor-segments.ts';
+import { insertSubscriber, openTempDatabase, SITE_HASH, tempDir, testSite } from '../support/server.ts';
+
+const site = testSite();
+site.config.segmentations.push({ sid: 'from-config', ss: 'true', vn: 1 });
+let db: Database;
+let cleanup: () => Promise<void>;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  ({ db, cleanup } = await openTempDatabase());
+  app = await createApp({ sites: [site], db, rateLimit: false });
+});
+afterAll(async () => {
+  await app.close();
+  await cleanup();
+});
+
+const tagsCall = (method: 'GET' | 'POST', subscriberId: string, tags: Record<string, unknown>) =>
+  app.inject({ method, url: `/tags?${new URLSearchParams({ hash: SITE_HASH, subscriberId, tags: JSON.stringify(tags) })}` });
+const fiftyTags = (round: number) => Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${round}-${i}`, 'x'.repeat(100)]));
+const tagCount = async (id: string) =>
+  Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM subscriber_tags WHERE subscriber_id = $1', [id])).rows[0]!.n);
+
+describe('tags per subscriber', () => {
+  it(`40 POST /tags leave at most ${MAX_TAGS_PER_SUBSCRIBER} tags; the call past the limit is refused whole`, async () => {
+    const { id } = await insertSubscriber(app);
+    const replies = [];
+    for (let round = 0; round < 40; round += 1) replies.push(await tagsCall(round % 2 ? 'POST' : 'GET', id, fiftyTags(round)));
+    expect(replies.slice(0, 2).map((reply) => reply.statusCode)).toEqual([200, 200]);
+    for (const reply of replies.slice(2)) {
+      expect(reply.statusCode).toBe(409);
+      expect(reply.json().code).toBe('E_TAG_LIMIT');
+    }
+    expect(await tagCount(id)).toBe(MAX_TAGS_PER_SUBSCRIBER);
+    const dyn = await app.inject({ url: `/dyn?hash=${SITE_HASH}&subscriberId=${id}` });
+    expect(dyn.body.length).toBeLessThan(40_000);
+  });
+
+  it('a subscriber at the limit still changes and deletes its tags, and deleting makes room', async () => {
+    const { id } = await insertSubscriber(app);
+    await tagsCall('GET', id, fiftyTags(0));
+    await tagsCall('GET', id, fiftyTags(1));
+    expect((await tagsCall('GET', id, { 'k0-0': 'changed' })).statusCode).toBe(200);
+    expect((await tagsCall('GET', id, { 'k0-1': null, fresh: 'yes' })).statusCode).toBe(200);
+    expect(await tagCount(id)).toBe(MAX_TAGS_PER_SUBSCRIBER);
+  });
+});
+
+describe('segments created by visitors', () => {
+  const addToSegment = (sid: string, subscriberId: string) =>
+    app.inject({ url: `/as?${new URLSearchParams({ id: sid, customer_hash: SITE_HASH, 'subscriber_list[]': subscriberId })}` });
+  const beacon = (sid: string, subscriberId: string) =>
+    app.inject({ url: `/c.gif?${new URLSearchParams({ hash: SITE_HASH, subscriberId, segment: sid, action: 'add-segment' })}` });
+  const segmentCount = async () =>
+    Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM segments WHERE site_hash = $1', [SITE_HASH])).rows[0]!.n);
+
+  it(`200 GET /as?id=junk-seg-N create ${VISITOR_SEGMENTS_PER_SITE} segments; the rest are refused`, async () => {
+    const { id } = await insertSubscriber(app);
+    const before = await segmentCount();
+    const statuses: number[] = [];
+    for (let n = 0; n < 200; n += 1) {
+      const reply = await addToSegment(`junk-seg-${n}`, id);
+      statuses.push(reply.statusCode);
+      if (reply.statusCode !== 200) expect(reply.json().code).toBe('E_SEGMENT_NOT_DEFINED');
+    }
+    expect(statuses.filter((status) => status === 200)).toHaveLength(VISITOR_SEGMENTS_PER_SITE);
+    expect(statuses.filter((status) => status === 403)).toHaveLength(200 - VISITOR_SEGMENTS_PER_SITE);
+    expect((await beacon('junk-beacon', id)).json()).toMatchObject({ code: 'E_SEGMENT_NOT_DEFINED' });
+    expect(await segmentCount()).toBe(before + VISITOR_SEGMENTS_PER_SITE);
+  });
+
+  it('past the limit, segments of the site config, of the owner, and ones created before still take visitors', async () => {
+    const { id } = await insertSubscriber(app);
+    await createSegment(db, SITE_HASH, 'owners-own', 'Owner');
+    expect((await addToSegment('from-config', id)).statusCode).toBe(200);
+    expect((await beacon('owners-own', id)).statusCode).toBe(200);
+    expect((await addToSegment('junk-seg-3', id)).statusCode).toBe(200);
+    const { rows } = await db.query<{ sid: string }>(
+      'SELECT s.sid FROM segment_memberships m JOIN segments s ON s.id = m.segment_id WHERE m.subscriber_id = $1 ORDER BY s.sid',
+      [id],
+    );
+    expect(rows.map((row) => row.sid)).toEqual(['from-config', 'junk-seg-3', 'owners-own']);
+  });
+});
+
+describe('event retention', () => {
+  const addEvents = (target: Database, daysAgo: number, count: number) =>
+    target.query(
+      `INSERT INTO events (site_hash, kind, created_at) SELECT $1, 'old-test', now() - make_interval(days => $2::int) FROM generate_series(1, $3::int)`,
+      [SITE_HASH, daysAgo, count],
+    );
+  const eventsOlderThan = async (target: Database, days: number) =>
+    Number(
+      (
+        await target.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE created_at < now() - make_interval(days => $1::int)`, [
+          days,
+        ])
+      ).rows[0]!.n,
+    );
+
+  it('pruneEvents deletes, in batches, only the events older than the retention', async () => {
+    await addEvents(db, 200, 25);
+    await addEvents(db, 10, 5);
+    const recentBefore = (await db.query<{ n: string }>('SELECT count(*) AS n FROM events')).rows[0]!.n;
+    expect(await pruneEvents(db, 180, 7)).toBe(25);
+    expect(await eventsOlderThan(db, 180)).toBe(0);
+    expect(Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM events')).rows[0]!.n)).toBe(Number(recentBefore) - 25);
+  });
+
+  it('startProvider prunes at start with the retention it is given, and refuses one that is not a number of days', async () => {
+    const state = await tempDir('pushkit-retention-');
+    try {
+      const seeded = await openDatabase({ dataDir: embeddedDatabaseDir(state.path) });
+      await addEvents(seeded, 40, 12);
+      await addEvents(seeded, 5, 3);
+      await seeded.close();
+      const provider = await startProvider({ sites: [site], stateDir: state.path, eventRetentionDays: 30 });
+      try {
+        for (let tries = 0; tries < 50 && (await eventsOlderThan(provider.db, 30)) > 0; tries += 1)
+          await new Promise((r) => setTimeout(r, 100));
+        expect(await eventsOlderThan(provider.db, 30)).toBe(0);
+        expect(await eventsOlderThan(provider.db, 1)).toBe(3);
+      } finally {
+        await provider.close();
+      }
+      await expect(startProvider({ sites: [site], stateDir: state.path, eventRetentionDays: '0' })).rejects.toMatchObject({
+        code: 'E_EVENT_RETENTION_SETTING',
+      });
+    } finally {
+      await state.remove();
+    }
+  });
+});

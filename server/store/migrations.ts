@@ -151,4 +151,15 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX subscribers_site_sendable ON subscribers (site_hash, id) WHERE status = 'subscribed' AND endpoint IS NOT NULL`,
     ],
   },
+  {
+    version: 5,
+    name: 'proof of the subscriber browser: per-subscriber secrets, order readers',
+    statements: [
+      // SHA-256 of the secret issued to the subscriber's browser (hex); NULL for a subscriber stored before
+      // secrets existed, which gets one on its next sync that proves its push subscription.
+      `ALTER TABLE subscribers ADD COLUMN secret_hash text`,
+      // The one subscriber who may read the order: named by the shop, or the first proven reader.
+      `ALTER TABLE shop_orders ADD COLUMN subscriber_id text`,
+    ],
+  },
 ];

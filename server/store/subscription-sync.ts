@@ -63,13 +63,13 @@ async function findBySubscription(
 }
 
 /**
- * The browser holds the subscriber's push subscription: it sent the endpoint stored for it (or, for Safari's
- * registrations without one, its device token). An endpoint is a capability URL that only the browser, its
- * push service and the provider know.
+ * The browser holds the subscriber's push subscription: it sent the endpoint stored for it, or its
+ * registration id (the endpoint's last segment; Safari's device token). Both are capabilities that only the
+ * browser, its push service and the provider know.
  */
 function holdsSubscription(row: SubscriberRow, payload: SyncPayload): boolean {
-  if (row.endpoint) return endpointOf(payload) === row.endpoint;
-  return Boolean(row.subscription_id && payload.subscriptionId === row.subscription_id);
+  const endpoint = endpointOf(payload);
+  return Boolean((row.endpoint && endpoint === row.endpoint) || (row.subscription_id && payload.subscriptionId === row.subscription_id));
 }
 
 type Proof = { ok: true; issue: boolean } | { ok: false; failure: SyncResult };

@@ -296,12 +296,13 @@ describe('subscribers stored before secrets existed (migration)', () => {
 
   it("without its endpoint, a legacy subscriber's id alone gets no secret and changes nothing", async () => {
     const legacy = await legacySubscriber();
-    for (const fields of [
+    const attempts: Record<string, string>[] = [
       { action: 'http-sync' },
       { action: 'unsubscribe-ui' },
       { action: 'update', subscription: ATTACKER_SUBSCRIPTION },
       { action: 'http-sync', subscriptionEndPoint: 'https://attacker.example/push/2' },
-    ]) {
+    ];
+    for (const fields of attempts) {
       const reply = await postSync(app, { hash: SITE_HASH, subscriberId: legacy.id, ...fields });
       expect(reply.statusCode, JSON.stringify(fields)).toBe(403);
       expect(reply.body).not.toContain('subscriberSecret"');

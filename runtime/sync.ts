@@ -158,7 +158,6 @@ export async function syncAction(
       clearSubscriber(services);
       local.set(STATUS, 'unsubscribed');
     } else {
-      if (subscriberId !== readState(services).subscriberId) local.remove(SUBSCRIBER_SECRET);
       local.set(SUBSCRIBER_ID, subscriberId!);
       const secret = valid(reply.subscriberSecret as string, BROWSER_ID_PATTERN);
       if (secret) local.set(SUBSCRIBER_SECRET, secret);

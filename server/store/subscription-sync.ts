@@ -193,16 +193,18 @@ async function moveRegistration(tx: Queryable, siteHash: string, payload: SyncPa
   const byId = await findById(tx, siteHash, payload.subscriberId);
   const previous = await findBySubscription(tx, siteHash, undefined, payload.previousSubscriptionId);
   const moved = await findBySubscription(tx, siteHash, endpoint, payload.subscriptionId);
-  const subscriber =
-    byId && secretMatches(byId.secret_hash, payload.subscriberSecret)
-      ? byId
-      : previous && (!byId || byId.id === previous.id)
-        ? previous
-        : !byId && moved && holdsSubscription(moved, payload)
-          ? moved
-          : undefined;
+  const bySecret = byId && secretMatches(byId.secret_hash, payload.subscriberSecret);
+  const subscriber = bySecret
+    ? byId
+    : previous && (!byId || byId.id === previous.id)
+      ? previous
+      : moved && (!byId || byId.id === moved.id) && holdsSubscription(moved, payload)
+        ? moved
+        : undefined;
   if (!subscriber) return byId ? proofFailure(payload, 'subscriberId') : fail('E_SYNC_SUBSCRIPTION_UNKNOWN');
-  const issue = !subscriber.secret_hash;
+  // A page (it names its subscriber id) that proved the registration instead of the secret gets a new one; the
+  // service worker names no id and has nowhere to keep a secret.
+  const issue = !bySecret && Boolean(payload.subscriberId);
   await releaseEndpoint(tx, siteHash, endpoint, subscriber.id);
   await updateSubscriber(tx, subscriber.id, {
     ...subscriptionColumns(payload),

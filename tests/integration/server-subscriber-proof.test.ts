@@ -331,4 +331,20 @@ describe('subscribers stored before secrets existed (migration)', () => {
     const page = await postSync(app, { hash: SITE_HASH, action: 'http-sync', subscriberId: owner.id, subscriberSecret: owner.secret });
     expect(page.json()).toEqual({ status: 'success', subscriberId: owner.id });
   });
+
+  it('a legacy page after its worker moved the registration proves the new subscription and gets a secret', async () => {
+    const legacy = await legacySubscriber();
+    const next = newSubscription();
+    const fields = {
+      hash: SITE_HASH,
+      action: 'update-google-registration-id',
+      previousSubscriptionId: legacy.subscription.subscriptionId,
+      subscriptionId: next.subscriptionId,
+      subscription: next.json,
+    };
+    expect((await postSync(app, fields)).json()).toMatchObject({ status: 'success', subscriberId: legacy.id });
+    // the page, still on the old registration id, with its subscriber id and the new subscription
+    const page = (await postSync(app, { ...fields, subscriberId: legacy.id })).json();
+    expect(page).toEqual({ status: 'success', subscriberId: legacy.id, subscriberSecret: expect.stringMatching(/^[\w-]{43}$/) });
+  });
 });

@@ -42,6 +42,8 @@ const HEADERS = { 'content-type': 'application/x-www-form-urlencoded', origin: L
 
 interface SeededSubscriber {
   id: string;
+  /** The secret the insert reply issued: updates and http-syncs act as the subscriber's browser with it. */
+  secret: string;
   endpoint: string;
 }
 
@@ -62,11 +64,11 @@ export async function seedSubscribers(
         headers: HEADERS,
         body: form({ hash, action: 'insert', subscription: subscriptionOf(endpoint), subscriptionId: `seed-${index}` }),
       });
-      const reply = (await response.json()) as { status?: string; subscriberId?: string; message?: string };
-      if (response.status !== 200 || !reply.subscriberId) {
+      const reply = (await response.json()) as { status?: string; subscriberId?: string; subscriberSecret?: string; message?: string };
+      if (response.status !== 200 || !reply.subscriberId || !reply.subscriberSecret) {
         throw new Error(`seeding ${hash}: HTTP ${response.status} ${JSON.stringify(reply)}`);
       }
-      seeded.push({ id: reply.subscriberId, endpoint });
+      seeded.push({ id: reply.subscriberId, secret: reply.subscriberSecret, endpoint });
     }
     known.set(hash, seeded);
   }
@@ -176,11 +178,18 @@ export async function runSyncLoad(options: LoadOptions): Promise<LoadResult> {
         ...common,
         action: 'update',
         subscriberId: subscriber.id,
+        subscriberSecret: subscriber.secret,
         subscription: subscriptionOf(subscriber.endpoint),
         subscriptionId: `u${counter}`,
       });
     }
-    return form({ ...common, action: 'http-sync', subscriberId: subscriber.id, userLanguage: counter % 2 ? 'fr-FR' : 'en-US' });
+    return form({
+      ...common,
+      action: 'http-sync',
+      subscriberId: subscriber.id,
+      subscriberSecret: subscriber.secret,
+      userLanguage: counter % 2 ? 'fr-FR' : 'en-US',
+    });
   };
 
   const onResponse = (status: number, body: string, context: { pending?: Pending }) => {

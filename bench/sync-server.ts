@@ -40,13 +40,14 @@ function form(fields: Record<string, string>): string {
 }
 
 /** One request body in three: a new subscriber, an update of a known one, a language change of a known one. */
-function mixedBodies(known: string[]) {
+function mixedBodies(known: { id: string; secret: string }[]) {
   let counter = 0;
   return () => {
     counter += 1;
     const n = 1_000_000 + counter;
     const kind = counter % 3;
-    const subscriberId = known[counter % known.length]!;
+    // The subscriber's browser: its id and the secret its insert reply issued.
+    const { id: subscriberId, secret: subscriberSecret } = known[counter % known.length] ?? { id: '', secret: '' };
     const common = { hash: HASH, browserType: 'chrome', origin: ORIGIN, userTimezone: 'Europe/Paris', userTimezoneOffset: '-60' };
     if (kind === 0 || known.length === 0) {
       return form({ ...common, action: 'insert', subscription: subscriptionOf(n), subscriptionId: `sub-${n}`, userLanguage: 'en-US' });
@@ -57,6 +58,7 @@ function mixedBodies(known: string[]) {
         ...common,
         action: 'update',
         subscriberId,
+        subscriberSecret,
         subscription: subscriptionOf(index),
         subscriptionId: `sub-${index}-${counter}`,
       });
@@ -65,6 +67,7 @@ function mixedBodies(known: string[]) {
       ...common,
       action: 'http-sync',
       subscriberId,
+      subscriberSecret,
       subscription: subscriptionOf(counter % known.length),
       userLanguage: counter % 2 ? 'fr-FR' : 'en-US',
     });
@@ -94,16 +97,16 @@ async function load(name: string, url: string, nextBody: () => string): Promise<
   };
 }
 
-async function seed(url: string, count: number): Promise<string[]> {
-  const ids: string[] = [];
+async function seed(url: string, count: number): Promise<{ id: string; secret: string }[]> {
+  const ids: { id: string; secret: string }[] = [];
   for (let index = 0; index < count; index += 1) {
     const response = await fetch(`${url}/syncSubscriptionAction.php`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
       body: form({ hash: HASH, action: 'insert', subscription: subscriptionOf(index), subscriptionId: `sub-${index}` }),
     });
-    const reply = (await response.json()) as { subscriberId?: string };
-    if (reply.subscriberId) ids.push(reply.subscriberId);
+    const reply = (await response.json()) as { subscriberId?: string; subscriberSecret?: string };
+    if (reply.subscriberId && reply.subscriberSecret) ids.push({ id: reply.subscriberId, secret: reply.subscriberSecret });
   }
   return ids;
 }
@@ -142,7 +145,14 @@ async function measureFloor(): Promise<Figures> {
   });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   try {
-    return await load('floor (fastify, no database)', url, mixedBodies(['a', 'b']));
+    return await load(
+      'floor (fastify, no database)',
+      url,
+      mixedBodies([
+        { id: 'a', secret: 'secret-a' },
+        { id: 'b', secret: 'secret-b' },
+      ]),
+    );
   } finally {
     await app.close();
   }

@@ -18,6 +18,13 @@ export const SUBSCRIBER_ID_RULE = 'must be 1 to 128 letters, digits, ".", ":", "
  */
 export const BROWSER_ID_PATTERN = /^[\w-]{1,128}$/;
 
+/**
+ * The per-subscriber secret (`subscriberSecret`): 32 random bytes, base64url, issued by the provider in a sync
+ * reply and sent back by the subscriber's browser with every call that reads or changes that subscriber.
+ */
+export const SUBSCRIBER_SECRET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+export const SUBSCRIBER_SECRET_RULE = 'must be the 43 base64url characters the provider issued';
+
 /** A site's hash (its config's `hash`) as a call names it. */
 export const SITE_HASH_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const SITE_HASH_MAX_LENGTH = 64;

@@ -27,12 +27,20 @@ export interface ShopOrderRequest {
   hash: string;
   orderId: string;
   order: ShopOrder;
+  /** The buyer's subscriber id (pushkit.getSubscriberId() at checkout), when the shop knows it: only that subscriber reads the order. */
+  subscriberId?: string;
 }
 export type ShopOrderStoredReply = { status: 'success'; orderId: string };
 
-/** GET {sync server}/api/v1/shopify/getOrderDetails (JSON or JSONP). */
-export type OrderDetailsQuery = { hash: string; orderId: string; callback?: string };
+/**
+ * GET {sync server}/api/v1/shopify/getOrderDetails (JSON or JSONP). The details go only to a subscriber's
+ * browser that shows its secret, and only to the subscriber the shop named, or else the first one that reads
+ * them (the order is then theirs); any other caller gets the order id alone.
+ */
+export type OrderDetailsQuery = { hash: string; orderId: string; subscriberId?: string; subscriberSecret?: string; callback?: string };
 export type OrderDetailsReply = {
   status: 'success';
-  order: { orderId: string } & Required<Pick<ShopOrder, 'shipping' | 'tax' | 'discount'>> & ShopOrder;
+  order: { orderId: string } & (
+    Partial<Record<keyof ShopOrder, never>> | (Required<Pick<ShopOrder, 'shipping' | 'tax' | 'discount'>> & ShopOrder)
+  );
 };

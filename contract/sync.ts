@@ -25,6 +25,11 @@ export type SyncForm = {
   /** The browser's PushSubscription as JSON text. */
   subscription?: string;
   subscriberId?: string;
+  /**
+   * The secret the provider issued for `subscriberId` (or, with update-subscriberId, for
+   * `previousSubscriberId`): the proof that the call comes from that subscriber's browser. Added by push-kit.
+   */
+  subscriberSecret?: string;
   previousSubscriberId?: string;
   uuid?: string;
   previousSubscriptionId?: string;
@@ -48,5 +53,11 @@ export type SyncForm = {
   callback?: string;
 };
 
-/** A failure also names its code in the provider's error catalogue (server/errors.ts); the spec's fields come first. */
-export type SyncReply = { status: 'success'; subscriberId: string } | { status: 'failure'; message: string; code?: string };
+/**
+ * A success carries `subscriberSecret` when the provider issued one (a new subscriber, a browser that proved
+ * its push subscription instead of the secret, a subscriber stored before secrets existed): the browser keeps
+ * it beside the subscriber id. A failure also names its code in the provider's error catalogue
+ * (server/errors.ts); the spec's fields come first.
+ */
+export type SyncReply =
+  { status: 'success'; subscriberId: string; subscriberSecret?: string } | { status: 'failure'; message: string; code?: string };

@@ -11,6 +11,8 @@ import {
   SUBSCRIBER_ID_MAX_LENGTH,
   SUBSCRIBER_ID_PATTERN,
   SUBSCRIBER_ID_RULE,
+  SUBSCRIBER_SECRET_PATTERN,
+  SUBSCRIBER_SECRET_RULE,
 } from './ids.ts';
 
 /** A lone UTF-16 surrogate: not text, and refused by PostgreSQL inside jsonb. */
@@ -29,4 +31,5 @@ export function text(max: number, pattern?: RegExp, rule?: string) {
 
 export const siteHash = text(SITE_HASH_MAX_LENGTH, SITE_HASH_PATTERN, SITE_HASH_RULE);
 export const subscriberIdParam = text(SUBSCRIBER_ID_MAX_LENGTH, SUBSCRIBER_ID_PATTERN, SUBSCRIBER_ID_RULE);
+export const subscriberSecretParam = text(43, SUBSCRIBER_SECRET_PATTERN, SUBSCRIBER_SECRET_RULE);
 export const segmentIdParam = text(SEGMENT_ID_MAX_LENGTH, SEGMENT_ID_PATTERN, SEGMENT_ID_RULE);

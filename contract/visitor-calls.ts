@@ -1,7 +1,9 @@
 // The services calls of spec section 7 about one visitor, as push.js makes them and the provider answers
 // them: segment adds (/as, c.gif), custom tags (/tags), user properties (/dyn), custom dimensions
 // (getSubscriberAttributes.php) and the page-click tracking consent. Types and constants only. Every call
-// may name a JSONP `callback`; a refused call answers `{status: "failure", message}` with a 4xx.
+// may name a JSONP `callback`; a refused call answers `{status: "failure", message}` with a 4xx. Each call
+// that names a subscriber adds `subscriberSecret`, the secret the provider issued to that subscriber's browser
+// (contract/sync.ts); without it, or with another, the provider answers 403.
 
 /** GET {services server}/as: adds subscribers to the segment `id`. */
 export type AddToSegmentQuery = {
@@ -9,6 +11,8 @@ export type AddToSegmentQuery = {
   customer_hash: string;
   /** One subscriber id, or several (`subscriber_list[]=a&subscriber_list[]=b`). */
   'subscriber_list[]': string | string[];
+  /** One secret per listed subscriber, in the same order. */
+  'subscriberSecret[]': string | string[];
   customTag?: string;
   callback?: string;
 };
@@ -19,6 +23,7 @@ export type SegmentBeaconAction = (typeof SEGMENT_BEACON_ACTIONS)[number];
 export type SegmentBeaconQuery = {
   hash: string;
   subscriberId: string;
+  subscriberSecret: string;
   subscriptionId?: string;
   segment: string;
   action: SegmentBeaconAction;
@@ -30,19 +35,21 @@ export type SegmentBeaconQuery = {
 export type TagsQuery = {
   hash: string;
   subscriberId: string;
+  subscriberSecret: string;
   /** A JSON object of tag keys and values. */
   tags: string;
   callback?: string;
 };
 
 /** GET {services server}/dyn (JSONP): the visitor's user properties. */
-export type UserPropertiesQuery = { hash: string; subscriberId?: string; callback?: string };
+export type UserPropertiesQuery = { hash: string; subscriberId?: string; subscriberSecret?: string; callback?: string };
 export type UserPropertiesReply = { status: 'success'; tags: Record<string, string>; segments: string[] };
 
 /** GET {sync server}/getSubscriberAttributes.php: custom dimension values. */
 export type SubscriberAttributesQuery = {
   hash: string;
   subscriberId: string;
+  subscriberSecret: string;
   /** Dimension names, comma-separated or a JSON array. */
   customDimensions: string;
   browser?: string;
@@ -51,7 +58,13 @@ export type SubscriberAttributesQuery = {
 export type SubscriberAttributesReply = { status: 'success'; result: Record<string, string> };
 
 /** GET {sync server}/getSubscriptionClickTrackingPermissionDetails.php: the stored tracking consent. */
-export type TrackingConsentQuery = { customerHash: string; subscriberId: string; browser?: string; callback?: string };
+export type TrackingConsentQuery = {
+  customerHash: string;
+  subscriberId: string;
+  subscriberSecret: string;
+  browser?: string;
+  callback?: string;
+};
 /** 1: the subscriber allowed page-click tracking; 0 or null: not. */
 export type TrackingConsentReply = { status: 'success'; pageClickTrackingPermission: number | null };
 

@@ -12,5 +12,10 @@ export const childWindowTexts = (company: string) => ({
   optedOut: 'You have successfully opted out of the product for this website',
   alreadyOptedOut: 'You are already opted out of the product for this website',
   optOutFailed: 'Something went wrong while opting out',
+  // Not quoted by the spec: the confirmations a link alone cannot give (anyone can send a visitor to this page).
+  confirmUnsubscribe: `Unsubscribe from push notifications from ${company}?`,
+  unsubscribeButton: 'Unsubscribe',
+  confirmOptOut: `Opt out of the product for ${company}?`,
+  optOutButton: 'Opt out',
   unsupported: 'Push notifications are not enabled for this browser. Please use Chrome 42 or above, or Firefox 44 or above.',
 });

@@ -1,5 +1,8 @@
 // Script of the provider's child-window page (spec section 2), used by plain-http sites: it subscribes on
 // the provider's origin and posts the outcome (spec section 7 fields) to the opener at the site's origin only.
+// Anyone can send a visitor to this page with a link, so nothing here changes the subscriber (subscribe,
+// unsubscribe, opt out, the uuid link, the consent) before the visitor clicks; the one exception is the
+// spec's API call (isAPIcall) while the permission is already granted, which subscribes to this site only.
 import { site } from 'pushkit:site';
 import type { ChildWindowMessage } from './opt-in-child-window.ts';
 import type { SiteModule } from './site-module.ts';
@@ -10,7 +13,16 @@ import { readState, syncAction } from './sync.ts';
 import { visitorUuid } from './visitor-id.ts';
 import { storeConsent } from './tracking-consent.ts';
 import { childWindowTexts } from './child-window-texts.ts';
-import { DO_NOT_TRACK, OPT_OUT, STATUS, SUBSCRIBER_ID, SUBSCRIPTION_ID, UUID_COOKIE, UUID_DAYS } from './storage-keys.ts';
+import {
+  DO_NOT_TRACK,
+  OPT_OUT,
+  STATUS,
+  SUBSCRIBER_ID,
+  SUBSCRIBER_SECRET,
+  SUBSCRIPTION_ID,
+  UUID_COOKIE,
+  UUID_DAYS,
+} from './storage-keys.ts';
 import { logSwallowed } from './guard.ts';
 
 const CLOSE_AFTER_MS = 500;
@@ -53,6 +65,8 @@ export async function runChildWindow(): Promise<void> {
   const post = (fields: ChildWindowMessage): void => {
     const message = {
       [SUBSCRIBER_ID]: services.subscriberId() ?? '',
+      // The opener keeps the secret beside the id: its calls about the subscriber need it.
+      [SUBSCRIBER_SECRET]: services.secret(),
       [SUBSCRIPTION_ID]: services.local.get(SUBSCRIPTION_ID) ?? '',
       [STATUS]: readState(services).status,
       [DO_NOT_TRACK]: services.local.get(DO_NOT_TRACK) ?? '',
@@ -72,27 +86,45 @@ export async function runChildWindow(): Promise<void> {
     setTimeout(() => window.close(), CLOSE_AFTER_MS);
   };
 
+  /** Runs `act` when the visitor clicks the confirm button, labelled `button`, under `question`; No closes. */
+  const afterClick = (question: string, button: string, act: () => Promise<void>): void => {
+    say(question);
+    const allow = element('pc-allow');
+    if (allow) allow.textContent = button;
+    show('pc-buttons', true);
+    allow?.addEventListener('click', () => {
+      show('pc-buttons', false);
+      act().catch(logSwallowed);
+    });
+    element('pc-no')?.addEventListener('click', () => finish({}));
+  };
+  /** What the opener handed over: its uuid (linked to this subscriber) and its consent. Only when the visitor acts. */
+  const adoptOpener = async (): Promise<void> => {
+    await visitorUuid(services, browser, location.search);
+    const shouldTrack = params.get('shouldTrackData');
+    if (shouldTrack === 'true' || shouldTrack === 'false') storeConsent(services, shouldTrack === 'true');
+  };
+
   const action = params.get('action') || 'subscribe';
   const browser = support.browser;
-  await visitorUuid(services, browser, location.search);
-  const shouldTrack = params.get('shouldTrackData');
-  if (shouldTrack === 'true' || shouldTrack === 'false') storeConsent(services, shouldTrack === 'true');
 
   if (params.has(OPT_OUT)) {
-    say(texts.optingOut);
-    try {
-      const already = services.optedOut();
-      services.cookies.set(OPT_OUT, '1', UUID_DAYS);
-      const subscription = await (await navigator.serviceWorker?.getRegistration(workerSite.swScope))?.pushManager.getSubscription();
-      await subscription?.unsubscribe();
-      if (services.subscriberId() && !(await syncAction(services, browser, 'unsubscribe-ui'))) throw new Error('unsubscribe-ui failed');
-      say(already ? texts.alreadyOptedOut : texts.optedOut);
-      finish({ [OPT_OUT]: true });
-    } catch (error) {
-      logSwallowed(error);
-      say(texts.optOutFailed);
-    }
-    return;
+    return afterClick(texts.confirmOptOut, texts.optOutButton, async () => {
+      await adoptOpener();
+      say(texts.optingOut);
+      try {
+        const already = services.optedOut();
+        services.cookies.set(OPT_OUT, '1', UUID_DAYS);
+        const subscription = await (await navigator.serviceWorker?.getRegistration(workerSite.swScope))?.pushManager.getSubscription();
+        await subscription?.unsubscribe();
+        if (services.subscriberId() && !(await syncAction(services, browser, 'unsubscribe-ui'))) throw new Error('unsubscribe-ui failed');
+        say(already ? texts.alreadyOptedOut : texts.optedOut);
+        finish({ [OPT_OUT]: true });
+      } catch (error) {
+        logSwallowed(error);
+        say(texts.optOutFailed);
+      }
+    });
   }
   if (support.failure || !('serviceWorker' in navigator) || !('PushManager' in window)) return say(texts.unsupported);
 
@@ -104,11 +136,14 @@ export async function runChildWindow(): Promise<void> {
     return existing && permission === 'granted' ? say(texts.optOutSubscribed, 'pc-lock') : say(texts.optOutNotSubscribed);
   }
   if (action === 'unsubscribe') {
-    say(texts.unsubscribing);
-    await existing?.unsubscribe();
-    if (services.subscriberId()) await syncAction(services, browser, 'unsubscribe-ui');
-    say(texts.unsubscribed);
-    return finish({});
+    return afterClick(texts.confirmUnsubscribe, texts.unsubscribeButton, async () => {
+      await adoptOpener();
+      say(texts.unsubscribing);
+      await existing?.unsubscribe();
+      if (services.subscriberId()) await syncAction(services, browser, 'unsubscribe-ui');
+      say(texts.unsubscribed);
+      finish({});
+    });
   }
   if (permission === 'denied') {
     say(texts.blocked, 'pc-unblock');
@@ -123,6 +158,7 @@ export async function runChildWindow(): Promise<void> {
     show('pc-buttons', false);
     show('pc-spinner', true);
     step(2);
+    await adoptOpener();
     const answer = permission === 'granted' ? permission : await askPermission();
     if (answer === 'denied') {
       say(texts.blocked, 'pc-unblock');

@@ -4,7 +4,7 @@ import type { SiteModule } from './site-module.ts';
 import type { RuntimeServices } from './services.ts';
 import { cookieStore, webStore } from './storage.ts';
 import { beacon, get, jsonp, postForm } from './transport.ts';
-import { DO_NOT_TRACK, OPT_OUT, SUBSCRIBER_ID, SUBSCRIPTION_ID } from './storage-keys.ts';
+import { DO_NOT_TRACK, OPT_OUT, SUBSCRIBER_ID, SUBSCRIBER_SECRET, SUBSCRIPTION_ID } from './storage-keys.ts';
 import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
 import { logSwallowed } from './guard.ts';
 
@@ -20,6 +20,7 @@ export function createServices(site: SiteModule): RuntimeServices {
   return {
     site,
     subscriberId: () => valid(local.get(SUBSCRIBER_ID), BROWSER_ID_PATTERN),
+    secret: () => valid(local.get(SUBSCRIBER_SECRET), BROWSER_ID_PATTERN) || '',
     subscriptionId: () => valid(local.get(SUBSCRIPTION_ID), SUBSCRIPTION_ID_PATTERN),
     trackingAllowed: () => local.get(DO_NOT_TRACK) !== '1',
     optedOut: () => cookieStore.get(OPT_OUT) === '1',

@@ -10,11 +10,13 @@ import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
 import { storeConsent } from './tracking-consent.ts';
 import { readState, syncAction } from './sync.ts';
 import { BLOCKED, CANCELLED, SAFARI_ERROR } from './messages.ts';
-import { DB_STATUS, DO_NOT_TRACK, OPT_OUT, STATUS, SUBSCRIBER_ID, SUBSCRIPTION_ID, UUID_DAYS } from './storage-keys.ts';
+import { DB_STATUS, DO_NOT_TRACK, OPT_OUT, STATUS, SUBSCRIBER_ID, SUBSCRIBER_SECRET, SUBSCRIPTION_ID, UUID_DAYS } from './storage-keys.ts';
 
 /** The fields the child window posts to its opener (spec section 7); the stored values go under their storage keys. */
 export interface ChildWindowMessage {
   [SUBSCRIBER_ID]?: string;
+  /** The subscriber's secret (push-kit's addition), kept beside the id. */
+  [SUBSCRIBER_SECRET]?: string;
   [SUBSCRIPTION_ID]?: string;
   [DO_NOT_TRACK]?: string;
   is_new_user?: boolean;
@@ -35,6 +37,7 @@ export function childWindowOptInPath(services: RuntimeServices, browser: Browser
     const subscriberId = valid(message[SUBSCRIBER_ID], BROWSER_ID_PATTERN);
     if (message.subscribedToWebPush && subscriberId) {
       local.set(SUBSCRIBER_ID, subscriberId);
+      local.set(SUBSCRIBER_SECRET, valid(message[SUBSCRIBER_SECRET], BROWSER_ID_PATTERN) || '');
       local.set(STATUS, 'subscribed');
       local.set(DB_STATUS, 'true');
       outcome.succeed();

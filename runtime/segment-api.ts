@@ -19,6 +19,7 @@ const beacon = (services: RuntimeServices, subscriberId: string, segment: string
   services.beacon(services.site.serverSyncUrl + '/c.gif', {
     hash: services.site.hash,
     subscriberId,
+    subscriberSecret: services.secret(),
     subscriptionId: services.subscriptionId(),
     segment,
     action,
@@ -35,6 +36,7 @@ export async function addSubscriberToSegment(services: RuntimeServices, name: st
       id: name,
       customer_hash: services.site.hash,
       'subscriber_list[]': subscriberId,
+      'subscriberSecret[]': services.secret(),
       customTag: name,
     } satisfies AddToSegmentQuery);
     return report(true, callback);

@@ -14,6 +14,7 @@ async function joinSegment(services: RuntimeServices, sid: SegmentId, subscriber
       id: String(sid),
       customer_hash: services.site.hash,
       'subscriber_list[]': subscriberId,
+      'subscriberSecret[]': services.secret(),
     } satisfies AddToSegmentQuery);
     return true;
   } catch {

@@ -21,6 +21,11 @@ export interface RuntimeServices {
   site: SiteModule;
   /** The stored subscriber id (wingify_push_subscriber_id), when the visitor is a synced subscriber. */
   subscriberId(): string | undefined;
+  /**
+   * The stored subscriber secret (pushkit_subscriber_secret), sent as `subscriberSecret` with every call about
+   * the subscriber; empty when there is none (the provider then refuses the call).
+   */
+  secret(): string;
   /** The stored subscription id (wingify_push_subscription_id). */
   subscriptionId(): string | undefined;
   /** False when the visitor refused page-click tracking (wingify_donot_track_actions is 1). */

@@ -119,6 +119,8 @@ export function startShop(services: RuntimeServices): void {
         .get(services.site.serverSyncUrl + '/api/v1/shopify/getOrderDetails', {
           hash: services.site.hash,
           orderId,
+          subscriberId: services.subscriberId(),
+          subscriberSecret: services.secret(),
         } satisfies OrderDetailsQuery)
         .then((reply) => {
           if (reply) record('order', orderEventData(reply));

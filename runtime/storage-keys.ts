@@ -12,6 +12,8 @@ export const LANGUAGE = 'wingify_push_subscriber_lang';
 export const DO_NOT_SHOW = 'wingify_push_do_not_show_notification_popup';
 export const DO_NOT_TRACK = 'wingify_donot_track_actions';
 export const OPT_OUT = 'pushkit_opt_out';
+/** The secret the provider issued with the subscriber id: the proof, sent with each call about this subscriber. */
+export const SUBSCRIBER_SECRET = 'pushkit_subscriber_secret';
 export const VAPID_KEY = 'pshcrw_v_k';
 export const GCM_ID = 'wingify_push_gcm_id';
 export const UPDATE_SUBSCRIBER_ID = 'pshcrw_update_subId';

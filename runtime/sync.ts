@@ -7,7 +7,18 @@ import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
 import { SUBSCRIPTION_MESSAGE } from '../contract/worker-message.ts';
 import type { SubscriptionMessage } from '../contract/worker-message.ts';
 import type { SyncAction, SyncForm } from '../contract/sync.ts';
-import { DB_STATUS, ENDPOINT, GCM_ID, LANGUAGE, STATUS, SUBSCRIBER_ID, SUBSCRIPTION_ID, UUID_COOKIE, VAPID_KEY } from './storage-keys.ts';
+import {
+  DB_STATUS,
+  ENDPOINT,
+  GCM_ID,
+  LANGUAGE,
+  STATUS,
+  SUBSCRIBER_ID,
+  SUBSCRIBER_SECRET,
+  SUBSCRIPTION_ID,
+  UUID_COOKIE,
+  VAPID_KEY,
+} from './storage-keys.ts';
 import { logSwallowed } from './guard.ts';
 
 export type SubscriptionStatus = '' | 'subscribed' | 'unsubscribed' | 'blocked';
@@ -15,6 +26,8 @@ export type SubscriptionStatus = '' | 'subscribed' | 'unsubscribed' | 'blocked';
 /** What this browser last synced, as stored (section 3). */
 export interface StoredState {
   subscriberId?: string;
+  /** The subscriber's secret; a subscriber synced before secrets existed has none until its next sync. */
+  secret?: string;
   subscriptionId?: string;
   endpoint?: string;
   status: SubscriptionStatus;
@@ -39,6 +52,7 @@ export function readState(services: RuntimeServices): StoredState {
   const dbStatus = local.get(DB_STATUS);
   return {
     subscriberId: services.subscriberId(),
+    secret: services.secret(),
     subscriptionId: services.subscriptionId(),
     endpoint: valid(local.get(ENDPOINT), URL_PATTERN),
     status: status === 'subscribed' || status === 'unsubscribed' || status === 'blocked' ? status : '',
@@ -49,14 +63,17 @@ export function readState(services: RuntimeServices): StoredState {
 
 export const currentLanguage = (): string => navigator.language || '';
 
-/** The update decision of spec section 4, its five steps in order. */
+/**
+ * The update decision of spec section 4, its five steps in order; a subscriber without a secret (synced
+ * before secrets existed) syncs too, proving its subscription, and gets one.
+ */
 export function decideUpdate(stored: StoredState, current: CurrentSubscription, language: string): SyncAction | 'already-updated' {
   if (stored.dbStatus === false) return 'insert-failed';
   if (stored.subscriptionId === current.subscriptionId && !stored.subscriberId) return 'insert';
   if (stored.subscriptionId !== current.subscriptionId || (stored.endpoint || '') !== current.endpoint) {
     return stored.subscriptionId ? 'update-google-registration-id' : 'update';
   }
-  if (stored.language !== language) return 'http-sync';
+  if (stored.language !== language || (stored.subscriberId && !stored.secret)) return 'http-sync';
   return 'already-updated';
 }
 
@@ -78,6 +95,7 @@ function syncPayload(services: RuntimeServices, browser: BrowserName, action: Sy
     hash: site.hash,
     subscription: subscription ? JSON.stringify(subscription) : '',
     subscriberId: stored.subscriberId || '',
+    subscriberSecret: stored.secret,
     previousSubscriptionId: (stored.subscriptionId !== subscriptionId && stored.subscriptionId) || '',
     subscriptionId: subscriptionId || stored.subscriptionId || '',
     subscriptionEndPoint: endpoint || stored.endpoint || '',
@@ -110,7 +128,7 @@ function tellWorker(scope: string, subscription: SubscriptionMessage[typeof SUBS
 export const syncUrl = (services: RuntimeServices): string => services.site.serverSyncUrl + '/syncSubscriptionAction.php';
 
 const clearSubscriber = (services: RuntimeServices): void => {
-  for (const key of [SUBSCRIBER_ID, SUBSCRIPTION_ID, ENDPOINT, LANGUAGE, VAPID_KEY]) services.local.remove(key);
+  for (const key of [SUBSCRIBER_ID, SUBSCRIBER_SECRET, SUBSCRIPTION_ID, ENDPOINT, LANGUAGE, VAPID_KEY]) services.local.remove(key);
   tellWorker(services.site.swScope, null);
 };
 
@@ -129,10 +147,9 @@ export async function syncAction(
   const unsubscribing = action === 'unsubscribe-ui' || action === 'unsubscribe-native';
   let ok = false;
   try {
-    const reply = (await services.postForm(syncUrl(services), syncPayload(services, browser, action, current))) as {
-      status?: unknown;
-      subscriberId?: unknown;
-    } | null;
+    const reply = (await services.postForm(syncUrl(services), syncPayload(services, browser, action, current))) as Partial<
+      Record<'status' | 'subscriberId' | 'subscriberSecret', unknown>
+    > | null;
     const subscriberId = valid(typeof reply?.subscriberId === 'string' ? reply.subscriberId : undefined, BROWSER_ID_PATTERN);
     if (reply?.status !== 'success' || (!unsubscribing && !subscriberId)) throw new Error('sync ' + action + ' failed');
     ok = true;
@@ -142,6 +159,8 @@ export async function syncAction(
       local.set(STATUS, 'unsubscribed');
     } else {
       local.set(SUBSCRIBER_ID, subscriberId!);
+      const secret = valid(reply.subscriberSecret as string, BROWSER_ID_PATTERN);
+      if (secret) local.set(SUBSCRIBER_SECRET, secret);
       local.set(STATUS, 'subscribed');
       local.set(LANGUAGE, currentLanguage());
     }

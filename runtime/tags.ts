@@ -29,7 +29,12 @@ export function createTagger(services: RuntimeServices): { tag(key: string, valu
     timer = undefined;
     const subscriberId = services.subscriberId();
     if (!subscriberId || !Object.keys(batch).length) return;
-    const params = { hash: services.site.hash, subscriberId, tags: JSON.stringify(batch) } satisfies TagsQuery;
+    const params = {
+      hash: services.site.hash,
+      subscriberId,
+      subscriberSecret: services.secret(),
+      tags: JSON.stringify(batch),
+    } satisfies TagsQuery;
     batch = {};
     if (hiding && navigator.sendBeacon) {
       try {
@@ -69,6 +74,7 @@ export async function refreshDimensions(services: RuntimeServices, dimensions: s
     const reply = (await services.get(services.site.serverSyncUrl + '/getSubscriberAttributes.php', {
       hash: services.site.hash,
       subscriberId,
+      subscriberSecret: services.secret(),
       customDimensions: dimensions.join(','),
       browser: navigator.userAgent.includes('Firefox') ? 'firefox' : 'chrome',
     } satisfies SubscriberAttributesQuery)) as Partial<SubscriberAttributesReply> | null;

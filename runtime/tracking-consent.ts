@@ -15,6 +15,7 @@ export async function fetchConsent(services: RuntimeServices, browser: string): 
     const reply = (await services.get(services.site.serverSyncUrl + '/getSubscriptionClickTrackingPermissionDetails.php', {
       customerHash: services.site.hash,
       subscriberId,
+      subscriberSecret: services.secret(),
       browser,
     } satisfies TrackingConsentQuery)) as Partial<TrackingConsentReply> | null;
     // A site that asks for consent tracks nobody whose consent the server has not recorded.

@@ -46,6 +46,7 @@ export async function visitorUuid(services: RuntimeServices, browserType: string
         browserType,
         previousSubscriberId: link.previousSubscriberId,
         subscriberId: link.subscriberId,
+        subscriberSecret: services.secret(),
         action: 'update-subscriberId',
       })) as { status?: unknown } | null;
       if (reply?.status !== 'success') throw new Error('update-subscriberId failed');

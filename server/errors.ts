@@ -42,6 +42,13 @@ export const SERVER_ERRORS = {
     ({ limit, seconds, hash }) => `rate limit: more than ${limit} requests in ${seconds} s for site ${hash}`,
   ),
 
+  // Proof that a call comes from the subscriber's browser (server/store/subscriber-proof.ts)
+  E_SUBSCRIBER_SECRET_MISSING: entry<{ param: string }>(
+    403,
+    ({ param }) => `subscriberSecret: required to act for the subscriber in ${param} (the secret its browser was issued)`,
+  ),
+  E_SUBSCRIBER_SECRET_WRONG: entry<{ param: string }>(403, ({ param }) => `subscriberSecret: not the secret of the subscriber in ${param}`),
+
   // Records a call names that are not there (or already are)
   E_SUBSCRIBER_UNKNOWN: entry<{ param: string; id: string; site?: string }>(
     404,

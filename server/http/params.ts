@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { RequestError } from './reply.ts';
 import { text } from '../../contract/text-fields.ts';
 
-export { segmentIdParam, siteHash, subscriberIdParam, text } from '../../contract/text-fields.ts';
+export { segmentIdParam, siteHash, subscriberIdParam, subscriberSecretParam, text } from '../../contract/text-fields.ts';
 
 /**
  * `source` names the whole input (`body`, `query`) when it is not an object at all. A key the schema does not

@@ -1,7 +1,17 @@
 // The form body of POST /syncSubscriptionAction.php (contract/sync.ts), checked field by field.
 import { z } from 'zod';
 import { SYNC_ACTIONS, type SyncForm } from '../../contract/sync.ts';
-import { browserParam, flagText, httpUrlParam, integerText, optionalText, siteHash, subscriberIdParam, text } from './params.ts';
+import {
+  browserParam,
+  flagText,
+  httpUrlParam,
+  integerText,
+  optionalText,
+  siteHash,
+  subscriberIdParam,
+  subscriberSecretParam,
+  text,
+} from './params.ts';
 
 const base64url = (max: number) =>
   z
@@ -39,6 +49,7 @@ export const syncPayloadSchema = z
     action: z.enum(SYNC_ACTIONS, { error: `must be one of ${SYNC_ACTIONS.join(', ')}` }),
     subscription: optionalText(subscriptionJson),
     subscriberId: optionalText(subscriberIdParam),
+    subscriberSecret: optionalText(subscriberSecretParam),
     previousSubscriberId: optionalText(subscriberIdParam),
     uuid: optionalText(subscriberIdParam),
     previousSubscriptionId: optionalText(text(1024)),

@@ -152,6 +152,17 @@ export const MIGRATIONS: Migration[] = [
     ],
   },
   {
+    version: 5,
+    name: 'proof of the subscriber browser: per-subscriber secrets, order readers',
+    statements: [
+      // SHA-256 of the secret issued to the subscriber's browser (hex); NULL for a subscriber stored before
+      // secrets existed, which gets one on its next sync that proves its push subscription.
+      `ALTER TABLE subscribers ADD COLUMN secret_hash text`,
+      // The one subscriber who may read the order: named by the shop, or the first proven reader.
+      `ALTER TABLE shop_orders ADD COLUMN subscriber_id text`,
+    ],
+  },
+  {
     version: 6,
     name: 'bounded growth: who created a segment, events pruned by age',
     statements: [

@@ -1,11 +1,14 @@
 // The sync actions of spec section 4 ("Sync actions sent to the server"), each one transaction. A repeated
 // request finds the subscriber it created before (by subscriber id, endpoint or subscription id), so it
 // never duplicates one; a per-subscription advisory lock makes concurrent repeats wait for each other.
+// Every action that acts for an existing subscriber needs proof that the request comes from its browser
+// (subscriber-proof.ts): the secret issued to it, or the push subscription it holds where stated below.
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from './database.ts';
 import type { SyncPayload } from '../http/sync-payload.ts';
 import type { SyncReply } from '../../contract/sync.ts';
 import { serverErrorMessage, type ErrorDetails, type ServerErrorCode } from '../errors.ts';
+import { issueSecret, secretMatches } from './subscriber-proof.ts';
 
 export type SyncResult = Extract<SyncReply, { status: 'success' }> | { status: 'failure'; message: string; code: ServerErrorCode };
 
@@ -13,7 +16,10 @@ interface SubscriberRow {
   id: string;
   endpoint: string | null;
   subscription_id: string | null;
+  secret_hash: string | null;
 }
+
+const ROW = 'id, endpoint, subscription_id, secret_hash';
 
 function fail<C extends ServerErrorCode>(code: C, ...details: ErrorDetails<C>): SyncResult {
   return { status: 'failure', message: serverErrorMessage(code, ...details), code };
@@ -29,10 +35,7 @@ async function lockSubscription(tx: Queryable, siteHash: string, key: string): P
 
 async function findById(tx: Queryable, siteHash: string, id: string | undefined): Promise<SubscriberRow | undefined> {
   if (!id) return undefined;
-  const { rows } = await tx.query<SubscriberRow>('SELECT id, endpoint, subscription_id FROM subscribers WHERE site_hash = $1 AND id = $2', [
-    siteHash,
-    id,
-  ]);
+  const { rows } = await tx.query<SubscriberRow>(`SELECT ${ROW} FROM subscribers WHERE site_hash = $1 AND id = $2`, [siteHash, id]);
   return rows[0];
 }
 
@@ -43,20 +46,52 @@ async function findBySubscription(
   subscriptionId: string | undefined,
 ): Promise<SubscriberRow | undefined> {
   if (endpoint) {
-    const { rows } = await tx.query<SubscriberRow>(
-      'SELECT id, endpoint, subscription_id FROM subscribers WHERE site_hash = $1 AND endpoint = $2',
-      [siteHash, endpoint],
-    );
+    const { rows } = await tx.query<SubscriberRow>(`SELECT ${ROW} FROM subscribers WHERE site_hash = $1 AND endpoint = $2`, [
+      siteHash,
+      endpoint,
+    ]);
     if (rows[0]) return rows[0];
   }
   if (subscriptionId) {
     const { rows } = await tx.query<SubscriberRow>(
-      'SELECT id, endpoint, subscription_id FROM subscribers WHERE site_hash = $1 AND subscription_id = $2 ORDER BY updated_at DESC LIMIT 1',
+      `SELECT ${ROW} FROM subscribers WHERE site_hash = $1 AND subscription_id = $2 ORDER BY updated_at DESC LIMIT 1`,
       [siteHash, subscriptionId],
     );
     return rows[0];
   }
   return undefined;
+}
+
+/**
+ * The browser holds the subscriber's push subscription: it sent the endpoint stored for it, or its
+ * registration id (the endpoint's last segment; Safari's device token). Both are capabilities that only the
+ * browser, its push service and the provider know.
+ */
+function holdsSubscription(row: SubscriberRow, payload: SyncPayload): boolean {
+  const endpoint = endpointOf(payload);
+  return Boolean((row.endpoint && endpoint === row.endpoint) || (row.subscription_id && payload.subscriptionId === row.subscription_id));
+}
+
+type Proof = { ok: true; issue: boolean } | { ok: false; failure: SyncResult };
+
+const proofFailure = (payload: SyncPayload, param: string): SyncResult =>
+  payload.subscriberSecret ? fail('E_SUBSCRIBER_SECRET_WRONG', { param }) : fail('E_SUBSCRIBER_SECRET_MISSING', { param });
+
+/**
+ * Whether the request may act for `row`: by its secret; or by holding its push subscription when the
+ * subscriber has no secret yet (stored before secrets existed: it gets one now, once) or when the action
+ * accepts that proof (`bySubscription`: a browser that lost its storage subscribing again gets a new secret).
+ */
+function prove(row: SubscriberRow, payload: SyncPayload, param: string, bySubscription = false): Proof {
+  if (secretMatches(row.secret_hash, payload.subscriberSecret)) return { ok: true, issue: false };
+  if ((bySubscription || !row.secret_hash) && holdsSubscription(row, payload)) return { ok: true, issue: true };
+  return { ok: false, failure: proofFailure(payload, param) };
+}
+
+/** The success reply, with a newly issued secret when the browser needs one. */
+async function succeed(tx: Queryable, subscriberId: string, issue: boolean): Promise<SyncResult> {
+  if (!issue) return { status: 'success', subscriberId };
+  return { status: 'success', subscriberId, subscriberSecret: await issueSecret(tx, subscriberId) };
 }
 
 /** The columns a sync may set; absent payload fields leave the stored value as it is. */
@@ -112,13 +147,15 @@ async function insert(tx: Queryable, siteHash: string, payload: SyncPayload): Pr
   const endpoint = endpointOf(payload);
   if (!endpoint && !payload.subscriptionId) return fail('E_SYNC_NO_SUBSCRIPTION');
   await lockSubscription(tx, siteHash, endpoint ?? payload.subscriptionId!);
-  const existing =
+  const candidate =
     (await findBySubscription(tx, siteHash, endpoint, payload.subscriptionId)) ?? (await findById(tx, siteHash, payload.subscriberId));
+  // A subscriber id alone never re-keys a subscriber: without its secret or its subscription, this is a new one.
+  const proof = candidate && prove(candidate, payload, 'subscriberId', true);
   const columns = { ...subscriptionColumns(payload), ...profileColumns(payload), status: 'subscribed' };
-  if (existing) {
-    await releaseEndpoint(tx, siteHash, endpoint, existing.id);
-    await updateSubscriber(tx, existing.id, columns);
-    return { status: 'success', subscriberId: existing.id };
+  if (candidate && proof?.ok) {
+    await releaseEndpoint(tx, siteHash, endpoint, candidate.id);
+    await updateSubscriber(tx, candidate.id, columns);
+    return succeed(tx, candidate.id, proof.issue);
   }
   const id = randomUUID();
   const entries = Object.entries(columns).filter(([, value]) => value !== undefined);
@@ -128,7 +165,7 @@ async function insert(tx: Queryable, siteHash: string, payload: SyncPayload): Pr
     [id, siteHash, ...entries.map(([, value]) => value)],
   );
   await recordEvent(tx, siteHash, id, 'subscribed');
-  return { status: 'success', subscriberId: id };
+  return succeed(tx, id, true);
 }
 
 async function update(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
@@ -138,9 +175,11 @@ async function update(tx: Queryable, siteHash: string, payload: SyncPayload): Pr
   const subscriber =
     (await findById(tx, siteHash, payload.subscriberId)) ?? (await findBySubscription(tx, siteHash, endpoint, payload.subscriptionId));
   if (!subscriber) return fail('E_SYNC_NOT_SUBSCRIBED');
+  const proof = prove(subscriber, payload, 'subscriberId');
+  if (!proof.ok) return proof.failure;
   await releaseEndpoint(tx, siteHash, endpoint, subscriber.id);
   await updateSubscriber(tx, subscriber.id, { ...subscriptionColumns(payload), ...profileColumns(payload), status: 'subscribed' });
-  return { status: 'success', subscriberId: subscriber.id };
+  return succeed(tx, subscriber.id, proof.issue);
 }
 
 async function moveRegistration(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
@@ -148,11 +187,24 @@ async function moveRegistration(tx: Queryable, siteHash: string, payload: SyncPa
   const endpoint = endpointOf(payload);
   if (!endpoint && !payload.subscriptionId) return fail('E_SYNC_NO_SUBSCRIPTION');
   await lockSubscription(tx, siteHash, payload.previousSubscriptionId);
-  const subscriber =
-    (await findById(tx, siteHash, payload.subscriberId)) ??
-    (await findBySubscription(tx, siteHash, undefined, payload.previousSubscriptionId)) ??
-    (await findBySubscription(tx, siteHash, endpoint, payload.subscriptionId));
-  if (!subscriber) return fail('E_SYNC_SUBSCRIPTION_UNKNOWN');
+  // Proof: the secret of the named subscriber; or the previous registration id, which only the browser that
+  // held that registration knows (the service worker renewing it has no secret); or, for a repeat, the new
+  // subscription already moved.
+  const byId = await findById(tx, siteHash, payload.subscriberId);
+  const previous = await findBySubscription(tx, siteHash, undefined, payload.previousSubscriptionId);
+  const moved = await findBySubscription(tx, siteHash, endpoint, payload.subscriptionId);
+  const bySecret = byId && secretMatches(byId.secret_hash, payload.subscriberSecret);
+  const subscriber = bySecret
+    ? byId
+    : previous && (!byId || byId.id === previous.id)
+      ? previous
+      : moved && (!byId || byId.id === moved.id) && holdsSubscription(moved, payload)
+        ? moved
+        : undefined;
+  if (!subscriber) return byId ? proofFailure(payload, 'subscriberId') : fail('E_SYNC_SUBSCRIPTION_UNKNOWN');
+  // A page (it names its subscriber id) that proved the registration instead of the secret gets a new one; the
+  // service worker names no id and has nowhere to keep a secret.
+  const issue = !bySecret && Boolean(payload.subscriberId);
   await releaseEndpoint(tx, siteHash, endpoint, subscriber.id);
   await updateSubscriber(tx, subscriber.id, {
     ...subscriptionColumns(payload),
@@ -164,7 +216,7 @@ async function moveRegistration(tx: Queryable, siteHash: string, payload: SyncPa
     status: 'subscribed',
   });
   await recordEvent(tx, siteHash, subscriber.id, 'registration-moved');
-  return { status: 'success', subscriberId: subscriber.id };
+  return succeed(tx, subscriber.id, issue);
 }
 
 async function findForVisitor(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SubscriberRow | undefined> {
@@ -177,40 +229,52 @@ async function findForVisitor(tx: Queryable, siteHash: string, payload: SyncPayl
 async function httpSync(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
   const subscriber = await findForVisitor(tx, siteHash, payload);
   if (!subscriber) return fail('E_SYNC_SUBSCRIBER_UNKNOWN', { param: 'subscriberId' });
+  const proof = prove(subscriber, payload, 'subscriberId');
+  if (!proof.ok) return proof.failure;
   await updateSubscriber(tx, subscriber.id, profileColumns(payload));
-  return { status: 'success', subscriberId: subscriber.id };
+  return succeed(tx, subscriber.id, proof.issue);
 }
 
 async function unsubscribe(tx: Queryable, siteHash: string, payload: SyncPayload, kind: string): Promise<SyncResult> {
   const subscriber = await findForVisitor(tx, siteHash, payload);
   if (!subscriber) return fail('E_SYNC_SUBSCRIBER_UNKNOWN', { param: 'subscriberId' });
+  const proof = prove(subscriber, payload, 'subscriberId');
+  if (!proof.ok) return proof.failure;
   await updateSubscriber(tx, subscriber.id, { status: 'unsubscribed' });
   await recordEvent(tx, siteHash, subscriber.id, kind);
-  return { status: 'success', subscriberId: subscriber.id };
+  return succeed(tx, subscriber.id, proof.issue);
 }
 
 async function subscriberIdForVisitor(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
   if (!payload.uuid && !payload.subscriptionId && !endpointOf(payload)) {
     return fail('E_SYNC_NO_VISITOR');
   }
-  if (payload.uuid) {
-    const { rows } = await tx.query<{ id: string }>(
-      `SELECT id FROM subscribers WHERE site_hash = $1 AND (uuid = $2 OR id = $2) ORDER BY (status = 'subscribed') DESC, updated_at DESC LIMIT 1`,
+  // A uuid is no proof (a link can plant one in any browser): it finds only the subscriber whose secret the
+  // request also shows. Otherwise the browser must hold the subscription; anyone else learns nothing.
+  if (payload.uuid && payload.subscriberSecret) {
+    const { rows } = await tx.query<SubscriberRow>(
+      `SELECT ${ROW} FROM subscribers WHERE site_hash = $1 AND (uuid = $2 OR id = $2) ORDER BY (status = 'subscribed') DESC, updated_at DESC LIMIT 100`,
       [siteHash, payload.uuid],
     );
-    if (rows[0]) return { status: 'success', subscriberId: rows[0].id };
+    const proven = rows.find((row) => secretMatches(row.secret_hash, payload.subscriberSecret));
+    if (proven) return succeed(tx, proven.id, false);
   }
   const subscriber = await findBySubscription(tx, siteHash, endpointOf(payload), payload.subscriptionId);
-  if (subscriber) return { status: 'success', subscriberId: subscriber.id };
+  if (subscriber && holdsSubscription(subscriber, payload))
+    return succeed(tx, subscriber.id, !secretMatches(subscriber.secret_hash, payload.subscriberSecret));
   return fail('E_SYNC_VISITOR_UNKNOWN');
 }
 
-/** The visitor's uuid (`subscriberId`) differs from the stored subscriber id (`previousSubscriberId`): link them. */
+/**
+ * The visitor's uuid (`subscriberId`) differs from the stored subscriber id (`previousSubscriberId`): link them,
+ * for the browser that shows the stored subscriber's secret only.
+ */
 async function linkVisitor(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
   if (!payload.previousSubscriberId) return fail('E_PARAM_MISSING', { param: 'previousSubscriberId' });
   if (!payload.subscriberId) return fail('E_PARAM_MISSING', { param: 'subscriberId' });
   const subscriber = await findById(tx, siteHash, payload.previousSubscriberId);
   if (!subscriber) return fail('E_SYNC_SUBSCRIBER_UNKNOWN', { param: 'previousSubscriberId' });
+  if (!secretMatches(subscriber.secret_hash, payload.subscriberSecret)) return proofFailure(payload, 'previousSubscriberId');
   await updateSubscriber(tx, subscriber.id, { uuid: payload.subscriberId, browser_type: payload.browserType });
   return { status: 'success', subscriberId: subscriber.id };
 }

@@ -115,6 +115,7 @@ describe('child window of an http site', () => {
     const uuid = await page.evaluate(() => /(?:^|; )_wingify_pc_uuid=([^;]+)/.exec(document.cookie)?.[1]);
     expect(fromChild[0]!.data).toEqual({
       wingify_push_subscriber_id: subscriberId,
+      pushkit_subscriber_secret: expect.stringMatching(/^[\w-]{43}$/),
       wingify_push_subscription_id: expect.stringMatching(/^[\w:-]+$/),
       wingify_push_subscription_status: 'subscribed',
       wingify_donot_track_actions: expect.stringMatching(/^[01]?$/),
@@ -133,6 +134,10 @@ describe('child window of an http site', () => {
     expect(rows).toEqual([
       { id: subscriberId, status: 'subscribed', endpoint: expect.stringMatching(/^https:\/\/jmt17\.google\.com\/fcm\/send\//) },
     ]);
+    // The opener keeps the secret the child window handed over, beside the subscriber id.
+    expect(await page.evaluate(() => localStorage.getItem('pushkit_subscriber_secret'))).toBe(
+      (fromChild[0]!.data as Record<string, unknown>).pushkit_subscriber_secret,
+    );
     expect(
       await page.evaluate(() => [
         localStorage.getItem('wingify_push_subscriber_id'),

@@ -131,6 +131,9 @@ describe('child window states', () => {
     const page = await browser.context.newPage();
     const sync = await holdSync(page);
     await open('action=unsubscribe', page);
+    // A link alone changes nothing: the visitor confirms with a click.
+    await showsText(page, `Unsubscribe from push notifications from ${COMPANY}?`);
+    await page.locator('#pc-allow').click();
     await sync.held;
     expect(await text(page)).toBe(`Please wait unsubscribing you from ${COMPANY}`);
     await shoot(page, 'unsubscribe-1-wait');
@@ -157,6 +160,8 @@ describe('child window states', () => {
     const page = await browser.context.newPage();
     const sync = await holdSync(page);
     await open('pushkit_opt_out=1', page);
+    await showsText(page, `Opt out of the product for ${COMPANY}?`);
+    await page.locator('#pc-allow').click();
     await sync.held;
     expect(await text(page)).toBe(`You are being opted out of the product for ${COMPANY}`);
     await shoot(page, 'opt-out-1-in-progress');
@@ -168,11 +173,13 @@ describe('child window states', () => {
 
     await browser.context.clearCookies();
     const done = await open('pushkit_opt_out=1');
+    await done.locator('#pc-allow').click();
     await showsText(done, 'You have successfully opted out of the product for this website');
     await shoot(done, 'opt-out-3-done');
     await done.close();
 
     const already = await open('pushkit_opt_out=1');
+    await already.locator('#pc-allow').click();
     await showsText(already, 'You are already opted out of the product for this website');
     await shoot(already, 'opt-out-4-already');
     await already.close();

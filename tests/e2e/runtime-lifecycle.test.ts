@@ -118,6 +118,7 @@ async function view(path: string, options: ViewOptions = {}): Promise<View> {
       page.evaluate(() => {
         const keys = [
           'wingify_push_subscriber_id',
+          'pushkit_subscriber_secret',
           'wingify_push_subscription_id',
           'wingify_push_subscription_endpoint',
           'wingify_push_subscription_status',
@@ -139,7 +140,8 @@ async function subscriberRow(id: string) {
     timezone_offset: number;
     browser_type: string;
     uuid: string | null;
-  }>('SELECT status, language, timezone, timezone_offset, browser_type, uuid FROM subscribers WHERE site_hash = $1 AND id = $2', [
+    endpoint: string | null;
+  }>('SELECT status, language, timezone, timezone_offset, browser_type, uuid, endpoint FROM subscribers WHERE site_hash = $1 AND id = $2', [
     stack.config.hash,
     id,
   ]);
@@ -233,6 +235,7 @@ describe('the subscriber lifecycle in Chromium against the real provider', () =>
     });
     expect(await visit.storage()).toMatchObject({
       wingify_push_subscriber_id: subscriberId,
+      pushkit_subscriber_secret: expect.stringMatching(/^[\w-]{43}$/),
       wingify_push_subscription_id: insert!.get('subscriptionId'),
       wingify_push_subscription_endpoint: subscription.endpoint,
       wingify_push_subscription_status: 'subscribed',
@@ -293,6 +296,7 @@ describe('the subscriber lifecycle in Chromium against the real provider', () =>
         browserType: 'chrome',
         previousSubscriberId: subscriberId,
         subscriberId: uuid,
+        subscriberSecret: (await visit.storage()).pushkit_subscriber_secret,
         action: 'update-subscriberId',
       },
     ]);
@@ -300,6 +304,35 @@ describe('the subscriber lifecycle in Chromium against the real provider', () =>
     expect((await subscriberRow(subscriberId))?.uuid).toBe(uuid);
     expect(await visit.page.evaluate(() => localStorage.getItem('pshcrw_update_subId'))).toBeNull();
     await visit.page.close();
+  });
+
+  it('a takeover link (?uuid=attacker) opened by the subscribed visitor leaves the subscription theirs (issue 17, item 1)', async () => {
+    const before = await subscriberRow(subscriberId);
+    const visit = await view('/?uuid=attacker-uuid', { language: 'fr-FR' });
+    await visit.page.close();
+    // The attacker, from its own machine (no Origin header), asks for the subscriber behind its uuid...
+    const sync = (fields: Record<string, string>) =>
+      fetch(`${stack.providerUrl}/syncSubscriptionAction.php`, {
+        method: 'POST',
+        body: new URLSearchParams({ hash: stack.config.hash, ...fields }),
+      });
+    const lookup = await sync({ action: 'get-subscriberid-from-server', uuid: 'attacker-uuid' });
+    expect(lookup.status).toBe(404);
+    expect(await lookup.text()).not.toContain(subscriberId);
+    // ...and, knowing the id some other way, tries to move the subscription to its own endpoint.
+    const takeover = await sync({
+      action: 'update',
+      subscriberId,
+      subscription: JSON.stringify({ endpoint: 'https://attacker.example/push/2', keys: { p256dh: 'BAttackerKey', auth: 'attackerAuth' } }),
+    });
+    expect(takeover.status).toBe(403);
+    expect(((await takeover.json()) as { code: string }).code).toBe('E_SUBSCRIBER_SECRET_MISSING');
+    expect((await subscriberRow(subscriberId))?.endpoint).toBe(before?.endpoint);
+    // The visitor's own browser still syncs as before.
+    const next = await view('/', { language: 'de-DE' });
+    expect(next.syncs().map((call) => call.get('action'))).toEqual(['http-sync']);
+    expect((await subscriberRow(subscriberId))?.language).toBe('de-DE');
+    await next.page.close();
   });
 
   it('opting out by the pushkit_opt_out query parameter alerts, sets the cookie flag and unsubscribes; a second time says already opted out', async () => {

@@ -125,7 +125,12 @@ describe('online shop', () => {
 
     await expect.poll(() => orderReads.length, { timeout: 10_000 }).toBe(1);
     expect(orderReads[0]!.at - loadedAt).toBeGreaterThanOrEqual(2800);
-    expect(Object.fromEntries(orderReads[0]!.url.searchParams)).toEqual({ hash: stack.config.hash, orderId });
+    expect(Object.fromEntries(orderReads[0]!.url.searchParams)).toEqual({
+      hash: stack.config.hash,
+      orderId,
+      subscriberId,
+      subscriberSecret: await page.evaluate(() => localStorage.getItem('pushkit_subscriber_secret')),
+    });
     await expect
       .poll(() => ecomData(page, 'order'))
       .toEqual({

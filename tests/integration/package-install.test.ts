@@ -157,7 +157,7 @@ describe('the packed push-kit, installed in a fresh project', () => {
           }),
         }),
       });
-      expect(await sync.json()).toEqual({ status: 'success', subscriberId: expect.any(String) });
+      expect(await sync.json()).toEqual({ status: 'success', subscriberId: expect.any(String), subscriberSecret: expect.any(String) });
       const count = await fetch(`${provider.url}/api/v1/sites/my-site/subscribers/count`, {
         headers: { authorization: `Bearer ${ownerKey}` },
       });

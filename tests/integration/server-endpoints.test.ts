@@ -49,13 +49,13 @@ describe('/as adds subscribers to segments', () => {
     const a = await insertSubscriber(app);
     const b = await insertSubscriber(app);
     const reply = await get(
-      `/as?${query({ id: 'newsletter', customer_hash: SITE_HASH, 'subscriber_list[]': [a.id, b.id], customTag: 'footer form' })}`,
+      `/as?${query({ id: 'newsletter', customer_hash: SITE_HASH, 'subscriber_list[]': [a.id, b.id], 'subscriberSecret[]': [a.secret, b.secret], customTag: 'footer form' })}`,
     );
     expect(reply.statusCode).toBe(200);
     expect(reply.json()).toEqual({ status: 'success' });
-    const single = await get(`/as?${query({ id: '7', customer_hash: SITE_HASH, subscriber_list: a.id })}`);
+    const single = await get(`/as?${query({ id: '7', customer_hash: SITE_HASH, subscriber_list: a.id, subscriberSecret: a.secret })}`);
     expect(single.json()).toEqual({ status: 'success' });
-    const dyn = await get(`/dyn?hash=${SITE_HASH}&subscriberId=${a.id}`);
+    const dyn = await get(`/dyn?hash=${SITE_HASH}&subscriberId=${a.id}&subscriberSecret=${a.secret}`);
     expect(dyn.json()).toEqual({ status: 'success', tags: {}, segments: ['7', 'newsletter'] });
     const { rows } = await db.query<{ custom_tag: string }>(
       `SELECT m.custom_tag FROM segment_memberships m JOIN segments s ON s.id = m.segment_id WHERE s.sid = 'newsletter' AND m.subscriber_id = $1`,
@@ -66,7 +66,9 @@ describe('/as adds subscribers to segments', () => {
 
   it('refuses an unknown subscriber (404), a bad segment id or a missing list (400), storing nothing', async () => {
     const a = await insertSubscriber(app);
-    const unknown = await get(`/as?${query({ id: 'late', customer_hash: SITE_HASH, 'subscriber_list[]': [a.id, 'nobody'] })}`);
+    const unknown = await get(
+      `/as?${query({ id: 'late', customer_hash: SITE_HASH, 'subscriber_list[]': [a.id, 'nobody'], 'subscriberSecret[]': [a.secret, a.secret] })}`,
+    );
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toEqual({
       status: 'failure',
@@ -90,32 +92,34 @@ describe('/as adds subscribers to segments', () => {
 
 describe('/tags and /dyn', () => {
   it('stores tags (null removes one) and /dyn returns them as JSONP', async () => {
-    const { id } = await insertSubscriber(app);
+    const { id, secret } = await insertSubscriber(app);
     const first = await get(
-      `/tags?${query({ hash: SITE_HASH, subscriberId: id, tags: JSON.stringify({ plan: 'pro', visits: 3, vip: true, gone: 'x' }) })}`,
+      `/tags?${query({ hash: SITE_HASH, subscriberId: id, subscriberSecret: secret, tags: JSON.stringify({ plan: 'pro', visits: 3, vip: true, gone: 'x' }) })}`,
     );
     expect(first.json()).toEqual({ status: 'success' });
-    await get(`/tags?${query({ hash: SITE_HASH, subscriberId: id, tags: JSON.stringify({ gone: null, visits: 4 }) })}`);
-    const dyn = await get(`/dyn?${query({ hash: SITE_HASH, subscriberId: id, callback: 'pushkit_dyn_1' })}`);
+    await get(
+      `/tags?${query({ hash: SITE_HASH, subscriberId: id, subscriberSecret: secret, tags: JSON.stringify({ gone: null, visits: 4 }) })}`,
+    );
+    const dyn = await get(`/dyn?${query({ hash: SITE_HASH, subscriberId: id, subscriberSecret: secret, callback: 'pushkit_dyn_1' })}`);
     expect(dyn.headers['content-type']).toBe('application/javascript; charset=utf-8');
     expect(dyn.body).toBe(`/**/ pushkit_dyn_1({"status":"success","tags":{"plan":"pro","vip":"true","visits":"4"},"segments":[]});`);
   });
 
   it('stores tags sent by navigator.sendBeacon (a POST with the parameters in the query) when the page hides', async () => {
-    const { id } = await insertSubscriber(app);
+    const { id, secret } = await insertSubscriber(app);
     const beacon = await app.inject({
       method: 'POST',
-      url: `/tags?${query({ hash: SITE_HASH, subscriberId: id, tags: JSON.stringify({ lastPage: 'checkout' }) })}`,
+      url: `/tags?${query({ hash: SITE_HASH, subscriberId: id, subscriberSecret: secret, tags: JSON.stringify({ lastPage: 'checkout' }) })}`,
       headers: { origin: SITE_ORIGIN, 'content-type': 'text/plain;charset=UTF-8' },
       payload: '',
     });
     expect(beacon.json()).toEqual({ status: 'success' });
-    const dyn = await get(`/dyn?${query({ hash: SITE_HASH, subscriberId: id })}`);
+    const dyn = await get(`/dyn?${query({ hash: SITE_HASH, subscriberId: id, subscriberSecret: secret })}`);
     expect(dyn.json().tags).toEqual({ lastPage: 'checkout' });
   });
 
   it('refuses tags that are not a JSON object of short keys and values', async () => {
-    const { id } = await insertSubscriber(app);
+    const { id, secret } = await insertSubscriber(app);
     for (const tags of [
       'not json',
       '[1,2]',
@@ -124,7 +128,7 @@ describe('/tags and /dyn', () => {
       JSON.stringify({ k: 'v'.repeat(300) }),
       JSON.stringify({ k: { nested: 1 } }),
     ]) {
-      const reply = await get(`/tags?${query({ hash: SITE_HASH, subscriberId: id, tags })}`);
+      const reply = await get(`/tags?${query({ hash: SITE_HASH, subscriberId: id, subscriberSecret: secret, tags })}`);
       expect(reply.statusCode, tags).toBe(400);
       expect(reply.json().message).toMatch(/^tags: must be a JSON object of 1 to 50 tags/);
     }
@@ -140,7 +144,7 @@ describe('/tags and /dyn', () => {
 
 describe('custom dimensions and tracking consent', () => {
   it('getSubscriberAttributes.php answers the requested dimensions (comma list or JSON array), tags as fallback', async () => {
-    const { id } = await insertSubscriber(app);
+    const { id, secret } = await insertSubscriber(app);
     const put = await app.inject({
       method: 'PUT',
       url: `/api/v1/sites/letters/subscribers/${id}/dimensions`,
@@ -148,14 +152,20 @@ describe('custom dimensions and tracking consent', () => {
       payload: { tier: 'gold', score: 12 },
     });
     expect(put.json()).toEqual({ status: 'success' });
-    await get(`/tags?${query({ hash: SITE_HASH, subscriberId: id, tags: JSON.stringify({ city: 'Leeds', tier: 'tag-loses' }) })}`);
+    await get(
+      `/tags?${query({ hash: SITE_HASH, subscriberId: id, subscriberSecret: secret, tags: JSON.stringify({ city: 'Leeds', tier: 'tag-loses' }) })}`,
+    );
     const comma = await get(
-      `/getSubscriberAttributes.php?${query({ hash: SITE_HASH, subscriberId: id, customDimensions: 'tier,score,city,unset', browser: 'chrome' })}`,
+      `/getSubscriberAttributes.php?${query({ hash: SITE_HASH, subscriberId: id, subscriberSecret: secret, customDimensions: 'tier,score,city,unset', browser: 'chrome' })}`,
     );
     expect(comma.json()).toEqual({ status: 'success', result: { tier: 'gold', score: '12', city: 'Leeds' } });
-    const array = await get(`/getSubscriberAttributes.php?${query({ hash: SITE_HASH, subscriberId: id, customDimensions: '["tier"]' })}`);
+    const array = await get(
+      `/getSubscriberAttributes.php?${query({ hash: SITE_HASH, subscriberId: id, subscriberSecret: secret, customDimensions: '["tier"]' })}`,
+    );
     expect(array.json()).toEqual({ status: 'success', result: { tier: 'gold' } });
-    const bad = await get(`/getSubscriberAttributes.php?${query({ hash: SITE_HASH, subscriberId: id, customDimensions: 'a;b' })}`);
+    const bad = await get(
+      `/getSubscriberAttributes.php?${query({ hash: SITE_HASH, subscriberId: id, subscriberSecret: secret, customDimensions: 'a;b' })}`,
+    );
     expect(bad.statusCode).toBe(400);
     expect(bad.json().message).toMatch(/^customDimensions: /);
   });
@@ -163,10 +173,10 @@ describe('custom dimensions and tracking consent', () => {
   it('getSubscriptionClickTrackingPermissionDetails.php answers the stored consent', async () => {
     const allowed = await insertSubscriber(app, { pageClickTrackingPermission: '1' });
     const refused = await insertSubscriber(app, { pageClickTrackingPermission: '0' });
-    const url = (id: string) =>
-      `/getSubscriptionClickTrackingPermissionDetails.php?${query({ customerHash: SITE_HASH, subscriberId: id, browser: 'chrome' })}`;
-    expect((await get(url(allowed.id))).json()).toEqual({ status: 'success', pageClickTrackingPermission: 1 });
-    expect((await get(url(refused.id))).json()).toEqual({ status: 'success', pageClickTrackingPermission: 0 });
+    const url = ({ id, secret }: { id: string; secret: string }) =>
+      `/getSubscriptionClickTrackingPermissionDetails.php?${query({ customerHash: SITE_HASH, subscriberId: id, subscriberSecret: secret, browser: 'chrome' })}`;
+    expect((await get(url(allowed))).json()).toEqual({ status: 'success', pageClickTrackingPermission: 1 });
+    expect((await get(url(refused))).json()).toEqual({ status: 'success', pageClickTrackingPermission: 0 });
     const missing = await get(`/getSubscriptionClickTrackingPermissionDetails.php?subscriberId=${allowed.id}`);
     expect(missing.json()).toEqual({ status: 'failure', message: 'customerHash: is required', code: 'E_PARAM_MISSING' });
   });
@@ -174,10 +184,10 @@ describe('custom dimensions and tracking consent', () => {
 
 describe('/c.gif beacon', () => {
   it('answers a real 1x1 GIF and adds or removes the segment membership', async () => {
-    const { id, subscription } = await insertSubscriber(app);
+    const { id, secret, subscription } = await insertSubscriber(app);
     const beacon = (action: string) =>
       get(
-        `/c.gif?${query({ hash: SITE_HASH, subscriberId: id, subscriptionId: subscription.subscriptionId, segment: 'clicked-cta', action })}`,
+        `/c.gif?${query({ hash: SITE_HASH, subscriberId: id, subscriberSecret: secret, subscriptionId: subscription.subscriptionId, segment: 'clicked-cta', action })}`,
       );
     const added = await beacon('add-segment');
     expect(added.statusCode).toBe(200);
@@ -185,9 +195,9 @@ describe('/c.gif beacon', () => {
     expect(added.rawPayload.subarray(0, 6).toString()).toBe('GIF89a');
     expect(added.rawPayload.readUInt16LE(6)).toBe(1);
     expect(added.rawPayload.readUInt16LE(8)).toBe(1);
-    expect((await get(`/dyn?hash=${SITE_HASH}&subscriberId=${id}`)).json().segments).toEqual(['clicked-cta']);
+    expect((await get(`/dyn?hash=${SITE_HASH}&subscriberId=${id}&subscriberSecret=${secret}`)).json().segments).toEqual(['clicked-cta']);
     await beacon('remove-segment');
-    expect((await get(`/dyn?hash=${SITE_HASH}&subscriberId=${id}`)).json().segments).toEqual([]);
+    expect((await get(`/dyn?hash=${SITE_HASH}&subscriberId=${id}&subscriberSecret=${secret}`)).json().segments).toEqual([]);
     const bad = await beacon('toggle');
     expect(bad.statusCode).toBe(400);
     expect(bad.json().message).toBe('action: must be add-segment or remove-segment');
@@ -214,7 +224,10 @@ describe('shop orders', () => {
       payload: { hash: SITE_HASH, orderId: '1001', order },
     });
     expect(posted.statusCode).toBe(201);
-    const reply = await get(`/api/v1/shopify/getOrderDetails?hash=${SITE_HASH}&orderId=1001`);
+    const buyer = await insertSubscriber(app);
+    const reply = await get(
+      `/api/v1/shopify/getOrderDetails?hash=${SITE_HASH}&orderId=1001&subscriberId=${buyer.id}&subscriberSecret=${buyer.secret}`,
+    );
     expect(reply.json()).toEqual({ status: 'success', order: { orderId: '1001', ...order } });
     const unknown = await get(`/api/v1/shopify/getOrderDetails?hash=${SITE_HASH}&orderId=9999`);
     expect(unknown.statusCode).toBe(404);
@@ -289,8 +302,8 @@ describe('child window files and health', () => {
 
 describe('CORS: only the site origin may call the site', () => {
   it('echoes the site origin, refuses (403, nothing stored) another origin, and allows requests without Origin', async () => {
-    const { id } = await insertSubscriber(app);
-    const allowed = await get(`/dyn?hash=${SITE_HASH}&subscriberId=${id}`, { origin: SITE_ORIGIN });
+    const { id, secret } = await insertSubscriber(app);
+    const allowed = await get(`/dyn?hash=${SITE_HASH}&subscriberId=${id}&subscriberSecret=${secret}`, { origin: SITE_ORIGIN });
     expect(allowed.statusCode).toBe(200);
     expect(allowed.headers['access-control-allow-origin']).toBe(SITE_ORIGIN);
     const otherSiteOrigin = await postSync(
@@ -309,7 +322,7 @@ describe('CORS: only the site origin may call the site', () => {
     // the child window is the provider's own page: its origin is the provider's
     const own = await postSync(
       app,
-      { hash: SITE_HASH, action: 'http-sync', subscriberId: id, userLanguage: 'de' },
+      { hash: SITE_HASH, action: 'http-sync', subscriberId: id, subscriberSecret: secret, userLanguage: 'de' },
       { origin: 'http://localhost:8787', host: 'localhost:8787' },
     );
     expect(own.statusCode).toBe(200);

@@ -29,7 +29,7 @@ let app: FastifyInstance;
 let ownerKey: string;
 let otherOwnerKey: string;
 /** A subscriber of the test site and one of the other site, a campaign and an order, all stored before the rows run. */
-const fixture = { subscriberId: '', otherSubscriberId: '', campaignId: '', orderId: 'order-1001', victimId: '' };
+const fixture = { subscriberId: '', secret: '', otherSubscriberId: '', campaignId: '', orderId: 'order-1001', victimId: '' };
 
 beforeAll(async () => {
   ({ db, cleanup } = await openTempDatabase());
@@ -43,12 +43,16 @@ beforeAll(async () => {
   app = await createApp({ sites: [site, other], db, rateLimit: false });
   ownerKey = (await ensureOwnerKey(db, site))!;
   otherOwnerKey = (await ensureOwnerKey(db, other))!;
-  fixture.subscriberId = (await insertSubscriber(app, { uuid: 'visitor-uuid-input' })).id;
+  ({ id: fixture.subscriberId, secret: fixture.secret } = await insertSubscriber(app, { uuid: 'visitor-uuid-input' }));
+  const proof = `subscriberSecret=${fixture.secret}`;
   await app.inject({
     method: 'GET',
-    url: `/tags?hash=${SITE_HASH}&subscriberId=${fixture.subscriberId}&tags=${encodeURIComponent('{"plan":"pro"}')}`,
+    url: `/tags?hash=${SITE_HASH}&subscriberId=${fixture.subscriberId}&${proof}&tags=${encodeURIComponent('{"plan":"pro"}')}`,
   });
-  await app.inject({ method: 'GET', url: `/as?id=news&customer_hash=${SITE_HASH}&subscriber_list[]=${fixture.subscriberId}` });
+  await app.inject({
+    method: 'GET',
+    url: `/as?id=news&customer_hash=${SITE_HASH}&subscriber_list[]=${fixture.subscriberId}&subscriberSecret[]=${fixture.secret}`,
+  });
   const otherSubscriber = await app.inject({
     method: 'POST',
     url: '/syncSubscriptionAction.php',
@@ -176,6 +180,7 @@ const ROUTES: Route[] = [
       hash: SITE_HASH,
       action: 'http-sync',
       subscriberId: fixture.subscriberId,
+      subscriberSecret: fixture.secret,
       userLanguage: 'en-GB',
       userTimezoneOffset: '-60',
     }),
@@ -187,7 +192,13 @@ const ROUTES: Route[] = [
     method: 'POST',
     carrier: 'json',
     path: () => '/syncSubscriptionAction.php',
-    valid: () => ({ hash: SITE_HASH, action: 'http-sync', subscriberId: fixture.subscriberId, userTimezoneOffset: '-60' }),
+    valid: () => ({
+      hash: SITE_HASH,
+      action: 'http-sync',
+      subscriberId: fixture.subscriberId,
+      subscriberSecret: fixture.secret,
+      userTimezoneOffset: '-60',
+    }),
     hashParam: 'hash',
     jsonp: true,
   },
@@ -196,7 +207,13 @@ const ROUTES: Route[] = [
     method: 'GET',
     carrier: 'query',
     path: () => '/as',
-    valid: () => ({ id: 'sale', customer_hash: SITE_HASH, 'subscriber_list[]': [fixture.subscriberId], customTag: 'footer' }),
+    valid: () => ({
+      id: 'sale',
+      customer_hash: SITE_HASH,
+      'subscriber_list[]': [fixture.subscriberId],
+      'subscriberSecret[]': [fixture.secret],
+      customTag: 'footer',
+    }),
     hashParam: 'customer_hash',
     jsonp: true,
   },
@@ -205,7 +222,12 @@ const ROUTES: Route[] = [
     method: 'GET',
     carrier: 'query',
     path: () => '/tags',
-    valid: () => ({ hash: SITE_HASH, subscriberId: fixture.subscriberId, tags: JSON.stringify({ plan: 'gold', visits: 3 }) }),
+    valid: () => ({
+      hash: SITE_HASH,
+      subscriberId: fixture.subscriberId,
+      subscriberSecret: fixture.secret,
+      tags: JSON.stringify({ plan: 'gold', visits: 3 }),
+    }),
     hashParam: 'hash',
     jsonp: true,
   },
@@ -214,7 +236,12 @@ const ROUTES: Route[] = [
     method: 'POST',
     carrier: 'beacon',
     path: () => '/tags',
-    valid: () => ({ hash: SITE_HASH, subscriberId: fixture.subscriberId, tags: JSON.stringify({ lastPage: 'checkout' }) }),
+    valid: () => ({
+      hash: SITE_HASH,
+      subscriberId: fixture.subscriberId,
+      subscriberSecret: fixture.secret,
+      tags: JSON.stringify({ lastPage: 'checkout' }),
+    }),
     hashParam: 'hash',
     jsonp: true,
   },
@@ -223,7 +250,7 @@ const ROUTES: Route[] = [
     method: 'GET',
     carrier: 'query',
     path: () => '/dyn',
-    valid: () => ({ hash: SITE_HASH, subscriberId: fixture.subscriberId }),
+    valid: () => ({ hash: SITE_HASH, subscriberId: fixture.subscriberId, subscriberSecret: fixture.secret }),
     hashParam: 'hash',
     jsonp: true,
   },
@@ -232,7 +259,13 @@ const ROUTES: Route[] = [
     method: 'GET',
     carrier: 'query',
     path: () => '/getSubscriberAttributes.php',
-    valid: () => ({ hash: SITE_HASH, subscriberId: fixture.subscriberId, customDimensions: 'plan,city', browser: 'chrome' }),
+    valid: () => ({
+      hash: SITE_HASH,
+      subscriberId: fixture.subscriberId,
+      subscriberSecret: fixture.secret,
+      customDimensions: 'plan,city',
+      browser: 'chrome',
+    }),
     hashParam: 'hash',
     jsonp: true,
   },
@@ -241,7 +274,7 @@ const ROUTES: Route[] = [
     method: 'GET',
     carrier: 'query',
     path: () => '/getSubscriptionClickTrackingPermissionDetails.php',
-    valid: () => ({ customerHash: SITE_HASH, subscriberId: fixture.subscriberId, browser: 'chrome' }),
+    valid: () => ({ customerHash: SITE_HASH, subscriberId: fixture.subscriberId, subscriberSecret: fixture.secret, browser: 'chrome' }),
     hashParam: 'customerHash',
     jsonp: true,
   },
@@ -253,6 +286,7 @@ const ROUTES: Route[] = [
     valid: () => ({
       hash: SITE_HASH,
       subscriberId: fixture.subscriberId,
+      subscriberSecret: fixture.secret,
       subscriptionId: 'sub-1',
       segment: 'clicked',
       action: 'add-segment',
@@ -283,7 +317,7 @@ const ROUTES: Route[] = [
     method: 'GET',
     carrier: 'query',
     path: () => '/api/v1/shopify/getOrderDetails',
-    valid: () => ({ hash: SITE_HASH, orderId: fixture.orderId }),
+    valid: () => ({ hash: SITE_HASH, orderId: fixture.orderId, subscriberId: fixture.subscriberId, subscriberSecret: fixture.secret }),
     hashParam: 'hash',
     jsonp: true,
   },
@@ -471,6 +505,9 @@ const BAD_FIELDS: Record<string, [string, unknown, number, string][]> = {
   'GET /tags': [
     ['hash', REMOVE, 400, 'is required'],
     ['subscriberId', REMOVE, 400, 'is required'],
+    ['subscriberSecret', REMOVE, 403, 'required to act for the subscriber'],
+    ['subscriberSecret', 'A'.repeat(43), 403, 'not the secret'],
+    ['subscriberSecret', 'short', 400, '43 base64url'],
     ['tags', REMOVE, 400, 'is required'],
     ['tags', 'not json', 400, 'JSON object'],
     ['tags', '[1,2]', 400, 'JSON object'],
@@ -1052,7 +1089,7 @@ describe('every site call refuses bad input with a 4xx naming the parameter, sto
     const before = await snapshot();
     const reply = await app.inject({
       method: 'GET',
-      url: `/c.gif?hash=${SITE_HASH}&subscriberId=${fixture.subscriberId}&segment=probe&action=add-segment`,
+      url: `/c.gif?hash=${SITE_HASH}&subscriberId=${fixture.subscriberId}&subscriberSecret=${fixture.secret}&segment=probe&action=add-segment`,
     });
     expect(reply.statusCode).toBe(200);
     const after = await snapshot();
@@ -1079,7 +1116,9 @@ describe('JSONP', () => {
       const query = encodeQuery({
         ...params,
         subscriberId: params.subscriberId && fixture.subscriberId,
+        subscriberSecret: params.subscriberId && fixture.secret,
         subscriber_list: params.subscriber_list && fixture.subscriberId,
+        'subscriberSecret[]': params.subscriber_list && fixture.secret,
         callback,
       });
       const reply = await app.inject({ method: 'GET', url: `${path}?${query}` });
@@ -1094,7 +1133,13 @@ describe('JSONP', () => {
       method: 'POST',
       url: '/syncSubscriptionAction.php',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: encodeQuery({ hash: SITE_HASH, action: 'get-subscriberid-from-server', uuid: 'visitor-uuid-input', callback }),
+      payload: encodeQuery({
+        hash: SITE_HASH,
+        action: 'get-subscriberid-from-server',
+        uuid: 'visitor-uuid-input',
+        subscriberSecret: fixture.secret,
+        callback,
+      }),
     });
     expect(JSON.parse(wrapped.exec(sync.body)![1]!)).toEqual({ status: 'success', subscriberId: fixture.subscriberId });
   });

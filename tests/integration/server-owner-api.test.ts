@@ -16,6 +16,9 @@ let otherKey: string;
 const site = testSite();
 const other = testSite({ name: 'other', hash: 'other-site-hash', origin: 'https://other.example' });
 const subscribers: string[] = [];
+/** Each subscriber's secret, as its browser holds it. */
+const secrets: Record<string, string> = {};
+const asList = (...ids: string[]) => ids.map((id) => `subscriber_list[]=${id}&subscriberSecret[]=${secrets[id]}`).join('&');
 
 beforeAll(async () => {
   ({ db, cleanup } = await openTempDatabase());
@@ -23,9 +26,16 @@ beforeAll(async () => {
   key = (await ensureOwnerKey(db, site))!;
   otherKey = (await ensureOwnerKey(db, other))!;
   for (let index = 0; index < 7; index += 1) {
-    subscribers.push((await insertSubscriber(app, { userLanguage: index < 2 ? 'pt-BR' : 'en-US' })).id);
+    const { id, secret } = await insertSubscriber(app, { userLanguage: index < 2 ? 'pt-BR' : 'en-US' });
+    subscribers.push(id);
+    secrets[id] = secret;
   }
-  await postSync(app, { hash: SITE_HASH, action: 'unsubscribe-ui', subscriberId: subscribers[6]! });
+  await postSync(app, {
+    hash: SITE_HASH,
+    action: 'unsubscribe-ui',
+    subscriberId: subscribers[6]!,
+    subscriberSecret: secrets[subscribers[6]!]!,
+  });
 });
 afterAll(async () => {
   await app.close();
@@ -153,7 +163,7 @@ describe('segments', () => {
     expect((await owner('POST', '/segments', { sid: 'vip' })).json().code).toBe('E_SEGMENT_EXISTS');
     expect((await owner('POST', '/segments', { sid: 'bad sid!' })).json().message).toMatch(/^sid: /);
     await app.inject({
-      url: `/as?id=vip&customer_hash=${SITE_HASH}&subscriber_list[]=${subscribers[0]}&subscriber_list[]=${subscribers[1]}`,
+      url: `/as?id=vip&customer_hash=${SITE_HASH}&${asList(subscribers[0]!, subscribers[1]!)}`,
     });
     const listed = (await owner('GET', '/segments')).json();
     expect(listed.segments).toEqual([
@@ -167,9 +177,11 @@ describe('segments', () => {
 
 describe('privacy requests', () => {
   it('exports everything stored about a subscriber, then deletes it all', async () => {
-    const { id, subscription } = await insertSubscriber(app, { uuid: 'privacy-uuid' });
-    await app.inject({ url: `/tags?hash=${SITE_HASH}&subscriberId=${id}&tags=${encodeURIComponent('{"plan":"pro"}')}` });
-    await app.inject({ url: `/c.gif?hash=${SITE_HASH}&subscriberId=${id}&segment=readers&action=add-segment` });
+    const { id, secret, subscription } = await insertSubscriber(app, { uuid: 'privacy-uuid' });
+    await app.inject({
+      url: `/tags?hash=${SITE_HASH}&subscriberId=${id}&subscriberSecret=${secret}&tags=${encodeURIComponent('{"plan":"pro"}')}`,
+    });
+    await app.inject({ url: `/c.gif?hash=${SITE_HASH}&subscriberId=${id}&subscriberSecret=${secret}&segment=readers&action=add-segment` });
     const exported = (await owner('GET', `/subscribers/${id}`)).json();
     expect(exported).toMatchObject({
       status: 'success',
@@ -192,7 +204,7 @@ describe('campaigns', () => {
     const all = await owner('POST', '/campaigns', { title: 'New submissions', body: 'Come and see', url: 'https://letters.example/new' });
     expect(all.statusCode).toBe(201);
     expect(all.json()).toEqual({ status: 'success', campaignId: expect.stringMatching(/^\d+$/), recipients: 6 });
-    await app.inject({ url: `/as?id=readers&customer_hash=${SITE_HASH}&subscriber_list[]=${subscribers[2]}` });
+    await app.inject({ url: `/as?id=readers&customer_hash=${SITE_HASH}&${asList(subscribers[2]!)}` });
     expect((await createCampaign(db, site, { title: 'T', body: 'B', segment: 'readers', ttl: 60, urgency: 'high' })).recipients).toBe(1);
     const one = await owner('POST', '/campaigns', { title: 'Hi', body: 'Just you', subscriberId: subscribers[3] });
     expect(one.json().recipients).toBe(1);
@@ -234,7 +246,7 @@ describe('campaigns', () => {
 
   it('"reaches N" is the number of recipients a campaign to the same audience gets', async () => {
     await app.inject({
-      url: `/as?id=reach&customer_hash=${SITE_HASH}&subscriber_list[]=${subscribers[1]}&subscriber_list[]=${subscribers[6]}`,
+      url: `/as?id=reach&customer_hash=${SITE_HASH}&${asList(subscribers[1]!, subscribers[6]!)}`,
     });
     const audiences: Record<string, string>[] = [
       {},

@@ -37,7 +37,8 @@ describe('embedded database', () => {
     expect(await isOwnerKey(second, site, key)).toBe(true);
     expect(await ensureOwnerKey(second, site)).toBeNull();
     const again = await postSync(reopened, { hash: SITE_HASH, action: 'insert', subscription: subscription.json });
-    expect(again.json()).toEqual({ status: 'success', subscriberId: id });
+    // the same push subscription subscribing again proves the browser: a new secret replaces the one it lost
+    expect(again.json()).toEqual({ status: 'success', subscriberId: id, subscriberSecret: expect.any(String) });
     await reopened.close();
     await second.close();
   });

@@ -42,6 +42,9 @@ const fakeSubscription = (endpoint: string): FakeSubscription => ({
   },
 });
 
+/** The secret the fake provider issues with its default sync reply. */
+export const ISSUED_SECRET = 'issued-secret-for-sub-1-aaaaaaaaaaaaaaaaaaa';
+
 export function installBrowser(options: BrowserOptions = {}) {
   const state = {
     permission: options.permission ?? 'default',
@@ -49,7 +52,10 @@ export function installBrowser(options: BrowserOptions = {}) {
     subscribeFailures: options.subscribeFailures ?? 0,
     registered: !!options.existingEndpoint,
     nextEndpoint: 'https://fcm.googleapis.com/fcm/send/token-new',
-    replies: { '/syncSubscriptionAction.php': { status: 'success', subscriberId: 'sub-1' }, ...options.replies } as Record<string, unknown>,
+    replies: {
+      '/syncSubscriptionAction.php': { status: 'success', subscriberId: 'sub-1', subscriberSecret: ISSUED_SECRET },
+      ...options.replies,
+    } as Record<string, unknown>,
   };
   const fetchCalls: FetchCall[] = [];
   const subscribeCalls: PushSubscriptionOptionsInit[] = [];

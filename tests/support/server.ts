@@ -84,7 +84,7 @@ export function postSync(
 export async function insertSubscriber(
   app: FastifyInstance,
   extra: Record<string, string> = {},
-): Promise<{ id: string; subscription: ReturnType<typeof newSubscription> }> {
+): Promise<{ id: string; secret: string; subscription: ReturnType<typeof newSubscription> }> {
   const subscription = newSubscription();
   const reply = await postSync(app, {
     hash: SITE_HASH,
@@ -93,9 +93,9 @@ export async function insertSubscriber(
     subscriptionId: subscription.subscriptionId,
     ...extra,
   });
-  const body = reply.json() as { status: string; subscriberId: string };
+  const body = reply.json() as { status: string; subscriberId: string; subscriberSecret: string };
   if (body.status !== 'success') throw new Error(reply.body);
-  return { id: body.subscriberId, subscription };
+  return { id: body.subscriberId, secret: body.subscriberSecret, subscription };
 }
 
 async function subscriberRows(db: Database, where = 'TRUE', params: unknown[] = []) {
@@ -137,7 +137,11 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
       });
       expect(reply.statusCode).toBe(200);
       const body = reply.json();
-      expect(body).toEqual({ status: 'success', subscriberId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      expect(body).toEqual({
+        status: 'success',
+        subscriberId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        subscriberSecret: expect.stringMatching(/^[\w-]{43}$/),
+      });
       const [row] = await subscriberRows(db, 'id = $1', [body.subscriberId]);
       expect(row).toMatchObject({
         site_hash: SITE_HASH,
@@ -166,7 +170,7 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
       const retried = (await postSync(app, { ...fields, action: 'insert-failed' })).json();
       const concurrent = await Promise.all(Array.from({ length: 6 }, () => postSync(app, { ...fields, action: 'insert' })));
       expect(again.subscriberId).toBe(first.subscriberId);
-      expect(retried).toEqual({ status: 'success', subscriberId: first.subscriberId });
+      expect(retried).toEqual({ status: 'success', subscriberId: first.subscriberId, subscriberSecret: expect.any(String) });
       for (const reply of concurrent) expect(reply.json().subscriberId).toBe(first.subscriberId);
       expect(await subscriberRows(db, 'endpoint = $1', [subscription.endpoint])).toHaveLength(1);
     });
@@ -202,12 +206,13 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
     });
 
     it('update moves the subscriber to a new endpoint and keys', async () => {
-      const { id, subscription } = await insertSubscriber(app);
+      const { id, secret, subscription } = await insertSubscriber(app);
       const next = newSubscription();
       const reply = await postSync(app, {
         hash: SITE_HASH,
         action: 'update',
         subscriberId: id,
+        subscriberSecret: secret,
         subscription: next.json,
         subscriptionId: next.subscriptionId,
       });
@@ -247,7 +252,7 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
       expect(await subscriberRows(db, 'subscription_id = $1', [subscription.subscriptionId])).toHaveLength(0);
       // the old registration now finds nothing, the new one finds the same subscriber
       const lookup = await postSync(app, { hash: SITE_HASH, action: 'get-subscriberid-from-server', subscriptionId: next.subscriptionId });
-      expect(lookup.json()).toEqual({ status: 'success', subscriberId: id });
+      expect(lookup.json()).toMatchObject({ status: 'success', subscriberId: id });
     });
 
     it('update-google-registration-id needs a previousSubscriptionId that exists', async () => {
@@ -268,11 +273,12 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
     });
 
     it('http-sync updates language and time zone only', async () => {
-      const { id, subscription } = await insertSubscriber(app, { userLanguage: 'en' });
+      const { id, secret, subscription } = await insertSubscriber(app, { userLanguage: 'en' });
       const reply = await postSync(app, {
         hash: SITE_HASH,
         action: 'http-sync',
         subscriberId: id,
+        subscriberSecret: secret,
         userLanguage: 'fr-FR',
         userTimezone: 'Europe/Paris',
         userTimezoneOffset: '-120',
@@ -285,14 +291,17 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
     it('unsubscribe-ui and unsubscribe-native set the status unsubscribed and record why', async () => {
       const ui = await insertSubscriber(app);
       const native = await insertSubscriber(app);
-      expect((await postSync(app, { hash: SITE_HASH, action: 'unsubscribe-ui', subscriberId: ui.id })).json()).toEqual({
+      expect(
+        (await postSync(app, { hash: SITE_HASH, action: 'unsubscribe-ui', subscriberId: ui.id, subscriberSecret: ui.secret })).json(),
+      ).toEqual({
         status: 'success',
         subscriberId: ui.id,
       });
       const byId = await postSync(app, {
         hash: SITE_HASH,
         action: 'unsubscribe-native',
-        subscriptionId: native.subscription.subscriptionId,
+        subscriberId: native.id,
+        subscriberSecret: native.secret,
       });
       expect(byId.json()).toEqual({ status: 'success', subscriberId: native.id });
       const rows = await subscriberRows(db, 'id = ANY($1::text[])', [[ui.id, native.id]]);
@@ -311,12 +320,18 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
       expect((await subscriberRows(db, 'id = $1', [ui.id]))[0]!.status).toBe('subscribed');
     });
 
-    it('get-subscriberid-from-server finds the subscriber by uuid or subscription id, and fails for a stranger', async () => {
-      const { id, subscription } = await insertSubscriber(app, { uuid: 'uuid-get-1' });
-      expect((await postSync(app, { hash: SITE_HASH, action: 'get-subscriberid-from-server', uuid: 'uuid-get-1' })).json()).toEqual({
+    it('get-subscriberid-from-server finds the subscriber by uuid with its secret, or by subscription, and fails for a stranger', async () => {
+      const { id, secret, subscription } = await insertSubscriber(app, { uuid: 'uuid-get-1' });
+      expect(
+        (
+          await postSync(app, { hash: SITE_HASH, action: 'get-subscriberid-from-server', uuid: 'uuid-get-1', subscriberSecret: secret })
+        ).json(),
+      ).toEqual({
         status: 'success',
         subscriberId: id,
       });
+      const uuidAlone = await postSync(app, { hash: SITE_HASH, action: 'get-subscriberid-from-server', uuid: 'uuid-get-1' });
+      expect(uuidAlone.json()).toMatchObject({ code: 'E_SYNC_VISITOR_UNKNOWN' });
       const bySubscription = await postSync(app, {
         hash: SITE_HASH,
         action: 'get-subscriberid-from-server',
@@ -332,16 +347,22 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
     });
 
     it('update-subscriberId links the visitor uuid to the stored subscriber', async () => {
-      const { id } = await insertSubscriber(app);
+      const { id, secret } = await insertSubscriber(app);
       const reply = await postSync(app, {
         hash: SITE_HASH,
         action: 'update-subscriberId',
         browserType: 'firefox',
         previousSubscriberId: id,
         subscriberId: 'uuid-from-url-7',
+        subscriberSecret: secret,
       });
       expect(reply.json()).toEqual({ status: 'success', subscriberId: id });
-      const lookup = await postSync(app, { hash: SITE_HASH, action: 'get-subscriberid-from-server', uuid: 'uuid-from-url-7' });
+      const lookup = await postSync(app, {
+        hash: SITE_HASH,
+        action: 'get-subscriberid-from-server',
+        uuid: 'uuid-from-url-7',
+        subscriberSecret: secret,
+      });
       expect(lookup.json()).toEqual({ status: 'success', subscriberId: id });
       const unknown = await postSync(app, {
         hash: SITE_HASH,
@@ -361,7 +382,7 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
       const reply = await postSync(app, { hash: SITE_HASH, action: 'insert', subscription: subscription.json, callback: 'pushkit._cb.r1' });
       expect(reply.headers['content-type']).toBe('application/javascript; charset=utf-8');
       const match = /^\/\*\*\/ pushkit\._cb\.r1\((.*)\);$/.exec(reply.body);
-      expect(JSON.parse(match![1]!)).toEqual({ status: 'success', subscriberId: expect.any(String) });
+      expect(JSON.parse(match![1]!)).toEqual({ status: 'success', subscriberId: expect.any(String), subscriberSecret: expect.any(String) });
       const other = newSubscription();
       const bad = await postSync(app, { hash: SITE_HASH, action: 'insert', subscription: other.json, callback: 'alert(1)//' });
       expect(bad.statusCode).toBe(400);

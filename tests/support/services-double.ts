@@ -3,6 +3,9 @@
 import type { KeyValueStore, QueryParams, RuntimeServices } from '../../runtime/services.ts';
 import type { SiteModule } from '../../runtime/site-module.ts';
 
+/** The secret the double's subscriber holds (a subscriber always has one beside its id). */
+export const SUBSCRIBER_SECRET_OF_DOUBLE = 'secret-of-sub-1-aaaaaaaaaaaaaaaaaaaaaaaaaaa';
+
 export interface RecordedCall {
   kind: 'get' | 'jsonp' | 'postForm' | 'beacon';
   url: string;
@@ -69,6 +72,7 @@ export function servicesDouble(
   const services: RuntimeServices = {
     site: options.site ?? testSite(),
     subscriberId: () => state.subscriberId,
+    secret: () => (state.subscriberId ? SUBSCRIBER_SECRET_OF_DOUBLE : ''),
     subscriptionId: () => (state.subscriberId ? 'subscription-1' : undefined),
     trackingAllowed: () => state.tracking,
     optedOut: () => state.optedOut,

@@ -27,7 +27,7 @@ describe('child window', () => {
     openChildWindow('uuid=visitor-1&action=subscribe&shouldTrackData=true');
     const browser = installBrowser({
       answer: 'granted',
-      replies: { '/syncSubscriptionAction.php': { status: 'success', subscriberId: 'sub-3' } },
+      replies: { '/syncSubscriptionAction.php': { status: 'success', subscriberId: 'sub-3', subscriberSecret: 'secret-of-sub-3' } },
     });
     await runChildWindow();
     expect(document.getElementById('pc-buttons')!.hidden).toBe(false);
@@ -40,6 +40,7 @@ describe('child window', () => {
     expect(origin).toBe(new URL(site.origin).origin);
     expect(message).toMatchObject({
       wingify_push_subscriber_id: 'sub-3',
+      pushkit_subscriber_secret: 'secret-of-sub-3',
       wingify_push_subscription_id: 'token-new',
       wingify_push_subscription_status: 'subscribed',
       wingify_donot_track_actions: '0',
@@ -99,9 +100,29 @@ describe('child window', () => {
     expect(text()).toContain('click the lock icon');
   });
 
-  it('unsubscribe: waits, then confirms', async () => {
+  it('unsubscribe or opt-out from a link alone changes nothing: no sync call, the subscription kept, until a click', async () => {
+    for (const query of ['uuid=attacker-uuid&action=unsubscribe', 'uuid=attacker-uuid&pushkit_opt_out=1']) {
+      openChildWindow(query);
+      localStorage.setItem('wingify_push_subscriber_id', 'sub-1');
+      localStorage.setItem('pushkit_subscriber_secret', 'secret-of-sub-1');
+      const browser = installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-1' });
+      await runChildWindow();
+      await settle();
+      expect(browser.syncCalls()).toEqual([]);
+      expect(browser.state.subscription!.unsubscribed).toBeFalsy();
+      expect(document.cookie).not.toContain('pushkit_opt_out=1');
+      expect(document.cookie).not.toContain('attacker-uuid');
+      expect(document.getElementById('pc-buttons')!.hidden).toBe(false);
+      document.getElementById('pc-no')!.click();
+      await settle();
+      expect(browser.syncCalls()).toEqual([]);
+    }
+  });
+
+  it('unsubscribe: on the click, waits, then confirms', async () => {
     openChildWindow('uuid=visitor-1&action=unsubscribe');
     localStorage.setItem('wingify_push_subscriber_id', 'sub-1');
+    localStorage.setItem('pushkit_subscriber_secret', 'secret-of-sub-1');
     const browser = installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-1' });
     const seen: string[] = [];
     new MutationObserver(() => seen.push(text() ?? '')).observe(document.getElementById('pc-text')!, {
@@ -110,10 +131,14 @@ describe('child window', () => {
       subtree: true,
     });
     await runChildWindow();
+    expect(text()).toBe('Unsubscribe from push notifications from Calligraphy?');
+    expect(document.getElementById('pc-allow')!.textContent).toBe('Unsubscribe');
+    document.getElementById('pc-allow')!.click();
     await settle();
     expect(seen).toContain('Please wait unsubscribing you from Calligraphy');
     expect(text()).toBe('You have been unsubscribed from Calligraphy. You can close this window.');
     expect(browser.syncCalls().map((call) => call.form.get('action'))).toEqual(['update-subscriberId', 'unsubscribe-ui']);
+    expect(browser.syncCalls().map((call) => call.form.get('subscriberSecret'))).toEqual(['secret-of-sub-1', 'secret-of-sub-1']);
     expect(browser.state.subscription!.unsubscribed).toBe(true);
   });
 
@@ -125,6 +150,9 @@ describe('child window', () => {
     if (already) document.cookie = 'pushkit_opt_out=1;path=/';
     installBrowser();
     await runChildWindow();
+    expect(text()).toBe('Opt out of the product for Calligraphy?');
+    document.getElementById('pc-allow')!.click();
+    await settle();
     expect(text()).toBe(expected);
     expect(posted[0]![0]).toMatchObject({ pushkit_opt_out: true });
   });
@@ -134,6 +162,8 @@ describe('child window', () => {
     localStorage.setItem('wingify_push_subscriber_id', 'sub-1');
     installBrowser({ replies: { '/syncSubscriptionAction.php': new TypeError('Failed to fetch') } });
     await runChildWindow();
+    document.getElementById('pc-allow')!.click();
+    await settle();
     expect(text()).toBe('Something went wrong while opting out');
   });
 

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { site } from '../fixtures/site-module.ts';
 import { startRuntime } from '../../runtime/api.ts';
 import type { OptInResult } from '../../runtime/messages.ts';
-import { installBrowser, resetPage, settle } from '../support/runtime-test-browser.ts';
+import { installBrowser, ISSUED_SECRET, resetPage, settle } from '../support/runtime-test-browser.ts';
 
 const SYNC_FIELDS = [
   'hash',
@@ -33,6 +33,7 @@ const SYNC_FIELDS = [
 function storeSyncedVisitor(overrides: Record<string, string> = {}): void {
   const values: Record<string, string> = {
     wingify_push_subscriber_id: 'sub-1',
+    pushkit_subscriber_secret: 'stored-secret-of-sub-1',
     wingify_push_subscription_id: 'token-old',
     wingify_push_subscription_endpoint: 'https://fcm.googleapis.com/fcm/send/token-old',
     wingify_push_subscription_status: 'subscribed',
@@ -431,6 +432,43 @@ describe('opt-out (spec sections 2 and 4)', () => {
   });
 });
 
+describe('the subscriber secret (proof of this browser)', () => {
+  it('the secret of the insert reply is kept beside the subscriber id and sent with the next sync', async () => {
+    const browser = installBrowser({ answer: 'granted' });
+    await optInThroughApi();
+    expect(localStorage.getItem('pushkit_subscriber_secret')).toBe(ISSUED_SECRET);
+    localStorage.setItem('wingify_push_subscriber_lang', 'xx');
+    await startRuntime(site).ready;
+    const sync = browser.syncCalls().at(-1)!;
+    expect(sync.form.get('action')).toBe('http-sync');
+    expect(sync.form.get('subscriberSecret')).toBe(ISSUED_SECRET);
+  });
+
+  it('a subscriber synced before secrets existed syncs once, proving its subscription, and keeps the secret it gets', async () => {
+    storeSyncedVisitor({ pushkit_subscriber_secret: '' });
+    const browser = installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
+    await startRuntime(site).ready;
+    const [sync] = browser.syncCalls();
+    expect(sync!.form.get('action')).toBe('http-sync');
+    expect(sync!.form.get('subscriberId')).toBe('sub-1');
+    expect(sync!.form.get('subscriptionEndPoint')).toBe('https://fcm.googleapis.com/fcm/send/token-old');
+    expect(localStorage.getItem('pushkit_subscriber_secret')).toBe(ISSUED_SECRET);
+    await startRuntime(site).ready;
+    expect(browser.syncCalls()).toHaveLength(1);
+  });
+
+  it('unsubscribing forgets the secret with the subscriber id', async () => {
+    storeSyncedVisitor();
+    installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
+    const api = startRuntime(site);
+    await api.ready;
+    api.triggerOptOut();
+    await settle();
+    expect(localStorage.getItem('wingify_push_subscriber_id')).toBeNull();
+    expect(localStorage.getItem('pushkit_subscriber_secret')).toBeNull();
+  });
+});
+
 describe('uuid handling (spec section 4)', () => {
   it('creates the visitor uuid cookie when there is none', async () => {
     installBrowser();
@@ -454,6 +492,7 @@ describe('uuid handling (spec section 4)', () => {
       browserType: 'chrome',
       previousSubscriberId: 'sub-1',
       subscriberId: 'visitor-42',
+      subscriberSecret: 'stored-secret-of-sub-1',
       action: 'update-subscriberId',
     });
     expect(JSON.parse(localStorage.getItem('pshcrw_update_subId')!)).toEqual({ previousSubscriberId: 'sub-1', subscriberId: 'visitor-42' });
@@ -487,7 +526,12 @@ describe('tracking consent', () => {
     await startRuntime(site).ready;
     const [call] = browser.fetchCalls;
     expect(call!.url).toContain('/getSubscriptionClickTrackingPermissionDetails.php');
-    expect(Object.fromEntries(call!.form)).toEqual({ customerHash: site.hash, subscriberId: 'sub-1', browser: 'chrome' });
+    expect(Object.fromEntries(call!.form)).toEqual({
+      customerHash: site.hash,
+      subscriberId: 'sub-1',
+      subscriberSecret: 'stored-secret-of-sub-1',
+      browser: 'chrome',
+    });
     expect(localStorage.getItem('wingify_donot_track_actions')).toBe('0');
   });
 });
@@ -508,12 +552,13 @@ describe('http sites through the child window', () => {
     expect(url.origin + url.pathname).toBe(site.childWindowUrl);
     expect(url.searchParams.get('action')).toBe('subscribe');
     expect(url.searchParams.get('uuid')).toMatch(/^[\w-]+$/);
-    const message = { subscribedToWebPush: true, wingify_push_subscriber_id: 'sub-7' };
+    const message = { subscribedToWebPush: true, wingify_push_subscriber_id: 'sub-7', pushkit_subscriber_secret: 'secret-of-sub-7' };
     window.dispatchEvent(new MessageEvent('message', { origin: 'https://evil.test', data: message }));
     expect(success).toBeUndefined();
     window.dispatchEvent(new MessageEvent('message', { origin: 'https://sync.test', data: message }));
     expect(success).toBe('sub-7');
     expect(localStorage.getItem('wingify_push_subscription_status')).toBe('subscribed');
+    expect(localStorage.getItem('pushkit_subscriber_secret')).toBe('secret-of-sub-7');
   });
 
   it('a subscriber without a stored id asks the server: get-subscriberid-from-server', async () => {

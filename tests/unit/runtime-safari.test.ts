@@ -91,6 +91,7 @@ describe('Safari push (spec sections 1 and 4)', () => {
 
   it('a granted visitor whose device token is already synced makes no sync call on a later view', async () => {
     localStorage.setItem('wingify_push_subscriber_id', 'sub-1');
+    localStorage.setItem('pushkit_subscriber_secret', 'stored-secret-of-sub-1');
     localStorage.setItem('wingify_push_subscription_id', 'DEVICE-TOKEN-1');
     localStorage.setItem('wingify_push_subscription_endpoint', '');
     localStorage.setItem('wingify_push_subscription_status', 'subscribed');

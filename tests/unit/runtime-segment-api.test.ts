@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it, vi } from 'vitest';
 import { addSubscriberToSegment, addToSegment, removeSubscriberFromSegment } from '../../runtime/segment-api.ts';
-import { servicesDouble } from '../support/services-double.ts';
+import { SUBSCRIBER_SECRET_OF_DOUBLE, servicesDouble } from '../support/services-double.ts';
 
 const NAME_29 = 'a'.repeat(29);
 const NAME_30 = 'a'.repeat(30);
@@ -35,12 +35,25 @@ describe('addSubscriberToSegment', () => {
     expect(calls).toContainEqual({
       kind: 'get',
       url: 'https://services.test/as',
-      params: { id: 'vip', customer_hash: services.site.hash, 'subscriber_list[]': 'sub-1', customTag: 'vip' },
+      params: {
+        id: 'vip',
+        customer_hash: services.site.hash,
+        'subscriber_list[]': 'sub-1',
+        'subscriberSecret[]': SUBSCRIBER_SECRET_OF_DOUBLE,
+        customTag: 'vip',
+      },
     });
     expect(calls).toContainEqual({
       kind: 'beacon',
       url: 'https://sync.test/c.gif',
-      params: { hash: services.site.hash, subscriberId: 'sub-1', subscriptionId: 'subscription-1', segment: 'vip', action: 'add-segment' },
+      params: {
+        hash: services.site.hash,
+        subscriberId: 'sub-1',
+        subscriberSecret: SUBSCRIBER_SECRET_OF_DOUBLE,
+        subscriptionId: 'subscription-1',
+        segment: 'vip',
+        action: 'add-segment',
+      },
     });
   });
 
@@ -82,6 +95,7 @@ describe('removeSubscriberFromSegment', () => {
         params: {
           hash: services.site.hash,
           subscriberId: 'sub-1',
+          subscriberSecret: SUBSCRIBER_SECRET_OF_DOUBLE,
           subscriptionId: 'subscription-1',
           segment: 'vip',
           action: 'remove-segment',

@@ -4,7 +4,7 @@ import { createServices } from '../../runtime/create-services.ts';
 import { startSegments } from '../../runtime/segments.ts';
 import { retrySegmentKey, segmentMarkerKey } from '../../runtime/storage-keys.ts';
 import type { RuleSegment, SegmentContext } from '../../runtime/site-module.ts';
-import { servicesDouble, testSite } from '../support/services-double.ts';
+import { SUBSCRIBER_SECRET_OF_DOUBLE, servicesDouble, testSite } from '../support/services-double.ts';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -29,7 +29,12 @@ describe('rule segments', () => {
       {
         kind: 'get',
         url: 'https://services.test/as',
-        params: { id: '7', customer_hash: services.site.hash, 'subscriber_list[]': 'sub-1' },
+        params: {
+          id: '7',
+          customer_hash: services.site.hash,
+          'subscriber_list[]': 'sub-1',
+          'subscriberSecret[]': SUBSCRIBER_SECRET_OF_DOUBLE,
+        },
       },
     ]);
     expect(local.get(segmentMarkerKey(7))).toBe('2');

@@ -4,7 +4,7 @@ import { startShop } from '../../runtime/shop.ts';
 import { segmentMarkerKey } from '../../runtime/storage-keys.ts';
 import type { ShopSegment } from '../../runtime/site-module.ts';
 import type { QueryParams } from '../../runtime/services.ts';
-import { servicesDouble, testSite } from '../support/services-double.ts';
+import { SUBSCRIBER_SECRET_OF_DOUBLE, servicesDouble, testSite } from '../support/services-double.ts';
 
 const CART = {
   items: [
@@ -132,7 +132,7 @@ describe('order page', () => {
     expect(calls[0]).toEqual({
       kind: 'get',
       url: 'https://sync.test/api/v1/shopify/getOrderDetails',
-      params: { hash: services.site.hash, orderId: '1001' },
+      params: { hash: services.site.hash, orderId: '1001', subscriberId: 'sub-1', subscriberSecret: SUBSCRIBER_SECRET_OF_DOUBLE },
     });
     expect(JSON.parse(local.get('wingifyEcomData-order')!)).toEqual(ORDER);
     expect(emitted).toEqual(['ecom.order']);

@@ -6,6 +6,7 @@ import type { StoredState } from '../../runtime/sync.ts';
 const current = { subscriptionId: 'id-1', endpoint: 'https://push.test/send/id-1' };
 const inSync: StoredState = {
   subscriberId: 'sub-1',
+  secret: 'secret-1',
   subscriptionId: 'id-1',
   endpoint: current.endpoint,
   status: 'subscribed',
@@ -36,6 +37,11 @@ describe('update decision', () => {
   it('4. only the language differs: http-sync', () => {
     expect(decide({}, current, 'fr-FR')).toBe('http-sync');
     expect(decide({ language: undefined })).toBe('http-sync');
+  });
+
+  it('a subscriber without a secret (synced before secrets existed): http-sync, which issues one', () => {
+    expect(decide({ secret: undefined })).toBe('http-sync');
+    expect(decide({ secret: undefined, subscriptionId: 'id-0' })).toBe('update-google-registration-id');
   });
 
   it('5. otherwise: already-updated', () => {

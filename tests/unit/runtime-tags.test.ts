@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTagger, refreshDimensions, refreshUserProperties, storedTags } from '../../runtime/tags.ts';
-import { servicesDouble } from '../support/services-double.ts';
+import { SUBSCRIBER_SECRET_OF_DOUBLE, servicesDouble } from '../support/services-double.ts';
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => {
@@ -26,7 +26,12 @@ describe('createTagger', () => {
       {
         kind: 'get',
         url: 'https://services.test/tags',
-        params: { hash: services.site.hash, subscriberId: 'sub-1', tags: JSON.stringify({ plan: 'gold', city: 'Paris' }) },
+        params: {
+          hash: services.site.hash,
+          subscriberId: 'sub-1',
+          subscriberSecret: SUBSCRIBER_SECRET_OF_DOUBLE,
+          tags: JSON.stringify({ plan: 'gold', city: 'Paris' }),
+        },
       },
     ]);
     tagger.tag('plan', 'silver');
@@ -56,7 +61,12 @@ describe('createTagger', () => {
     expect(sendBeacon).toHaveBeenCalledTimes(1);
     const url = new URL(sendBeacon.mock.calls[0]![0]);
     expect(url.origin + url.pathname).toBe('https://services.test/tags');
-    expect(Object.fromEntries(url.searchParams)).toEqual({ hash: services.site.hash, subscriberId: 'sub-1', tags: '{"plan":"gold"}' });
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      hash: services.site.hash,
+      subscriberId: 'sub-1',
+      subscriberSecret: SUBSCRIBER_SECRET_OF_DOUBLE,
+      tags: '{"plan":"gold"}',
+    });
     vi.advanceTimersByTime(100);
     expect(calls, 'not sent twice').toEqual([]);
   });
@@ -92,7 +102,12 @@ describe('dimensions and user properties', () => {
     await refreshDimensions(services, ['tier', 'visits']);
     expect(calls[0]).toMatchObject({
       url: 'https://sync.test/getSubscriberAttributes.php',
-      params: { hash: services.site.hash, subscriberId: 'sub-1', customDimensions: 'tier,visits' },
+      params: {
+        hash: services.site.hash,
+        subscriberId: 'sub-1',
+        subscriberSecret: SUBSCRIBER_SECRET_OF_DOUBLE,
+        customDimensions: 'tier,visits',
+      },
     });
     expect(calls[0]!.params.browser).toBeTypeOf('string');
     expect(local.get('_vwo_cd_tier')).toBe('gold');

@@ -1,10 +1,14 @@
 // Shop orders (spec section 3, "Shop order event data"): the shop's back end posts an order with the site's
-// owner key, and the order page's script reads it by id through /api/v1/shopify/getOrderDetails.
+// owner key, and the order page's script reads it by id through /api/v1/shopify/getOrderDetails. An order's
+// items, totals and coupon are the buyer's: only a subscriber's browser showing its secret reads them, and only
+// the subscriber the shop named, or else the first that reads them. Anyone else learns the order id only (the
+// order event still fires for a visitor who is not a subscriber, without its details).
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { requireOwner } from '../owner-auth.ts';
-import { storeShopOrder } from '../../store/shop-orders.ts';
-import { httpUrlParam, optionalText, parseParams, siteHash, text } from '../params.ts';
+import { claimShopOrder, shopOrderExists, storeShopOrder } from '../../store/shop-orders.ts';
+import { httpUrlParam, optionalText, parseParams, siteHash, subscriberIdParam, subscriberSecretParam, text } from '../params.ts';
+import { requireProvenSubscriber } from '../subscriber-proof.ts';
 import { checkCallback, RequestError, sendReply } from '../reply.ts';
 import { requireOrigin } from '../site-access.ts';
 import type { RouteContext } from './context.ts';
@@ -42,19 +46,23 @@ const orderSchema = z.strictObject({
     coupon: text(64).optional(),
     items: z.array(orderItem).max(500),
   } satisfies Record<keyof ShopOrder, z.ZodType>),
+  subscriberId: subscriberIdParam.optional(),
 } satisfies Record<keyof ShopOrderRequest, z.ZodType>);
 
-const orderQuerySchema = z.object({ hash: siteHash, orderId, callback: optionalText(z.string()) } satisfies Record<
-  keyof OrderDetailsQuery,
-  z.ZodType
->);
+const orderQuerySchema = z.object({
+  hash: siteHash,
+  orderId,
+  subscriberId: optionalText(subscriberIdParam),
+  subscriberSecret: optionalText(subscriberSecretParam),
+  callback: optionalText(z.string()),
+} satisfies Record<keyof OrderDetailsQuery, z.ZodType>);
 
 export async function shopRoutes(app: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
   app.post('/api/v1/shopify/orders', async (request, reply) => {
     const params = parseParams(orderSchema, request.body, 'body');
     const site = registry.require(params.hash, 'hash');
     await requireOwner(db, request, site);
-    await storeShopOrder(db, site.hash, params.orderId, params.order);
+    await storeShopOrder(db, site.hash, params.orderId, params.order, params.subscriberId);
     return reply.code(201).send({ status: 'success', orderId: params.orderId } satisfies ShopOrderStoredReply);
   });
 
@@ -63,12 +71,14 @@ export async function shopRoutes(app: FastifyInstance, { db, registry }: RouteCo
     const params = parseParams(orderQuerySchema, request.query, 'query');
     const site = registry.require(params.hash, 'hash');
     requireOrigin(request, site);
-    const { rows } = await db.query<{ details: unknown }>('SELECT details FROM shop_orders WHERE site_hash = $1 AND order_id = $2', [
-      site.hash,
-      params.orderId,
-    ]);
-    if (!rows[0]) throw new RequestError('E_ORDER_UNKNOWN', { orderId: params.orderId });
-    const order = { orderId: params.orderId, ...(rows[0].details as z.output<typeof orderSchema>['order']) };
+    if (params.subscriberId) await requireProvenSubscriber(db, site, params.subscriberId, params.subscriberSecret, 'subscriberId');
+    const details = params.subscriberId ? await claimShopOrder(db, site.hash, params.orderId, params.subscriberId) : undefined;
+    if (!details && !(await shopOrderExists(db, site.hash, params.orderId))) {
+      throw new RequestError('E_ORDER_UNKNOWN', { orderId: params.orderId });
+    }
+    const order = details
+      ? { orderId: params.orderId, ...(details as z.output<typeof orderSchema>['order']) }
+      : { orderId: params.orderId };
     return sendReply(request, reply, { status: 'success', order } satisfies OrderDetailsReply);
   });
 }

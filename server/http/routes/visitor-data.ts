@@ -1,23 +1,26 @@
 // The services calls of spec section 7 about one visitor: segment adds (/as, c.gif), custom tags (/tags),
-// user properties (/dyn), custom dimensions and the page-click tracking consent.
+// user properties (/dyn), custom dimensions and the page-click tracking consent. Each names a subscriber and
+// must show its secret (subscriber-proof.ts); with no Origin header (JSONP, image beacons) the secret is the
+// only proof there is.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { TRANSPARENT_GIF } from '../beacon-gif.ts';
-import type { Queryable } from '../../store/database.ts';
-import { browserParam, optionalText, parseParams, segmentIdParam, siteHash, subscriberIdParam, text } from '../params.ts';
+import {
+  browserParam,
+  optionalText,
+  parseParams,
+  segmentIdParam,
+  siteHash,
+  subscriberIdParam,
+  subscriberSecretParam,
+  text,
+} from '../params.ts';
+import { requireProvenSubscriber } from '../subscriber-proof.ts';
 import { checkCallback, RequestError, sendReply } from '../reply.ts';
 import { requireOrigin } from '../site-access.ts';
 import { addMembershipTo, removeMembership, segmentsOfSubscriber } from '../../store/segments.ts';
 import { segmentForVisitor, VISITOR_SEGMENTS_PER_SITE } from '../../store/visitor-segments.ts';
-import type { HostedSite } from '../../sites.ts';
-import {
-  dimensionValues,
-  MAX_TAGS_PER_SUBSCRIBER,
-  setTags,
-  subscriberExists,
-  TagLimitError,
-  tagsOf,
-} from '../../store/subscriber-records.ts';
+import { dimensionValues, MAX_TAGS_PER_SUBSCRIBER, setTags, TagLimitError, tagsOf } from '../../store/subscriber-records.ts';
 import type { RouteContext } from './context.ts';
 import {
   SEGMENT_BEACON_ACTIONS,
@@ -36,10 +39,6 @@ import {
 const MAX_LIST = 100;
 const TAG_KEY = /^[A-Za-z0-9_. -]{1,64}$/;
 const DIMENSION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-
-async function requireSubscriber(db: Queryable, site: HostedSite, id: string, parameter: string): Promise<void> {
-  if (!(await subscriberExists(db, site.hash, id))) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: parameter, id });
-}
 
 const jsonText = <T extends z.ZodType>(schema: T, rule: string) =>
   text(8192).transform((value, ctx): z.output<T> => {
@@ -60,6 +59,7 @@ const jsonText = <T extends z.ZodType>(schema: T, rule: string) =>
 const tagsSchema = z.object({
   hash: siteHash,
   subscriberId: subscriberIdParam,
+  subscriberSecret: optionalText(subscriberSecretParam),
   tags: jsonText(
     z
       .record(z.string().regex(TAG_KEY), z.union([text(256), z.number().finite(), z.boolean(), z.null()]))
@@ -76,13 +76,18 @@ const addToSegmentSchema = z.object({
     .array(subscriberIdParam)
     .min(1, 'must name at least one subscriber')
     .max(MAX_LIST, `must name at most ${MAX_LIST} subscribers`),
+  subscriberSecret: z.array(subscriberSecretParam).max(MAX_LIST).optional(),
   customTag: optionalText(text(64, /^[A-Za-z0-9_. -]+$/, 'must be at most 64 letters, digits, " ", ".", "_" or "-"')),
   callback: z.string().optional(),
-} satisfies Record<Exclude<keyof AddToSegmentQuery, 'subscriber_list[]'> | 'subscriber_list', z.ZodType>);
+} satisfies Record<
+  Exclude<keyof AddToSegmentQuery, 'subscriber_list[]' | 'subscriberSecret[]'> | 'subscriber_list' | 'subscriberSecret',
+  z.ZodType
+>);
 
 const dynSchema = z.object({
   hash: siteHash,
   subscriberId: optionalText(subscriberIdParam),
+  subscriberSecret: optionalText(subscriberSecretParam),
   callback: z.string().optional(),
 } satisfies Record<keyof UserPropertiesQuery, z.ZodType>);
 
@@ -114,6 +119,7 @@ const dimensionList = text(2048).transform((value, ctx) => {
 const attributesSchema = z.object({
   hash: siteHash,
   subscriberId: subscriberIdParam,
+  subscriberSecret: optionalText(subscriberSecretParam),
   customDimensions: dimensionList,
   browser: optionalText(browserParam),
   callback: z.string().optional(),
@@ -122,6 +128,7 @@ const attributesSchema = z.object({
 const consentSchema = z.object({
   customerHash: siteHash,
   subscriberId: subscriberIdParam,
+  subscriberSecret: optionalText(subscriberSecretParam),
   browser: optionalText(browserParam),
   callback: z.string().optional(),
 } satisfies Record<keyof TrackingConsentQuery, z.ZodType>);
@@ -129,15 +136,16 @@ const consentSchema = z.object({
 const beaconSchema = z.object({
   hash: siteHash,
   subscriberId: subscriberIdParam,
+  subscriberSecret: optionalText(subscriberSecretParam),
   subscriptionId: optionalText(text(1024)),
   segment: segmentIdParam,
   action: z.enum(SEGMENT_BEACON_ACTIONS, { error: 'must be add-segment or remove-segment' }),
   _: z.string().optional(),
 } satisfies Record<keyof SegmentBeaconQuery, z.ZodType>);
 
-/** `subscriber_list[]=a&subscriber_list[]=b` or `subscriber_list=a&subscriber_list=b`, one value or many. */
-function subscriberList(query: Record<string, unknown>): unknown {
-  const value = query['subscriber_list[]'] ?? query.subscriber_list;
+/** `name[]=a&name[]=b` or `name=a&name=b`, one value or many: the subscriber list of /as and its secrets. */
+function listParam(query: Record<string, unknown>, name: string): unknown {
+  const value = query[name + '[]'] ?? query[name];
   if (value === undefined) return undefined;
   return Array.isArray(value) ? value : [value];
 }
@@ -146,10 +154,17 @@ export async function visitorDataRoutes(app: FastifyInstance, { db, registry }: 
   app.get('/as', async (request, reply) => {
     checkCallback(request);
     const query = request.query as Record<string, unknown>;
-    const params = parseParams(addToSegmentSchema, { ...query, subscriber_list: subscriberList(query) }, 'query');
+    const params = parseParams(
+      addToSegmentSchema,
+      { ...query, subscriber_list: listParam(query, 'subscriber_list'), subscriberSecret: listParam(query, 'subscriberSecret') },
+      'query',
+    );
     const site = registry.require(params.customer_hash, 'customer_hash');
     requireOrigin(request, site);
-    for (const id of params.subscriber_list) await requireSubscriber(db, site, id, 'subscriber_list');
+    // Each listed subscriber is proven by the secret at the same place in subscriberSecret[].
+    for (const [index, id] of params.subscriber_list.entries()) {
+      await requireProvenSubscriber(db, site, id, params.subscriberSecret?.[index], 'subscriber_list');
+    }
     await db.transaction(async (tx) => {
       const segmentId = await segmentForVisitor(tx, site, params.id);
       if (segmentId === null)
@@ -174,7 +189,7 @@ export async function visitorDataRoutes(app: FastifyInstance, { db, registry }: 
     const params = parseParams(tagsSchema, request.query, 'query');
     const site = registry.require(params.hash, 'hash');
     requireOrigin(request, site);
-    await requireSubscriber(db, site, params.subscriberId, 'subscriberId');
+    await requireProvenSubscriber(db, site, params.subscriberId, params.subscriberSecret, 'subscriberId');
     const tags = Object.fromEntries(Object.entries(params.tags).map(([key, value]) => [key, value === null ? null : String(value)]));
     try {
       await setTags(db, params.subscriberId, tags);
@@ -193,7 +208,7 @@ export async function visitorDataRoutes(app: FastifyInstance, { db, registry }: 
     const site = registry.require(params.hash, 'hash');
     requireOrigin(request, site);
     if (!params.subscriberId) return sendReply(request, reply, { status: 'success', tags: {}, segments: [] } satisfies UserPropertiesReply);
-    await requireSubscriber(db, site, params.subscriberId, 'subscriberId');
+    await requireProvenSubscriber(db, site, params.subscriberId, params.subscriberSecret, 'subscriberId');
     return sendReply(request, reply, {
       status: 'success',
       tags: await tagsOf(db, params.subscriberId),
@@ -206,7 +221,7 @@ export async function visitorDataRoutes(app: FastifyInstance, { db, registry }: 
     const params = parseParams(attributesSchema, request.query, 'query');
     const site = registry.require(params.hash, 'hash');
     requireOrigin(request, site);
-    await requireSubscriber(db, site, params.subscriberId, 'subscriberId');
+    await requireProvenSubscriber(db, site, params.subscriberId, params.subscriberSecret, 'subscriberId');
     return sendReply(request, reply, {
       status: 'success',
       result: await dimensionValues(db, params.subscriberId, params.customDimensions),
@@ -218,6 +233,7 @@ export async function visitorDataRoutes(app: FastifyInstance, { db, registry }: 
     const params = parseParams(consentSchema, request.query, 'query');
     const site = registry.require(params.customerHash, 'customerHash');
     requireOrigin(request, site);
+    await requireProvenSubscriber(db, site, params.subscriberId, params.subscriberSecret, 'subscriberId');
     const { rows } = await db.query<{ page_click_tracking_permission: number | null }>(
       'SELECT page_click_tracking_permission FROM subscribers WHERE site_hash = $1 AND id = $2',
       [site.hash, params.subscriberId],
@@ -233,7 +249,7 @@ export async function visitorDataRoutes(app: FastifyInstance, { db, registry }: 
     const params = parseParams(beaconSchema, request.query, 'query');
     const site = registry.require(params.hash, 'hash');
     requireOrigin(request, site);
-    await requireSubscriber(db, site, params.subscriberId, 'subscriberId');
+    await requireProvenSubscriber(db, site, params.subscriberId, params.subscriberSecret, 'subscriberId');
     await db.transaction(async (tx) => {
       if (params.action === 'add-segment') {
         const segmentId = await segmentForVisitor(tx, site, params.segment);

@@ -124,11 +124,6 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
   let app: FastifyInstance | undefined;
   let campaigns: CampaignQueue | undefined;
   try {
-    const ownerKeys = new Map<string, string>();
-    for (const site of sites) {
-      const key = await ensureOwnerKey(db, site, await ownerKeyHashFromInit(stateDir, site.name));
-      if (key) ownerKeys.set(site.name, key);
-    }
     campaigns = new CampaignQueue(db, sites, stateDir, { ...options.campaigns, pushServices });
     app = await createApp({
       sites,
@@ -143,6 +138,13 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
       await app.listen({ port: options.port ?? 0, host });
     } catch (error) {
       throw new ServerError('E_LISTEN', { host, port: options.port ?? 0, reason: (error as Error).message });
+    }
+    // Keys are made once the provider listens: a start that fails (a port in use) must not store a key that
+    // nobody was shown; the next start that succeeds makes and prints it.
+    const ownerKeys = new Map<string, string>();
+    for (const site of sites) {
+      const key = await ensureOwnerKey(db, site, await ownerKeyHashFromInit(stateDir, site.name));
+      if (key) ownerKeys.set(site.name, key);
     }
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);

@@ -73,10 +73,13 @@ describe('startProvider', () => {
     expect((refused as Error).message).not.toContain('s3cret');
 
     const running = await startProvider({ sites: [testSite()], stateDir: state });
-    const taken = await startProvider({ sites: [testSite()], stateDir: await stateDir(), port: running.port }).catch(
-      (error: unknown) => error,
-    );
+    const takenState = await stateDir();
+    const taken = await startProvider({ sites: [testSite()], stateDir: takenState, port: running.port }).catch((error: unknown) => error);
     expect(taken).toMatchObject({ code: 'E_LISTEN' });
     await running.close();
+    // the failed start stored no key nobody saw: the next start on the same database makes and shows one
+    const again = await startProvider({ sites: [testSite()], stateDir: takenState });
+    expect(again.ownerKeys.get(testSite().name)).toMatch(/^pk_[A-Za-z0-9_-]{32}$/);
+    await again.close();
   });
 });

@@ -40,8 +40,11 @@ async function subscribe(extra: Record<string, string> = {}) {
 const get = (url: string, headers: Record<string, string> = {}) => app.inject({ method: 'GET', url, headers });
 const endpointOf = async (id: string) =>
   (await db.query<{ endpoint: string | null }>('SELECT endpoint FROM subscribers WHERE id = $1', [id])).rows[0]?.endpoint;
+// The attacker's own browser subscription on a real push service (the attacker.example endpoint is
+// refused earlier still, by the push-service allowlist: tests/integration/server-push-services.test.ts), so
+// what refuses these calls is the missing proof alone.
 const ATTACKER_SUBSCRIPTION = JSON.stringify({
-  endpoint: 'https://attacker.example/push/2',
+  endpoint: 'https://fcm.googleapis.com/fcm/send/attacker-token-2',
   keys: { p256dh: 'BAttackerKeyAttackerKeyAttackerKey', auth: 'attackerAuth' },
 });
 
@@ -300,7 +303,7 @@ describe('subscribers stored before secrets existed (migration)', () => {
       { action: 'http-sync' },
       { action: 'unsubscribe-ui' },
       { action: 'update', subscription: ATTACKER_SUBSCRIPTION },
-      { action: 'http-sync', subscriptionEndPoint: 'https://attacker.example/push/2' },
+      { action: 'http-sync', subscriptionEndPoint: 'https://fcm.googleapis.com/fcm/send/attacker-token-2' },
     ];
     for (const fields of attempts) {
       const reply = await postSync(app, { hash: SITE_HASH, subscriberId: legacy.id, ...fields });

@@ -319,11 +319,15 @@ describe('the subscriber lifecycle in Chromium against the real provider', () =>
     const lookup = await sync({ action: 'get-subscriberid-from-server', uuid: 'attacker-uuid' });
     expect(lookup.status).toBe(404);
     expect(await lookup.text()).not.toContain(subscriberId);
-    // ...and, knowing the id some other way, tries to move the subscription to its own endpoint.
+    // ...and, knowing the id some other way, tries to move the subscription to its own endpoint (on a real push
+    // service: another host is refused earlier still, by the push-service allowlist).
     const takeover = await sync({
       action: 'update',
       subscriberId,
-      subscription: JSON.stringify({ endpoint: 'https://attacker.example/push/2', keys: { p256dh: 'BAttackerKey', auth: 'attackerAuth' } }),
+      subscription: JSON.stringify({
+        endpoint: 'https://fcm.googleapis.com/fcm/send/attacker-token-2',
+        keys: { p256dh: 'BAttackerKey', auth: 'attackerAuth' },
+      }),
     });
     expect(takeover.status).toBe(403);
     expect(((await takeover.json()) as { code: string }).code).toBe('E_SUBSCRIBER_SECRET_MISSING');

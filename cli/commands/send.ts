@@ -2,20 +2,16 @@
 // subscribers (or one segment's) and sends it from this process (server/send-campaign.ts), with a progress bar
 // and the final counts; with an owner key the running provider sends it.
 import { CliError, cliError } from '../errors.ts';
-import { sendCampaign, SendCampaignError } from '../../server/send-campaign.ts';
+import { sendCampaign, SendCampaignError, type SendCampaignOptions } from '../../server/send-campaign.ts';
 import { siteNamed, UnknownSiteError } from '../../server/sites.ts';
 import { campaignInputSchema, type CampaignInput, type CampaignRequest } from '../../contract/campaign-input.ts';
 import type { CampaignCreatedReply, CampaignReply, FailureReply } from '../../contract/owner-api.ts';
 
-export interface SendOptions {
-  site: string;
-  title: string;
-  body: string;
-  url?: string;
-  segment?: string;
-  database?: string;
-  sites?: string[];
-  dist?: string;
+/** The command's options: those of the library's sendCampaign, plus sending through a running provider. */
+export interface SendOptions extends Pick<
+  SendCampaignOptions,
+  'site' | 'title' | 'body' | 'url' | 'segment' | 'database' | 'sites' | 'dist'
+> {
   /** Send through a running provider's owner API with this key (or PUSHKIT_OWNER_KEY) instead of the database. */
   key?: string;
   /** The provider's URL for --key (default: the site's serverSyncUrl). */

@@ -27,66 +27,81 @@ afterAll(async () => {
   await cleanup();
 });
 
-const tagsCall = (method: 'GET' | 'POST', subscriberId: string, tags: Record<string, unknown>) =>
-  app.inject({ method, url: `/tags?${new URLSearchParams({ hash: SITE_HASH, subscriberId, tags: JSON.stringify(tags) })}` });
+/** A subscriber as its own browser knows itself: the id and the secret the insert issued (SECURITY.md). */
+type Subscriber = { id: string; secret: string };
+
+const tagsCall = (method: 'GET' | 'POST', { id, secret }: Subscriber, tags: Record<string, unknown>) =>
+  app.inject({
+    method,
+    url: `/tags?${new URLSearchParams({ hash: SITE_HASH, subscriberId: id, subscriberSecret: secret, tags: JSON.stringify(tags) })}`,
+  });
 const fiftyTags = (round: number) => Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${round}-${i}`, 'x'.repeat(100)]));
 const tagCount = async (id: string) =>
   Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM subscriber_tags WHERE subscriber_id = $1', [id])).rows[0]!.n);
 
 describe('tags per subscriber', () => {
   it(`40 POST /tags leave at most ${MAX_TAGS_PER_SUBSCRIBER} tags; the call past the limit is refused whole`, async () => {
-    const { id } = await insertSubscriber(app);
+    const subscriber = await insertSubscriber(app);
+    const { id } = subscriber;
     const replies = [];
-    for (let round = 0; round < 40; round += 1) replies.push(await tagsCall(round % 2 ? 'POST' : 'GET', id, fiftyTags(round)));
+    for (let round = 0; round < 40; round += 1) replies.push(await tagsCall(round % 2 ? 'POST' : 'GET', subscriber, fiftyTags(round)));
     expect(replies.slice(0, 2).map((reply) => reply.statusCode)).toEqual([200, 200]);
     for (const reply of replies.slice(2)) {
       expect(reply.statusCode).toBe(409);
       expect(reply.json().code).toBe('E_TAG_LIMIT');
     }
     expect(await tagCount(id)).toBe(MAX_TAGS_PER_SUBSCRIBER);
-    const dyn = await app.inject({ url: `/dyn?hash=${SITE_HASH}&subscriberId=${id}` });
+    const dyn = await app.inject({
+      url: `/dyn?${new URLSearchParams({ hash: SITE_HASH, subscriberId: id, subscriberSecret: subscriber.secret })}`,
+    });
+    expect(dyn.statusCode).toBe(200);
     expect(dyn.body.length).toBeLessThan(40_000);
   });
 
   it('a subscriber at the limit still changes and deletes its tags, and deleting makes room', async () => {
-    const { id } = await insertSubscriber(app);
-    await tagsCall('GET', id, fiftyTags(0));
-    await tagsCall('GET', id, fiftyTags(1));
-    expect((await tagsCall('GET', id, { 'k0-0': 'changed' })).statusCode).toBe(200);
-    expect((await tagsCall('GET', id, { 'k0-1': null, fresh: 'yes' })).statusCode).toBe(200);
-    expect(await tagCount(id)).toBe(MAX_TAGS_PER_SUBSCRIBER);
+    const subscriber = await insertSubscriber(app);
+    await tagsCall('GET', subscriber, fiftyTags(0));
+    await tagsCall('GET', subscriber, fiftyTags(1));
+    expect((await tagsCall('GET', subscriber, { 'k0-0': 'changed' })).statusCode).toBe(200);
+    expect((await tagsCall('GET', subscriber, { 'k0-1': null, fresh: 'yes' })).statusCode).toBe(200);
+    expect(await tagCount(subscriber.id)).toBe(MAX_TAGS_PER_SUBSCRIBER);
   });
 });
 
 describe('segments created by visitors', () => {
-  const addToSegment = (sid: string, subscriberId: string) =>
-    app.inject({ url: `/as?${new URLSearchParams({ id: sid, customer_hash: SITE_HASH, 'subscriber_list[]': subscriberId })}` });
-  const beacon = (sid: string, subscriberId: string) =>
-    app.inject({ url: `/c.gif?${new URLSearchParams({ hash: SITE_HASH, subscriberId, segment: sid, action: 'add-segment' })}` });
+  const addToSegment = (sid: string, { id, secret }: Subscriber) =>
+    app.inject({
+      url: `/as?${new URLSearchParams({ id: sid, customer_hash: SITE_HASH, 'subscriber_list[]': id, 'subscriberSecret[]': secret })}`,
+    });
+  const beacon = (sid: string, { id, secret }: Subscriber) =>
+    app.inject({
+      url: `/c.gif?${new URLSearchParams({ hash: SITE_HASH, subscriberId: id, subscriberSecret: secret, segment: sid, action: 'add-segment' })}`,
+    });
   const segmentCount = async () =>
     Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM segments WHERE site_hash = $1', [SITE_HASH])).rows[0]!.n);
 
   it(`200 GET /as?id=junk-seg-N create ${VISITOR_SEGMENTS_PER_SITE} segments; the rest are refused`, async () => {
-    const { id } = await insertSubscriber(app);
+    const subscriber = await insertSubscriber(app);
     const before = await segmentCount();
     const statuses: number[] = [];
     for (let n = 0; n < 200; n += 1) {
-      const reply = await addToSegment(`junk-seg-${n}`, id);
+      const reply = await addToSegment(`junk-seg-${n}`, subscriber);
       statuses.push(reply.statusCode);
       if (reply.statusCode !== 200) expect(reply.json().code).toBe('E_SEGMENT_NOT_DEFINED');
     }
     expect(statuses.filter((status) => status === 200)).toHaveLength(VISITOR_SEGMENTS_PER_SITE);
     expect(statuses.filter((status) => status === 403)).toHaveLength(200 - VISITOR_SEGMENTS_PER_SITE);
-    expect((await beacon('junk-beacon', id)).json()).toMatchObject({ code: 'E_SEGMENT_NOT_DEFINED' });
+    expect((await beacon('junk-beacon', subscriber)).json()).toMatchObject({ code: 'E_SEGMENT_NOT_DEFINED' });
     expect(await segmentCount()).toBe(before + VISITOR_SEGMENTS_PER_SITE);
   });
 
   it('past the limit, segments of the site config, of the owner, and ones created before still take visitors', async () => {
-    const { id } = await insertSubscriber(app);
+    const subscriber = await insertSubscriber(app);
+    const { id } = subscriber;
     await createSegment(db, SITE_HASH, 'owners-own', 'Owner');
-    expect((await addToSegment('from-config', id)).statusCode).toBe(200);
-    expect((await beacon('owners-own', id)).statusCode).toBe(200);
-    expect((await addToSegment('junk-seg-3', id)).statusCode).toBe(200);
+    expect((await addToSegment('from-config', subscriber)).statusCode).toBe(200);
+    expect((await beacon('owners-own', subscriber)).statusCode).toBe(200);
+    expect((await addToSegment('junk-seg-3', subscriber)).statusCode).toBe(200);
     const { rows } = await db.query<{ sid: string }>(
       'SELECT s.sid FROM segment_memberships m JOIN segments s ON s.id = m.segment_id WHERE m.subscriber_id = $1 ORDER BY s.sid',
       [id],

@@ -95,6 +95,8 @@ describe('two http sites, each child window on its own origin', () => {
   it("an opt-out in site A's child window leaves site B's visitor opted in", async () => {
     const optOut = await browser.context.newPage();
     await optOut.goto(`${siteA.childWindowOrigin}/sites/${siteA.hash}/child-window.html?pushkit_opt_out=1`);
+    // the child window opts out only on the visitor's click (SECURITY.md, proof of the subscriber's browser)
+    await optOut.locator('#pc-allow').click();
     await expect
       .poll(() => optOut.locator('#pc-text').textContent())
       .toBe('You have successfully opted out of the product for this website');

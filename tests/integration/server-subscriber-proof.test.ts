@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { createApp } from '../../server/http/app.ts';
 import { storeShopOrder } from '../../server/store/shop-orders.ts';
 import type { Database } from '../../server/store/database.ts';
-import { newSubscription, openTempDatabase, postSync, SITE_HASH, SITE_ORIGIN, testSite } from '../support/server.ts';
+import { insertSubscriber, newSubscription, openTempDatabase, postSync, SITE_HASH, SITE_ORIGIN, testSite } from '../support/server.ts';
 
 let db: Database;
 let cleanup: () => Promise<void>;
@@ -24,17 +24,9 @@ afterAll(async () => {
 
 /** A subscriber as its browser knows it: the id, the secret of the insert reply, and the push subscription. */
 async function subscribe(extra: Record<string, string> = {}) {
-  const subscription = newSubscription();
-  const reply = await postSync(app, {
-    hash: SITE_HASH,
-    action: 'insert',
-    subscription: subscription.json,
-    subscriptionId: subscription.subscriptionId,
-    ...extra,
-  });
-  const body = reply.json() as { status: string; subscriberId: string; subscriberSecret: string };
-  expect(body).toEqual({ status: 'success', subscriberId: expect.any(String), subscriberSecret: expect.stringMatching(/^[\w-]{43}$/) });
-  return { id: body.subscriberId, secret: body.subscriberSecret, subscription };
+  const subscriber = await insertSubscriber(app, extra);
+  expect(subscriber.secret).toMatch(/^[\w-]{43}$/);
+  return subscriber;
 }
 
 const get = (url: string, headers: Record<string, string> = {}) => app.inject({ method: 'GET', url, headers });

@@ -1,8 +1,9 @@
 // Script of the provider's child-window page (spec section 2), used by plain-http sites: it subscribes on
 // the provider's origin and posts the outcome (spec section 7 fields) to the opener at the site's origin only.
-// Anyone can send a visitor to this page with a link, so nothing here changes the subscriber (subscribe,
-// unsubscribe, opt out, the uuid link, the consent) before the visitor clicks; the one exception is the
-// spec's API call (isAPIcall) while the permission is already granted, which subscribes to this site only.
+// Anyone can send a visitor to this page with a link, so nothing the link chooses (subscribe, unsubscribe,
+// opt out, the uuid link, the consent) happens before the visitor clicks; the one exception is the spec's API
+// call (isAPIcall) while the permission is already granted, which subscribes to this site only. On load it
+// syncs what its origin truly holds (the update decision, as push.js does on every https view).
 import { site } from 'pushkit:site';
 import type { ChildWindowMessage } from './opt-in-child-window.ts';
 import type { SiteModule } from './site-module.ts';

@@ -140,11 +140,15 @@ export async function runChildWindow(): Promise<void> {
 
   /** This origin's subscription as it is (the permission the visitor gave or took back here, the browser's language). */
   const syncHere = (): Promise<boolean> => syncBrowserSubscription(services, browser, readState(services)).catch(() => false);
-  /** Calls `react` whenever the visitor changes the notification permission of this origin in the browser. */
+  /** Calls `react` (the last one given) whenever the visitor changes this origin's notification permission. */
+  let reaction: (() => void) | undefined;
   const onPermissionChange = (react: () => void): void => {
-    navigator.permissions?.query({ name: 'notifications' }).then((status) => {
-      status.onchange = () => guard(react)();
-    }, logSwallowed);
+    if (!reaction) {
+      navigator.permissions?.query({ name: 'notifications' }).then((status) => {
+        status.onchange = () => guard(reaction!)();
+      }, logSwallowed);
+    }
+    reaction = react;
   };
   await syncHere();
   const existing = await held();

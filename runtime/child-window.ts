@@ -1,14 +1,16 @@
 // Script of the provider's child-window page (spec section 2), used by plain-http sites: it subscribes on
 // the provider's origin and posts the outcome (spec section 7 fields) to the opener at the site's origin only.
-// Anyone can send a visitor to this page with a link, so nothing here changes the subscriber (subscribe,
-// unsubscribe, opt out, the uuid link, the consent) before the visitor clicks; the one exception is the
-// spec's API call (isAPIcall) while the permission is already granted, which subscribes to this site only.
+// Anyone can send a visitor to this page with a link, so nothing the link chooses (subscribe, unsubscribe,
+// opt out, the uuid link, the consent) happens before the visitor clicks; the one exception is the spec's API
+// call (isAPIcall) while the permission is already granted, which subscribes to this site only. On load it
+// syncs what its origin truly holds (the update decision, as push.js does on every https view).
 import { site } from 'pushkit:site';
 import type { ChildWindowMessage } from './opt-in-child-window.ts';
 import type { SiteModule } from './site-module.ts';
 import { createServices } from './create-services.ts';
 import { detectSupport } from './browser-support.ts';
 import { activeRegistration, askPermission, describeSubscription, subscribePush } from './push-subscription.ts';
+import { syncBrowserSubscription } from './opt-in-native.ts';
 import { readState, syncAction } from './sync.ts';
 import { visitorUuid } from './visitor-id.ts';
 import { storeConsent } from './tracking-consent.ts';
@@ -23,7 +25,7 @@ import {
   UUID_COOKIE,
   UUID_DAYS,
 } from './storage-keys.ts';
-import { logSwallowed } from './guard.ts';
+import { guard, logSwallowed } from './guard.ts';
 
 const CLOSE_AFTER_MS = 500;
 
@@ -38,11 +40,14 @@ function childWindowSite(base: string): SiteModule {
 }
 
 export async function runChildWindow(): Promise<void> {
-  const services = createServices(site);
+  const workerSite = childWindowSite(location.href);
+  // Built on the worker's folder, so the subscription handed to the worker (which keeps it in IndexedDB)
+  // reaches the registration that exists here, and the sync names the worker that holds the subscription.
+  const services = createServices(workerSite);
   const params = new URLSearchParams(location.search);
   const texts = childWindowTexts(site.companyName);
   const support = detectSupport(navigator.userAgent, undefined, site);
-  const workerSite = childWindowSite(location.href);
+  const browser = support.browser;
   const element = (id: string): HTMLElement | null => document.getElementById(id);
   const show = (id: string, visible: boolean): void => {
     const target = element(id);
@@ -85,18 +90,24 @@ export async function runChildWindow(): Promise<void> {
     post(fields);
     setTimeout(() => window.close(), CLOSE_AFTER_MS);
   };
-
-  /** Runs `act` when the visitor clicks the confirm button, labelled `button`, under `question`; No closes. */
+  /** Shows the confirm button, labelled `button`; `act` runs on its click, No closes the window. */
+  const buttons = (button: string, act: () => Promise<void>): void => {
+    const allow = element('pc-allow');
+    const no = element('pc-no');
+    if (allow) {
+      allow.textContent = button;
+      allow.onclick = () => {
+        show('pc-buttons', false);
+        act().catch(logSwallowed);
+      };
+    }
+    if (no) no.onclick = () => finish({});
+    show('pc-buttons', true);
+  };
+  /** Runs `act` when the visitor clicks the confirm button, labelled `button`, under `question`. */
   const afterClick = (question: string, button: string, act: () => Promise<void>): void => {
     say(question);
-    const allow = element('pc-allow');
-    if (allow) allow.textContent = button;
-    show('pc-buttons', true);
-    allow?.addEventListener('click', () => {
-      show('pc-buttons', false);
-      act().catch(logSwallowed);
-    });
-    element('pc-no')?.addEventListener('click', () => finish({}));
+    buttons(button, act);
   };
   /** What the opener handed over: its uuid (linked to this subscriber) and its consent. Only when the visitor acts. */
   const adoptOpener = async (): Promise<void> => {
@@ -104,9 +115,9 @@ export async function runChildWindow(): Promise<void> {
     const shouldTrack = params.get('shouldTrackData');
     if (shouldTrack === 'true' || shouldTrack === 'false') storeConsent(services, shouldTrack === 'true');
   };
-
-  const action = params.get('action') || 'subscribe';
-  const browser = support.browser;
+  const allowLabel = element('pc-allow')?.textContent ?? '';
+  const registration = (): Promise<ServiceWorkerRegistration | undefined> => navigator.serviceWorker.getRegistration(workerSite.swScope);
+  const held = async (): Promise<PushSubscription | null | undefined> => (await registration())?.pushManager.getSubscription();
 
   if (params.has(OPT_OUT)) {
     return afterClick(texts.confirmOptOut, texts.optOutButton, async () => {
@@ -115,8 +126,7 @@ export async function runChildWindow(): Promise<void> {
       try {
         const already = services.optedOut();
         services.cookies.set(OPT_OUT, '1', UUID_DAYS);
-        const subscription = await (await navigator.serviceWorker?.getRegistration(workerSite.swScope))?.pushManager.getSubscription();
-        await subscription?.unsubscribe();
+        await ('serviceWorker' in navigator ? await held() : undefined)?.unsubscribe();
         if (services.subscriberId() && !(await syncAction(services, browser, 'unsubscribe-ui'))) throw new Error('unsubscribe-ui failed');
         say(already ? texts.alreadyOptedOut : texts.optedOut);
         finish({ [OPT_OUT]: true });
@@ -128,12 +138,75 @@ export async function runChildWindow(): Promise<void> {
   }
   if (support.failure || !('serviceWorker' in navigator) || !('PushManager' in window)) return say(texts.unsupported);
 
-  const registration = await navigator.serviceWorker.getRegistration(workerSite.swScope);
-  const existing = await registration?.pushManager.getSubscription();
+  /** This origin's subscription as it is (the permission the visitor gave or took back here, the browser's language). */
+  const syncHere = (): Promise<boolean> => syncBrowserSubscription(services, browser, readState(services)).catch(() => false);
+  /** Calls `react` (the last one given) whenever the visitor changes this origin's notification permission. */
+  let reaction: (() => void) | undefined;
+  const onPermissionChange = (react: () => void): void => {
+    if (!reaction) {
+      navigator.permissions?.query({ name: 'notifications' }).then((status) => {
+        status.onchange = () => guard(reaction!)();
+      }, logSwallowed);
+    }
+    reaction = react;
+  };
+  await syncHere();
+  const existing = await held();
   const permission = Notification.permission;
+  const action = params.get('action') || 'subscribe';
+
+  /** The three steps with Allow; subscribing needs the visitor's click, or the API call with the permission granted. */
+  const offer = (): void => {
+    say('');
+    step(1);
+    show('pc-steps', true);
+    buttons(allowLabel, subscribe);
+  };
+  /** The unblock picture stays until the visitor closes the window; unblocking here brings back the offer. */
+  const blocked = (): void => {
+    say(texts.blocked, 'pc-unblock');
+    show('pc-steps', false);
+    show('pc-buttons', false);
+    post({ is_blocked_user: true });
+    onPermissionChange(() => Notification.permission !== 'denied' && offer());
+  };
+  const subscribe = async (): Promise<void> => {
+    show('pc-buttons', false);
+    show('pc-spinner', true);
+    step(2);
+    await adoptOpener();
+    const answer = Notification.permission === 'granted' ? 'granted' : await askPermission();
+    if (answer === 'denied') return blocked();
+    if (answer !== 'granted') return finish({});
+    step(3);
+    try {
+      const current = describeSubscription(
+        await subscribePush(workerSite, services.local, await activeRegistration(workerSite, browser === 'firefox')),
+      );
+      const synced = await syncAction(services, browser, 'insert', current);
+      // Subscribing is the visitor's own opt-in: an opt-out kept on this origin no longer holds.
+      if (synced) services.cookies.remove(OPT_OUT);
+      show('pc-spinner', false);
+      finish({ subscribedToWebPush: synced, is_new_user: synced });
+    } catch (error) {
+      // Chromium refuses push registrations in incognito windows ("Registration failed - permission denied").
+      say(/permission denied/i.test(String(error)) ? texts.incognito : texts.unsupported);
+      show('pc-steps', false);
+      post({});
+    }
+  };
 
   if (action === 'triggerOptOut') {
-    return existing && permission === 'granted' ? say(texts.optOutSubscribed, 'pc-lock') : say(texts.optOutNotSubscribed);
+    if (!existing || permission !== 'granted') return say(texts.optOutNotSubscribed);
+    say(texts.optOutSubscribed, 'pc-lock');
+    // The visitor follows the picture and blocks (or resets) the permission: the provider hears it at once.
+    return onPermissionChange(() => {
+      if (Notification.permission === 'granted') return;
+      void syncHere().then(() => {
+        say(texts.unsubscribed);
+        post({ is_blocked_user: Notification.permission === 'denied' });
+      });
+    });
   }
   if (action === 'unsubscribe') {
     return afterClick(texts.confirmUnsubscribe, texts.unsubscribeButton, async () => {
@@ -145,49 +218,14 @@ export async function runChildWindow(): Promise<void> {
       finish({});
     });
   }
-  if (permission === 'denied') {
-    say(texts.blocked, 'pc-unblock');
-    return post({ is_blocked_user: true });
-  }
+  // subscribe and unblock: the unblock picture while blocked, otherwise the offer (or "already subscribed").
+  if (permission === 'denied') return blocked();
   if (existing && permission === 'granted' && services.subscriberId()) {
     say(texts.alreadySubscribed);
     return finish({ subscribedToWebPush: true });
   }
-
-  const subscribe = async (): Promise<void> => {
-    show('pc-buttons', false);
-    show('pc-spinner', true);
-    step(2);
-    await adoptOpener();
-    const answer = permission === 'granted' ? permission : await askPermission();
-    if (answer === 'denied') {
-      say(texts.blocked, 'pc-unblock');
-      show('pc-steps', false);
-      return finish({ is_blocked_user: true });
-    }
-    if (answer !== 'granted') return finish({});
-    step(3);
-    try {
-      const current = describeSubscription(
-        await subscribePush(workerSite, services.local, await activeRegistration(workerSite, browser === 'firefox')),
-      );
-      const synced = await syncAction(services, browser, 'insert', current);
-      show('pc-spinner', false);
-      finish({ subscribedToWebPush: synced, is_new_user: synced });
-    } catch (error) {
-      // Chromium refuses push registrations in incognito windows ("Registration failed - permission denied").
-      say(/permission denied/i.test(String(error)) ? texts.incognito : texts.unsupported);
-      show('pc-steps', false);
-      post({});
-    }
-  };
   if (params.get('isAPIcall') === 'true' && permission === 'granted') return subscribe();
-  say('');
-  step(1);
-  show('pc-steps', true);
-  show('pc-buttons', true);
-  element('pc-allow')?.addEventListener('click', () => void subscribe().catch(logSwallowed));
-  element('pc-no')?.addEventListener('click', () => finish({}));
+  offer();
 }
 
 if (typeof document !== 'undefined' && document.getElementById('pc-text')) {

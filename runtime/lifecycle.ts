@@ -110,7 +110,7 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
     if (!already) services.cookies.set(OPT_OUT, '1', UUID_DAYS);
     for (const kind of ['chicklet', 'modal', 'mobile', 'context'] as const) prompts.hide(kind);
     if (alerting) alert(already ? ALREADY_OPTED_OUT_TEXT : OPTED_OUT_TEXT);
-    await path._unsubscribe();
+    await path._unsubscribe(uuid);
     if (services.subscriberId()) await syncAction(services, browser, 'unsubscribe-ui');
   }
 
@@ -143,11 +143,20 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
     _browser: browser,
     _ready: ready,
     async _triggerOptIn() {
+      // The visitor's own click or key press (a transient activation, read at the call) lifts an opt-out; a
+      // page's call on its own (at load, on a timer) does not.
+      const byVisitor = !!navigator.userActivation?.isActive;
       await ready;
-      if (services.optedOut() || !pushCapable) return;
+      if (services.optedOut()) {
+        if (!byVisitor) return;
+        services.cookies.remove(OPT_OUT);
+      }
+      if (!pushCapable) return;
       const permission = path._permission();
-      if (permission === 'denied') prompts.show('blocked');
-      else if (permission === 'granted' && readState(services).status === 'subscribed') prompts.show('subscribed');
+      if (permission === 'denied') {
+        if (path._unblock) path._unblock(uuid);
+        else prompts.show('blocked');
+      } else if (permission === 'granted' && readState(services).status === 'subscribed') prompts.show('subscribed');
       else offer(true);
     },
     _triggerOptOut: () => (path._triggerOptOut ? path._triggerOptOut(uuid) : optOut(false)),

@@ -10,7 +10,7 @@ import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
 import { storeConsent } from './tracking-consent.ts';
 import { readState, syncAction } from './sync.ts';
 import { BLOCKED, CANCELLED, SAFARI_ERROR } from './messages.ts';
-import { DB_STATUS, DO_NOT_TRACK, OPT_OUT, STATUS, SUBSCRIBER_ID, SUBSCRIBER_SECRET, SUBSCRIPTION_ID, UUID_DAYS } from './storage-keys.ts';
+import { DB_STATUS, DO_NOT_TRACK, OPT_OUT, STATUS, SUBSCRIBER_ID, SUBSCRIBER_SECRET, SUBSCRIPTION_ID } from './storage-keys.ts';
 
 /** The fields the child window posts to its opener (spec section 7); the stored values go under their storage keys. */
 export interface ChildWindowMessage {
@@ -26,13 +26,16 @@ export interface ChildWindowMessage {
   [OPT_OUT]?: boolean;
 }
 
+/** Why the page opened the child window: its `action`, and the opt-out flag. */
+type ChildWindowAction = 'subscribe' | 'unblock' | 'triggerOptOut' | 'unsubscribe';
+
 export function childWindowOptInPath(services: RuntimeServices, browser: BrowserName, outcome: OptInOutcome): OptInPath {
   const { local } = services;
+  let listening: ((event: MessageEvent) => void) | undefined;
 
-  /** Takes over what the child window learned: opt-out flag, consent, subscriber id, and reports the outcome. */
-  const apply = (message: ChildWindowMessage): void => {
+  /** Takes over what the child window learned (consent, subscriber id and secret) and reports the outcome. */
+  const apply = (message: ChildWindowMessage, action: ChildWindowAction): void => {
     const consent = message[DO_NOT_TRACK];
-    if (message[OPT_OUT]) services.cookies.set(OPT_OUT, '1', UUID_DAYS);
     if (consent === '0' || consent === '1') storeConsent(services, consent === '0');
     const subscriberId = valid(message[SUBSCRIBER_ID], BROWSER_ID_PATTERN);
     if (message.subscribedToWebPush && subscriberId) {
@@ -40,26 +43,41 @@ export function childWindowOptInPath(services: RuntimeServices, browser: Browser
       local.set(SUBSCRIBER_SECRET, valid(message[SUBSCRIBER_SECRET], BROWSER_ID_PATTERN) || '');
       local.set(STATUS, 'subscribed');
       local.set(DB_STATUS, 'true');
-      outcome.succeed();
-    } else if (message.safariOptInFailed) outcome.blocked(SAFARI_ERROR);
+      return outcome.succeed();
+    }
+    if (!subscriberId) {
+      // The child window's origin holds no subscriber (unsubscribed, opted out, blocked there): nor does the page.
+      local.remove(SUBSCRIBER_ID);
+      local.remove(SUBSCRIBER_SECRET);
+      if (message.is_blocked_user) local.set(STATUS, 'blocked');
+      else if (readState(services).status === 'subscribed') local.set(STATUS, 'unsubscribed');
+    }
+    // Only an opt-in that the page asked for ends in the page's callbacks.
+    if (action !== 'subscribe' && action !== 'unblock') return;
+    if (message.safariOptInFailed) outcome.blocked(SAFARI_ERROR);
     else if (message.is_blocked_user) outcome.blocked(BLOCKED);
-    else if (!message[OPT_OUT]) outcome.fail(CANCELLED);
+    else outcome.fail(CANCELLED);
   };
 
-  const open = (uuid: string, action: string, isApiCall: boolean): void => {
+  const open = (uuid: string, action: ChildWindowAction, isApiCall: boolean, optOut?: boolean): void => {
     const url = new URL(services.site.childWindowUrl, location.href);
     url.searchParams.set('uuid', uuid);
     url.searchParams.set('action', action);
     if (isApiCall) url.searchParams.set('isAPIcall', 'true');
-    // Only the provider's origin may answer: a message from any other origin is ignored.
-    const listener = (event: MessageEvent): void => {
-      if (event.origin !== url.origin || !event.data || typeof event.data !== 'object') return;
-      removeEventListener('message', listener);
-      apply(event.data as ChildWindowMessage);
+    // The consent the visitor gave on this page is the one the child window's sync reports.
+    url.searchParams.set('shouldTrackData', String(services.trackingAllowed()));
+    if (optOut) url.searchParams.set(OPT_OUT, '1');
+    // Only the provider's origin may answer: a message from any other origin is ignored. The window may answer
+    // more than once (a denial, then the visitor unblocks and subscribes); the last window opened is listened to.
+    if (listening) removeEventListener('message', listening);
+    listening = (event: MessageEvent): void => {
+      if (event.origin === url.origin && event.data && typeof event.data === 'object') apply(event.data as ChildWindowMessage, action);
     };
-    addEventListener('message', listener);
+    addEventListener('message', listening);
     // A blocked popup (window.open answers null) is a closed prompt (CANCELLED), not a wait forever.
-    if (window.open(url.href, 'pushkit', 'width=520,height=600') === null) listener({ origin: url.origin, data: {} } as MessageEvent);
+    if (window.open(url.href, 'pushkit', 'width=520,height=600') === null && (action === 'subscribe' || action === 'unblock')) {
+      apply({ [SUBSCRIBER_ID]: services.subscriberId() }, action);
+    }
   };
 
   return {
@@ -76,8 +94,14 @@ export function childWindowOptInPath(services: RuntimeServices, browser: Browser
 
     _subscribe: (uuid, isApiCall) => open(uuid, 'subscribe', isApiCall),
 
-    // The subscription lives on the provider's origin: only the child window can remove it.
-    _unsubscribe() {},
+    // The block lives on the child window's origin: its unblock instructions are there.
+    _unblock: (uuid) => open(uuid, 'unblock', true),
+
+    // The subscription lives on the child window's origin: only the child window can remove it, on the visitor's
+    // click there. The page's own unsubscribe-ui (lifecycle.ts) stops the sending meanwhile.
+    _unsubscribe(uuid) {
+      if (services.subscriberId() || readState(services).status === 'subscribed') open(uuid, 'unsubscribe', false, true);
+    },
 
     _triggerOptOut: (uuid) => open(uuid, 'triggerOptOut', true),
   };

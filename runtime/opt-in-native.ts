@@ -5,43 +5,53 @@ import type { BrowserName } from './browser-support.ts';
 import type { OptInOutcome } from './opt-in-outcome.ts';
 import type { OptInPath } from './opt-in-path.ts';
 import type { Prompts } from './prompts.ts';
-import type { CurrentSubscription } from './sync.ts';
+import type { CurrentSubscription, StoredState } from './sync.ts';
 import { activeRegistration, askPermission, describeSubscription, subscribePush } from './push-subscription.ts';
 import { syncAction, syncSubscription, syncWithoutPermission } from './sync.ts';
 import { BLOCKED, CANCELLED, NOT_SUBSCRIBED } from './messages.ts';
 import { VAPID_KEY } from './storage-keys.ts';
 import { logSwallowed } from './guard.ts';
 
+const notificationPermission = (): NotificationPermission | 'unsupported' =>
+  'Notification' in window ? Notification.permission : 'unsupported';
+
+/**
+ * Brings the provider up to date with the subscription this origin's worker (`services.site.swScope`) holds:
+ * unsubscribe-native when the permission is gone, a silent renewal of a lost subscription, then the update
+ * decision. True when the visitor is subscribed. The child window runs it for its own origin too.
+ */
+export async function syncBrowserSubscription(services: RuntimeServices, browser: BrowserName, stored: StoredState): Promise<boolean> {
+  const { site, local } = services;
+  const granted = notificationPermission();
+  if (granted !== 'granted') {
+    await syncWithoutPermission(services, browser, stored, granted);
+    return false;
+  }
+  let subscription = await (await navigator.serviceWorker.getRegistration(site.swScope))?.pushManager.getSubscription();
+  const storedKey = local.get(VAPID_KEY);
+  if (subscription && storedKey && storedKey !== site.vapidPublicKey) {
+    await subscription.unsubscribe();
+    subscription = null;
+  }
+  if (!subscription) {
+    if (stored.status !== 'subscribed' && !stored.subscriberId) return false;
+    // Granted but the subscription is gone (expired, or a new VAPID key): renew it without asking.
+    subscription = await subscribePush(site, local, await activeRegistration(site, browser === 'firefox'));
+  }
+  await syncSubscription(services, browser, stored, describeSubscription(subscription));
+  return true;
+}
+
 export function nativeOptInPath(services: RuntimeServices, browser: BrowserName, outcome: OptInOutcome, prompts: Prompts): OptInPath {
   const { site, local } = services;
   const firefox = browser === 'firefox';
-  const permission = (): NotificationPermission | 'unsupported' => ('Notification' in window ? Notification.permission : 'unsupported');
   const currentSubscription = async (): Promise<PushSubscription | null | undefined> =>
     'serviceWorker' in navigator ? (await navigator.serviceWorker.getRegistration(site.swScope))?.pushManager.getSubscription() : undefined;
 
   return {
-    _permission: permission,
+    _permission: notificationPermission,
 
-    async _sync(stored) {
-      const granted = permission();
-      if (granted !== 'granted') {
-        await syncWithoutPermission(services, browser, stored, granted);
-        return false;
-      }
-      let subscription = await currentSubscription();
-      const storedKey = local.get(VAPID_KEY);
-      if (subscription && storedKey && storedKey !== site.vapidPublicKey) {
-        await subscription.unsubscribe();
-        subscription = null;
-      }
-      if (!subscription) {
-        if (stored.status !== 'subscribed' && !stored.subscriberId) return false;
-        // Granted but the subscription is gone (expired, or a new VAPID key): renew it without asking.
-        subscription = await subscribePush(site, local, await activeRegistration(site, firefox));
-      }
-      await syncSubscription(services, browser, stored, describeSubscription(subscription));
-      return true;
-    },
+    _sync: (stored) => syncBrowserSubscription(services, browser, stored),
 
     async _subscribe() {
       const before = Notification.permission;

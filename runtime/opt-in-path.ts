@@ -11,8 +11,10 @@ export interface OptInPath {
   _sync(stored: StoredState): Promise<boolean>;
   /** Asks the visitor and subscribes; the opt-in outcome reports how it ended. */
   _subscribe(uuid: string, isApiCall: boolean): Promise<void> | void;
-  /** On opt-out, removes the browser's own push subscription (Safari's and the child window's stay). */
-  _unsubscribe(): Promise<void> | void;
+  /** On opt-out, removes the browser's push subscription (Safari's stays; the child window asks the visitor). */
+  _unsubscribe(uuid: string): Promise<void> | void;
+  /** The API's triggerOptIn for a blocked visitor when this path shows the unblock instructions itself. */
+  _unblock?(uuid: string): void;
   /** The API's triggerOptOut when this path handles it itself; without it, the page opts out at once. */
   _triggerOptOut?(uuid: string): void;
 }

@@ -35,8 +35,10 @@ export async function visitorUuid(services: RuntimeServices, browserType: string
   const uuid = fromUrl ?? stored ?? newUuid();
   if (uuid !== stored) services.cookies.set(UUID_COOKIE, uuid, UUID_DAYS);
   const subscriberId = services.subscriberId();
+  // The subscriber id is the provider's, so it never equals a uuid: a uuid this browser already holds was
+  // sent with every sync (or linked, or its failed link is pending) and needs no link again.
   const link =
-    fromUrl && subscriberId && fromUrl !== subscriberId
+    fromUrl && subscriberId && fromUrl !== subscriberId && fromUrl !== stored
       ? { previousSubscriberId: subscriberId, subscriberId: fromUrl }
       : pendingLink(services);
   if (link) {

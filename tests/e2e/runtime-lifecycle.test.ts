@@ -360,6 +360,38 @@ describe('the subscriber lifecycle in Chromium against the real provider', () =>
     await second.page.close();
   });
 
+  it("after triggerOptOut, a triggerOptIn the page makes on its own changes nothing; the visitor's own click lifts the opt-out and subscribes again", async () => {
+    const subscribing = await view('/');
+    const { subscriberId: optedOut } = await subscribeThroughApi(subscribing.page);
+    await subscribing.page.evaluate(() => (window as unknown as { pushkit: { triggerOptOut(): void } }).pushkit.triggerOptOut());
+    await expect.poll(() => cookie('pushkit_opt_out')).toBe('1');
+    await expect.poll(async () => (await subscriberRow(optedOut))?.status).toBe('unsubscribed');
+    await subscribing.page.close();
+
+    // The page's own call, queued before push.js loads: no visitor's activation, so the opt-out holds.
+    const onLoad = await context.newPage();
+    await onLoad.addInitScript(() => {
+      (window as unknown as { pushkit: unknown[] }).pushkit = [['triggerOptIn']];
+    });
+    await onLoad.goto(`${stack.siteUrl}/`);
+    await onLoad.waitForFunction(() => !Array.isArray((window as unknown as { pushkit?: unknown }).pushkit));
+    await onLoad.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
+    expect(await onLoad.locator('[data-pk="chicklet"]').isVisible()).toBe(false);
+    expect(await cookie('pushkit_opt_out')).toBe('1');
+    await onLoad.close();
+
+    const visit = await view('/');
+    await visit.page.locator('#subscribe-button').click();
+    await visit.page.locator('[data-pk="chicklet"] [data-pk-action="yes"]').click({ timeout: 5000 });
+    await expect.poll(() => visit.syncs().map((sync) => sync.get('action'))).toEqual(['insert']);
+    expect(await cookie('pushkit_opt_out')).toBeUndefined();
+    await expect.poll(() => visit.storage().then((stored) => stored.wingify_push_subscription_status)).toBe('subscribed');
+    const { wingify_push_subscriber_id: again } = await visit.storage();
+    expect((await subscriberRow(again!))?.status).toBe('subscribed');
+    await forgetVisitor(visit.page);
+    await visit.page.close();
+  });
+
   it('permission revoked in the browser settings: the next view sends unsubscribe-native and the provider marks the subscriber unsubscribed', async () => {
     const subscribing = await view('/');
     const { subscriberId: again } = await subscribeThroughApi(subscribing.page);

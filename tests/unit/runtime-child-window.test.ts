@@ -11,6 +11,17 @@ const PAGE = `<div id="pc-spinner"></div><section id="pc-text"></section><ol id=
 let posted: [Record<string, unknown>, string][];
 const text = () => document.getElementById('pc-text')!.textContent;
 
+/** A subscriber this origin synced: its subscription token-1, in the browser's language. */
+function storeSyncedSubscriber(): void {
+  localStorage.setItem('wingify_push_subscriber_id', 'sub-1');
+  localStorage.setItem('pushkit_subscriber_secret', 'secret-of-sub-1');
+  localStorage.setItem('wingify_push_subscription_id', 'token-1');
+  localStorage.setItem('wingify_push_subscription_endpoint', 'https://fcm.googleapis.com/fcm/send/token-1');
+  localStorage.setItem('wingify_push_subscription_status', 'subscribed');
+  localStorage.setItem('wingify_push_db_status', 'true');
+  localStorage.setItem('wingify_push_subscriber_lang', navigator.language);
+}
+
 function openChildWindow(query: string): void {
   resetPage('/child-window.html?' + query);
   document.body.innerHTML = PAGE;
@@ -103,8 +114,7 @@ describe('child window', () => {
   it('unsubscribe or opt-out from a link alone changes nothing: no sync call, the subscription kept, until a click', async () => {
     for (const query of ['uuid=attacker-uuid&action=unsubscribe', 'uuid=attacker-uuid&pushkit_opt_out=1']) {
       openChildWindow(query);
-      localStorage.setItem('wingify_push_subscriber_id', 'sub-1');
-      localStorage.setItem('pushkit_subscriber_secret', 'secret-of-sub-1');
+      storeSyncedSubscriber();
       const browser = installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-1' });
       await runChildWindow();
       await settle();
@@ -121,8 +131,7 @@ describe('child window', () => {
 
   it('unsubscribe: on the click, waits, then confirms', async () => {
     openChildWindow('uuid=visitor-1&action=unsubscribe');
-    localStorage.setItem('wingify_push_subscriber_id', 'sub-1');
-    localStorage.setItem('pushkit_subscriber_secret', 'secret-of-sub-1');
+    storeSyncedSubscriber();
     const browser = installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-1' });
     const seen: string[] = [];
     new MutationObserver(() => seen.push(text() ?? '')).observe(document.getElementById('pc-text')!, {

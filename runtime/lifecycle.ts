@@ -38,9 +38,22 @@ export interface Lifecycle {
 export function startLifecycle(services: RuntimeServices, notify: Notify): Lifecycle {
   const { site, local } = services;
   const safariPush = PK_FEATURES.safari ? safariPushOf() : undefined;
-  const support = detectSupport(navigator.userAgent, safariPush, site);
+  const pushManager = 'PushManager' in window;
+  const support = detectSupport(navigator.userAgent, safariPush, site, {
+    pushManager,
+    touch: navigator.maxTouchPoints > 1,
+    standalone:
+      PK_FEATURES.iosHomeScreen &&
+      ((navigator as { standalone?: boolean }).standalone === true || matchMedia('(display-mode: standalone)').matches),
+  });
   const browser = support.browser;
-  const onSafari = PK_FEATURES.safari && browser === 'safari' && !!safariPush;
+  // Standard Web Push whenever Safari offers it; the legacy interface only without it, or for a visitor who
+  // already subscribed through it (so an upgrade to Safari 16 keeps existing subscribers).
+  const onSafari =
+    PK_FEATURES.safari &&
+    browser === 'safari' &&
+    !!safariPush &&
+    (!pushManager || safariPush.permission(site.safariWebsitePushId!).permission === 'granted');
   const viaChildWindow = PK_FEATURES.childWindow && !onSafari && !('serviceWorker' in navigator);
   const pushCapable =
     !support.failure &&
@@ -78,6 +91,8 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
   const onPromptAction = (kind: PromptKind, action: PromptAction, consent?: boolean): void => {
     prompts.hide(kind);
     if (consent !== undefined) storeConsent(services, consent);
+    // Closed instructions stay away like a refused prompt: installing the app is the visitor's call.
+    if (PK_FEATURES.iosHomeScreen && kind === 'homeScreen') return setDoNotShow();
     if (kind !== 'chicklet' && kind !== 'modal' && kind !== 'mobile') return;
     if (action === 'yes') guard(optInNow)(apiCall);
     else setDoNotShow();
@@ -121,7 +136,11 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
       if (services.subscriberId()) await syncAction(services, browser, 'unsubscribe-ui');
       return;
     }
-    if (!pushCapable) return;
+    if (!pushCapable) {
+      if (PK_FEATURES.iosHomeScreen && support.homeScreen && !doNotShowActive() && site.urlQualifies(location.href))
+        watchTriggers(site.triggers, () => void prompts.show('homeScreen'), services);
+      return;
+    }
     let subscribed = false;
     try {
       subscribed = await path._sync(readState(services));
@@ -144,7 +163,9 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
     _ready: ready,
     async _triggerOptIn() {
       await ready;
-      if (services.optedOut() || !pushCapable) return;
+      if (services.optedOut()) return;
+      if (PK_FEATURES.iosHomeScreen && support.homeScreen) prompts.show('homeScreen');
+      if (!pushCapable) return;
       const permission = path._permission();
       if (permission === 'denied') prompts.show('blocked');
       else if (permission === 'granted' && readState(services).status === 'subscribed') prompts.show('subscribed');

@@ -44,6 +44,51 @@ describe('browser support', () => {
     expect(detectSupport(safari, {}, { vapidPublicKey: 'key' }).failure).toBe(NO_SAFARI_PUSH_ID);
   });
 
+  it('Safari with the Push API (16+) is supported with standard Web Push, with or without a website push id', () => {
+    const safari = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15';
+    const env = { pushManager: true, touch: false, standalone: false };
+    expect(detectSupport(safari, undefined, { vapidPublicKey: 'key' }, env)).toEqual({ browser: 'safari', version: 17, mobile: false });
+    expect(detectSupport(safari, {}, site, env).failure).toBeUndefined();
+  });
+
+  it.each([
+    [
+      'Safari tab on iOS 16.4',
+      'iPhone OS 16_4',
+      'Version/16.4 Mobile/15E148 Safari/604.1',
+      {},
+      { homeScreen: true, failure: NOT_SUPPORTED },
+    ],
+    [
+      'Safari tab on iOS 16.3',
+      'iPhone OS 16_3',
+      'Version/16.3 Mobile/15E148 Safari/604.1',
+      {},
+      { browser: 'other', failure: NOT_SUPPORTED },
+    ],
+    ['Chrome on iOS 17', 'iPhone OS 17_0', 'CriOS/120.0 Mobile/15E148 Safari/604.1', {}, { browser: 'other', failure: NOT_SUPPORTED }],
+    ['the installed app', 'iPhone OS 17_0', 'Mobile/15E148', { standalone: true, pushManager: true }, { browser: 'safari', mobile: true }],
+    [
+      'an installed app without the Push API (before 16.4)',
+      'iPhone OS 16_3',
+      'Mobile/15E148',
+      { standalone: true },
+      { failure: NOT_SUPPORTED },
+    ],
+    [
+      'iPadOS Safari claiming to be a Mac',
+      'Macintosh; Intel Mac OS X 10_15_7',
+      'Version/17.0 Safari/605.1.15',
+      { touch: true },
+      { homeScreen: true },
+    ],
+  ])('iOS home-screen apps (iosHomeScreen on): %s', (_, os, product, env, expected) => {
+    const userAgent = `Mozilla/5.0 (${os} like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) ${product}`;
+    expect(detectSupport(userAgent, undefined, site, { pushManager: false, touch: false, standalone: false, ...env })).toMatchObject(
+      expected,
+    );
+  });
+
   it('Edge without a vapid key cannot subscribe', () => {
     expect(detectSupport(desktop('Chrome/120.0 Safari/537.36 Edg/120.0'), undefined, { vapidPublicKey: '' }).failure).toBe(
       NO_EDGE_VAPID_KEY,

@@ -76,8 +76,11 @@ async function resetOrigin(stack: Stack): Promise<void> {
   await browser.context.clearPermissions();
 }
 
-/** Safari's legacy interface, recording what push.js asks; it grants with a device token 600 ms later. */
-function installLegacySafari(this: void, options: { withoutPushManager: boolean; deviceToken: string }) {
+/** Safari's legacy interface, recording what push.js asks; it answers `answer` after `afterMs`. */
+function installLegacySafari(
+  this: void,
+  options: { withoutPushManager: boolean; answer: { permission: string; deviceToken?: string }; afterMs: number },
+) {
   const win = window as unknown as Record<string, unknown>;
   if (options.withoutPushManager) delete win.PushManager;
   const state = { permission: 'default', deviceToken: null as string | null };
@@ -89,13 +92,15 @@ function installLegacySafari(this: void, options: { withoutPushManager: boolean;
       requestPermission(url: string, websitePushId: string, userInfo: object, callback: (result: object) => void) {
         requests.push({ url, websitePushId, userInfo });
         setTimeout(() => {
-          Object.assign(state, { permission: 'granted', deviceToken: options.deviceToken });
+          Object.assign(state, options.answer);
           callback({ ...state });
-        }, 600);
+        }, options.afterMs);
       },
     },
   };
 }
+
+const GRANT = { permission: 'granted', deviceToken: DEVICE_TOKEN };
 
 function recordSyncs(page: Page): URLSearchParams[] {
   const bodies: URLSearchParams[] = [];
@@ -117,7 +122,7 @@ describe('Safari', () => {
   it('without PushManager, the legacy window.safari flow asks safariWebServiceUrl with the website push id; the device token is stored', async () => {
     await resetOrigin(ios);
     const page = await pageAs(SAFARI_15);
-    await page.addInitScript(installLegacySafari, { withoutPushManager: true, deviceToken: DEVICE_TOKEN });
+    await page.addInitScript(installLegacySafari, { withoutPushManager: true, answer: GRANT, afterMs: 600 });
     const syncs = recordSyncs(page);
     await page.goto(`${ios.siteUrl}/`);
 
@@ -140,11 +145,27 @@ describe('Safari', () => {
     await page.close();
   });
 
+  it('legacy Safari denying within 500 ms failed to show its prompt: SAFARI-ERROR, the do-not-show flag, no insert', async () => {
+    await resetOrigin(ios);
+    const page = await pageAs(SAFARI_15);
+    await page.addInitScript(installLegacySafari, { withoutPushManager: true, answer: { permission: 'denied' }, afterMs: 10 });
+    const syncs = recordSyncs(page);
+    await page.goto(`${ios.siteUrl}/`);
+
+    await expect(subscribeThroughApi(page)).rejects.toThrow('SAFARI-ERROR: Opt In Failed To Display in Safari.');
+    expect(await page.evaluate(() => localStorage.getItem('wingify_push_subscription_status'))).toBe('blocked');
+    expect(Number(await page.evaluate(() => localStorage.getItem('wingify_push_do_not_show_notification_popup')))).toBeGreaterThan(
+      Date.now(),
+    );
+    expect(syncs.filter((body) => body.get('action') === 'insert')).toEqual([]);
+    await page.close();
+  });
+
   it('with PushManager (Safari 16+), standard Web Push subscribes against the provider, even beside window.safari', async () => {
     await resetOrigin(ios);
     await browser.context.grantPermissions(['notifications'], { origin: ios.siteUrl });
     const page = await pageAs(SAFARI_17);
-    await page.addInitScript(installLegacySafari, { withoutPushManager: false, deviceToken: DEVICE_TOKEN });
+    await page.addInitScript(installLegacySafari, { withoutPushManager: false, answer: GRANT, afterMs: 600 });
     const syncs = recordSyncs(page);
     await page.goto(`${ios.siteUrl}/`);
 

@@ -41,7 +41,7 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
   const pushManager = 'PushManager' in window;
   const support = detectSupport(navigator.userAgent, safariPush, site, {
     pushManager,
-    touch: navigator.maxTouchPoints > 1,
+    touch: PK_FEATURES.iosHomeScreen && navigator.maxTouchPoints > 1,
     standalone:
       PK_FEATURES.iosHomeScreen &&
       ((navigator as { standalone?: boolean }).standalone === true || matchMedia('(display-mode: standalone)').matches),
@@ -57,7 +57,7 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
   const viaChildWindow = PK_FEATURES.childWindow && !onSafari && !('serviceWorker' in navigator);
   const pushCapable =
     !support.failure &&
-    (onSafari || viaChildWindow || ('serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window));
+    (onSafari || viaChildWindow || ('serviceWorker' in navigator && pushManager && 'Notification' in window));
   let uuid = '';
   let busy = false;
   let apiCall = false;

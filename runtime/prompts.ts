@@ -32,7 +32,7 @@ export function createPrompts(
         markup.blocked,
         markup.brandingModal,
         markup.mobileBox,
-        PK_FEATURES.iosHomeScreen && markup.homeScreen,
+        PK_FEATURES.iosHomeScreen ? markup.homeScreen : '',
       ].join('');
       try {
         // A constructed stylesheet is outside the page's Content-Security-Policy, so a strict style-src needs no

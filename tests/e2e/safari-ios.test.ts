@@ -232,6 +232,19 @@ describe('iOS home-screen web apps', () => {
     expect(await pushJs(plain)).not.toContain('homeScreen');
     expect(await pushJs(ios)).toContain('homeScreen');
     await page.close();
+
+    // On a desktop browser the same build's prompts hold the prompt elements alone (no stray text).
+    const desktop = await browser.context.newPage();
+    await desktop.goto(`${plain.siteUrl}/`);
+    await desktop.locator('[data-pk="chicklet"]').waitFor({ state: 'visible', timeout: 5000 });
+    expect(await desktop.evaluate(() => [...document.getElementById('pushkit-prompts')!.childNodes].map((node) => node.nodeName))).toEqual([
+      'DIV',
+      'DIV',
+      'DIV',
+      'DIV',
+      'DIV',
+    ]);
+    await desktop.close();
   });
 
   it('inside the installed app (standalone), a click on Yes asks permission in that gesture and subscribes', async () => {

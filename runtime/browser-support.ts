@@ -39,7 +39,7 @@ export function detectSupport(
   userAgent: string,
   safariPush: unknown,
   site: { safariWebsitePushId?: string; vapidPublicKey: string },
-  env: PushEnvironment = { pushManager: false, touch: false, standalone: false },
+  env: PushEnvironment,
 ): BrowserSupport {
   const mobile = /Mobi|Android/i.test(userAgent);
   if (/iPhone|iPad|iPod/.test(userAgent) || (PK_FEATURES.iosHomeScreen && env.touch && /Macintosh/.test(userAgent))) {

@@ -41,7 +41,11 @@ export async function runChildWindow(): Promise<void> {
   const services = createServices(site);
   const params = new URLSearchParams(location.search);
   const texts = childWindowTexts(site.companyName);
-  const support = detectSupport(navigator.userAgent, undefined, site);
+  const support = detectSupport(navigator.userAgent, undefined, site, {
+    pushManager: 'PushManager' in window,
+    touch: false,
+    standalone: false,
+  });
   const workerSite = childWindowSite(location.href);
   const element = (id: string): HTMLElement | null => document.getElementById(id);
   const show = (id: string, visible: boolean): void => {

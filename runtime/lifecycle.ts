@@ -56,8 +56,7 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
     (!pushManager || safariPush.permission(site.safariWebsitePushId!).permission === 'granted');
   const viaChildWindow = PK_FEATURES.childWindow && !onSafari && !('serviceWorker' in navigator);
   const pushCapable =
-    !support.failure &&
-    (onSafari || viaChildWindow || ('serviceWorker' in navigator && pushManager && 'Notification' in window));
+    !support.failure && (onSafari || viaChildWindow || ('serviceWorker' in navigator && pushManager && 'Notification' in window));
   let uuid = '';
   let busy = false;
   let apiCall = false;

@@ -105,6 +105,26 @@ describe('Safari push (spec sections 1 and 4)', () => {
     expect(browser.syncCalls()).toEqual([]);
   });
 
+  it('a legacy subscriber whose Safari gained the Push API (16+) stays on the legacy path: no unsubscribe-native, no new prompt', async () => {
+    localStorage.setItem('wingify_push_subscriber_id', 'sub-1');
+    localStorage.setItem('pushkit_subscriber_secret', 'stored-secret-of-sub-1');
+    localStorage.setItem('wingify_push_subscription_id', 'DEVICE-TOKEN-1');
+    localStorage.setItem('wingify_push_subscription_endpoint', '');
+    localStorage.setItem('wingify_push_subscription_status', 'subscribed');
+    localStorage.setItem('wingify_push_db_status', 'true');
+    localStorage.setItem('wingify_push_subscriber_lang', navigator.language);
+    localStorage.setItem('wingify_donot_track_actions', '0');
+    const browser = installBrowser({ userAgent: SAFARI_UA.replace('Version/15.6', 'Version/17.4') });
+    installSafari({ permission: 'granted', deviceToken: 'DEVICE-TOKEN-1' });
+    const api = startRuntime(safariSite);
+    await api.ready;
+    api.triggerOptIn();
+    await settle();
+    expect(browser.syncCalls()).toEqual([]);
+    expect(browser.requestPermission).not.toHaveBeenCalled();
+    expect(document.querySelector('#pushkit-prompts [data-pk="subscribed"]:not([hidden])')).not.toBeNull();
+  });
+
   it('Safari without a website push id is not offered the prompt (missing Safari website push id)', async () => {
     installBrowser({ userAgent: SAFARI_UA, serviceWorker: false, pushManager: false });
     const safari = installSafari({ permission: 'default' });

@@ -193,6 +193,10 @@ describe('iOS home-screen web apps', () => {
       { src: `${ios.siteUrl}/icon.png`, sizes: '192x192' },
       { src: `${ios.siteUrl}/icon.png`, sizes: '512x512' },
     ]);
+    const page = await (await fetch(`${ios.siteUrl}/`)).text();
+    expect(page).toContain('<link rel="manifest" href="/manifest.json">');
+    expect(page).toContain(`<link rel="apple-touch-icon" href="${ios.siteUrl}/icon.png">`);
+    expect(await (await fetch(`${plain.siteUrl}/`)).text()).not.toContain('apple-touch-icon');
   });
 
   it("Safari's tab on iOS shows the Add to Home Screen instructions on the trigger, asks nothing, and closing keeps them away", async () => {

@@ -115,7 +115,8 @@ export function startShop(services: RuntimeServices): void {
     (event) => {
       const form = event.target as HTMLFormElement | null;
       if (!form || !String(form.getAttribute?.('action') ?? '').includes('/cart/add')) return;
-      const variant = (form.elements.namedItem('id') as HTMLInputElement | null)?.value;
+      // Capped: the cookie rides on every request to the shop (a variant id is a short number).
+      const variant = (form.elements.namedItem('id') as HTMLInputElement | null)?.value?.slice(0, 64);
       services.session.set(CART_POSTED, Date.now() + (variant ? ' ' + variant : ''));
       scheduleCartRead();
     },

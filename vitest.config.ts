@@ -12,6 +12,7 @@ export default defineConfig({
     'PK_FEATURES.mobileBox': 'true',
     'PK_FEATURES.childWindow': 'true',
     'PK_FEATURES.safari': 'true',
+    'PK_FEATURES.iosHomeScreen': 'true',
     'PK_FEATURES.segments': 'true',
     'PK_FEATURES.clickSegments': 'true',
     'PK_FEATURES.shop': 'true',

@@ -20,6 +20,7 @@ export function siteFeatures(config: SiteConfig, compiled: CompiledSite): SiteFe
     mobileBox: config.style.isMobileEnabled,
     childWindow: needsChildWindow(config.origin),
     safari: !!config.safariWebsitePushId,
+    iosHomeScreen: config.iosHomeScreen.enabled,
     segments: config.segmentations.length > 0,
     clickSegments: config.clickSegmentations.length > 0,
     shop: config.isShopifyConnectedAccount,

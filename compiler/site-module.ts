@@ -75,7 +75,12 @@ export function generateSiteModule(config: SiteConfig, compiled: CompiledSite, p
     ['firefoxSwPath', jsLiteral(config.firefoxSwPath)],
     ['swScope', jsLiteral(config.swScope)],
     ['vapidPublicKey', jsLiteral(config.vapidPublicKey)],
-    ...(config.safariWebsitePushId ? [['safariWebsitePushId', jsLiteral(config.safariWebsitePushId)] as [string, string]] : []),
+    ...(config.safariWebsitePushId && config.safariWebServiceUrl
+      ? ([
+          ['safariWebsitePushId', jsLiteral(config.safariWebsitePushId)],
+          ['safariWebServiceUrl', jsLiteral(stripTrailingSlashes(config.safariWebServiceUrl))],
+        ] as Array<[string, string]>)
+      : []),
     ['childWindowUrl', jsLiteral(childWindowUrlOf(config))],
     ['isInactive', String(config.isInactive)],
     ['urlQualifies', urlQualifiesSource(config, compiled)],

@@ -5,5 +5,9 @@ export const DEFAULT_TEXTS = {
   blocked:
     'Uh-oh! You seem to have blocked the notifications last time you came on our website. To see how to subscribe, ' +
     'click the lock icon beside the address bar, set Notifications to Allow, then reload this page.',
+  /** Not a spec text: iOS home-screen web apps came after the spec (issue 20). */
+  iosHomeScreen:
+    "To get notifications from us on your iPhone or iPad, tap the Share button, choose 'Add to Home Screen', " +
+    'then open this site from its new icon on your Home Screen and subscribe there.',
   offer: 'This site wants to notify you when it gets new Calligraphy submissions.',
 } as const;

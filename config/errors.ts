@@ -16,6 +16,12 @@ const messages = {
   E_URL_PATTERN: ({ problem }: { problem: UrlPatternProblem }) => problem.message,
   E_CONDITION: ({ error }: { error: ConditionError }) => formatConditionError(error),
   E_TRIGGER: ({ error }: { error: ConditionError }) => formatConditionError(error),
+  E_SAFARI_WEB_SERVICE_URL: () =>
+    "is required with safariWebsitePushId: the https URL where the site serves the push package service of Safari's legacy push (the provider does not serve it)",
+  E_IOS_ICON: () => 'is required when iosHomeScreen.enabled is true: the home-screen app needs an icon (manifest.json icons)',
+  /** A warning: Safari's legacy push needs a service push-kit's provider does not run (README, "Safari"). */
+  W_SAFARI_LEGACY_ELSEWHERE: ({ url, id }: { url: string; id: string }) =>
+    `Safari's legacy push (macOS Safari before 16) asks ${url}/v2/pushPackages/${id} for a signed push package and reports devices to ${url}/v2/devices/... and ${url}/v2/log: the push-kit provider serves none of these (nor sends through APNs), so the site must host them there; Safari 16+ uses standard Web Push and needs none of it`,
   /** A warning: spec section 5 reads such a field as an empty list. */
   W_SEGMENTATIONS_JSON: () => 'is a string that is not valid JSON: read as an empty list',
   /** A warning: a plain-http site without an origin of its own for its child window (issue 17, item 6). */

@@ -125,6 +125,18 @@ const styleSchema = z
   })
   .describe('Prompt styling, spec section 3.');
 
+const iosHomeScreenSchema = z
+  .strictObject({
+    enabled: z
+      .boolean()
+      .default(false)
+      .describe(
+        'true: in Safari on iOS/iPadOS 16.4+ outside a home-screen app, show the instructions instead of refusing; inside the installed app, opt in with standard Web Push. false (default): iOS is unsupported, as the spec says.',
+      ),
+    instructions: displayText(1, 600).default(DEFAULT_TEXTS.iosHomeScreen).describe('The "Add to Home Screen" instructions.'),
+  })
+  .describe('iOS and iPadOS home-screen web apps (Web Push since iOS 16.4).');
+
 const textsSchema = z
   .strictObject({
     contextBox: displayText(1, 400).default(DEFAULT_TEXTS.contextBox),
@@ -198,7 +210,18 @@ export const siteConfigSchema = z
     safariWebsitePushId: z
       .string()
       .regex(/^web(\.[A-Za-z0-9-]+)+$/, 'must look like web.com.example')
-      .optional(),
+      .optional()
+      .describe(
+        "Safari's website push id (web.com.example), for Safari's legacy push only (macOS Safari before 16, no Push API); newer Safari uses standard Web Push.",
+      ),
+    safariWebServiceUrl: httpUrl
+      .refine((value) => !URL.canParse(value) || new URL(value).protocol === 'https:', {
+        message: 'must be an https URL (Apple requires it)',
+      })
+      .optional()
+      .describe(
+        "Required with safariWebsitePushId: the webServiceURL of Safari's legacy push, where the site serves Apple's push package service (POST {url}/v2/pushPackages/{websitePushId}, /v2/devices/..., /v2/log). The push-kit provider does not serve it.",
+      ),
     gcmSenderId: z.string().regex(/^\d+$/, 'must be numeric').optional().describe('Written to manifest.json.'),
     segmentations: z.array(segmentationSchema).default([]),
     clickSegmentations: arrayOrJsonString(clickSegmentationSchema),
@@ -211,11 +234,28 @@ export const siteConfigSchema = z
     style: styleSchema.prefault({}),
     texts: textsSchema.prefault({}),
     triggers: triggersSchema.prefault({}),
+    iosHomeScreen: iosHomeScreenSchema.prefault({}),
     isInactive: z.boolean().default(false).describe('true: push.js loads and does nothing.'),
     pageClickTrackingConcent: z
       .boolean()
       .default(false)
       .describe('true: visitors are asked for page-click tracking consent with a checkbox.'),
+  })
+  .superRefine((config, ctx) => {
+    if (config.safariWebsitePushId && !config.safariWebServiceUrl)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['safariWebServiceUrl'],
+        message: configMessage('E_SAFARI_WEB_SERVICE_URL'),
+        params: { code: 'E_SAFARI_WEB_SERVICE_URL' },
+      });
+    if (config.iosHomeScreen.enabled && !config.style.iconUrl)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['style', 'iconUrl'],
+        message: configMessage('E_IOS_ICON'),
+        params: { code: 'E_IOS_ICON' },
+      });
   })
   .describe('A push-kit site config.');
 

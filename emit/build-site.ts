@@ -37,6 +37,12 @@ function childWindowWarnings(config: SiteConfig, features: SiteFeatures): Config
   return features.childWindow && !config.childWindowOrigin ? [configProblem('W_CHILD_WINDOW_SHARED_ORIGIN', 'childWindowOrigin')] : [];
 }
 
+/** Safari's legacy push needs Apple's push package service at safariWebServiceUrl, which the site hosts itself. */
+function safariWarnings(config: SiteConfig): ConfigProblem[] {
+  const { safariWebsitePushId: id, safariWebServiceUrl: url } = config;
+  return id && url ? [configProblem('W_SAFARI_LEGACY_ELSEWHERE', 'safariWebServiceUrl', { url: url.replace(/\/+$/, ''), id })] : [];
+}
+
 export async function buildSite(configFile: string, outDir: string): Promise<SiteBuildResult> {
   let loaded: LoadedConfig;
   try {
@@ -52,7 +58,7 @@ export async function buildSite(configFile: string, outDir: string): Promise<Sit
   const { name, config, compiled } = loaded;
   try {
     const features = siteFeatures(config, compiled);
-    const warnings = [...loaded.warnings, ...childWindowWarnings(config, features)];
+    const warnings = [...loaded.warnings, ...childWindowWarnings(config, features), ...safariWarnings(config)];
     const prompts = await renderPrompts(config, features);
     const modules = {
       'pushkit:site': generateSiteModule(config, compiled, prompts),

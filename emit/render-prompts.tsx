@@ -10,6 +10,7 @@ import { Chicklet } from '../templates/prompts/chicklet.tsx';
 import { AlreadySubscribed, Blocked, ContextBox } from '../templates/prompts/notice-boxes.tsx';
 import { BrandingModal } from '../templates/prompts/branding-modal.tsx';
 import { MobileBox } from '../templates/prompts/mobile-box.tsx';
+import { HomeScreenInstructions } from '../templates/prompts/home-screen.tsx';
 import { pruneCss } from './prune-css.ts';
 
 const PROMPTS_CSS = join(dirname(fileURLToPath(import.meta.url)), '../templates/prompts/prompts.css');
@@ -27,6 +28,7 @@ export async function renderPrompts(config: SiteConfig, features: SiteFeatures):
     blocked: html(<Blocked config={config} />),
     ...(features.brandingModal ? { brandingModal: html(<BrandingModal config={config} trackingConsent={consent} />) } : {}),
     ...(features.mobileBox ? { mobileBox: html(<MobileBox config={config} />) } : {}),
+    ...(features.iosHomeScreen ? { homeScreen: html(<HomeScreenInstructions config={config} />) } : {}),
   };
   const css = pruneCss(await readFile(PROMPTS_CSS, 'utf8'), Object.values(markup).join(''));
   return { ...markup, css };

@@ -50,7 +50,9 @@ export async function renderChildWindow(config: SiteConfig, serverSyncUrl: strin
 }
 
 export async function renderSnippet(config: SiteConfig): Promise<string> {
-  return render('snippet.html.hbs', { manifestUrl: config.manifestUrl });
+  // iOS names the home-screen icon by this link; a site with iOS home-screen apps gets it.
+  const appleTouchIcon = config.iosHomeScreen.enabled ? config.style.iconUrl : undefined;
+  return render('snippet.html.hbs', { manifestUrl: config.manifestUrl, appleTouchIcon });
 }
 
 let iframeCss: Promise<string> | undefined;

@@ -1,5 +1,7 @@
 // Which browsers can subscribe (spec section 1): version minimums read from the user agent, Safari by its
-// push interface, iOS never.
+// push interface (standard Web Push, or the legacy window.safari one), iOS never, unless the site enables
+// home-screen web apps (iosHomeScreen): then iOS/iPadOS 16.4+ subscribes inside the installed app, and Safari's
+// tab is offered the "Add to Home Screen" instructions.
 export type BrowserName = 'chrome' | 'firefox' | 'opera' | 'edge' | 'uc' | 'samsung' | 'safari' | 'other';
 
 export const NOT_SUPPORTED = 'browser not supported';
@@ -12,6 +14,15 @@ export interface BrowserSupport {
   mobile: boolean;
   /** Why this visitor cannot subscribe; undefined when it can. */
   failure?: string;
+  /** Safari on iOS/iPadOS 16.4+ outside a home-screen app: it could subscribe once the site is added there. */
+  homeScreen?: boolean;
+}
+
+/** What the page offers beyond the user agent: the Push API, a touch screen (iPadOS claims to be a Mac) and standalone display. */
+export interface PushEnvironment {
+  pushManager: boolean;
+  touch: boolean;
+  standalone: boolean;
 }
 
 // Checked in order: Edge, Opera, UC and Samsung all also claim to be Chrome.
@@ -28,9 +39,20 @@ export function detectSupport(
   userAgent: string,
   safariPush: unknown,
   site: { safariWebsitePushId?: string; vapidPublicKey: string },
+  env: PushEnvironment,
 ): BrowserSupport {
   const mobile = /Mobi|Android/i.test(userAgent);
-  if (/iPhone|iPad|iPod/.test(userAgent)) return { browser: 'other', version: 0, mobile: true, failure: NOT_SUPPORTED };
+  if (/iPhone|iPad|iPod/.test(userAgent) || (PK_FEATURES.iosHomeScreen && env.touch && /Macintosh/.test(userAgent))) {
+    if (PK_FEATURES.iosHomeScreen) {
+      // iOS exposes the Push API only inside a home-screen web app (16.4+); its Safari tab can only install one.
+      if (env.standalone && env.pushManager) return { browser: 'safari', version: 16, mobile: true };
+      const [, major, minor] = /OS (\d+)_(\d+)/.exec(userAgent) ?? /Version\/(\d+)\.(\d+)/.exec(userAgent) ?? [];
+      const safariTab = !env.standalone && /Version\/.*Safari\//.test(userAgent) && !/(Cr|Fx|Edg|OP)iOS/.test(userAgent);
+      if (safariTab && Number(major) * 100 + Number(minor) >= 1604)
+        return { browser: 'safari', version: Number(major), mobile: true, failure: NOT_SUPPORTED, homeScreen: true };
+    }
+    return { browser: 'other', version: 0, mobile: true, failure: NOT_SUPPORTED };
+  }
   for (const [browser, pattern, desktopMinimum, mobileMinimum] of ENGINES) {
     const match = pattern.exec(userAgent);
     if (!match) continue;
@@ -43,10 +65,13 @@ export function detectSupport(
           : undefined;
     return { browser, version, mobile, failure };
   }
-  // A build without Safari push never passes its interface, so the branch goes with the feature.
-  if (PK_FEATURES.safari && /Safari\//.test(userAgent) && safariPush) {
+  // Safari 16+ (macOS 13+) has the standard Push API; older Safari only the legacy window.safari interface, which a
+  // build without a website push id never passes, so that branch goes with the feature.
+  if (/Safari\//.test(userAgent)) {
     const version = Number(/Version\/(\d+)/.exec(userAgent)?.[1] ?? 0);
-    return { browser: 'safari', version, mobile, failure: site.safariWebsitePushId ? undefined : NO_SAFARI_PUSH_ID };
+    if (env.pushManager) return { browser: 'safari', version, mobile };
+    if (PK_FEATURES.safari && safariPush)
+      return { browser: 'safari', version, mobile, failure: site.safariWebsitePushId ? undefined : NO_SAFARI_PUSH_ID };
   }
   return { browser: 'other', version: 0, mobile, failure: NOT_SUPPORTED };
 }

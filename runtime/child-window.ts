@@ -46,7 +46,11 @@ export async function runChildWindow(): Promise<void> {
   const services = createServices(workerSite);
   const params = new URLSearchParams(location.search);
   const texts = childWindowTexts(site.companyName);
-  const support = detectSupport(navigator.userAgent, undefined, site);
+  const support = detectSupport(navigator.userAgent, undefined, site, {
+    pushManager: 'PushManager' in window,
+    touch: false,
+    standalone: false,
+  });
   const browser = support.browser;
   const element = (id: string): HTMLElement | null => document.getElementById(id);
   const show = (id: string, visible: boolean): void => {

@@ -38,13 +38,25 @@ export interface Lifecycle {
 export function startLifecycle(services: RuntimeServices, notify: Notify): Lifecycle {
   const { site, local } = services;
   const safariPush = PK_FEATURES.safari ? safariPushOf() : undefined;
-  const support = detectSupport(navigator.userAgent, safariPush, site);
+  const pushManager = 'PushManager' in window;
+  const support = detectSupport(navigator.userAgent, safariPush, site, {
+    pushManager,
+    touch: PK_FEATURES.iosHomeScreen && navigator.maxTouchPoints > 1,
+    standalone:
+      PK_FEATURES.iosHomeScreen &&
+      ((navigator as { standalone?: boolean }).standalone === true || matchMedia('(display-mode: standalone)').matches),
+  });
   const browser = support.browser;
-  const onSafari = PK_FEATURES.safari && browser === 'safari' && !!safariPush;
+  // Standard Web Push whenever Safari offers it; the legacy interface only without it, or for a visitor who
+  // already subscribed through it (so an upgrade to Safari 16 keeps existing subscribers).
+  const onSafari =
+    PK_FEATURES.safari &&
+    browser === 'safari' &&
+    !!safariPush &&
+    (!pushManager || safariPush.permission(site.safariWebsitePushId!).permission === 'granted');
   const viaChildWindow = PK_FEATURES.childWindow && !onSafari && !('serviceWorker' in navigator);
   const pushCapable =
-    !support.failure &&
-    (onSafari || viaChildWindow || ('serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window));
+    !support.failure && (onSafari || viaChildWindow || ('serviceWorker' in navigator && pushManager && 'Notification' in window));
   let uuid = '';
   let busy = false;
   let apiCall = false;
@@ -78,6 +90,8 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
   const onPromptAction = (kind: PromptKind, action: PromptAction, consent?: boolean): void => {
     prompts.hide(kind);
     if (consent !== undefined) storeConsent(services, consent);
+    // Closed instructions stay away like a refused prompt: installing the app is the visitor's call.
+    if (PK_FEATURES.iosHomeScreen && kind === 'homeScreen') return setDoNotShow();
     if (kind !== 'chicklet' && kind !== 'modal' && kind !== 'mobile') return;
     if (action === 'yes') guard(optInNow)(apiCall);
     else setDoNotShow();
@@ -121,7 +135,11 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
       if (services.subscriberId()) await syncAction(services, browser, 'unsubscribe-ui');
       return;
     }
-    if (!pushCapable) return;
+    if (!pushCapable) {
+      if (PK_FEATURES.iosHomeScreen && support.homeScreen && !doNotShowActive() && site.urlQualifies(location.href))
+        watchTriggers(site.triggers, () => void prompts.show('homeScreen'), services);
+      return;
+    }
     let subscribed = false;
     try {
       subscribed = await path._sync(readState(services));
@@ -151,6 +169,7 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
         if (!byVisitor) return;
         services.cookies.remove(OPT_OUT);
       }
+      if (PK_FEATURES.iosHomeScreen && support.homeScreen) prompts.show('homeScreen');
       if (!pushCapable) return;
       const permission = path._permission();
       if (permission === 'denied') {

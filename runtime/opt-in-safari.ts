@@ -1,5 +1,7 @@
-// Opt-in through Safari's legacy push (spec sections 1 and 4): window.safari.pushNotification with the site's
-// website push id gives the permission and the device token, which stands for the subscription id.
+// Opt-in through Safari's legacy push (spec sections 1 and 4), for Safari without the standard Push API:
+// window.safari.pushNotification with the site's website push id gives the permission and the device token,
+// which stands for the subscription id. Safari fetches the push package from the site's own web service
+// (safariWebServiceUrl, Apple's protocol), which the provider does not serve (README, "Safari").
 import type { RuntimeServices } from './services.ts';
 import type { OptInOutcome } from './opt-in-outcome.ts';
 import type { OptInPath } from './opt-in-path.ts';
@@ -47,7 +49,7 @@ export function safariOptInPath(services: RuntimeServices, push: SafariPush, out
     async _subscribe(uuid) {
       const askedAt = Date.now();
       const result = await new Promise<SafariPermission>((resolve) =>
-        push.requestPermission(site.serverSyncUrl + '/safari', websitePushId, { hash: site.hash, uuid }, resolve),
+        push.requestPermission(site.safariWebServiceUrl!, websitePushId, { hash: site.hash, uuid }, resolve),
       );
       if (result.permission === 'granted' && result.deviceToken) {
         if (await syncAction(services, 'safari', 'insert', { subscriptionId: result.deviceToken, endpoint: '' })) outcome.succeed();

@@ -3,7 +3,7 @@
 // `[data-pk-action=yes|no|close]`, `input[data-pk-consent]`.
 import type { PromptMarkup } from './site-module.ts';
 
-export type PromptKind = 'chicklet' | 'context' | 'subscribed' | 'blocked' | 'modal' | 'mobile';
+export type PromptKind = 'chicklet' | 'context' | 'subscribed' | 'blocked' | 'modal' | 'mobile' | 'homeScreen';
 export type PromptAction = 'yes' | 'no' | 'close';
 
 const FADE_MS = 500;
@@ -32,6 +32,7 @@ export function createPrompts(
         markup.blocked,
         markup.brandingModal,
         markup.mobileBox,
+        PK_FEATURES.iosHomeScreen ? markup.homeScreen : '',
       ].join('');
       try {
         // A constructed stylesheet is outside the page's Content-Security-Policy, so a strict style-src needs no

@@ -1,6 +1,7 @@
 // Online-shop events (spec sections 2, 3 and 9): a cart-add form read back from /cart.js after 2 s, and an
 // order page (checkouts/{id}) read from the provider after 3 s. Each stores wingifyEcomData-{event}, emits
-// ecom.{event} and evaluates the shop segments of that event. Skipped when tracking is refused.
+// ecom.{event} and evaluates the shop segments of that event. Skipped when tracking is refused or the visitor
+// opted out (docs/spec-silent-cases.md, "Shop and Safari"): neither /cart.js nor the order is read then.
 import type { RuntimeServices } from './services.ts';
 import { joinOnce } from './segments.ts';
 import type { OrderDetailsQuery } from '../contract/shop-order.ts';
@@ -11,6 +12,8 @@ const ORDER_READ_DELAY_MS = 3000;
 const ORDER_PAGE = /checkouts\/([^/?#]+)/;
 
 interface CartItem {
+  id?: unknown;
+  variant_id?: unknown;
   product_id: unknown;
   title: unknown;
   price: number;
@@ -26,9 +29,12 @@ interface Cart {
   item_count: number;
 }
 
-/** Cart event data of the last added item (Shopify's cart: prices in cents). */
-function cartEventData(cart: Cart): Record<string, unknown> {
-  const item = cart.items[0] as CartItem;
+/**
+ * Cart event data of the item just added: the line of the variant the form posted (its `id` field); without one,
+ * or when the cart has no such line, the first line, where Shopify puts the newest addition. Prices in cents.
+ */
+function cartEventData(cart: Cart, variant: string | undefined): Record<string, unknown> {
+  const item = cart.items.find((line) => variant && String(line.variant_id ?? line.id) === variant) ?? cart.items[0]!;
   return {
     pId: item.product_id,
     pName: item.title,
@@ -67,9 +73,10 @@ function orderEventData(reply: unknown): Record<string, unknown> {
 }
 
 export function startShop(services: RuntimeServices): void {
-  if (!services.trackingAllowed()) return;
+  const allowed = (): boolean => services.trackingAllowed() && !services.optedOut();
+  if (!allowed()) return;
   const record = (event: 'add_cart' | 'order', data: Record<string, unknown>): void => {
-    if (!services.trackingAllowed()) return;
+    if (!allowed()) return;
     services.local.set(ECOM_DATA + event, JSON.stringify(data));
     services.emit('ecom.' + event);
     for (const segment of services.site.shopSegments) {
@@ -82,22 +89,25 @@ export function startShop(services: RuntimeServices): void {
     }
   };
 
-  // A plain form post leaves the page before 2 s pass, so the post time is kept for the session and the page
-  // the shop redirects to (or this one, when the theme posts with fetch) reads the cart 2 s after the post.
+  // A plain form post leaves the page before 2 s pass, so the post time (and the variant posted) is kept for the
+  // session and the page the shop redirects to (or this one, when the theme posts with fetch) reads the cart 2 s
+  // after the post.
   const readCart = (): void => {
-    if (!services.session.get(CART_POSTED)) return;
+    const posted = services.session.get(CART_POSTED);
+    if (!posted) return;
     services.session.remove(CART_POSTED);
+    if (!allowed()) return;
     services
       .get(location.origin + '/cart.js', {})
       .then((cart) => {
-        if ((cart as Cart | null)?.items?.length) record('add_cart', cartEventData(cart as Cart));
+        if ((cart as Cart | null)?.items?.length) record('add_cart', cartEventData(cart as Cart, posted.split(' ')[1]));
       })
       .catch(() => {
         // No cart to read: no event.
       });
   };
   const scheduleCartRead = (): void => {
-    const postedAt = Number(services.session.get(CART_POSTED));
+    const postedAt = parseInt(services.session.get(CART_POSTED)!);
     if (postedAt) setTimeout(readCart, Math.min(Math.max(postedAt + CART_READ_DELAY_MS - Date.now(), 0), CART_READ_DELAY_MS));
   };
   document.addEventListener(
@@ -105,7 +115,9 @@ export function startShop(services: RuntimeServices): void {
     (event) => {
       const form = event.target as HTMLFormElement | null;
       if (!form || !String(form.getAttribute?.('action') ?? '').includes('/cart/add')) return;
-      services.session.set(CART_POSTED, String(Date.now()));
+      // Capped: the cookie rides on every request to the shop (a variant id is a short number).
+      const variant = (form.elements.namedItem('id') as HTMLInputElement | null)?.value?.slice(0, 64);
+      services.session.set(CART_POSTED, Date.now() + (variant ? ' ' + variant : ''));
       scheduleCartRead();
     },
     true,
@@ -115,6 +127,7 @@ export function startShop(services: RuntimeServices): void {
   const orderId = ORDER_PAGE.exec(location.pathname)?.[1];
   if (orderId) {
     setTimeout(() => {
+      if (!allowed()) return;
       services
         .get(services.site.serverSyncUrl + '/api/v1/shopify/getOrderDetails', {
           hash: services.site.hash,

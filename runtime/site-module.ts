@@ -11,6 +11,8 @@ export interface SiteFeatures {
   childWindow: boolean;
   /** Safari's legacy push (safariWebsitePushId is set). */
   safari: boolean;
+  /** iOS/iPadOS home-screen web apps: the instructions in Safari, Web Push inside the app (iosHomeScreen.enabled). */
+  iosHomeScreen: boolean;
   /** Rule segments (segmentations is not empty). */
   segments: boolean;
   /** Click segments (clickSegmentations is not empty). */
@@ -73,6 +75,8 @@ export interface PromptMarkup {
   blocked: string;
   brandingModal?: string;
   mobileBox?: string;
+  /** The "Add to Home Screen" instructions (iosHomeScreen feature). */
+  homeScreen?: string;
   /** The stylesheet of all prompts, inserted once in a <style> element. */
   css: string;
 }
@@ -101,6 +105,8 @@ export interface SiteModule {
   swScope: string;
   vapidPublicKey: string;
   safariWebsitePushId?: string;
+  /** Safari's legacy push: the webServiceURL the site serves Apple's push package service at, without a trailing slash. */
+  safariWebServiceUrl?: string;
   /** The provider's child-window page for this site (http sites). */
   childWindowUrl: string;
   isInactive: boolean;

@@ -39,6 +39,16 @@ export const EXAMPLE_PRODUCTS: ShopProduct[] = [
     vendor: 'Nib & Ink',
     url: '/products/gold-nib-pen.html',
   },
+  {
+    variantId: 40002,
+    productId: 7002,
+    title: 'Iron gall ink',
+    priceCents: 1200,
+    sku: 'IGI-30',
+    productType: 'Inks',
+    vendor: 'Nib & Ink',
+    url: '/products/iron-gall-ink.html',
+  },
 ];
 
 export interface ExampleSiteOptions {

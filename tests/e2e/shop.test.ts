@@ -2,8 +2,10 @@
 // cart-add action (a real form post that leaves the page), the cart is read from /cart.js 2 s after the post
 // and becomes the cart event (prices divided by 100); the order page (checkouts/{id}) reads the order from
 // the provider 3 s after it loads. Each event is stored as wingifyEcomData-{event} and evaluates the shop
-// segments of that event, which the provider records. A real subscription (fake GCM check-in), the built
-// push.js and the real provider; real waits, since the delays are the behaviour under test.
+// segments of that event, which the provider records. The cart event describes the item just added, and an
+// opted-out visitor's shop pages read neither the cart nor the order (docs/spec-silent-cases.md). A real
+// subscription (fake GCM check-in), the built push.js and the real provider; real waits, since the delays are
+// the behaviour under test.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isMember } from '../../server/store/segments.ts';
@@ -19,6 +21,7 @@ const SHOP_SEGMENTS = [
   { sid: 'buyers', event: 'order', vn: 1 },
 ];
 const PEN = EXAMPLE_PRODUCTS[0]!;
+const INK = EXAMPLE_PRODUCTS[1]!;
 
 let stack: Stack;
 let gcm: FakeGcm;
@@ -154,6 +157,57 @@ describe('online shop', () => {
       });
     await expect.poll(() => member('buyers')).toBe(true);
     expect(await page.evaluate(() => localStorage.getItem('wingifySegment-buyers'))).toBe('1');
+    await page.close();
+  }, 30_000);
+
+  it("a second product added: the cart event describes it (the line of the posted variant), not the cart's first line", async () => {
+    const page = await browser.context.newPage();
+    const addToCart = async (product: typeof PEN) => {
+      await page.goto(`${stack.siteUrl}${product.url}`);
+      await page.locator('#product-form button[type="submit"]').click();
+      await page.waitForURL(`**${product.url}`);
+    };
+    await page.goto(`${stack.siteUrl}/`);
+    await page.evaluate(() => localStorage.removeItem('wingifyEcomData-add_cart'));
+    await addToCart(PEN);
+    await expect.poll(() => ecomData(page, 'add_cart').then((data) => data?.pName), { timeout: 10_000 }).toBe(PEN.title);
+    await addToCart(INK);
+
+    await expect
+      .poll(() => ecomData(page, 'add_cart'), { timeout: 10_000 })
+      .toEqual({
+        pId: INK.productId,
+        pName: INK.title,
+        price: INK.priceCents / 100,
+        sku: INK.sku,
+        cat: INK.productType,
+        pUrl: INK.url,
+        brand: INK.vendor,
+        quant: 1,
+        cTotal: (PEN.priceCents + INK.priceCents) / 100,
+        cItemsCount: 2,
+      });
+    const cart = (await page.evaluate(() => fetch('/cart.js').then((reply) => reply.json()))) as { items: { title: string }[] };
+    expect(cart.items[0]!.title).toBe(PEN.title);
+    await page.close();
+  }, 30_000);
+
+  it("an opted-out visitor's shop pages read neither /cart.js nor the order", async () => {
+    const page = await browser.context.newPage();
+    page.on('dialog', (dialog) => void dialog.accept());
+    const reads = recordRequests(page, /^\/(cart\.js|api\/v1\/shopify\/getOrderDetails)$/);
+    await page.goto(`${stack.siteUrl}/?pushkit_opt_out=1`);
+    await expect.poll(() => page.evaluate(() => document.cookie.includes('pushkit_opt_out=1'))).toBe(true);
+
+    await page.goto(`${stack.siteUrl}${PEN.url}`);
+    await page.locator('#product-form button[type="submit"]').click();
+    await page.waitForURL(`**${PEN.url}`);
+    await page.goto(`${stack.siteUrl}/cart`);
+    await page.locator('form[action="/checkout"] button').click();
+    await page.waitForURL('**/checkouts/*');
+    // Past both read delays (2 s after the post, 3 s after the order page loads): nothing was read.
+    await page.waitForTimeout(3500);
+    expect(reads.map((read) => read.url.pathname)).toEqual([]);
     await page.close();
   }, 30_000);
 });

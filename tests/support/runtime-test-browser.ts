@@ -23,6 +23,8 @@ export interface BrowserOptions {
   /** Replies by URL path; a function may return an Error (a network failure) or a Response body. */
   replies?: Record<string, unknown | ((call: FetchCall) => unknown)>;
   serviceWorker?: boolean;
+  /** false: no PushManager (Safari before 16, with only its legacy window.safari push). */
+  pushManager?: boolean;
 }
 
 export interface FakeSubscription {
@@ -97,7 +99,8 @@ export function installBrowser(options: BrowserOptions = {}) {
   const serviceWorker = { register, getRegistration: async () => (state.registered ? registration : undefined) };
 
   vi.stubGlobal('Notification', FakeNotification);
-  vi.stubGlobal('PushManager', class {});
+  if (options.pushManager === false) delete (window as { PushManager?: unknown }).PushManager;
+  else vi.stubGlobal('PushManager', class {});
   Object.defineProperty(navigator, 'userAgent', { value: options.userAgent ?? CHROME_UA, configurable: true });
   if (options.serviceWorker === false) delete (navigator as { serviceWorker?: unknown }).serviceWorker;
   else Object.defineProperty(navigator, 'serviceWorker', { value: serviceWorker, configurable: true });

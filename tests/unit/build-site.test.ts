@@ -257,3 +257,16 @@ describe('hostile config texts', () => {
     expect(html).toContain('<title>Subscribe to notifications from Ink &quot;&amp;&quot; &#x27;Q&#x27; &lt;/script&gt;');
   });
 });
+
+describe("Safari's legacy push", () => {
+  it('warns a site with a website push id that it hosts the push package service at safariWebServiceUrl itself', async () => {
+    const out = join(work, 'safari-legacy');
+    const result = built(await buildSite('tests/fixtures/configs/everything.json', out));
+    const warning = result.warnings.find((problem) => problem.code === 'W_SAFARI_LEGACY_ELSEWHERE');
+    expect(warning?.path).toBe('safariWebServiceUrl');
+    expect(warning?.message).toContain('https://shop.everything.example/safari-push/v2/pushPackages/web.example.everything');
+    expect(warning?.message).toContain('the push-kit provider serves none of these');
+    const minimal = built(await buildSite('tests/fixtures/configs/minimal.json', out));
+    expect(minimal.warnings.map((problem) => problem.code)).not.toContain('W_SAFARI_LEGACY_ELSEWHERE');
+  });
+});

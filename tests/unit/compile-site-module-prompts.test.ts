@@ -101,4 +101,18 @@ describe('prompt markup', () => {
     expect(chicklet.querySelectorAll('img')).toHaveLength(0);
     expect(parse(prompts.brandingModal ?? '').querySelector('h2')?.textContent).toBe(hostile);
   });
+
+  it('the iOS "Add to Home Screen" instructions exist only when enabled, hidden, closable, their text escaped', async () => {
+    expect((await promptsOf({})).homeScreen).toBeUndefined();
+    const hostile = '<img src=x onerror=alert(1)> Share, then "Add to Home Screen" & open it';
+    const prompts = await promptsOf({
+      iosHomeScreen: { enabled: true, instructions: hostile },
+      style: { iconUrl: 'https://site.example/icon.png' },
+    });
+    const root = parse(prompts.homeScreen ?? '');
+    expect([root.getAttribute('data-pk'), root.hidden]).toEqual(['homeScreen', true]);
+    expect(root.querySelector('.pk-text')?.textContent).toBe(hostile);
+    expect(root.querySelectorAll('img:not(.pk-icon)')).toHaveLength(0);
+    expect(root.querySelector('[data-pk-action="close"]')).not.toBeNull();
+  });
 });

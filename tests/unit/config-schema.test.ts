@@ -166,6 +166,16 @@ describe('validation errors name the field', () => {
     expect(problemCodes({ ...minimal, vapidPublicKey: key })).toEqual(['vapidPublicKey E_VAPID_KEY']);
   });
 
+  it("Safari's legacy push needs the https safariWebServiceUrl; iOS home-screen apps need an icon", () => {
+    expect(problemCodes({ ...minimal, safariWebsitePushId: 'web.example.acme' })).toEqual(['safariWebServiceUrl E_SAFARI_WEB_SERVICE_URL']);
+    expect(problems({ ...minimal, safariWebsitePushId: 'web.example.acme', safariWebServiceUrl: 'http://acme.example/safari' })).toEqual([
+      'safariWebServiceUrl: must be an https URL (Apple requires it)',
+    ]);
+    expect(problemCodes({ ...minimal, iosHomeScreen: { enabled: true } })).toEqual(['style.iconUrl E_IOS_ICON']);
+    expect(problemCodes({ ...minimal, iosHomeScreen: { enabled: true }, style: { iconUrl: 'https://acme.example/icon.png' } })).toEqual([]);
+    expect(siteConfigSchema.parse(minimal).iosHomeScreen).toEqual({ enabled: false, instructions: DEFAULT_TEXTS.iosHomeScreen });
+  });
+
   it('include and exclude patterns that cannot compile, by index', () => {
     expect(problemCodes({ ...minimal, includeUrls: ['/ok/*', 'regex:[a-'], excludeUrls: ['blog'] })).toEqual([
       'includeUrls.1 E_URL_PATTERN',

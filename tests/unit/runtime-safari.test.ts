@@ -9,7 +9,7 @@ import { installBrowser, resetPage, settle } from '../support/runtime-test-brows
 
 const SAFARI_UA = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/15.6 Safari/605.1.15';
 const WEBSITE_PUSH_ID = 'web.example.calligraphy';
-const safariSite = { ...site, safariWebsitePushId: WEBSITE_PUSH_ID };
+const safariSite = { ...site, safariWebsitePushId: WEBSITE_PUSH_ID, safariWebServiceUrl: 'https://calligraphy.test/safari-push' };
 
 interface SafariAnswer {
   permission: 'granted' | 'denied' | 'default';
@@ -54,12 +54,12 @@ afterEach(() => {
 
 describe('Safari push (spec sections 1 and 4)', () => {
   it('asks Safari with the website push id and syncs the device token as an insert: SUBSCRIBED', async () => {
-    const browser = installBrowser({ userAgent: SAFARI_UA, serviceWorker: false });
+    const browser = installBrowser({ userAgent: SAFARI_UA, serviceWorker: false, pushManager: false });
     const safari = installSafari({ permission: 'default' }, { permission: 'granted', deviceToken: 'DEVICE-TOKEN-1', afterMs: 800 });
     const results = await optIn();
     await vi.waitFor(() => expect(results.success).toBeDefined(), { timeout: 3000 });
     expect(safari.requests[0]).toMatchObject({
-      url: 'https://sync.test/safari',
+      url: 'https://calligraphy.test/safari-push',
       websitePushId: WEBSITE_PUSH_ID,
       userInfo: { hash: site.hash },
     });
@@ -73,7 +73,7 @@ describe('Safari push (spec sections 1 and 4)', () => {
   });
 
   it('a denial after the prompt was on screen is BLOCKED with the do-not-show flag', async () => {
-    installBrowser({ userAgent: SAFARI_UA, serviceWorker: false });
+    installBrowser({ userAgent: SAFARI_UA, serviceWorker: false, pushManager: false });
     installSafari({ permission: 'default' }, { permission: 'denied', afterMs: 700 });
     const results = await optIn();
     await vi.waitFor(() => expect(results.failure).toBeDefined(), { timeout: 3000 });
@@ -82,7 +82,7 @@ describe('Safari push (spec sections 1 and 4)', () => {
   });
 
   it('a denial within 500 ms means Safari failed to show its prompt: SAFARI-ERROR', async () => {
-    installBrowser({ userAgent: SAFARI_UA, serviceWorker: false });
+    installBrowser({ userAgent: SAFARI_UA, serviceWorker: false, pushManager: false });
     installSafari({ permission: 'default' }, { permission: 'denied', afterMs: 10 });
     const results = await optIn();
     await vi.waitFor(() => expect(results.failure).toBeDefined(), { timeout: 3000 });
@@ -98,15 +98,35 @@ describe('Safari push (spec sections 1 and 4)', () => {
     localStorage.setItem('wingify_push_db_status', 'true');
     localStorage.setItem('wingify_push_subscriber_lang', navigator.language);
     localStorage.setItem('wingify_donot_track_actions', '0');
-    const browser = installBrowser({ userAgent: SAFARI_UA, serviceWorker: false });
+    const browser = installBrowser({ userAgent: SAFARI_UA, serviceWorker: false, pushManager: false });
     installSafari({ permission: 'granted', deviceToken: 'DEVICE-TOKEN-1' });
     await startRuntime(safariSite).ready;
     await settle();
     expect(browser.syncCalls()).toEqual([]);
   });
 
+  it('a legacy subscriber whose Safari gained the Push API (16+) stays on the legacy path: no unsubscribe-native, no new prompt', async () => {
+    localStorage.setItem('wingify_push_subscriber_id', 'sub-1');
+    localStorage.setItem('pushkit_subscriber_secret', 'stored-secret-of-sub-1');
+    localStorage.setItem('wingify_push_subscription_id', 'DEVICE-TOKEN-1');
+    localStorage.setItem('wingify_push_subscription_endpoint', '');
+    localStorage.setItem('wingify_push_subscription_status', 'subscribed');
+    localStorage.setItem('wingify_push_db_status', 'true');
+    localStorage.setItem('wingify_push_subscriber_lang', navigator.language);
+    localStorage.setItem('wingify_donot_track_actions', '0');
+    const browser = installBrowser({ userAgent: SAFARI_UA.replace('Version/15.6', 'Version/17.4') });
+    installSafari({ permission: 'granted', deviceToken: 'DEVICE-TOKEN-1' });
+    const api = startRuntime(safariSite);
+    await api.ready;
+    api.triggerOptIn();
+    await settle();
+    expect(browser.syncCalls()).toEqual([]);
+    expect(browser.requestPermission).not.toHaveBeenCalled();
+    expect(document.querySelector('#pushkit-prompts [data-pk="subscribed"]:not([hidden])')).not.toBeNull();
+  });
+
   it('Safari without a website push id is not offered the prompt (missing Safari website push id)', async () => {
-    installBrowser({ userAgent: SAFARI_UA, serviceWorker: false });
+    installBrowser({ userAgent: SAFARI_UA, serviceWorker: false, pushManager: false });
     const safari = installSafari({ permission: 'default' });
     const api = startRuntime(site);
     await api.ready;

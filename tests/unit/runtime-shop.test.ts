@@ -91,6 +91,14 @@ describe('cart add', () => {
     expect(local.get(segmentMarkerKey('big-cart'))).toBe('1');
   });
 
+  it('a form whose variant id is huge keeps the session cookie small (it rides on every request to the shop)', async () => {
+    document.querySelector('form[action="/cart/add"]')!.insertAdjacentHTML('afterbegin', `<input name="id" value="${'9'.repeat(10_000)}">`);
+    const { services, session } = servicesDouble({ reply });
+    startShop(services);
+    submit('form[action="/cart/add"]');
+    expect(session.get('pushkit_cart_posted')!.length).toBeLessThan(100);
+  });
+
   it('skipped when tracking is refused', async () => {
     const { services, calls, local } = servicesDouble({ reply, tracking: false });
     startShop(services);

@@ -36,11 +36,13 @@ interface ClaimedRow {
   icon: string | null;
   image?: string | null;
   actions?: CampaignAction[] | null;
+  /** An automated message's notification tag (a newer cart reminder replaces an older one on screen). */
+  tag?: string | null;
 }
 
 /** What the service worker receives (worker/push-handlers.ts reads it). */
 export function notificationPayload(
-  row: Pick<ClaimedRow, 'campaign_id' | 'title' | 'body' | 'url' | 'icon' | 'image' | 'actions'>,
+  row: Pick<ClaimedRow, 'campaign_id' | 'title' | 'body' | 'url' | 'icon' | 'image' | 'actions' | 'tag'>,
 ): string {
   const payload: PushPayload = {
     title: row.title,
@@ -49,6 +51,7 @@ export function notificationPayload(
     ...(row.icon ? { icon: row.icon } : {}),
     ...(row.image ? { image: row.image } : {}),
     ...(row.actions?.length ? { actions: row.actions } : {}),
+    ...(row.tag ? { tag: row.tag } : {}),
     campaignId: String(row.campaign_id),
   };
   return JSON.stringify(payload);
@@ -97,7 +100,8 @@ export class DatabaseDeliveryStore implements DeliveryStore {
     return claimed;
   }
 
-  private async claim(campaignId: string, limit: number): Promise<Delivery[]> {
+  /** Claims up to `limit` due deliveries (a subclass claims another set: server/store/automation-messages.ts). */
+  protected async claim(campaignId: string, limit: number): Promise<Delivery[]> {
     return this.db.transaction(async (tx) => {
       // A subscriber that lost its subscription since the campaign was created cannot be sent to.
       await tx.query(

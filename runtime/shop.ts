@@ -4,6 +4,7 @@
 import type { RuntimeServices } from './services.ts';
 import { joinOnce } from './segments.ts';
 import type { OrderDetailsQuery } from '../contract/shop-order.ts';
+import type { CartEventForm } from '../contract/automations.ts';
 import { CART_POSTED, ECOM_DATA } from './storage-keys.ts';
 
 const CART_READ_DELAY_MS = 2000;
@@ -19,6 +20,7 @@ interface CartItem {
   url: unknown;
   vendor: unknown;
   quantity: unknown;
+  image?: unknown;
 }
 interface Cart {
   items: CartItem[];
@@ -82,6 +84,30 @@ export function startShop(services: RuntimeServices): void {
     }
   };
 
+  // A subscriber's cart event goes to the provider too: its abandoned-cart automation reminds them of the product.
+  const reportCart = (cart: Cart, data: Record<string, unknown>): void => {
+    const subscriberId = services.subscriberId();
+    if (!subscriberId || !services.trackingAllowed()) return;
+    try {
+      const image = cart.items[0]!.image;
+      const form: CartEventForm = {
+        hash: services.site.hash,
+        subscriberId,
+        subscriberSecret: services.secret(),
+        pId: String(data.pId ?? ''),
+        pName: String(data.pName ?? ''),
+        price: String(data.price),
+        pUrl: String(data.pUrl ?? ''),
+        pImgUrl: typeof image === 'string' && image ? new URL(image, location.href).href : '',
+      };
+      services.postForm(services.site.serverSyncUrl + '/api/v1/shopify/cart', form).catch(() => {
+        // No reminder for this cart: the shop event itself already happened.
+      });
+    } catch {
+      // Odd cart data: no reminder.
+    }
+  };
+
   // A plain form post leaves the page before 2 s pass, so the post time is kept for the session and the page
   // the shop redirects to (or this one, when the theme posts with fetch) reads the cart 2 s after the post.
   const readCart = (): void => {
@@ -90,7 +116,10 @@ export function startShop(services: RuntimeServices): void {
     services
       .get(location.origin + '/cart.js', {})
       .then((cart) => {
-        if ((cart as Cart | null)?.items?.length) record('add_cart', cartEventData(cart as Cart));
+        if (!(cart as Cart | null)?.items?.length) return;
+        const data = cartEventData(cart as Cart);
+        record('add_cart', data);
+        reportCart(cart as Cart, data);
       })
       .catch(() => {
         // No cart to read: no event.

@@ -156,16 +156,20 @@ export class DatabaseDeliveryStore implements DeliveryStore {
     while (this.results.length > 0) {
       const batch = this.results.splice(0);
       try {
-        // One statement: the deliveries' results and, for an expired one, its subscriber.
+        // One statement: the deliveries' results and, for an expired one, its subscriber and an `expired` event
+        // (the owner's subscriber health counts expiries per day from them).
         await this.db.query(
           `WITH marked AS (
              UPDATE deliveries d SET status = m.status, last_error = m.detail, claimed_at = NULL, updated_at = now()
              FROM unnest($1::bigint[], $2::text[], $3::text[]) AS m (id, status, detail)
              WHERE d.id = m.id
              RETURNING d.subscriber_id, d.status
+           ), expired AS (
+             UPDATE subscribers s SET status = 'expired', updated_at = now()
+             FROM marked WHERE s.id = marked.subscriber_id AND marked.status = 'expired' AND s.status <> 'expired'
+             RETURNING s.id, s.site_hash
            )
-           UPDATE subscribers s SET status = 'expired', updated_at = now()
-           FROM marked WHERE s.id = marked.subscriber_id AND marked.status = 'expired'`,
+           INSERT INTO events (site_hash, subscriber_id, kind) SELECT site_hash, id, 'expired' FROM expired`,
           [batch.map((result) => result.id), batch.map((result) => result.status), batch.map((result) => result.detail)],
         );
         for (const result of batch) result.resolve();

@@ -1,0 +1,352 @@
+// Automations on the real provider (startProvider): subscribers stored by the sync call, cart events posted as
+// push.js posts them, orders as the shop posts them, the owner API, and messages received, decrypted and
+// checked by the local fake push service. The provider's clock is a manual one: "5 minutes after the subscribe"
+// and "4 hours after the add-to-cart" are a move of the clock, then a pass of the automation runner (runDue),
+// which is what the provider's own timer does every few seconds. On the embedded database and on PostgreSQL,
+// where two providers share the work.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../config/load-config.ts';
+import { startProvider, type Provider } from '../../server/start-provider.ts';
+import type { HostedSite } from '../../server/sites.ts';
+import { vapidKeyFile } from '../../server/state-paths.ts';
+import { generateVapidKeyPair, writeVapidKeyFile, type VapidKeyPair } from '../../server/vapid-keys.ts';
+import type { Automation, AutomationsReply, SubscriberHealthReply } from '../../contract/automations.ts';
+import type { PushPayload } from '../../contract/push-payload.ts';
+import {
+  createSubscriberKeys,
+  decryptPushBody,
+  startFakePushService,
+  verifyVapidAuthorization,
+  type FakePushService,
+  type RecordedPush,
+} from '../support/fake-push-service.ts';
+import { HOUR, manualClock, MINUTE, type ManualClock } from '../support/manual-clock.ts';
+import { tempDir } from '../support/server.ts';
+import { createThrowawayDatabase } from '../support/throwaway-postgres.ts';
+
+const postgresUrl = process.env.PUSHKIT_TEST_DATABASE_URL;
+const ORIGIN = 'https://letters-shop.com';
+const SUBJECT = 'mailto:owner@letters-shop.com';
+const subscriberKeys = createSubscriberKeys();
+
+let service: FakePushService;
+const cleanups: (() => Promise<void>)[] = [];
+beforeAll(async () => {
+  service = await startFakePushService();
+});
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  await service.close();
+});
+
+function site(name: string, hash: string, keys: VapidKeyPair): HostedSite {
+  const loaded = parseConfigText(
+    `${name}.json`,
+    JSON.stringify({
+      hash,
+      companyName: 'Letters',
+      origin: ORIGIN,
+      serverSyncUrl: 'https://push.letters-shop.com',
+      vapidPublicKey: keys.publicKey,
+      vapidSubject: SUBJECT,
+      isShopifyConnectedAccount: true,
+      style: { iconUrl: `${ORIGIN}/icon.png` },
+      automations: {
+        welcome: { enabled: true, delayMinutes: 5, url: `${ORIGIN}/welcome` },
+        abandonedCart: { enabled: true, delayMinutes: 240 },
+      },
+    }),
+  );
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+  return { name, hash, file: `${name}.json`, config: loaded.config, builtDir: '/nonexistent' };
+}
+
+interface Project {
+  stateDir: string;
+  sites: HostedSite[];
+  keys: VapidKeyPair;
+}
+
+async function newProject(): Promise<Project> {
+  const dir = await tempDir('pushkit-automations-');
+  cleanups.push(dir.remove);
+  const keys = generateVapidKeyPair();
+  const sites = [site('letters', 'letters-auto-01', keys), site('other', 'other-auto-01', keys)];
+  await mkdir(join(dir.path, 'keys'), { recursive: true });
+  for (const hosted of sites) await writeVapidKeyFile(vapidKeyFile(dir.path, hosted.name), keys);
+  return { stateDir: dir.path, sites, keys };
+}
+
+async function start(project: Project, clock: ManualClock, database?: string): Promise<Provider> {
+  const provider = await startProvider({
+    sites: project.sites,
+    stateDir: project.stateDir,
+    database,
+    pushServices: service.origin,
+    campaigns: { ca: service.ca, log: () => undefined },
+    clock,
+    automationPollMs: 0,
+    rateLimit: false,
+  });
+  cleanups.push(() => provider.close());
+  return provider;
+}
+
+let endpointCount = 0;
+async function subscribe(provider: Provider, hash = 'letters-auto-01'): Promise<{ id: string; secret: string; path: string }> {
+  endpointCount += 1;
+  const path = `/auto/${Date.now().toString(36)}-${endpointCount}`;
+  const form = {
+    hash,
+    action: 'insert',
+    subscription: JSON.stringify({
+      endpoint: `${service.origin}${path}`,
+      expirationTime: null,
+      keys: { p256dh: subscriberKeys.p256dh, auth: subscriberKeys.auth },
+    }),
+    subscriptionId: path.slice(1).replace(/\//g, '-'),
+  };
+  const sync = () =>
+    provider.app.inject({
+      method: 'POST',
+      url: '/syncSubscriptionAction.php',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
+      payload: new URLSearchParams(form).toString(),
+    });
+  const reply = await sync();
+  const body = reply.json() as { status: string; subscriberId: string; subscriberSecret: string };
+  if (body.status !== 'success') throw new Error(reply.body);
+  return { id: body.subscriberId, secret: body.subscriberSecret, path };
+}
+
+function postCart(provider: Provider, fields: Record<string, string>, origin = ORIGIN) {
+  return provider.app.inject({
+    method: 'POST',
+    url: '/api/v1/shopify/cart',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+    payload: new URLSearchParams({ hash: 'letters-auto-01', ...fields }).toString(),
+  });
+}
+
+function owner(provider: Provider, method: 'GET' | 'PATCH' | 'POST', path: string, body?: unknown, key?: string) {
+  return provider.app.inject({
+    method,
+    url: `/api/v1/sites/${path}`,
+    headers: { authorization: `Bearer ${key ?? provider.ownerKeys.get('letters')}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
+}
+
+async function automation(provider: Provider, kind: string): Promise<Automation> {
+  const reply = await owner(provider, 'GET', `letters/automations/${kind}`);
+  expect(reply.statusCode, reply.body).toBe(200);
+  return (reply.json() as { automation: Automation }).automation;
+}
+
+const pushesTo = (path: string): RecordedPush[] => service.requests.filter((request) => request.path === path);
+const payloadOf = (push: RecordedPush) => JSON.parse(decryptPushBody(push.body, subscriberKeys).toString('utf8')) as PushPayload;
+
+function automationTests(label: string, database: () => Promise<string | undefined>, skip = false) {
+  describe.skipIf(skip)(`automations (${label})`, () => {
+    let project: Project;
+    let clock: ManualClock;
+    let provider: Provider;
+
+    beforeAll(async () => {
+      project = await newProject();
+      clock = manualClock();
+      provider = await start(project, clock, await database());
+    });
+
+    it('a subscribe schedules exactly one welcome message, sent once when its delay has passed', async () => {
+      const subscriber = await subscribe(provider);
+      // the same subscription inserted again (a retried insert) is the same subscriber: no second welcome
+      const again = await provider.app.inject({
+        method: 'POST',
+        url: '/syncSubscriptionAction.php',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
+        payload: new URLSearchParams({
+          hash: 'letters-auto-01',
+          action: 'insert-failed',
+          subscriberId: subscriber.id,
+          subscriberSecret: subscriber.secret,
+          subscription: JSON.stringify({
+            endpoint: `${service.origin}${subscriber.path}`,
+            keys: { p256dh: subscriberKeys.p256dh, auth: subscriberKeys.auth },
+          }),
+        }).toString(),
+      });
+      expect(again.json()).toMatchObject({ status: 'success', subscriberId: subscriber.id });
+      expect((await automation(provider, 'welcome')).stats).toMatchObject({ scheduled: 1, sent: 0 });
+
+      clock.advance(4 * MINUTE);
+      await provider.automations.runDue();
+      expect(pushesTo(subscriber.path)).toHaveLength(0);
+
+      clock.advance(MINUTE + 1000);
+      await provider.automations.runDue();
+      clock.advance(HOUR);
+      await provider.automations.runDue();
+
+      const pushes = pushesTo(subscriber.path);
+      expect(pushes).toHaveLength(1);
+      expect(payloadOf(pushes[0]!)).toMatchObject({
+        title: 'Welcome!',
+        body: "Thanks for subscribing. We'll let you know when something new comes up.",
+        url: `${ORIGIN}/welcome`,
+        icon: `${ORIGIN}/icon.png`,
+      });
+      // The subject the config names, one Apple's push service accepts.
+      expect(verifyVapidAuthorization(pushes[0]!.headers.authorization as string, project.keys.publicKey).claims.sub).toBe(SUBJECT);
+      expect((await automation(provider, 'welcome')).stats).toMatchObject({ scheduled: 0, sent: 1, delivered: 1 });
+    });
+
+    it('an add-to-cart with no order sends one reminder after the delay, naming the newest product, with a topic', async () => {
+      const subscriber = await subscribe(provider);
+      const first = await postCart(provider, {
+        subscriberId: subscriber.id,
+        subscriberSecret: subscriber.secret,
+        pId: '7001',
+        pName: 'Gold nib pen',
+        price: '24.5',
+        pUrl: '/products/gold-nib-pen.html',
+      });
+      expect(first.json()).toEqual({ status: 'success', scheduled: true });
+      clock.advance(HOUR);
+      // a second add-to-cart replaces the waiting reminder and starts the delay again
+      await postCart(provider, {
+        subscriberId: subscriber.id,
+        subscriberSecret: subscriber.secret,
+        pId: '7002',
+        pName: 'Walnut ink',
+        price: '12',
+        pUrl: `${ORIGIN}/products/walnut-ink.html`,
+        pImgUrl: 'https://cdn.letters-shop.com/ink.png',
+      });
+      expect((await automation(provider, 'abandonedCart')).stats.scheduled).toBe(1);
+
+      clock.advance(3 * HOUR + 30 * MINUTE);
+      await provider.automations.runDue();
+      expect(pushesTo(subscriber.path).filter((push) => payloadOf(push).tag === 'pushkit-cart-reminder')).toHaveLength(0);
+
+      clock.advance(31 * MINUTE);
+      await provider.automations.runDue();
+      clock.advance(10 * HOUR);
+      await provider.automations.runDue();
+      const reminders = pushesTo(subscriber.path).filter((push) => payloadOf(push).tag === 'pushkit-cart-reminder');
+      expect(reminders).toHaveLength(1);
+      expect(reminders[0]!.headers.topic).toBe('pushkit-cart-reminder');
+      expect(payloadOf(reminders[0]!)).toMatchObject({
+        title: 'Still thinking about Walnut ink?',
+        body: 'Walnut ink (12.00) is waiting in your cart.',
+        url: `${ORIGIN}/products/walnut-ink.html`,
+        image: 'https://cdn.letters-shop.com/ink.png',
+      });
+    });
+
+    it("an order in time cancels the reminder (posted by the shop, or claimed by the buyer's order page)", async () => {
+      const posted = await subscribe(provider);
+      const claimed = await subscribe(provider);
+      for (const subscriber of [posted, claimed]) {
+        await postCart(provider, { subscriberId: subscriber.id, subscriberSecret: subscriber.secret, pName: 'Gold nib pen', price: '24.5' });
+      }
+      clock.advance(2 * HOUR);
+      const order = (orderId: string, subscriberId?: string) =>
+        provider.app.inject({
+          method: 'POST',
+          url: '/api/v1/shopify/orders',
+          headers: { authorization: `Bearer ${provider.ownerKeys.get('letters')}` },
+          payload: {
+            hash: 'letters-auto-01',
+            orderId,
+            order: { total: 24.5, items: [{ pId: '7001', pName: 'Gold nib pen', pPrice: 24.5, pQuant: 1 }] },
+            ...(subscriberId ? { subscriberId } : {}),
+          },
+        });
+      expect((await order('order-posted', posted.id)).statusCode).toBe(201);
+      expect((await order('order-claimed')).statusCode).toBe(201);
+      const read = await provider.app.inject({
+        method: 'GET',
+        url: `/api/v1/shopify/getOrderDetails?hash=letters-auto-01&orderId=order-claimed&subscriberId=${claimed.id}&subscriberSecret=${claimed.secret}`,
+        headers: { origin: ORIGIN },
+      });
+      expect(read.json()).toMatchObject({ status: 'success', order: { orderId: 'order-claimed', total: 24.5 } });
+
+      clock.advance(5 * HOUR);
+      await provider.automations.runDue();
+      for (const subscriber of [posted, claimed]) {
+        expect(pushesTo(subscriber.path).filter((push) => payloadOf(push).tag === 'pushkit-cart-reminder')).toHaveLength(0);
+      }
+    });
+
+    it('a paused automation sends nothing: what it had scheduled is withdrawn, nothing new is scheduled', async () => {
+      const before = await subscribe(provider);
+      const paused = await owner(provider, 'PATCH', 'letters/automations/welcome', { enabled: false });
+      expect(paused.statusCode, paused.body).toBe(200);
+      expect(paused.json()).toMatchObject({ automation: { kind: 'welcome', enabled: false, changed: ['enabled'] } });
+      const during = await subscribe(provider);
+      clock.advance(HOUR);
+      await provider.automations.runDue();
+      expect(pushesTo(before.path)).toHaveLength(0);
+      expect(pushesTo(during.path)).toHaveLength(0);
+      expect((await automation(provider, 'welcome')).stats.scheduled).toBe(0);
+
+      // resumed: the next subscriber is welcomed again
+      await owner(provider, 'PATCH', 'letters/automations/welcome', { enabled: true, delayMinutes: 1, title: 'Hello again' });
+      const after = await subscribe(provider);
+      clock.advance(2 * MINUTE);
+      await provider.automations.runDue();
+      expect(pushesTo(after.path).map((push) => payloadOf(push).title)).toEqual(['Hello again']);
+      expect(pushesTo(before.path)).toHaveLength(0);
+    });
+
+    it('clicks and conversions: an order within the window after a click counts, one after it does not', async () => {
+      await owner(provider, 'PATCH', 'letters/automations/welcome', { conversionWindowHours: 2 });
+      const initial = (await automation(provider, 'welcome')).stats;
+      const buyer = await subscribe(provider);
+      const late = await subscribe(provider);
+      clock.advance(10 * MINUTE);
+      await provider.automations.runDue();
+      for (const subscriber of [buyer, late]) {
+        const campaignId = payloadOf(pushesTo(subscriber.path)[0]!).campaignId;
+        const click = await provider.app.inject({
+          method: 'POST',
+          url: '/notificationEvent',
+          headers: { origin: ORIGIN },
+          payload: { hash: 'letters-auto-01', campaignId, endpoint: `${service.origin}${subscriber.path}`, event: 'clicked' },
+        });
+        expect(click.statusCode, click.body).toBe(200);
+      }
+      await provider.db.query(`UPDATE events SET created_at = now() - interval '3 hours' WHERE subscriber_id = $1 AND kind = 'clicked'`, [
+        late.id,
+      ]);
+      for (const [orderId, subscriber] of [
+        ['conv-1', buyer],
+        ['conv-2', late],
+      ] as const) {
+        await provider.app.inject({
+          method: 'POST',
+          url: '/api/v1/shopify/orders',
+          headers: { authorization: `Bearer ${provider.ownerKeys.get('letters')}` },
+          payload: { hash: 'letters-auto-01', orderId, order: { total: 5, items: [] }, subscriberId: subscriber.id },
+        });
+      }
+      const after = (await automation(provider, 'welcome')).stats;
+      expect(after.clicked - initial.clicked).toBe(2);
+      expect(after.conversions - initial.conversions).toBe(1);
+    });
+  });
+}
+
+automationTests('embedded database', async () => undefined);
+automationTests(
+  'PostgreSQL',
+  async () => {
+    const database = await createThrowawayDatabase(postgresUrl!, 'pushkit_automations');
+    cleanups.push(database.drop);
+    return database.url;
+  },
+  !postgresUrl,
+);

@@ -350,3 +350,162 @@ automationTests(
   },
   !postgresUrl,
 );
+
+describe('automations across processes and restarts', () => {
+  it.skipIf(!postgresUrl)('two providers on one PostgreSQL send each automated message once', async () => {
+    const database = await createThrowawayDatabase(postgresUrl!, 'pushkit_automations_two');
+    cleanups.push(database.drop);
+    const project = await newProject();
+    const clock = manualClock();
+    const first = await start(project, clock, database.url);
+    const second = await start(project, clock, database.url);
+    const subscribers: { id: string; secret: string; path: string }[] = [];
+    for (let i = 0; i < 30; i += 1) subscribers.push(await subscribe(i % 2 ? first : second));
+    for (const [i, subscriber] of subscribers.entries()) {
+      await postCart(i % 2 ? second : first, { subscriberId: subscriber.id, subscriberSecret: subscriber.secret, pName: `Pen ${i}`, price: '3' });
+    }
+    clock.advance(5 * HOUR);
+    // both runners at once, twice: every due message is claimed by one of them only
+    await Promise.all([first.automations.runDue(), second.automations.runDue(), first.automations.runDue(), second.automations.runDue()]);
+    for (const subscriber of subscribers) {
+      const titles = pushesTo(subscriber.path).map((push) => payloadOf(push).title);
+      expect(titles.filter((title) => title === 'Welcome!'), subscriber.path).toHaveLength(1);
+      expect(titles.filter((title) => title?.startsWith('Still thinking about')), subscriber.path).toHaveLength(1);
+    }
+  });
+
+  it('due work survives a restart: a welcome scheduled before the provider stopped is sent by the next one', async () => {
+    const project = await newProject();
+    const clock = manualClock();
+    const before = await start(project, clock);
+    const subscriber = await subscribe(before);
+    await before.close();
+    const after = await start(project, clock);
+    clock.advance(6 * MINUTE);
+    await after.automations.runDue();
+    expect(pushesTo(subscriber.path).map((push) => payloadOf(push).title)).toEqual(['Welcome!']);
+  });
+});
+
+describe('the owner API of automations refuses', () => {
+  let provider: Provider;
+  beforeAll(async () => {
+    provider = await start(await newProject(), manualClock());
+  });
+
+  it("another site's key: it can neither read nor change this site's automations", async () => {
+    const otherKey = provider.ownerKeys.get('other')!;
+    for (const [method, path, body] of [
+      ['GET', 'letters/automations', undefined],
+      ['GET', 'letters/automations/welcome', undefined],
+      ['PATCH', 'letters/automations/welcome', { enabled: false }],
+      ['GET', 'letters/subscriber-health', undefined],
+    ] as const) {
+      const reply = await owner(provider, method, path, body, otherKey);
+      expect(reply.statusCode, `${method} ${path}`).toBe(401);
+      expect(reply.json()).toMatchObject({ status: 'failure', code: 'E_OWNER_KEY', message: 'authorization: wrong owner key for site letters' });
+    }
+    const noKey = await provider.app.inject({ method: 'GET', url: '/api/v1/sites/letters/automations' });
+    expect(noKey.statusCode).toBe(401);
+    expect((await automation(provider, 'welcome')).enabled).toBe(true);
+    // its own key opens its own site only
+    const own = await owner(provider, 'GET', 'other/automations', undefined, otherKey);
+    expect((own.json() as AutomationsReply).automations.map((entry) => entry.kind)).toEqual(['welcome', 'abandonedCart']);
+  });
+
+  it('bad input, naming what is wrong', async () => {
+    const cases: [string, unknown, string][] = [
+      ['letters/automations/birthday', { enabled: false }, 'kind: must be one of welcome, abandonedCart'],
+      ['letters/automations/welcome', {}, 'body: give at least one field to change'],
+      ['letters/automations/welcome', { delayMinutes: -1 }, 'delayMinutes: must be 0 to 43200 minutes'],
+      ['letters/automations/welcome', { delayMinutes: 2.5 }, 'delayMinutes: must be a whole number of minutes'],
+      ['letters/automations/welcome', { enabled: 'yes' }, 'enabled: must be true or false'],
+      ['letters/automations/welcome', { title: '   ' }, 'title: must not be empty'],
+      ['letters/automations/welcome', { url: 'javascript:alert(1)' }, 'url: must be an absolute http(s) URL'],
+      ['letters/automations/welcome', { conversionWindowHours: 0 }, 'conversionWindowHours: must be 1 to 720 hours'],
+      ['letters/automations/welcome', { paused: true }, 'paused: is not a parameter of this call'],
+    ];
+    for (const [path, body, message] of cases) {
+      const reply = await owner(provider, 'PATCH', path, body);
+      expect(reply.statusCode, JSON.stringify(body)).toBe(400);
+      expect((reply.json() as { message: string }).message).toBe(message);
+    }
+    const health = await owner(provider, 'GET', 'letters/subscriber-health?deliveries=0');
+    expect(health.statusCode).toBe(400);
+    expect((health.json() as { message: string }).message).toBe('deliveries: must be 1 to 20');
+  });
+
+  it('a cart event without the subscriber secret, with a wrong one, from another origin, or with bad fields', async () => {
+    const subscriber = await subscribe(provider);
+    const victim = await subscribe(provider);
+    const cases: [Record<string, string>, string | undefined, number, string][] = [
+      [{ subscriberId: victim.id, pName: 'Spam' }, undefined, 403, 'E_SUBSCRIBER_SECRET_MISSING'],
+      // a subscriber's own secret does not schedule a message to another subscriber
+      [{ subscriberId: victim.id, subscriberSecret: subscriber.secret, pName: 'Spam' }, undefined, 403, 'E_SUBSCRIBER_SECRET_WRONG'],
+      [{ subscriberId: subscriber.id, subscriberSecret: subscriber.secret, pName: 'Pen' }, 'https://evil.example', 403, 'E_ORIGIN_FORBIDDEN'],
+      [{ subscriberId: subscriber.id, subscriberSecret: subscriber.secret, pName: ' ' }, undefined, 400, 'E_PARAM_INVALID'],
+      [{ subscriberId: subscriber.id, subscriberSecret: subscriber.secret, pName: 'Pen', price: '1e9' }, undefined, 400, 'E_PARAM_INVALID'],
+      [
+        { subscriberId: subscriber.id, subscriberSecret: subscriber.secret, pName: 'Pen', pImgUrl: 'javascript:alert(1)' },
+        undefined,
+        400,
+        'E_PARAM_INVALID',
+      ],
+    ];
+    for (const [fields, origin, status, code] of cases) {
+      const reply = await postCart(provider, fields, origin);
+      expect(reply.statusCode, JSON.stringify(fields)).toBe(status);
+      expect(reply.json()).toMatchObject({ status: 'failure', code });
+    }
+    expect((await automation(provider, 'abandonedCart')).stats.scheduled).toBe(0);
+  });
+
+  it('a product page on another origin: the reminder opens the site instead', async () => {
+    const clock = manualClock();
+    const own = await start(await newProject(), clock);
+    const subscriber = await subscribe(own);
+    await postCart(own, {
+      subscriberId: subscriber.id,
+      subscriberSecret: subscriber.secret,
+      pName: 'Pen',
+      price: '1',
+      pUrl: 'https://evil.example/phish',
+    });
+    clock.advance(5 * HOUR);
+    await own.automations.runDue();
+    const reminder = pushesTo(subscriber.path).map(payloadOf).find((payload) => payload.tag === 'pushkit-cart-reminder')!;
+    expect(reminder.url).toBeUndefined();
+  });
+});
+
+describe('subscription health', () => {
+  it('counts subscribers whose last deliveries were never shown, and expiries per day', async () => {
+    const provider = await start(await newProject(), manualClock());
+    await owner(provider, 'PATCH', 'letters/automations/welcome', { enabled: false });
+    const silent = await subscribe(provider);
+    const showing = await subscribe(provider);
+    const gone = await subscribe(provider);
+    service.answer(gone.path, { status: 410 });
+    for (let i = 0; i < 3; i += 1) {
+      const created = await owner(provider, 'POST', 'letters/campaigns', { title: `News ${i}`, body: 'Fresh ink' });
+      expect(created.statusCode, created.body).toBe(201);
+      await provider.campaigns.idle();
+    }
+    const lastToShowing = pushesTo(showing.path).map(payloadOf).at(-1)!;
+    await provider.app.inject({
+      method: 'POST',
+      url: '/notificationEvent',
+      headers: { origin: ORIGIN },
+      payload: { hash: 'letters-auto-01', campaignId: lastToShowing.campaignId, endpoint: `${service.origin}${showing.path}`, event: 'shown' },
+    });
+    const reply = await owner(provider, 'GET', 'letters/subscriber-health?days=7&deliveries=3');
+    const health = reply.json() as SubscriberHealthReply;
+    expect(health).toMatchObject({ status: 'success', atRisk: 1, deliveries: 3, expiredTotal: 1 });
+    expect(health.expired).toHaveLength(7);
+    expect(health.expired.at(-1)).toEqual({ date: new Date().toISOString().slice(0, 10), count: 1 });
+    expect(pushesTo(silent.path)).toHaveLength(3);
+    // a fourth delivery that was shown takes the silent subscriber out of risk
+    const fewer = await owner(provider, 'GET', 'letters/subscriber-health?deliveries=4');
+    expect((fewer.json() as SubscriberHealthReply).atRisk).toBe(0);
+  });
+});

@@ -1,10 +1,8 @@
 // Automations (docs/automations.md): messages the provider sends by itself, per site. The kinds, their limits
-// and default texts (the site config's defaults, config/schema.ts), the owner API's replies and the one input
-// schema of a change (PATCH /api/v1/sites/:name/automations/:kind). zod is browser-safe, but runtime/ and
-// worker/ never import this file.
-import { z } from 'zod';
-import { CAMPAIGN_BODY_MAX_LENGTH, CAMPAIGN_TITLE_MAX_LENGTH, CAMPAIGN_URL_MAX_LENGTH } from './campaign-limits.ts';
-import { text } from './text-fields.ts';
+// and default texts (the site config's defaults, config/schema.ts), the owner API's replies and push.js's cart
+// report. Types and constants only (no zod: the dashboard reads them); a change's schema is automation-input.ts.
+
+export type { AutomationChange } from './automation-input.ts';
 
 /** welcome: N minutes after a subscribe; abandonedCart: N minutes after an add-to-cart that no order follows. */
 export const AUTOMATION_KINDS = ['welcome', 'abandonedCart'] as const;
@@ -71,29 +69,6 @@ export interface Automation extends AutomationSettings {
   changed: (keyof AutomationSettings)[];
   stats: AutomationStats;
 }
-
-const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(CAMPAIGN_URL_MAX_LENGTH);
-
-/** A change of one automation: every field optional, at least one given; `url: null` clears it. */
-export const automationChangeSchema = z
-  .strictObject({
-    enabled: z.boolean({ error: 'must be true or false' }),
-    delayMinutes: z
-      .int({ error: 'must be a whole number of minutes' })
-      .min(0, `must be 0 to ${AUTOMATION_DELAY_MAX_MINUTES} minutes`)
-      .max(AUTOMATION_DELAY_MAX_MINUTES, `must be 0 to ${AUTOMATION_DELAY_MAX_MINUTES} minutes`),
-    title: text(CAMPAIGN_TITLE_MAX_LENGTH).trim().min(1, 'must not be empty'),
-    body: text(CAMPAIGN_BODY_MAX_LENGTH).trim().min(1, 'must not be empty'),
-    url: httpUrl.nullable(),
-    conversionWindowHours: z
-      .int({ error: 'must be a whole number of hours' })
-      .min(1, `must be 1 to ${CONVERSION_WINDOW_MAX_HOURS} hours`)
-      .max(CONVERSION_WINDOW_MAX_HOURS, `must be 1 to ${CONVERSION_WINDOW_MAX_HOURS} hours`),
-  })
-  .partial()
-  .refine((change) => Object.keys(change).length > 0, { message: 'give at least one field to change' });
-
-export type AutomationChange = z.output<typeof automationChangeSchema>;
 
 /** The subscription health of a site (GET sites/:name/subscriber-health?days=&deliveries=). */
 export interface SubscriberHealth {

@@ -16,20 +16,25 @@ import { automationStats, dropPendingMessages } from '../../store/automation-mes
 import { subscriberHealth, AT_RISK_DELIVERIES_DEFAULT, AT_RISK_DELIVERIES_MAX } from '../../store/subscriber-health.ts';
 import {
   AUTOMATION_KINDS,
-  automationChangeSchema,
   type Automation,
   type AutomationKind,
   type AutomationReply,
   type AutomationsReply,
   type SubscriberHealthReply,
 } from '../../../contract/automations.ts';
+import { automationChangeSchema } from '../../../contract/automation-input.ts';
 
 const kindParams = z.object({
   kind: z.enum(AUTOMATION_KINDS, { error: `must be one of ${AUTOMATION_KINDS.join(', ')}` }),
 });
 
 const healthSchema = z.object({
-  days: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be 1 to 366').max(366, 'must be 1 to 366').default(30),
+  days: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be an integer')
+    .min(1, 'must be 1 to 366')
+    .max(366, 'must be 1 to 366')
+    .default(30),
   deliveries: z.coerce
     .number({ error: 'must be a number' })
     .int('must be an integer')
@@ -75,6 +80,6 @@ export async function ownerAutomationRoutes(app: FastifyInstance, { db }: RouteC
   app.get('/api/v1/sites/:name/subscriber-health', async (request): Promise<SubscriberHealthReply> => {
     const site = ownedSite(request);
     const query = parseParams(healthSchema, request.query);
-    return { status: "success", ...(await subscriberHealth(db, site.hash, query.days, query.deliveries)) };
+    return { status: 'success', ...(await subscriberHealth(db, site.hash, query.days, query.deliveries)) };
   });
 }

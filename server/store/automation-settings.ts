@@ -3,12 +3,7 @@
 // touched follows the config when it changes.
 import type { Queryable } from './database.ts';
 import type { HostedSite } from '../sites.ts';
-import {
-  AUTOMATION_KINDS,
-  type AutomationChange,
-  type AutomationKind,
-  type AutomationSettings,
-} from '../../contract/automations.ts';
+import { AUTOMATION_KINDS, type AutomationChange, type AutomationKind, type AutomationSettings } from '../../contract/automations.ts';
 
 export interface EffectiveSettings extends AutomationSettings {
   changed: (keyof AutomationSettings)[];

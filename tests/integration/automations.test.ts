@@ -250,7 +250,12 @@ function automationTests(label: string, database: () => Promise<string | undefin
       const posted = await subscribe(provider);
       const claimed = await subscribe(provider);
       for (const subscriber of [posted, claimed]) {
-        await postCart(provider, { subscriberId: subscriber.id, subscriberSecret: subscriber.secret, pName: 'Gold nib pen', price: '24.5' });
+        await postCart(provider, {
+          subscriberId: subscriber.id,
+          subscriberSecret: subscriber.secret,
+          pName: 'Gold nib pen',
+          price: '24.5',
+        });
       }
       clock.advance(2 * HOUR);
       const order = (orderId: string, subscriberId?: string) =>
@@ -362,15 +367,26 @@ describe('automations across processes and restarts', () => {
     const subscribers: { id: string; secret: string; path: string }[] = [];
     for (let i = 0; i < 30; i += 1) subscribers.push(await subscribe(i % 2 ? first : second));
     for (const [i, subscriber] of subscribers.entries()) {
-      await postCart(i % 2 ? second : first, { subscriberId: subscriber.id, subscriberSecret: subscriber.secret, pName: `Pen ${i}`, price: '3' });
+      await postCart(i % 2 ? second : first, {
+        subscriberId: subscriber.id,
+        subscriberSecret: subscriber.secret,
+        pName: `Pen ${i}`,
+        price: '3',
+      });
     }
     clock.advance(5 * HOUR);
     // both runners at once, twice: every due message is claimed by one of them only
     await Promise.all([first.automations.runDue(), second.automations.runDue(), first.automations.runDue(), second.automations.runDue()]);
     for (const subscriber of subscribers) {
       const titles = pushesTo(subscriber.path).map((push) => payloadOf(push).title);
-      expect(titles.filter((title) => title === 'Welcome!'), subscriber.path).toHaveLength(1);
-      expect(titles.filter((title) => title?.startsWith('Still thinking about')), subscriber.path).toHaveLength(1);
+      expect(
+        titles.filter((title) => title === 'Welcome!'),
+        subscriber.path,
+      ).toHaveLength(1);
+      expect(
+        titles.filter((title) => title?.startsWith('Still thinking about')),
+        subscriber.path,
+      ).toHaveLength(1);
     }
   });
 
@@ -403,7 +419,11 @@ describe('the owner API of automations refuses', () => {
     ] as const) {
       const reply = await owner(provider, method, path, body, otherKey);
       expect(reply.statusCode, `${method} ${path}`).toBe(401);
-      expect(reply.json()).toMatchObject({ status: 'failure', code: 'E_OWNER_KEY', message: 'authorization: wrong owner key for site letters' });
+      expect(reply.json()).toMatchObject({
+        status: 'failure',
+        code: 'E_OWNER_KEY',
+        message: 'authorization: wrong owner key for site letters',
+      });
     }
     const noKey = await provider.app.inject({ method: 'GET', url: '/api/v1/sites/letters/automations' });
     expect(noKey.statusCode).toBe(401);
@@ -442,7 +462,12 @@ describe('the owner API of automations refuses', () => {
       [{ subscriberId: victim.id, pName: 'Spam' }, undefined, 403, 'E_SUBSCRIBER_SECRET_MISSING'],
       // a subscriber's own secret does not schedule a message to another subscriber
       [{ subscriberId: victim.id, subscriberSecret: subscriber.secret, pName: 'Spam' }, undefined, 403, 'E_SUBSCRIBER_SECRET_WRONG'],
-      [{ subscriberId: subscriber.id, subscriberSecret: subscriber.secret, pName: 'Pen' }, 'https://evil.example', 403, 'E_ORIGIN_FORBIDDEN'],
+      [
+        { subscriberId: subscriber.id, subscriberSecret: subscriber.secret, pName: 'Pen' },
+        'https://evil.example',
+        403,
+        'E_ORIGIN_FORBIDDEN',
+      ],
       [{ subscriberId: subscriber.id, subscriberSecret: subscriber.secret, pName: ' ' }, undefined, 400, 'E_PARAM_INVALID'],
       [{ subscriberId: subscriber.id, subscriberSecret: subscriber.secret, pName: 'Pen', price: '1e9' }, undefined, 400, 'E_PARAM_INVALID'],
       [
@@ -473,7 +498,9 @@ describe('the owner API of automations refuses', () => {
     });
     clock.advance(5 * HOUR);
     await own.automations.runDue();
-    const reminder = pushesTo(subscriber.path).map(payloadOf).find((payload) => payload.tag === 'pushkit-cart-reminder')!;
+    const reminder = pushesTo(subscriber.path)
+      .map(payloadOf)
+      .find((payload) => payload.tag === 'pushkit-cart-reminder')!;
     expect(reminder.url).toBeUndefined();
   });
 });
@@ -496,7 +523,12 @@ describe('subscription health', () => {
       method: 'POST',
       url: '/notificationEvent',
       headers: { origin: ORIGIN },
-      payload: { hash: 'letters-auto-01', campaignId: lastToShowing.campaignId, endpoint: `${service.origin}${showing.path}`, event: 'shown' },
+      payload: {
+        hash: 'letters-auto-01',
+        campaignId: lastToShowing.campaignId,
+        endpoint: `${service.origin}${showing.path}`,
+        event: 'shown',
+      },
     });
     const reply = await owner(provider, 'GET', 'letters/subscriber-health?days=7&deliveries=3');
     const health = reply.json() as SubscriberHealthReply;

@@ -505,6 +505,24 @@ describe('the owner API of automations refuses', () => {
   });
 });
 
+describe('a privacy deletion', () => {
+  it("removes the subscriber's automated messages, which name what they put in their cart", async () => {
+    const provider = await start(await newProject(), manualClock());
+    const subscriber = await subscribe(provider);
+    await postCart(provider, { subscriberId: subscriber.id, subscriberSecret: subscriber.secret, pName: 'Secret gift', price: '9' });
+    const before = await owner(provider, 'GET', 'letters/automations');
+    expect((before.json() as AutomationsReply).automations.map((entry) => entry.stats.scheduled)).toEqual([1, 1]);
+    const reply = await provider.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/sites/letters/subscribers/${subscriber.id}`,
+      headers: { authorization: `Bearer ${provider.ownerKeys.get('letters')}` },
+    });
+    expect(reply.statusCode).toBe(200);
+    const left = await provider.db.query(`SELECT 1 FROM campaigns WHERE subscriber_id = $1 OR title LIKE '%Secret gift%'`, [subscriber.id]);
+    expect(left.rows).toEqual([]);
+  });
+});
+
 describe('subscription health', () => {
   it('counts subscribers whose last deliveries were never shown, and expiries per day', async () => {
     const provider = await start(await newProject(), manualClock());

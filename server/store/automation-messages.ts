@@ -15,6 +15,11 @@ import { CART_REMINDER_TAG, CART_REMINDER_TOPIC, type AutomationKind, type Autom
 import { DEFAULT_URGENCY } from '../../contract/urgency.ts';
 
 const MINUTE_MS = 60_000;
+/**
+ * A delivery no live sender holds: never claimed, given back for a retry, or claimed by a sender that died. Only
+ * such a message may be withdrawn; one being sent is the sender's.
+ */
+const UNCLAIMED = `(d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => ${CLAIM_LEASE_SECONDS}))`;
 
 /** The product of a cart event (spec section 3), as push.js reports it. */
 export interface CartProduct {
@@ -103,15 +108,15 @@ function productPage(site: Pick<HostedSite, 'config'>, product: CartProduct, fal
 }
 
 /**
- * Withdraws the subscriber's cart reminders no sender has claimed. `FOR UPDATE` (not SKIP LOCKED) waits for a
- * claim under way and then sees its attempt: a reminder being sent is not withdrawn half-way.
+ * Withdraws the subscriber's cart reminders no sender holds. `FOR UPDATE` (not SKIP LOCKED) waits for a claim
+ * under way and then sees its stamp: a reminder being sent is not withdrawn half-way.
  */
 export async function cancelCartReminders(db: Queryable, siteHash: string, subscriberId: string): Promise<number> {
   const { rows } = await db.query(
     `DELETE FROM campaigns WHERE id IN (
        SELECT c.id FROM campaigns c JOIN deliveries d ON d.campaign_id = c.id
        WHERE c.site_hash = $1 AND c.automation = 'abandonedCart' AND c.subscriber_id = $2 AND c.status <> 'done'
-         AND d.status = 'pending' AND d.attempts = 0
+         AND d.status = 'pending' AND ${UNCLAIMED}
        FOR UPDATE OF d
      ) RETURNING 1`,
     [siteHash, subscriberId],
@@ -153,7 +158,7 @@ export async function dropPendingMessages(db: Queryable, siteHash: string, kind:
   const { rows } = await db.query(
     `DELETE FROM campaigns WHERE id IN (
        SELECT c.id FROM campaigns c JOIN deliveries d ON d.campaign_id = c.id
-       WHERE c.site_hash = $1 AND c.automation = $2 AND c.status <> 'done' AND d.status = 'pending' AND d.attempts = 0
+       WHERE c.site_hash = $1 AND c.automation = $2 AND c.status <> 'done' AND d.status = 'pending' AND ${UNCLAIMED}
          AND ($3::timestamptz IS NULL OR d.next_attempt_at <= $3)
        FOR UPDATE OF d SKIP LOCKED
      ) RETURNING 1`,
@@ -209,7 +214,7 @@ export class AutomationDeliveryStore extends DatabaseDeliveryStore {
       await tx.query(
         `DELETE FROM campaigns WHERE id IN (
            SELECT c.id FROM campaigns c JOIN deliveries d ON d.campaign_id = c.id JOIN subscribers s ON s.id = d.subscriber_id
-           WHERE c.site_hash = $1 AND c.automation = $2 AND c.status <> 'done' AND d.status = 'pending' AND d.attempts = 0
+           WHERE c.site_hash = $1 AND c.automation = $2 AND c.status <> 'done' AND d.status = 'pending' AND ${UNCLAIMED}
              AND d.next_attempt_at <= $3
              AND (s.endpoint IS NULL OR s.p256dh IS NULL OR s.auth IS NULL OR s.status <> 'subscribed')
            FOR UPDATE OF d SKIP LOCKED

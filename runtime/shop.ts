@@ -1,7 +1,7 @@
 // Online-shop events (spec sections 2, 3 and 9): a cart-add form read back from /cart.js after 2 s, and an
 // order page (checkouts/{id}) read from the provider after 3 s. Each stores wingifyEcomData-{event}, emits
 // ecom.{event} and evaluates the shop segments of that event. Skipped when tracking is refused.
-import type { RuntimeServices } from './services.ts';
+import type { QueryParams, RuntimeServices } from './services.ts';
 import { joinOnce } from './segments.ts';
 import type { OrderDetailsQuery } from '../contract/shop-order.ts';
 import type { CartEventForm } from '../contract/automations.ts';
@@ -85,27 +85,22 @@ export function startShop(services: RuntimeServices): void {
   };
 
   // A subscriber's cart event goes to the provider too: its abandoned-cart automation reminds them of the product.
-  const reportCart = (cart: Cart, data: Record<string, unknown>): void => {
+  const reportCart = (image: unknown, data: Record<string, unknown>): void => {
     const subscriberId = services.subscriberId();
     if (!subscriberId || !services.trackingAllowed()) return;
-    try {
-      const image = cart.items[0]!.image;
-      const form: CartEventForm = {
-        hash: services.site.hash,
-        subscriberId,
-        subscriberSecret: services.secret(),
-        pId: String(data.pId ?? ''),
-        pName: String(data.pName ?? ''),
-        price: String(data.price),
-        pUrl: String(data.pUrl ?? ''),
-        pImgUrl: typeof image === 'string' && image ? new URL(image, location.href).href : '',
-      };
-      services.postForm(services.site.serverSyncUrl + '/api/v1/shopify/cart', form).catch(() => {
-        // No reminder for this cart: the shop event itself already happened.
-      });
-    } catch {
-      // Odd cart data: no reminder.
-    }
+    const form = {
+      hash: services.site.hash,
+      subscriberId,
+      subscriberSecret: services.secret(),
+      pId: data.pId,
+      pName: data.pName,
+      price: data.price,
+      pUrl: data.pUrl,
+      pImgUrl: typeof image === 'string' && image ? new URL(image, location.href).href : undefined,
+    } as Record<keyof CartEventForm, QueryParams[string]>;
+    services.postForm(services.site.serverSyncUrl + '/api/v1/shopify/cart', form).catch(() => {
+      // No reminder for this cart: the shop event itself already happened.
+    });
   };
 
   // A plain form post leaves the page before 2 s pass, so the post time is kept for the session and the page
@@ -119,7 +114,7 @@ export function startShop(services: RuntimeServices): void {
         if (!(cart as Cart | null)?.items?.length) return;
         const data = cartEventData(cart as Cart);
         record('add_cart', data);
-        reportCart(cart as Cart, data);
+        reportCart((cart as Cart).items[0]!.image, data);
       })
       .catch(() => {
         // No cart to read: no event.

@@ -13,3 +13,4 @@ export {
 } from './server/send-campaign.ts';
 export { UnknownSiteError } from './server/sites.ts';
 export { startProvider, type Provider, type StartProviderOptions } from './server/start-provider.ts';
+export type { Clock } from './server/clock.ts';

@@ -13,6 +13,8 @@ const messages = {
   /** Any other rule of the schema (config/schema.ts states it). */
   E_CONFIG_FIELD: ({ rule }: { rule: string }) => rule,
   E_VAPID_KEY: () => 'must be url-safe base64 of a 65-byte uncompressed P-256 public key',
+  E_VAPID_SUBJECT: () =>
+    "must be a mailto: address or an https: URL at a public host name (e.g. mailto:owner@yourshop.com or https://yourshop.com/contact): Apple's push service refuses every push whose VAPID subject is not one (BadJwtToken)",
   E_URL_PATTERN: ({ problem }: { problem: UrlPatternProblem }) => problem.message,
   E_CONDITION: ({ error }: { error: ConditionError }) => formatConditionError(error),
   E_TRIGGER: ({ error }: { error: ConditionError }) => formatConditionError(error),
@@ -24,6 +26,9 @@ const messages = {
     `Safari's legacy push (macOS Safari before 16) asks ${url}/v2/pushPackages/${id} for a signed push package and reports devices to ${url}/v2/devices/... and ${url}/v2/log: the push-kit provider serves none of these (nor sends through APNs), so the site must host them there; Safari 16+ uses standard Web Push and needs none of it`,
   /** A warning: spec section 5 reads such a field as an empty list. */
   W_SEGMENTATIONS_JSON: () => 'is a string that is not valid JSON: read as an empty list',
+  /** A warning: pushes to Safari and iOS would be refused (BadJwtToken) without a subject Apple accepts. */
+  W_VAPID_SUBJECT_DERIVED: ({ subject }: { subject: string }) =>
+    `is not set, and the subject derived from the origin (${subject}) is not one Apple's push service accepts: pushes to Safari and iOS would be refused; set a mailto: address or an https URL at a public host name`,
   /** A warning: a plain-http site without an origin of its own for its child window (issue 17, item 6). */
   W_CHILD_WINDOW_SHARED_ORIGIN: () =>
     "is not set: this http site's child window shares the provider's origin with every other http site (permission, subscriber id and opt-out cross between them); set an origin of its own",

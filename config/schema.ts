@@ -6,7 +6,15 @@ import { z } from 'zod';
 import { isP256PublicKey } from './vapid-key.ts';
 import { DEFAULT_TEXTS } from './default-texts.ts';
 import { SEGMENT_ID_PATTERN } from '../contract/ids.ts';
+import {
+  AUTOMATION_DEFAULTS,
+  AUTOMATION_DELAY_MAX_MINUTES,
+  CONVERSION_WINDOW_MAX_HOURS,
+  type AutomationKind,
+} from '../contract/automations.ts';
+import { CAMPAIGN_BODY_MAX_LENGTH, CAMPAIGN_TITLE_MAX_LENGTH } from '../contract/campaign-limits.ts';
 import { configMessage } from './errors.ts';
+import { isAcceptedVapidSubject } from './vapid-subject.ts';
 
 /** The first character a URL or path may not hold (space, control character, lone surrogate), as "U+XXXX at character N". */
 function badUrlCharacter(value: string): string | undefined {
@@ -169,6 +177,37 @@ const triggersSchema = z
   })
   .describe('When the opt-in prompt shows (spec section 4, trigger events).');
 
+/** The defaults of one automation (contract/automations.ts); the owner API changes them per site. */
+function automationSchema(kind: AutomationKind, description: string) {
+  const defaults = AUTOMATION_DEFAULTS[kind];
+  return z
+    .strictObject({
+      enabled: z.boolean().default(defaults.enabled).describe('false: nothing is scheduled or sent (paused).'),
+      delayMinutes: z.int().min(0).max(AUTOMATION_DELAY_MAX_MINUTES).default(defaults.delayMinutes),
+      title: displayText(1, CAMPAIGN_TITLE_MAX_LENGTH).default(defaults.title),
+      body: displayText(1, CAMPAIGN_BODY_MAX_LENGTH).default(defaults.body),
+      url: httpUrl.optional().describe('The page a click opens; the site when absent.'),
+      conversionWindowHours: z
+        .int()
+        .min(1)
+        .max(CONVERSION_WINDOW_MAX_HOURS)
+        .default(defaults.conversionWindowHours)
+        .describe('An order this many hours at most after a click counts as a conversion.'),
+    })
+    .prefault({})
+    .describe(description);
+}
+
+const automationsSchema = z
+  .strictObject({
+    welcome: automationSchema('welcome', 'A welcome message delayMinutes after a subscribe.'),
+    abandonedCart: automationSchema(
+      'abandonedCart',
+      'One reminder delayMinutes after an add-to-cart that no order follows; title and body may name {product} and {price}.',
+    ),
+  })
+  .describe("Messages the provider sends by itself (docs/automations.md): the site's defaults, changed per site through the owner API.");
+
 export const siteConfigSchema = z
   .strictObject({
     $schema: z.string().optional(),
@@ -207,6 +246,13 @@ export const siteConfigSchema = z
       .string()
       .refine(isP256PublicKey, { message: configMessage('E_VAPID_KEY'), params: { code: 'E_VAPID_KEY' } })
       .describe("The site's VAPID public key (RFC 8292), url-safe base64."),
+    vapidSubject: z
+      .string()
+      .refine(isAcceptedVapidSubject, { message: configMessage('E_VAPID_SUBJECT'), params: { code: 'E_VAPID_SUBJECT' } })
+      .optional()
+      .describe(
+        "The sender's contact in every push (RFC 8292 `sub`): a mailto: address or an https URL at a public host name, as Apple's push service requires. The site's https origin when absent.",
+      ),
     safariWebsitePushId: z
       .string()
       .regex(/^web(\.[A-Za-z0-9-]+)+$/, 'must look like web.com.example')
@@ -240,6 +286,7 @@ export const siteConfigSchema = z
       .boolean()
       .default(false)
       .describe('true: visitors are asked for page-click tracking consent with a checkbox.'),
+    automations: automationsSchema.prefault({}),
   })
   .superRefine((config, ctx) => {
     if (config.safariWebsitePushId && !config.safariWebServiceUrl)

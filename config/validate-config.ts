@@ -5,6 +5,7 @@ import type { CompiledSite } from '../compiler/compiled-site.ts';
 import { compileExpressions } from './compile-expressions.ts';
 import { configProblem, type ConfigErrorCode, type ConfigProblem } from './errors.ts';
 import { siteConfigSchema, type SiteConfig } from './schema.ts';
+import { derivedVapidSubject, isAcceptedVapidSubject } from './vapid-subject.ts';
 
 export interface ValidatedConfig {
   config: SiteConfig;
@@ -53,11 +54,17 @@ function jsonStringWarnings(raw: Record<string, unknown>): ConfigProblem[] {
   return warnings;
 }
 
+function vapidSubjectWarnings(config: SiteConfig): ConfigProblem[] {
+  if (config.vapidSubject !== undefined) return [];
+  const subject = derivedVapidSubject(config.origin);
+  return isAcceptedVapidSubject(subject) ? [] : [configProblem('W_VAPID_SUBJECT_DERIVED', 'vapidSubject', { subject })];
+}
+
 export function validateConfig(raw: unknown): ConfigValidation {
   const result = siteConfigSchema.safeParse(raw);
   if (!result.success) return { ok: false, problems: problemsOf(result.error) };
   const expressions = compileExpressions(result.data);
   if (!expressions.ok) return { ok: false, problems: expressions.problems };
-  const warnings = jsonStringWarnings(raw as Record<string, unknown>);
+  const warnings = [...jsonStringWarnings(raw as Record<string, unknown>), ...vapidSubjectWarnings(result.data)];
   return { ok: true, config: result.data, compiled: expressions.compiled, warnings };
 }

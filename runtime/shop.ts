@@ -2,9 +2,10 @@
 // order page (checkouts/{id}) read from the provider after 3 s. Each stores wingifyEcomData-{event}, emits
 // ecom.{event} and evaluates the shop segments of that event. Skipped when tracking is refused or the visitor
 // opted out (docs/spec-silent-cases.md, "Shop and Safari"): neither /cart.js nor the order is read then.
-import type { RuntimeServices } from './services.ts';
+import type { QueryParams, RuntimeServices } from './services.ts';
 import { joinOnce } from './segments.ts';
 import type { OrderDetailsQuery } from '../contract/shop-order.ts';
+import type { CartEventForm } from '../contract/automations.ts';
 import { CART_POSTED, ECOM_DATA } from './storage-keys.ts';
 
 const CART_READ_DELAY_MS = 2000;
@@ -22,6 +23,7 @@ interface CartItem {
   url: unknown;
   vendor: unknown;
   quantity: unknown;
+  image?: unknown;
 }
 interface Cart {
   items: CartItem[];
@@ -30,11 +32,14 @@ interface Cart {
 }
 
 /**
- * Cart event data of the item just added: the line of the variant the form posted (its `id` field); without one,
- * or when the cart has no such line, the first line, where Shopify puts the newest addition. Prices in cents.
+ * The cart line just added: the line of the variant the form posted (its `id` field); without one,
+ * or when the cart has no such line, the first line, where Shopify puts the newest addition.
  */
-function cartEventData(cart: Cart, variant: string | undefined): Record<string, unknown> {
-  const item = cart.items.find((line) => variant && String(line.variant_id ?? line.id) === variant) ?? cart.items[0]!;
+function addedLine(cart: Cart, variant: string | undefined): CartItem {
+  return cart.items.find((line) => variant && String(line.variant_id ?? line.id) === variant) ?? cart.items[0]!;
+}
+
+function cartEventData(cart: Cart, item: CartItem): Record<string, unknown> {
   return {
     pId: item.product_id,
     pName: item.title,
@@ -89,6 +94,25 @@ export function startShop(services: RuntimeServices): void {
     }
   };
 
+  // A subscriber's cart event goes to the provider too: its abandoned-cart automation reminds them of the product.
+  const reportCart = (image: unknown, data: Record<string, unknown>): void => {
+    const subscriberId = services.subscriberId();
+    if (!subscriberId || !services.trackingAllowed()) return;
+    const form = {
+      hash: services.site.hash,
+      subscriberId,
+      subscriberSecret: services.secret(),
+      pId: data.pId,
+      pName: data.pName,
+      price: data.price,
+      pUrl: data.pUrl,
+      pImgUrl: typeof image === 'string' && image ? new URL(image, location.href).href : undefined,
+    } as Record<keyof CartEventForm, QueryParams[string]>;
+    services.postForm(services.site.serverSyncUrl + '/api/v1/shopify/cart', form).catch(() => {
+      // No reminder for this cart: the shop event itself already happened.
+    });
+  };
+
   // A plain form post leaves the page before 2 s pass, so the post time (and the variant posted) is kept for the
   // session and the page the shop redirects to (or this one, when the theme posts with fetch) reads the cart 2 s
   // after the post.
@@ -100,7 +124,11 @@ export function startShop(services: RuntimeServices): void {
     services
       .get(location.origin + '/cart.js', {})
       .then((cart) => {
-        if ((cart as Cart | null)?.items?.length) record('add_cart', cartEventData(cart as Cart, posted.split(' ')[1]));
+        if (!(cart as Cart | null)?.items?.length) return;
+        const item = addedLine(cart as Cart, posted.split(' ')[1]);
+        const data = cartEventData(cart as Cart, item);
+        record('add_cart', data);
+        reportCart(item.image, data);
       })
       .catch(() => {
         // No cart to read: no event.

@@ -6,6 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { ServerError } from './errors.ts';
 import type { CreateAppOptions } from './http/app.ts';
 import type { CampaignQueue, CampaignQueueOptions } from './push/campaign-queue.ts';
+import type { AutomationRunner } from './push/automation-runner.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { PushServiceAllowlist, PushServicesSettingError } from './push/push-services.ts';
 import { EVENT_RETENTION_ENV, retentionDays } from './store/event-retention.ts';
 import { scheduleEventPruning } from './store/event-pruning-schedule.ts';
@@ -46,6 +48,10 @@ export interface StartProviderOptions {
   eventRetentionDays?: number | string;
   /** Where pruning logs what it deleted or why it failed; default: ignored. */
   log?: (line: string) => void;
+  /** The time automated messages fall due by (server/clock.ts); tests move it forward. Default: the system clock. */
+  clock?: Clock;
+  /** Milliseconds between looks for due automated messages; default 5000; 0: only when `automations.runDue()` is called. */
+  automationPollMs?: number;
 }
 
 export interface Provider {
@@ -61,6 +67,8 @@ export interface Provider {
   /** Owner keys created by this start, by site name: readable only now (only their hash is stored). */
   ownerKeys: Map<string, string>;
   campaigns: CampaignQueue;
+  /** Sends the automated messages (welcome, abandoned cart) as they fall due. */
+  automations: AutomationRunner;
   /** Campaigns a previous process left unfinished, queued again on start. */
   resumed: number;
   close(): Promise<void>;
@@ -115,21 +123,33 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
   const dataDir = embeddedDatabaseDir(stateDir);
   const db = await openProviderDatabase(options.database, dataDir);
   // fastify, the routes and the sender load when a provider starts, not with the package's entry.
-  const [{ createApp }, { CampaignQueue }, { closePushConnections }] = await Promise.all([
+  const [{ createApp }, { CampaignQueue }, { AutomationRunner }, { closePushConnections }] = await Promise.all([
     import('./http/app.ts'),
     import('./push/campaign-queue.ts'),
+    import('./push/automation-runner.ts'),
     import('./push/send.ts'),
   ]);
+  const clock = options.clock ?? systemClock;
 
   let app: FastifyInstance | undefined;
   let campaigns: CampaignQueue | undefined;
+  let automations: AutomationRunner | undefined;
   try {
     campaigns = new CampaignQueue(db, sites, stateDir, { ...options.campaigns, pushServices });
+    automations = new AutomationRunner(db, sites, stateDir, {
+      ca: options.campaigns?.ca,
+      concurrency: options.campaigns?.concurrency,
+      log: options.campaigns?.log,
+      pushServices,
+      clock,
+      pollMs: options.automationPollMs,
+    });
     app = await createApp({
       sites,
       db,
       campaigns,
       pushServices,
+      clock,
       rateLimit: options.rateLimit,
       trustProxy: options.trustProxy,
       logger: options.logger,
@@ -149,9 +169,10 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
     const resumed = await campaigns.resumeUnfinished();
+    automations.start();
     const pruning = scheduleEventPruning(db, eventRetention, options.log);
     const urlHost = host.includes(':') ? `[${host}]` : host;
-    const running = { app, campaigns };
+    const running = { app, campaigns, automations };
     return {
       url: `http://${urlHost}:${port}`,
       port,
@@ -162,10 +183,12 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
       storage: options.database ? `PostgreSQL ${redactedDatabaseUrl(options.database)}` : `embedded database ${dataDir}`,
       ownerKeys,
       campaigns,
+      automations,
       resumed,
       async close() {
         await pruning.stop();
         await running.app.close();
+        await running.automations.close();
         await running.campaigns.close();
         await closePushConnections();
         await db.close();
@@ -174,6 +197,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
   } catch (error) {
     await app?.close().catch(() => undefined);
     await campaigns?.close().catch(() => undefined);
+    await automations?.close().catch(() => undefined);
     await db.close().catch(() => undefined);
     throw error;
   }

@@ -110,7 +110,14 @@ export function installPushHandlers(scope: ServiceWorkerGlobalScope, site: Worke
 
   scope.addEventListener('push', (event) => {
     const { title, options } = notificationFor(readPayload(event.data), site);
-    event.waitUntil(scope.registration.showNotification(title, options).then(() => report('shown', options.data as NotificationData)));
+    // Every push shows a notification: one the browser refuses (an image or an action it cannot take) is shown
+    // again as text, since a push that shows nothing is what makes Safari revoke the site's permission.
+    const shown = scope.registration
+      .showNotification(title, options)
+      .catch(() =>
+        scope.registration.showNotification(title, { body: options.body, icon: site.iconUrl, tag: options.tag, data: options.data }),
+      );
+    event.waitUntil(shown.then(() => report('shown', options.data as NotificationData)));
   });
 
   scope.addEventListener('notificationclick', (event) => {

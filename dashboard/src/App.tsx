@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { ApiError, siteApi } from './api.ts';
+import { Automations } from './Automations.tsx';
 import { Compose } from './Compose.tsx';
 import { Overview } from './Overview.tsx';
 import { Segments } from './Segments.tsx';
@@ -10,6 +11,7 @@ import { loadSession, saveSession, withoutSite, withSites, type Session } from '
 const SCREENS = [
   { path: 'overview', label: 'Overview' },
   { path: 'compose', label: 'Send a notification' },
+  { path: 'automations', label: 'Automations' },
   { path: 'segments', label: 'Segments' },
   { path: 'subscribers', label: 'Subscribers' },
 ] as const;
@@ -110,6 +112,7 @@ export function App() {
       <main key={current.site.name}>
         {screen === 'overview' && <Overview api={api} onError={onError} />}
         {screen === 'compose' && <Compose api={api} site={current.site} onError={onError} />}
+        {screen === 'automations' && <Automations api={api} onError={onError} />}
         {screen === 'segments' && <Segments api={api} onError={onError} />}
         {screen === 'subscribers' && <Subscribers api={api} onError={onError} selected={route[1]} />}
       </main>

@@ -29,6 +29,60 @@ function Breakdown({ title, entries }: { title: string; entries: ValueCount[] })
   );
 }
 
+/** Subscribers who may be lost without a trace: at risk (nothing shown lately) and expired, per day. */
+function Health({ api, onError }: { api: SiteApi; onError(error: unknown): string }) {
+  const health = useLoad(() => api.subscriberHealth(30), onError, [api]);
+  if (health.error) return <p className="error">{health.error}</p>;
+  if (!health.value) return null;
+  const { atRisk, deliveries, expired, expiredTotal } = health.value;
+  const expiredLately = expired.reduce((sum, day) => sum + day.count, 0);
+  const most = Math.max(1, ...expired.map((day) => day.count));
+  return (
+    <section className="card" aria-labelledby="health-title">
+      <h2 id="health-title">Subscription health</h2>
+      <section className="counts" aria-label="Subscribers at risk and expired">
+        <div className="count">
+          <span className="count-label">At risk</span>
+          <span className="count-value" data-health="at-risk">
+            {formatNumber(atRisk)}
+          </span>
+        </div>
+        <div className="count count-expired">
+          <span className="count-label">Expired, last 30 days</span>
+          <span className="count-value" data-health="expired-recent">
+            {formatNumber(expiredLately)}
+          </span>
+        </div>
+        <div className="count count-expired">
+          <span className="count-label">Expired, all</span>
+          <span className="count-value" data-health="expired-total">
+            {formatNumber(expiredTotal)}
+          </span>
+        </div>
+      </section>
+      <p className="muted">
+        At risk: active subscribers whose last {deliveries} delivered notifications were never reported shown (a browser dropping pushes, or
+        a site permission revoked). Expired: subscriptions a push service reported gone.
+      </p>
+      {expiredLately > 0 && (
+        <ul className="breakdown" aria-label="Expired per day">
+          {expired
+            .filter((day) => day.count > 0)
+            .map((day) => (
+              <li key={day.date}>
+                <span className="breakdown-label">{day.date}</span>
+                <span className="breakdown-bar" aria-hidden="true">
+                  <span style={{ width: `${(day.count / most) * 100}%` }} />
+                </span>
+                <span className="breakdown-count">{formatNumber(day.count)}</span>
+              </li>
+            ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
 export function Overview({ api, onError }: { api: SiteApi; onError(error: unknown): string }) {
   const stats = useLoad(() => api.stats(30), onError, [api]);
   const campaigns = useLoad(() => api.campaigns(8), onError, [api]);
@@ -67,6 +121,7 @@ export function Overview({ api, onError }: { api: SiteApi; onError(error: unknow
             <Breakdown title="Browsers" entries={stats.value.browsers} />
             <Breakdown title="Languages" entries={stats.value.languages} />
           </div>
+          <Health api={api} onError={onError} />
         </>
       )}
       {stats.loading && !stats.value && <p className="muted">Loading…</p>}

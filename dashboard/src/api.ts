@@ -22,6 +22,13 @@ import type {
   SubscriberStatus,
 } from '../../contract/owner-api.ts';
 import type { ConditionCheckReply } from '../../contract/conditions.ts';
+import type {
+  AutomationChange,
+  AutomationKind,
+  AutomationReply,
+  AutomationsReply,
+  SubscriberHealthReply,
+} from '../../contract/automations.ts';
 
 export const STATUS_LABELS: Record<SubscriberStatus, string> = {
   subscribed: 'Active',
@@ -104,6 +111,10 @@ export function siteApi(key: string, site: string) {
     campaigns: (limit: number) => request<CampaignsReply>(key, `${base}/campaigns${query({ limit })}`).then((reply) => reply.campaigns),
     campaign: (campaignId: string) => request<CampaignReply>(key, `${base}/campaigns/${id(campaignId)}`).then((reply) => reply.campaign),
     createCampaign: (body: CampaignRequest) => request<CampaignCreatedReply>(key, `${base}/campaigns`, { method: 'POST', body }),
+    automations: () => request<AutomationsReply>(key, `${base}/automations`).then((reply) => reply.automations),
+    changeAutomation: (kind: AutomationKind, change: AutomationChange) =>
+      request<AutomationReply>(key, `${base}/automations/${id(kind)}`, { method: 'PATCH', body: change }).then((reply) => reply.automation),
+    subscriberHealth: (days: number) => request<SubscriberHealthReply>(key, `${base}/subscriber-health${query({ days })}`),
   };
 }
 

@@ -19,6 +19,7 @@ import { shopRoutes } from './routes/shop.ts';
 import { siteFileRoutes } from './routes/site-files.ts';
 import { syncRoute } from './routes/sync.ts';
 import type { TrustProxy } from './trust-proxy.ts';
+import { systemClock, type Clock } from '../clock.ts';
 import { visitorDataRoutes } from './routes/visitor-data.ts';
 import type { RouteContext } from './routes/context.ts';
 
@@ -38,6 +39,8 @@ export interface CreateAppOptions {
   trustProxy?: TrustProxy;
   /** The push services a subscription's endpoint may be on; default PUSHKIT_PUSH_SERVICES, else the known ones. */
   pushServices?: PushServiceAllowlist;
+  /** The time automated messages are scheduled by; default the system clock. */
+  clock?: Clock;
 }
 
 export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
@@ -54,6 +57,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     registry: new SiteRegistry(options.sites),
     campaigns: options.campaigns,
     pushServices: options.pushServices ?? PushServiceAllowlist.fromEnvironment(),
+    clock: options.clock ?? systemClock,
   };
 
   await app.register(formbody, { bodyLimit: BODY_LIMIT });

@@ -33,6 +33,7 @@ const COSTLY_ROUTES = new Set([
   'GET /c.gif',
   'POST /notificationEvent',
   'POST /api/v1/shopify/orders',
+  'POST /api/v1/shopify/cart',
 ]);
 
 type RateLimitCode = 'E_RATE_LIMIT_IP' | 'E_RATE_LIMIT_SITE';

@@ -26,11 +26,11 @@ export class CampaignQueue {
     this.chain = this.chain.then(() => this.send(siteHash, campaignId));
   }
 
-  /** Campaigns with deliveries still pending, oldest first. */
+  /** Campaigns with deliveries still pending, oldest first; automated messages are the automation runner's. */
   async resumeUnfinished(): Promise<number> {
     const { rows } = await this.db.query<{ id: string; site_hash: string }>(
       `SELECT c.id, c.site_hash FROM campaigns c
-       WHERE c.status <> 'done' AND EXISTS (SELECT 1 FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending')
+       WHERE c.status <> 'done' AND c.automation IS NULL AND EXISTS (SELECT 1 FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending')
        ORDER BY c.id`,
     );
     for (const row of rows) this.enqueue(row.site_hash, String(row.id));

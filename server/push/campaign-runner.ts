@@ -44,7 +44,9 @@ export async function runCampaign(store: DeliveryStore, campaignId: string, opti
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a whole number >= 1, got ${concurrency}`);
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error(`maxAttempts must be a whole number >= 1, got ${maxAttempts}`);
   const send =
-    options.send ?? ((delivery: Delivery, sendOptions: SendPushOptions) => sendPush(delivery.subscription, delivery.payload, sendOptions));
+    options.send ??
+    ((delivery: Delivery, sendOptions: SendPushOptions) =>
+      sendPush(delivery.subscription, delivery.payload, delivery.topic ? { ...sendOptions, topic: delivery.topic } : sendOptions));
   const counts: CampaignCounts = { sent: 0, delivered: 0, failed: 0, expired: 0 };
   const report = () => options.onProgress?.({ ...counts });
 

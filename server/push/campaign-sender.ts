@@ -9,6 +9,7 @@ import type { HostedSite } from '../sites.ts';
 import type { VapidKeyPair } from '../vapid-keys.ts';
 import type { Urgency } from '../../contract/urgency.ts';
 import type { PushServiceAllowlist } from './push-services.ts';
+import { vapidSubjectFor } from '../../config/vapid-subject.ts';
 
 export interface SendCampaignOptions {
   concurrency?: number;
@@ -20,10 +21,9 @@ export interface SendCampaignOptions {
   pushServices?: PushServiceAllowlist;
 }
 
-/** RFC 8292's contact: the site's https origin, else a mailto: address at the site's host. */
+/** RFC 8292's contact: the site's vapidSubject, else its https origin, else a mailto: address at its host. */
 export function vapidSubjectOf(site: Pick<HostedSite, 'config'>): string {
-  const origin = new URL(site.config.origin);
-  return origin.protocol === 'https:' ? origin.origin : `mailto:webpush@${origin.hostname}`;
+  return vapidSubjectFor(site.config);
 }
 
 export interface CampaignProgress {

@@ -12,6 +12,8 @@ export interface Delivery {
   payload: string;
   /** Attempts already made (0 for a fresh delivery). */
   attempts: number;
+  /** Its own Topic header (RFC 8030), instead of the run's. */
+  topic?: string;
 }
 
 export interface DeliveryStore {

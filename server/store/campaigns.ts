@@ -116,12 +116,12 @@ function summary(row: CampaignRow): Campaign {
   };
 }
 
+/** The owner's campaigns, newest first (automated messages are counted per automation instead). */
 export async function listCampaigns(db: Queryable, siteHash: string, limit: number, offset: number): Promise<Campaign[]> {
-  const { rows } = await db.query<CampaignRow>(`${CAMPAIGN_SELECT} WHERE c.site_hash = $1 ORDER BY c.id DESC LIMIT $2 OFFSET $3`, [
-    siteHash,
-    limit,
-    offset,
-  ]);
+  const { rows } = await db.query<CampaignRow>(
+    `${CAMPAIGN_SELECT} WHERE c.site_hash = $1 AND c.automation IS NULL ORDER BY c.id DESC LIMIT $2 OFFSET $3`,
+    [siteHash, limit, offset],
+  );
   return rows.map(summary);
 }
 

@@ -36,11 +36,13 @@ interface ClaimedRow {
   icon: string | null;
   image?: string | null;
   actions?: CampaignAction[] | null;
+  /** An automated message's notification tag (a newer cart reminder replaces an older one on screen). */
+  tag?: string | null;
 }
 
 /** What the service worker receives (worker/push-handlers.ts reads it). */
 export function notificationPayload(
-  row: Pick<ClaimedRow, 'campaign_id' | 'title' | 'body' | 'url' | 'icon' | 'image' | 'actions'>,
+  row: Pick<ClaimedRow, 'campaign_id' | 'title' | 'body' | 'url' | 'icon' | 'image' | 'actions' | 'tag'>,
 ): string {
   const payload: PushPayload = {
     title: row.title,
@@ -49,6 +51,7 @@ export function notificationPayload(
     ...(row.icon ? { icon: row.icon } : {}),
     ...(row.image ? { image: row.image } : {}),
     ...(row.actions?.length ? { actions: row.actions } : {}),
+    ...(row.tag ? { tag: row.tag } : {}),
     campaignId: String(row.campaign_id),
   };
   return JSON.stringify(payload);
@@ -97,7 +100,8 @@ export class DatabaseDeliveryStore implements DeliveryStore {
     return claimed;
   }
 
-  private async claim(campaignId: string, limit: number): Promise<Delivery[]> {
+  /** Claims up to `limit` due deliveries (a subclass claims another set: server/store/automation-messages.ts). */
+  protected async claim(campaignId: string, limit: number): Promise<Delivery[]> {
     return this.db.transaction(async (tx) => {
       // A subscriber that lost its subscription since the campaign was created cannot be sent to.
       await tx.query(
@@ -152,16 +156,20 @@ export class DatabaseDeliveryStore implements DeliveryStore {
     while (this.results.length > 0) {
       const batch = this.results.splice(0);
       try {
-        // One statement: the deliveries' results and, for an expired one, its subscriber.
+        // One statement: the deliveries' results and, for an expired one, its subscriber and an `expired` event
+        // (the owner's subscriber health counts expiries per day from them).
         await this.db.query(
           `WITH marked AS (
              UPDATE deliveries d SET status = m.status, last_error = m.detail, claimed_at = NULL, updated_at = now()
              FROM unnest($1::bigint[], $2::text[], $3::text[]) AS m (id, status, detail)
              WHERE d.id = m.id
              RETURNING d.subscriber_id, d.status
+           ), expired AS (
+             UPDATE subscribers s SET status = 'expired', updated_at = now()
+             FROM marked WHERE s.id = marked.subscriber_id AND marked.status = 'expired' AND s.status <> 'expired'
+             RETURNING s.id, s.site_hash
            )
-           UPDATE subscribers s SET status = 'expired', updated_at = now()
-           FROM marked WHERE s.id = marked.subscriber_id AND marked.status = 'expired'`,
+           INSERT INTO events (site_hash, subscriber_id, kind) SELECT site_hash, id, 'expired' FROM expired`,
           [batch.map((result) => result.id), batch.map((result) => result.status), batch.map((result) => result.detail)],
         );
         for (const result of batch) result.resolve();

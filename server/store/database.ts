@@ -49,15 +49,17 @@ function translated(error: unknown): unknown {
 const MIGRATION_LOCK_ID = 7_405_117;
 
 async function migrate(db: Database): Promise<void> {
-  await db.query(
-    `CREATE TABLE IF NOT EXISTS schema_migrations (
-      version integer PRIMARY KEY,
-      name text NOT NULL,
-      applied_at timestamptz NOT NULL DEFAULT now()
-    )`,
-  );
   await db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_ID]);
+    // Under the lock: two processes creating it at once on a fresh database collide in the catalogue
+    // (duplicate key in pg_type_typname_nsp_index), IF NOT EXISTS notwithstanding.
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (
+        version integer PRIMARY KEY,
+        name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`,
+    );
     const { rows } = await tx.query<{ version: number }>('SELECT version FROM schema_migrations');
     const applied = new Set(rows.map((row) => Number(row.version)));
     for (const migration of MIGRATIONS) {

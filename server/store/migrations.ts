@@ -173,4 +173,33 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX events_created ON events (created_at, id)`,
     ],
   },
+  {
+    version: 7,
+    name: 'automations: owner changes, automated messages as one-subscriber campaigns, expiry events',
+    statements: [
+      // The fields of an automation the owner changed through the owner API; the site config gives the rest.
+      `CREATE TABLE automation_settings (
+        site_hash text NOT NULL,
+        kind text NOT NULL,
+        changes jsonb NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (site_hash, kind)
+      )`,
+      // An automated message is a campaign to one subscriber (automation names its kind) with one delivery,
+      // due at its next_attempt_at: the sender, the claims and the notification reports are the campaigns'.
+      `ALTER TABLE campaigns ADD COLUMN automation text`,
+      `ALTER TABLE campaigns ADD COLUMN topic text`,
+      `ALTER TABLE campaigns ADD COLUMN tag text`,
+      // One welcome per subscriber, whatever the number of inserts and processes.
+      `CREATE UNIQUE INDEX campaigns_welcome_once ON campaigns (site_hash, subscriber_id) WHERE automation = 'welcome'`,
+      `CREATE INDEX campaigns_automation ON campaigns (site_hash, automation, subscriber_id) WHERE automation IS NOT NULL`,
+      // The owner's campaign list reads only the owner's campaigns.
+      `CREATE INDEX campaigns_site_owner ON campaigns (site_hash, id) WHERE automation IS NULL`,
+      // Due automated messages, found without reading the ones sent.
+      `CREATE INDEX campaigns_automation_pending ON campaigns (site_hash, automation) WHERE automation IS NOT NULL AND status <> 'done'`,
+      // Expiries (a push service's 404/410) per day; orders by subscriber (conversions, cart reminders).
+      `CREATE INDEX events_site_kind ON events (site_hash, kind, created_at)`,
+      `CREATE INDEX shop_orders_subscriber ON shop_orders (site_hash, subscriber_id, created_at)`,
+    ],
+  },
 ];

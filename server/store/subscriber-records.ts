@@ -185,6 +185,10 @@ export async function exportSubscriber(db: Queryable, siteHash: string, id: stri
 export async function deleteSubscriber(db: Database, siteHash: string, id: string): Promise<boolean> {
   return db.transaction(async (tx) => {
     const { rows } = await tx.query('DELETE FROM subscribers WHERE site_hash = $1 AND id = $2 RETURNING id', [siteHash, id]);
+    // Their automated messages name what they put in their cart: they go with them.
+    if (rows.length === 1) {
+      await tx.query('DELETE FROM campaigns WHERE site_hash = $1 AND subscriber_id = $2 AND automation IS NOT NULL', [siteHash, id]);
+    }
     return rows.length === 1;
   });
 }

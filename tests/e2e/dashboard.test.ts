@@ -295,4 +295,41 @@ describe('owner dashboard', () => {
     expect(gone.status).toBe(404);
     await shot('subscriber-deleted');
   });
+
+  it('automations: view, edit and pause each one; subscription health on the overview', async () => {
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await expect.poll(() => page.locator('[data-health="expired-total"]').textContent()).toBe(String(byStatus.expired));
+    expect(await page.locator('[data-health="at-risk"]').textContent()).toBe('0');
+
+    await page.getByRole('link', { name: 'Automations' }).click();
+    const welcome = page.locator('section[data-kind="welcome"]');
+    const cart = page.locator('section[data-kind="abandonedCart"]');
+    await expect.poll(() => welcome.getByTestId('welcome-state').textContent()).toBe('Paused');
+    expect(await cart.getByTestId('abandonedCart-state').textContent()).toBe('Paused');
+    const stored = async (kind: string) => {
+      const reply = await fetch(`${providerUrl}/api/v1/sites/letters/automations/${kind}`, {
+        headers: { authorization: `Bearer ${lettersKey}` },
+      });
+      return ((await reply.json()) as { automation: Record<string, unknown> }).automation;
+    };
+
+    await welcome.getByRole('button', { name: 'Resume' }).click();
+    await expect.poll(() => welcome.getByTestId('welcome-state').textContent()).toBe('On, 5 min after');
+    expect(await stored('welcome')).toMatchObject({ enabled: true, changed: ['enabled'] });
+
+    await cart.getByLabel('Minutes after the add-to-cart with no order').fill('abc');
+    await cart.getByRole('button', { name: 'Save abandoned cart' }).click();
+    await expect.poll(() => cart.getByRole('alert').textContent()).toBe('The delay is a whole number of minutes, 0 to 43200.');
+    await cart.getByLabel('Minutes after the add-to-cart with no order').fill('120');
+    await cart.getByLabel('Title').fill('Forgot {product}?');
+    await cart.getByRole('button', { name: 'Save abandoned cart' }).click();
+    await expect.poll(() => cart.getByRole('status').textContent()).toBe('Saved. Messages already scheduled keep their text and time.');
+    expect(await stored('abandonedCart')).toMatchObject({ enabled: false, delayMinutes: 120, title: 'Forgot {product}?' });
+    await shot('automations');
+
+    await welcome.getByRole('button', { name: 'Pause' }).click();
+    await expect.poll(() => welcome.getByTestId('welcome-state').textContent()).toBe('Paused');
+    expect(await stored('welcome')).toMatchObject({ enabled: false });
+    expect(await welcome.locator('[data-stat="sent"]').textContent()).toBe('0');
+  });
 });

@@ -37,6 +37,7 @@ beforeAll(async () => {
         shopifySegmentations: SHOP_SEGMENTS,
         segmentations: [],
         pageClickTrackingConcent: false,
+        automations: { abandonedCart: { enabled: true, delayMinutes: 60 } },
       },
     }),
     launchPersistentChromium(gcm.chromiumArgs),
@@ -74,6 +75,15 @@ const ecomData = async (page: Page, event: string) =>
     unknown
   > | null;
 const member = (sid: string) => isMember(stack.db, stack.config.hash, sid, subscriberId);
+/** The abandoned-cart reminders waiting for this subscriber (docs/automations.md). */
+const waitingReminders = async () =>
+  (
+    await stack.db.query<{ title: string; url: string | null }>(
+      `SELECT c.title, c.url FROM campaigns c JOIN deliveries d ON d.campaign_id = c.id
+        WHERE c.automation = 'abandonedCart' AND c.subscriber_id = $1 AND d.status = 'pending'`,
+      [subscriberId],
+    )
+  ).rows;
 
 describe('online shop', () => {
   it('a cart-add form post: /cart.js read 2 s after the post, the cart event with every field (prices / 100), the matching shop segment joined', async () => {
@@ -109,6 +119,8 @@ describe('online shop', () => {
     expect(await page.evaluate(() => localStorage.getItem('wingifySegment-cart-over-40'))).toBe('1');
     expect(await member('big-spenders')).toBe(false);
     expect(await member('buyers')).toBe(false);
+    // push.js reported the subscriber's cart event: the abandoned-cart reminder waits, naming the product
+    await expect.poll(waitingReminders).toEqual([{ title: `Still thinking about ${PEN.title}?`, url: `${stack.siteUrl}${PEN.url}` }]);
 
     // The read happened once: a later view does not read the cart again.
     await page.goto(`${stack.siteUrl}/`);
@@ -157,6 +169,8 @@ describe('online shop', () => {
       });
     await expect.poll(() => member('buyers')).toBe(true);
     expect(await page.evaluate(() => localStorage.getItem('wingifySegment-buyers'))).toBe('1');
+    // the order, read by the buyer's order page, withdrew the cart reminder
+    expect(await waitingReminders()).toEqual([]);
     await page.close();
   }, 30_000);
 

@@ -87,7 +87,7 @@ type Carrier = 'query' | 'form' | 'json' | 'beacon' | 'path';
 
 interface Route {
   name: string;
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   carrier: Carrier;
   /** The path; for `path` routes built from the fields. */
   path: (fields: Fields) => string;
@@ -313,6 +313,24 @@ const ROUTES: Route[] = [
     headers: () => ({ authorization: `Bearer ${ownerKey}` }),
   },
   {
+    name: 'POST /api/v1/shopify/cart',
+    method: 'POST',
+    carrier: 'form',
+    path: () => '/api/v1/shopify/cart',
+    valid: () => ({
+      hash: SITE_HASH,
+      subscriberId: fixture.subscriberId,
+      subscriberSecret: fixture.secret,
+      pId: '42',
+      pName: 'Ink pot',
+      price: '12.99',
+      pUrl: '/products/ink-pot',
+      pImgUrl: 'https://letters.example/ink.png',
+    }),
+    hashParam: 'hash',
+    jsonp: false,
+  },
+  {
     name: 'GET /api/v1/shopify/getOrderDetails',
     method: 'GET',
     carrier: 'query',
@@ -433,6 +451,10 @@ const OWNER_ROUTES: Route[] = [
   })),
   ownerRoute('GET', '/campaigns', 'query', () => ({ limit: '5', offset: '0' })),
   ownerRoute('GET', '/campaigns/:id', 'path', () => ({ id: fixture.campaignId })),
+  ownerRoute('GET', '/automations', 'query', () => ({})),
+  ownerRoute('GET', '/automations/:kind', 'path', () => ({ kind: 'welcome' })),
+  ownerRoute('PATCH', '/automations/:kind', 'json', () => ({ kind: 'abandonedCart', delayMinutes: 120, url: null })),
+  ownerRoute('GET', '/subscriber-health', 'query', () => ({ days: '7', deliveries: '3' })),
 ];
 
 interface Row {
@@ -602,6 +624,23 @@ const BAD_FIELDS: Record<string, [string, unknown, number, string][]> = {
     ['order.extra', 'x', 400, 'not a parameter'],
     ['extra', 'x', 400, 'not a parameter'],
   ],
+  'POST /api/v1/shopify/cart': [
+    ['hash', REMOVE, 400, 'is required'],
+    ['subscriberId', REMOVE, 400, 'is required'],
+    ['subscriberId', NUL, 400, 'NUL'],
+    ['subscriberSecret', REMOVE, 403, 'required to act for the subscriber'],
+    ['subscriberSecret', 'A'.repeat(43), 403, 'not the secret'],
+    ['pName', REMOVE, 400, 'is required'],
+    ['pName', ' ', 400, 'must not be empty'],
+    ['pName', long(257), 400, 'at most 256'],
+    ['pName', `Ink${NUL}`, 400, 'NUL'],
+    ['price', '12,99', 400, 'price'],
+    ['price', '-1', 400, 'price'],
+    ['pId', long(65), 400, 'at most 64'],
+    ['pUrl', long(2049), 400, 'at most 2048'],
+    ['pImgUrl', 'javascript:alert(1)', 400, 'http(s)'],
+    ['extra', 'x', 400, 'not a parameter'],
+  ],
   'GET /api/v1/shopify/getOrderDetails': [
     ['hash', REMOVE, 400, 'is required'],
     ['orderId', REMOVE, 400, 'is required'],
@@ -733,6 +772,25 @@ const BAD_FIELDS: Record<string, [string, unknown, number, string][]> = {
   'GET /api/v1/sites/:name/campaigns/:id': [
     ['id', 'abc', 400, 'campaign id'],
     ['id', '999999', 404, 'no campaign'],
+  ],
+  'GET /api/v1/sites/:name/automations/:kind': [['kind', 'birthday', 400, 'must be one of welcome, abandonedCart']],
+  'PATCH /api/v1/sites/:name/automations/:kind': [
+    ['kind', 'birthday', 400, 'must be one of'],
+    ['delayMinutes', -1, 400, '0 to 43200'],
+    ['delayMinutes', '5', 400, 'whole number'],
+    ['enabled', 'yes', 400, 'true or false'],
+    ['title', '', 400, 'must not be empty'],
+    ['title', long(201), 400, 'at most 200'],
+    ['title', `Hi${NUL}`, 400, 'NUL'],
+    ['body', `Hi${LONE_SURROGATE}`, 400, 'well-formed'],
+    ['url', 'javascript:alert(1)', 400, 'http(s)'],
+    ['conversionWindowHours', 721, 400, '1 to 720'],
+    ['extra', 'x', 400, 'not a parameter'],
+  ],
+  'GET /api/v1/sites/:name/subscriber-health': [
+    ['days', '0', 400, '1 to 366'],
+    ['deliveries', '21', 400, '1 to 20'],
+    ['deliveries', 'many', 400, 'must be a number'],
   ],
   'GET /sites/:hash/child-window.html': [
     ['hash', long(65), 400, 'at most 64'],

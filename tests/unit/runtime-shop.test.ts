@@ -109,6 +109,45 @@ describe('cart add', () => {
   });
 });
 
+describe("a subscriber's cart event reaches the provider (the abandoned-cart automation)", () => {
+  const cartPosts = (calls: { kind: string; url: string }[]) => calls.filter((call) => call.url.endsWith('/api/v1/shopify/cart'));
+
+  it('posted with the product, the price divided by 100, the image and the subscriber secret', async () => {
+    const withImage = (url: string, params: QueryParams) =>
+      url.endsWith('/cart.js') ? { ...CART, items: [{ ...CART.items[0], image: '//cdn.shop.test/ink.png' }] } : reply(url, params);
+    const { services, calls } = servicesDouble({ reply: withImage });
+    startShop(services);
+    submit('form[action="/cart/add"]');
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(cartPosts(calls)).toEqual([
+      {
+        kind: 'postForm',
+        url: 'https://sync.test/api/v1/shopify/cart',
+        params: {
+          hash: services.site.hash,
+          subscriberId: 'sub-1',
+          subscriberSecret: SUBSCRIBER_SECRET_OF_DOUBLE,
+          pId: 42,
+          pName: 'Ink pot',
+          price: 12.99,
+          pUrl: '/products/ink-pot',
+          pImgUrl: `${location.protocol}//cdn.shop.test/ink.png`,
+        },
+      },
+    ]);
+  });
+
+  it('not posted for a visitor who is no subscriber, nor when tracking is refused', async () => {
+    for (const options of [{ subscriberId: undefined }, { tracking: false }]) {
+      const { services, calls } = servicesDouble({ reply, ...options });
+      startShop(services);
+      submit('form[action="/cart/add"]');
+      await vi.advanceTimersByTimeAsync(3000);
+      expect(cartPosts(calls)).toEqual([]);
+    }
+  });
+});
+
 describe('cart add that leaves the page', () => {
   it('a plain form post navigates away: the next view reads /cart.js 2 s after the post, once', async () => {
     const leaving = servicesDouble({ reply });
@@ -122,7 +161,7 @@ describe('cart add that leaves the page', () => {
     await vi.advanceTimersByTimeAsync(1499);
     expect(next.calls).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
-    expect(next.calls.map((call) => call.url)).toEqual([location.origin + '/cart.js']);
+    expect(next.calls.filter((call) => call.kind === 'get').map((call) => call.url)).toEqual([location.origin + '/cart.js']);
     expect(next.session.get('pushkit_cart_posted')).toBeNull();
     expect(JSON.parse(next.local.get('wingifyEcomData-add_cart')!)).toMatchObject({ price: 12.99, cTotal: 25.98 });
   });

@@ -133,6 +133,25 @@ describe('push', () => {
     expect(worker.posts).toEqual([]);
   });
 
+  it('a notification the browser refuses is shown again as text, never not at all (no silent push)', async () => {
+    const worker = fakeWorker();
+    const show = worker.scope.registration.showNotification;
+    worker.scope.registration.showNotification = async (title: string, options: NotificationOptions) => {
+      if ((options as { image?: string }).image) throw new TypeError('image: not supported');
+      return show(title, options);
+    };
+    await worker.dispatch(
+      'push',
+      worker.pushData({ title: 'Cart', body: 'Ink', image: 'https://cdn.test/i.png', tag: 't', campaignId: 5 }),
+    );
+    expect(worker.shown).toHaveLength(1);
+    expect(worker.shown[0]).toMatchObject({
+      title: 'Cart',
+      options: { body: 'Ink', icon: site.iconUrl, tag: 't', data: { campaignId: 5 } },
+    });
+    expect(JSON.parse(String(worker.posts[0]!.init.body))).toMatchObject({ campaignId: 5, event: 'shown' });
+  });
+
   it('keeps the text of a payload that is not JSON as the body', async () => {
     const worker = fakeWorker();
     await worker.dispatch('push', worker.pushData('plain words'));

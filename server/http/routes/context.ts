@@ -2,6 +2,7 @@ import type { Database } from '../../store/database.ts';
 import type { SiteRegistry } from '../site-access.ts';
 import type { CampaignQueue } from '../../push/campaign-queue.ts';
 import type { PushServiceAllowlist } from '../../push/push-services.ts';
+import type { Clock } from '../../clock.ts';
 
 /** What every route module gets from createApp. */
 export interface RouteContext {
@@ -11,4 +12,6 @@ export interface RouteContext {
   campaigns?: CampaignQueue;
   /** The push services a subscription's endpoint may be on. */
   pushServices: PushServiceAllowlist;
+  /** When automated messages fall due (server/clock.ts). */
+  clock: Clock;
 }

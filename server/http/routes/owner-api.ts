@@ -9,6 +9,7 @@ import { compileCondition } from '../../../compiler/segment-condition.ts';
 import { createCampaign, getCampaign, listCampaigns } from '../../store/campaigns.ts';
 import { ownedSite, ownerSiteHook } from '../owner-auth.ts';
 import { conditionCheckRoute } from './condition-check.ts';
+import { ownerAutomationRoutes } from './owner-automations.ts';
 import { siteSummary, sitesOpenedBy } from '../owner-sites.ts';
 import { audienceSize } from '../../store/audience.ts';
 import { siteStats } from '../../store/owner-stats.ts';
@@ -132,6 +133,7 @@ async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Pro
   const { db, campaigns } = context;
   app.addHook('preHandler', ownerSiteHook(context));
   conditionCheckRoute(app);
+  await app.register(ownerAutomationRoutes, context);
   const subscriberOf = (request: FastifyRequest) => parseParams(z.object({ id: subscriberIdParam }), request.params).id;
 
   app.get('/api/v1/sites/:name/subscribers', async (request): Promise<SubscriberPageReply> => {

@@ -12,6 +12,8 @@ import { requireProvenSubscriber } from '../subscriber-proof.ts';
 import { checkCallback, RequestError, sendReply } from '../reply.ts';
 import { requireOrigin } from '../site-access.ts';
 import type { RouteContext } from './context.ts';
+import { cartAdded, orderPlaced } from '../../store/automation-events.ts';
+import type { CartEventForm, CartEventReply } from '../../../contract/automations.ts';
 import type {
   OrderDetailsQuery,
   OrderDetailsReply,
@@ -57,12 +59,37 @@ const orderQuerySchema = z.object({
   callback: optionalText(z.string()),
 } satisfies Record<keyof OrderDetailsQuery, z.ZodType>);
 
-export async function shopRoutes(app: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
+const cartSchema = z.strictObject({
+  hash: siteHash,
+  subscriberId: subscriberIdParam,
+  subscriberSecret: optionalText(subscriberSecretParam),
+  pId: optionalText(text(64)),
+  pName: text(256).trim().min(1, 'must not be empty'),
+  price: optionalText(text(20, /^\d{1,12}(\.\d{1,4})?$/, 'must be a price such as 19.99').transform(Number)),
+  // A product page on the site's origin (relative or absolute); another origin is not opened by the reminder.
+  pUrl: optionalText(text(2048)),
+  pImgUrl: optionalText(httpUrlParam(2048)),
+} satisfies Record<keyof CartEventForm, z.ZodType>);
+
+export async function shopRoutes(app: FastifyInstance, { db, registry, clock }: RouteContext): Promise<void> {
+  // push.js reports the cart event of a subscriber: the abandoned-cart automation's reminder, naming the product.
+  app.post('/api/v1/shopify/cart', async (request, reply) => {
+    const params = parseParams(cartSchema, request.body, 'body');
+    const site = registry.require(params.hash, 'hash');
+    requireOrigin(request, site);
+    // Only the subscriber's own browser schedules a message to that subscriber.
+    await requireProvenSubscriber(db, site, params.subscriberId, params.subscriberSecret, 'subscriberId');
+    const { hash: _hash, subscriberId, subscriberSecret: _secret, ...product } = params;
+    const scheduled = await cartAdded(db, site, subscriberId, product, clock());
+    return sendReply(request, reply, { status: 'success', scheduled } satisfies CartEventReply);
+  });
+
   app.post('/api/v1/shopify/orders', async (request, reply) => {
     const params = parseParams(orderSchema, request.body, 'body');
     const site = registry.require(params.hash, 'hash');
     await requireOwner(db, request, site);
     await storeShopOrder(db, site.hash, params.orderId, params.order, params.subscriberId);
+    if (params.subscriberId) await orderPlaced(db, site, params.subscriberId);
     return reply.code(201).send({ status: 'success', orderId: params.orderId } satisfies ShopOrderStoredReply);
   });
 
@@ -73,6 +100,8 @@ export async function shopRoutes(app: FastifyInstance, { db, registry }: RouteCo
     requireOrigin(request, site);
     if (params.subscriberId) await requireProvenSubscriber(db, site, params.subscriberId, params.subscriberSecret, 'subscriberId');
     const details = params.subscriberId ? await claimShopOrder(db, site.hash, params.orderId, params.subscriberId) : undefined;
+    // The order is this subscriber's: their cart reminder is not sent.
+    if (details && params.subscriberId) await orderPlaced(db, site, params.subscriberId);
     if (!details && !(await shopOrderExists(db, site.hash, params.orderId))) {
       throw new RequestError('E_ORDER_UNKNOWN', { orderId: params.orderId });
     }

@@ -9,9 +9,10 @@ import { runSyncAction } from '../../store/subscription-sync.ts';
 import { requireAllowedPushService } from '../push-endpoint.ts';
 import { syncPayloadSchema } from '../sync-payload.ts';
 import type { RouteContext } from './context.ts';
+import { subscriberInserted } from '../../store/automation-events.ts';
 import type { SyncReply } from '../../../contract/sync.ts';
 
-export async function syncRoute(app: FastifyInstance, { db, registry, pushServices }: RouteContext): Promise<void> {
+export async function syncRoute(app: FastifyInstance, { db, registry, pushServices, clock }: RouteContext): Promise<void> {
   app.post('/syncSubscriptionAction.php', async (request, reply) => {
     checkCallback(request);
     const payload = parseParams(syncPayloadSchema, request.body, 'body');
@@ -19,6 +20,11 @@ export async function syncRoute(app: FastifyInstance, { db, registry, pushServic
     requireOrigin(request, site);
     requireAllowedPushService(payload, pushServices);
     const result = await runSyncAction(db, site.hash, payload);
+    // Scheduled after the sync is stored: a failure here answers 503, the browser syncs again (insert-failed)
+    // and the welcome, scheduled once per subscriber, is not doubled.
+    if (result.status === 'success' && (payload.action === 'insert' || payload.action === 'insert-failed')) {
+      await subscriberInserted(db, site, result.subscriberId, clock());
+    }
     const status = result.status === 'success' ? 200 : SERVER_ERRORS[result.code].status;
     return sendReply(request, reply, result satisfies SyncReply, status);
   });

@@ -1,0 +1,104 @@
+// Automations (docs/automations.md): messages the provider sends by itself, per site. The kinds, their limits
+// and default texts (the site config's defaults, config/schema.ts), the owner API's replies and push.js's cart
+// report. Types and constants only (no zod: the dashboard reads them); a change's schema is automation-input.ts.
+
+export type { AutomationChange } from './automation-input.ts';
+
+/** welcome: N minutes after a subscribe; abandonedCart: N minutes after an add-to-cart that no order follows. */
+export const AUTOMATION_KINDS = ['welcome', 'abandonedCart'] as const;
+export type AutomationKind = (typeof AUTOMATION_KINDS)[number];
+
+/** Thirty days: the longest an automation waits. */
+export const AUTOMATION_DELAY_MAX_MINUTES = 43_200;
+/** A click followed by an order within this many hours is a conversion; at most thirty days. */
+export const CONVERSION_WINDOW_MAX_HOURS = 720;
+
+/** The abandoned-cart texts may name the product added last and its price (the cart event's, divided by 100). */
+export const CART_PLACEHOLDERS = ['{product}', '{price}'] as const;
+
+/** Topic header (RFC 8030) of cart reminders: a newer reminder replaces an older one the push service still holds. */
+export const CART_REMINDER_TOPIC = 'pushkit-cart-reminder';
+/** Notification tag of cart reminders: a newer one replaces an older one still on screen. */
+export const CART_REMINDER_TAG = 'pushkit-cart-reminder';
+
+export interface AutomationSettings {
+  enabled: boolean;
+  /** Minutes after the subscribe (welcome) or after the add-to-cart (abandonedCart). */
+  delayMinutes: number;
+  title: string;
+  body: string;
+  /** The page a click opens; the cart reminder opens the product's page when the cart event names one. */
+  url: string | null;
+  conversionWindowHours: number;
+}
+
+export const AUTOMATION_DEFAULTS: Record<AutomationKind, AutomationSettings> = {
+  welcome: {
+    enabled: false,
+    delayMinutes: 5,
+    title: 'Welcome!',
+    body: "Thanks for subscribing. We'll let you know when something new comes up.",
+    url: null,
+    conversionWindowHours: 24,
+  },
+  abandonedCart: {
+    enabled: false,
+    delayMinutes: 240,
+    title: 'Still thinking about {product}?',
+    body: '{product} ({price}) is waiting in your cart.',
+    url: null,
+    conversionWindowHours: 24,
+  },
+};
+
+export interface AutomationStats {
+  /** Messages waiting for their time. */
+  scheduled: number;
+  /** Messages the sender has finished with, whatever the push service answered. */
+  sent: number;
+  delivered: number;
+  /** Subscribers who clicked one of its notifications. */
+  clicked: number;
+  /** Clicks followed by an order of the same subscriber within the conversion window. */
+  conversions: number;
+}
+
+export interface Automation extends AutomationSettings {
+  kind: AutomationKind;
+  /** The fields the owner changed through the owner API (they win over the site config's). */
+  changed: (keyof AutomationSettings)[];
+  stats: AutomationStats;
+}
+
+/** The subscription health of a site (GET sites/:name/subscriber-health?days=&deliveries=). */
+export interface SubscriberHealth {
+  /**
+   * Active subscribers whose last `deliveries` delivered messages all lack a `shown` report: their browser
+   * may be dropping pushes, or has revoked the site (Safari revokes a site that pushes without showing).
+   */
+  atRisk: number;
+  deliveries: number;
+  /** Subscribers a push service answered 404/410 for, per UTC day over the last `days` days. */
+  expired: { date: string; count: number }[];
+  /** Expired subscribers stored now. */
+  expiredTotal: number;
+}
+
+/** The replies (paths under /api/v1/). */
+export type AutomationsReply = { status: 'success'; automations: Automation[] };
+export type AutomationReply = { status: 'success'; automation: Automation };
+export type SubscriberHealthReply = { status: 'success' } & SubscriberHealth;
+
+/** POST {sync server}/api/v1/shopify/cart: push.js reports the cart event (spec section 3) of a subscriber. */
+export type CartEventForm = {
+  hash: string;
+  subscriberId: string;
+  subscriberSecret: string;
+  pId?: string;
+  pName: string;
+  /** The cart's price of the item, already divided by 100 (spec section 9). */
+  price?: string;
+  pUrl?: string;
+  pImgUrl?: string;
+};
+export type CartEventReply = { status: 'success'; scheduled: boolean };

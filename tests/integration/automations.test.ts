@@ -1,0 +1,561 @@
+// Automations on the real provider (startProvider): subscribers stored by the sync call, cart events posted as
+// push.js posts them, orders as the shop posts them, the owner API, and messages received, decrypted and
+// checked by the local fake push service. The provider's clock is a manual one: "5 minutes after the subscribe"
+// and "4 hours after the add-to-cart" are a move of the clock, then a pass of the automation runner (runDue),
+// which is what the provider's own timer does every few seconds. On the embedded database and on PostgreSQL,
+// where two providers share the work.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../config/load-config.ts';
+import { startProvider, type Provider } from '../../server/start-provider.ts';
+import type { HostedSite } from '../../server/sites.ts';
+import { vapidKeyFile } from '../../server/state-paths.ts';
+import { generateVapidKeyPair, writeVapidKeyFile, type VapidKeyPair } from '../../server/vapid-keys.ts';
+import type { Automation, AutomationsReply, SubscriberHealthReply } from '../../contract/automations.ts';
+import type { PushPayload } from '../../contract/push-payload.ts';
+import {
+  createSubscriberKeys,
+  decryptPushBody,
+  startFakePushService,
+  verifyVapidAuthorization,
+  type FakePushService,
+  type RecordedPush,
+} from '../support/fake-push-service.ts';
+import { HOUR, manualClock, MINUTE, type ManualClock } from '../support/manual-clock.ts';
+import { tempDir } from '../support/server.ts';
+import { createThrowawayDatabase } from '../support/throwaway-postgres.ts';
+
+const postgresUrl = process.env.PUSHKIT_TEST_DATABASE_URL;
+const ORIGIN = 'https://letters-shop.com';
+const SUBJECT = 'mailto:owner@letters-shop.com';
+const subscriberKeys = createSubscriberKeys();
+
+let service: FakePushService;
+const cleanups: (() => Promise<void>)[] = [];
+beforeAll(async () => {
+  service = await startFakePushService();
+});
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  await service.close();
+});
+
+function site(name: string, hash: string, keys: VapidKeyPair): HostedSite {
+  const loaded = parseConfigText(
+    `${name}.json`,
+    JSON.stringify({
+      hash,
+      companyName: 'Letters',
+      origin: ORIGIN,
+      serverSyncUrl: 'https://push.letters-shop.com',
+      vapidPublicKey: keys.publicKey,
+      vapidSubject: SUBJECT,
+      isShopifyConnectedAccount: true,
+      style: { iconUrl: `${ORIGIN}/icon.png` },
+      automations: {
+        welcome: { enabled: true, delayMinutes: 5, url: `${ORIGIN}/welcome` },
+        abandonedCart: { enabled: true, delayMinutes: 240 },
+      },
+    }),
+  );
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+  return { name, hash, file: `${name}.json`, config: loaded.config, builtDir: '/nonexistent' };
+}
+
+interface Project {
+  stateDir: string;
+  sites: HostedSite[];
+  keys: VapidKeyPair;
+}
+
+async function newProject(): Promise<Project> {
+  const dir = await tempDir('pushkit-automations-');
+  cleanups.push(dir.remove);
+  const keys = generateVapidKeyPair();
+  const sites = [site('letters', 'letters-auto-01', keys), site('other', 'other-auto-01', keys)];
+  await mkdir(join(dir.path, 'keys'), { recursive: true });
+  for (const hosted of sites) await writeVapidKeyFile(vapidKeyFile(dir.path, hosted.name), keys);
+  return { stateDir: dir.path, sites, keys };
+}
+
+async function start(project: Project, clock: ManualClock, database?: string): Promise<Provider> {
+  const provider = await startProvider({
+    sites: project.sites,
+    stateDir: project.stateDir,
+    database,
+    pushServices: service.origin,
+    campaigns: { ca: service.ca, log: () => undefined },
+    clock,
+    automationPollMs: 0,
+    rateLimit: false,
+  });
+  cleanups.push(() => provider.close());
+  return provider;
+}
+
+let endpointCount = 0;
+async function subscribe(provider: Provider, hash = 'letters-auto-01'): Promise<{ id: string; secret: string; path: string }> {
+  endpointCount += 1;
+  const path = `/auto/${Date.now().toString(36)}-${endpointCount}`;
+  const form = {
+    hash,
+    action: 'insert',
+    subscription: JSON.stringify({
+      endpoint: `${service.origin}${path}`,
+      expirationTime: null,
+      keys: { p256dh: subscriberKeys.p256dh, auth: subscriberKeys.auth },
+    }),
+    subscriptionId: path.slice(1).replace(/\//g, '-'),
+  };
+  const sync = () =>
+    provider.app.inject({
+      method: 'POST',
+      url: '/syncSubscriptionAction.php',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
+      payload: new URLSearchParams(form).toString(),
+    });
+  const reply = await sync();
+  const body = reply.json() as { status: string; subscriberId: string; subscriberSecret: string };
+  if (body.status !== 'success') throw new Error(reply.body);
+  return { id: body.subscriberId, secret: body.subscriberSecret, path };
+}
+
+function postCart(provider: Provider, fields: Record<string, string>, origin = ORIGIN) {
+  return provider.app.inject({
+    method: 'POST',
+    url: '/api/v1/shopify/cart',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+    payload: new URLSearchParams({ hash: 'letters-auto-01', ...fields }).toString(),
+  });
+}
+
+function owner(provider: Provider, method: 'GET' | 'PATCH' | 'POST', path: string, body?: unknown, key?: string) {
+  return provider.app.inject({
+    method,
+    url: `/api/v1/sites/${path}`,
+    headers: { authorization: `Bearer ${key ?? provider.ownerKeys.get('letters')}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
+}
+
+async function automation(provider: Provider, kind: string): Promise<Automation> {
+  const reply = await owner(provider, 'GET', `letters/automations/${kind}`);
+  expect(reply.statusCode, reply.body).toBe(200);
+  return (reply.json() as { automation: Automation }).automation;
+}
+
+const pushesTo = (path: string): RecordedPush[] => service.requests.filter((request) => request.path === path);
+const payloadOf = (push: RecordedPush) => JSON.parse(decryptPushBody(push.body, subscriberKeys).toString('utf8')) as PushPayload;
+
+function automationTests(label: string, database: () => Promise<string | undefined>, skip = false) {
+  describe.skipIf(skip)(`automations (${label})`, () => {
+    let project: Project;
+    let clock: ManualClock;
+    let provider: Provider;
+
+    beforeAll(async () => {
+      project = await newProject();
+      clock = manualClock();
+      provider = await start(project, clock, await database());
+    });
+
+    it('a subscribe schedules exactly one welcome message, sent once when its delay has passed', async () => {
+      const subscriber = await subscribe(provider);
+      // the same subscription inserted again (a retried insert) is the same subscriber: no second welcome
+      const again = await provider.app.inject({
+        method: 'POST',
+        url: '/syncSubscriptionAction.php',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
+        payload: new URLSearchParams({
+          hash: 'letters-auto-01',
+          action: 'insert-failed',
+          subscriberId: subscriber.id,
+          subscriberSecret: subscriber.secret,
+          subscription: JSON.stringify({
+            endpoint: `${service.origin}${subscriber.path}`,
+            keys: { p256dh: subscriberKeys.p256dh, auth: subscriberKeys.auth },
+          }),
+        }).toString(),
+      });
+      expect(again.json()).toMatchObject({ status: 'success', subscriberId: subscriber.id });
+      expect((await automation(provider, 'welcome')).stats).toMatchObject({ scheduled: 1, sent: 0 });
+
+      clock.advance(4 * MINUTE);
+      await provider.automations.runDue();
+      expect(pushesTo(subscriber.path)).toHaveLength(0);
+
+      clock.advance(MINUTE + 1000);
+      await provider.automations.runDue();
+      clock.advance(HOUR);
+      await provider.automations.runDue();
+
+      const pushes = pushesTo(subscriber.path);
+      expect(pushes).toHaveLength(1);
+      expect(payloadOf(pushes[0]!)).toMatchObject({
+        title: 'Welcome!',
+        body: "Thanks for subscribing. We'll let you know when something new comes up.",
+        url: `${ORIGIN}/welcome`,
+        icon: `${ORIGIN}/icon.png`,
+      });
+      // The subject the config names, one Apple's push service accepts.
+      expect(verifyVapidAuthorization(pushes[0]!.headers.authorization as string, project.keys.publicKey).claims.sub).toBe(SUBJECT);
+      expect((await automation(provider, 'welcome')).stats).toMatchObject({ scheduled: 0, sent: 1, delivered: 1 });
+    });
+
+    it('an add-to-cart with no order sends one reminder after the delay, naming the newest product, with a topic', async () => {
+      const subscriber = await subscribe(provider);
+      const first = await postCart(provider, {
+        subscriberId: subscriber.id,
+        subscriberSecret: subscriber.secret,
+        pId: '7001',
+        pName: 'Gold nib pen',
+        price: '24.5',
+        pUrl: '/products/gold-nib-pen.html',
+      });
+      expect(first.json()).toEqual({ status: 'success', scheduled: true });
+      clock.advance(HOUR);
+      // a second add-to-cart replaces the waiting reminder and starts the delay again
+      await postCart(provider, {
+        subscriberId: subscriber.id,
+        subscriberSecret: subscriber.secret,
+        pId: '7002',
+        pName: 'Walnut ink',
+        price: '12',
+        pUrl: `${ORIGIN}/products/walnut-ink.html`,
+        pImgUrl: 'https://cdn.letters-shop.com/ink.png',
+      });
+      expect((await automation(provider, 'abandonedCart')).stats.scheduled).toBe(1);
+
+      clock.advance(3 * HOUR + 30 * MINUTE);
+      await provider.automations.runDue();
+      expect(pushesTo(subscriber.path).filter((push) => payloadOf(push).tag === 'pushkit-cart-reminder')).toHaveLength(0);
+
+      clock.advance(31 * MINUTE);
+      await provider.automations.runDue();
+      clock.advance(10 * HOUR);
+      await provider.automations.runDue();
+      const reminders = pushesTo(subscriber.path).filter((push) => payloadOf(push).tag === 'pushkit-cart-reminder');
+      expect(reminders).toHaveLength(1);
+      expect(reminders[0]!.headers.topic).toBe('pushkit-cart-reminder');
+      expect(payloadOf(reminders[0]!)).toMatchObject({
+        title: 'Still thinking about Walnut ink?',
+        body: 'Walnut ink (12.00) is waiting in your cart.',
+        url: `${ORIGIN}/products/walnut-ink.html`,
+        image: 'https://cdn.letters-shop.com/ink.png',
+      });
+    });
+
+    it("an order in time cancels the reminder (posted by the shop, or claimed by the buyer's order page)", async () => {
+      const posted = await subscribe(provider);
+      const claimed = await subscribe(provider);
+      for (const subscriber of [posted, claimed]) {
+        await postCart(provider, {
+          subscriberId: subscriber.id,
+          subscriberSecret: subscriber.secret,
+          pName: 'Gold nib pen',
+          price: '24.5',
+        });
+      }
+      clock.advance(2 * HOUR);
+      const order = (orderId: string, subscriberId?: string) =>
+        provider.app.inject({
+          method: 'POST',
+          url: '/api/v1/shopify/orders',
+          headers: { authorization: `Bearer ${provider.ownerKeys.get('letters')}` },
+          payload: {
+            hash: 'letters-auto-01',
+            orderId,
+            order: { total: 24.5, items: [{ pId: '7001', pName: 'Gold nib pen', pPrice: 24.5, pQuant: 1 }] },
+            ...(subscriberId ? { subscriberId } : {}),
+          },
+        });
+      expect((await order('order-posted', posted.id)).statusCode).toBe(201);
+      expect((await order('order-claimed')).statusCode).toBe(201);
+      const read = await provider.app.inject({
+        method: 'GET',
+        url: `/api/v1/shopify/getOrderDetails?hash=letters-auto-01&orderId=order-claimed&subscriberId=${claimed.id}&subscriberSecret=${claimed.secret}`,
+        headers: { origin: ORIGIN },
+      });
+      expect(read.json()).toMatchObject({ status: 'success', order: { orderId: 'order-claimed', total: 24.5 } });
+
+      clock.advance(5 * HOUR);
+      await provider.automations.runDue();
+      for (const subscriber of [posted, claimed]) {
+        expect(pushesTo(subscriber.path).filter((push) => payloadOf(push).tag === 'pushkit-cart-reminder')).toHaveLength(0);
+      }
+    });
+
+    it('a paused automation sends nothing: what it had scheduled is withdrawn, nothing new is scheduled', async () => {
+      const before = await subscribe(provider);
+      const paused = await owner(provider, 'PATCH', 'letters/automations/welcome', { enabled: false });
+      expect(paused.statusCode, paused.body).toBe(200);
+      expect(paused.json()).toMatchObject({ automation: { kind: 'welcome', enabled: false, changed: ['enabled'] } });
+      const during = await subscribe(provider);
+      clock.advance(HOUR);
+      await provider.automations.runDue();
+      expect(pushesTo(before.path)).toHaveLength(0);
+      expect(pushesTo(during.path)).toHaveLength(0);
+      expect((await automation(provider, 'welcome')).stats.scheduled).toBe(0);
+
+      // resumed: the next subscriber is welcomed again
+      await owner(provider, 'PATCH', 'letters/automations/welcome', { enabled: true, delayMinutes: 1, title: 'Hello again' });
+      const after = await subscribe(provider);
+      clock.advance(2 * MINUTE);
+      await provider.automations.runDue();
+      expect(pushesTo(after.path).map((push) => payloadOf(push).title)).toEqual(['Hello again']);
+      expect(pushesTo(before.path)).toHaveLength(0);
+    });
+
+    it('clicks and conversions: an order within the window after a click counts, one after it does not', async () => {
+      await owner(provider, 'PATCH', 'letters/automations/welcome', { conversionWindowHours: 2 });
+      const initial = (await automation(provider, 'welcome')).stats;
+      const buyer = await subscribe(provider);
+      const late = await subscribe(provider);
+      clock.advance(10 * MINUTE);
+      await provider.automations.runDue();
+      for (const subscriber of [buyer, late]) {
+        const campaignId = payloadOf(pushesTo(subscriber.path)[0]!).campaignId;
+        const click = await provider.app.inject({
+          method: 'POST',
+          url: '/notificationEvent',
+          headers: { origin: ORIGIN },
+          payload: { hash: 'letters-auto-01', campaignId, endpoint: `${service.origin}${subscriber.path}`, event: 'clicked' },
+        });
+        expect(click.statusCode, click.body).toBe(200);
+      }
+      await provider.db.query(`UPDATE events SET created_at = now() - interval '3 hours' WHERE subscriber_id = $1 AND kind = 'clicked'`, [
+        late.id,
+      ]);
+      for (const [orderId, subscriber] of [
+        ['conv-1', buyer],
+        ['conv-2', late],
+      ] as const) {
+        await provider.app.inject({
+          method: 'POST',
+          url: '/api/v1/shopify/orders',
+          headers: { authorization: `Bearer ${provider.ownerKeys.get('letters')}` },
+          payload: { hash: 'letters-auto-01', orderId, order: { total: 5, items: [] }, subscriberId: subscriber.id },
+        });
+      }
+      const after = (await automation(provider, 'welcome')).stats;
+      expect(after.clicked - initial.clicked).toBe(2);
+      expect(after.conversions - initial.conversions).toBe(1);
+    });
+  });
+}
+
+automationTests('embedded database', async () => undefined);
+automationTests(
+  'PostgreSQL',
+  async () => {
+    const database = await createThrowawayDatabase(postgresUrl!, 'pushkit_automations');
+    cleanups.push(database.drop);
+    return database.url;
+  },
+  !postgresUrl,
+);
+
+describe('automations across processes and restarts', () => {
+  it.skipIf(!postgresUrl)('two providers on one PostgreSQL send each automated message once', async () => {
+    const database = await createThrowawayDatabase(postgresUrl!, 'pushkit_automations_two');
+    cleanups.push(database.drop);
+    const project = await newProject();
+    const clock = manualClock();
+    const first = await start(project, clock, database.url);
+    const second = await start(project, clock, database.url);
+    const subscribers: { id: string; secret: string; path: string }[] = [];
+    for (let i = 0; i < 30; i += 1) subscribers.push(await subscribe(i % 2 ? first : second));
+    for (const [i, subscriber] of subscribers.entries()) {
+      await postCart(i % 2 ? second : first, {
+        subscriberId: subscriber.id,
+        subscriberSecret: subscriber.secret,
+        pName: `Pen ${i}`,
+        price: '3',
+      });
+    }
+    clock.advance(5 * HOUR);
+    // both runners at once, twice: every due message is claimed by one of them only
+    await Promise.all([first.automations.runDue(), second.automations.runDue(), first.automations.runDue(), second.automations.runDue()]);
+    for (const subscriber of subscribers) {
+      const titles = pushesTo(subscriber.path).map((push) => payloadOf(push).title);
+      expect(
+        titles.filter((title) => title === 'Welcome!'),
+        subscriber.path,
+      ).toHaveLength(1);
+      expect(
+        titles.filter((title) => title?.startsWith('Still thinking about')),
+        subscriber.path,
+      ).toHaveLength(1);
+    }
+  });
+
+  it('due work survives a restart: a welcome scheduled before the provider stopped is sent by the next one', async () => {
+    const project = await newProject();
+    const clock = manualClock();
+    const before = await start(project, clock);
+    const subscriber = await subscribe(before);
+    await before.close();
+    const after = await start(project, clock);
+    clock.advance(6 * MINUTE);
+    await after.automations.runDue();
+    expect(pushesTo(subscriber.path).map((push) => payloadOf(push).title)).toEqual(['Welcome!']);
+  });
+});
+
+describe('the owner API of automations refuses', () => {
+  let provider: Provider;
+  beforeAll(async () => {
+    provider = await start(await newProject(), manualClock());
+  });
+
+  it("another site's key: it can neither read nor change this site's automations", async () => {
+    const otherKey = provider.ownerKeys.get('other')!;
+    for (const [method, path, body] of [
+      ['GET', 'letters/automations', undefined],
+      ['GET', 'letters/automations/welcome', undefined],
+      ['PATCH', 'letters/automations/welcome', { enabled: false }],
+      ['GET', 'letters/subscriber-health', undefined],
+    ] as const) {
+      const reply = await owner(provider, method, path, body, otherKey);
+      expect(reply.statusCode, `${method} ${path}`).toBe(401);
+      expect(reply.json()).toMatchObject({
+        status: 'failure',
+        code: 'E_OWNER_KEY',
+        message: 'authorization: wrong owner key for site letters',
+      });
+    }
+    const noKey = await provider.app.inject({ method: 'GET', url: '/api/v1/sites/letters/automations' });
+    expect(noKey.statusCode).toBe(401);
+    expect((await automation(provider, 'welcome')).enabled).toBe(true);
+    // its own key opens its own site only
+    const own = await owner(provider, 'GET', 'other/automations', undefined, otherKey);
+    expect((own.json() as AutomationsReply).automations.map((entry) => entry.kind)).toEqual(['welcome', 'abandonedCart']);
+  });
+
+  it('bad input, naming what is wrong', async () => {
+    const cases: [string, unknown, string][] = [
+      ['letters/automations/birthday', { enabled: false }, 'kind: must be one of welcome, abandonedCart'],
+      ['letters/automations/welcome', {}, 'body: give at least one field to change'],
+      ['letters/automations/welcome', { delayMinutes: -1 }, 'delayMinutes: must be 0 to 43200 minutes'],
+      ['letters/automations/welcome', { delayMinutes: 2.5 }, 'delayMinutes: must be a whole number of minutes'],
+      ['letters/automations/welcome', { enabled: 'yes' }, 'enabled: must be true or false'],
+      ['letters/automations/welcome', { title: '   ' }, 'title: must not be empty'],
+      ['letters/automations/welcome', { url: 'javascript:alert(1)' }, 'url: must be an absolute http(s) URL'],
+      ['letters/automations/welcome', { conversionWindowHours: 0 }, 'conversionWindowHours: must be 1 to 720 hours'],
+      ['letters/automations/welcome', { paused: true }, 'paused: is not a parameter of this call'],
+    ];
+    for (const [path, body, message] of cases) {
+      const reply = await owner(provider, 'PATCH', path, body);
+      expect(reply.statusCode, JSON.stringify(body)).toBe(400);
+      expect((reply.json() as { message: string }).message).toBe(message);
+    }
+    const health = await owner(provider, 'GET', 'letters/subscriber-health?deliveries=0');
+    expect(health.statusCode).toBe(400);
+    expect((health.json() as { message: string }).message).toBe('deliveries: must be 1 to 20');
+  });
+
+  it('a cart event without the subscriber secret, with a wrong one, from another origin, or with bad fields', async () => {
+    const subscriber = await subscribe(provider);
+    const victim = await subscribe(provider);
+    const cases: [Record<string, string>, string | undefined, number, string][] = [
+      [{ subscriberId: victim.id, pName: 'Spam' }, undefined, 403, 'E_SUBSCRIBER_SECRET_MISSING'],
+      // a subscriber's own secret does not schedule a message to another subscriber
+      [{ subscriberId: victim.id, subscriberSecret: subscriber.secret, pName: 'Spam' }, undefined, 403, 'E_SUBSCRIBER_SECRET_WRONG'],
+      [
+        { subscriberId: subscriber.id, subscriberSecret: subscriber.secret, pName: 'Pen' },
+        'https://evil.example',
+        403,
+        'E_ORIGIN_FORBIDDEN',
+      ],
+      [{ subscriberId: subscriber.id, subscriberSecret: subscriber.secret, pName: ' ' }, undefined, 400, 'E_PARAM_INVALID'],
+      [{ subscriberId: subscriber.id, subscriberSecret: subscriber.secret, pName: 'Pen', price: '1e9' }, undefined, 400, 'E_PARAM_INVALID'],
+      [
+        { subscriberId: subscriber.id, subscriberSecret: subscriber.secret, pName: 'Pen', pImgUrl: 'javascript:alert(1)' },
+        undefined,
+        400,
+        'E_PARAM_INVALID',
+      ],
+    ];
+    for (const [fields, origin, status, code] of cases) {
+      const reply = await postCart(provider, fields, origin);
+      expect(reply.statusCode, JSON.stringify(fields)).toBe(status);
+      expect(reply.json()).toMatchObject({ status: 'failure', code });
+    }
+    expect((await automation(provider, 'abandonedCart')).stats.scheduled).toBe(0);
+  });
+
+  it('a product page on another origin: the reminder opens the site instead', async () => {
+    const clock = manualClock();
+    const own = await start(await newProject(), clock);
+    const subscriber = await subscribe(own);
+    await postCart(own, {
+      subscriberId: subscriber.id,
+      subscriberSecret: subscriber.secret,
+      pName: 'Pen',
+      price: '1',
+      pUrl: 'https://evil.example/phish',
+    });
+    clock.advance(5 * HOUR);
+    await own.automations.runDue();
+    const reminder = pushesTo(subscriber.path)
+      .map(payloadOf)
+      .find((payload) => payload.tag === 'pushkit-cart-reminder')!;
+    expect(reminder.url).toBeUndefined();
+  });
+});
+
+describe('a privacy deletion', () => {
+  it("removes the subscriber's automated messages, which name what they put in their cart", async () => {
+    const provider = await start(await newProject(), manualClock());
+    const subscriber = await subscribe(provider);
+    await postCart(provider, { subscriberId: subscriber.id, subscriberSecret: subscriber.secret, pName: 'Secret gift', price: '9' });
+    const before = await owner(provider, 'GET', 'letters/automations');
+    expect((before.json() as AutomationsReply).automations.map((entry) => entry.stats.scheduled)).toEqual([1, 1]);
+    const reply = await provider.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/sites/letters/subscribers/${subscriber.id}`,
+      headers: { authorization: `Bearer ${provider.ownerKeys.get('letters')}` },
+    });
+    expect(reply.statusCode).toBe(200);
+    const left = await provider.db.query(`SELECT 1 FROM campaigns WHERE subscriber_id = $1 OR title LIKE '%Secret gift%'`, [subscriber.id]);
+    expect(left.rows).toEqual([]);
+  });
+});
+
+describe('subscription health', () => {
+  it('counts subscribers whose last deliveries were never shown, and expiries per day', async () => {
+    const provider = await start(await newProject(), manualClock());
+    await owner(provider, 'PATCH', 'letters/automations/welcome', { enabled: false });
+    const silent = await subscribe(provider);
+    const showing = await subscribe(provider);
+    const gone = await subscribe(provider);
+    service.answer(gone.path, { status: 410 });
+    for (let i = 0; i < 3; i += 1) {
+      const created = await owner(provider, 'POST', 'letters/campaigns', { title: `News ${i}`, body: 'Fresh ink' });
+      expect(created.statusCode, created.body).toBe(201);
+      await provider.campaigns.idle();
+    }
+    const lastToShowing = pushesTo(showing.path).map(payloadOf).at(-1)!;
+    await provider.app.inject({
+      method: 'POST',
+      url: '/notificationEvent',
+      headers: { origin: ORIGIN },
+      payload: {
+        hash: 'letters-auto-01',
+        campaignId: lastToShowing.campaignId,
+        endpoint: `${service.origin}${showing.path}`,
+        event: 'shown',
+      },
+    });
+    const reply = await owner(provider, 'GET', 'letters/subscriber-health?days=7&deliveries=3');
+    const health = reply.json() as SubscriberHealthReply;
+    expect(health).toMatchObject({ status: 'success', atRisk: 1, deliveries: 3, expiredTotal: 1 });
+    expect(health.expired).toHaveLength(7);
+    expect(health.expired.at(-1)).toEqual({ date: new Date().toISOString().slice(0, 10), count: 1 });
+    expect(pushesTo(silent.path)).toHaveLength(3);
+    // a fourth delivery that was shown takes the silent subscriber out of risk
+    const fewer = await owner(provider, 'GET', 'letters/subscriber-health?deliveries=4');
+    expect((fewer.json() as SubscriberHealthReply).atRisk).toBe(0);
+  });
+});

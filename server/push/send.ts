@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import type { VapidKeyPair } from '../vapid-keys.js';
 import { encryptPayload, type SubscriptionKeys } from './encrypt.js';
+import { closeSharedEncryptionPool, type EncryptionPool } from './encryption-pool.ts';
 import { vapidAuthorizerFor } from './vapid.js';
 import { MAX_TTL_SECONDS } from '../../contract/campaign-limits.ts';
 import { URGENCIES, type Urgency } from '../../contract/urgency.ts';
@@ -29,6 +30,8 @@ export interface SendPushOptions {
   ca?: string | string[];
   /** Where pushes may go; default: `PUSHKIT_PUSH_SERVICES`, else the known push services. */
   pushServices?: PushServiceAllowlist;
+  /** Encrypts off the main thread (server/push/encryption-pool.ts); default: in this thread. */
+  encryptor?: Pick<EncryptionPool, 'encrypt'>;
 }
 
 export type PushResult =
@@ -80,11 +83,11 @@ function agentFor(ca: string | string[] | undefined, privateAllowed: boolean): A
   return agent;
 }
 
-/** Closes the connection pools; for tests and a clean process exit. */
+/** Closes the connection pools and the encryption threads; for tests and a clean process exit. */
 export async function closePushConnections(): Promise<void> {
   const open = [...agents.values()];
   agents.clear();
-  await Promise.all(open.map((agent) => agent.close()));
+  await Promise.all([...open.map((agent) => agent.close()), closeSharedEncryptionPool()]);
 }
 
 /** Retry-After as seconds or an HTTP date (RFC 9110 section 10.2.3), in milliseconds from now. */
@@ -126,7 +129,7 @@ export async function sendPush(
   if (!privateAllowed && isIP(literal) && isPrivateAddress(literal)) {
     return { outcome: 'failed', statusCode: 0, detail: new PrivateAddressError(url.hostname, literal).message };
   }
-  const body = encryptPayload(payload, subscription.keys);
+  const body = options.encryptor ? await options.encryptor.encrypt(payload, subscription.keys) : encryptPayload(payload, subscription.keys);
   const headers: Record<string, string> = {
     authorization: vapidAuthorizerFor(options.vapid, options.subject).authorizationFor(subscription.endpoint),
     'content-encoding': 'aes128gcm',

@@ -19,6 +19,8 @@ export interface SendCampaignOptions {
   ca?: string | string[];
   /** Where pushes may go (server/push/push-services.ts); default: PUSHKIT_PUSH_SERVICES, else the known ones. */
   pushServices?: PushServiceAllowlist;
+  /** Offer HTTP/2 to push services (server/push/send.ts); default: off. */
+  http2?: boolean;
 }
 
 /** RFC 8292's contact: the site's https origin, else a mailto: address at the site's host. */
@@ -81,6 +83,7 @@ export async function sendCampaign(
         signal: options.signal,
         ca: options.ca,
         pushServices: options.pushServices,
+        http2: options.http2,
         // RFC 8291's per-message key agreement is most of a send's CPU: it runs on the other cores.
         encryptor: sharedEncryptionPool(),
       });

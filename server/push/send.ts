@@ -30,6 +30,8 @@ export interface SendPushOptions {
   ca?: string | string[];
   /** Where pushes may go; default: `PUSHKIT_PUSH_SERVICES`, else the known push services. */
   pushServices?: PushServiceAllowlist;
+  /** Offer HTTP/2 (ALPN) to the push service, else keep-alive HTTP/1.1 only (the default: bench/README.md). */
+  http2?: boolean;
   /** Encrypts off the main thread (server/push/encryption-pool.ts); default: in this thread. */
   encryptor?: Pick<EncryptionPool, 'encrypt'>;
 }
@@ -68,14 +70,15 @@ function publicAddressLookup(hostname: string, options: LookupOneOptions | Looku
   });
 }
 
-// undici's Agent keeps one keep-alive Pool per origin; one Agent per trust setting and address rule.
-function agentFor(ca: string | string[] | undefined, privateAllowed: boolean): Agent {
-  const id = `${privateAllowed ? 'any' : 'public'}\n${ca === undefined ? '' : [ca].flat().join('\n')}`;
+// undici's Agent keeps one keep-alive Pool per origin; one Agent per trust setting, address rule and protocol.
+function agentFor(ca: string | string[] | undefined, privateAllowed: boolean, http2: boolean): Agent {
+  const id = `${privateAllowed ? 'any' : 'public'}\n${http2 ? 'h2' : 'h1'}\n${ca === undefined ? '' : [ca].flat().join('\n')}`;
   let agent = agents.get(id);
   if (!agent) {
     agent = new Agent({
       connections: 256,
       keepAliveTimeout: 30_000,
+      allowH2: http2,
       connect: { ...(ca === undefined ? {} : { ca }), ...(privateAllowed ? {} : { lookup: publicAddressLookup }) },
     });
     agents.set(id, agent);
@@ -141,7 +144,12 @@ export async function sendPush(
 
   let response: Awaited<ReturnType<typeof request>>;
   try {
-    response = await request(url, { method: 'POST', headers, body, dispatcher: agentFor(options.ca, privateAllowed) });
+    response = await request(url, {
+      method: 'POST',
+      headers,
+      body,
+      dispatcher: agentFor(options.ca, privateAllowed, options.http2 ?? false),
+    });
   } catch (error) {
     if (error instanceof PrivateAddressError) return { outcome: 'failed', statusCode: 0, detail: error.message };
     throw error;

@@ -3,9 +3,10 @@
 // inserting a subscriber never seen before. Afterwards the provider is stopped and its database is asked
 // whether every insert answered 200 is stored, once, under the id it was answered with. A check, not only a
 // figure: the exit code is 1 on any 5xx, connection error or timeout, refused request or missing insert.
-//   npx tsx bench/soak.ts [--connections 200] [--duration 30] [--timeout 10] [--sites 4] [--seeds 25] [--postgres postgres://...]
+//   npx tsx bench/soak.ts [--connections 200] [--duration 30] [--timeout 10] [--sites 4] [--seeds 25] [--postgres postgres://...] [--workers N]
 // (--timeout: seconds a request may stay unanswered before it counts as a timeout; --seeds: subscribers per site
-// inserted before the load, the targets of its updates and http-syncs.)
+// inserted before the load, the targets of its updates and http-syncs; --workers: `serve --workers N`, PostgreSQL
+// only, each worker with its own per-address rate limit.)
 // Embedded database (PGlite, in a temporary folder) unless --postgres or PUSHKIT_SOAK_DATABASE_URL is given;
 // on PostgreSQL the run's site hashes and endpoints are new, so a shared database is not disturbed.
 //
@@ -15,7 +16,7 @@
 // the addresses over their fair share of 20 are refused).
 // A 429 is counted and reported, not a failure.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,8 +44,10 @@ const { values } = parseArgs({
     sites: { type: 'string', default: '4' },
     seeds: { type: 'string', default: '25' },
     postgres: { type: 'string' },
+    workers: { type: 'string', default: '1' },
   },
 });
+const WORKERS = Number(values.workers);
 const CONNECTIONS = Number(values.connections);
 const DURATION = Number(values.duration);
 const TIMEOUT = Number(values.timeout);
@@ -56,6 +59,7 @@ for (const [flag, value] of [
   ['--timeout', TIMEOUT],
   ['--sites', SITES],
   ['--seeds', SEEDS],
+  ['--workers', WORKERS],
 ] as const) {
   if (!Number.isInteger(value) || value < 1) {
     console.error(`soak: ${flag} must be a whole number of at least 1`);
@@ -84,6 +88,7 @@ async function startProvider(work: string): Promise<Provider> {
   ];
   args.push('--dist', join(work, 'dist'));
   if (postgresUrl) args.push('--database', postgresUrl);
+  if (WORKERS > 1) args.push('--workers', String(WORKERS));
   const child = spawn(process.execPath, args, {
     cwd: work,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -111,13 +116,19 @@ async function startProvider(work: string): Promise<Provider> {
   return { url, process: child, output, exited };
 }
 
-/** Resident memory of a process in MB, from /proc (Linux); undefined elsewhere. */
+/** Resident memory of a process and its children (the workers of `serve --workers`) in MB, from /proc (Linux). */
 async function residentMb(pid: number | undefined): Promise<number | undefined> {
   if (!pid) return undefined;
   try {
-    const status = await readFile(`/proc/${pid}/status`, 'utf8');
-    const kb = /VmRSS:\s+(\d+)/.exec(status)?.[1];
-    return kb ? Math.round(Number(kb) / 1024) : undefined;
+    const children = (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry));
+    const pids = [String(pid)];
+    for (const child of children) {
+      const stat = await readFile(`/proc/${child}/stat`, 'utf8').catch(() => '');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) pids.push(child);
+    }
+    let kb = 0;
+    for (const each of pids) kb += Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${each}/status`, 'utf8').catch(() => ''))?.[1] ?? 0);
+    return kb ? Math.round(kb / 1024) : undefined;
   } catch {
     return undefined;
   }

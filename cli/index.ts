@@ -59,6 +59,7 @@ export async function main(argv: string[]): Promise<number> {
       '--event-retention-days <days>',
       'days events are kept, pruned at start and daily (default 180; also PUSHKIT_EVENT_RETENTION_DAYS)',
     )
+    .option('--workers <n>', 'provider processes sharing the port (default 1; more than one needs PostgreSQL)')
     .action(async (options) => setExit(await (await import('./commands/serve.ts')).runServe(options)));
 
   program

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import type { SiteFeatures } from '../runtime/site-module.ts';
 import { emitError } from './errors.ts';
+import { MANGLED_PROPS, RESERVED_PROPS } from './mangle-props.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SITE_NAMESPACE = 'pushkit-generated';
@@ -46,7 +47,8 @@ function browserBundleOptions(modules: GeneratedModules, features: SiteFeatures)
     target: 'es2017',
     platform: 'browser',
     legalComments: 'none',
-    mangleProps: /^_/,
+    mangleProps: MANGLED_PROPS,
+    reserveProps: RESERVED_PROPS,
     define: featureDefines(features),
     plugins: [generatedModulesPlugin(modules)],
     metafile: true,

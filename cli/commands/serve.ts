@@ -1,10 +1,12 @@
 // `push-kit serve`: the provider server for the hosted site configs, on the embedded database in
 // .push-kit/db or on PostgreSQL (--database or DATABASE_URL). Runs until SIGINT / SIGTERM.
+import cluster from 'node:cluster';
 import { prepareDashboard } from '../../server/dashboard/dashboard-build.ts';
 import { startProvider } from '../../server/start-provider.ts';
 import { parseTrustProxy, type TrustProxy } from '../../server/http/trust-proxy.ts';
 import { cliError, fromServerError } from '../errors.ts';
 import { stopSignal } from '../stop-signal.ts';
+import { requireSharedDatabase, runServeCluster, workerCount } from './serve-cluster.ts';
 
 export interface ServeOptions {
   port: string;
@@ -17,6 +19,8 @@ export interface ServeOptions {
   pushServices?: string;
   /** Days events are kept (default: PUSHKIT_EVENT_RETENTION_DAYS, else 180). */
   eventRetentionDays?: string;
+  /** Provider processes sharing the port (node:cluster); more than one needs PostgreSQL. */
+  workers?: string;
 }
 
 function portNumber(value: string): number {
@@ -41,20 +45,28 @@ function trustProxyOption(value: string | undefined): TrustProxy | undefined {
 export async function runServe(options: ServeOptions): Promise<number> {
   const port = portNumber(options.port);
   const trustProxy = trustProxyOption(options.trustProxy ?? process.env.PUSHKIT_TRUST_PROXY);
+  const database = options.database ?? (process.env.DATABASE_URL || undefined);
+  const workers = workerCount(options.workers);
+  requireSharedDatabase(workers, database);
   // Handlers first: a SIGTERM sent as soon as the ready line is read must stop the provider cleanly.
   const stopped = stopSignal();
+  if (workers > 1 && cluster.isPrimary) return runServeCluster(workers, stopped);
   const provider = await startProvider({
     configs: options.sites,
     dist: options.dist,
     onConfigProblem: (line) => console.error(line),
     port,
     host: options.host,
-    database: options.database ?? process.env.DATABASE_URL ?? undefined,
+    database,
     trustProxy,
     pushServices: options.pushServices,
     eventRetentionDays: options.eventRetentionDays,
     log: (line) => console.log(line),
   }).catch(fromServerError);
+  // Which worker answered, for an operator checking the balance (and the cluster test): its number, not its pid.
+  const workerId = cluster.worker?.id;
+  if (workerId !== undefined)
+    provider.app.server.prependListener('request', (_request, reply) => reply.setHeader('x-pushkit-worker', String(workerId)));
 
   console.log(`push-kit provider listening on http://${options.host}:${provider.port} (${provider.storage})`);
   for (const site of provider.sites) {
@@ -77,5 +89,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
 
   console.log(`push-kit provider stopping (${await stopped})`);
   await provider.close();
+  // A cluster worker's channel to the primary would keep it running.
+  cluster.worker?.disconnect();
   return 0;
 }

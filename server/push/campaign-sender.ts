@@ -10,6 +10,7 @@ import type { VapidKeyPair } from '../vapid-keys.ts';
 import type { Urgency } from '../../contract/urgency.ts';
 import type { PushServiceAllowlist } from './push-services.ts';
 import { vapidSubjectFor } from '../../config/vapid-subject.ts';
+import { sharedEncryptionPool } from './encryption-pool.ts';
 
 export interface SendCampaignOptions {
   concurrency?: number;
@@ -19,6 +20,8 @@ export interface SendCampaignOptions {
   ca?: string | string[];
   /** Where pushes may go (server/push/push-services.ts); default: PUSHKIT_PUSH_SERVICES, else the known ones. */
   pushServices?: PushServiceAllowlist;
+  /** Offer HTTP/2 to push services (server/push/send.ts); default: off. */
+  http2?: boolean;
 }
 
 /** RFC 8292's contact: the site's vapidSubject, else its https origin, else a mailto: address at its host. */
@@ -80,6 +83,9 @@ export async function sendCampaign(
         signal: options.signal,
         ca: options.ca,
         pushServices: options.pushServices,
+        http2: options.http2,
+        // RFC 8291's per-message key agreement is most of a send's CPU: it runs on the other cores.
+        encryptor: sharedEncryptionPool(),
       });
       Object.assign(total, add(counts));
       if ((await campaignProgress(db, campaignId)).pending === 0) {

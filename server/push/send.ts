@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import type { VapidKeyPair } from '../vapid-keys.js';
 import { encryptPayload, type SubscriptionKeys } from './encrypt.js';
+import { closeSharedEncryptionPool, type EncryptionPool } from './encryption-pool.ts';
 import { vapidAuthorizerFor } from './vapid.js';
 import { MAX_TTL_SECONDS } from '../../contract/campaign-limits.ts';
 import { URGENCIES, type Urgency } from '../../contract/urgency.ts';
@@ -29,6 +30,10 @@ export interface SendPushOptions {
   ca?: string | string[];
   /** Where pushes may go; default: `PUSHKIT_PUSH_SERVICES`, else the known push services. */
   pushServices?: PushServiceAllowlist;
+  /** Offer HTTP/2 (ALPN) to the push service, else keep-alive HTTP/1.1 only (the default: bench/README.md). */
+  http2?: boolean;
+  /** Encrypts off the main thread (server/push/encryption-pool.ts); default: in this thread. */
+  encryptor?: Pick<EncryptionPool, 'encrypt'>;
 }
 
 export type PushResult =
@@ -65,14 +70,15 @@ function publicAddressLookup(hostname: string, options: LookupOneOptions | Looku
   });
 }
 
-// undici's Agent keeps one keep-alive Pool per origin; one Agent per trust setting and address rule.
-function agentFor(ca: string | string[] | undefined, privateAllowed: boolean): Agent {
-  const id = `${privateAllowed ? 'any' : 'public'}\n${ca === undefined ? '' : [ca].flat().join('\n')}`;
+// undici's Agent keeps one keep-alive Pool per origin; one Agent per trust setting, address rule and protocol.
+function agentFor(ca: string | string[] | undefined, privateAllowed: boolean, http2: boolean): Agent {
+  const id = `${privateAllowed ? 'any' : 'public'}\n${http2 ? 'h2' : 'h1'}\n${ca === undefined ? '' : [ca].flat().join('\n')}`;
   let agent = agents.get(id);
   if (!agent) {
     agent = new Agent({
       connections: 256,
       keepAliveTimeout: 30_000,
+      allowH2: http2,
       connect: { ...(ca === undefined ? {} : { ca }), ...(privateAllowed ? {} : { lookup: publicAddressLookup }) },
     });
     agents.set(id, agent);
@@ -80,11 +86,11 @@ function agentFor(ca: string | string[] | undefined, privateAllowed: boolean): A
   return agent;
 }
 
-/** Closes the connection pools; for tests and a clean process exit. */
+/** Closes the connection pools and the encryption threads; for tests and a clean process exit. */
 export async function closePushConnections(): Promise<void> {
   const open = [...agents.values()];
   agents.clear();
-  await Promise.all(open.map((agent) => agent.close()));
+  await Promise.all([...open.map((agent) => agent.close()), closeSharedEncryptionPool()]);
 }
 
 /** Retry-After as seconds or an HTTP date (RFC 9110 section 10.2.3), in milliseconds from now. */
@@ -126,7 +132,7 @@ export async function sendPush(
   if (!privateAllowed && isIP(literal) && isPrivateAddress(literal)) {
     return { outcome: 'failed', statusCode: 0, detail: new PrivateAddressError(url.hostname, literal).message };
   }
-  const body = encryptPayload(payload, subscription.keys);
+  const body = options.encryptor ? await options.encryptor.encrypt(payload, subscription.keys) : encryptPayload(payload, subscription.keys);
   const headers: Record<string, string> = {
     authorization: vapidAuthorizerFor(options.vapid, options.subject).authorizationFor(subscription.endpoint),
     'content-encoding': 'aes128gcm',
@@ -138,7 +144,12 @@ export async function sendPush(
 
   let response: Awaited<ReturnType<typeof request>>;
   try {
-    response = await request(url, { method: 'POST', headers, body, dispatcher: agentFor(options.ca, privateAllowed) });
+    response = await request(url, {
+      method: 'POST',
+      headers,
+      body,
+      dispatcher: agentFor(options.ca, privateAllowed, options.http2 ?? false),
+    });
   } catch (error) {
     if (error instanceof PrivateAddressError) return { outcome: 'failed', statusCode: 0, detail: error.message };
     throw error;

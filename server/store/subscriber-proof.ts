@@ -14,10 +14,16 @@ export function secretMatches(storedHash: string | null | undefined, secret: str
   return stored.length === presented.length && timingSafeEqual(stored, presented);
 }
 
+/** A new secret and the hash (hex) to store for it. */
+export function newSecret(): { secret: string; hash: string } {
+  const secret = randomBytes(32).toString('base64url');
+  return { secret, hash: hashOf(secret).toString('hex') };
+}
+
 /** Issues a new secret for the subscriber (replacing any earlier one) and returns it; only its hash is stored. */
 export async function issueSecret(tx: Queryable, subscriberId: string): Promise<string> {
-  const secret = randomBytes(32).toString('base64url');
-  await tx.query('UPDATE subscribers SET secret_hash = $2 WHERE id = $1', [subscriberId, hashOf(secret).toString('hex')]);
+  const { secret, hash } = newSecret();
+  await tx.query('UPDATE subscribers SET secret_hash = $2 WHERE id = $1', [subscriberId, hash]);
   return secret;
 }
 

@@ -8,7 +8,7 @@ import type { Database, Queryable } from './database.ts';
 import type { SyncPayload } from '../http/sync-payload.ts';
 import type { SyncReply } from '../../contract/sync.ts';
 import { serverErrorMessage, type ErrorDetails, type ServerErrorCode } from '../errors.ts';
-import { issueSecret, secretMatches } from './subscriber-proof.ts';
+import { issueSecret, newSecret, secretMatches } from './subscriber-proof.ts';
 
 export type SyncResult = Extract<SyncReply, { status: 'success' }> | { status: 'failure'; message: string; code: ServerErrorCode };
 
@@ -158,14 +158,19 @@ async function insert(tx: Queryable, siteHash: string, payload: SyncPayload): Pr
     return succeed(tx, candidate.id, proof.issue);
   }
   const id = randomUUID();
+  const { secret, hash } = newSecret();
   const entries = Object.entries(columns).filter(([, value]) => value !== undefined);
+  // One statement for the subscriber, its secret and its event: each statement is a round trip on PostgreSQL.
   await tx.query(
-    `INSERT INTO subscribers (id, site_hash, last_sync_at, ${entries.map(([column]) => column).join(', ')})
-     VALUES ($1, $2, now(), ${entries.map((_, index) => `$${index + 3}`).join(', ')})`,
-    [id, siteHash, ...entries.map(([, value]) => value)],
+    `WITH inserted AS (
+       INSERT INTO subscribers (id, site_hash, last_sync_at, secret_hash, ${entries.map(([column]) => column).join(', ')})
+       VALUES ($1, $2, now(), $3, ${entries.map((_, index) => `$${index + 4}`).join(', ')})
+       RETURNING id
+     )
+     INSERT INTO events (site_hash, subscriber_id, kind) SELECT $2, id, 'subscribed' FROM inserted`,
+    [id, siteHash, hash, ...entries.map(([, value]) => value)],
   );
-  await recordEvent(tx, siteHash, id, 'subscribed');
-  return succeed(tx, id, true);
+  return { status: 'success', subscriberId: id, subscriberSecret: secret };
 }
 
 async function update(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {

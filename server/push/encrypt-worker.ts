@@ -1,0 +1,17 @@
+// The thread of the encryption pool (server/push/encryption-pool.ts): encrypts batches of messages with
+// RFC 8291 and answers each with the body to post, or the error that made it unsendable.
+import { parentPort } from 'node:worker_threads';
+import { encryptPayload, PayloadTooLargeError } from './encrypt.ts';
+import type { EncryptionJob, EncryptionOutcome } from './encryption-pool.ts';
+
+parentPort!.on('message', (jobs: EncryptionJob[]) => {
+  const outcomes = jobs.map((job): EncryptionOutcome => {
+    try {
+      return { id: job.id, body: encryptPayload(job.payload, job.keys) };
+    } catch (error) {
+      const tooLarge = error instanceof PayloadTooLargeError ? error.size : undefined;
+      return { id: job.id, error: (error as Error).message, tooLarge };
+    }
+  });
+  parentPort!.postMessage(outcomes);
+});

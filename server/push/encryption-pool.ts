@@ -1,0 +1,141 @@
+// RFC 8291 encryption on every core: a pool of worker threads, one fewer than the machine's cores (the main
+// thread keeps the HTTP, TLS and database work), each taking the messages queued in one event-loop turn as
+// one batch so the cost of a thread hop is paid per batch, not per message. A thread that dies fails only its
+// own batch (as a retryable error) and is replaced.
+import { availableParallelism } from 'node:os';
+import { extname } from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { PayloadTooLargeError, type SubscriptionKeys } from './encrypt.ts';
+
+export interface EncryptionJob {
+  id: number;
+  payload: string | Uint8Array;
+  keys: SubscriptionKeys;
+}
+
+export type EncryptionOutcome = { id: number; body: Uint8Array } | { id: number; error: string; tooLarge?: number };
+
+interface Waiting {
+  resolve(body: Buffer): void;
+  reject(error: Error): void;
+}
+
+interface PoolThread {
+  worker: Worker;
+  waiting: Map<number, Waiting>;
+}
+
+/**
+ * The thread's code. The package ships it as JavaScript; under tsx (development, tests) it is TypeScript, and a
+ * worker thread does not inherit tsx's loader, so the thread registers it before importing the file.
+ */
+function startWorker(): Worker {
+  const url = new URL(`./encrypt-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+  if (url.pathname.endsWith('.js')) return new Worker(url);
+  // tsx/esm/api's `import` entry, found from here so that the thread does not depend on the working directory.
+  const tsx = pathToFileURL(
+    createRequire(import.meta.url)
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/, '.mjs'),
+  ).href;
+  const code = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(url.href)}); })`;
+  return new Worker(code, { eval: true });
+}
+
+/** Threads of a pool sized to the machine: a core is left to the main thread. */
+export function defaultPoolSize(): number {
+  return Math.max(1, availableParallelism() - 1);
+}
+
+export class EncryptionPool {
+  private readonly threads: PoolThread[] = [];
+  private queued: Array<EncryptionJob & Waiting> = [];
+  private nextId = 0;
+  private flushScheduled = false;
+  private closed = false;
+
+  constructor(readonly size: number = defaultPoolSize()) {
+    if (!Number.isInteger(size) || size < 1) throw new Error(`encryption pool size must be a whole number >= 1, got ${size}`);
+    for (let i = 0; i < size; i += 1) this.threads.push(this.startThread());
+  }
+
+  encrypt(payload: string | Uint8Array, keys: SubscriptionKeys): Promise<Buffer> {
+    if (this.closed) return Promise.reject(new Error('encryption pool is closed'));
+    return new Promise((resolve, reject) => {
+      this.queued.push({ id: (this.nextId += 1), payload, keys, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Ends the threads; messages still waiting fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const threads = this.threads.splice(0);
+    await Promise.all(threads.map((thread) => thread.worker.terminate()));
+    for (const thread of threads) this.failWaiting(thread, new Error('encryption pool is closed'));
+    for (const job of this.queued.splice(0)) job.reject(new Error('encryption pool is closed'));
+  }
+
+  private startThread(): PoolThread {
+    const thread: PoolThread = { worker: startWorker(), waiting: new Map() };
+    // The pool never keeps a process alive by itself (`push-kit send` exits when its campaign is done).
+    thread.worker.unref();
+    thread.worker.on('message', (outcomes: EncryptionOutcome[]) => {
+      for (const outcome of outcomes) {
+        const waiting = thread.waiting.get(outcome.id);
+        if (!waiting) continue;
+        thread.waiting.delete(outcome.id);
+        if ('body' in outcome) waiting.resolve(Buffer.from(outcome.body.buffer, outcome.body.byteOffset, outcome.body.byteLength));
+        else waiting.reject(outcome.tooLarge === undefined ? new Error(outcome.error) : new PayloadTooLargeError(outcome.tooLarge));
+      }
+    });
+    const replace = (error: Error) => {
+      const index = this.threads.indexOf(thread);
+      if (index === -1) return;
+      this.failWaiting(thread, error);
+      if (this.closed) return;
+      this.threads[index] = this.startThread();
+    };
+    thread.worker.on('error', (error) => replace(new Error(`encryption thread failed: ${error.message}`)));
+    thread.worker.on('exit', (code) => replace(new Error(`encryption thread exited with code ${code}`)));
+    return thread;
+  }
+
+  private failWaiting(thread: PoolThread, error: Error): void {
+    for (const waiting of thread.waiting.values()) waiting.reject(error);
+    thread.waiting.clear();
+  }
+
+  /** Splits the turn's messages into one batch per thread, least busy threads first. */
+  private flush(): void {
+    this.flushScheduled = false;
+    const jobs = this.queued.splice(0);
+    if (jobs.length === 0) return;
+    const threads = [...this.threads].sort((a, b) => a.waiting.size - b.waiting.size);
+    const share = Math.ceil(jobs.length / threads.length);
+    threads.forEach((thread, index) => {
+      const batch = jobs.slice(index * share, (index + 1) * share);
+      if (batch.length === 0) return;
+      for (const job of batch) thread.waiting.set(job.id, job);
+      thread.worker.postMessage(batch.map(({ id, payload, keys }) => ({ id, payload, keys })));
+    });
+  }
+}
+
+let shared: EncryptionPool | undefined;
+
+/** The process's pool, started on first use: every campaign of the process shares its threads. */
+export function sharedEncryptionPool(): EncryptionPool {
+  return (shared ??= new EncryptionPool());
+}
+
+export async function closeSharedEncryptionPool(): Promise<void> {
+  const pool = shared;
+  shared = undefined;
+  await pool?.close();
+}

@@ -1,0 +1,84 @@
+// The encryption threads a campaign sends through (server/push/encryption-pool.ts): what they encrypt is
+// readable at the push service, what cannot be encrypted fails once without retries, and a thread that dies
+// mid-campaign costs a retry of its batch, never a lost or doubled message.
+import type { Worker } from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCampaign } from '../../server/push/campaign-runner.ts';
+import { InMemoryDeliveryStore } from '../../server/push/delivery-store.ts';
+import { MAX_PAYLOAD_BYTES } from '../../server/push/encrypt.ts';
+import { EncryptionPool } from '../../server/push/encryption-pool.ts';
+import { closePushConnections, type SendPushOptions } from '../../server/push/send.ts';
+import { generateVapidKeyPair } from '../../server/vapid-keys.ts';
+import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
+
+let service: FakePushService;
+let options: SendPushOptions;
+const pool = new EncryptionPool(2);
+const keys = Array.from({ length: 4 }, () => createSubscriberKeys());
+
+beforeAll(async () => {
+  service = await startFakePushService();
+  options = { vapid: generateVapidKeyPair(), subject: 'mailto:owner@example.com', ca: service.ca, pushServices: service.pushServices };
+});
+afterAll(async () => {
+  await pool.close();
+  await closePushConnections();
+  await service.close();
+});
+
+function campaign(campaignId: string, size: number, payload: (index: number) => string): InMemoryDeliveryStore {
+  const store = new InMemoryDeliveryStore();
+  for (let index = 0; index < size; index += 1) {
+    const subscription = { endpoint: `${service.origin}/${campaignId}/${index}`, keys: keys[index % keys.length]! };
+    store.add({ id: `${campaignId}-${index}`, campaignId, subscription, payload: payload(index) });
+  }
+  return store;
+}
+
+describe('a campaign encrypted on the thread pool', () => {
+  it('delivers to each subscriber a message only its keys decrypt, with its own payload', async () => {
+    const store = campaign('readable', 120, (index) => JSON.stringify({ title: `message ${index}` }));
+    const counts = await runCampaign(store, 'readable', { ...options, concurrency: 30, encryptor: pool });
+    expect(counts).toEqual({ sent: 120, delivered: 120, failed: 0, expired: 0 });
+    for (let index = 0; index < 120; index += 1) {
+      const pushes = service.requests.filter((push) => push.path === `/readable/${index}`);
+      expect(pushes).toHaveLength(1);
+      expect(JSON.parse(decryptPushBody(pushes[0]!.body, keys[index % keys.length]!).toString('utf8'))).toEqual({
+        title: `message ${index}`,
+      });
+    }
+  });
+
+  it('fails a payload too large for Web Push at once, without a retry or a request', async () => {
+    const store = campaign('too-large', 2, (index) => (index === 0 ? 'x'.repeat(MAX_PAYLOAD_BYTES + 1) : '{"title":"fits"}'));
+    const counts = await runCampaign(store, 'too-large', { ...options, encryptor: pool, backoffMs: 1 });
+    expect(counts).toEqual({ sent: 2, delivered: 1, failed: 1, expired: 0 });
+    expect(store.statusOf('too-large-0')).toMatchObject({ status: 'failed', detail: expect.stringMatching(/at most 3993 bytes/) });
+    expect(service.countFor('/too-large/0')).toBe(0);
+  });
+
+  it('when a thread dies mid-campaign, retries its batch on a new thread and delivers every message exactly once', async () => {
+    const threads = (pool as unknown as { threads: Array<{ worker: Worker; waiting: Map<number, unknown> }> }).threads;
+    const store = campaign('thread-dies', 600, (index) => JSON.stringify({ title: `message ${index}` }));
+    let killed: Worker | undefined;
+    const counts = await runCampaign(store, 'thread-dies', {
+      ...options,
+      concurrency: 50,
+      backoffMs: 5,
+      encryptor: pool,
+      onProgress: (progress) => {
+        // Killed while it holds messages of the campaign, which then fail as retryable.
+        if (!killed && progress.sent >= 100 && threads[0]!.waiting.size > 0) {
+          killed = threads[0]!.worker;
+          void killed.terminate();
+        }
+      },
+    });
+    expect(killed).toBeDefined();
+    expect(threads).not.toContain(killed);
+    expect(counts.sent).toBeGreaterThan(600);
+    expect(counts.delivered).toBe(600);
+    expect(counts.failed).toBe(0);
+    for (let index = 0; index < 600; index += 1) expect(service.countFor(`/thread-dies/${index}`)).toBe(1);
+  });
+});

@@ -9,7 +9,7 @@ import type { OptInPath } from './opt-in-path.ts';
 import type { PromptAction, PromptKind } from './prompts.ts';
 import { detectSupport } from './browser-support.ts';
 import { createPrompts } from './prompts.ts';
-import { readState, syncAction } from './sync.ts';
+import { readState, reportBlock, syncAction } from './sync.ts';
 import { visitorUuid } from './visitor-id.ts';
 import { fetchConsent, storeConsent } from './tracking-consent.ts';
 import { nativeOptInPath } from './opt-in-native.ts';
@@ -60,6 +60,7 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
     fail,
     blocked(result) {
       services.emit('block');
+      void reportBlock(services, browser);
       setDoNotShow();
       local.set(STATUS, 'blocked');
       fail(result);
@@ -129,13 +130,11 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
       logSwallowed(error);
     }
     if (PK_FEATURES.trackingConsent) await fetchConsent(services, browser);
-    if (!subscribed && path._permission() !== 'denied' && !doNotShowActive() && site.urlQualifies(location.href)) {
-      watchTriggers(
-        site.triggers,
-        guard(() => path._permission() !== 'denied' && offer(false)),
-        services,
-      );
-    }
+    const offering = !subscribed && path._permission() !== 'denied' && !doNotShowActive() && site.urlQualifies(location.href);
+    // "granted: the subscription is created": a visitor who already allowed notifications is not asked again.
+    if (offering && path._permission() === 'granted') return optInNow(false);
+    // A subscriber's views watch the trigger events too, for the segment conditions that name them.
+    watchTriggers(site.triggers, offering ? guard(() => path._permission() !== 'denied' && offer(false)) : undefined, services);
   }
 
   const ready = startView().catch(logSwallowed);

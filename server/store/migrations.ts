@@ -173,4 +173,12 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX events_created ON events (created_at, id)`,
     ],
   },
+  {
+    version: 7,
+    name: 'block events counted per site',
+    statements: [
+      // The owner's stats count a site's `block` events over its window (server/store/owner-stats.ts).
+      `CREATE INDEX events_site_kind ON events (site_hash, kind, created_at)`,
+    ],
+  },
 ];

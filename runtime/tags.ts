@@ -100,8 +100,12 @@ export async function refreshVisitorData(services: RuntimeServices): Promise<voi
   }
   if (PK_FEATURES.userProperties) {
     try {
-      const reply = (await services.jsonp(site.servicesServerUrl + '/dyn', proof satisfies UserPropertiesQuery)) as Partial<UserPropertiesReply> | null;
-      if (reply?.tags && typeof reply.tags === 'object') services.local.set(TAGS, JSON.stringify({ ...storedTags(services), ...reply.tags }));
+      const reply = (await services.jsonp(
+        site.servicesServerUrl + '/dyn',
+        proof satisfies UserPropertiesQuery,
+      )) as Partial<UserPropertiesReply> | null;
+      if (reply?.tags && typeof reply.tags === 'object')
+        services.local.set(TAGS, JSON.stringify({ ...storedTags(services), ...reply.tags }));
     } catch {
       // Keep the tags stored earlier.
     }

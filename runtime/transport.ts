@@ -1,7 +1,6 @@
 // HTTP calls of spec section 7: GET, POST with a form body, JSONP and the image beacon.
 import type { QueryParams } from './services.ts';
 
-
 export const queryString = (params: QueryParams): string => {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {

@@ -210,7 +210,11 @@ export function installPushHandlers(scope: ServiceWorkerGlobalScope, site: Worke
   });
   scope.addEventListener('sync', (event) => {
     const sync = event as ExtendableEvent & { tag?: string };
-    if (sync.tag === RENEWAL_SYNC_TAG) extend(sync, renewal(false).then((landed) => landed || Promise.reject(new Error('renewal not landed'))));
+    if (sync.tag === RENEWAL_SYNC_TAG)
+      extend(
+        sync,
+        renewal(false).then((landed) => landed || Promise.reject(new Error('renewal not landed'))),
+      );
   });
   return true;
 }

@@ -5,7 +5,13 @@ import { triggerEventKey } from '../../runtime/storage-keys.ts';
 import type { TriggerConfig } from '../../runtime/site-module.ts';
 import { servicesDouble } from '../support/services-double.ts';
 
-const config = (overrides: Partial<TriggerConfig>): TriggerConfig => ({ anyOf: [], watch: [], delayMs: 5000, persist: 'page', ...overrides });
+const config = (overrides: Partial<TriggerConfig>): TriggerConfig => ({
+  anyOf: [],
+  watch: [],
+  delayMs: 5000,
+  persist: 'page',
+  ...overrides,
+});
 
 function setPage(scrollHeight: number, innerHeight: number): void {
   Object.defineProperty(document.documentElement, 'scrollHeight', { configurable: true, value: scrollHeight });

@@ -93,9 +93,13 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
         ? childWindowOptInPath(services, browser, outcome)
         : nativeOptInPath(services, browser, outcome, prompts);
 
-  /** Shows the soft prompt (branding modal, mobile box or chicklet); without markup, asks at once. */
+  /**
+   * Shows the soft prompt (branding modal, mobile box or chicklet); without markup, asks at once. A visitor who
+   * already granted the permission is not asked again ("granted: the subscription is created").
+   */
   const offer = (isApiCall: boolean): void => {
     apiCall = isApiCall;
+    if (path._permission() === 'granted') return void optInNow(isApiCall);
     const kind: PromptKind =
       PK_FEATURES.brandingModal && site.prompts.brandingModal
         ? 'modal'
@@ -131,10 +135,12 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
     }
     if (PK_FEATURES.trackingConsent) await fetchConsent(services, browser);
     const offering = !subscribed && path._permission() !== 'denied' && !doNotShowActive() && site.urlQualifies(location.href);
-    // "granted: the subscription is created": a visitor who already allowed notifications is not asked again.
-    if (offering && path._permission() === 'granted') return optInNow(false);
     // A subscriber's views watch the trigger events too, for the segment conditions that name them.
-    watchTriggers(site.triggers, offering ? guard(() => path._permission() !== 'denied' && offer(false)) : undefined, services);
+    watchTriggers(
+      site.triggers,
+      offering ? guard(() => path._permission() !== 'denied' && readState(services).status !== 'subscribed' && offer(false)) : undefined,
+      services,
+    );
   }
 
   const ready = startView().catch(logSwallowed);

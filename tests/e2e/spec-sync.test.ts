@@ -131,7 +131,7 @@ describe('sync and prompts, through the built push.js against the provider', () 
     await page.page.close();
   });
 
-  it('granted without a subscription: subscribed at once with no offer; the JSONP sync reply is read (no script runs it)', async () => {
+  it('granted without a subscription: subscribed on the trigger with no offer; the JSONP sync reply is read (no script runs it)', async () => {
     await context.grantPermissions(['notifications'], { origin: stack.siteUrl });
     const setup = await context.newPage();
     await setup.goto(stack.siteUrl + '/favicon.ico');
@@ -139,7 +139,7 @@ describe('sync and prompts, through the built push.js against the provider', () 
     await setup.close();
 
     const page = await view();
-    const heard = await page.heard();
+    const heard = await poll(page.heard, (list) => list.length > 0, 'the success callback');
     expect(heard.map(([kind]) => kind)).toEqual(['success']);
     expect(heard[0]![2]).toBe('SUBSCRIBED');
     subscriberId = heard[0]![1] as string;

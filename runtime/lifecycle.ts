@@ -17,7 +17,7 @@ import { safariOptInPath, safariPushOf } from './opt-in-safari.ts';
 import { childWindowOptInPath } from './opt-in-child-window.ts';
 import { guard, logSwallowed } from './guard.ts';
 import { ALREADY_OPTED_OUT_TEXT, OPTED_OUT_TEXT, SUBSCRIBED } from './messages.ts';
-import { DO_NOT_SHOW, DO_NOT_SHOW_DAYS, OPT_OUT, STATUS, UUID_DAYS } from './storage-keys.ts';
+import { DO_NOT_SHOW, DO_NOT_SHOW_DAYS, DO_NOT_TRACK, OPT_OUT, STATUS, UUID_DAYS } from './storage-keys.ts';
 import { watchTriggers } from './triggers.ts';
 
 /** The page's callbacks, by kind: success (subscriberId, result), failure (result), shown (). */
@@ -99,7 +99,11 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
    */
   const offer = (isApiCall: boolean): void => {
     apiCall = isApiCall;
-    if (path._permission() === 'granted') return void optInNow(isApiCall);
+    if (path._permission() === 'granted') {
+      // the consent checkbox is on the offer: a visitor who never saw it has not consented
+      if (PK_FEATURES.trackingConsent && !local.get(DO_NOT_TRACK)) storeConsent(services, false);
+      return void optInNow(isApiCall);
+    }
     const kind: PromptKind =
       PK_FEATURES.brandingModal && site.prompts.brandingModal
         ? 'modal'

@@ -145,6 +145,9 @@ describe('sync and prompts, through the built push.js against the provider', () 
     subscriberId = heard[0]![1] as string;
     const insert = page.requests.find((request) => request.body.get('action') === 'insert')!;
     expect(insert.body.get('callback')).toBe('pushkit.cb');
+    // the consent checkbox is on the offer this visitor never saw: no consent assumed
+    expect(insert.body.get('pageClickTrackingPermission')).toBe('0');
+    expect(await stored(page.page, 'wingify_donot_track_actions')).toBe('1');
     expect(page.syncReplies[0]).toMatch(/^\/\*\*\/ pushkit\.cb\(\{"status":"success","subscriberId":"[\w-]+"/);
     expect(await stored(page.page, 'wingify_push_subscriber_id')).toBe(subscriberId);
     expect((await subscriberRow(subscriberId)).status).toBe('subscribed');

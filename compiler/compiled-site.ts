@@ -7,6 +7,8 @@ export interface CompiledSite {
   exclude: RegExp | undefined;
   /** The trigger events any one of which shows the prompt (every and/or read as or). */
   triggerEvents: string[];
+  /** Trigger events segment conditions name that triggerEvents does not: watched for the conditions only. */
+  segmentEvents: string[];
   /** The JS source of each `segmentations` entry's `(c) => boolean`, in order. */
   segmentTests: string[];
   /** The same for each `shopifySegmentations` entry; `()=>true` for one without a condition. */

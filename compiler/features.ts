@@ -14,7 +14,7 @@ export function needsChildWindow(origin: string): boolean {
 }
 
 export function siteFeatures(config: SiteConfig, compiled: CompiledSite): SiteFeatures {
-  const kinds = new Set(compiled.triggerEvents);
+  const kinds = new Set([...compiled.triggerEvents, ...compiled.segmentEvents]);
   return {
     brandingModal: config.pcBranding === 1 && config.isNativeOptin !== 0,
     mobileBox: config.style.isMobileEnabled,
@@ -34,5 +34,7 @@ export function siteFeatures(config: SiteConfig, compiled: CompiledSite): SiteFe
     triggerSubscribe: kinds.has('subscribe'),
     triggerEcom: [...kinds].some((kind) => kind === 'ecom' || kind.startsWith('ecom.')),
     triggerPersist: config.triggers.persist !== 'page',
+    customDimensions: config.customDimensions.length > 0,
+    userProperties: config.refreshUserProperties,
   };
 }

@@ -35,6 +35,7 @@ function triggersSource(config: SiteConfig, compiled: CompiledSite): string {
   const { triggers } = config;
   const value = {
     anyOf: compiled.triggerEvents,
+    watch: compiled.segmentEvents,
     delayMs: Math.round(triggers.delaySeconds * 1000),
     clickSelector: triggers.clickSelector,
     mousedownSelector: triggers.mousedownSelector,
@@ -81,6 +82,7 @@ export function generateSiteModule(config: SiteConfig, compiled: CompiledSite, p
           ['safariWebServiceUrl', jsLiteral(stripTrailingSlashes(config.safariWebServiceUrl))],
         ] as Array<[string, string]>)
       : []),
+    ...(config.customDimensions.length ? [['customDimensions', jsLiteral(config.customDimensions)] as [string, string]] : []),
     ['childWindowUrl', jsLiteral(childWindowUrlOf(config))],
     ['isInactive', String(config.isInactive)],
     ['urlQualifies', urlQualifiesSource(config, compiled)],

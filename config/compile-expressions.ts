@@ -4,6 +4,7 @@ import type { CompiledSite } from '../compiler/compiled-site.ts';
 import { compileCondition } from '../compiler/segment-condition.ts';
 import { compileTriggerExpression } from '../compiler/trigger-expression.ts';
 import { compilePatternError, compileUrlList } from '../compiler/url-patterns.ts';
+import { TRIGGER_EVENTS } from '../contract/trigger-events.ts';
 import { configProblem, type ConfigProblem } from './errors.ts';
 import type { SiteConfig } from './schema.ts';
 
@@ -42,5 +43,9 @@ export function compileExpressions(config: SiteConfig): CompiledExpressions {
   if (!trigger.ok) problems.push(configProblem('E_TRIGGER', 'triggers.when', { error: trigger.error }));
 
   if (problems.length > 0 || !trigger.ok) return { ok: false, problems };
-  return { ok: true, compiled: { include, exclude, triggerEvents: trigger.anyOf, segmentTests, shopSegmentTests } };
+  // the events segment conditions read (`event.scroll` compiles to `g(c.events,"scroll")`) beyond the trigger's
+  const segmentEvents = TRIGGER_EVENTS.filter(
+    (kind) => !trigger.anyOf.includes(kind) && segmentTests.some((js) => js.includes(`g(c.events,${JSON.stringify(kind)})`)),
+  );
+  return { ok: true, compiled: { include, exclude, triggerEvents: trigger.anyOf, segmentEvents, segmentTests, shopSegmentTests } };
 }

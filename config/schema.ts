@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { isP256PublicKey } from './vapid-key.ts';
 import { DEFAULT_TEXTS } from './default-texts.ts';
-import { SEGMENT_ID_PATTERN } from '../contract/ids.ts';
+import { DIMENSION_NAME_PATTERN, DIMENSION_NAME_RULE, MAX_DIMENSIONS, SEGMENT_ID_PATTERN } from '../contract/ids.ts';
 import {
   AUTOMATION_DEFAULTS,
   AUTOMATION_DELAY_MAX_MINUTES,
@@ -281,6 +281,17 @@ export const siteConfigSchema = z
     texts: textsSchema.prefault({}),
     triggers: triggersSchema.prefault({}),
     iosHomeScreen: iosHomeScreenSchema.prefault({}),
+    customDimensions: z
+      .array(z.string().regex(DIMENSION_NAME_PATTERN, DIMENSION_NAME_RULE))
+      .max(MAX_DIMENSIONS)
+      .default([])
+      .describe(
+        "Custom dimensions (spec section 3): once per browser session a subscriber's values are read from getSubscriberAttributes.php and stored as _vwo_cd_{dimension}.",
+      ),
+    refreshUserProperties: z
+      .boolean()
+      .default(false)
+      .describe("true: once per browser session a subscriber's user properties are refreshed from /dyn (its tags on the provider)."),
     isInactive: z.boolean().default(false).describe('true: push.js loads and does nothing.'),
     pageClickTrackingConcent: z
       .boolean()

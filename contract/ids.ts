@@ -12,6 +12,14 @@ export const SUBSCRIBER_ID_MAX_LENGTH = 128;
 export const SUBSCRIBER_ID_RULE = 'must be 1 to 128 letters, digits, ".", ":", "_" or "-"';
 
 /**
+ * What a script stores when it has no subscriber id (the spec's -1, a stringified undefined or null, 0): never
+ * an id. Section 8's "Invalid Subscriber Id": push.js reads them as no id (addSubscriberToSegment gives -1)
+ * and the provider refuses them with that text.
+ */
+export const PLACEHOLDER_SUBSCRIBER_ID = /^(?:-1|0|undefined|null|nan|false|true)$/i;
+export const INVALID_SUBSCRIBER_ID = 'Invalid Subscriber Id';
+
+/**
  * A subscriber id or visitor uuid as the browser keeps it (from the sync reply, storage, the uuid cookie, the
  * URL or the child window): UUIDs, the provider's or the runtime's own. Anything else read back is an edited
  * or corrupted value and counts as absent.
@@ -24,6 +32,11 @@ export const BROWSER_ID_PATTERN = /^[\w-]{1,128}$/;
  */
 export const SUBSCRIBER_SECRET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 export const SUBSCRIBER_SECRET_RULE = 'must be the 43 base64url characters the provider issued';
+
+/** A custom dimension's name (`_vwo_cd_{dimension}`, getSubscriberAttributes.php's customDimensions). */
+export const DIMENSION_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export const DIMENSION_NAME_RULE = 'must be 1 to 64 letters, digits, "_" or "-"';
+export const MAX_DIMENSIONS = 50;
 
 /** A site's hash (its config's `hash`) as a call names it. */
 export const SITE_HASH_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

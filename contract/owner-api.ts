@@ -114,6 +114,8 @@ export interface SiteStats {
   /** Active subscribers by browser, most first; the rest beyond the top few summed as "other". */
   browsers: ValueCount[];
   languages: ValueCount[];
+  /** Visitors who refused the notification permission in the window (`block` events, spec section 4). */
+  blocks: number;
 }
 
 /** GET sites/:name/audience: how many a campaign to a segment, one subscriber or everyone would reach. */

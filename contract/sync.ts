@@ -11,6 +11,10 @@ export const SYNC_ACTIONS = [
   'unsubscribe-native',
   'get-subscriberid-from-server',
   'update-subscriberId',
+  // push-kit's addition: "a block event is tracked" (spec section 4) names no call; the visitor who refused
+  // permission is reported with this action (uuid, browserType; subscriberId and its secret when it has them),
+  // stored as a `block` event and counted in the owner's stats (SiteStats.blocks).
+  'block',
 ] as const;
 export type SyncAction = (typeof SYNC_ACTIONS)[number];
 

@@ -2,6 +2,8 @@
 // and the campaign input (campaign-input.ts) share them. Never imported by runtime/ or worker/.
 import { z } from 'zod';
 import {
+  INVALID_SUBSCRIBER_ID,
+  PLACEHOLDER_SUBSCRIBER_ID,
   SEGMENT_ID_MAX_LENGTH,
   SEGMENT_ID_PATTERN,
   SEGMENT_ID_RULE,
@@ -30,6 +32,9 @@ export function text(max: number, pattern?: RegExp, rule?: string) {
 }
 
 export const siteHash = text(SITE_HASH_MAX_LENGTH, SITE_HASH_PATTERN, SITE_HASH_RULE);
-export const subscriberIdParam = text(SUBSCRIBER_ID_MAX_LENGTH, SUBSCRIBER_ID_PATTERN, SUBSCRIBER_ID_RULE);
+export const subscriberIdParam = text(SUBSCRIBER_ID_MAX_LENGTH, SUBSCRIBER_ID_PATTERN, SUBSCRIBER_ID_RULE).refine(
+  (value) => !PLACEHOLDER_SUBSCRIBER_ID.test(value),
+  `${INVALID_SUBSCRIBER_ID} (a placeholder for no id)`,
+);
 export const subscriberSecretParam = text(43, SUBSCRIBER_SECRET_PATTERN, SUBSCRIBER_SECRET_RULE);
 export const segmentIdParam = text(SEGMENT_ID_MAX_LENGTH, SEGMENT_ID_PATTERN, SEGMENT_ID_RULE);

@@ -8,7 +8,7 @@ import { startLifecycle } from './lifecycle.ts';
 import { guard } from './guard.ts';
 import { syncAction } from './sync.ts';
 import { storeConsent } from './tracking-consent.ts';
-import { createTagger } from './tags.ts';
+import { createTagger, refreshVisitorData } from './tags.ts';
 import { addSubscriberToSegment, addToSegment, removeSubscriberFromSegment } from './segment-api.ts';
 import { startSegments } from './segments.ts';
 import { startShop } from './shop.ts';
@@ -76,5 +76,6 @@ export function startRuntime(site: SiteModule): PushkitApi {
   };
   if (PK_FEATURES.segments || PK_FEATURES.clickSegments) guard(startSegments)(services);
   if (PK_FEATURES.shop) guard(startShop)(services);
+  if (PK_FEATURES.customDimensions || PK_FEATURES.userProperties) void lifecycle._ready.then(() => refreshVisitorData(services));
   return api;
 }

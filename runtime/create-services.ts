@@ -5,7 +5,7 @@ import type { RuntimeServices } from './services.ts';
 import { cookieStore, webStore } from './storage.ts';
 import { beacon, get, jsonp, postForm } from './transport.ts';
 import { DO_NOT_TRACK, OPT_OUT, SUBSCRIBER_ID, SUBSCRIBER_SECRET, SUBSCRIPTION_ID } from './storage-keys.ts';
-import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
+import { BROWSER_ID_PATTERN, PLACEHOLDER_SUBSCRIBER_ID } from '../contract/ids.ts';
 import { logSwallowed } from './guard.ts';
 
 const SUBSCRIPTION_ID_PATTERN = /^[\w:.%~-]{1,1024}$/;
@@ -19,7 +19,10 @@ export function createServices(site: SiteModule): RuntimeServices {
   const local = webStore(() => localStorage);
   return {
     site,
-    subscriberId: () => valid(local.get(SUBSCRIBER_ID), BROWSER_ID_PATTERN),
+    subscriberId: () => {
+      const id = valid(local.get(SUBSCRIBER_ID), BROWSER_ID_PATTERN);
+      return id && !PLACEHOLDER_SUBSCRIBER_ID.test(id) ? id : undefined;
+    },
     secret: () => valid(local.get(SUBSCRIBER_SECRET), BROWSER_ID_PATTERN) || '',
     subscriptionId: () => valid(local.get(SUBSCRIPTION_ID), SUBSCRIPTION_ID_PATTERN),
     trackingAllowed: () => local.get(DO_NOT_TRACK) !== '1',

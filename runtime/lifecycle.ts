@@ -9,7 +9,7 @@ import type { OptInPath } from './opt-in-path.ts';
 import type { PromptAction, PromptKind } from './prompts.ts';
 import { detectSupport } from './browser-support.ts';
 import { createPrompts } from './prompts.ts';
-import { readState, syncAction } from './sync.ts';
+import { readState, reportBlock, syncAction } from './sync.ts';
 import { visitorUuid } from './visitor-id.ts';
 import { fetchConsent, storeConsent } from './tracking-consent.ts';
 import { nativeOptInPath } from './opt-in-native.ts';
@@ -17,7 +17,7 @@ import { safariOptInPath, safariPushOf } from './opt-in-safari.ts';
 import { childWindowOptInPath } from './opt-in-child-window.ts';
 import { guard, logSwallowed } from './guard.ts';
 import { ALREADY_OPTED_OUT_TEXT, OPTED_OUT_TEXT, SUBSCRIBED } from './messages.ts';
-import { DO_NOT_SHOW, DO_NOT_SHOW_DAYS, OPT_OUT, STATUS, UUID_DAYS } from './storage-keys.ts';
+import { DO_NOT_SHOW, DO_NOT_SHOW_DAYS, DO_NOT_TRACK, OPT_OUT, STATUS, UUID_DAYS } from './storage-keys.ts';
 import { watchTriggers } from './triggers.ts';
 
 /** The page's callbacks, by kind: success (subscriberId, result), failure (result), shown (). */
@@ -72,6 +72,7 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
     fail,
     blocked(result) {
       services.emit('block');
+      void reportBlock(services, browser);
       setDoNotShow();
       local.set(STATUS, 'blocked');
       fail(result);
@@ -106,9 +107,17 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
         ? childWindowOptInPath(services, browser, outcome)
         : nativeOptInPath(services, browser, outcome, prompts);
 
-  /** Shows the soft prompt (branding modal, mobile box or chicklet); without markup, asks at once. */
+  /**
+   * Shows the soft prompt (branding modal, mobile box or chicklet); without markup, asks at once. A visitor who
+   * already granted the permission is not asked again ("granted: the subscription is created").
+   */
   const offer = (isApiCall: boolean): void => {
     apiCall = isApiCall;
+    if (path._permission() === 'granted') {
+      // the consent checkbox is on the offer: a visitor who never saw it has not consented
+      if (PK_FEATURES.trackingConsent && !local.get(DO_NOT_TRACK)) storeConsent(services, false);
+      return void optInNow(isApiCall);
+    }
     const kind: PromptKind =
       PK_FEATURES.brandingModal && site.prompts.brandingModal
         ? 'modal'
@@ -147,13 +156,13 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
       logSwallowed(error);
     }
     if (PK_FEATURES.trackingConsent) await fetchConsent(services, browser);
-    if (!subscribed && path._permission() !== 'denied' && !doNotShowActive() && site.urlQualifies(location.href)) {
-      watchTriggers(
-        site.triggers,
-        guard(() => path._permission() !== 'denied' && offer(false)),
-        services,
-      );
-    }
+    const offering = !subscribed && path._permission() !== 'denied' && !doNotShowActive() && site.urlQualifies(location.href);
+    // A subscriber's views watch the trigger events too, for the segment conditions that name them.
+    watchTriggers(
+      site.triggers,
+      offering ? guard(() => path._permission() !== 'denied' && readState(services).status !== 'subscribed' && offer(false)) : undefined,
+      services,
+    );
   }
 
   const ready = startView().catch(logSwallowed);

@@ -8,7 +8,7 @@ import type { Prompts } from './prompts.ts';
 import type { CurrentSubscription, StoredState } from './sync.ts';
 import { activeRegistration, askPermission, describeSubscription, subscribePush } from './push-subscription.ts';
 import { syncAction, syncSubscription, syncWithoutPermission } from './sync.ts';
-import { BLOCKED, CANCELLED, NOT_SUBSCRIBED } from './messages.ts';
+import { BLOCKED, CANCELLED, NOT_SUBSCRIBED, SYNC_ERROR } from './messages.ts';
 import { VAPID_KEY } from './storage-keys.ts';
 import { logSwallowed } from './guard.ts';
 
@@ -68,6 +68,7 @@ export function nativeOptInPath(services: RuntimeServices, browser: BrowserName,
         return outcome.fail(NOT_SUBSCRIBED);
       }
       if (await syncAction(services, browser, 'insert', current)) outcome.succeed();
+      else outcome.fail(SYNC_ERROR);
     },
 
     async _unsubscribe() {

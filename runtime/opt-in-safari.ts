@@ -6,7 +6,7 @@ import type { RuntimeServices } from './services.ts';
 import type { OptInOutcome } from './opt-in-outcome.ts';
 import type { OptInPath } from './opt-in-path.ts';
 import { BROWSER_BLOCK_MS } from './push-subscription.ts';
-import { BLOCKED, CANCELLED, SAFARI_ERROR } from './messages.ts';
+import { BLOCKED, CANCELLED, SAFARI_ERROR, SYNC_ERROR } from './messages.ts';
 import { syncAction, syncSubscription, syncWithoutPermission } from './sync.ts';
 
 interface SafariPermission {
@@ -53,6 +53,7 @@ export function safariOptInPath(services: RuntimeServices, push: SafariPush, out
       );
       if (result.permission === 'granted' && result.deviceToken) {
         if (await syncAction(services, 'safari', 'insert', { subscriptionId: result.deviceToken, endpoint: '' })) outcome.succeed();
+        else outcome.fail(SYNC_ERROR);
       } else if (result.permission === 'denied') outcome.blocked(Date.now() - askedAt < BROWSER_BLOCK_MS ? SAFARI_ERROR : BLOCKED);
       else outcome.fail(CANCELLED);
     },

@@ -29,7 +29,8 @@ const beacon = (services: RuntimeServices, subscriberId: string, segment: string
 export async function addSubscriberToSegment(services: RuntimeServices, name: string, callback?: Callback): Promise<SegmentResult> {
   if (!name || !SEGMENT_ID_PATTERN.test(name)) return report(false, callback);
   const subscriberId = services.subscriberId();
-  if (!subscriberId) return report(-1, callback); // "Invalid Subscriber Id"
+  // "Invalid Subscriber Id" (spec section 8): none, or one that is not an id (services.subscriberId)
+  if (!subscriberId) return report(-1, callback);
   beacon(services, subscriberId, name, 'add-segment');
   try {
     await services.get(services.site.servicesServerUrl + '/as', {

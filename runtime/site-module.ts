@@ -30,6 +30,10 @@ export interface SiteFeatures {
   triggerScroll: boolean;
   triggerSubscribe: boolean;
   triggerEcom: boolean;
+  /** Custom dimensions are read into `_vwo_cd_{dimension}` (customDimensions is not empty). */
+  customDimensions: boolean;
+  /** User properties are refreshed from /dyn (refreshUserProperties). */
+  userProperties: boolean;
   /** Trigger events are remembered beyond the page view (triggers.persist is session or always). */
   triggerPersist: boolean;
 }
@@ -84,6 +88,8 @@ export interface PromptMarkup {
 export interface TriggerConfig {
   /** Event names of the trigger expression once every and/or is rewritten to or. */
   anyOf: string[];
+  /** Events segment conditions name (`event.scroll`) that the trigger expression does not: watched, never firing. */
+  watch: string[];
   delayMs: number;
   clickSelector?: string;
   mousedownSelector?: string;
@@ -107,6 +113,8 @@ export interface SiteModule {
   safariWebsitePushId?: string;
   /** Safari's legacy push: the webServiceURL the site serves Apple's push package service at, without a trailing slash. */
   safariWebServiceUrl?: string;
+  /** Names of the custom dimensions read for a subscriber; only when there are some. */
+  customDimensions?: string[];
   /** The provider's child-window page for this site (http sites). */
   childWindowUrl: string;
   isInactive: boolean;

@@ -26,6 +26,8 @@ export const TAGS = 'pushkit_tags';
 export const VISITS = 'pushkit_visits';
 /** Start time of this browser session (session cookie). */
 export const SESSION_START = 'pushkit_session_start';
+/** The custom dimensions and user properties were read this session (session cookie). */
+export const REFRESHED = 'pushkit_refreshed';
 /** When a cart-add form was posted this session (session cookie). */
 export const CART_POSTED = 'pushkit_cart_posted';
 

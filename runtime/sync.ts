@@ -20,6 +20,7 @@ import {
   VAPID_KEY,
 } from './storage-keys.ts';
 import { logSwallowed } from './guard.ts';
+import { JSONP_CALLBACK } from './transport.ts';
 
 export type SubscriptionStatus = '' | 'subscribed' | 'unsubscribed' | 'blocked';
 
@@ -96,7 +97,9 @@ function syncPayload(services: RuntimeServices, browser: BrowserName, action: Sy
     subscription: subscription ? JSON.stringify(subscription) : '',
     subscriberId: stored.subscriberId || '',
     subscriberSecret: stored.secret,
-    previousSubscriptionId: (stored.subscriptionId !== subscriptionId && stored.subscriptionId) || '',
+    // "with a previous id" (spec section 4): the stored one, also when only the endpoint changed
+    previousSubscriptionId:
+      (action === 'update-google-registration-id' || stored.subscriptionId !== subscriptionId ? stored.subscriptionId : '') || '',
     subscriptionId: subscriptionId || stored.subscriptionId || '',
     subscriptionEndPoint: endpoint || stored.endpoint || '',
     action,
@@ -114,6 +117,8 @@ function syncPayload(services: RuntimeServices, browser: BrowserName, action: Sy
     pageClickTrackingPermission: services.trackingAllowed() ? '1' : '0',
     gcmSenderId: valid(local.get(GCM_ID), /^\d{1,32}$/) || '',
     uuid: valid(services.cookies.get(UUID_COOKIE), BROWSER_ID_PATTERN) || '',
+    // the spec's "jsonp reply", read as text by transport.ts, never run
+    callback: JSONP_CALLBACK,
   };
 }
 
@@ -176,6 +181,10 @@ export async function syncAction(
   }
   return ok;
 }
+
+/** "A block event is tracked" (spec section 4): push-kit's `block` action tells the provider. */
+export const reportBlock = (services: RuntimeServices, browser: BrowserName): Promise<unknown> =>
+  services.postForm(syncUrl(services), syncPayload(services, browser, 'block')).catch(logSwallowed);
 
 /**
  * The permission is no longer granted (denied or reset in the browser): a synced subscriber is dropped on the

@@ -1,12 +1,18 @@
 // Custom tags (batched, sent 50 ms after the last one, flushed when the page hides), custom dimensions
-// and user properties (spec section 7).
+// (`_vwo_cd_{dimension}`) and user properties (/dyn) (spec sections 3 and 7).
 //
 // Tags call: GET {services server}/tags with hash, subscriberId and tags (a JSON object of key -> value);
 // on page hide the same URL goes through navigator.sendBeacon (a POST whose query carries the parameters).
 import type { RuntimeServices } from './services.ts';
 import { queryString } from './transport.ts';
-import type { SubscriberAttributesQuery, SubscriberAttributesReply, TagsQuery, UserPropertiesQuery } from '../contract/visitor-calls.ts';
-import { dimensionKey, TAGS } from './storage-keys.ts';
+import type {
+  SubscriberAttributesQuery,
+  SubscriberAttributesReply,
+  TagsQuery,
+  UserPropertiesQuery,
+  UserPropertiesReply,
+} from '../contract/visitor-calls.ts';
+import { dimensionKey, REFRESHED, TAGS } from './storage-keys.ts';
 
 const DEBOUNCE_MS = 50;
 
@@ -66,31 +72,42 @@ export function createTagger(services: RuntimeServices): { tag(key: string, valu
   };
 }
 
-/** Reads custom dimension values and stores each as `_vwo_cd_{dimension}`. */
-export async function refreshDimensions(services: RuntimeServices, dimensions: string[]): Promise<void> {
+/**
+ * Once per browser session, for a synced subscriber, after the view's sync: reads the custom dimension values
+ * (getSubscriberAttributes.php) and stores each as `_vwo_cd_{dimension}`, and refreshes the user properties
+ * (/dyn: the subscriber's tags on the provider become the local tags segment conditions read). Each part is
+ * in push.js only for a site that configures it (customDimensions, refreshUserProperties).
+ */
+export async function refreshVisitorData(services: RuntimeServices): Promise<void> {
   const subscriberId = services.subscriberId();
-  if (!subscriberId || !dimensions.length) return;
-  try {
-    const reply = (await services.get(services.site.serverSyncUrl + '/getSubscriberAttributes.php', {
-      hash: services.site.hash,
-      subscriberId,
-      subscriberSecret: services.secret(),
-      customDimensions: dimensions.join(','),
-      browser: navigator.userAgent.includes('Firefox') ? 'firefox' : 'chrome',
-    } satisfies SubscriberAttributesQuery)) as Partial<SubscriberAttributesReply> | null;
-    for (const [name, value] of Object.entries(reply?.result ?? {})) {
-      if (value !== null && value !== undefined) services.local.set(dimensionKey(name), String(value));
+  if (!subscriberId || services.session.get(REFRESHED)) return;
+  services.session.set(REFRESHED, '1');
+  const { site } = services;
+  const proof = { hash: site.hash, subscriberId, subscriberSecret: services.secret() };
+  if (PK_FEATURES.customDimensions) {
+    try {
+      const reply = (await services.get(site.serverSyncUrl + '/getSubscriberAttributes.php', {
+        ...proof,
+        customDimensions: site.customDimensions!.join(','),
+        browser: navigator.userAgent.includes('Firefox') ? 'firefox' : 'chrome',
+      } satisfies SubscriberAttributesQuery)) as Partial<SubscriberAttributesReply> | null;
+      for (const [name, value] of Object.entries(reply?.result ?? {})) {
+        if (value != null) services.local.set(dimensionKey(name), String(value));
+      }
+    } catch {
+      // Keep the values stored earlier.
     }
-  } catch {
-    // Keep the values stored earlier.
   }
-}
-
-/** JSONP GET {services server}/dyn?hash={hash}: refreshes user properties; resolves the reply or null. */
-export async function refreshUserProperties(services: RuntimeServices): Promise<unknown> {
-  try {
-    return await services.jsonp(services.site.servicesServerUrl + '/dyn', { hash: services.site.hash } satisfies UserPropertiesQuery);
-  } catch {
-    return null;
+  if (PK_FEATURES.userProperties) {
+    try {
+      const reply = (await services.jsonp(
+        site.servicesServerUrl + '/dyn',
+        proof satisfies UserPropertiesQuery,
+      )) as Partial<UserPropertiesReply> | null;
+      if (reply?.tags && typeof reply.tags === 'object')
+        services.local.set(TAGS, JSON.stringify({ ...storedTags(services), ...reply.tags }));
+    } catch {
+      // Keep the tags stored earlier.
+    }
   }
 }

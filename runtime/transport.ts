@@ -1,9 +1,6 @@
 // HTTP calls of spec section 7: GET, POST with a form body, JSONP and the image beacon.
 import type { QueryParams } from './services.ts';
 
-const JSONP_TIMEOUT_MS = 10000;
-let jsonpCount = 0;
-
 export const queryString = (params: QueryParams): string => {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
@@ -19,15 +16,31 @@ const withQuery = (url: string, params: QueryParams): string => {
   return query ? url + (url.includes('?') ? '&' : '?') + query : url;
 };
 
-/** A reply body as JSON; an empty body is null. */
-const parseReply = (text: string): unknown => (text.trim() ? JSON.parse(text) : null);
+/**
+ * The callback every JSONP call of push.js names (the sync of spec section 7, /dyn). The reply is fetched and
+ * read as text, never run: no script element, nothing for a CSP to allow, and an answer that is not a call of
+ * this name is refused ("jsonp reply without the callback", spec section 8).
+ */
+export const JSONP_CALLBACK = 'pushkit.cb';
+const JSONP_REPLY = /^\s*(?:\/\*\*\/)?\s*pushkit\.cb\s*\(([\s\S]*)\)\s*;?\s*$/;
 
-function request(method: 'GET' | 'POST', url: string, body?: string): Promise<unknown> {
+/** A reply body as JSON (an empty body is null), or, when `jsonp`, the JSON its callback call carries. */
+export const parseReply = (text: string, jsonp?: boolean): unknown => {
+  if (jsonp) {
+    const call = JSONP_REPLY.exec(text);
+    if (!call) throw new Error('jsonp callback was not called');
+    text = call[1]!;
+  }
+  return text.trim() ? JSON.parse(text) : null;
+};
+
+function request(method: 'GET' | 'POST', url: string, params: QueryParams, body?: string): Promise<unknown> {
+  const jsonp = params.callback === JSONP_CALLBACK;
   const headers = body === undefined ? undefined : { 'content-type': 'application/x-www-form-urlencoded' };
   if (typeof fetch === 'function') {
     return fetch(url, { method, body, headers }).then(async (response) => {
       if (!response.ok) throw new Error('HTTP ' + response.status + ' from ' + url);
-      return parseReply(await response.text());
+      return parseReply(await response.text(), jsonp);
     });
   }
   // Only Safari's legacy push reaches browsers without fetch (Safari 7 to 10).
@@ -39,7 +52,7 @@ function request(method: 'GET' | 'POST', url: string, body?: string): Promise<un
     xhr.onload = () => {
       try {
         if (xhr.status < 200 || xhr.status > 299) throw new Error('HTTP ' + xhr.status + ' from ' + url);
-        resolve(parseReply(xhr.responseText));
+        resolve(parseReply(xhr.responseText, jsonp));
       } catch (error) {
         reject(error as Error);
       }
@@ -49,45 +62,12 @@ function request(method: 'GET' | 'POST', url: string, body?: string): Promise<un
   });
 }
 
-export const get = (url: string, params: QueryParams): Promise<unknown> => request('GET', withQuery(url, params));
+export const get = (url: string, params: QueryParams): Promise<unknown> => request('GET', withQuery(url, params), params);
 
-export const postForm = (url: string, params: QueryParams): Promise<unknown> => request('POST', url, queryString(params));
+export const postForm = (url: string, params: QueryParams): Promise<unknown> => request('POST', url, params, queryString(params));
 
-/** The registry of pending JSONP callbacks, reachable as `pushkit.cb` so no other global is added. */
-const jsonpRegistry = (): Record<string, (reply: unknown) => void> => {
-  const host = window as unknown as { pushkit?: { cb?: Record<string, (reply: unknown) => void> } };
-  const api = (host.pushkit ??= [] as never);
-  return (api.cb ??= {});
-};
-
-export function jsonp(url: string, params: QueryParams): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const name = 'c' + ++jsonpCount + Date.now().toString(36);
-    const registry = jsonpRegistry();
-    const script = document.createElement('script');
-    let called = false;
-    const done = (): void => {
-      delete registry[name];
-      clearTimeout(timer);
-      script.remove();
-    };
-    const fail = (): void => {
-      done();
-      if (!called) reject(new Error('jsonp callback was not called: ' + url));
-    };
-    const timer = setTimeout(fail, JSONP_TIMEOUT_MS);
-    registry[name] = (reply) => {
-      called = true;
-      done();
-      resolve(reply);
-    };
-    // The script runs before its load event, so a load without the call means the reply had no callback.
-    script.onload = fail;
-    script.onerror = fail;
-    script.src = withQuery(url, Object.assign({}, params, { callback: 'pushkit.cb.' + name }));
-    (document.head || document.documentElement).appendChild(script);
-  });
-}
+/** A JSONP GET, read as text (see JSONP_CALLBACK). */
+export const jsonp = (url: string, params: QueryParams): Promise<unknown> => get(url, { ...params, callback: JSONP_CALLBACK });
 
 export function beacon(url: string, params: QueryParams): void {
   new Image().src = withQuery(url, params);

@@ -11,16 +11,17 @@ const INTERVAL_MS = 1000;
 
 /**
  * Calls `fire` once, when any event of `triggers.anyOf` happens (or happened in an earlier view, per
- * `triggers.persist`). Nothing fires after an opt-out.
+ * `triggers.persist`). Nothing fires after an opt-out. Without `fire` (a subscriber's view) the events of
+ * `triggers.anyOf` and `triggers.watch` are still emitted, for segment conditions.
  *
  * leaveIntent: the pointer leaves the document (a mouseout whose relatedTarget is null) at most
  * LEAVE_THRESHOLD_PX (2) pixels from the top edge, towards the tabs and address bar; exits in the first
  * LEAVE_DELAY_MS (1 s) of the view are ignored, so a pointer that was up there at load does not count.
  * scroll: percent of the scrollable distance, or pixels from the top or from the bottom, each within 2 px.
  */
-export function watchTriggers(triggers: TriggerConfig, fire: () => void, services: RuntimeServices): void {
+export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | undefined, services: RuntimeServices): void {
   if (services.optedOut()) return;
-  const kinds = triggers.anyOf;
+  const kinds = fire ? triggers.anyOf.concat(triggers.watch) : triggers.watch;
   const store = PK_FEATURES.triggerPersist
     ? triggers.persist === 'always'
       ? services.local
@@ -30,24 +31,26 @@ export function watchTriggers(triggers: TriggerConfig, fire: () => void, service
     : undefined;
   let fired = false;
   const fireOnce = (): void => {
-    if (fired || services.optedOut()) return;
+    if (fired || !fire || services.optedOut()) return;
     fired = true;
     fire();
   };
   // `observed` is false for events other modules emit (they already went through services.emit).
   const happened = (kind: string, observed = true): void => {
     if (observed) services.emit(kind);
+    if (!triggers.anyOf.includes(kind)) return;
     if (PK_FEATURES.triggerPersist) store?.set(triggerEventKey(kind), '1');
     fireOnce();
   };
   const has = (kind: string): boolean => kinds.includes(kind);
 
-  if (PK_FEATURES.triggerPersist && store && kinds.some((kind) => store.get(triggerEventKey(kind)))) {
+  if (PK_FEATURES.triggerPersist && fire && store && triggers.anyOf.some((kind) => store.get(triggerEventKey(kind)))) {
     setTimeout(fireOnce);
     return;
   }
 
-  if (has('delay')) setTimeout(() => happened('delay'), triggers.delayMs || 5000);
+  // 0 is no delay; the compiler always writes delayMs (5 s by default)
+  if (has('delay')) setTimeout(() => happened('delay'), triggers.delayMs);
 
   if (PK_FEATURES.triggerLoad && has('load')) {
     if (document.readyState === 'complete') setTimeout(() => happened('load'));

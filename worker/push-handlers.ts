@@ -79,6 +79,63 @@ export function clickTarget(data: NotificationData | undefined, action: string, 
 }
 
 const INSTALLED = Symbol.for('pushkit.pushHandlers');
+export const RENEWAL_SYNC_TAG = 'pushkit-renewal';
+
+/** `waitUntil`, which a synthetic event (dispatched by a script, not the browser) refuses; the work runs anyway. */
+function extend(event: ExtendableEvent, work: Promise<unknown>): void {
+  try {
+    event.waitUntil(work);
+  } catch {
+    // not dispatched by the browser: nothing to extend
+  }
+}
+
+const idOf = (url: string): string => decodeURIComponent(url.slice(url.lastIndexOf('/') + 1));
+
+/**
+ * The renewal of a subscription the browser changed: `(subscribe, renewed?)` resolves true once the provider
+ * stores the browser's current subscription in place of the one IndexedDB keeps (the last the provider had).
+ * With `subscribe` (pushsubscriptionchange) a lost subscription is replaced with one for the site's VAPID key;
+ * otherwise (a push, a background sync) only a change not yet told is sent again. A failure registers a
+ * background sync, where the browser has it; the page's next sync moves the registration too.
+ */
+function renewalOf(scope: ServiceWorkerGlobalScope, site: WorkerSiteModule, browserType: string) {
+  return async (subscribe: boolean, renewed?: PushSubscription | null): Promise<boolean> => {
+    try {
+      const known = await readSubscription();
+      const manager = scope.registration.pushManager;
+      const current =
+        renewed ??
+        (await manager.getSubscription()) ??
+        (subscribe
+          ? await manager.subscribe({ userVisibleOnly: true, applicationServerKey: urlBase64ToBytes(site.vapidPublicKey) as BufferSource })
+          : null);
+      if (!known || !current || current.endpoint === known.endpoint) return true;
+      const json = current.toJSON() as { endpoint: string; keys?: Record<string, string> };
+      const form = new URLSearchParams({
+        hash: site.hash,
+        action: 'update-google-registration-id',
+        subscription: JSON.stringify(json),
+        subscriptionId: idOf(current.endpoint),
+        previousSubscriptionId: idOf(known.endpoint),
+        subscriptionEndPoint: current.endpoint,
+        vapidPublicKey: site.vapidPublicKey,
+        browserType,
+        firefoxEncryptionKey: browserType === 'firefox' ? (json.keys?.p256dh ?? '') : '',
+        origin: site.origin,
+      } satisfies SyncForm);
+      const response = await fetch(site.serverSyncUrl + '/syncSubscriptionAction.php', { method: 'POST', body: form });
+      // a refusal (4xx) will not change by asking again: the page's next sync takes over
+      if (response.status >= 500) throw new Error('renewal failed: HTTP ' + response.status);
+      await saveSubscription({ endpoint: json.endpoint, keys: json.keys });
+      return true;
+    } catch {
+      const sync = (scope.registration as ServiceWorkerRegistration & { sync?: { register(tag: string): Promise<void> } }).sync;
+      await sync?.register(RENEWAL_SYNC_TAG).catch(() => undefined);
+      return false;
+    }
+  };
+}
 
 /**
  * Adds the push handlers to a worker scope, once: a second call (push-kit-sw.js imported twice, or imported
@@ -117,7 +174,7 @@ export function installPushHandlers(scope: ServiceWorkerGlobalScope, site: Worke
       .catch(() =>
         scope.registration.showNotification(title, { body: options.body, icon: site.iconUrl, tag: options.tag, data: options.data }),
       );
-    event.waitUntil(shown.then(() => report('shown', options.data as NotificationData)));
+    event.waitUntil(Promise.all([shown.then(() => report('shown', options.data as NotificationData)), renewal(false)]));
   });
 
   scope.addEventListener('notificationclick', (event) => {
@@ -145,41 +202,21 @@ export function installPushHandlers(scope: ServiceWorkerGlobalScope, site: Worke
     event.waitUntil(saveSubscription(typeof subscription?.endpoint === 'string' ? (subscription as { endpoint: string }) : undefined));
   });
 
+  const renewal = renewalOf(scope, site, browserType);
   // The browser renewed (or dropped) the subscription: subscribe again with the site's key and move the
-  // subscriber's registration on the provider (update-google-registration-id).
+  // subscriber's registration on the provider (update-google-registration-id). Until the provider has it,
+  // IndexedDB keeps the old one, so each later push and background sync tries again.
   scope.addEventListener('pushsubscriptionchange', (event) => {
-    const change = event as Event & {
-      oldSubscription?: PushSubscription | null;
-      newSubscription?: PushSubscription | null;
-      waitUntil(p: Promise<unknown>): void;
-    };
-    change.waitUntil(
-      (async () => {
-        const previous = change.oldSubscription?.endpoint ?? (await readSubscription())?.endpoint;
-        const renewed =
-          change.newSubscription ??
-          (await scope.registration.pushManager.subscribe({
-            userVisibleOnly: true,
-            applicationServerKey: urlBase64ToBytes(site.vapidPublicKey) as BufferSource,
-          }));
-        const json = renewed.toJSON() as { endpoint: string; keys?: Record<string, string> };
-        const idOf = (url: string): string => decodeURIComponent(url.slice(url.lastIndexOf('/') + 1));
-        const form = new URLSearchParams({
-          hash: site.hash,
-          action: 'update-google-registration-id',
-          subscription: JSON.stringify(json),
-          subscriptionId: idOf(renewed.endpoint),
-          previousSubscriptionId: previous ? idOf(previous) : '',
-          subscriptionEndPoint: renewed.endpoint,
-          vapidPublicKey: site.vapidPublicKey,
-          browserType,
-          firefoxEncryptionKey: browserType === 'firefox' ? (json.keys?.p256dh ?? '') : '',
-          origin: site.origin,
-        } satisfies SyncForm);
-        await fetch(site.serverSyncUrl + '/syncSubscriptionAction.php', { method: 'POST', body: form });
-        await saveSubscription({ endpoint: json.endpoint, keys: json.keys });
-      })().catch(() => undefined),
-    );
+    const change = event as ExtendableEvent & { newSubscription?: PushSubscription | null };
+    extend(change, renewal(true, change.newSubscription));
+  });
+  scope.addEventListener('sync', (event) => {
+    const sync = event as ExtendableEvent & { tag?: string };
+    if (sync.tag === RENEWAL_SYNC_TAG)
+      extend(
+        sync,
+        renewal(false).then((landed) => landed || Promise.reject(new Error('renewal not landed'))),
+      );
   });
   return true;
 }

@@ -112,6 +112,12 @@ export function Overview({ api, onError }: { api: SiteApi; onError(error: unknow
                 {formatNumber(stats.value.total)}
               </span>
             </div>
+            <div className="count">
+              <span className="count-label">Refused permission (30 days)</span>
+              <span className="count-value" data-status="blocks">
+                {formatNumber(stats.value.blocks)}
+              </span>
+            </div>
           </section>
           <section className="card" aria-labelledby="chart-title">
             <h2 id="chart-title">Subscribers over the last 30 days</h2>

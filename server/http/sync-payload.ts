@@ -89,6 +89,9 @@ export const syncPayloadSchema = z
       case 'unsubscribe-native':
         if (!payload.subscriberId && !subscription) required('subscriberId', 'a subscriberId, subscriptionId or subscription is required');
         return;
+      case 'block':
+        if (!payload.uuid && !payload.subscriberId) required('uuid', 'a uuid or subscriberId is required');
+        return;
       case 'get-subscriberid-from-server':
         if (!payload.uuid && !subscription) required('uuid', 'a uuid, subscriptionId or subscription is required');
         return;

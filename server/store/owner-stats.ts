@@ -45,11 +45,16 @@ export async function siteStats(db: Queryable, siteHash: string, days: number, n
     series.push({ date, new: added, total: running });
   }
   const counts = await countSubscribers(db, siteHash);
+  const blocks = await db.query<{ count: string }>(
+    `SELECT count(*) AS count FROM events WHERE site_hash = $1 AND kind = 'block' AND created_at >= $2`,
+    [siteHash, new Date(start).toISOString()],
+  );
   return {
     total: counts.count,
     byStatus: counts.byStatus,
     days: series,
     browsers: await topValues(db, siteHash, 'browser_type', top),
     languages: await topValues(db, siteHash, 'language', top),
+    blocks: Number(blocks.rows[0]!.count),
   };
 }

@@ -284,6 +284,22 @@ async function linkVisitor(tx: Queryable, siteHash: string, payload: SyncPayload
   return { status: 'success', subscriberId: subscriber.id };
 }
 
+/**
+ * A visitor refused permission (push-kit's `block` action): one `block` event, naming the subscriber only when
+ * the request proves it is its browser; a uuid is no proof, so it is kept as detail.
+ */
+async function trackBlock(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+  const subscriber = await findById(tx, siteHash, payload.subscriberId);
+  const proven = subscriber && secretMatches(subscriber.secret_hash, payload.subscriberSecret) ? subscriber.id : null;
+  await tx.query('INSERT INTO events (site_hash, subscriber_id, kind, detail) VALUES ($1, $2, $3, $4)', [
+    siteHash,
+    proven,
+    'block',
+    JSON.stringify({ uuid: payload.uuid ?? null, browserType: payload.browserType ?? null }),
+  ]);
+  return { status: 'success', subscriberId: proven ?? '' };
+}
+
 export function runSyncAction(db: Database, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
   return db.transaction(async (tx) => {
     switch (payload.action) {
@@ -304,6 +320,8 @@ export function runSyncAction(db: Database, siteHash: string, payload: SyncPaylo
         return subscriberIdForVisitor(tx, siteHash, payload);
       case 'update-subscriberId':
         return linkVisitor(tx, siteHash, payload);
+      case 'block':
+        return trackBlock(tx, siteHash, payload);
     }
   });
 }

@@ -64,6 +64,13 @@ async function seed(): Promise<void> {
       [LETTERS_HASH],
     );
     await db.query(`INSERT INTO subscriber_tags (subscriber_id, key, value) VALUES ('sub-0042', 'plan', 'pro')`);
+    // three visitors refused the permission (push-kit's block sync action), one of them 40 days ago
+    await db.query(
+      `INSERT INTO events (site_hash, kind, detail, created_at) VALUES
+         ($1, 'block', '{"uuid":"v-1"}', now()), ($1, 'block', '{"uuid":"v-2"}', now()),
+         ($1, 'block', '{"uuid":"v-3"}', now() - interval '40 days')`,
+      [LETTERS_HASH],
+    );
     const vip = await db.query<{ id: string }>(
       `SELECT s.id FROM subscribers s JOIN segment_memberships m ON m.subscriber_id = s.id
         WHERE s.status = 'subscribed' AND s.endpoint IS NOT NULL ORDER BY s.id`,
@@ -148,6 +155,7 @@ describe('owner dashboard', () => {
     expect(await page.locator('[data-status="unsubscribed"]').textContent()).toBe(String(byStatus.unsubscribed));
     expect(await page.locator('[data-status="blocked"]').textContent()).toBe(String(byStatus.blocked));
     expect(await page.locator('[data-status="expired"]').textContent()).toBe(String(byStatus.expired));
+    expect(await page.locator('[data-status="blocks"]').textContent()).toBe('2');
     expect(await page.locator('svg.chart').getAttribute('aria-label')).toContain(`${SUBSCRIBERS} new`);
     expect(page.url()).not.toContain(lettersKey);
     expect(await page.evaluate(() => sessionStorage.getItem('pushkit-dashboard'))).toContain(lettersKey);

@@ -25,6 +25,19 @@ afterEach(async () => {
   for (const page of harness.browser.context.pages()) await page.close();
 });
 
+/**
+ * The harness grants the permission up front, and a visitor who granted it is subscribed without the soft
+ * prompt; a test about the prompt itself runs with the permission not yet given, and gives it in `body`'s end.
+ */
+async function withPermissionUnasked<T>(body: () => Promise<T>): Promise<T> {
+  await harness.browser.context.clearPermissions();
+  try {
+    return await body();
+  } finally {
+    await harness.browser.context.grantPermissions(['notifications'], { origin: harness.site.url });
+  }
+}
+
 const storedSubscriberId = (page: Page) => page.evaluate(() => localStorage.getItem('wingify_push_subscriber_id'));
 
 describe('push.js on hostile host pages (Chromium)', () => {
@@ -165,10 +178,13 @@ describe('push.js on hostile host pages (Chromium)', () => {
   });
 
   it('a page with its own queue stub holding good and garbage calls: the good ones run, the garbage is ignored', async () => {
-    const view = await open('/predefined-queue.html');
-    await runtimeReady(view.page);
-    await view.page.evaluate(() => (window as unknown as { pushkit: { push(call: unknown[]): void } }).pushkit.push(['triggerOptIn']));
-    await view.page.locator('[data-pk="chicklet"]').waitFor({ state: 'visible', timeout: 3000 });
+    const view = await withPermissionUnasked(async () => {
+      const unasked = await open('/predefined-queue.html');
+      await runtimeReady(unasked.page);
+      await unasked.page.evaluate(() => (window as unknown as { pushkit: { push(call: unknown[]): void } }).pushkit.push(['triggerOptIn']));
+      await unasked.page.locator('[data-pk="chicklet"]').waitFor({ state: 'visible', timeout: 3000 });
+      return unasked;
+    });
     expect(await view.page.getAttribute('html', 'data-shown')).toBe('yes');
     expect(await view.page.evaluate(() => JSON.parse(localStorage.getItem('pushkit_tags') ?? '{}') as unknown)).toEqual({ colour: 'blue' });
     await expectHostUnharmed(view);
@@ -192,7 +208,7 @@ describe('push.js on hostile host pages (Chromium)', () => {
           setTimeout(() => resolve('no callback'), 6000);
         }),
     );
-    await broken.page.locator('[data-pk-action="yes"]:visible').first().click({ timeout: 3000 });
+    // permission granted: triggerOptIn subscribes without the soft prompt
     await broken.page.waitForFunction(() => localStorage.getItem('wingify_push_db_status') === 'false', undefined, { timeout: 8000 });
     expect(await broken.page.evaluate(() => localStorage.getItem('wingify_push_subscription_endpoint'))).toMatch(/^https:\/\//);
     await expectHostUnharmed(broken);
@@ -241,8 +257,22 @@ describe('push.js on hostile host pages (Chromium)', () => {
     expect(
       await view.page.evaluate(() => performance.getEntriesByType('resource').filter((entry) => entry.name.endsWith('/push.js')).length),
     ).toBeGreaterThanOrEqual(1);
-    const outcome = await subscribe(view.page);
-    expect(outcome.result.status).toBe('SUBSCRIBED');
+    const outcome = await withPermissionUnasked(async () => {
+      const subscribed = view.page.evaluate(
+        () =>
+          new Promise<string>((resolve) => {
+            const api = (window as unknown as { pushkit: { push(call: unknown[]): void } }).pushkit;
+            api.push(['subscriptionSuccessCallback', (_id: string, result: { status: string }) => resolve(result.status)]);
+            api.push(['subscriptionFailureCallback', (result: { status: string }) => resolve(result.status)]);
+            api.push(['triggerOptIn']);
+          }),
+      );
+      await view.page.locator('[data-pk="chicklet"]').waitFor({ state: 'visible', timeout: 3000 });
+      await harness.browser.context.grantPermissions(['notifications'], { origin: harness.site.url });
+      await view.page.locator('[data-pk-action="yes"]:visible').first().click({ timeout: 3000 });
+      return subscribed;
+    });
+    expect(outcome).toBe('SUBSCRIBED');
     expect(await view.page.locator('#pushkit-prompts').count()).toBe(1);
     expect(view.syncActions).toEqual(['insert']);
     await expectHostUnharmed(view);
@@ -261,7 +291,8 @@ describe('push.js on hostile host pages (Chromium)', () => {
     harness.site.pageHeaders = {
       'content-security-policy': [
         "default-src 'none'",
-        `script-src 'self' ${provider} '${await securityMdScriptHash()}'`,
+        // no provider origin: push.js reads the JSONP replies (the sync) as text, never as script
+        `script-src 'self' '${await securityMdScriptHash()}'`,
         `connect-src ${provider}`,
         `img-src 'self' ${provider}`,
         "style-src 'self'",

@@ -115,6 +115,9 @@ export function installBrowser(options: BrowserOptions = {}) {
       if (value instanceof Error) throw value;
       if (value instanceof Response) return value;
       if (value === undefined) return new Response('not found', { status: 404 });
+      // as the provider answers (server/http/reply.ts): JSONP when the request names a callback
+      const callback = call.form.get('callback');
+      if (callback) return new Response(`/**/ ${callback}(${JSON.stringify(value)});`, { status: 200 });
       return new Response(JSON.stringify(value), { status: 200, headers: { 'content-type': 'application/json' } });
     }),
   );

@@ -272,6 +272,56 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
       });
     });
 
+    it('update-google-registration-id with the same subscription id and a new endpoint (the previous id is the current one) moves the endpoint', async () => {
+      const { id, subscription } = await insertSubscriber(app);
+      const endpoint = subscription.endpoint.replace(/^https:\/\/[^/]+/, 'https://updates.push.services.mozilla.com');
+      const reply = await postSync(app, {
+        hash: SITE_HASH,
+        action: 'update-google-registration-id',
+        previousSubscriptionId: subscription.subscriptionId,
+        subscriptionId: subscription.subscriptionId,
+        subscriptionEndPoint: endpoint,
+      });
+      expect(reply.json()).toEqual({ status: 'success', subscriberId: id });
+      expect((await subscriberRows(db, 'id = $1', [id]))[0]).toMatchObject({ endpoint, subscription_id: subscription.subscriptionId });
+    });
+
+    it("block (push-kit's action) stores one block event; a named subscriber counts only with its secret", async () => {
+      const { id, secret } = await insertSubscriber(app);
+      const blocks = async () =>
+        (
+          await db.query<{ subscriber_id: string | null; detail: { uuid: string | null } }>(
+            `SELECT subscriber_id, detail FROM events WHERE kind = 'block' ORDER BY id`,
+          )
+        ).rows;
+      const before = (await blocks()).length;
+      const visitor = await postSync(app, { hash: SITE_HASH, action: 'block', uuid: 'visitor-uuid-9', browserType: 'chrome' });
+      expect(visitor.json()).toEqual({ status: 'success', subscriberId: '' });
+      // someone else's subscriber id without its secret: stored as the visitor's event, never attributed
+      const forged = await postSync(app, { hash: SITE_HASH, action: 'block', uuid: 'attacker', subscriberId: id });
+      expect(forged.json()).toEqual({ status: 'success', subscriberId: '' });
+      const proven = await postSync(app, { hash: SITE_HASH, action: 'block', subscriberId: id, subscriberSecret: secret });
+      expect(proven.json()).toEqual({ status: 'success', subscriberId: id });
+      expect((await blocks()).slice(before)).toEqual([
+        { subscriber_id: null, detail: { uuid: 'visitor-uuid-9', browserType: 'chrome' } },
+        { subscriber_id: null, detail: { uuid: 'attacker', browserType: null } },
+        { subscriber_id: id, detail: { uuid: null, browserType: null } },
+      ]);
+      // the subscriber is not touched by a block
+      expect((await subscriberRows(db, 'id = $1', [id]))[0]).toMatchObject({ status: 'subscribed' });
+      const nameless = await postSync(app, { hash: SITE_HASH, action: 'block' });
+      expect(nameless.statusCode).toBe(400);
+      expect(nameless.json()).toMatchObject({ message: 'uuid: a uuid or subscriberId is required' });
+    });
+
+    it('placeholder subscriber ids (-1, undefined, null) are refused as "Invalid Subscriber Id"', async () => {
+      for (const placeholder of ['-1', 'undefined', 'null', 'NULL', '0']) {
+        const reply = await postSync(app, { hash: SITE_HASH, action: 'http-sync', subscriberId: placeholder });
+        expect(reply.statusCode, placeholder).toBe(400);
+        expect(reply.json().message, placeholder).toBe('subscriberId: Invalid Subscriber Id (a placeholder for no id)');
+      }
+    });
+
     it('http-sync updates language and time zone only', async () => {
       const { id, secret, subscription } = await insertSubscriber(app, { userLanguage: 'en' });
       const reply = await postSync(app, {

@@ -37,7 +37,7 @@ export function testSite(overrides: Partial<SiteModule> = {}): SiteModule {
     childWindowUrl: 'https://sync.test/child-window.html',
     isInactive: false,
     urlQualifies: () => true,
-    triggers: { anyOf: ['delay'], delayMs: 5000, persist: 'page' },
+    triggers: { anyOf: ['delay'], watch: [], delayMs: 5000, persist: 'page' },
     segments: [],
     clickSegments: [],
     shopSegments: [],

@@ -25,10 +25,14 @@ export async function subscribeThroughApi(page: Page): Promise<SubscribeOutcome>
         queue.push(['triggerOptIn']);
       }),
   );
-  await page
-    .locator('[data-pk-action="yes"]:visible')
-    .first()
-    .click({ timeout: 3000 })
-    .catch(() => undefined);
+  // a visitor who already granted the permission is subscribed without the soft prompt
+  await Promise.race([
+    page
+      .locator('[data-pk-action="yes"]:visible')
+      .first()
+      .click({ timeout: 3000 })
+      .catch(() => undefined),
+    outcome.catch(() => undefined),
+  ]);
   return outcome;
 }

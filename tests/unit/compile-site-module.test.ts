@@ -95,7 +95,7 @@ describe('generateSiteModule', () => {
       triggers: { when: 'delay or scroll', delaySeconds: 2.5, scroll: { percent: 40 }, persist: 'session' },
     });
     expect(site.servicesServerUrl).toBe('https://services.example');
-    expect(site.triggers).toEqual({ anyOf: ['delay', 'scroll'], delayMs: 2500, scroll: { percent: 40 }, persist: 'session' });
+    expect(site.triggers).toEqual({ anyOf: ['delay', 'scroll'], watch: [], delayMs: 2500, scroll: { percent: 40 }, persist: 'session' });
   });
 
   it('compiles includeUrls / excludeUrls into urlQualifies, ignoring the fragment', async () => {

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createTagger, refreshDimensions, refreshUserProperties, storedTags } from '../../runtime/tags.ts';
+import { createTagger, storedTags } from '../../runtime/tags.ts';
 import { SUBSCRIBER_SECRET_OF_DOUBLE, servicesDouble } from '../support/services-double.ts';
 
 beforeEach(() => vi.useFakeTimers());
@@ -93,37 +93,5 @@ describe('createTagger', () => {
     tagger.tag('a', '1');
     vi.advanceTimersByTime(50);
     expect(calls).toEqual([]);
-  });
-});
-
-describe('dimensions and user properties', () => {
-  it('stores each dimension of the reply as _vwo_cd_{dimension}', async () => {
-    const { services, calls, local } = servicesDouble({ reply: () => ({ result: { tier: 'gold', visits: 4 } }) });
-    await refreshDimensions(services, ['tier', 'visits']);
-    expect(calls[0]).toMatchObject({
-      url: 'https://sync.test/getSubscriberAttributes.php',
-      params: {
-        hash: services.site.hash,
-        subscriberId: 'sub-1',
-        subscriberSecret: SUBSCRIBER_SECRET_OF_DOUBLE,
-        customDimensions: 'tier,visits',
-      },
-    });
-    expect(calls[0]!.params.browser).toBeTypeOf('string');
-    expect(local.get('_vwo_cd_tier')).toBe('gold');
-    expect(local.get('_vwo_cd_visits')).toBe('4');
-  });
-
-  it('a failed dimension call keeps earlier values', async () => {
-    const { services, local } = servicesDouble({ reply: () => new Error('down') });
-    local.set('_vwo_cd_tier', 'gold');
-    await refreshDimensions(services, ['tier']);
-    expect(local.get('_vwo_cd_tier')).toBe('gold');
-  });
-
-  it('user properties: JSONP /dyn with the hash', async () => {
-    const { services, calls } = servicesDouble({ reply: () => ({ ok: 1 }) });
-    expect(await refreshUserProperties(services)).toEqual({ ok: 1 });
-    expect(calls).toEqual([{ kind: 'jsonp', url: 'https://services.test/dyn', params: { hash: services.site.hash } }]);
   });
 });

@@ -8,18 +8,17 @@ afterEach(() => {
   document.head.innerHTML = '';
 });
 
-/** Makes script elements "load" by running `body` for the callback name the script URL carries. */
-function fakeScriptLoading(body: (callback: string, src: URL) => void) {
-  const append = vi.spyOn(document.head, 'appendChild').mockImplementation((node) => {
-    const script = node as HTMLScriptElement;
-    const src = new URL(script.src);
-    setTimeout(() => {
-      body(src.searchParams.get('callback')!, src);
-      script.onload?.(new Event('load'));
-    });
-    return node;
-  });
-  return append;
+/** fetch answering every request with `body`; records the URLs asked for. */
+function replyWith(body: string) {
+  const urls: string[] = [];
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string) => {
+      urls.push(url);
+      return new Response(body, { status: 200 });
+    }),
+  );
+  return urls;
 }
 
 describe('transport', () => {
@@ -78,36 +77,34 @@ describe('transport', () => {
     expect(sent).toEqual(['POST', 'https://sync.test/x', 'a=1']);
   });
 
-  it('JSONP: a unique callback under pushkit resolves the reply and is removed', async () => {
-    const callbacks: string[] = [];
-    fakeScriptLoading((callback) => {
-      callbacks.push(callback);
-      const name = callback.split('.').pop()!;
-      (window as unknown as { pushkit: { cb: Record<string, (r: unknown) => void> } }).pushkit.cb[name]!({ result: callback });
-    });
-    const [first, second] = await Promise.all([
-      jsonp('https://services.test/dyn', { hash: 'h' }),
-      jsonp('https://services.test/dyn', { hash: 'h' }),
-    ]);
-    expect(callbacks[0]).toMatch(/^pushkit\.cb\.\w+$/);
-    expect(callbacks[0]).not.toBe(callbacks[1]);
-    expect(first).toEqual({ result: callbacks[0] });
-    expect(second).toEqual({ result: callbacks[1] });
-    expect(Object.keys((window as unknown as { pushkit: { cb: object } }).pushkit.cb)).toEqual([]);
+  it('JSONP: names the pushkit.cb callback and reads the JSON its call carries, as text: no script element runs', async () => {
+    const urls = replyWith('/**/ pushkit.cb({"status":"success","tags":{"plan":"pro"}});');
+    const scriptsBefore = document.scripts.length;
+    await expect(jsonp('https://services.test/dyn', { hash: 'h' })).resolves.toEqual({ status: 'success', tags: { plan: 'pro' } });
+    expect(new URL(urls[0]!).searchParams.get('callback')).toBe('pushkit.cb');
+    expect(document.scripts.length).toBe(scriptsBefore);
   });
 
-  it('JSONP: a script that loads without calling the callback rejects with "callback was not called"', async () => {
-    fakeScriptLoading(() => undefined);
+  it.each([
+    ['plain JSON', '{"status":"success"}'],
+    ['another callback', 'evil({"status":"success"});'],
+    ['nothing', ''],
+  ])('JSONP: a reply without the callback (%s) rejects with "callback was not called"', async (_, body) => {
+    replyWith(body);
     await expect(jsonp('https://services.test/dyn', { hash: 'h' })).rejects.toThrow('callback was not called');
   });
 
-  it('JSONP: a script that never loads rejects after the timeout', async () => {
-    vi.useFakeTimers();
-    vi.spyOn(document.head, 'appendChild').mockImplementation((node) => node);
-    const reply = jsonp('https://services.test/dyn', {});
-    vi.advanceTimersByTime(10_000);
-    await expect(reply).rejects.toThrow('callback was not called');
-    vi.useRealTimers();
+  it('JSONP: a call with code after it is refused, not run', async () => {
+    replyWith('pushkit.cb({});alert(1)');
+    await expect(jsonp('https://services.test/dyn', {})).rejects.toThrow(SyntaxError);
+  });
+
+  it('the sync (a POST naming the callback) reads its JSONP reply the same way', async () => {
+    replyWith('/**/ pushkit.cb({"status":"success","subscriberId":"s-1"});');
+    await expect(postForm('https://sync.test/syncSubscriptionAction.php', { action: 'insert', callback: 'pushkit.cb' })).resolves.toEqual({
+      status: 'success',
+      subscriberId: 's-1',
+    });
   });
 
   it('beacon: an image request with the query', () => {

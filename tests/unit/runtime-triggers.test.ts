@@ -5,7 +5,13 @@ import { triggerEventKey } from '../../runtime/storage-keys.ts';
 import type { TriggerConfig } from '../../runtime/site-module.ts';
 import { servicesDouble } from '../support/services-double.ts';
 
-const config = (overrides: Partial<TriggerConfig>): TriggerConfig => ({ anyOf: [], delayMs: 5000, persist: 'page', ...overrides });
+const config = (overrides: Partial<TriggerConfig>): TriggerConfig => ({
+  anyOf: [],
+  watch: [],
+  delayMs: 5000,
+  persist: 'page',
+  ...overrides,
+});
 
 function setPage(scrollHeight: number, innerHeight: number): void {
   Object.defineProperty(document.documentElement, 'scrollHeight', { configurable: true, value: scrollHeight });
@@ -34,13 +40,11 @@ describe('watchTriggers', () => {
     expect(emitted).toEqual(['delay']);
   });
 
-  it('delay: 5 s when no delay is configured', () => {
+  it('delay: 0 means no delay (docs/spec-silent-cases.md), not the 5 s default', () => {
     const { services } = servicesDouble();
     const fire = vi.fn();
     watchTriggers(config({ anyOf: ['delay'], delayMs: 0 }), fire, services);
-    vi.advanceTimersByTime(4999);
-    expect(fire).not.toHaveBeenCalled();
-    vi.advanceTimersByTime(1);
+    vi.advanceTimersByTime(0);
     expect(fire).toHaveBeenCalledTimes(1);
   });
 

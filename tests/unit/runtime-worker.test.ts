@@ -253,6 +253,7 @@ describe('pushsubscriptionchange', () => {
   it('re-subscribes with the site key and posts update-google-registration-id with the previous id', async () => {
     await saveSubscription({ endpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
     const worker = fakeWorker('firefox');
+    worker.scope.registration.pushManager.getSubscription = async () => null as never;
     await worker.dispatch('pushsubscriptionchange', {});
     const init = worker.scope.registration.pushManager.subscribe.mock.calls[0] as unknown as [PushSubscriptionOptionsInit];
     expect(init[0].userVisibleOnly).toBe(true);

@@ -35,10 +35,10 @@ import {
   type UserPropertiesQuery,
   type UserPropertiesReply,
 } from '../../../contract/visitor-calls.ts';
+import { DIMENSION_NAME_PATTERN, MAX_DIMENSIONS } from '../../../contract/ids.ts';
 
 const MAX_LIST = 100;
 const TAG_KEY = /^[A-Za-z0-9_. -]{1,64}$/;
-const DIMENSION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 const jsonText = <T extends z.ZodType>(schema: T, rule: string) =>
   text(8192).transform((value, ctx): z.output<T> => {
@@ -105,7 +105,7 @@ const dimensionList = text(2048).transform((value, ctx) => {
       .map((name) => name.trim())
       .filter(Boolean);
   }
-  const result = z.array(z.string().regex(DIMENSION_NAME)).min(1).max(50).safeParse(names);
+  const result = z.array(z.string().regex(DIMENSION_NAME_PATTERN)).min(1).max(MAX_DIMENSIONS).safeParse(names);
   if (!result.success) {
     ctx.addIssue({
       code: 'custom',

@@ -6,6 +6,7 @@ import {
   CAMPAIGN_ACTION_NAME_PATTERN,
   CAMPAIGN_ACTION_TITLE_MAX_LENGTH,
   CAMPAIGN_ACTIONS_MAX,
+  CAMPAIGN_APP_BADGE_MAX,
   CAMPAIGN_BODY_MAX_LENGTH,
   CAMPAIGN_TITLE_MAX_LENGTH,
   CAMPAIGN_URL_MAX_LENGTH,
@@ -36,6 +37,12 @@ export const campaignInputSchema = z
       .array(campaignActionSchema, { error: 'must be a list of { action, title, url? }' })
       .max(CAMPAIGN_ACTIONS_MAX, `at most ${CAMPAIGN_ACTIONS_MAX} buttons (browsers show no more)`)
       .refine((actions) => new Set(actions.map((action) => action.action)).size === actions.length, 'action names must differ')
+      .optional(),
+    /** The number the site's app badge shows (declarative push `app_badge`); absent leaves the badge alone. */
+    appBadge: z
+      .int('must be a whole number')
+      .min(0, 'must be 0 or more')
+      .max(CAMPAIGN_APP_BADGE_MAX, `must be at most ${CAMPAIGN_APP_BADGE_MAX}`)
       .optional(),
     /** Only subscribers in the segment with this sid. */
     segment: z.union([z.int().positive().transform(String), segmentIdParam], { error: 'must be a segment id' }).optional(),

@@ -7,6 +7,8 @@ export const CAMPAIGN_URL_MAX_LENGTH = 2048;
 /** Browsers show no more buttons than this. */
 export const CAMPAIGN_ACTIONS_MAX = 2;
 export const CAMPAIGN_ACTION_TITLE_MAX_LENGTH = 40;
+/** The largest app badge number a campaign may set (a database integer; platforms show far less). */
+export const CAMPAIGN_APP_BADGE_MAX = 2_147_483_647;
 export const CAMPAIGN_ACTION_NAME_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 
 /** Seconds a push service keeps the message for an offline browser (RFC 8030 TTL): one day unless asked. */

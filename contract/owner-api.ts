@@ -164,6 +164,8 @@ export interface Campaign extends CampaignCounts {
   icon: string | null;
   image: string | null;
   actions: CampaignAction[];
+  /** The app badge number the campaign sets, or null. */
+  appBadge: number | null;
   segment: string | null;
   subscriberId: string | null;
   ttl: number;

@@ -58,7 +58,7 @@ export async function sendCampaign(
   const campaign = rows[0];
   if (!campaign) throw new Error(`no campaign ${campaignId} on site ${site.name}`);
   await db.query(`UPDATE campaigns SET status = 'sending' WHERE id = $1 AND status = 'pending'`, [campaignId]);
-  const store = new DatabaseDeliveryStore(db);
+  const store = new DatabaseDeliveryStore(db, site.config);
   const total: CampaignCounts = { sent: 0, delivered: 0, failed: 0, expired: 0 };
   const add = (counts: CampaignCounts): CampaignCounts => ({
     sent: total.sent + counts.sent,

@@ -11,8 +11,8 @@ import { audienceQuery } from './audience.ts';
 export async function createCampaign(db: Database, site: Pick<HostedSite, 'hash'>, input: CampaignInput): Promise<CreatedCampaign> {
   return db.transaction(async (tx) => {
     const { rows } = await tx.query<{ id: string }>(
-      `INSERT INTO campaigns (site_hash, title, body, url, icon, segment_sid, subscriber_id, ttl, urgency, image, actions)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
+      `INSERT INTO campaigns (site_hash, title, body, url, icon, segment_sid, subscriber_id, ttl, urgency, image, actions, app_badge)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
       [
         site.hash,
         input.title,
@@ -25,6 +25,7 @@ export async function createCampaign(db: Database, site: Pick<HostedSite, 'hash'
         input.urgency,
         input.image ?? null,
         input.actions?.length ? JSON.stringify(input.actions) : null,
+        input.appBadge ?? null,
       ],
     );
     const campaignId = String(rows[0]!.id);
@@ -55,6 +56,7 @@ interface CampaignRow {
   icon: string | null;
   image: string | null;
   actions: CampaignAction[] | null;
+  app_badge: number | null;
   segment_sid: string | null;
   subscriber_id: string | null;
   ttl: number;
@@ -96,6 +98,7 @@ function summary(row: CampaignRow): Campaign {
     icon: row.icon,
     image: row.image,
     actions: row.actions ?? [],
+    appBadge: row.app_badge,
     segment: row.segment_sid,
     subscriberId: row.subscriber_id,
     ttl: row.ttl,

@@ -14,7 +14,7 @@
 import { DatabaseUnavailableError, type Database } from './database.ts';
 import type { Delivery, DeliveryResult, DeliveryStore } from '../push/delivery-store.ts';
 import type { CampaignAction } from '../../contract/campaign-input.ts';
-import type { PushPayload } from '../../contract/push-payload.ts';
+import { declarativePayload, type LandingOrigins } from '../push/declarative-payload.ts';
 
 /** A claim not renewed for this long belongs to a runner that is gone. */
 export const CLAIM_LEASE_SECONDS = 20;
@@ -36,22 +36,8 @@ interface ClaimedRow {
   icon: string | null;
   image?: string | null;
   actions?: CampaignAction[] | null;
-}
-
-/** What the service worker receives (worker/push-handlers.ts reads it). */
-export function notificationPayload(
-  row: Pick<ClaimedRow, 'campaign_id' | 'title' | 'body' | 'url' | 'icon' | 'image' | 'actions'>,
-): string {
-  const payload: PushPayload = {
-    title: row.title,
-    body: row.body,
-    ...(row.url ? { url: row.url } : {}),
-    ...(row.icon ? { icon: row.icon } : {}),
-    ...(row.image ? { image: row.image } : {}),
-    ...(row.actions?.length ? { actions: row.actions } : {}),
-    campaignId: String(row.campaign_id),
-  };
-  return JSON.stringify(payload);
+  app_badge: number | null;
+  secret_hash: string | null;
 }
 
 export class DatabaseDeliveryStore implements DeliveryStore {
@@ -59,7 +45,11 @@ export class DatabaseDeliveryStore implements DeliveryStore {
   private readonly held = new Set<string>();
   private renewTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly db: Database) {}
+  /** `site`: where the payloads' clicks may land (the site's origin and notificationClickOrigins). */
+  constructor(
+    private readonly db: Database,
+    private readonly site: LandingOrigins,
+  ) {}
 
   private hold(ids: string[]): void {
     for (const id of ids) this.held.add(id);
@@ -117,7 +107,8 @@ export class DatabaseDeliveryStore implements DeliveryStore {
          UPDATE deliveries d SET claimed_at = now(), attempts = d.attempts + 1, updated_at = now()
          FROM picked, subscribers s, campaigns c
          WHERE d.id = picked.id AND s.id = d.subscriber_id AND c.id = d.campaign_id
-         RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth, c.title, c.body, c.url, c.icon, c.image, c.actions`,
+         RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth, c.title, c.body, c.url, c.icon, c.image, c.actions,
+           c.app_badge, s.secret_hash`,
         [campaignId, limit, CLAIM_LEASE_SECONDS],
       );
       return rows.map((row) => ({
@@ -125,7 +116,22 @@ export class DatabaseDeliveryStore implements DeliveryStore {
         campaignId: String(row.campaign_id),
         attempts: row.attempts,
         subscription: { endpoint: row.endpoint, keys: { p256dh: row.p256dh, auth: row.auth } },
-        payload: notificationPayload(row),
+        payload: JSON.stringify(
+          declarativePayload(
+            {
+              campaignId: String(row.campaign_id),
+              title: row.title,
+              body: row.body,
+              url: row.url,
+              icon: row.icon,
+              image: row.image,
+              actions: row.actions,
+              appBadge: row.app_badge,
+            },
+            { deliveryId: String(row.id), secretHash: row.secret_hash },
+            this.site,
+          ),
+        ),
       }));
     });
   }

@@ -173,4 +173,9 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX events_created ON events (created_at, id)`,
     ],
   },
+  {
+    version: 7,
+    name: 'declarative push messages: the app badge a campaign sets',
+    statements: [`ALTER TABLE campaigns ADD COLUMN app_badge integer`],
+  },
 ];

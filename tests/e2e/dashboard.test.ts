@@ -229,10 +229,13 @@ describe('owner dashboard', () => {
     expect(pushService.requests.map((request) => request.path).sort()).toEqual(vipPaths);
     const payload = JSON.parse(decryptPushBody(pushService.requests[0]!.body, subscriberKeys).toString('utf8'));
     expect(payload).toMatchObject({
-      title: 'Spring letters are in',
-      body: 'Twelve new pieces from the spring workshop.',
-      url: 'https://letters.example/spring',
-      actions: [{ action: 'button1', title: 'Read now' }],
+      web_push: 8030,
+      notification: {
+        title: 'Spring letters are in',
+        body: 'Twelve new pieces from the spring workshop.',
+        navigate: expect.stringMatching(/^https:\/\/letters\.example\/spring(\?pushkit_click=\d+\.[\w-]{22})?$/),
+        actions: [{ action: 'button1', title: 'Read now' }],
+      },
     });
     expect(pushService.requests[0]!.headers.urgency).toBe('high');
 

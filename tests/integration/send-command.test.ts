@@ -84,7 +84,10 @@ describe('push-kit send', () => {
     expect(run.stdout).toContain('sent to 1: 1 delivered, 0 expired, 0 failed');
     expect(run.status).toBe(0);
     const request = service.requests.find((entry) => entry.path === '/send/direct')!;
-    expect(JSON.parse(decryptPushBody(request.body, keys).toString('utf8'))).toMatchObject({ title: 'New letters', body: 'Fresh ink' });
+    expect(JSON.parse(decryptPushBody(request.body, keys).toString('utf8'))).toMatchObject({
+      web_push: 8030,
+      notification: { title: 'New letters', body: 'Fresh ink' },
+    });
   });
 
   it('refuses an unknown site and a bad URL, naming the option', async () => {

@@ -611,9 +611,12 @@ const BAD_FIELDS: Record<string, [string, unknown, number, string][]> = {
   ],
   'POST /notificationEvent': [
     ['hash', REMOVE, 400, 'is required'],
-    ['campaignId', REMOVE, 400, 'is required'],
+    ['campaignId', REMOVE, 400, 'required when no click token is given'],
     ['event', REMOVE, 400, 'is required'],
     ['event', 'exploded', 400, 'shown, clicked or closed'],
+    ['click', '1.short', 400, 'click token of a delivery'],
+    ['click', `1.${'A'.repeat(22)}`, 403, 'not the click token'],
+    ['click', 42, 400, 'click token of a delivery'],
     ['campaignId', 'abc', 400, 'campaign id'],
     ['campaignId', -1, 400, 'campaign id'],
     ['campaignId', 1.5, 400, 'campaign id'],

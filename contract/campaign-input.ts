@@ -51,6 +51,16 @@ export const campaignInputSchema = z
     /** Seconds the push service keeps the message for an offline browser (RFC 8030 TTL). */
     ttl: z.int().min(0).max(MAX_TTL_SECONDS).default(DEFAULT_TTL_SECONDS),
     urgency: z.enum(URGENCIES, { error: `must be one of ${URGENCIES.join(', ')}` }).default(DEFAULT_URGENCY),
+    /** When to send (an ISO 8601 time with its offset, e.g. 2026-12-01T09:00:00Z); now when absent. */
+    sendAt: z.iso
+      .datetime({ offset: true, error: 'must be an ISO 8601 time with its offset, such as 2026-12-01T09:00:00Z' })
+      .refine((value) => Date.parse(value) <= Date.parse('2100-01-01T00:00:00Z'), 'must be before 2100')
+      .optional(),
+    /** Send when each subscriber's own clock first shows this time ("HH:MM", 24 h) at or after sendAt (or now). */
+    localTime: z
+      .string('must be a time of day such as 09:30')
+      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day such as 09:30 (24-hour HH:MM)')
+      .optional(),
   })
   .refine((body) => !(body.segment && body.subscriberId), { message: 'give a segment or a subscriberId, not both', path: ['segment'] });
 

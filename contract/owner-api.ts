@@ -141,7 +141,8 @@ export interface SegmentRequest {
   condition?: string;
 }
 
-export type CampaignStatus = 'pending' | 'sending' | 'done';
+/** scheduled: waiting for its send time (or its subscribers' local time); cancelled: stopped before it all went. */
+export type CampaignStatus = 'pending' | 'scheduled' | 'sending' | 'done' | 'cancelled';
 
 export interface CampaignCounts {
   recipients: number;
@@ -171,6 +172,12 @@ export interface Campaign extends CampaignCounts {
   ttl: number;
   urgency: Urgency;
   status: CampaignStatus;
+  /** The send time asked for (ISO), or null for at once. */
+  sendAt: string | null;
+  /** The subscriber-local time of day asked for ("HH:MM"), or null. */
+  localTime: string | null;
+  /** When the earliest delivery still waiting is due (ISO), or null when none waits. */
+  nextDueAt: string | null;
   createdAt: string;
   completedAt: string | null;
 }
@@ -196,3 +203,4 @@ export type MemberRemovedReply = SuccessReply<{ sid: string; subscriberId: strin
 export type CampaignCreatedReply = SuccessReply<CreatedCampaign>;
 export type CampaignsReply = SuccessReply<{ campaigns: Campaign[] }>;
 export type CampaignReply = SuccessReply<{ campaign: Campaign }>;
+export type CampaignCancelledReply = SuccessReply<{ campaignId: string; cancelled: number }>;

@@ -18,15 +18,33 @@ export interface SendOptions extends Pick<
   provider?: string;
   /** Comma-separated push service origins (default: PUSHKIT_PUSH_SERVICES, else the known push services). */
   pushServices?: string;
+  /** `--at`: send at this time (ISO 8601 with its offset). */
+  at?: string;
+  /** `--local-time`: send at this time of day on each subscriber's own clock. */
+  localTime?: string;
+  /** `--app-badge`: the number the site's app badge shows. */
+  appBadge?: string;
 }
+
+/** The command's option for a field of the campaign input, where the names differ. */
+const OPTION_OF: Record<string, string> = { sendAt: 'at', localTime: 'local-time', appBadge: 'app-badge' };
 
 /** The campaign the options ask for, checked by the owner API's own schema (limits, TTL and urgency defaults). */
 function campaignOf(options: SendOptions): CampaignInput {
-  const request: CampaignRequest = { title: options.title.trim(), body: options.body.trim(), url: options.url, segment: options.segment };
+  const request: CampaignRequest = {
+    title: options.title.trim(),
+    body: options.body.trim(),
+    url: options.url,
+    segment: options.segment,
+    sendAt: options.at,
+    localTime: options.localTime,
+    appBadge:
+      options.appBadge === undefined ? undefined : /^\d+$/.test(options.appBadge) ? Number(options.appBadge) : (options.appBadge as never),
+  };
   const result = campaignInputSchema.safeParse(request);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  throw cliError('E_ARGUMENT', { option: issue.path.join('.'), rule: issue.message });
+  throw cliError('E_ARGUMENT', { option: OPTION_OF[String(issue.path[0])] ?? issue.path.join('.'), rule: issue.message });
 }
 
 /** The campaign is created by the running provider, which sends it; this polls its progress. */
@@ -52,6 +70,11 @@ async function sendThroughProvider(campaign: CampaignRequest, siteName: string, 
   console.log(
     `campaign ${created.campaignId}: ${recipients} recipient${recipients === 1 ? '' : 's'} (sent by the provider at ${provider})`,
   );
+  if (campaign.sendAt !== undefined || campaign.localTime !== undefined) {
+    const { campaign: stored } = await call<CampaignReply>(`${base}/${created.campaignId}`);
+    console.log(scheduledLine(stored?.nextDueAt ?? undefined));
+    return 0;
+  }
   const tty = process.stdout.isTTY === true;
   for (;;) {
     const { campaign: progress } = await call<CampaignReply>(`${base}/${created.campaignId}`);
@@ -66,6 +89,12 @@ async function sendThroughProvider(campaign: CampaignRequest, siteName: string, 
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
+}
+
+function scheduledLine(first: string | undefined): string {
+  return first
+    ? `scheduled: the provider (push-kit serve) sends it from ${first}; cancel with POST /api/v1/sites/<site>/campaigns/<id>/cancel`
+    : 'scheduled, with nobody to send to';
 }
 
 function progressBar(done: number, total: number, width = 30): string {
@@ -87,6 +116,9 @@ export async function runSend(options: SendOptions): Promise<number> {
     const final = await sendCampaign({
       ...options,
       ...campaign,
+      sendAt: campaign.sendAt,
+      localTime: campaign.localTime,
+      appBadge: campaign.appBadge,
       onCreated: (campaign) => {
         recipients = campaign.recipients;
         console.log(`campaign ${campaign.campaignId}: ${recipients} recipient${recipients === 1 ? '' : 's'}`);
@@ -99,6 +131,10 @@ export async function runSend(options: SendOptions): Promise<number> {
         }
       },
     });
+    if (campaign.sendAt !== undefined || campaign.localTime !== undefined) {
+      console.log(scheduledLine(final.scheduledFor));
+      return 0;
+    }
     if (tty) process.stdout.write(`\r${progressBar(final.recipients - final.pending, final.recipients)}\n`);
     console.log(
       `sent to ${final.recipients}: ${final.delivered} delivered, ${final.expired} expired, ${final.failed} failed` +

@@ -3,12 +3,13 @@
 // so an interrupted campaign resumes where it stopped, in this process or another. A run ends when nothing
 // is left pending: deliveries claimed by a runner that died are taken once their claims lapse.
 import type { Database } from '../store/database.ts';
-import { CLAIM_LEASE_SECONDS, DatabaseDeliveryStore } from '../store/database-delivery-store.ts';
+import { DatabaseDeliveryStore } from '../store/database-delivery-store.ts';
 import { runCampaign, type CampaignCounts } from './campaign-runner.ts';
 import type { HostedSite } from '../sites.ts';
 import type { VapidKeyPair } from '../vapid-keys.ts';
 import type { Urgency } from '../../contract/urgency.ts';
 import type { PushServiceAllowlist } from './push-services.ts';
+import { systemClock, type Clock } from './clock.ts';
 
 export interface SendCampaignOptions {
   concurrency?: number;
@@ -18,6 +19,8 @@ export interface SendCampaignOptions {
   ca?: string | string[];
   /** Where pushes may go (server/push/push-services.ts); default: PUSHKIT_PUSH_SERVICES, else the known ones. */
   pushServices?: PushServiceAllowlist;
+  /** Whose time says a scheduled delivery has come due (tests move one by hand). */
+  clock?: Clock;
 }
 
 /** RFC 8292's contact: the site's https origin, else a mailto: address at the site's host. */
@@ -51,14 +54,19 @@ export async function sendCampaign(
   keys: VapidKeyPair,
   options: SendCampaignOptions = {},
 ): Promise<CampaignCounts> {
-  const { rows } = await db.query<{ ttl: number; urgency: Urgency }>(
-    'SELECT ttl, urgency FROM campaigns WHERE id = $1 AND site_hash = $2',
+  const { rows } = await db.query<{ ttl: number; urgency: Urgency; status: string }>(
+    'SELECT ttl, urgency, status FROM campaigns WHERE id = $1 AND site_hash = $2',
     [campaignId, site.hash],
   );
   const campaign = rows[0];
   if (!campaign) throw new Error(`no campaign ${campaignId} on site ${site.name}`);
-  await db.query(`UPDATE campaigns SET status = 'sending' WHERE id = $1 AND status = 'pending'`, [campaignId]);
-  const store = new DatabaseDeliveryStore(db, site.config);
+  const clock = options.clock ?? systemClock;
+  // A scheduled campaign whose time has not come is left alone (the provider's scheduler starts it then).
+  if (campaign.status === 'cancelled' || (campaign.status === 'scheduled' && (await nextDue(db, campaignId, clock)) === 'later')) {
+    return { sent: 0, delivered: 0, failed: 0, expired: 0 };
+  }
+  await db.query(`UPDATE campaigns SET status = 'sending' WHERE id = $1 AND status IN ('pending', 'scheduled')`, [campaignId]);
+  const store = new DatabaseDeliveryStore(db, site.config, clock);
   const total: CampaignCounts = { sent: 0, delivered: 0, failed: 0, expired: 0 };
   const add = (counts: CampaignCounts): CampaignCounts => ({
     sent: total.sent + counts.sent,
@@ -83,13 +91,19 @@ export async function sendCampaign(
       });
       Object.assign(total, add(counts));
       if ((await campaignProgress(db, campaignId)).pending === 0) {
-        await db.query(`UPDATE campaigns SET status = 'done', completed_at = now() WHERE id = $1 AND status <> 'done'`, [campaignId]);
+        await db.query(
+          `UPDATE campaigns SET status = 'done', completed_at = now() WHERE id = $1 AND status IN ('pending', 'scheduled', 'sending')`,
+          [campaignId],
+        );
         return total;
       }
       if (options.signal?.aborted) return total;
       // What is left is claimed by another runner, or by one that died and whose claims will lapse, or is due
-      // later: wait for the first of these, then take what has become free.
-      await sleep(await waitForPending(db, campaignId), options.signal);
+      // soon: wait for the first of these, then take what has become free. What is due later (a schedule) is
+      // the provider's scheduler's to start when its time comes.
+      const next = await nextDue(db, campaignId, clock);
+      if (next === 'later' || next === 'none') return total;
+      await sleep(next, options.signal);
     }
   } finally {
     // A run that failed (database away) leaves claims behind: they lapse, and the next run takes them.
@@ -100,14 +114,26 @@ export async function sendCampaign(
 /** How often a runner waiting for other runners' claims looks again (they may finish any moment). */
 const RECHECK_MS = 1000;
 
-/** Milliseconds until a pending delivery of the campaign may become claimable, or until the next look. */
-async function waitForPending(db: Database, campaignId: string): Promise<number> {
-  const { rows } = await db.query<{ wait: number | null }>(
-    `SELECT extract(epoch FROM min(greatest(next_attempt_at, coalesce(claimed_at + make_interval(secs => $2), next_attempt_at))) - now()) * 1000 AS wait
+/** A delivery due further off than this is left to the scheduler rather than waited for. */
+const HANDOFF_MS = 5000;
+
+/**
+ * When the campaign's run should look again: milliseconds until a pending delivery may become claimable (a
+ * claim held elsewhere, one that lapses, one due soon), 'later' when every one left is due past HANDOFF_MS
+ * (by `clock`), 'none' when nothing is pending (a cancelled campaign).
+ */
+async function nextDue(db: Database, campaignId: string, clock: Clock): Promise<number | 'later' | 'none'> {
+  const { rows } = await db.query<{ due: number | null; claimed: boolean | null }>(
+    `SELECT extract(epoch FROM min(next_attempt_at) FILTER (WHERE claimed_at IS NULL)) * 1000 AS due,
+       bool_or(claimed_at IS NOT NULL) AS claimed
      FROM deliveries WHERE campaign_id = $1 AND status = 'pending'`,
-    [campaignId, CLAIM_LEASE_SECONDS],
+    [campaignId],
   );
-  const wait = Number(rows[0]?.wait ?? 0);
+  const { due, claimed } = rows[0] ?? { due: null, claimed: null };
+  if (claimed) return RECHECK_MS;
+  if (due === null) return 'none';
+  const wait = Number(due) - clock.now();
+  if (wait > HANDOFF_MS) return 'later';
   return Math.min(Math.max(wait, 50), RECHECK_MS);
 }
 

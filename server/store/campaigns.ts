@@ -7,12 +7,21 @@ import type { CampaignAction, CampaignInput } from '../../contract/campaign-inpu
 import type { Campaign, CampaignStatus, CreatedCampaign } from '../../contract/owner-api.ts';
 import type { Urgency } from '../../contract/urgency.ts';
 import { audienceQuery } from './audience.ts';
+import { nextLocalTime } from '../push/local-time.ts';
 
-export async function createCampaign(db: Database, site: Pick<HostedSite, 'hash'>, input: CampaignInput): Promise<CreatedCampaign> {
+/** Creates the campaign and its deliveries; `now` (ms) is when a localTime campaign starts looking for its time. */
+export async function createCampaign(
+  db: Database,
+  site: Pick<HostedSite, 'hash'>,
+  input: CampaignInput,
+  now: number = Date.now(),
+): Promise<CreatedCampaign> {
+  const scheduled = input.sendAt !== undefined || input.localTime !== undefined;
   return db.transaction(async (tx) => {
     const { rows } = await tx.query<{ id: string }>(
-      `INSERT INTO campaigns (site_hash, title, body, url, icon, segment_sid, subscriber_id, ttl, urgency, image, actions, app_badge)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
+      `INSERT INTO campaigns (site_hash, title, body, url, icon, segment_sid, subscriber_id, ttl, urgency, image, actions, app_badge,
+         send_at, local_time, status)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id`,
       [
         site.hash,
         input.title,
@@ -26,6 +35,9 @@ export async function createCampaign(db: Database, site: Pick<HostedSite, 'hash'
         input.image ?? null,
         input.actions?.length ? JSON.stringify(input.actions) : null,
         input.appBadge ?? null,
+        input.sendAt ?? null,
+        input.localTime ?? null,
+        scheduled ? 'scheduled' : 'pending',
       ],
     );
     const campaignId = String(rows[0]!.id);
@@ -41,10 +53,59 @@ export async function createCampaign(db: Database, site: Pick<HostedSite, 'hash'
       [campaignId, ...audience.params],
     );
     const recipients = inserted.rows[0]!.recipients;
+    if (recipients > 0 && scheduled) await scheduleDeliveries(tx, campaignId, input, now);
     if (recipients === 0) {
       await tx.query(`UPDATE campaigns SET status = 'done', completed_at = now() WHERE id = $1`, [campaignId]);
     }
     return { campaignId, recipients };
+  });
+}
+
+/** Sets each delivery's due time: the send time, or when its subscriber's clock first shows the local time. */
+async function scheduleDeliveries(tx: Queryable, campaignId: string, input: CampaignInput, now: number): Promise<void> {
+  const from = input.sendAt === undefined ? now : Date.parse(input.sendAt);
+  if (input.localTime === undefined) {
+    await tx.query('UPDATE deliveries SET next_attempt_at = $2 WHERE campaign_id = $1', [campaignId, new Date(from).toISOString()]);
+    return;
+  }
+  // One due time per zone (a handful), computed here: the database's own time zone data is not relied on.
+  const { rows: zones } = await tx.query<{ timezone: string | null; timezone_offset: number | null }>(
+    `SELECT DISTINCT s.timezone, s.timezone_offset FROM deliveries d JOIN subscribers s ON s.id = d.subscriber_id WHERE d.campaign_id = $1`,
+    [campaignId],
+  );
+  const localTime = input.localTime;
+  const due = zones.map((zone) =>
+    new Date(nextLocalTime({ timezone: zone.timezone, timezoneOffset: zone.timezone_offset }, localTime, from)).toISOString(),
+  );
+  await tx.query(
+    `UPDATE deliveries d SET next_attempt_at = z.due
+     FROM subscribers s, unnest($2::text[], $3::int[], $4::timestamptz[]) AS z (timezone, timezone_offset, due)
+     WHERE d.campaign_id = $1 AND s.id = d.subscriber_id
+       AND s.timezone IS NOT DISTINCT FROM z.timezone AND s.timezone_offset IS NOT DISTINCT FROM z.timezone_offset`,
+    [campaignId, zones.map((zone) => zone.timezone), zones.map((zone) => zone.timezone_offset), due],
+  );
+}
+
+/**
+ * Cancels what of a scheduled or sending campaign has not gone: its waiting deliveries are removed (one a
+ * sender holds right now still goes). Returns how many were removed, or null when the campaign is not on the
+ * site or has nothing left to cancel.
+ */
+export async function cancelCampaign(db: Database, siteHash: string, campaignId: string): Promise<number | null> {
+  return db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ status: CampaignStatus }>(
+      'SELECT status FROM campaigns WHERE site_hash = $1 AND id = $2 FOR UPDATE',
+      [siteHash, campaignId],
+    );
+    const status = rows[0]?.status;
+    if (status !== 'scheduled' && status !== 'sending' && status !== 'pending') return null;
+    const removed = await tx.query(
+      `WITH removed AS (DELETE FROM deliveries WHERE campaign_id = $1 AND status = 'pending' AND claimed_at IS NULL RETURNING 1)
+       SELECT count(*)::int AS count FROM removed`,
+      [campaignId],
+    );
+    await tx.query(`UPDATE campaigns SET status = 'cancelled', completed_at = now() WHERE id = $1`, [campaignId]);
+    return Number(removed.rows[0]!.count);
   });
 }
 
@@ -62,6 +123,9 @@ interface CampaignRow {
   ttl: number;
   urgency: Urgency;
   status: CampaignStatus;
+  send_at: Date | null;
+  local_time: string | null;
+  next_due_at: Date | null;
   created_at: Date;
   completed_at: Date | null;
   recipients: string;
@@ -78,6 +142,7 @@ const CAMPAIGN_SELECT = `
   SELECT c.*,
     (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id) AS recipients,
     (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending') AS pending,
+    (SELECT min(d.next_attempt_at) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending') AS next_due_at,
     (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'delivered') AS delivered,
     (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'failed') AS failed,
     (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'expired') AS expired,
@@ -104,6 +169,9 @@ function summary(row: CampaignRow): Campaign {
     ttl: row.ttl,
     urgency: row.urgency,
     status: row.status,
+    sendAt: row.send_at ? new Date(row.send_at).toISOString() : null,
+    localTime: row.local_time,
+    nextDueAt: row.next_due_at ? new Date(row.next_due_at).toISOString() : null,
     createdAt: new Date(row.created_at).toISOString(),
     completedAt: row.completed_at ? new Date(row.completed_at).toISOString() : null,
     recipients: Number(row.recipients),

@@ -15,6 +15,7 @@ import { DatabaseUnavailableError, type Database } from './database.ts';
 import type { Delivery, DeliveryResult, DeliveryStore } from '../push/delivery-store.ts';
 import type { CampaignAction } from '../../contract/campaign-input.ts';
 import { declarativePayload, type LandingOrigins } from '../push/declarative-payload.ts';
+import { systemClock, type Clock } from '../push/clock.ts';
 
 /** A claim not renewed for this long belongs to a runner that is gone. */
 export const CLAIM_LEASE_SECONDS = 20;
@@ -49,6 +50,8 @@ export class DatabaseDeliveryStore implements DeliveryStore {
   constructor(
     private readonly db: Database,
     private readonly site: LandingOrigins,
+    /** Whose time says a scheduled delivery has come due. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   private hold(ids: string[]): void {
@@ -100,7 +103,7 @@ export class DatabaseDeliveryStore implements DeliveryStore {
       const { rows } = await tx.query<ClaimedRow>(
         `WITH picked AS (
            SELECT id FROM deliveries
-           WHERE campaign_id = $1 AND status = 'pending' AND next_attempt_at <= now()
+           WHERE campaign_id = $1 AND status = 'pending' AND next_attempt_at <= $4
              AND (claimed_at IS NULL OR claimed_at < now() - make_interval(secs => $3))
            ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED
          )
@@ -109,7 +112,7 @@ export class DatabaseDeliveryStore implements DeliveryStore {
          WHERE d.id = picked.id AND s.id = d.subscriber_id AND c.id = d.campaign_id
          RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth, c.title, c.body, c.url, c.icon, c.image, c.actions,
            c.app_badge, s.secret_hash`,
-        [campaignId, limit, CLAIM_LEASE_SECONDS],
+        [campaignId, limit, CLAIM_LEASE_SECONDS, new Date(this.clock.now()).toISOString()],
       );
       return rows.map((row) => ({
         id: String(row.id),

@@ -178,4 +178,18 @@ export const MIGRATIONS: Migration[] = [
     name: 'declarative push messages: the app badge a campaign sets',
     statements: [`ALTER TABLE campaigns ADD COLUMN app_badge integer`],
   },
+  {
+    version: 8,
+    name: 'scheduled campaigns: a send time, a subscriber-local time, cancelling',
+    statements: [
+      // A scheduled campaign's deliveries are written at once with next_attempt_at at each one's due time, so
+      // the schedule lives in the database and survives a restart; the provider sends what has come due.
+      `ALTER TABLE campaigns ADD COLUMN send_at timestamptz`,
+      `ALTER TABLE campaigns ADD COLUMN local_time text`,
+      `ALTER TABLE campaigns DROP CONSTRAINT campaigns_status_check`,
+      `ALTER TABLE campaigns ADD CONSTRAINT campaigns_status_check CHECK (status IN ('pending', 'scheduled', 'sending', 'done', 'cancelled'))`,
+      // The provider's scheduler looks for campaigns with a delivery come due across all campaigns.
+      `CREATE INDEX deliveries_pending_due ON deliveries (next_attempt_at) WHERE status = 'pending'`,
+    ],
+  },
 ];

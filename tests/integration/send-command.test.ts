@@ -90,6 +90,26 @@ describe('push-kit send', () => {
     });
   });
 
+  it('--at stores the campaign for the provider to send at that time and sends nothing now', async () => {
+    const before = service.requests.length;
+    const run = await runCli(['send', '--site', 'letters', '--title', 'Later', '--body', 'at nine', '--at', '2099-01-01T09:00:00Z']);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('campaign ');
+    expect(run.stdout).toContain('scheduled: the provider (push-kit serve) sends it from 2099-01-01T09:00:00.000Z');
+    expect(service.requests.length).toBe(before);
+  });
+
+  it('refuses a bad --at, --local-time or --app-badge, naming the option', async () => {
+    const refused = async (option: string, value: string) =>
+      runCli(['send', '--site', 'letters', '--title', 't', '--body', 'b', option, value]);
+    const at = await refused('--at', 'tomorrow');
+    expect(at.status).toBe(1);
+    expect(at.stderr).toContain('--at: must be an ISO 8601 time with its offset');
+    expect((await refused('--local-time', '9am')).stderr).toContain('--local-time: must be a time of day such as 09:30');
+    expect((await refused('--app-badge', 'many')).stderr).toContain('--app-badge: must be a whole number');
+  });
+
   it('refuses an unknown site and a bad URL, naming the option', async () => {
     const unknown = await runCli(['send', '--site', 'nope', '--title', 't', '--body', 'b']);
     expect(unknown.status).toBe(1);

@@ -19,7 +19,11 @@ let state: { path: string; remove: () => Promise<void> };
 let service: FakePushService;
 let provider: Provider | undefined;
 let ownerKey: string;
-const clock = { time: Date.parse('2026-11-23T20:00:00Z'), now: () => clock.time } satisfies Clock & { time: number };
+/** The provider's clock, moved by the test. */
+const clock: Clock & { time: number } = {
+  time: Date.parse('2026-11-23T20:00:00Z'),
+  now: () => clock.time,
+};
 
 async function start(): Promise<Provider> {
   provider = await startProvider({

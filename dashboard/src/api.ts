@@ -3,6 +3,7 @@
 import type {
   AudienceQuery,
   AudienceReply,
+  CampaignCancelledReply,
   CampaignCreatedReply,
   CampaignReply,
   CampaignRequest,
@@ -104,6 +105,8 @@ export function siteApi(key: string, site: string) {
     campaigns: (limit: number) => request<CampaignsReply>(key, `${base}/campaigns${query({ limit })}`).then((reply) => reply.campaigns),
     campaign: (campaignId: string) => request<CampaignReply>(key, `${base}/campaigns/${id(campaignId)}`).then((reply) => reply.campaign),
     createCampaign: (body: CampaignRequest) => request<CampaignCreatedReply>(key, `${base}/campaigns`, { method: 'POST', body }),
+    cancelCampaign: (campaignId: string) =>
+      request<CampaignCancelledReply>(key, `${base}/campaigns/${id(campaignId)}/cancel`, { method: 'POST' }),
   };
 }
 

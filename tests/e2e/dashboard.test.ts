@@ -245,6 +245,29 @@ describe('owner dashboard', () => {
     expect(await row.locator('td').nth(3).textContent()).toBe(`${vipPaths.length} / ${vipPaths.length}`);
   });
 
+  it('schedules a notification for a later time and cancels it before it goes', async () => {
+    const before = pushService.requests.length;
+    await page.getByRole('link', { name: 'Send a notification' }).click();
+    await page.getByLabel('Title').fill('New year letters');
+    await page.getByLabel('Message').fill('A fresh alphabet for the new year.');
+    await page.getByLabel('At a date and time').check();
+    await page.getByRole('button', { name: 'Review and send' }).click();
+    await expect.poll(() => page.getByText('choose a date and time').count()).toBe(1);
+    await page.getByLabel('Date and time (your clock)').fill('2099-01-01T09:00');
+    await page.getByLabel('A segment').check();
+    await page.getByLabel('Segment', { exact: true }).selectOption('vip');
+    await page.getByRole('button', { name: 'Review and send' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Schedule' }).click();
+
+    await page.getByRole('heading', { name: 'Scheduled' }).waitFor({ timeout: 30_000 });
+    const due = await page.locator('[data-next-due]').getAttribute('data-next-due');
+    expect(due).toBe(new Date(await page.evaluate(() => new Date('2099-01-01T09:00').toISOString())).toISOString());
+    await shot('compose-scheduled');
+    await page.getByRole('button', { name: 'Cancel this campaign' }).click();
+    await page.getByRole('heading', { name: 'Cancelled' }).waitFor({ timeout: 30_000 });
+    expect(pushService.requests.length).toBe(before);
+  });
+
   it('finds a subscriber, exports their data and deletes them', async () => {
     await page.getByRole('link', { name: 'Subscribers' }).click();
     await expect.poll(() => page.locator('[data-total]').getAttribute('data-total')).toBe(String(SUBSCRIBERS));

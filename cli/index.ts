@@ -72,6 +72,8 @@ export async function main(argv: string[]): Promise<number> {
     .option('--at <time>', 'send at this time (ISO 8601 with offset, e.g. 2026-12-01T09:00:00Z); push-kit serve sends it')
     .option('--local-time <HH:MM>', "send when each subscriber's own clock shows this time (from --at, or now)")
     .option('--app-badge <n>', "the number the site's app badge shows")
+    .option('--topic <topic>', 'Topic header: a newer message of the topic replaces an undelivered older one')
+    .option('--ttl <seconds>', 'seconds the push service keeps the message for an offline browser (default 86400)')
     .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
     .option('--key <key>', 'owner API key: the running provider sends (also PUSHKIT_OWNER_KEY)')
     .option('--provider <url>', "provider URL for --key (default: the site's serverSyncUrl)")

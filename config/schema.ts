@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { isP256PublicKey } from './vapid-key.ts';
 import { DEFAULT_TEXTS } from './default-texts.ts';
 import { SEGMENT_ID_PATTERN } from '../contract/ids.ts';
+import { TIME_OF_DAY_PATTERN } from '../contract/campaign-limits.ts';
 import { configMessage } from './errors.ts';
 
 /** The first character a URL or path may not hold (space, control character, lone surrogate), as "U+XXXX at character N". */
@@ -191,6 +192,29 @@ export const siteConfigSchema = z
       .array(originOnly)
       .default([])
       .describe("Origins besides the site's own that a notification click may open; any other URL opens the site."),
+    campaignGuardrails: z
+      .strictObject({
+        quietHours: z
+          .strictObject({
+            start: z.string().regex(TIME_OF_DAY_PATTERN, 'must be a time of day such as 21:00 (24-hour HH:MM)'),
+            end: z.string().regex(TIME_OF_DAY_PATTERN, 'must be a time of day such as 08:00 (24-hour HH:MM)'),
+          })
+          .optional()
+          .describe(
+            "Hours of the subscriber's own clock when no campaign is shown: a message waits until they end, or is dropped when its TTL runs out first.",
+          ),
+        frequencyCap: z
+          .strictObject({
+            max: z.int().min(1).max(1000),
+            per: z.enum(['day', 'week']),
+          })
+          .optional()
+          .describe(
+            'At most `max` notifications per subscriber per day or week (the last 24 hours or 7 days); past it a subscriber is skipped and counted.',
+          ),
+      })
+      .default({})
+      .describe('Limits on sending campaigns to each subscriber.'),
     vapidPublicKey: z
       .string()
       .refine(isP256PublicKey, { message: configMessage('E_VAPID_KEY'), params: { code: 'E_VAPID_KEY' } })

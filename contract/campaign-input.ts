@@ -9,7 +9,9 @@ import {
   CAMPAIGN_APP_BADGE_MAX,
   CAMPAIGN_BODY_MAX_LENGTH,
   CAMPAIGN_TITLE_MAX_LENGTH,
+  CAMPAIGN_TOPIC_PATTERN,
   CAMPAIGN_URL_MAX_LENGTH,
+  TIME_OF_DAY_PATTERN,
   DEFAULT_TTL_SECONDS,
   MAX_TTL_SECONDS,
 } from './campaign-limits.ts';
@@ -50,6 +52,11 @@ export const campaignInputSchema = z
     subscriberId: subscriberIdParam.optional(),
     /** Seconds the push service keeps the message for an offline browser (RFC 8030 TTL). */
     ttl: z.int().min(0).max(MAX_TTL_SECONDS).default(DEFAULT_TTL_SECONDS),
+    /** The Topic header: a newer message with the same topic replaces an undelivered older one at the push service. */
+    topic: z
+      .string('must be text')
+      .regex(CAMPAIGN_TOPIC_PATTERN, 'must be 1 to 32 letters, digits, "_" or "-" (RFC 8030 topic)')
+      .optional(),
     urgency: z.enum(URGENCIES, { error: `must be one of ${URGENCIES.join(', ')}` }).default(DEFAULT_URGENCY),
     /** When to send (an ISO 8601 time with its offset, e.g. 2026-12-01T09:00:00Z); now when absent. */
     sendAt: z.iso
@@ -59,7 +66,7 @@ export const campaignInputSchema = z
     /** Send when each subscriber's own clock first shows this time ("HH:MM", 24 h) at or after sendAt (or now). */
     localTime: z
       .string('must be a time of day such as 09:30')
-      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day such as 09:30 (24-hour HH:MM)')
+      .regex(TIME_OF_DAY_PATTERN, 'must be a time of day such as 09:30 (24-hour HH:MM)')
       .optional(),
   })
   .refine((body) => !(body.segment && body.subscriberId), { message: 'give a segment or a subscriberId, not both', path: ['segment'] });

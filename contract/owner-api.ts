@@ -152,6 +152,10 @@ export interface CampaignCounts {
   delivered: number;
   failed: number;
   expired: number;
+  /** Skipped: the subscriber had reached the site's frequency cap. */
+  capped: number;
+  /** Dropped: the subscriber's quiet hours outlasted the TTL. */
+  dropped: number;
   shown: number;
   clicked: number;
   closed: number;
@@ -165,6 +169,8 @@ export interface Campaign extends CampaignCounts {
   icon: string | null;
   image: string | null;
   actions: CampaignAction[];
+  /** The Topic header the campaign was sent with, when the owner chose one. */
+  topic: string | null;
   /** The app badge number the campaign sets, or null. */
   appBadge: number | null;
   segment: string | null;

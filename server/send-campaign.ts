@@ -39,6 +39,10 @@ export interface SendCampaignOptions {
   localTime?: string;
   /** The app badge number the notification sets. */
   appBadge?: number;
+  /** The Topic header: a newer message of the topic replaces an undelivered older one. */
+  topic?: string;
+  /** Seconds the push service keeps the message for an offline browser. */
+  ttl?: number;
   /** postgres://...; the embedded database in `<stateDir>/db` when absent. */
   database?: string;
   /** Site config globs (default `site-configs/*.json`). */
@@ -112,6 +116,8 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
     sendAt: options.sendAt,
     localTime: options.localTime,
     appBadge: options.appBadge,
+    topic: options.topic,
+    ttl: options.ttl,
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

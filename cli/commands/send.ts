@@ -24,6 +24,10 @@ export interface SendOptions extends Pick<
   localTime?: string;
   /** `--app-badge`: the number the site's app badge shows. */
   appBadge?: string;
+  /** `--topic`: the Topic header. */
+  topic?: string;
+  /** `--ttl`: seconds the push service keeps the message. */
+  ttl?: string;
 }
 
 /** The command's option for a field of the campaign input, where the names differ. */
@@ -83,7 +87,9 @@ async function sendThroughProvider(campaign: CampaignRequest, siteName: string, 
     if (progress.status === 'done' || progress.pending === 0) {
       if (tty) process.stdout.write('\n');
       console.log(
-        `sent to ${progress.recipients}: ${progress.delivered} delivered, ${progress.expired} expired, ${progress.failed} failed`,
+        `sent to ${progress.recipients}: ${progress.delivered} delivered, ${progress.expired} expired, ${progress.failed} failed` +
+          (progress.capped ? `, ${progress.capped} capped` : '') +
+          (progress.dropped ? `, ${progress.dropped} dropped in quiet hours` : ''),
       );
       return progress.failed > 0 ? 1 : 0;
     }
@@ -119,6 +125,8 @@ export async function runSend(options: SendOptions): Promise<number> {
       sendAt: campaign.sendAt,
       localTime: campaign.localTime,
       appBadge: campaign.appBadge,
+      topic: campaign.topic,
+      ttl: campaign.ttl,
       onCreated: (campaign) => {
         recipients = campaign.recipients;
         console.log(`campaign ${campaign.campaignId}: ${recipients} recipient${recipients === 1 ? '' : 's'}`);
@@ -138,6 +146,8 @@ export async function runSend(options: SendOptions): Promise<number> {
     if (tty) process.stdout.write(`\r${progressBar(final.recipients - final.pending, final.recipients)}\n`);
     console.log(
       `sent to ${final.recipients}: ${final.delivered} delivered, ${final.expired} expired, ${final.failed} failed` +
+        (final.capped ? `, ${final.capped} capped` : '') +
+        (final.dropped ? `, ${final.dropped} dropped in quiet hours` : '') +
         (final.pending ? `, ${final.pending} still pending (retried by the next send or serve)` : ''),
     );
     return final.failed > 0 ? 1 : 0;

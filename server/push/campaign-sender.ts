@@ -35,6 +35,10 @@ export interface CampaignProgress {
   delivered: number;
   failed: number;
   expired: number;
+  /** Skipped: the subscriber had reached the site's frequency cap. */
+  capped: number;
+  /** Dropped: the subscriber's quiet hours outlasted the message's TTL. */
+  dropped: number;
 }
 
 export async function campaignProgress(db: Database, campaignId: string): Promise<CampaignProgress> {
@@ -43,8 +47,15 @@ export async function campaignProgress(db: Database, campaignId: string): Promis
     [campaignId],
   );
   const count = (status: string) => Number(rows.find((row) => row.status === status)?.count ?? 0);
-  const progress = { pending: count('pending'), delivered: count('delivered'), failed: count('failed'), expired: count('expired') };
-  return { recipients: progress.pending + progress.delivered + progress.failed + progress.expired, ...progress };
+  const progress = {
+    pending: count('pending'),
+    delivered: count('delivered'),
+    failed: count('failed'),
+    expired: count('expired'),
+    capped: count('capped'),
+    dropped: count('dropped'),
+  };
+  return { recipients: Object.values(progress).reduce((sum, value) => sum + value, 0), ...progress };
 }
 
 export async function sendCampaign(
@@ -54,8 +65,8 @@ export async function sendCampaign(
   keys: VapidKeyPair,
   options: SendCampaignOptions = {},
 ): Promise<CampaignCounts> {
-  const { rows } = await db.query<{ ttl: number; urgency: Urgency; status: string }>(
-    'SELECT ttl, urgency, status FROM campaigns WHERE id = $1 AND site_hash = $2',
+  const { rows } = await db.query<{ ttl: number; urgency: Urgency; status: string; topic: string | null }>(
+    'SELECT ttl, urgency, status, topic FROM campaigns WHERE id = $1 AND site_hash = $2',
     [campaignId, site.hash],
   );
   const campaign = rows[0];
@@ -81,8 +92,9 @@ export async function sendCampaign(
         subject: vapidSubjectOf(site),
         ttl: campaign.ttl,
         urgency: campaign.urgency,
-        // A retried request replaces an undelivered copy at the push service instead of adding a second one.
-        topic: `campaign-${campaignId}`.slice(0, 32),
+        // A retried request replaces an undelivered copy at the push service instead of adding a second one; a
+        // campaign's own topic also replaces an undelivered older campaign of that topic.
+        topic: campaign.topic ?? `campaign-${campaignId}`.slice(0, 32),
         concurrency: options.concurrency,
         onProgress: options.onProgress && ((progress) => options.onProgress!(add(progress))),
         signal: options.signal,

@@ -20,8 +20,8 @@ export async function createCampaign(
   return db.transaction(async (tx) => {
     const { rows } = await tx.query<{ id: string }>(
       `INSERT INTO campaigns (site_hash, title, body, url, icon, segment_sid, subscriber_id, ttl, urgency, image, actions, app_badge,
-         send_at, local_time, status)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id`,
+         send_at, local_time, status, topic)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`,
       [
         site.hash,
         input.title,
@@ -38,6 +38,7 @@ export async function createCampaign(
         input.sendAt ?? null,
         input.localTime ?? null,
         scheduled ? 'scheduled' : 'pending',
+        input.topic ?? null,
       ],
     );
     const campaignId = String(rows[0]!.id);
@@ -45,12 +46,13 @@ export async function createCampaign(
     // counted in the database: a campaign to everyone must not carry a row per recipient back to the process
     const inserted = await tx.query<{ recipients: number }>(
       `WITH inserted AS (
-         INSERT INTO deliveries (campaign_id, subscriber_id)
-         SELECT $1, audience.id FROM (${audience.sql}) audience
+         INSERT INTO deliveries (campaign_id, subscriber_id, next_attempt_at)
+         SELECT $1, audience.id, $${audience.params.length + 2}::timestamptz FROM (${audience.sql}) audience
          ON CONFLICT (campaign_id, subscriber_id) DO NOTHING RETURNING 1
        )
        SELECT count(*)::int AS recipients FROM inserted`,
-      [campaignId, ...audience.params],
+      // due by the sender's clock (the one `now` comes from), not the database server's
+      [campaignId, ...audience.params, new Date(now).toISOString()],
     );
     const recipients = inserted.rows[0]!.recipients;
     if (recipients > 0 && scheduled) await scheduleDeliveries(tx, campaignId, input, now);
@@ -133,6 +135,9 @@ interface CampaignRow {
   delivered: string;
   failed: string;
   expired: string;
+  capped: string;
+  dropped: string;
+  topic: string | null;
   shown: string;
   clicked: string;
   closed: string;
@@ -146,6 +151,8 @@ const CAMPAIGN_SELECT = `
     (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'delivered') AS delivered,
     (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'failed') AS failed,
     (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'expired') AS expired,
+    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'capped') AS capped,
+    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'dropped') AS dropped,
     (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'shown') AS shown,
     (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'clicked') AS clicked,
     (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'closed') AS closed
@@ -181,6 +188,9 @@ function summary(row: CampaignRow): Campaign {
     delivered,
     failed,
     expired,
+    capped: Number(row.capped),
+    dropped: Number(row.dropped),
+    topic: row.topic,
     shown: Number(row.shown),
     clicked: Number(row.clicked),
     closed: Number(row.closed),

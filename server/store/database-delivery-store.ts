@@ -11,11 +11,12 @@
 // deliveries whose request had not started are sent once, by the next runner. A database that is away for
 // less than the lease (a restart) while the runner lives costs nothing: the answers are kept in memory and
 // written when it is back.
-import { DatabaseUnavailableError, type Database } from './database.ts';
+import { DatabaseUnavailableError, type Database, type Queryable } from './database.ts';
 import type { Delivery, DeliveryResult, DeliveryStore } from '../push/delivery-store.ts';
 import type { CampaignAction } from '../../contract/campaign-input.ts';
 import { declarativePayload, type LandingOrigins } from '../push/declarative-payload.ts';
 import { systemClock, type Clock } from '../push/clock.ts';
+import { CAP_WINDOW_MS, guardrailVerdict, type CampaignGuardrails } from '../push/guardrails.ts';
 
 /** A claim not renewed for this long belongs to a runner that is gone. */
 export const CLAIM_LEASE_SECONDS = 20;
@@ -39,7 +40,14 @@ interface ClaimedRow {
   actions?: CampaignAction[] | null;
   app_badge: number | null;
   secret_hash: string | null;
+  timezone: string | null;
+  timezone_offset: number | null;
+  ttl: number;
+  recent: number;
 }
+
+/** What the store needs of the site: where clicks may land, and its guardrails. */
+export type DeliveryStoreSite = LandingOrigins & { campaignGuardrails?: CampaignGuardrails };
 
 export class DatabaseDeliveryStore implements DeliveryStore {
   /** Deliveries this store claimed and has not yet marked or rescheduled. */
@@ -49,7 +57,7 @@ export class DatabaseDeliveryStore implements DeliveryStore {
   /** `site`: where the payloads' clicks may land (the site's origin and notificationClickOrigins). */
   constructor(
     private readonly db: Database,
-    private readonly site: LandingOrigins,
+    private readonly site: DeliveryStoreSite,
     /** Whose time says a scheduled delivery has come due. */
     private readonly clock: Clock = systemClock,
   ) {}
@@ -100,7 +108,9 @@ export class DatabaseDeliveryStore implements DeliveryStore {
            AND (s.endpoint IS NULL OR s.p256dh IS NULL OR s.auth IS NULL OR s.status <> 'subscribed')`,
         [campaignId],
       );
-      const { rows } = await tx.query<ClaimedRow>(
+      const now = this.clock.now();
+      const cap = this.site.campaignGuardrails?.frequencyCap;
+      const { rows: claimed } = await tx.query<ClaimedRow>(
         `WITH picked AS (
            SELECT id FROM deliveries
            WHERE campaign_id = $1 AND status = 'pending' AND next_attempt_at <= $4
@@ -111,9 +121,21 @@ export class DatabaseDeliveryStore implements DeliveryStore {
          FROM picked, subscribers s, campaigns c
          WHERE d.id = picked.id AND s.id = d.subscriber_id AND c.id = d.campaign_id
          RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth, c.title, c.body, c.url, c.icon, c.image, c.actions,
-           c.app_badge, s.secret_hash`,
-        [campaignId, limit, CLAIM_LEASE_SECONDS, new Date(this.clock.now()).toISOString()],
+           c.app_badge, s.secret_hash, s.timezone, s.timezone_offset, c.ttl,
+           ${
+             cap
+               ? `(SELECT count(*)::int FROM deliveries x WHERE x.subscriber_id = d.subscriber_id AND x.status = 'delivered' AND x.updated_at > $5)`
+               : '0'
+           } AS recent`,
+        [
+          campaignId,
+          limit,
+          CLAIM_LEASE_SECONDS,
+          new Date(now).toISOString(),
+          ...(cap ? [new Date(now - CAP_WINDOW_MS[cap.per]).toISOString()] : []),
+        ],
       );
+      const rows = await this.applyGuardrails(tx, claimed, now);
       return rows.map((row) => ({
         id: String(row.id),
         campaignId: String(row.campaign_id),
@@ -137,6 +159,45 @@ export class DatabaseDeliveryStore implements DeliveryStore {
         ),
       }));
     });
+  }
+
+  /**
+   * The site's guardrails, per claimed delivery: one in the subscriber's quiet hours waits for their end (the
+   * attempt it was claimed with not counted), one whose TTL runs out first is dropped, a capped subscriber's is
+   * skipped; the rest are returned for sending.
+   */
+  private async applyGuardrails(tx: Queryable, rows: ClaimedRow[], now: number): Promise<ClaimedRow[]> {
+    const guardrails = this.site.campaignGuardrails;
+    if (!guardrails?.quietHours && !guardrails?.frequencyCap) return rows;
+    const send: ClaimedRow[] = [];
+    const waiting: { id: string; until: string }[] = [];
+    const skipped: { id: string; status: 'capped' | 'dropped'; reason: string }[] = [];
+    for (const row of rows) {
+      const verdict = guardrailVerdict(guardrails, {
+        now,
+        zone: { timezone: row.timezone, timezoneOffset: row.timezone_offset },
+        ttlSeconds: row.ttl,
+        recentDeliveries: Number(row.recent),
+      });
+      if (verdict.action === 'send') send.push(row);
+      else if (verdict.action === 'wait') waiting.push({ id: String(row.id), until: new Date(verdict.until).toISOString() });
+      else skipped.push({ id: String(row.id), status: verdict.action === 'cap' ? 'capped' : 'dropped', reason: verdict.reason });
+    }
+    if (waiting.length) {
+      await tx.query(
+        `UPDATE deliveries d SET next_attempt_at = w.until, claimed_at = NULL, attempts = d.attempts - 1
+         FROM unnest($1::bigint[], $2::timestamptz[]) AS w (id, until) WHERE d.id = w.id`,
+        [waiting.map((entry) => entry.id), waiting.map((entry) => entry.until)],
+      );
+    }
+    if (skipped.length) {
+      await tx.query(
+        `UPDATE deliveries d SET status = k.status, last_error = k.reason, claimed_at = NULL, updated_at = now()
+         FROM unnest($1::bigint[], $2::text[], $3::text[]) AS k (id, status, reason) WHERE d.id = k.id`,
+        [skipped.map((entry) => entry.id), skipped.map((entry) => entry.status), skipped.map((entry) => entry.reason)],
+      );
+    }
+    return send;
   }
 
   /**

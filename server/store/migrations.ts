@@ -192,4 +192,16 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX deliveries_pending_due ON deliveries (next_attempt_at) WHERE status = 'pending'`,
     ],
   },
+  {
+    version: 9,
+    name: 'campaign guardrails: capped and dropped deliveries, a campaign topic',
+    statements: [
+      // capped: the subscriber had the most notifications the site allows; dropped: quiet hours outlasted the TTL.
+      `ALTER TABLE deliveries DROP CONSTRAINT deliveries_status_check`,
+      `ALTER TABLE deliveries ADD CONSTRAINT deliveries_status_check CHECK (status IN ('pending', 'delivered', 'failed', 'expired', 'capped', 'dropped'))`,
+      // A frequency cap counts each subscriber's recent deliveries.
+      `CREATE INDEX deliveries_subscriber_delivered ON deliveries (subscriber_id, updated_at) WHERE status = 'delivered'`,
+      `ALTER TABLE campaigns ADD COLUMN topic text`,
+    ],
+  },
 ];

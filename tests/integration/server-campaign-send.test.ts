@@ -90,7 +90,15 @@ describe('sending a campaign from the database', () => {
     expect(request.headers.urgency).toBe('high');
     expect(request.headers.topic).toBe(`campaign-${campaignId}`);
     expect(verifyVapidAuthorization(request.headers.authorization as string, vapid.publicKey).claims.sub).toBe(vapidSubjectOf(site));
-    expect(await campaignProgress(db, campaignId)).toEqual({ recipients: 2, pending: 0, delivered: 1, failed: 0, expired: 1 });
+    expect(await campaignProgress(db, campaignId)).toEqual({
+      recipients: 2,
+      pending: 0,
+      delivered: 1,
+      failed: 0,
+      expired: 1,
+      capped: 0,
+      dropped: 0,
+    });
     const statuses = await db.query<{ id: string; status: string }>('SELECT id, status FROM subscribers WHERE id = ANY($1)', [
       [delivered, gone],
     ]);

@@ -433,6 +433,7 @@ const OWNER_ROUTES: Route[] = [
   })),
   ownerRoute('GET', '/campaigns', 'query', () => ({ limit: '5', offset: '0' })),
   ownerRoute('GET', '/campaigns/:id', 'path', () => ({ id: fixture.campaignId })),
+  ownerRoute('POST', '/campaigns/:id/cancel', 'path', () => ({ id: fixture.campaignId })),
 ];
 
 interface Row {
@@ -728,6 +729,19 @@ const BAD_FIELDS: Record<string, [string, unknown, number, string][]> = {
     ['subscriberId', long(129), 400, 'at most 128'],
     ['segment', 'no-such-segment', 404, 'no segment'],
     ['extra', 'x', 400, 'not a parameter'],
+    ['sendAt', 'tomorrow', 400, 'ISO 8601'],
+    ['sendAt', '2026-12-01T09:00:00', 400, 'with its offset'],
+    ['sendAt', '2100-01-01T00:00:01Z', 400, 'before 2100'],
+    ['localTime', '24:00', 400, 'time of day'],
+    ['localTime', ['09:00'], 400, 'time of day'],
+    ['appBadge', -1, 400, '0 or more'],
+    ['appBadge', 'three', 400, 'whole number'],
+    ['topic', 'a'.repeat(33), 400, 'RFC 8030 topic'],
+    ['topic', 'no spaces', 400, 'RFC 8030 topic'],
+  ],
+  'POST /api/v1/sites/:name/campaigns/:id/cancel': [
+    ['id', 'abc', 400, 'campaign id'],
+    ['id', '999999', 404, 'no campaign'],
   ],
   'GET /api/v1/sites/:name/campaigns': [
     ['limit', 'x', 400, 'must be a number'],

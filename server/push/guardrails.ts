@@ -21,10 +21,7 @@ export interface DeliveryCircumstances {
 }
 
 export type GuardrailVerdict =
-  | { action: 'send' }
-  | { action: 'wait'; until: number }
-  | { action: 'drop'; reason: string }
-  | { action: 'cap'; reason: string };
+  { action: 'send' } | { action: 'wait'; until: number } | { action: 'drop'; reason: string } | { action: 'cap'; reason: string };
 
 const minutesOf = (time: string): number => Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5));
 

@@ -192,6 +192,12 @@ export const siteConfigSchema = z
       .array(originOnly)
       .default([])
       .describe("Origins besides the site's own that a notification click may open; any other URL opens the site."),
+    conversionWindowHours: z
+      .int()
+      .min(1)
+      .max(720)
+      .default(72)
+      .describe("Hours after a subscriber's click on a campaign in which a shop order of theirs counts as that campaign's conversion."),
     campaignGuardrails: z
       .strictObject({
         quietHours: z

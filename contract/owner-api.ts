@@ -159,6 +159,10 @@ export interface CampaignCounts {
   shown: number;
   clicked: number;
   closed: number;
+  /** clicked / delivered, or null before anything was delivered. */
+  clickRate: number | null;
+  /** Shop orders of subscribers who clicked, within the site's conversionWindowHours after their click. */
+  conversions: number;
 }
 
 export interface Campaign extends CampaignCounts {

@@ -141,6 +141,7 @@ interface CampaignRow {
   shown: string;
   clicked: string;
   closed: string;
+  conversions: string;
 }
 
 const CAMPAIGN_SELECT = `
@@ -155,8 +156,17 @@ const CAMPAIGN_SELECT = `
     (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'dropped') AS dropped,
     (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'shown') AS shown,
     (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'clicked') AS clicked,
-    (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'closed') AS closed
+    (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'closed') AS closed,
+    (SELECT count(DISTINCT o.order_id) FROM shop_orders o
+       JOIN (SELECT e.subscriber_id, min(e.created_at) AS clicked_at FROM events e
+             WHERE e.campaign_id = c.id AND e.kind = 'clicked' AND e.subscriber_id IS NOT NULL GROUP BY e.subscriber_id) k
+         ON o.subscriber_id = k.subscriber_id
+       WHERE o.site_hash = c.site_hash AND o.created_at >= k.clicked_at AND o.created_at < k.clicked_at + make_interval(hours => $2)
+    ) AS conversions
   FROM campaigns c`;
+
+/** Hours after a click in which the subscriber's shop order is the campaign's conversion, unless the site says. */
+export const DEFAULT_CONVERSION_WINDOW_HOURS = 72;
 
 function summary(row: CampaignRow): Campaign {
   const delivered = Number(row.delivered);
@@ -194,19 +204,38 @@ function summary(row: CampaignRow): Campaign {
     shown: Number(row.shown),
     clicked: Number(row.clicked),
     closed: Number(row.closed),
+    // of the subscribers the push service took it for, the share who clicked
+    clickRate: delivered > 0 ? Number(row.clicked) / delivered : null,
+    conversions: Number(row.conversions),
   };
 }
 
-export async function listCampaigns(db: Queryable, siteHash: string, limit: number, offset: number): Promise<Campaign[]> {
-  const { rows } = await db.query<CampaignRow>(`${CAMPAIGN_SELECT} WHERE c.site_hash = $1 ORDER BY c.id DESC LIMIT $2 OFFSET $3`, [
+export async function listCampaigns(
+  db: Queryable,
+  siteHash: string,
+  limit: number,
+  offset: number,
+  conversionWindowHours = DEFAULT_CONVERSION_WINDOW_HOURS,
+): Promise<Campaign[]> {
+  const { rows } = await db.query<CampaignRow>(`${CAMPAIGN_SELECT} WHERE c.site_hash = $1 ORDER BY c.id DESC LIMIT $3 OFFSET $4`, [
     siteHash,
+    conversionWindowHours,
     limit,
     offset,
   ]);
   return rows.map(summary);
 }
 
-export async function getCampaign(db: Queryable, siteHash: string, campaignId: string): Promise<Campaign | null> {
-  const { rows } = await db.query<CampaignRow>(`${CAMPAIGN_SELECT} WHERE c.site_hash = $1 AND c.id = $2`, [siteHash, campaignId]);
+export async function getCampaign(
+  db: Queryable,
+  siteHash: string,
+  campaignId: string,
+  conversionWindowHours = DEFAULT_CONVERSION_WINDOW_HOURS,
+): Promise<Campaign | null> {
+  const { rows } = await db.query<CampaignRow>(`${CAMPAIGN_SELECT} WHERE c.site_hash = $1 AND c.id = $3`, [
+    siteHash,
+    conversionWindowHours,
+    campaignId,
+  ]);
   return rows[0] ? summary(rows[0]) : null;
 }

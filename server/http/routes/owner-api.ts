@@ -301,7 +301,7 @@ async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Pro
   app.get('/api/v1/sites/:name/campaigns', async (request): Promise<CampaignsReply> => {
     const site = ownedSite(request);
     const page = parseParams(pageSchema, request.query);
-    return { status: 'success', campaigns: await listCampaigns(db, site.hash, page.limit, page.offset) };
+    return { status: 'success', campaigns: await listCampaigns(db, site.hash, page.limit, page.offset, site.config.conversionWindowHours) };
   });
 
   app.post('/api/v1/sites/:name/campaigns/:id/cancel', async (request): Promise<CampaignCancelledReply> => {
@@ -319,7 +319,7 @@ async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Pro
   app.get('/api/v1/sites/:name/campaigns/:id', async (request): Promise<CampaignReply> => {
     const site = ownedSite(request);
     const { id } = parseParams(z.object({ id: z.string().regex(CAMPAIGN_ID_PATTERN, 'must be a campaign id (digits)') }), request.params);
-    const campaign = await getCampaign(db, site.hash, id);
+    const campaign = await getCampaign(db, site.hash, id, site.config.conversionWindowHours);
     if (!campaign) throw new RequestError('E_CAMPAIGN_UNKNOWN', { param: 'id', id, site: site.name });
     return { status: 'success', campaign };
   });

@@ -148,7 +148,23 @@ describe('owner dashboard', () => {
     expect(await page.locator('[data-status="unsubscribed"]').textContent()).toBe(String(byStatus.unsubscribed));
     expect(await page.locator('[data-status="blocked"]').textContent()).toBe(String(byStatus.blocked));
     expect(await page.locator('[data-status="expired"]').textContent()).toBe(String(byStatus.expired));
-    expect(await page.locator('svg.chart').getAttribute('aria-label')).toContain(`${SUBSCRIBERS} new`);
+    const chart = page.locator('figure[data-chart="subscribers"]');
+    expect(await chart.getAttribute('aria-label')).toContain(`${SUBSCRIBERS} new`);
+    // readable axes: each axis counts in distinct whole numbers from 0, and the x axis names days
+    const axes = chart.locator('.recharts-yAxis-tick-labels');
+    await axes.first().locator('.recharts-cartesian-axis-tick-value').first().waitFor();
+    expect(await axes.count()).toBe(2);
+    for (let index = 0; index < 2; index += 1) {
+      const ticks = await axes.nth(index).locator('.recharts-cartesian-axis-tick-value').allTextContents();
+      expect(ticks.length).toBeGreaterThan(1);
+      expect(new Set(ticks).size).toBe(ticks.length);
+      for (const tick of ticks) expect(tick).toMatch(/^\d{1,3}(,\d{3})*$/);
+      expect(ticks[0]).toBe('0');
+    }
+    expect((await chart.locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value').first().textContent()) ?? '').toMatch(
+      /^[A-Z][a-z]{2} \d{1,2}$/,
+    );
+    expect(await page.locator('link[rel="icon"]').getAttribute('href')).toMatch(/^data:image\/svg\+xml,/);
     expect(page.url()).not.toContain(lettersKey);
     expect(await page.evaluate(() => sessionStorage.getItem('pushkit-dashboard'))).toContain(lettersKey);
     expect(await page.evaluate(() => localStorage.length)).toBe(0);
@@ -242,6 +258,8 @@ describe('owner dashboard', () => {
     await page.getByRole('link', { name: 'Overview' }).click();
     const row = page.locator('tr', { hasText: 'Spring letters are in' });
     await row.waitFor();
+    await page.locator('figure[data-chart="campaigns"] .recharts-bar-rectangle').first().waitFor();
+    expect(await row.locator('[data-click-rate]').textContent()).toBe('0.0%');
     expect(await row.locator('td').nth(3).textContent()).toBe(`${vipPaths.length} / ${vipPaths.length}`);
   });
 

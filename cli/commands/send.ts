@@ -30,6 +30,10 @@ export interface SendOptions extends Pick<
   ttl?: string;
 }
 
+/** A number option as typed; anything but digits becomes NaN, which the schema refuses naming the option. */
+const numberOption = (value: string | undefined): number | undefined =>
+  value === undefined ? undefined : /^\d+$/.test(value) ? Number(value) : Number.NaN;
+
 /** The command's option for a field of the campaign input, where the names differ. */
 const OPTION_OF: Record<string, string> = { sendAt: 'at', localTime: 'local-time', appBadge: 'app-badge' };
 
@@ -42,8 +46,9 @@ function campaignOf(options: SendOptions): CampaignInput {
     segment: options.segment,
     sendAt: options.at,
     localTime: options.localTime,
-    appBadge:
-      options.appBadge === undefined ? undefined : /^\d+$/.test(options.appBadge) ? Number(options.appBadge) : (options.appBadge as never),
+    appBadge: numberOption(options.appBadge),
+    topic: options.topic,
+    ttl: numberOption(options.ttl),
   };
   const result = campaignInputSchema.safeParse(request);
   if (result.success) return result.data;

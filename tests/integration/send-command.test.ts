@@ -79,11 +79,24 @@ function runCli(args: string[]): Promise<{ status: number | null; stdout: string
 
 describe('push-kit send', () => {
   it('sends from the embedded database and prints the final counts', async () => {
-    const run = await runCli(['send', '--site', 'letters', '--title', 'New letters', '--body', 'Fresh ink']);
+    const run = await runCli([
+      'send',
+      '--site',
+      'letters',
+      '--title',
+      'New letters',
+      '--body',
+      'Fresh ink',
+      '--topic',
+      'new-letters',
+      '--ttl',
+      '600',
+    ]);
     expect(run.stderr).toBe('');
     expect(run.stdout).toContain('sent to 1: 1 delivered, 0 expired, 0 failed');
     expect(run.status).toBe(0);
     const request = service.requests.find((entry) => entry.path === '/send/direct')!;
+    expect([request.headers.topic, request.headers.ttl]).toEqual(['new-letters', '600']);
     expect(JSON.parse(decryptPushBody(request.body, keys).toString('utf8'))).toMatchObject({
       web_push: 8030,
       notification: { title: 'New letters', body: 'Fresh ink' },
@@ -108,6 +121,12 @@ describe('push-kit send', () => {
     expect(at.stderr).toContain('--at: must be an ISO 8601 time with its offset');
     expect((await refused('--local-time', '9am')).stderr).toContain('--local-time: must be a time of day such as 09:30');
     expect((await refused('--app-badge', 'many')).stderr).toContain('--app-badge: must be a whole number');
+    expect((await refused('--topic', 'new letters')).stderr).toContain(
+      '--topic: must be 1 to 32 letters, digits, "_" or "-" (RFC 8030 topic)',
+    );
+    const ttl = await refused('--ttl', 'soon');
+    expect(ttl.status).toBe(1);
+    expect(ttl.stderr).toContain('--ttl: ');
   });
 
   it('refuses an unknown site and a bad URL, naming the option', async () => {

@@ -27,6 +27,15 @@ const campaignActionSchema = z.strictObject({
   url: httpUrl.optional(),
 });
 
+/** One variant of an A/B test: what it changes of the campaign (title, body, icon, image, URL). */
+const campaignVariantSchema = z.strictObject({
+  title: text(CAMPAIGN_TITLE_MAX_LENGTH).min(1, 'must not be empty').optional(),
+  body: text(CAMPAIGN_BODY_MAX_LENGTH).min(1, 'must not be empty').optional(),
+  url: httpUrl.optional(),
+  icon: httpUrl.optional(),
+  image: httpUrl.optional(),
+});
+
 export const campaignInputSchema = z
   .strictObject({
     title: text(CAMPAIGN_TITLE_MAX_LENGTH).min(1, 'must not be empty'),
@@ -68,8 +77,30 @@ export const campaignInputSchema = z
       .string('must be a time of day such as 09:30')
       .regex(TIME_OF_DAY_PATTERN, 'must be a time of day such as 09:30 (24-hour HH:MM)')
       .optional(),
+    /** An A/B test: 2 to 4 variants, sent to testFraction of the audience split evenly; the rest gets the winner. */
+    variants: z
+      .array(campaignVariantSchema, { error: 'must be a list of { title?, body?, url?, icon?, image? }' })
+      .min(2, 'an A/B test needs 2 to 4 variants')
+      .max(4, 'an A/B test needs 2 to 4 variants')
+      .optional(),
+    /** The share of the audience the variants go to (the rest waits for the winner). */
+    testFraction: z.number('must be a number').min(0.05, 'must be 0.05 or more').max(0.95, 'must be 0.95 or less').optional(),
+    /** Minutes after the test goes out when the variant with the best click rate goes to the rest. */
+    winnerAfterMinutes: z
+      .int('must be a whole number of minutes')
+      .min(5, 'must be 5 or more')
+      .max(10_080, 'must be 10080 (a week) or less')
+      .optional(),
   })
-  .refine((body) => !(body.segment && body.subscriberId), { message: 'give a segment or a subscriberId, not both', path: ['segment'] });
+  .refine((body) => !(body.segment && body.subscriberId), { message: 'give a segment or a subscriberId, not both', path: ['segment'] })
+  .refine((body) => !body.variants || (body.testFraction !== undefined && body.winnerAfterMinutes !== undefined), {
+    message: 'an A/B test needs testFraction and winnerAfterMinutes',
+    path: ['variants'],
+  })
+  .refine((body) => !body.variants || body.localTime === undefined, {
+    message: 'an A/B test cannot go at a local time',
+    path: ['variants'],
+  });
 
 /** The body a caller sends: TTL and urgency may be left out. */
 export type CampaignRequest = z.input<typeof campaignInputSchema>;

@@ -173,6 +173,11 @@ export interface Campaign extends CampaignCounts {
   icon: string | null;
   image: string | null;
   actions: CampaignAction[];
+  /** An A/B test's variants with their figures ([] for a campaign without a test). */
+  variants: CampaignVariantFigures[];
+  /** When the winner goes to the rest (ISO), and which variant won (null until then). */
+  winnerAt: string | null;
+  winnerVariant: number | null;
   /** The Topic header the campaign was sent with, when the owner chose one. */
   topic: string | null;
   /** The app badge number the campaign sets, or null. */
@@ -190,6 +195,20 @@ export interface Campaign extends CampaignCounts {
   nextDueAt: string | null;
   createdAt: string;
   completedAt: string | null;
+}
+
+/** One variant of an A/B test and its figures (its test share only). */
+export interface CampaignVariantFigures {
+  variant: number;
+  title: string | null;
+  body: string | null;
+  url: string | null;
+  icon: string | null;
+  image: string | null;
+  recipients: number;
+  delivered: number;
+  clicked: number;
+  clickRate: number | null;
 }
 
 export interface CreatedCampaign {

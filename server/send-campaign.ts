@@ -9,7 +9,7 @@ import { openDatabase, type Database } from './store/database.ts';
 import { siteNamed, type HostedSite } from './sites.ts';
 import { readVapidKeyFile, type VapidKeyPair } from './vapid-keys.ts';
 import { embeddedDatabaseDir, STATE_DIR, vapidKeyFile } from './state-paths.ts';
-import { campaignInputSchema } from '../contract/campaign-input.ts';
+import { campaignInputSchema, type CampaignRequest } from '../contract/campaign-input.ts';
 import { PushServiceAllowlist, PushServicesSettingError } from './push/push-services.ts';
 
 export type SendCampaignErrorCode = 'E_ARGUMENT' | 'E_KEY_READ' | 'E_KEY_MISMATCH' | 'E_DATABASE' | 'E_SEGMENT';
@@ -43,6 +43,10 @@ export interface SendCampaignOptions {
   topic?: string;
   /** Seconds the push service keeps the message for an offline browser. */
   ttl?: number;
+  /** An A/B test: 2 to 4 variants, the share of the audience they go to, minutes until the winner goes to the rest. */
+  variants?: CampaignRequest['variants'];
+  testFraction?: number;
+  winnerAfterMinutes?: number;
   /** postgres://...; the embedded database in `<stateDir>/db` when absent. */
   database?: string;
   /** Site config globs (default `site-configs/*.json`). */
@@ -118,6 +122,9 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
     appBadge: options.appBadge,
     topic: options.topic,
     ttl: options.ttl,
+    variants: options.variants,
+    testFraction: options.testFraction,
+    winnerAfterMinutes: options.winnerAfterMinutes,
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -153,7 +160,13 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
       return { campaignId, site: site.name, ...(await campaignProgress(db, campaignId)), ...(scheduledFor ? { scheduledFor } : {}) };
     }
     await sendStoredCampaign(db, site, campaignId, keys, { onProgress: options.onProgress, pushServices });
-    return { campaignId, site: site.name, ...(await campaignProgress(db, campaignId)) };
+    const progress = await campaignProgress(db, campaignId);
+    if (campaign.variants !== undefined && progress.pending > 0) {
+      // an A/B test's rest waits for the winner, which the provider sends
+      const winner = await db.query<{ winner_at: Date }>('SELECT winner_at FROM campaigns WHERE id = $1', [campaignId]);
+      return { campaignId, site: site.name, ...progress, scheduledFor: new Date(winner.rows[0]!.winner_at).toISOString() };
+    }
+    return { campaignId, site: site.name, ...progress };
   } finally {
     await closePushConnections();
     await db.close();

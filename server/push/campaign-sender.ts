@@ -10,6 +10,7 @@ import type { VapidKeyPair } from '../vapid-keys.ts';
 import type { Urgency } from '../../contract/urgency.ts';
 import type { PushServiceAllowlist } from './push-services.ts';
 import { systemClock, type Clock } from './clock.ts';
+import { decideWinner } from '../store/ab-tests.ts';
 
 export interface SendCampaignOptions {
   concurrency?: number;
@@ -72,6 +73,8 @@ export async function sendCampaign(
   const campaign = rows[0];
   if (!campaign) throw new Error(`no campaign ${campaignId} on site ${site.name}`);
   const clock = options.clock ?? systemClock;
+  // An A/B test whose time has come gets its winner before its rest is claimed.
+  await decideWinner(db, campaignId, clock.now());
   // A scheduled campaign whose time has not come is left alone (the provider's scheduler starts it then).
   if (campaign.status === 'cancelled' || (campaign.status === 'scheduled' && (await nextDue(db, campaignId, clock)) === 'later')) {
     return { sent: 0, delivered: 0, failed: 0, expired: 0 };
@@ -116,6 +119,7 @@ export async function sendCampaign(
       const next = await nextDue(db, campaignId, clock);
       if (next === 'later' || next === 'none') return total;
       await sleep(next, options.signal);
+      await decideWinner(db, campaignId, clock.now());
     }
   } finally {
     // A run that failed (database away) leaves claims behind: they lapse, and the next run takes them.

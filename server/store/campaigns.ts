@@ -8,6 +8,7 @@ import type { Campaign, CampaignStatus, CreatedCampaign } from '../../contract/o
 import type { Urgency } from '../../contract/urgency.ts';
 import { audienceQuery } from './audience.ts';
 import { nextLocalTime } from '../push/local-time.ts';
+import { splitForTest, variantFigures } from './ab-tests.ts';
 
 /** Creates the campaign and its deliveries; `now` (ms) is when a localTime campaign starts looking for its time. */
 export async function createCampaign(
@@ -56,6 +57,9 @@ export async function createCampaign(
     );
     const recipients = inserted.rows[0]!.recipients;
     if (recipients > 0 && scheduled) await scheduleDeliveries(tx, campaignId, input, now);
+    if (recipients > 0 && input.variants) {
+      await splitForTest(tx, campaignId, input, recipients, input.sendAt === undefined ? now : Date.parse(input.sendAt));
+    }
     if (recipients === 0) {
       await tx.query(`UPDATE campaigns SET status = 'done', completed_at = now() WHERE id = $1`, [campaignId]);
     }
@@ -138,6 +142,8 @@ interface CampaignRow {
   capped: string;
   dropped: string;
   topic: string | null;
+  winner_at: Date | null;
+  winner_variant: number | null;
   shown: string;
   clicked: string;
   closed: string;
@@ -201,6 +207,9 @@ function summary(row: CampaignRow): Campaign {
     capped: Number(row.capped),
     dropped: Number(row.dropped),
     topic: row.topic,
+    variants: [],
+    winnerAt: row.winner_at ? new Date(row.winner_at).toISOString() : null,
+    winnerVariant: row.winner_variant,
     shown: Number(row.shown),
     clicked: Number(row.clicked),
     closed: Number(row.closed),
@@ -237,5 +246,7 @@ export async function getCampaign(
     conversionWindowHours,
     campaignId,
   ]);
-  return rows[0] ? summary(rows[0]) : null;
+  if (!rows[0]) return null;
+  const campaign = summary(rows[0]);
+  return campaign.winnerAt ? { ...campaign, variants: await variantFigures(db, campaignId) } : campaign;
 }

@@ -115,12 +115,19 @@ export class DatabaseDeliveryStore implements DeliveryStore {
            SELECT id FROM deliveries
            WHERE campaign_id = $1 AND status = 'pending' AND next_attempt_at <= $4
              AND (claimed_at IS NULL OR claimed_at < now() - make_interval(secs => $3))
+             -- an A/B test's rest waits for its winner
+             AND (variant IS NOT NULL OR NOT EXISTS (
+               SELECT 1 FROM campaigns t WHERE t.id = $1 AND t.winner_at IS NOT NULL AND t.winner_variant IS NULL))
            ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED
          )
          UPDATE deliveries d SET claimed_at = now(), attempts = d.attempts + 1, updated_at = now()
          FROM picked, subscribers s, campaigns c
+         LEFT JOIN campaign_variants v ON v.campaign_id = c.id
          WHERE d.id = picked.id AND s.id = d.subscriber_id AND c.id = d.campaign_id
-         RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth, c.title, c.body, c.url, c.icon, c.image, c.actions,
+           AND (v.variant IS NULL OR v.variant = coalesce(d.variant, c.winner_variant))
+         RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth,
+           coalesce(v.title, c.title) AS title, coalesce(v.body, c.body) AS body, coalesce(v.url, c.url) AS url,
+           coalesce(v.icon, c.icon) AS icon, coalesce(v.image, c.image) AS image, c.actions,
            c.app_badge, s.secret_hash, s.timezone, s.timezone_offset, c.ttl,
            ${
              cap

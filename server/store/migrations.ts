@@ -204,4 +204,24 @@ export const MIGRATIONS: Migration[] = [
       `ALTER TABLE campaigns ADD COLUMN topic text`,
     ],
   },
+  {
+    version: 10,
+    name: 'A/B tests: campaign variants, the variant of each delivery, the winner',
+    statements: [
+      `CREATE TABLE campaign_variants (
+        campaign_id bigint NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+        variant smallint NOT NULL,
+        title text,
+        body text,
+        url text,
+        icon text,
+        image text,
+        PRIMARY KEY (campaign_id, variant)
+      )`,
+      // The variant a test delivery carries; NULL for the rest of the audience, which gets the winner.
+      `ALTER TABLE deliveries ADD COLUMN variant smallint`,
+      `ALTER TABLE campaigns ADD COLUMN winner_at timestamptz`,
+      `ALTER TABLE campaigns ADD COLUMN winner_variant smallint`,
+    ],
+  },
 ];

@@ -124,6 +124,26 @@ describe('push-kit send', () => {
     expect((await refused('--topic', 'new letters')).stderr).toContain(
       '--topic: must be 1 to 32 letters, digits, "_" or "-" (RFC 8030 topic)',
     );
+    expect((await refused('--variant', 'B')).stderr).toContain('--variant: must be JSON such as {"title":"Another title"}, not B');
+    expect((await refused('--variant', '{"title":"B"}')).stderr).toContain('--variant: an A/B test needs 2 to 4 variants');
+    const badVariant = await runCli([
+      'send',
+      '--site',
+      'letters',
+      '--title',
+      't',
+      '--body',
+      'b',
+      '--variant',
+      '{}',
+      '--variant',
+      '{"url":"javascript:x"}',
+      '--test-fraction',
+      '0.5',
+      '--winner-after',
+      '60',
+    ]);
+    expect(badVariant.stderr).toContain('--variant.1.url: must be an absolute http(s) URL');
     const ttl = await refused('--ttl', 'soon');
     expect(ttl.status).toBe(1);
     expect(ttl.stderr).toContain('--ttl: ');

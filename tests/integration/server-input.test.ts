@@ -738,6 +738,11 @@ const BAD_FIELDS: Record<string, [string, unknown, number, string][]> = {
     ['appBadge', 'three', 400, 'whole number'],
     ['topic', 'a'.repeat(33), 400, 'RFC 8030 topic'],
     ['topic', 'no spaces', 400, 'RFC 8030 topic'],
+    ['variants', [{}], 400, '2 to 4 variants'],
+    ['variants', 'ab', 400, 'must be a list'],
+    ['variants', [{}, {}], 400, 'needs testFraction and winnerAfterMinutes'],
+    ['testFraction', 0, 400, '0.05 or more'],
+    ['winnerAfterMinutes', 1e9, 400, 'a week'],
   ],
   'POST /api/v1/sites/:name/campaigns/:id/cancel': [
     ['id', 'abc', 400, 'campaign id'],

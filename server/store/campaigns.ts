@@ -232,7 +232,12 @@ export async function listCampaigns(
     limit,
     offset,
   ]);
-  return rows.map(summary);
+  // an A/B test's variants with their figures: a query for each test on the page
+  return Promise.all(
+    rows
+      .map(summary)
+      .map(async (campaign) => (campaign.winnerAt ? { ...campaign, variants: await variantFigures(db, campaign.campaignId) } : campaign)),
+  );
 }
 
 export async function getCampaign(

@@ -126,8 +126,10 @@ describe('an A/B test', () => {
     expect(rest.map((message) => message.notification.title)).toEqual(['Twelve new letters for spring', 'Twelve new letters for spring']);
     const after = (await api('GET', `/campaigns/${campaignId}`)).json().campaign as Campaign;
     expect(after).toMatchObject({ status: 'done', delivered: 6, pending: 0, winnerVariant: 1 });
-    // the variants' figures stay those of the test
+    // the variants' figures stay those of the test, in the list of campaigns too
     expect(after.variants.map((variant) => variant.delivered)).toEqual([2, 2]);
+    const listed = (await api('GET', '/campaigns')).json().campaigns as Campaign[];
+    expect(listed.find((entry) => entry.campaignId === campaignId)!.variants.map((variant) => variant.clicked)).toEqual([0, 1]);
   });
 
   it('refuses an A/B test it cannot run, naming the field', async () => {

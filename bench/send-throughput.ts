@@ -167,7 +167,7 @@ async function main(): Promise<void> {
     // What sendCampaign did before issue 21: the same runner and rows, encryption in the main thread.
     'push-kit before: no thread pool': async (campaignId) =>
       (
-        await runCampaign(new DatabaseDeliveryStore(db), campaignId, {
+        await runCampaign(new DatabaseDeliveryStore(db, site.config), campaignId, {
           vapid,
           subject,
           ttl: 3600,
@@ -179,7 +179,7 @@ async function main(): Promise<void> {
       ).delivered,
     'web-push, HTTP/1.1 keep-alive': async (campaignId) =>
       (
-        await runCampaign(new DatabaseDeliveryStore(db), campaignId, {
+        await runCampaign(new DatabaseDeliveryStore(db, site.config), campaignId, {
           vapid,
           subject,
           ttl: 3600,

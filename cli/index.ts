@@ -70,6 +70,18 @@ export async function main(argv: string[]): Promise<number> {
     .requiredOption('--body <body>', 'notification body')
     .option('--url <url>', 'page opened on click')
     .option('--segment <segment>', 'only this segment')
+    .option('--at <time>', 'send at this time (ISO 8601 with offset, e.g. 2026-12-01T09:00:00Z); push-kit serve sends it')
+    .option('--local-time <HH:MM>', "send when each subscriber's own clock shows this time (from --at, or now)")
+    .option('--app-badge <n>', "the number the site's app badge shows")
+    .option(
+      '--variant <json>',
+      'an A/B test variant, e.g. \'{"title":"B"}\' (title, body, url, icon, image); give 2 to 4',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option('--test-fraction <share>', 'A/B test: the share of the audience the variants go to, e.g. 0.2')
+    .option('--winner-after <minutes>', 'A/B test: minutes until the best click rate goes to the rest')
+    .option('--topic <topic>', 'Topic header: a newer message of the topic replaces an undelivered older one')
+    .option('--ttl <seconds>', 'seconds the push service keeps the message for an offline browser (default 86400)')
     .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
     .option('--key <key>', 'owner API key: the running provider sends (also PUSHKIT_OWNER_KEY)')
     .option('--provider <url>', "provider URL for --key (default: the site's serverSyncUrl)")

@@ -12,7 +12,7 @@ import {
   CONVERSION_WINDOW_MAX_HOURS,
   type AutomationKind,
 } from '../contract/automations.ts';
-import { CAMPAIGN_BODY_MAX_LENGTH, CAMPAIGN_TITLE_MAX_LENGTH } from '../contract/campaign-limits.ts';
+import { CAMPAIGN_BODY_MAX_LENGTH, CAMPAIGN_TITLE_MAX_LENGTH, TIME_OF_DAY_PATTERN } from '../contract/campaign-limits.ts';
 import { configMessage } from './errors.ts';
 import { isAcceptedVapidSubject } from './vapid-subject.ts';
 
@@ -242,6 +242,35 @@ export const siteConfigSchema = z
       .array(originOnly)
       .default([])
       .describe("Origins besides the site's own that a notification click may open; any other URL opens the site."),
+    conversionWindowHours: z
+      .int()
+      .min(1)
+      .max(720)
+      .default(72)
+      .describe("Hours after a subscriber's click on a campaign in which a shop order of theirs counts as that campaign's conversion."),
+    campaignGuardrails: z
+      .strictObject({
+        quietHours: z
+          .strictObject({
+            start: z.string().regex(TIME_OF_DAY_PATTERN, 'must be a time of day such as 21:00 (24-hour HH:MM)'),
+            end: z.string().regex(TIME_OF_DAY_PATTERN, 'must be a time of day such as 08:00 (24-hour HH:MM)'),
+          })
+          .optional()
+          .describe(
+            "Hours of the subscriber's own clock when no campaign is shown: a message waits until they end, or is dropped when its TTL runs out first.",
+          ),
+        frequencyCap: z
+          .strictObject({
+            max: z.int().min(1).max(1000),
+            per: z.enum(['day', 'week']),
+          })
+          .optional()
+          .describe(
+            'At most `max` notifications per subscriber per day or week (the last 24 hours or 7 days); past it a subscriber is skipped and counted.',
+          ),
+      })
+      .default({})
+      .describe('Limits on sending campaigns to each subscriber.'),
     vapidPublicKey: z
       .string()
       .refine(isP256PublicKey, { message: configMessage('E_VAPID_KEY'), params: { code: 'E_VAPID_KEY' } })

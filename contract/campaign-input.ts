@@ -6,9 +6,12 @@ import {
   CAMPAIGN_ACTION_NAME_PATTERN,
   CAMPAIGN_ACTION_TITLE_MAX_LENGTH,
   CAMPAIGN_ACTIONS_MAX,
+  CAMPAIGN_APP_BADGE_MAX,
   CAMPAIGN_BODY_MAX_LENGTH,
   CAMPAIGN_TITLE_MAX_LENGTH,
+  CAMPAIGN_TOPIC_PATTERN,
   CAMPAIGN_URL_MAX_LENGTH,
+  TIME_OF_DAY_PATTERN,
   DEFAULT_TTL_SECONDS,
   MAX_TTL_SECONDS,
 } from './campaign-limits.ts';
@@ -24,6 +27,15 @@ const campaignActionSchema = z.strictObject({
   url: httpUrl.optional(),
 });
 
+/** One variant of an A/B test: what it changes of the campaign (title, body, icon, image, URL). */
+const campaignVariantSchema = z.strictObject({
+  title: text(CAMPAIGN_TITLE_MAX_LENGTH).min(1, 'must not be empty').optional(),
+  body: text(CAMPAIGN_BODY_MAX_LENGTH).min(1, 'must not be empty').optional(),
+  url: httpUrl.optional(),
+  icon: httpUrl.optional(),
+  image: httpUrl.optional(),
+});
+
 export const campaignInputSchema = z
   .strictObject({
     title: text(CAMPAIGN_TITLE_MAX_LENGTH).min(1, 'must not be empty'),
@@ -37,15 +49,58 @@ export const campaignInputSchema = z
       .max(CAMPAIGN_ACTIONS_MAX, `at most ${CAMPAIGN_ACTIONS_MAX} buttons (browsers show no more)`)
       .refine((actions) => new Set(actions.map((action) => action.action)).size === actions.length, 'action names must differ')
       .optional(),
+    /** The number the site's app badge shows (declarative push `app_badge`); absent leaves the badge alone. */
+    appBadge: z
+      .int('must be a whole number')
+      .min(0, 'must be 0 or more')
+      .max(CAMPAIGN_APP_BADGE_MAX, `must be at most ${CAMPAIGN_APP_BADGE_MAX}`)
+      .optional(),
     /** Only subscribers in the segment with this sid. */
     segment: z.union([z.int().positive().transform(String), segmentIdParam], { error: 'must be a segment id' }).optional(),
     /** Only this subscriber. */
     subscriberId: subscriberIdParam.optional(),
     /** Seconds the push service keeps the message for an offline browser (RFC 8030 TTL). */
     ttl: z.int().min(0).max(MAX_TTL_SECONDS).default(DEFAULT_TTL_SECONDS),
+    /** The Topic header: a newer message with the same topic replaces an undelivered older one at the push service. */
+    topic: z
+      .string('must be text')
+      .regex(CAMPAIGN_TOPIC_PATTERN, 'must be 1 to 32 letters, digits, "_" or "-" (RFC 8030 topic)')
+      .optional(),
     urgency: z.enum(URGENCIES, { error: `must be one of ${URGENCIES.join(', ')}` }).default(DEFAULT_URGENCY),
+    /** When to send (an ISO 8601 time with its offset, e.g. 2026-12-01T09:00:00Z); now when absent. */
+    sendAt: z.iso
+      .datetime({ offset: true, error: 'must be an ISO 8601 time with its offset, such as 2026-12-01T09:00:00Z' })
+      .refine((value) => Date.parse(value) <= Date.parse('2100-01-01T00:00:00Z'), 'must be before 2100')
+      .optional(),
+    /** Send when each subscriber's own clock first shows this time ("HH:MM", 24 h) at or after sendAt (or now). */
+    localTime: z
+      .string('must be a time of day such as 09:30')
+      .regex(TIME_OF_DAY_PATTERN, 'must be a time of day such as 09:30 (24-hour HH:MM)')
+      .optional(),
+    /** An A/B test: 2 to 4 variants, sent to testFraction of the audience split evenly; the rest gets the winner. */
+    variants: z
+      .array(campaignVariantSchema, { error: 'must be a list of { title?, body?, url?, icon?, image? }' })
+      .min(2, 'an A/B test needs 2 to 4 variants')
+      .max(4, 'an A/B test needs 2 to 4 variants')
+      .optional(),
+    /** The share of the audience the variants go to (the rest waits for the winner). */
+    testFraction: z.number('must be a number').min(0.05, 'must be 0.05 or more').max(0.95, 'must be 0.95 or less').optional(),
+    /** Minutes after the test goes out when the variant with the best click rate goes to the rest. */
+    winnerAfterMinutes: z
+      .int('must be a whole number of minutes')
+      .min(5, 'must be 5 or more')
+      .max(10_080, 'must be 10080 (a week) or less')
+      .optional(),
   })
-  .refine((body) => !(body.segment && body.subscriberId), { message: 'give a segment or a subscriberId, not both', path: ['segment'] });
+  .refine((body) => !(body.segment && body.subscriberId), { message: 'give a segment or a subscriberId, not both', path: ['segment'] })
+  .refine((body) => !body.variants || (body.testFraction !== undefined && body.winnerAfterMinutes !== undefined), {
+    message: 'an A/B test needs testFraction and winnerAfterMinutes',
+    path: ['variants'],
+  })
+  .refine((body) => !body.variants || body.localTime === undefined, {
+    message: 'an A/B test cannot go at a local time',
+    path: ['variants'],
+  });
 
 /** The body a caller sends: TTL and urgency may be left out. */
 export type CampaignRequest = z.input<typeof campaignInputSchema>;

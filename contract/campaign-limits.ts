@@ -7,9 +7,16 @@ export const CAMPAIGN_URL_MAX_LENGTH = 2048;
 /** Browsers show no more buttons than this. */
 export const CAMPAIGN_ACTIONS_MAX = 2;
 export const CAMPAIGN_ACTION_TITLE_MAX_LENGTH = 40;
+/** The largest app badge number a campaign may set (a database integer; platforms show far less). */
+export const CAMPAIGN_APP_BADGE_MAX = 2_147_483_647;
 export const CAMPAIGN_ACTION_NAME_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 
 /** Seconds a push service keeps the message for an offline browser (RFC 8030 TTL): one day unless asked. */
 export const DEFAULT_TTL_SECONDS = 86_400;
 /** Four weeks: the most push services keep a message. */
 export const MAX_TTL_SECONDS = 2_419_200;
+
+/** A time of day, 24-hour "HH:MM": a campaign's localTime, a site's quiet hours. */
+export const TIME_OF_DAY_PATTERN = /^([01]\d|2[0-3]):[0-5]\d$/;
+/** A campaign's Topic header (RFC 8030 section 5.4): at most 32 characters of the URL-safe base64 alphabet. */
+export const CAMPAIGN_TOPIC_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;

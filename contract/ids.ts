@@ -49,3 +49,7 @@ export const SITE_NAME_RULE = 'must be 1 to 60 lowercase letters, digits, "_" or
 
 /** A campaign id: the database's bigint, as digits. */
 export const CAMPAIGN_ID_PATTERN = /^\d{1,18}$/;
+
+/** A delivery's click token (contract/push-payload.ts CLICK_PARAM): the delivery id, ".", a 22-character MAC. */
+export const CLICK_TOKEN_PATTERN = /^\d{1,18}\.[A-Za-z0-9_-]{22}$/;
+export const CLICK_TOKEN_RULE = 'must be the click token of a delivery (digits, ".", 22 base64url characters)';

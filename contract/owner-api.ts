@@ -143,7 +143,8 @@ export interface SegmentRequest {
   condition?: string;
 }
 
-export type CampaignStatus = 'pending' | 'sending' | 'done';
+/** scheduled: waiting for its send time (or its subscribers' local time); cancelled: stopped before it all went. */
+export type CampaignStatus = 'pending' | 'scheduled' | 'sending' | 'done' | 'cancelled';
 
 export interface CampaignCounts {
   recipients: number;
@@ -153,9 +154,17 @@ export interface CampaignCounts {
   delivered: number;
   failed: number;
   expired: number;
+  /** Skipped: the subscriber had reached the site's frequency cap. */
+  capped: number;
+  /** Dropped: the subscriber's quiet hours outlasted the TTL. */
+  dropped: number;
   shown: number;
   clicked: number;
   closed: number;
+  /** clicked / delivered, or null before anything was delivered. */
+  clickRate: number | null;
+  /** Shop orders of subscribers who clicked, within the site's conversionWindowHours after their click. */
+  conversions: number;
 }
 
 export interface Campaign extends CampaignCounts {
@@ -166,13 +175,42 @@ export interface Campaign extends CampaignCounts {
   icon: string | null;
   image: string | null;
   actions: CampaignAction[];
+  /** An A/B test's variants with their figures ([] for a campaign without a test). */
+  variants: CampaignVariantFigures[];
+  /** When the winner goes to the rest (ISO), and which variant won (null until then). */
+  winnerAt: string | null;
+  winnerVariant: number | null;
+  /** The Topic header the campaign was sent with, when the owner chose one. */
+  topic: string | null;
+  /** The app badge number the campaign sets, or null. */
+  appBadge: number | null;
   segment: string | null;
   subscriberId: string | null;
   ttl: number;
   urgency: Urgency;
   status: CampaignStatus;
+  /** The send time asked for (ISO), or null for at once. */
+  sendAt: string | null;
+  /** The subscriber-local time of day asked for ("HH:MM"), or null. */
+  localTime: string | null;
+  /** When the earliest delivery still waiting is due (ISO), or null when none waits. */
+  nextDueAt: string | null;
   createdAt: string;
   completedAt: string | null;
+}
+
+/** One variant of an A/B test and its figures (its test share only). */
+export interface CampaignVariantFigures {
+  variant: number;
+  title: string | null;
+  body: string | null;
+  url: string | null;
+  icon: string | null;
+  image: string | null;
+  recipients: number;
+  delivered: number;
+  clicked: number;
+  clickRate: number | null;
 }
 
 export interface CreatedCampaign {
@@ -196,3 +234,4 @@ export type MemberRemovedReply = SuccessReply<{ sid: string; subscriberId: strin
 export type CampaignCreatedReply = SuccessReply<CreatedCampaign>;
 export type CampaignsReply = SuccessReply<{ campaigns: Campaign[] }>;
 export type CampaignReply = SuccessReply<{ campaign: Campaign }>;
+export type CampaignCancelledReply = SuccessReply<{ campaignId: string; cancelled: number }>;

@@ -12,6 +12,7 @@ import { createTagger, refreshVisitorData } from './tags.ts';
 import { addSubscriberToSegment, addToSegment, removeSubscriberFromSegment } from './segment-api.ts';
 import { startSegments } from './segments.ts';
 import { startShop } from './shop.ts';
+import { reportLandingClick } from './landing-click.ts';
 
 type Listener = (...args: never[]) => void;
 
@@ -36,6 +37,7 @@ export interface PushkitApi {
 }
 
 export function startRuntime(site: SiteModule): PushkitApi {
+  guard(reportLandingClick)(site);
   const services = createServices(site);
   const callbacks: Record<CallbackKind, Listener[]> = { success: [], failure: [], shown: [] };
   const lifecycle = startLifecycle(services, (kind, ...args) =>

@@ -69,6 +69,12 @@ export const SERVER_ERRORS = {
   ),
   E_SEGMENT_EXISTS: entry<{ sid: string }>(409, ({ sid }) => `sid: segment ${sid} exists already`),
   E_MEMBER_UNKNOWN: entry<{ id: string; sid: string }>(404, ({ id, sid }) => `id: subscriber ${id} is not in segment ${sid}`),
+  E_CLICK_TOKEN_WRONG: entry<Record<string, never>>(403, () => 'click: not the click token of a delivery of this site'),
+  E_CAMPAIGN_ID_MISSING: entry<Record<string, never>>(400, () => 'campaignId: required when no click token is given'),
+  E_CAMPAIGN_NOT_CANCELLABLE: entry<{ id: string; status: string }>(
+    409,
+    ({ id, status }) => `id: campaign ${id} is ${status}; only a scheduled or sending campaign can be cancelled`,
+  ),
   E_CAMPAIGN_UNKNOWN: entry<{ param: string; id: string; site?: string }>(
     404,
     ({ param, id, site }) => `${param}: no campaign ${id} on ${onSite(site)}`,

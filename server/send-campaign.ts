@@ -9,7 +9,7 @@ import { openDatabase, type Database } from './store/database.ts';
 import { siteNamed, type HostedSite } from './sites.ts';
 import { readVapidKeyFile, type VapidKeyPair } from './vapid-keys.ts';
 import { embeddedDatabaseDir, STATE_DIR, vapidKeyFile } from './state-paths.ts';
-import { campaignInputSchema } from '../contract/campaign-input.ts';
+import { campaignInputSchema, type CampaignRequest } from '../contract/campaign-input.ts';
 import { PushServiceAllowlist, PushServicesSettingError } from './push/push-services.ts';
 
 export type SendCampaignErrorCode = 'E_ARGUMENT' | 'E_KEY_READ' | 'E_KEY_MISMATCH' | 'E_DATABASE' | 'E_SEGMENT';
@@ -33,6 +33,20 @@ export interface SendCampaignOptions {
   url?: string;
   /** Only the subscribers of the segment with this sid. */
   segment?: string;
+  /** Send at this time (ISO 8601 with offset) instead of now: the campaign is stored and `push-kit serve` sends it. */
+  sendAt?: string;
+  /** Send when each subscriber's clock first shows this time ("HH:MM") at or after sendAt (or now). */
+  localTime?: string;
+  /** The app badge number the notification sets. */
+  appBadge?: number;
+  /** The Topic header: a newer message of the topic replaces an undelivered older one. */
+  topic?: string;
+  /** Seconds the push service keeps the message for an offline browser. */
+  ttl?: number;
+  /** An A/B test: 2 to 4 variants, the share of the audience they go to, minutes until the winner goes to the rest. */
+  variants?: CampaignRequest['variants'];
+  testFraction?: number;
+  winnerAfterMinutes?: number;
   /** postgres://...; the embedded database in `<stateDir>/db` when absent. */
   database?: string;
   /** Site config globs (default `site-configs/*.json`). */
@@ -51,6 +65,8 @@ export interface SendCampaignOptions {
 export interface SendCampaignResult extends CampaignProgress {
   campaignId: string;
   site: string;
+  /** When the campaign waits for its time: the earliest delivery's due time (ISO); nothing was sent yet. */
+  scheduledFor?: string;
 }
 
 async function siteKeys(site: HostedSite, stateDir: string): Promise<VapidKeyPair> {
@@ -96,7 +112,20 @@ function allowedPushServices(setting: string | readonly string[] | undefined): P
 
 /** Creates the campaign and sends it from this process; resolves with the final counts. */
 export async function sendCampaign(options: SendCampaignOptions): Promise<SendCampaignResult> {
-  const parsed = campaignInputSchema.safeParse({ title: options.title, body: options.body, url: options.url, segment: options.segment });
+  const parsed = campaignInputSchema.safeParse({
+    title: options.title,
+    body: options.body,
+    url: options.url,
+    segment: options.segment,
+    sendAt: options.sendAt,
+    localTime: options.localTime,
+    appBadge: options.appBadge,
+    topic: options.topic,
+    ttl: options.ttl,
+    variants: options.variants,
+    testFraction: options.testFraction,
+    winnerAfterMinutes: options.winnerAfterMinutes,
+  });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new SendCampaignError(`${issue.path.join('.')}: ${issue.message}`, 'E_ARGUMENT');
@@ -122,8 +151,22 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
     // The site's icon, as the dashboard's compose form offers it; the owner API leaves it to the caller.
     const { campaignId, recipients } = await createCampaign(db, site, { ...campaign, icon: site.config.style.iconUrl });
     options.onCreated?.({ campaignId, recipients, site });
+    if (campaign.sendAt !== undefined || campaign.localTime !== undefined) {
+      const due = await db.query<{ due: Date | null }>(
+        `SELECT min(next_attempt_at) AS due FROM deliveries WHERE campaign_id = $1 AND status = 'pending'`,
+        [campaignId],
+      );
+      const scheduledFor = due.rows[0]?.due ? new Date(due.rows[0].due).toISOString() : undefined;
+      return { campaignId, site: site.name, ...(await campaignProgress(db, campaignId)), ...(scheduledFor ? { scheduledFor } : {}) };
+    }
     await sendStoredCampaign(db, site, campaignId, keys, { onProgress: options.onProgress, pushServices });
-    return { campaignId, site: site.name, ...(await campaignProgress(db, campaignId)) };
+    const progress = await campaignProgress(db, campaignId);
+    if (campaign.variants !== undefined && progress.pending > 0) {
+      // an A/B test's rest waits for the winner, which the provider sends
+      const winner = await db.query<{ winner_at: Date }>('SELECT winner_at FROM campaigns WHERE id = $1', [campaignId]);
+      return { campaignId, site: site.name, ...progress, scheduledFor: new Date(winner.rows[0]!.winner_at).toISOString() };
+    }
+    return { campaignId, site: site.name, ...progress };
   } finally {
     await closePushConnections();
     await db.close();

@@ -170,6 +170,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
     const resumed = await campaigns.resumeUnfinished();
     automations.start();
+    campaigns.startScheduler();
     const pruning = scheduleEventPruning(db, eventRetention, options.log);
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const running = { app, campaigns, automations };

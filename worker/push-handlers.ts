@@ -7,52 +7,82 @@ import type { WorkerSiteModule } from '../runtime/site-module.ts';
 import { readSubscription, saveSubscription } from '../runtime/subscription-db.ts';
 import { SUBSCRIPTION_MESSAGE } from '../contract/worker-message.ts';
 import type { NotificationEvent, NotificationEventReport } from '../contract/notification-event.ts';
-import type { PushPayload } from '../contract/push-payload.ts';
+import {
+  DECLARATIVE_PUSH_MAGIC,
+  type DeclarativePushMessage,
+  type LegacyPushPayload,
+  type PushNotificationData,
+} from '../contract/push-payload.ts';
 import type { SyncForm } from '../contract/sync.ts';
 import { urlBase64ToBytes } from '../runtime/base64url.ts';
 
-interface NotificationData {
+interface NotificationData extends PushNotificationData {
   url?: string;
-  campaignId?: string | number;
   actionUrls?: Record<string, string>;
 }
 
 /** The payload of a push message; text that is not JSON becomes the body, so nothing is ever shown empty. */
-export function readPayload(data: { json(): unknown; text(): string } | null | undefined): PushPayload {
+export function readPayload(data: { json(): unknown; text(): string } | null | undefined): PushMessage {
   if (!data) return {};
   try {
     const payload = data.json();
-    return payload && typeof payload === 'object' ? (payload as PushPayload) : { body: String(payload) };
+    return payload && typeof payload === 'object' ? (payload as PushMessage) : { body: String(payload) };
   } catch {
     return { body: data.text() };
   }
 }
 
+type PushMessage = Partial<DeclarativePushMessage> & LegacyPushPayload;
+
+/** A declarative message read as the flat fields the worker shows; a legacy payload as it is. */
+function flatten(
+  payload: PushMessage,
+): LegacyPushPayload & { data?: PushNotificationData; silent?: unknown; renotify?: unknown; lang?: unknown; dir?: unknown } {
+  const notification = payload.notification;
+  if (payload.web_push !== DECLARATIVE_PUSH_MAGIC || !notification || typeof notification !== 'object') return payload;
+  const data = notification.data && typeof notification.data === 'object' ? notification.data : {};
+  return {
+    ...notification,
+    url: notification.navigate,
+    actions: Array.isArray(notification.actions)
+      ? notification.actions.map((action) => ({ action: action?.action, title: action?.title, icon: action?.icon, url: action?.navigate }))
+      : undefined,
+    campaignId: data.campaignId,
+    data,
+  };
+}
+
 /** The title and options of the notification for a payload; a missing title falls back to the company name. */
 export function notificationFor(
-  payload: PushPayload,
+  payload: PushMessage,
   site: WorkerSiteModule,
 ): { title: string; options: NotificationOptions & Record<string, unknown> } {
   const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() ? value : undefined);
-  const actions = Array.isArray(payload.actions) ? payload.actions.filter((action) => text(action?.action) && text(action?.title)) : [];
+  const flat = flatten(payload);
+  const actions = Array.isArray(flat.actions) ? flat.actions.filter((action) => text(action?.action) && text(action?.title)) : [];
+  const click = text(flat.data?.click);
   const data: NotificationData = {
-    url: text(payload.url),
-    campaignId: payload.campaignId,
+    url: text(flat.url),
+    campaignId: flat.campaignId,
+    ...(click ? { click } : {}),
     actionUrls: Object.fromEntries(actions.filter((action) => text(action.url)).map((action) => [action.action, action.url!])),
   };
   return {
-    title: text(payload.title) ?? (text(site.companyName) || new URL(site.origin).host),
+    title: text(flat.title) ?? (text(site.companyName) || new URL(site.origin).host),
     options: {
-      body: text(payload.body) ?? '',
-      icon: text(payload.icon) ?? site.iconUrl,
-      image: text(payload.image),
-      badge: text(payload.badge),
+      body: text(flat.body) ?? '',
+      icon: text(flat.icon) ?? site.iconUrl,
+      image: text(flat.image),
+      badge: text(flat.badge),
       // A campaign's copy sent twice (a sender killed before it saved the push service's answer) replaces the
       // first on the device instead of showing the message again.
       tag:
-        text(payload.tag) ??
-        (payload.campaignId === undefined || payload.campaignId === null ? undefined : `pushkit-campaign-${payload.campaignId}`),
-      requireInteraction: payload.requireInteraction === true,
+        text(flat.tag) ?? (flat.campaignId === undefined || flat.campaignId === null ? undefined : `pushkit-campaign-${flat.campaignId}`),
+      requireInteraction: flat.requireInteraction === true,
+      ...(flat.silent === true ? { silent: true } : {}),
+      ...(flat.renotify === true && text(flat.tag) ? { renotify: true } : {}),
+      ...(text(flat.lang) ? { lang: flat.lang as string } : {}),
+      ...(flat.dir === 'ltr' || flat.dir === 'rtl' ? { dir: flat.dir } : {}),
       actions: actions.map(({ action, title, icon }) => ({ action, title, icon })),
       data,
     },
@@ -157,6 +187,7 @@ export function installPushHandlers(scope: ServiceWorkerGlobalScope, site: Worke
           hash: site.hash,
           campaignId: data.campaignId,
           endpoint: await endpoint(),
+          ...(data.click ? { click: data.click } : {}),
           event,
         } satisfies NotificationEventReport),
       });
@@ -166,7 +197,17 @@ export function installPushHandlers(scope: ServiceWorkerGlobalScope, site: Worke
   };
 
   scope.addEventListener('push', (event) => {
-    const { title, options } = notificationFor(readPayload(event.data), site);
+    const payload = readPayload(event.data);
+    // A browser that handles declarative messages itself shows the notification (and sets the badge) unless
+    // the worker shows another: the worker only reports it.
+    const native = (event as PushEvent & { notification?: Notification | null }).notification;
+    if (native) {
+      event.waitUntil(Promise.all([report('shown', native.data as NotificationData | undefined), renewal(false)]));
+      return;
+    }
+    const { title, options } = notificationFor(payload, site);
+    const badge = payload.web_push === DECLARATIVE_PUSH_MAGIC ? payload.app_badge : undefined;
+    const badging = scope.navigator as (WorkerNavigator & { setAppBadge?(contents?: number): Promise<void> }) | undefined;
     // Every push shows a notification: one the browser refuses (an image or an action it cannot take) is shown
     // again as text, since a push that shows nothing is what makes Safari revoke the site's permission.
     const shown = scope.registration
@@ -174,7 +215,13 @@ export function installPushHandlers(scope: ServiceWorkerGlobalScope, site: Worke
       .catch(() =>
         scope.registration.showNotification(title, { body: options.body, icon: site.iconUrl, tag: options.tag, data: options.data }),
       );
-    event.waitUntil(Promise.all([shown.then(() => report('shown', options.data as NotificationData)), renewal(false)]));
+    event.waitUntil(
+      Promise.all([
+        shown.then(() => report('shown', options.data as NotificationData)),
+        typeof badge === 'number' && badging?.setAppBadge ? badging.setAppBadge(badge).catch(() => undefined) : undefined,
+        renewal(false),
+      ]),
+    );
   });
 
   scope.addEventListener('notificationclick', (event) => {

@@ -18,15 +18,71 @@ export interface SendOptions extends Pick<
   provider?: string;
   /** Comma-separated push service origins (default: PUSHKIT_PUSH_SERVICES, else the known push services). */
   pushServices?: string;
+  /** `--at`: send at this time (ISO 8601 with its offset). */
+  at?: string;
+  /** `--local-time`: send at this time of day on each subscriber's own clock. */
+  localTime?: string;
+  /** `--app-badge`: the number the site's app badge shows. */
+  appBadge?: string;
+  /** `--topic`: the Topic header. */
+  topic?: string;
+  /** `--ttl`: seconds the push service keeps the message. */
+  ttl?: string;
+  /** `--variant`, repeated: an A/B test's variants as JSON. */
+  variant?: string[];
+  /** `--test-fraction`: the share of the audience the variants go to. */
+  testFraction?: string;
+  /** `--winner-after`: minutes until the winner goes to the rest. */
+  winnerAfter?: string;
+}
+
+/** A number option as typed; anything but digits becomes NaN, which the schema refuses naming the option. */
+const numberOption = (value: string | undefined): number | undefined =>
+  value === undefined ? undefined : /^\d+$/.test(value) ? Number(value) : Number.NaN;
+
+/** The command's option for a field of the campaign input, where the names differ. */
+const OPTION_OF: Record<string, string> = {
+  sendAt: 'at',
+  localTime: 'local-time',
+  appBadge: 'app-badge',
+  variants: 'variant',
+  testFraction: 'test-fraction',
+  winnerAfterMinutes: 'winner-after',
+};
+
+function variantsOf(values: string[] | undefined): NonNullable<CampaignRequest['variants']> | undefined {
+  if (!values?.length) return undefined;
+  return values.map((value) => {
+    try {
+      return JSON.parse(value) as NonNullable<CampaignRequest['variants']>[number];
+    } catch {
+      throw cliError('E_ARGUMENT', { option: 'variant', rule: `must be JSON such as {"title":"Another title"}, not ${value}` });
+    }
+  });
 }
 
 /** The campaign the options ask for, checked by the owner API's own schema (limits, TTL and urgency defaults). */
 function campaignOf(options: SendOptions): CampaignInput {
-  const request: CampaignRequest = { title: options.title.trim(), body: options.body.trim(), url: options.url, segment: options.segment };
+  const request: CampaignRequest = {
+    title: options.title.trim(),
+    body: options.body.trim(),
+    url: options.url,
+    segment: options.segment,
+    sendAt: options.at,
+    localTime: options.localTime,
+    appBadge: numberOption(options.appBadge),
+    topic: options.topic,
+    ttl: numberOption(options.ttl),
+    variants: variantsOf(options.variant),
+    testFraction: options.testFraction === undefined ? undefined : Number(options.testFraction),
+    winnerAfterMinutes: numberOption(options.winnerAfter),
+  };
   const result = campaignInputSchema.safeParse(request);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  throw cliError('E_ARGUMENT', { option: issue.path.join('.'), rule: issue.message });
+  const [field, ...rest] = issue.path.map(String);
+  const option = OPTION_OF[field!] ? [OPTION_OF[field!], ...rest].join('.') : issue.path.join('.');
+  throw cliError('E_ARGUMENT', { option, rule: issue.message });
 }
 
 /** The campaign is created by the running provider, which sends it; this polls its progress. */
@@ -52,6 +108,16 @@ async function sendThroughProvider(campaign: CampaignRequest, siteName: string, 
   console.log(
     `campaign ${created.campaignId}: ${recipients} recipient${recipients === 1 ? '' : 's'} (sent by the provider at ${provider})`,
   );
+  if (campaign.sendAt !== undefined || campaign.localTime !== undefined) {
+    const { campaign: stored } = await call<CampaignReply>(`${base}/${created.campaignId}`);
+    console.log(scheduledLine(stored?.nextDueAt ?? undefined));
+    return 0;
+  }
+  if (campaign.variants !== undefined) {
+    const { campaign: stored } = await call<CampaignReply>(`${base}/${created.campaignId}`);
+    console.log(`A/B test: the provider sends the variants now and the best click rate to the rest at ${stored?.winnerAt ?? '?'}`);
+    return 0;
+  }
   const tty = process.stdout.isTTY === true;
   for (;;) {
     const { campaign: progress } = await call<CampaignReply>(`${base}/${created.campaignId}`);
@@ -60,12 +126,20 @@ async function sendThroughProvider(campaign: CampaignRequest, siteName: string, 
     if (progress.status === 'done' || progress.pending === 0) {
       if (tty) process.stdout.write('\n');
       console.log(
-        `sent to ${progress.recipients}: ${progress.delivered} delivered, ${progress.expired} expired, ${progress.failed} failed`,
+        `sent to ${progress.recipients}: ${progress.delivered} delivered, ${progress.expired} expired, ${progress.failed} failed` +
+          (progress.capped ? `, ${progress.capped} capped` : '') +
+          (progress.dropped ? `, ${progress.dropped} dropped in quiet hours` : ''),
       );
       return progress.failed > 0 ? 1 : 0;
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
+}
+
+function scheduledLine(first: string | undefined): string {
+  return first
+    ? `scheduled: the provider (push-kit serve) sends it from ${first}; cancel with POST /api/v1/sites/<site>/campaigns/<id>/cancel`
+    : 'scheduled, with nobody to send to';
 }
 
 function progressBar(done: number, total: number, width = 30): string {
@@ -87,6 +161,14 @@ export async function runSend(options: SendOptions): Promise<number> {
     const final = await sendCampaign({
       ...options,
       ...campaign,
+      sendAt: campaign.sendAt,
+      localTime: campaign.localTime,
+      appBadge: campaign.appBadge,
+      topic: campaign.topic,
+      ttl: campaign.ttl,
+      variants: campaign.variants,
+      testFraction: campaign.testFraction,
+      winnerAfterMinutes: campaign.winnerAfterMinutes,
       onCreated: (campaign) => {
         recipients = campaign.recipients;
         console.log(`campaign ${campaign.campaignId}: ${recipients} recipient${recipients === 1 ? '' : 's'}`);
@@ -99,10 +181,19 @@ export async function runSend(options: SendOptions): Promise<number> {
         }
       },
     });
+    if (campaign.sendAt !== undefined || campaign.localTime !== undefined) {
+      console.log(scheduledLine(final.scheduledFor));
+      return 0;
+    }
     if (tty) process.stdout.write(`\r${progressBar(final.recipients - final.pending, final.recipients)}\n`);
+    if (final.scheduledFor) {
+      console.log(`A/B test: the best click rate goes to the other ${final.pending} at ${final.scheduledFor} (sent by push-kit serve)`);
+    }
     console.log(
       `sent to ${final.recipients}: ${final.delivered} delivered, ${final.expired} expired, ${final.failed} failed` +
-        (final.pending ? `, ${final.pending} still pending (retried by the next send or serve)` : ''),
+        (final.capped ? `, ${final.capped} capped` : '') +
+        (final.dropped ? `, ${final.dropped} dropped in quiet hours` : '') +
+        (final.pending && !final.scheduledFor ? `, ${final.pending} still pending (retried by the next send or serve)` : ''),
     );
     return final.failed > 0 ? 1 : 0;
   } catch (error) {

@@ -1,60 +1,83 @@
-// Subscribers over time: a hand-written SVG area chart of the running total, with the new subscribers of
-// each day as bars along the bottom.
-import type { SiteStats } from '../../contract/owner-api.ts';
+// The overview's charts, drawn by recharts: subscribers over time (the running total as an area on the left
+// axis, each day's new subscribers as bars on their own right axis, so neither overflows the other's scale),
+// and the last campaigns' figures. Axes count in whole numbers.
+import { Area, Bar, BarChart, CartesianGrid, ComposedChart, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { Campaign, SiteStats } from '../../contract/owner-api.ts';
 import { formatNumber } from './api.ts';
 
-const WIDTH = 640;
-const HEIGHT = 220;
-const PAD = { top: 16, right: 16, bottom: 28, left: 56 };
+const AXIS = { fontSize: 12, fill: '#555' };
+const tickNumber = (value: number) => formatNumber(value);
+/** "2026-11-23" as "Nov 23". */
+const tickDay = (date: string) =>
+  new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 
 export function SubscriberChart({ days }: { days: SiteStats['days'] }) {
   if (days.length === 0) return null;
-  const innerWidth = WIDTH - PAD.left - PAD.right;
-  const innerHeight = HEIGHT - PAD.top - PAD.bottom;
-  const max = Math.max(1, ...days.map((day) => day.total));
-  const maxNew = Math.max(1, ...days.map((day) => day.new));
-  const step = days.length > 1 ? innerWidth / (days.length - 1) : 0;
-  const x = (index: number) => PAD.left + index * step;
-  const y = (value: number) => PAD.top + innerHeight - (value / max) * innerHeight;
-  const line = days.map((day, index) => `${index === 0 ? 'M' : 'L'}${x(index).toFixed(1)},${y(day.total).toFixed(1)}`).join(' ');
-  const area = `${line} L${x(days.length - 1).toFixed(1)},${PAD.top + innerHeight} L${PAD.left},${PAD.top + innerHeight} Z`;
-  const barWidth = Math.max(2, Math.min(14, step * 0.6));
   const first = days[0]!;
   const last = days[days.length - 1]!;
   const added = days.reduce((sum, day) => sum + day.new, 0);
   const label = `Subscribers from ${first.date} to ${last.date}: ${formatNumber(first.total)} to ${formatNumber(last.total)}, ${formatNumber(added)} new.`;
-
   return (
-    <svg className="chart" viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={label}>
-      <title>{label}</title>
-      {[0, 0.5, 1].map((fraction) => (
-        <g key={fraction}>
-          <line className="grid" x1={PAD.left} x2={WIDTH - PAD.right} y1={y(max * fraction)} y2={y(max * fraction)} />
-          <text className="axis" x={PAD.left - 8} y={y(max * fraction) + 4} textAnchor="end">
-            {formatNumber(Math.round(max * fraction))}
-          </text>
-        </g>
-      ))}
-      {days.map((day, index) => (
-        <rect
-          key={day.date}
-          className="bar"
-          x={x(index) - barWidth / 2}
-          width={barWidth}
-          y={PAD.top + innerHeight - (day.new / maxNew) * (innerHeight * 0.3)}
-          height={(day.new / maxNew) * (innerHeight * 0.3)}
-        >
-          <title>{`${day.date}: ${formatNumber(day.new)} new, ${formatNumber(day.total)} in all`}</title>
-        </rect>
-      ))}
-      <path className="area" d={area} />
-      <path className="line" d={line} />
-      <text className="axis" x={PAD.left} y={HEIGHT - 8}>
-        {first.date}
-      </text>
-      <text className="axis" x={WIDTH - PAD.right} y={HEIGHT - 8} textAnchor="end">
-        {last.date}
-      </text>
-    </svg>
+    <figure className="chart" role="img" aria-label={label} data-chart="subscribers">
+      <ResponsiveContainer width="100%" height={240}>
+        <ComposedChart data={days} margin={{ top: 8, right: 8, bottom: 0, left: 8 }}>
+          <CartesianGrid stroke="#e5e5e5" vertical={false} />
+          <XAxis dataKey="date" tickFormatter={tickDay} tick={AXIS} minTickGap={24} />
+          <YAxis yAxisId="total" allowDecimals={false} tickFormatter={tickNumber} tick={AXIS} width={56} domain={[0, 'auto']} />
+          <YAxis
+            yAxisId="new"
+            orientation="right"
+            allowDecimals={false}
+            tickFormatter={tickNumber}
+            tick={AXIS}
+            width={40}
+            domain={[0, 'auto']}
+          />
+          <Tooltip formatter={(value) => formatNumber(Number(value))} labelFormatter={(date) => tickDay(String(date))} />
+          <Legend />
+          <Bar yAxisId="new" dataKey="new" name="New that day" fill="#86efac" maxBarSize={10} isAnimationActive={false} />
+          <Area
+            yAxisId="total"
+            type="monotone"
+            dataKey="total"
+            name="All subscribers"
+            stroke="#2563eb"
+            strokeWidth={2}
+            fill="#2563eb"
+            fillOpacity={0.12}
+            isAnimationActive={false}
+          />
+        </ComposedChart>
+      </ResponsiveContainer>
+    </figure>
+  );
+}
+
+export function CampaignChart({ campaigns }: { campaigns: Campaign[] }) {
+  if (campaigns.length === 0) return null;
+  // oldest first, so time runs left to right
+  const data = [...campaigns].reverse().map((campaign) => ({
+    name: campaign.title.length > 18 ? `${campaign.title.slice(0, 17)}…` : campaign.title,
+    delivered: campaign.delivered,
+    shown: campaign.shown,
+    clicked: campaign.clicked,
+    conversions: campaign.conversions,
+  }));
+  return (
+    <figure className="chart" role="img" aria-label="Delivered, shown, clicked and converted, per campaign" data-chart="campaigns">
+      <ResponsiveContainer width="100%" height={240}>
+        <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 8 }}>
+          <CartesianGrid stroke="#e5e5e5" vertical={false} />
+          <XAxis dataKey="name" tick={AXIS} interval={0} />
+          <YAxis allowDecimals={false} tickFormatter={tickNumber} tick={AXIS} width={56} domain={[0, 'auto']} />
+          <Tooltip formatter={(value) => formatNumber(Number(value))} />
+          <Legend />
+          <Bar isAnimationActive={false} dataKey="delivered" name="Delivered" fill="#2563eb" />
+          <Bar isAnimationActive={false} dataKey="shown" name="Shown" fill="#7c3aed" />
+          <Bar isAnimationActive={false} dataKey="clicked" name="Clicked" fill="#16a34a" />
+          <Bar isAnimationActive={false} dataKey="conversions" name="Conversions" fill="#ea580c" />
+        </BarChart>
+      </ResponsiveContainer>
+    </figure>
   );
 }

@@ -10,7 +10,7 @@ import {
 } from '../../contract/campaign-limits.ts';
 import { SUBSCRIBER_ID_PATTERN } from '../../contract/ids.ts';
 import { DEFAULT_URGENCY, URGENCIES, type Urgency } from '../../contract/urgency.ts';
-import { formatNumber, type SiteApi } from './api.ts';
+import { formatDate, formatNumber, type SiteApi } from './api.ts';
 import { NotificationPreview } from './Preview.tsx';
 import { useLoad } from './useLoad.ts';
 
@@ -23,6 +23,8 @@ const TTL_CHOICES = [
 ];
 
 type Audience = 'all' | 'segment' | 'subscriber';
+/** now; at a time (the owner's clock); at a time of day on each subscriber's own clock. */
+type When = 'now' | 'at' | 'local';
 type Stage =
   { name: 'edit' } | { name: 'confirm'; recipients: number } | { name: 'sending'; campaignId: string; campaign: Campaign | null };
 
@@ -38,6 +40,11 @@ interface Draft {
   audience: Audience;
   segment: string;
   subscriberId: string;
+  when: When;
+  /** A datetime-local value, read in the owner's time zone. */
+  sendAt: string;
+  /** HH:MM */
+  localTime: string;
 }
 
 function urlProblem(value: string): string | null {
@@ -69,6 +76,8 @@ function problemsOf(draft: Draft): Record<string, string> {
   if (draft.audience === 'segment' && !draft.segment) problems.segment = 'choose a segment';
   if (draft.audience === 'subscriber' && !SUBSCRIBER_ID_PATTERN.test(draft.subscriberId.trim()))
     problems.subscriberId = 'enter a subscriber id';
+  if (draft.when === 'at' && Number.isNaN(Date.parse(draft.sendAt))) problems.sendAt = 'choose a date and time';
+  if (draft.when === 'local' && !/^([01]\d|2[0-3]):[0-5]\d$/.test(draft.localTime)) problems.localTime = 'choose a time of day';
   return problems;
 }
 
@@ -87,6 +96,8 @@ function inputOf(draft: Draft): CampaignRequest & { segment?: string } {
     subscriberId: draft.audience === 'subscriber' ? draft.subscriberId.trim() : undefined,
     ttl: draft.ttl,
     urgency: draft.urgency,
+    sendAt: draft.when === 'at' ? new Date(draft.sendAt).toISOString() : undefined,
+    localTime: draft.when === 'local' ? draft.localTime : undefined,
   };
 }
 
@@ -122,6 +133,9 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
     audience: 'all',
     segment: '',
     subscriberId: '',
+    when: 'now',
+    sendAt: '',
+    localTime: '09:00',
   };
   const [draft, setDraft] = useState<Draft>(blank);
   const [stage, setStage] = useState<Stage>({ name: 'edit' });
@@ -208,12 +222,27 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
     />
   );
 
+  const cancel = async (campaignId: string) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api.cancelCampaign(campaignId);
+      setStage({ name: 'sending', campaignId, campaign: await api.campaign(campaignId) });
+    } catch (failure) {
+      setError(onError(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
   if (stage.name === 'sending') {
     const campaign = stage.campaign;
     const done = campaign !== null && campaign.pending === 0;
+    const waiting = campaign !== null && !done && campaign.nextDueAt !== null && Date.parse(campaign.nextDueAt) > Date.now();
+    const heading = campaign?.status === 'cancelled' ? 'Cancelled' : done ? 'Sent' : waiting ? 'Scheduled' : 'Sending…';
     return (
       <div className="screen">
-        <h1>{done ? 'Sent' : 'Sending…'}</h1>
+        <h1>{heading}</h1>
         <div className="columns">
           <section className="card" aria-labelledby="progress-title" aria-live="polite">
             <h2 id="progress-title">{draft.title}</h2>
@@ -228,6 +257,20 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
                   {done ? 'Finished' : 'Progress'}: {formatNumber(campaign.sent)} of {formatNumber(campaign.recipients)} sent
                 </label>
                 <progress id="send-progress" max={Math.max(1, campaign.recipients)} value={campaign.recipients === 0 ? 1 : campaign.sent} />
+              </>
+            )}
+            {waiting && campaign && (
+              <>
+                <p data-next-due={campaign.nextDueAt}>
+                  {campaign.localTime
+                    ? `Goes out at ${campaign.localTime} on each subscriber's own clock, zone by zone; the next from ${formatDate(campaign.nextDueAt)}.`
+                    : `Goes out at ${formatDate(campaign.nextDueAt)}.`}
+                </p>
+                <div className="buttons">
+                  <button type="button" className="secondary" disabled={busy} onClick={() => void cancel(campaign.campaignId)}>
+                    Cancel this campaign
+                  </button>
+                </div>
               </>
             )}
             {done && campaign && (
@@ -399,6 +442,48 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
             </Field>
           </div>
           <fieldset>
+            <legend>When</legend>
+            <label className="radio">
+              <input type="radio" name="when" checked={draft.when === 'now'} onChange={() => set('when', 'now')} /> Now
+            </label>
+            <label className="radio">
+              <input type="radio" name="when" checked={draft.when === 'at'} onChange={() => set('when', 'at')} /> At a date and time
+            </label>
+            {draft.when === 'at' && (
+              <Field id="sendAt" label="Date and time (your clock)" problem={shown.sendAt}>
+                <input
+                  id="sendAt"
+                  type="datetime-local"
+                  value={draft.sendAt}
+                  onChange={(e) => set('sendAt', e.target.value)}
+                  aria-invalid={!!shown.sendAt}
+                  aria-describedby={describedBy('sendAt')}
+                />
+              </Field>
+            )}
+            <label className="radio">
+              <input type="radio" name="when" checked={draft.when === 'local'} onChange={() => set('when', 'local')} /> At a time of day on
+              each subscriber's own clock
+            </label>
+            {draft.when === 'local' && (
+              <Field
+                id="localTime"
+                label="Time of day (subscriber's clock)"
+                problem={shown.localTime}
+                hint="Reaches each time zone as it gets there."
+              >
+                <input
+                  id="localTime"
+                  type="time"
+                  value={draft.localTime}
+                  onChange={(e) => set('localTime', e.target.value)}
+                  aria-invalid={!!shown.localTime}
+                  aria-describedby={describedBy('localTime') ?? 'localTime-hint'}
+                />
+              </Field>
+            )}
+          </fieldset>
+          <fieldset>
             <legend>Audience</legend>
             <label className="radio">
               <input type="radio" name="audience" checked={draft.audience === 'all'} onChange={() => set('audience', 'all')} /> All active
@@ -463,7 +548,7 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
               </p>
               <div className="buttons">
                 <button type="button" onClick={send} disabled={busy || stage.recipients === 0}>
-                  Send now
+                  {draft.when === 'now' ? 'Send now' : 'Schedule'}
                 </button>
                 <button type="button" className="secondary" onClick={() => setStage({ name: 'edit' })}>
                   Back to editing

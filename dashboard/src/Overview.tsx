@@ -1,6 +1,6 @@
 import { SUBSCRIBER_STATUSES, type ValueCount } from '../../contract/owner-api.ts';
 import { formatDate, formatNumber, STATUS_LABELS, type SiteApi } from './api.ts';
-import { SubscriberChart } from './Chart.tsx';
+import { CampaignChart, SubscriberChart } from './Chart.tsx';
 import { useLoad } from './useLoad.ts';
 
 function Breakdown({ title, entries }: { title: string; entries: ValueCount[] }) {
@@ -135,6 +135,7 @@ export function Overview({ api, onError }: { api: SiteApi; onError(error: unknow
         <h2 id="campaigns-title">Last campaigns</h2>
         {campaigns.error && <p className="error">{campaigns.error}</p>}
         {campaigns.value && campaigns.value.length === 0 && <p className="muted">No notification sent yet.</p>}
+        {campaigns.value && campaigns.value.length > 0 && <CampaignChart campaigns={campaigns.value} />}
         {campaigns.value && campaigns.value.length > 0 && (
           <div className="table-wrap">
             <table>
@@ -156,7 +157,16 @@ export function Overview({ api, onError }: { api: SiteApi; onError(error: unknow
                     Expired
                   </th>
                   <th scope="col" className="num">
+                    Shown
+                  </th>
+                  <th scope="col" className="num">
                     Clicked
+                  </th>
+                  <th scope="col" className="num">
+                    Click rate
+                  </th>
+                  <th scope="col" className="num">
+                    Conversions
                   </th>
                 </tr>
               </thead>
@@ -175,7 +185,12 @@ export function Overview({ api, onError }: { api: SiteApi; onError(error: unknow
                     <td className="num">{formatNumber(campaign.delivered)}</td>
                     <td className="num">{formatNumber(campaign.failed)}</td>
                     <td className="num">{formatNumber(campaign.expired)}</td>
+                    <td className="num">{formatNumber(campaign.shown)}</td>
                     <td className="num">{formatNumber(campaign.clicked)}</td>
+                    <td className="num" data-click-rate={campaign.clickRate ?? ''}>
+                      {campaign.clickRate === null ? '—' : `${(campaign.clickRate * 100).toFixed(1)}%`}
+                    </td>
+                    <td className="num">{formatNumber(campaign.conversions)}</td>
                   </tr>
                 ))}
               </tbody>

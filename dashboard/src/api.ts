@@ -3,6 +3,7 @@
 import type {
   AudienceQuery,
   AudienceReply,
+  CampaignCancelledReply,
   CampaignCreatedReply,
   CampaignReply,
   CampaignRequest,
@@ -115,6 +116,8 @@ export function siteApi(key: string, site: string) {
     changeAutomation: (kind: AutomationKind, change: AutomationChange) =>
       request<AutomationReply>(key, `${base}/automations/${id(kind)}`, { method: 'PATCH', body: change }).then((reply) => reply.automation),
     subscriberHealth: (days: number) => request<SubscriberHealthReply>(key, `${base}/subscriber-health${query({ days })}`),
+    cancelCampaign: (campaignId: string) =>
+      request<CampaignCancelledReply>(key, `${base}/campaigns/${id(campaignId)}/cancel`, { method: 'POST' }),
   };
 }
 

@@ -108,7 +108,7 @@ export class AutomationRunner {
       }
       const keys = await this.keysOf(site);
       if (!keys) return;
-      const store = new AutomationDeliveryStore(this.db, site.hash, kind, this.options.clock);
+      const store = new AutomationDeliveryStore(this.db, site.hash, kind, this.options.clock, site.config);
       try {
         const counts = await runCampaign(store, kind, {
           vapid: keys,

@@ -1,18 +1,30 @@
 // The provider sends the campaigns created through the owner API in the background, one at a time per
-// process, and on start resumes the ones a previous process left unfinished.
+// process, and on start resumes the ones a previous process left unfinished. A scheduler looks every few
+// seconds for deliveries that have come due (a scheduled campaign, a zone reaching its local time, a retry a
+// stopped process left) and sends their campaigns; the schedule itself is in the database.
 import { DatabaseUnavailableError, type Database } from '../store/database.ts';
 import { sendCampaign, type SendCampaignOptions } from './campaign-sender.ts';
 import type { HostedSite } from '../sites.ts';
 import { vapidKeyFile } from '../state-paths.ts';
 import { readVapidKeyFile } from '../vapid-keys.ts';
+import { systemClock } from './clock.ts';
+import { CLAIM_LEASE_SECONDS } from '../store/database-delivery-store.ts';
 
 const RETRY_UNAVAILABLE_MS = 5000;
 
-export type CampaignQueueOptions = Pick<SendCampaignOptions, 'ca' | 'concurrency' | 'pushServices'> & { log?: (line: string) => void };
+/** How often the scheduler looks for deliveries come due. */
+export const SCHEDULER_INTERVAL_MS = 5000;
+
+export type CampaignQueueOptions = Pick<SendCampaignOptions, 'ca' | 'concurrency' | 'pushServices' | 'clock'> & {
+  log?: (line: string) => void;
+};
 
 export class CampaignQueue {
   private chain: Promise<void> = Promise.resolve();
   private readonly abort = new AbortController();
+  /** Campaigns queued or being sent by this process: the scheduler does not queue them twice. */
+  private readonly queued = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Database,
@@ -23,7 +35,45 @@ export class CampaignQueue {
   ) {}
 
   enqueue(siteHash: string, campaignId: string): void {
-    this.chain = this.chain.then(() => this.send(siteHash, campaignId));
+    if (this.queued.has(campaignId)) return;
+    this.queued.add(campaignId);
+    this.chain = this.chain.then(() => this.send(siteHash, campaignId)).finally(() => this.queued.delete(campaignId));
+  }
+
+  /** The time the campaigns go by. */
+  now(): number {
+    return (this.options.clock ?? systemClock).now();
+  }
+
+  /**
+   * Queues every campaign with a delivery come due and not held by a live sender; returns how many it queued.
+   * Automated messages are the automation runner's (server/push/automation-runner.ts).
+   */
+  async tick(): Promise<number> {
+    const { rows } = await this.db.query<{ id: string; site_hash: string }>(
+      `SELECT c.id, c.site_hash FROM campaigns c
+       WHERE c.status IN ('pending', 'scheduled', 'sending') AND c.automation IS NULL AND c.id IN (
+         SELECT d.campaign_id FROM deliveries d
+         WHERE d.status = 'pending' AND d.next_attempt_at <= $1
+           AND (d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => $2)))
+       ORDER BY c.id`,
+      [new Date(this.now()).toISOString(), CLAIM_LEASE_SECONDS],
+    );
+    const fresh = rows.filter((row) => !this.queued.has(String(row.id)));
+    for (const row of fresh) this.enqueue(row.site_hash, String(row.id));
+    return fresh.length;
+  }
+
+  /** Starts looking for deliveries come due every SCHEDULER_INTERVAL_MS. */
+  startScheduler(intervalMs = SCHEDULER_INTERVAL_MS): void {
+    if (this.timer) return;
+    const log = this.options.log ?? ((line: string) => console.log(line));
+    this.timer = setInterval(() => {
+      this.tick().catch((error: unknown) => {
+        if (!(error instanceof DatabaseUnavailableError)) log(`campaign scheduler: ${(error as Error).message}`);
+      });
+    }, intervalMs);
+    this.timer.unref();
   }
 
   /** Campaigns with deliveries still pending, oldest first; automated messages are the automation runner's. */
@@ -43,6 +93,7 @@ export class CampaignQueue {
   }
 
   async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
     this.abort.abort();
     await this.chain;
   }
@@ -55,6 +106,7 @@ export class CampaignQueue {
     try {
       const keys = await readVapidKeyFile(vapidKeyFile(this.stateDir, site.name));
       const counts = await sendCampaign(this.db, site, campaignId, keys, { ...this.options, signal: this.abort.signal });
+      if (counts.sent === 0) return;
       log(`campaign ${campaignId} of ${site.name}: ${counts.delivered} delivered, ${counts.expired} expired, ${counts.failed} failed`);
     } catch (error) {
       if (error instanceof DatabaseUnavailableError && !this.abort.signal.aborted) {

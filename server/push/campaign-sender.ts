@@ -3,7 +3,7 @@
 // so an interrupted campaign resumes where it stopped, in this process or another. A run ends when nothing
 // is left pending: deliveries claimed by a runner that died are taken once their claims lapse.
 import type { Database } from '../store/database.ts';
-import { CLAIM_LEASE_SECONDS, DatabaseDeliveryStore } from '../store/database-delivery-store.ts';
+import { DatabaseDeliveryStore } from '../store/database-delivery-store.ts';
 import { runCampaign, type CampaignCounts } from './campaign-runner.ts';
 import type { HostedSite } from '../sites.ts';
 import type { VapidKeyPair } from '../vapid-keys.ts';
@@ -11,6 +11,8 @@ import type { Urgency } from '../../contract/urgency.ts';
 import type { PushServiceAllowlist } from './push-services.ts';
 import { vapidSubjectFor } from '../../config/vapid-subject.ts';
 import { sharedEncryptionPool } from './encryption-pool.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { decideWinner } from '../store/ab-tests.ts';
 
 export interface SendCampaignOptions {
   concurrency?: number;
@@ -22,6 +24,8 @@ export interface SendCampaignOptions {
   pushServices?: PushServiceAllowlist;
   /** Offer HTTP/2 to push services (server/push/send.ts); default: off. */
   http2?: boolean;
+  /** Whose time says a scheduled delivery has come due (tests move one by hand). */
+  clock?: Clock;
 }
 
 /** RFC 8292's contact: the site's vapidSubject, else its https origin, else a mailto: address at its host. */
@@ -35,6 +39,10 @@ export interface CampaignProgress {
   delivered: number;
   failed: number;
   expired: number;
+  /** Skipped: the subscriber had reached the site's frequency cap. */
+  capped: number;
+  /** Dropped: the subscriber's quiet hours outlasted the message's TTL. */
+  dropped: number;
 }
 
 export async function campaignProgress(db: Database, campaignId: string): Promise<CampaignProgress> {
@@ -43,8 +51,15 @@ export async function campaignProgress(db: Database, campaignId: string): Promis
     [campaignId],
   );
   const count = (status: string) => Number(rows.find((row) => row.status === status)?.count ?? 0);
-  const progress = { pending: count('pending'), delivered: count('delivered'), failed: count('failed'), expired: count('expired') };
-  return { recipients: progress.pending + progress.delivered + progress.failed + progress.expired, ...progress };
+  const progress = {
+    pending: count('pending'),
+    delivered: count('delivered'),
+    failed: count('failed'),
+    expired: count('expired'),
+    capped: count('capped'),
+    dropped: count('dropped'),
+  };
+  return { recipients: Object.values(progress).reduce((sum, value) => sum + value, 0), ...progress };
 }
 
 export async function sendCampaign(
@@ -54,14 +69,21 @@ export async function sendCampaign(
   keys: VapidKeyPair,
   options: SendCampaignOptions = {},
 ): Promise<CampaignCounts> {
-  const { rows } = await db.query<{ ttl: number; urgency: Urgency }>(
-    'SELECT ttl, urgency FROM campaigns WHERE id = $1 AND site_hash = $2',
+  const { rows } = await db.query<{ ttl: number; urgency: Urgency; status: string; topic: string | null }>(
+    'SELECT ttl, urgency, status, topic FROM campaigns WHERE id = $1 AND site_hash = $2',
     [campaignId, site.hash],
   );
   const campaign = rows[0];
   if (!campaign) throw new Error(`no campaign ${campaignId} on site ${site.name}`);
-  await db.query(`UPDATE campaigns SET status = 'sending' WHERE id = $1 AND status = 'pending'`, [campaignId]);
-  const store = new DatabaseDeliveryStore(db);
+  const clock = options.clock ?? systemClock;
+  // An A/B test whose time has come gets its winner before its rest is claimed.
+  await decideWinner(db, campaignId, clock.now());
+  // A scheduled campaign whose time has not come is left alone (the provider's scheduler starts it then).
+  if (campaign.status === 'cancelled' || (campaign.status === 'scheduled' && (await nextDue(db, campaignId, clock)) === 'later')) {
+    return { sent: 0, delivered: 0, failed: 0, expired: 0 };
+  }
+  await db.query(`UPDATE campaigns SET status = 'sending' WHERE id = $1 AND status IN ('pending', 'scheduled')`, [campaignId]);
+  const store = new DatabaseDeliveryStore(db, site.config, clock);
   const total: CampaignCounts = { sent: 0, delivered: 0, failed: 0, expired: 0 };
   const add = (counts: CampaignCounts): CampaignCounts => ({
     sent: total.sent + counts.sent,
@@ -76,8 +98,9 @@ export async function sendCampaign(
         subject: vapidSubjectOf(site),
         ttl: campaign.ttl,
         urgency: campaign.urgency,
-        // A retried request replaces an undelivered copy at the push service instead of adding a second one.
-        topic: `campaign-${campaignId}`.slice(0, 32),
+        // A retried request replaces an undelivered copy at the push service instead of adding a second one; a
+        // campaign's own topic also replaces an undelivered older campaign of that topic.
+        topic: campaign.topic ?? `campaign-${campaignId}`.slice(0, 32),
         concurrency: options.concurrency,
         onProgress: options.onProgress && ((progress) => options.onProgress!(add(progress))),
         signal: options.signal,
@@ -89,13 +112,20 @@ export async function sendCampaign(
       });
       Object.assign(total, add(counts));
       if ((await campaignProgress(db, campaignId)).pending === 0) {
-        await db.query(`UPDATE campaigns SET status = 'done', completed_at = now() WHERE id = $1 AND status <> 'done'`, [campaignId]);
+        await db.query(
+          `UPDATE campaigns SET status = 'done', completed_at = now() WHERE id = $1 AND status IN ('pending', 'scheduled', 'sending')`,
+          [campaignId],
+        );
         return total;
       }
       if (options.signal?.aborted) return total;
       // What is left is claimed by another runner, or by one that died and whose claims will lapse, or is due
-      // later: wait for the first of these, then take what has become free.
-      await sleep(await waitForPending(db, campaignId), options.signal);
+      // soon: wait for the first of these, then take what has become free. What is due later (a schedule) is
+      // the provider's scheduler's to start when its time comes.
+      const next = await nextDue(db, campaignId, clock);
+      if (next === 'later' || next === 'none') return total;
+      await sleep(next, options.signal);
+      await decideWinner(db, campaignId, clock.now());
     }
   } finally {
     // A run that failed (database away) leaves claims behind: they lapse, and the next run takes them.
@@ -106,14 +136,26 @@ export async function sendCampaign(
 /** How often a runner waiting for other runners' claims looks again (they may finish any moment). */
 const RECHECK_MS = 1000;
 
-/** Milliseconds until a pending delivery of the campaign may become claimable, or until the next look. */
-async function waitForPending(db: Database, campaignId: string): Promise<number> {
-  const { rows } = await db.query<{ wait: number | null }>(
-    `SELECT extract(epoch FROM min(greatest(next_attempt_at, coalesce(claimed_at + make_interval(secs => $2), next_attempt_at))) - now()) * 1000 AS wait
+/** A delivery due further off than this is left to the scheduler rather than waited for. */
+const HANDOFF_MS = 5000;
+
+/**
+ * When the campaign's run should look again: milliseconds until a pending delivery may become claimable (a
+ * claim held elsewhere, one that lapses, one due soon), 'later' when every one left is due past HANDOFF_MS
+ * (by `clock`), 'none' when nothing is pending (a cancelled campaign).
+ */
+async function nextDue(db: Database, campaignId: string, clock: Clock): Promise<number | 'later' | 'none'> {
+  const { rows } = await db.query<{ due: number | null; claimed: boolean | null }>(
+    `SELECT extract(epoch FROM min(next_attempt_at) FILTER (WHERE claimed_at IS NULL)) * 1000 AS due,
+       bool_or(claimed_at IS NOT NULL) AS claimed
      FROM deliveries WHERE campaign_id = $1 AND status = 'pending'`,
-    [campaignId, CLAIM_LEASE_SECONDS],
+    [campaignId],
   );
-  const wait = Number(rows[0]?.wait ?? 0);
+  const { due, claimed } = rows[0] ?? { due: null, claimed: null };
+  if (claimed) return RECHECK_MS;
+  if (due === null) return 'none';
+  const wait = Number(due) - clock.now();
+  if (wait > HANDOFF_MS) return 'later';
   return Math.min(Math.max(wait, 50), RECHECK_MS);
 }
 

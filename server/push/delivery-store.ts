@@ -2,8 +2,9 @@
 // `FOR UPDATE SKIP LOCKED`, so several processes can run one campaign without sending anything twice.
 import type { PushSubscriptionTarget } from './send.js';
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'expired';
-export type DeliveryResult = Exclude<DeliveryStatus, 'pending'>;
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'expired' | 'capped' | 'dropped';
+/** What a send attempt ends in (capped and dropped are decided before sending, by the guardrails). */
+export type DeliveryResult = 'delivered' | 'failed' | 'expired';
 
 export interface Delivery {
   id: string;

@@ -5,7 +5,7 @@
 // processes on one PostgreSQL never send one twice. A message not yet claimed can be withdrawn (an order
 // cancels the cart reminder, a pause drops what is due); one claimed is the sender's.
 import type { Database, Queryable } from './database.ts';
-import { CLAIM_LEASE_SECONDS, DatabaseDeliveryStore, notificationPayload } from './database-delivery-store.ts';
+import { CLAIM_LEASE_SECONDS, DatabaseDeliveryStore, notificationPayload, type DeliveryStoreSite } from './database-delivery-store.ts';
 import type { Delivery } from '../push/delivery-store.ts';
 import type { HostedSite } from '../sites.ts';
 import type { Clock } from '../clock.ts';
@@ -203,13 +203,15 @@ export class AutomationDeliveryStore extends DatabaseDeliveryStore {
     private readonly database: Database,
     private readonly siteHash: string,
     private readonly kind: AutomationKind,
-    private readonly clock: Clock,
+    private readonly dueClock: Clock,
+    /** The site's origins (the base store's landing rule; automated messages are claimed here). */
+    site: DeliveryStoreSite,
   ) {
-    super(database);
+    super(database, site);
   }
 
   protected override async claim(_campaignId: string, limit: number): Promise<Delivery[]> {
-    const now = new Date(this.clock()).toISOString();
+    const now = new Date(this.dueClock()).toISOString();
     return this.database.transaction(async (tx) => {
       await tx.query(
         `DELETE FROM campaigns WHERE id IN (

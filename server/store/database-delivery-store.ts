@@ -11,10 +11,13 @@
 // deliveries whose request had not started are sent once, by the next runner. A database that is away for
 // less than the lease (a restart) while the runner lives costs nothing: the answers are kept in memory and
 // written when it is back.
-import { DatabaseUnavailableError, type Database } from './database.ts';
+import { DatabaseUnavailableError, type Database, type Queryable } from './database.ts';
 import type { Delivery, DeliveryResult, DeliveryStore } from '../push/delivery-store.ts';
 import type { CampaignAction } from '../../contract/campaign-input.ts';
-import type { PushPayload } from '../../contract/push-payload.ts';
+import type { LegacyPushPayload } from '../../contract/push-payload.ts';
+import { declarativePayload, type LandingOrigins } from '../push/declarative-payload.ts';
+import { systemClock, type Clock } from '../push/clock.ts';
+import { CAP_WINDOW_MS, guardrailVerdict, type CampaignGuardrails } from '../push/guardrails.ts';
 
 /** A claim not renewed for this long belongs to a runner that is gone. */
 export const CLAIM_LEASE_SECONDS = 20;
@@ -38,13 +41,19 @@ interface ClaimedRow {
   actions?: CampaignAction[] | null;
   /** An automated message's notification tag (a newer cart reminder replaces an older one on screen). */
   tag?: string | null;
+  app_badge: number | null;
+  secret_hash: string | null;
+  timezone: string | null;
+  timezone_offset: number | null;
+  ttl: number;
+  recent: number;
 }
 
-/** What the service worker receives (worker/push-handlers.ts reads it). */
+/** An automated message's payload in the flat form the workers read (worker/push-handlers.ts). */
 export function notificationPayload(
   row: Pick<ClaimedRow, 'campaign_id' | 'title' | 'body' | 'url' | 'icon' | 'image' | 'actions' | 'tag'>,
 ): string {
-  const payload: PushPayload = {
+  const payload: LegacyPushPayload = {
     title: row.title,
     body: row.body,
     ...(row.url ? { url: row.url } : {}),
@@ -57,12 +66,21 @@ export function notificationPayload(
   return JSON.stringify(payload);
 }
 
+/** What the store needs of the site: where clicks may land, and its guardrails. */
+export type DeliveryStoreSite = LandingOrigins & { campaignGuardrails?: CampaignGuardrails };
+
 export class DatabaseDeliveryStore implements DeliveryStore {
   /** Deliveries this store claimed and has not yet marked or rescheduled. */
   private readonly held = new Set<string>();
   private renewTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly db: Database) {}
+  /** `site`: where the payloads' clicks may land (the site's origin and notificationClickOrigins). */
+  constructor(
+    private readonly db: Database,
+    private readonly site: DeliveryStoreSite,
+    /** Whose time says a scheduled delivery has come due. */
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   private hold(ids: string[]): void {
     for (const id of ids) this.held.add(id);
@@ -111,27 +129,103 @@ export class DatabaseDeliveryStore implements DeliveryStore {
            AND (s.endpoint IS NULL OR s.p256dh IS NULL OR s.auth IS NULL OR s.status <> 'subscribed')`,
         [campaignId],
       );
-      const { rows } = await tx.query<ClaimedRow>(
+      const now = this.clock.now();
+      const cap = this.site.campaignGuardrails?.frequencyCap;
+      const { rows: claimed } = await tx.query<ClaimedRow>(
         `WITH picked AS (
            SELECT id FROM deliveries
-           WHERE campaign_id = $1 AND status = 'pending' AND next_attempt_at <= now()
+           WHERE campaign_id = $1 AND status = 'pending' AND next_attempt_at <= $4
              AND (claimed_at IS NULL OR claimed_at < now() - make_interval(secs => $3))
+             -- an A/B test's rest waits for its winner
+             AND (variant IS NOT NULL OR NOT EXISTS (
+               SELECT 1 FROM campaigns t WHERE t.id = $1 AND t.winner_at IS NOT NULL AND t.winner_variant IS NULL))
            ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED
          )
          UPDATE deliveries d SET claimed_at = now(), attempts = d.attempts + 1, updated_at = now()
          FROM picked, subscribers s, campaigns c
+         LEFT JOIN campaign_variants v ON v.campaign_id = c.id
          WHERE d.id = picked.id AND s.id = d.subscriber_id AND c.id = d.campaign_id
-         RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth, c.title, c.body, c.url, c.icon, c.image, c.actions`,
-        [campaignId, limit, CLAIM_LEASE_SECONDS],
+           AND (v.variant IS NULL OR v.variant = coalesce(d.variant, c.winner_variant))
+         RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth,
+           coalesce(v.title, c.title) AS title, coalesce(v.body, c.body) AS body, coalesce(v.url, c.url) AS url,
+           coalesce(v.icon, c.icon) AS icon, coalesce(v.image, c.image) AS image, c.actions,
+           c.app_badge, s.secret_hash, s.timezone, s.timezone_offset, c.ttl,
+           ${
+             cap
+               ? `(SELECT count(*)::int FROM deliveries x WHERE x.subscriber_id = d.subscriber_id AND x.status = 'delivered' AND x.updated_at > $5)`
+               : '0'
+           } AS recent`,
+        [
+          campaignId,
+          limit,
+          CLAIM_LEASE_SECONDS,
+          new Date(now).toISOString(),
+          ...(cap ? [new Date(now - CAP_WINDOW_MS[cap.per]).toISOString()] : []),
+        ],
       );
+      const rows = await this.applyGuardrails(tx, claimed, now);
       return rows.map((row) => ({
         id: String(row.id),
         campaignId: String(row.campaign_id),
         attempts: row.attempts,
         subscription: { endpoint: row.endpoint, keys: { p256dh: row.p256dh, auth: row.auth } },
-        payload: notificationPayload(row),
+        payload: JSON.stringify(
+          declarativePayload(
+            {
+              campaignId: String(row.campaign_id),
+              title: row.title,
+              body: row.body,
+              url: row.url,
+              icon: row.icon,
+              image: row.image,
+              actions: row.actions,
+              appBadge: row.app_badge,
+            },
+            { deliveryId: String(row.id), secretHash: row.secret_hash },
+            this.site,
+          ),
+        ),
       }));
     });
+  }
+
+  /**
+   * The site's guardrails, per claimed delivery: one in the subscriber's quiet hours waits for their end (the
+   * attempt it was claimed with not counted), one whose TTL runs out first is dropped, a capped subscriber's is
+   * skipped; the rest are returned for sending.
+   */
+  private async applyGuardrails(tx: Queryable, rows: ClaimedRow[], now: number): Promise<ClaimedRow[]> {
+    const guardrails = this.site.campaignGuardrails;
+    if (!guardrails?.quietHours && !guardrails?.frequencyCap) return rows;
+    const send: ClaimedRow[] = [];
+    const waiting: { id: string; until: string }[] = [];
+    const skipped: { id: string; status: 'capped' | 'dropped'; reason: string }[] = [];
+    for (const row of rows) {
+      const verdict = guardrailVerdict(guardrails, {
+        now,
+        zone: { timezone: row.timezone, timezoneOffset: row.timezone_offset },
+        ttlSeconds: row.ttl,
+        recentDeliveries: Number(row.recent),
+      });
+      if (verdict.action === 'send') send.push(row);
+      else if (verdict.action === 'wait') waiting.push({ id: String(row.id), until: new Date(verdict.until).toISOString() });
+      else skipped.push({ id: String(row.id), status: verdict.action === 'cap' ? 'capped' : 'dropped', reason: verdict.reason });
+    }
+    if (waiting.length) {
+      await tx.query(
+        `UPDATE deliveries d SET next_attempt_at = w.until, claimed_at = NULL, attempts = d.attempts - 1
+         FROM unnest($1::bigint[], $2::timestamptz[]) AS w (id, until) WHERE d.id = w.id`,
+        [waiting.map((entry) => entry.id), waiting.map((entry) => entry.until)],
+      );
+    }
+    if (skipped.length) {
+      await tx.query(
+        `UPDATE deliveries d SET status = k.status, last_error = k.reason, claimed_at = NULL, updated_at = now()
+         FROM unnest($1::bigint[], $2::text[], $3::text[]) AS k (id, status, reason) WHERE d.id = k.id`,
+        [skipped.map((entry) => entry.id), skipped.map((entry) => entry.status), skipped.map((entry) => entry.reason)],
+      );
+    }
+    return send;
   }
 
   /**

@@ -202,4 +202,55 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX shop_orders_subscriber ON shop_orders (site_hash, subscriber_id, created_at)`,
     ],
   },
+  {
+    version: 8,
+    name: 'declarative push messages: the app badge a campaign sets',
+    statements: [`ALTER TABLE campaigns ADD COLUMN app_badge integer`],
+  },
+  {
+    version: 9,
+    name: 'scheduled campaigns: a send time, a subscriber-local time, cancelling',
+    statements: [
+      // A scheduled campaign's deliveries are written at once with next_attempt_at at each one's due time, so
+      // the schedule lives in the database and survives a restart; the provider sends what has come due.
+      `ALTER TABLE campaigns ADD COLUMN send_at timestamptz`,
+      `ALTER TABLE campaigns ADD COLUMN local_time text`,
+      `ALTER TABLE campaigns DROP CONSTRAINT campaigns_status_check`,
+      `ALTER TABLE campaigns ADD CONSTRAINT campaigns_status_check CHECK (status IN ('pending', 'scheduled', 'sending', 'done', 'cancelled'))`,
+      // The provider's scheduler looks for campaigns with a delivery come due across all campaigns.
+      `CREATE INDEX deliveries_pending_due ON deliveries (next_attempt_at) WHERE status = 'pending'`,
+    ],
+  },
+  {
+    version: 10,
+    name: 'campaign guardrails: capped and dropped deliveries, a campaign topic',
+    statements: [
+      // capped: the subscriber had the most notifications the site allows; dropped: quiet hours outlasted the TTL.
+      `ALTER TABLE deliveries DROP CONSTRAINT deliveries_status_check`,
+      `ALTER TABLE deliveries ADD CONSTRAINT deliveries_status_check CHECK (status IN ('pending', 'delivered', 'failed', 'expired', 'capped', 'dropped'))`,
+      // A frequency cap counts each subscriber's recent deliveries.
+      `CREATE INDEX deliveries_subscriber_delivered ON deliveries (subscriber_id, updated_at) WHERE status = 'delivered'`,
+      // campaigns.topic came with migration 7 (automations); campaigns set it too.
+    ],
+  },
+  {
+    version: 11,
+    name: 'A/B tests: campaign variants, the variant of each delivery, the winner',
+    statements: [
+      `CREATE TABLE campaign_variants (
+        campaign_id bigint NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+        variant smallint NOT NULL,
+        title text,
+        body text,
+        url text,
+        icon text,
+        image text,
+        PRIMARY KEY (campaign_id, variant)
+      )`,
+      // The variant a test delivery carries; NULL for the rest of the audience, which gets the winner.
+      `ALTER TABLE deliveries ADD COLUMN variant smallint`,
+      `ALTER TABLE campaigns ADD COLUMN winner_at timestamptz`,
+      `ALTER TABLE campaigns ADD COLUMN winner_variant smallint`,
+    ],
+  },
 ];

@@ -156,7 +156,23 @@ describe('owner dashboard', () => {
     expect(await page.locator('[data-status="blocked"]').textContent()).toBe(String(byStatus.blocked));
     expect(await page.locator('[data-status="expired"]').textContent()).toBe(String(byStatus.expired));
     expect(await page.locator('[data-status="blocks"]').textContent()).toBe('2');
-    expect(await page.locator('svg.chart').getAttribute('aria-label')).toContain(`${SUBSCRIBERS} new`);
+    const chart = page.locator('figure[data-chart="subscribers"]');
+    expect(await chart.getAttribute('aria-label')).toContain(`${SUBSCRIBERS} new`);
+    // readable axes: each axis counts in distinct whole numbers from 0, and the x axis names days
+    const axes = chart.locator('.recharts-yAxis-tick-labels');
+    await axes.first().locator('.recharts-cartesian-axis-tick-value').first().waitFor();
+    expect(await axes.count()).toBe(2);
+    for (let index = 0; index < 2; index += 1) {
+      const ticks = await axes.nth(index).locator('.recharts-cartesian-axis-tick-value').allTextContents();
+      expect(ticks.length).toBeGreaterThan(1);
+      expect(new Set(ticks).size).toBe(ticks.length);
+      for (const tick of ticks) expect(tick).toMatch(/^\d{1,3}(,\d{3})*$/);
+      expect(ticks[0]).toBe('0');
+    }
+    expect((await chart.locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value').first().textContent()) ?? '').toMatch(
+      /^[A-Z][a-z]{2} \d{1,2}$/,
+    );
+    expect(await page.locator('link[rel="icon"]').getAttribute('href')).toMatch(/^data:image\/svg\+xml,/);
     expect(page.url()).not.toContain(lettersKey);
     expect(await page.evaluate(() => sessionStorage.getItem('pushkit-dashboard'))).toContain(lettersKey);
     expect(await page.evaluate(() => localStorage.length)).toBe(0);
@@ -237,17 +253,45 @@ describe('owner dashboard', () => {
     expect(pushService.requests.map((request) => request.path).sort()).toEqual(vipPaths);
     const payload = JSON.parse(decryptPushBody(pushService.requests[0]!.body, subscriberKeys).toString('utf8'));
     expect(payload).toMatchObject({
-      title: 'Spring letters are in',
-      body: 'Twelve new pieces from the spring workshop.',
-      url: 'https://letters.example/spring',
-      actions: [{ action: 'button1', title: 'Read now' }],
+      web_push: 8030,
+      notification: {
+        title: 'Spring letters are in',
+        body: 'Twelve new pieces from the spring workshop.',
+        navigate: expect.stringMatching(/^https:\/\/letters\.example\/spring(\?pushkit_click=\d+\.[\w-]{22})?$/),
+        actions: [{ action: 'button1', title: 'Read now' }],
+      },
     });
     expect(pushService.requests[0]!.headers.urgency).toBe('high');
 
     await page.getByRole('link', { name: 'Overview' }).click();
     const row = page.locator('tr', { hasText: 'Spring letters are in' });
     await row.waitFor();
+    await page.locator('figure[data-chart="campaigns"] .recharts-bar-rectangle').first().waitFor();
+    expect(await row.locator('[data-click-rate]').textContent()).toBe('0.0%');
     expect(await row.locator('td').nth(3).textContent()).toBe(`${vipPaths.length} / ${vipPaths.length}`);
+  });
+
+  it('schedules a notification for a later time and cancels it before it goes', async () => {
+    const before = pushService.requests.length;
+    await page.getByRole('link', { name: 'Send a notification' }).click();
+    await page.getByLabel('Title').fill('New year letters');
+    await page.getByLabel('Message').fill('A fresh alphabet for the new year.');
+    await page.getByLabel('At a date and time').check();
+    await page.getByRole('button', { name: 'Review and send' }).click();
+    await expect.poll(() => page.getByText('choose a date and time').count()).toBe(1);
+    await page.getByLabel('Date and time (your clock)').fill('2099-01-01T09:00');
+    await page.getByLabel('A segment').check();
+    await page.getByLabel('Segment', { exact: true }).selectOption('vip');
+    await page.getByRole('button', { name: 'Review and send' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Schedule' }).click();
+
+    await page.getByRole('heading', { name: 'Scheduled' }).waitFor({ timeout: 30_000 });
+    const due = await page.locator('[data-next-due]').getAttribute('data-next-due');
+    expect(due).toBe(new Date(await page.evaluate(() => new Date('2099-01-01T09:00').toISOString())).toISOString());
+    await shot('compose-scheduled');
+    await page.getByRole('button', { name: 'Cancel this campaign' }).click();
+    await page.getByRole('heading', { name: 'Cancelled' }).waitFor({ timeout: 30_000 });
+    expect(pushService.requests.length).toBe(before);
   });
 
   it('finds a subscriber, exports their data and deletes them', async () => {

@@ -20,6 +20,7 @@ import { launchPersistentChromium, type TestBrowser } from '../support/browser.t
 import { deliverPush } from '../support/worker.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { subscribeThroughApi } from '../support/subscribe.ts';
+import { CLICK_PARAM, type DeclarativePushMessage } from '../../contract/push-payload.ts';
 
 let stack: Stack;
 let browser: TestBrowser;
@@ -103,6 +104,22 @@ describe('subscribe, send, deliver, show', () => {
     expect(request.headers['content-encoding']).toBe('aes128gcm');
     verifyVapidAuthorization(request.headers.authorization as string, stack.config.vapidPublicKey as string);
     const payload = decryptPushBody(request.body, subscriberKeys).toString('utf8');
+    // The declarative push message (Safari 18.4+ shows it without the worker); the landing URL carries the
+    // delivery's click token.
+    const message = JSON.parse(payload) as DeclarativePushMessage;
+    const navigate = message.notification.navigate;
+    const click = new URL(navigate).searchParams.get(CLICK_PARAM)!;
+    expect(message).toEqual({
+      web_push: 8030,
+      notification: {
+        title: 'New Calligraphy submissions',
+        body: 'Three new pieces are in.',
+        navigate: `${stack.siteUrl}/submissions.html?${CLICK_PARAM}=${click}`,
+        tag: `pushkit-campaign-${campaignId}`,
+        data: { campaignId, click },
+      },
+      mutable: true,
+    });
 
     // A push delivered to a worker that is still installing is dropped: wait until sw.js is activated.
     await page.evaluate(async () => {
@@ -126,9 +143,18 @@ describe('subscribe, send, deliver, show', () => {
           }),
         { timeout: 10_000 },
       )
-      .toEqual([{ title: 'New Calligraphy submissions', body: 'Three new pieces are in.', url: `${stack.siteUrl}/submissions.html` }]);
+      .toEqual([{ title: 'New Calligraphy submissions', body: 'Three new pieces are in.', url: navigate }]);
 
     // A repeated delivery replaces the notification (same campaign tag) and the campaign counts its subscriber once.
     await expect.poll(async () => (await getCampaign(stack.db, stack.site.hash, campaignId))?.shown, { timeout: 10_000 }).toBe(1);
+
+    // A browser that shows the message itself opens `navigate` with no worker: push.js on the landing page
+    // reports the click and takes the token out of the address bar.
+    expect((await getCampaign(stack.db, stack.site.hash, campaignId))?.clicked).toBe(0);
+    const landing = await browser.context.newPage();
+    await landing.goto(navigate);
+    await expect.poll(() => landing.url(), { timeout: 10_000 }).toBe(`${stack.siteUrl}/submissions.html`);
+    await expect.poll(async () => (await getCampaign(stack.db, stack.site.hash, campaignId))?.clicked, { timeout: 10_000 }).toBe(1);
+    await landing.close();
   });
 });

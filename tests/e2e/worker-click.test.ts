@@ -57,10 +57,11 @@ async function campaign(title: string): Promise<string> {
 
 /** Delivers the payload, waits for the desktop to show it, clicks it and returns the page the click opened. */
 async function pushAndClick(payload: Record<string, unknown>): Promise<{ shown: DesktopNotification; opened: Page }> {
-  const onDesktop = () => desktop.notifications.some((entry) => entry.summary === payload.title);
+  const title = (payload.notification as { title?: string } | undefined)?.title ?? payload.title;
+  const onDesktop = () => desktop.notifications.some((entry) => entry.summary === title);
   await deliverPush(browser.context, page, site.origin, `${site.origin}/`, JSON.stringify(payload), onDesktop);
-  await expect.poll(() => desktop.notifications.find((entry) => entry.summary === payload.title), { timeout: 10_000 }).toBeDefined();
-  const shown = desktop.notifications.find((entry) => entry.summary === payload.title)!;
+  await expect.poll(() => desktop.notifications.find((entry) => entry.summary === title), { timeout: 10_000 }).toBeDefined();
+  const shown = desktop.notifications.find((entry) => entry.summary === title)!;
   const opened = browser.context.waitForEvent('page', { timeout: 10_000 });
   desktop.click(shown.id);
   const newPage = await opened;
@@ -85,6 +86,21 @@ describe('a click on a notification', () => {
     expect(shown.body).toContain('New pieces are in.');
     expect(opened.url()).toBe(`${site.origin}/submissions.html?from=push`);
     expect(await opened.title()).toBe('/submissions.html');
+    await expect.poll(() => events(campaignId), { timeout: 10_000 }).toEqual(['clicked', 'shown']);
+    await opened.close();
+  });
+
+  it('shows a declarative push message through the worker and a click opens its navigate URL', async () => {
+    const campaignId = await campaign('Declarative');
+    const navigate = `${site.origin}/classes.html?from=declarative`;
+    const { shown, opened } = await pushAndClick({
+      web_push: 8030,
+      notification: { title: 'Declarative', body: 'Spring classes are open.', navigate, data: { campaignId } },
+      mutable: true,
+    });
+    expect(shown.body).toContain('Spring classes are open.');
+    expect(opened.url()).toBe(navigate);
+    expect(await opened.title()).toBe('/classes.html');
     await expect.poll(() => events(campaignId), { timeout: 10_000 }).toEqual(['clicked', 'shown']);
     await opened.close();
   });

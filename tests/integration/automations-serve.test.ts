@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../server/store/database.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/vapid-keys.ts';
-import type { PushPayload } from '../../contract/push-payload.ts';
+import type { LegacyPushPayload } from '../../contract/push-payload.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 import { startServe, stopGracefully, type ServeProcess } from '../support/server-faults.ts';
 import { tempDir } from '../support/server.ts';
@@ -89,7 +89,7 @@ describe.skipIf(!postgresUrl)('automations in two push-kit serve processes', () 
     for (const path of paths) {
       const received = service.requests.filter((request) => request.path === path);
       expect(received, path).toHaveLength(1);
-      expect((JSON.parse(decryptPushBody(received[0]!.body, subscriberKeys).toString('utf8')) as PushPayload).title).toBe(
+      expect((JSON.parse(decryptPushBody(received[0]!.body, subscriberKeys).toString('utf8')) as LegacyPushPayload).title).toBe(
         'Welcome to the shop',
       );
     }

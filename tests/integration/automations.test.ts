@@ -13,7 +13,7 @@ import type { HostedSite } from '../../server/sites.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair, writeVapidKeyFile, type VapidKeyPair } from '../../server/vapid-keys.ts';
 import type { Automation, AutomationsReply, SubscriberHealthReply } from '../../contract/automations.ts';
-import type { PushPayload } from '../../contract/push-payload.ts';
+import type { LegacyPushPayload } from '../../contract/push-payload.ts';
 import {
   createSubscriberKeys,
   decryptPushBody,
@@ -146,7 +146,7 @@ async function automation(provider: Provider, kind: string): Promise<Automation>
 }
 
 const pushesTo = (path: string): RecordedPush[] => service.requests.filter((request) => request.path === path);
-const payloadOf = (push: RecordedPush) => JSON.parse(decryptPushBody(push.body, subscriberKeys).toString('utf8')) as PushPayload;
+const payloadOf = (push: RecordedPush) => JSON.parse(decryptPushBody(push.body, subscriberKeys).toString('utf8')) as LegacyPushPayload;
 
 function automationTests(label: string, database: () => Promise<string | undefined>, skip = false) {
   describe.skipIf(skip)(`automations (${label})`, () => {

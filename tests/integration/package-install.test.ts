@@ -172,8 +172,8 @@ describe('the packed push-kit, installed in a fresh project', () => {
     expect(send.code).toBe(0);
     const request = service.requests.find((entry) => entry.path === '/push/installed')!;
     expect(JSON.parse(decryptPushBody(request.body, subscriber).toString('utf8'))).toMatchObject({
-      title: 'Installed',
-      body: 'from the tarball',
+      web_push: 8030,
+      notification: { title: 'Installed', body: 'from the tarball' },
     });
   }, 120_000);
 

@@ -79,12 +79,74 @@ function runCli(args: string[]): Promise<{ status: number | null; stdout: string
 
 describe('push-kit send', () => {
   it('sends from the embedded database and prints the final counts', async () => {
-    const run = await runCli(['send', '--site', 'letters', '--title', 'New letters', '--body', 'Fresh ink']);
+    const run = await runCli([
+      'send',
+      '--site',
+      'letters',
+      '--title',
+      'New letters',
+      '--body',
+      'Fresh ink',
+      '--topic',
+      'new-letters',
+      '--ttl',
+      '600',
+    ]);
     expect(run.stderr).toBe('');
     expect(run.stdout).toContain('sent to 1: 1 delivered, 0 expired, 0 failed');
     expect(run.status).toBe(0);
     const request = service.requests.find((entry) => entry.path === '/send/direct')!;
-    expect(JSON.parse(decryptPushBody(request.body, keys).toString('utf8'))).toMatchObject({ title: 'New letters', body: 'Fresh ink' });
+    expect([request.headers.topic, request.headers.ttl]).toEqual(['new-letters', '600']);
+    expect(JSON.parse(decryptPushBody(request.body, keys).toString('utf8'))).toMatchObject({
+      web_push: 8030,
+      notification: { title: 'New letters', body: 'Fresh ink' },
+    });
+  });
+
+  it('--at stores the campaign for the provider to send at that time and sends nothing now', async () => {
+    const before = service.requests.length;
+    const run = await runCli(['send', '--site', 'letters', '--title', 'Later', '--body', 'at nine', '--at', '2099-01-01T09:00:00Z']);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('campaign ');
+    expect(run.stdout).toContain('scheduled: the provider (push-kit serve) sends it from 2099-01-01T09:00:00.000Z');
+    expect(service.requests.length).toBe(before);
+  });
+
+  it('refuses a bad --at, --local-time or --app-badge, naming the option', async () => {
+    const refused = async (option: string, value: string) =>
+      runCli(['send', '--site', 'letters', '--title', 't', '--body', 'b', option, value]);
+    const at = await refused('--at', 'tomorrow');
+    expect(at.status).toBe(1);
+    expect(at.stderr).toContain('--at: must be an ISO 8601 time with its offset');
+    expect((await refused('--local-time', '9am')).stderr).toContain('--local-time: must be a time of day such as 09:30');
+    expect((await refused('--app-badge', 'many')).stderr).toContain('--app-badge: must be a whole number');
+    expect((await refused('--topic', 'new letters')).stderr).toContain(
+      '--topic: must be 1 to 32 letters, digits, "_" or "-" (RFC 8030 topic)',
+    );
+    expect((await refused('--variant', 'B')).stderr).toContain('--variant: must be JSON such as {"title":"Another title"}, not B');
+    expect((await refused('--variant', '{"title":"B"}')).stderr).toContain('--variant: an A/B test needs 2 to 4 variants');
+    const badVariant = await runCli([
+      'send',
+      '--site',
+      'letters',
+      '--title',
+      't',
+      '--body',
+      'b',
+      '--variant',
+      '{}',
+      '--variant',
+      '{"url":"javascript:x"}',
+      '--test-fraction',
+      '0.5',
+      '--winner-after',
+      '60',
+    ]);
+    expect(badVariant.stderr).toContain('--variant.1.url: must be an absolute http(s) URL');
+    const ttl = await refused('--ttl', 'soon');
+    expect(ttl.status).toBe(1);
+    expect(ttl.stderr).toContain('--ttl: ');
   });
 
   it('refuses an unknown site and a bad URL, naming the option', async () => {

@@ -73,17 +73,32 @@ describe('sending a campaign from the database', () => {
 
     expect(counts).toMatchObject({ delivered: 1, expired: 1, failed: 0 });
     const request = service.requests.find((entry) => entry.path === '/ok/1')!;
-    expect(JSON.parse(decryptPushBody(request.body, keys).toString('utf8'))).toEqual({
-      title: 'New submissions',
-      body: 'New submissions body',
-      url: 'https://letters.example/new',
-      campaignId,
+    const message = JSON.parse(decryptPushBody(request.body, keys).toString('utf8'));
+    const click = new URL(message.notification.navigate).searchParams.get('pushkit_click');
+    expect(message).toEqual({
+      web_push: 8030,
+      notification: {
+        title: 'New submissions',
+        body: 'New submissions body',
+        navigate: `https://letters.example/new?pushkit_click=${click}`,
+        tag: `pushkit-campaign-${campaignId}`,
+        data: { campaignId, click },
+      },
+      mutable: true,
     });
     expect(request.headers.ttl).toBe('3600');
     expect(request.headers.urgency).toBe('high');
     expect(request.headers.topic).toBe(`campaign-${campaignId}`);
     expect(verifyVapidAuthorization(request.headers.authorization as string, vapid.publicKey).claims.sub).toBe(vapidSubjectOf(site));
-    expect(await campaignProgress(db, campaignId)).toEqual({ recipients: 2, pending: 0, delivered: 1, failed: 0, expired: 1 });
+    expect(await campaignProgress(db, campaignId)).toEqual({
+      recipients: 2,
+      pending: 0,
+      delivered: 1,
+      failed: 0,
+      expired: 1,
+      capped: 0,
+      dropped: 0,
+    });
     const statuses = await db.query<{ id: string; status: string }>('SELECT id, status FROM subscribers WHERE id = ANY($1)', [
       [delivered, gone],
     ]);
@@ -133,7 +148,7 @@ describe('sending a campaign from the database', () => {
     await db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
     await subscribe('/lease/1');
     const campaignId = await newCampaign('Lease');
-    const store = new DatabaseDeliveryStore(db);
+    const store = new DatabaseDeliveryStore(db, site.config);
     expect(await store.claimPending(campaignId, 10)).toHaveLength(1);
     expect(await store.claimPending(campaignId, 10)).toHaveLength(0);
     await db.query(`UPDATE deliveries SET claimed_at = now() - interval '10 minutes' WHERE campaign_id = $1`, [campaignId]);

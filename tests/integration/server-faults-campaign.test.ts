@@ -8,6 +8,7 @@
 // sender's concurrency, 100), sent after the restart with the same Topic header. The request whose arrival
 // triggered the kill is such a request: it must be sent again, or a subscriber whose push service never
 // received it would miss the message.
+import type { DeclarativePushMessage } from '../../contract/push-payload.ts';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -156,8 +157,8 @@ async function killMidCampaign(label: string, env: NodeJS.ProcessEnv) {
   // what the subscribers' push service received, decrypted as each browser would
   const byPath = new Map<string, RecordedPush[]>();
   for (const request of ours()) {
-    const message = JSON.parse(decryptPushBody(request.body, subscriberKeys).toString('utf8')) as { title: string; campaignId: string };
-    expect(message).toMatchObject({ title: `Survives ${label}`, body: 'Sent once to everyone', campaignId });
+    const message = JSON.parse(decryptPushBody(request.body, subscriberKeys).toString('utf8')) as DeclarativePushMessage;
+    expect(message.notification).toMatchObject({ title: `Survives ${label}`, body: 'Sent once to everyone', data: { campaignId } });
     expect(request.headers.topic).toBe(`campaign-${campaignId}`);
     byPath.set(request.path, [...(byPath.get(request.path) ?? []), request]);
   }
@@ -249,8 +250,8 @@ describe.concurrent('a campaign sent by a process that is killed -9', () => {
         campaignId,
         CLAIM_LEASE_SECONDS + 1,
       ]);
-    const live = new DatabaseDeliveryStore(db);
-    const other = new DatabaseDeliveryStore(db);
+    const live = new DatabaseDeliveryStore(db, site.config);
+    const other = new DatabaseDeliveryStore(db, site.config);
     expect(await live.claimPending(campaignId, 10)).toHaveLength(3);
     // as if the claims were a lease old: the live runner's next renewal makes them fresh again
     await lapse();

@@ -300,8 +300,7 @@ describe.skipIf(!postgresBinDir())('PostgreSQL restarted', { concurrent: true },
     const counts = new Map<string, number>();
     for (const request of service.requests) {
       expect(JSON.parse(decryptPushBody(request.body, keys).toString('utf8'))).toMatchObject({
-        title: 'Outage',
-        campaignId: created.campaignId,
+        notification: { title: 'Outage', data: { campaignId: created.campaignId } },
       });
       counts.set(request.path, (counts.get(request.path) ?? 0) + 1);
     }

@@ -455,6 +455,7 @@ const OWNER_ROUTES: Route[] = [
   ownerRoute('GET', '/automations/:kind', 'path', () => ({ kind: 'welcome' })),
   ownerRoute('PATCH', '/automations/:kind', 'json', () => ({ kind: 'abandonedCart', delayMinutes: 120, url: null })),
   ownerRoute('GET', '/subscriber-health', 'query', () => ({ days: '7', deliveries: '3' })),
+  ownerRoute('POST', '/campaigns/:id/cancel', 'path', () => ({ id: fixture.campaignId })),
 ];
 
 interface Row {
@@ -650,9 +651,12 @@ const BAD_FIELDS: Record<string, [string, unknown, number, string][]> = {
   ],
   'POST /notificationEvent': [
     ['hash', REMOVE, 400, 'is required'],
-    ['campaignId', REMOVE, 400, 'is required'],
+    ['campaignId', REMOVE, 400, 'required when no click token is given'],
     ['event', REMOVE, 400, 'is required'],
     ['event', 'exploded', 400, 'shown, clicked or closed'],
+    ['click', '1.short', 400, 'click token of a delivery'],
+    ['click', `1.${'A'.repeat(22)}`, 403, 'not the click token'],
+    ['click', 42, 400, 'click token of a delivery'],
     ['campaignId', 'abc', 400, 'campaign id'],
     ['campaignId', -1, 400, 'campaign id'],
     ['campaignId', 1.5, 400, 'campaign id'],
@@ -764,6 +768,24 @@ const BAD_FIELDS: Record<string, [string, unknown, number, string][]> = {
     ['subscriberId', long(129), 400, 'at most 128'],
     ['segment', 'no-such-segment', 404, 'no segment'],
     ['extra', 'x', 400, 'not a parameter'],
+    ['sendAt', 'tomorrow', 400, 'ISO 8601'],
+    ['sendAt', '2026-12-01T09:00:00', 400, 'with its offset'],
+    ['sendAt', '2100-01-01T00:00:01Z', 400, 'before 2100'],
+    ['localTime', '24:00', 400, 'time of day'],
+    ['localTime', ['09:00'], 400, 'time of day'],
+    ['appBadge', -1, 400, '0 or more'],
+    ['appBadge', 'three', 400, 'whole number'],
+    ['topic', 'a'.repeat(33), 400, 'RFC 8030 topic'],
+    ['topic', 'no spaces', 400, 'RFC 8030 topic'],
+    ['variants', [{}], 400, '2 to 4 variants'],
+    ['variants', 'ab', 400, 'must be a list'],
+    ['variants', [{}, {}], 400, 'needs testFraction and winnerAfterMinutes'],
+    ['testFraction', 0, 400, '0.05 or more'],
+    ['winnerAfterMinutes', 1e9, 400, 'a week'],
+  ],
+  'POST /api/v1/sites/:name/campaigns/:id/cancel': [
+    ['id', 'abc', 400, 'campaign id'],
+    ['id', '999999', 404, 'no campaign'],
   ],
   'GET /api/v1/sites/:name/campaigns': [
     ['limit', 'x', 400, 'must be a number'],

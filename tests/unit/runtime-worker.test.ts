@@ -28,7 +28,9 @@ function fakeWorker(browserType?: string, workerSite: WorkerSiteModule = site) {
     endpoint: 'https://fcm.googleapis.com/fcm/send/token-renewed',
     toJSON: () => ({ endpoint: 'https://fcm.googleapis.com/fcm/send/token-renewed', keys: { p256dh: 'p256', auth: 'auth' } }),
   };
+  const badges: number[] = [];
   const scope = Object.assign(target, {
+    navigator: { setAppBadge: async (contents: number) => void badges.push(contents) },
     registration: {
       showNotification: async (title: string, options: NotificationOptions) => void shown.push({ title, options }),
       pushManager: {
@@ -60,7 +62,7 @@ function fakeWorker(browserType?: string, workerSite: WorkerSiteModule = site) {
   const pushData = (value: unknown) => ({
     data: { json: () => (typeof value === 'string' ? JSON.parse(value) : value), text: () => String(value) },
   });
-  return { scope, shown, opened, focused, posts, dispatch, pushData, installed };
+  return { scope, shown, opened, focused, posts, badges, dispatch, pushData, installed };
 }
 
 const notification = (data: unknown) => ({ data, close: vi.fn() });
@@ -165,6 +167,72 @@ describe('push', () => {
       worker.pushData({ title: 'T', actions: [{ action: 'ok', title: 'OK' }, { action: '', title: 'No id' }, { action: 'x' }, null] }),
     );
     expect((worker.shown[0]!.options as { actions?: unknown }).actions).toEqual([{ action: 'ok', title: 'OK', icon: undefined }]);
+  });
+
+  const declarative = {
+    web_push: 8030,
+    notification: {
+      title: 'Spring class',
+      navigate: 'https://calligraphy.test/classes?pushkit_click=41.AAAAAAAAAAAAAAAAAAAAAA',
+      body: 'Seats are open',
+      icon: 'https://cdn.test/icon.png',
+      image: 'https://cdn.test/wide.png',
+      tag: 'pushkit-campaign-41',
+      lang: 'en',
+      dir: 'ltr',
+      actions: [{ action: 'shop', title: 'Shop', navigate: 'https://shop.calligraphy.test/cart?pushkit_click=41.AAAAAAAAAAAAAAAAAAAAAA' }],
+      data: { campaignId: '41', click: '41.AAAAAAAAAAAAAAAAAAAAAA' },
+    },
+    app_badge: 4,
+    mutable: true,
+  };
+
+  it('shows a declarative message where the browser does not, sets its badge and reports shown with its click token', async () => {
+    const worker = fakeWorker();
+    await worker.dispatch('push', worker.pushData(declarative));
+    expect(worker.shown).toHaveLength(1);
+    expect(worker.shown[0]!.title).toBe('Spring class');
+    expect(worker.shown[0]!.options).toMatchObject({
+      body: 'Seats are open',
+      icon: 'https://cdn.test/icon.png',
+      image: 'https://cdn.test/wide.png',
+      tag: 'pushkit-campaign-41',
+      lang: 'en',
+      dir: 'ltr',
+      actions: [{ action: 'shop', title: 'Shop' }],
+      data: {
+        url: declarative.notification.navigate,
+        campaignId: '41',
+        click: '41.AAAAAAAAAAAAAAAAAAAAAA',
+        actionUrls: { shop: declarative.notification.actions[0]!.navigate },
+      },
+    });
+    expect(worker.badges).toEqual([4]);
+    expect(JSON.parse(String(worker.posts[0]!.init.body))).toEqual({
+      hash: site.hash,
+      campaignId: '41',
+      endpoint: 'https://fcm.googleapis.com/fcm/send/token-1',
+      click: '41.AAAAAAAAAAAAAAAAAAAAAA',
+      event: 'shown',
+    });
+  });
+
+  it('only reports a declarative message the browser already shows (its push event carries the notification)', async () => {
+    const worker = fakeWorker();
+    await worker.dispatch('push', { ...worker.pushData(declarative), notification: { data: declarative.notification.data } });
+    expect(worker.shown).toEqual([]);
+    expect(worker.badges).toEqual([]);
+    expect(JSON.parse(String(worker.posts[0]!.init.body))).toMatchObject({
+      campaignId: '41',
+      click: '41.AAAAAAAAAAAAAAAAAAAAAA',
+      event: 'shown',
+    });
+  });
+
+  it('never shows an empty notification for a declarative message without a notification', async () => {
+    const worker = fakeWorker();
+    await worker.dispatch('push', worker.pushData({ web_push: 8030, notification: 'title' }));
+    expect(worker.shown[0]!.title).toBe('Calligraphy');
   });
 
   it('installs its handlers once, so importing the worker part twice shows one notification', async () => {

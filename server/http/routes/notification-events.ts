@@ -6,7 +6,9 @@ import { httpUrlParam, parseParams, siteHash } from '../params.ts';
 import { RequestError, sendReply } from '../reply.ts';
 import { requireOrigin } from '../site-access.ts';
 import type { RouteContext } from './context.ts';
-import { CAMPAIGN_ID_PATTERN } from '../../../contract/ids.ts';
+import type { Queryable } from '../../store/database.ts';
+import { CAMPAIGN_ID_PATTERN, CLICK_TOKEN_PATTERN, CLICK_TOKEN_RULE } from '../../../contract/ids.ts';
+import { clickTokenMatches, deliveryIdOf } from '../../push/click-token.ts';
 import { NOTIFICATION_EVENTS, type NotificationEventReport } from '../../../contract/notification-event.ts';
 
 const CAMPAIGN_ID_RULE = 'must be a campaign id (1 to 18 digits)';
@@ -17,7 +19,9 @@ const eventSchema = z.strictObject({
     .union([z.int(CAMPAIGN_ID_RULE).positive(CAMPAIGN_ID_RULE), z.string(CAMPAIGN_ID_RULE).regex(CAMPAIGN_ID_PATTERN, CAMPAIGN_ID_RULE)], {
       error: CAMPAIGN_ID_RULE,
     })
-    .transform(String),
+    .transform(String)
+    .optional(),
+  click: z.string(CLICK_TOKEN_RULE).regex(CLICK_TOKEN_PATTERN, CLICK_TOKEN_RULE).optional(),
   endpoint: httpUrlParam(1024).optional(),
   event: z.enum(NOTIFICATION_EVENTS, { error: 'must be shown, clicked or closed' }),
 } satisfies Record<keyof NotificationEventReport, z.ZodType>);
@@ -31,11 +35,41 @@ function jsonBody(body: unknown): unknown {
   }
 }
 
+/**
+ * The subscriber and campaign of a click token's delivery on the site, or an error: a forged, edited or other
+ * site's token counts nothing.
+ */
+async function deliveryOfToken(db: Queryable, siteHash: string, token: string): Promise<{ campaignId: string; subscriberId: string }> {
+  const { rows } = await db.query<{ campaign_id: string; subscriber_id: string; secret_hash: string | null }>(
+    `SELECT d.campaign_id, d.subscriber_id, s.secret_hash FROM deliveries d
+     JOIN campaigns c ON c.id = d.campaign_id JOIN subscribers s ON s.id = d.subscriber_id
+     WHERE d.id = $1 AND c.site_hash = $2`,
+    [deliveryIdOf(token), siteHash],
+  );
+  const row = rows[0];
+  if (!row || !clickTokenMatches(token, row.secret_hash)) throw new RequestError('E_CLICK_TOKEN_WRONG', {});
+  return { campaignId: String(row.campaign_id), subscriberId: row.subscriber_id };
+}
+
 export async function notificationEventRoute(app: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
   app.post('/notificationEvent', async (request, reply) => {
     const params = parseParams(eventSchema, jsonBody(request.body), 'body');
     const site = registry.require(params.hash, 'hash');
     requireOrigin(request, site);
+    if (params.click) {
+      const delivery = await deliveryOfToken(db, site.hash, params.click);
+      if (params.campaignId !== undefined && params.campaignId !== delivery.campaignId) throw new RequestError('E_CLICK_TOKEN_WRONG', {});
+      // Once per subscriber, campaign and kind: a token replayed (the worker and the landing page both report
+      // a click) adds no row.
+      await db.query(
+        `INSERT INTO events (site_hash, subscriber_id, campaign_id, kind)
+         SELECT $1, $2, $3, $4
+         WHERE NOT EXISTS (SELECT 1 FROM events WHERE campaign_id = $3 AND subscriber_id = $2 AND kind = $4)`,
+        [site.hash, delivery.subscriberId, delivery.campaignId, params.event],
+      );
+      return sendReply(request, reply, { status: 'success' });
+    }
+    if (params.campaignId === undefined) throw new RequestError('E_CAMPAIGN_ID_MISSING', {});
     const campaign = await db.query('SELECT 1 FROM campaigns WHERE site_hash = $1 AND id = $2', [site.hash, params.campaignId]);
     if (campaign.rows.length === 0) throw new RequestError('E_CAMPAIGN_UNKNOWN', { param: 'campaignId', id: params.campaignId });
     await db.query(

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { CONDITION_MAX_LENGTH, formatConditionError } from '../../../contract/conditions.ts';
 import { compileCondition } from '../../../compiler/segment-condition.ts';
-import { createCampaign, getCampaign, listCampaigns } from '../../store/campaigns.ts';
+import { cancelCampaign, createCampaign, getCampaign, listCampaigns } from '../../store/campaigns.ts';
 import { ownedSite, ownerSiteHook } from '../owner-auth.ts';
 import { conditionCheckRoute } from './condition-check.ts';
 import { ownerAutomationRoutes } from './owner-automations.ts';
@@ -51,6 +51,7 @@ import {
   type AudienceReply,
   type CampaignCreatedReply,
   type CampaignReply,
+  type CampaignCancelledReply,
   type CampaignsReply,
   type DeletedReply,
   type DimensionsReply,
@@ -292,8 +293,9 @@ async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Pro
       const segment = await db.query('SELECT 1 FROM segments WHERE site_hash = $1 AND sid = $2', [site.hash, body.segment]);
       if (segment.rows.length === 0) throw new RequestError('E_SEGMENT_UNKNOWN', { param: 'segment', sid: body.segment, site: site.name });
     }
-    const created = await createCampaign(db, site, body);
-    campaigns?.enqueue(site.hash, created.campaignId);
+    const created = await createCampaign(db, site, body, campaigns?.now());
+    // A scheduled campaign is started by the provider's scheduler when its first delivery comes due.
+    if (body.sendAt === undefined && body.localTime === undefined) campaigns?.enqueue(site.hash, created.campaignId);
     const createdReply: CampaignCreatedReply = { status: 'success', ...created };
     return reply.code(201).send(createdReply);
   });
@@ -301,13 +303,25 @@ async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Pro
   app.get('/api/v1/sites/:name/campaigns', async (request): Promise<CampaignsReply> => {
     const site = ownedSite(request);
     const page = parseParams(pageSchema, request.query);
-    return { status: 'success', campaigns: await listCampaigns(db, site.hash, page.limit, page.offset) };
+    return { status: 'success', campaigns: await listCampaigns(db, site.hash, page.limit, page.offset, site.config.conversionWindowHours) };
+  });
+
+  app.post('/api/v1/sites/:name/campaigns/:id/cancel', async (request): Promise<CampaignCancelledReply> => {
+    const site = ownedSite(request);
+    const { id } = parseParams(z.object({ id: z.string().regex(CAMPAIGN_ID_PATTERN, 'must be a campaign id (digits)') }), request.params);
+    const cancelled = await cancelCampaign(db, site.hash, id);
+    if (cancelled === null) {
+      const campaign = await getCampaign(db, site.hash, id);
+      if (!campaign) throw new RequestError('E_CAMPAIGN_UNKNOWN', { param: 'id', id, site: site.name });
+      throw new RequestError('E_CAMPAIGN_NOT_CANCELLABLE', { id, status: campaign.status });
+    }
+    return { status: 'success', campaignId: id, cancelled };
   });
 
   app.get('/api/v1/sites/:name/campaigns/:id', async (request): Promise<CampaignReply> => {
     const site = ownedSite(request);
     const { id } = parseParams(z.object({ id: z.string().regex(CAMPAIGN_ID_PATTERN, 'must be a campaign id (digits)') }), request.params);
-    const campaign = await getCampaign(db, site.hash, id);
+    const campaign = await getCampaign(db, site.hash, id, site.config.conversionWindowHours);
     if (!campaign) throw new RequestError('E_CAMPAIGN_UNKNOWN', { param: 'id', id, site: site.name });
     return { status: 'success', campaign };
   });

@@ -1,0 +1,148 @@
+// An A/B test on the real provider, with a clock the test moves: the variants go to the test share split
+// evenly, clicks are recorded through the delivery's click token, and at the chosen time the variant with
+// the best click rate goes to the rest; the owner sees each variant's figures.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startProvider, type Provider } from '../../server/start-provider.ts';
+import type { Clock } from '../../server/push/clock.ts';
+import { closePushConnections } from '../../server/push/send.ts';
+import { vapidKeyFile } from '../../server/state-paths.ts';
+import type { HostedSite } from '../../server/sites.ts';
+import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/vapid-keys.ts';
+import type { Campaign } from '../../contract/owner-api.ts';
+import type { DeclarativePushMessage } from '../../contract/push-payload.ts';
+import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
+import { postSync, SITE_HASH, SITE_ORIGIN, tempDir, testSite } from '../support/server.ts';
+
+const vapid = generateVapidKeyPair();
+const keys = createSubscriberKeys();
+const plain = testSite();
+const site: HostedSite = { ...plain, config: { ...plain.config, vapidPublicKey: vapid.publicKey } };
+let state: { path: string; remove: () => Promise<void> };
+let service: FakePushService;
+let provider: Provider;
+let ownerKey: string;
+/** The provider's clock, moved by the test. */
+const clock: Clock & { time: number } = { time: Date.parse('2031-03-02T10:00:00Z'), now: () => clock.time };
+
+beforeAll(async () => {
+  state = await tempDir('pushkit-ab-');
+  await writeVapidKeyFile(vapidKeyFile(state.path, site.name), vapid);
+  service = await startFakePushService();
+  provider = await startProvider({
+    sites: [site],
+    stateDir: state.path,
+    rateLimit: false,
+    pushServices: [service.origin],
+    campaigns: { ca: service.ca, clock, log: () => undefined },
+  });
+  ownerKey = provider.ownerKeys.get(site.name)!;
+});
+afterAll(async () => {
+  await provider?.close();
+  await closePushConnections();
+  await service.close();
+  await state.remove();
+});
+
+const api = (method: 'GET' | 'POST', url: string, payload?: object) =>
+  provider.app.inject({
+    method,
+    url: `/api/v1/sites/letters${url}`,
+    headers: { authorization: `Bearer ${ownerKey}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
+    ...(payload ? { payload } : {}),
+  });
+const messages = () =>
+  service.requests.map((request) => JSON.parse(decryptPushBody(request.body, keys).toString('utf8')) as DeclarativePushMessage);
+
+describe('an A/B test', () => {
+  it('sends the variants to the test share, then the best click rate to the rest at the chosen time', async () => {
+    for (let i = 0; i < 6; i += 1) {
+      const reply = await postSync(provider.app, {
+        hash: SITE_HASH,
+        action: 'insert',
+        subscription: JSON.stringify({
+          endpoint: `${service.origin}/ab/${i}`,
+          expirationTime: null,
+          keys: { p256dh: keys.p256dh, auth: keys.auth },
+        }),
+        subscriptionId: `ab-${i}`,
+      });
+      expect(reply.statusCode).toBe(200);
+    }
+    const created = await api('POST', '/campaigns', {
+      title: 'Spring letters',
+      body: 'Twelve new pieces',
+      url: `${SITE_ORIGIN}/spring`,
+      variants: [{}, { title: 'Twelve new letters for spring', url: `${SITE_ORIGIN}/spring?b` }],
+      testFraction: 0.67,
+      winnerAfterMinutes: 60,
+    });
+    expect(created.statusCode).toBe(201);
+    const { campaignId } = created.json() as { campaignId: string };
+    await provider.campaigns.idle();
+
+    const test = messages();
+    expect(test.map((message) => message.notification.title).sort()).toEqual([
+      'Spring letters',
+      'Spring letters',
+      'Twelve new letters for spring',
+      'Twelve new letters for spring',
+    ]);
+    // one subscriber of variant B clicks (through the landing URL's token), nobody of A
+    const clickedB = test.find((message) => message.notification.title.startsWith('Twelve'))!;
+    expect(clickedB.notification.navigate).toMatch(/^https:\/\/letters\.example\/spring\?b=&pushkit_click=/);
+    const click = await provider.app.inject({
+      method: 'POST',
+      url: '/notificationEvent',
+      headers: { 'content-type': 'text/plain', origin: SITE_ORIGIN },
+      payload: JSON.stringify({ hash: SITE_HASH, click: clickedB.notification.data!.click, event: 'clicked' }),
+    });
+    expect(click.statusCode).toBe(200);
+
+    const before = (await api('GET', `/campaigns/${campaignId}`)).json().campaign as Campaign;
+    expect(before).toMatchObject({ recipients: 6, delivered: 4, pending: 2, winnerVariant: null, winnerAt: '2031-03-02T11:00:00.000Z' });
+    expect(
+      before.variants.map(({ variant, recipients, delivered, clicked, clickRate }) => ({
+        variant,
+        recipients,
+        delivered,
+        clicked,
+        clickRate,
+      })),
+    ).toEqual([
+      { variant: 0, recipients: 2, delivered: 2, clicked: 0, clickRate: 0 },
+      { variant: 1, recipients: 2, delivered: 2, clicked: 1, clickRate: 0.5 },
+    ]);
+
+    clock.time = Date.parse('2031-03-02T10:59:00Z');
+    await provider.campaigns.tick();
+    await provider.campaigns.idle();
+    expect(service.requests).toHaveLength(4);
+
+    clock.time = Date.parse('2031-03-02T11:00:00Z');
+    await provider.campaigns.tick();
+    await provider.campaigns.idle();
+    const rest = messages().slice(4);
+    expect(rest.map((message) => message.notification.title)).toEqual(['Twelve new letters for spring', 'Twelve new letters for spring']);
+    const after = (await api('GET', `/campaigns/${campaignId}`)).json().campaign as Campaign;
+    expect(after).toMatchObject({ status: 'done', delivered: 6, pending: 0, winnerVariant: 1 });
+    // the variants' figures stay those of the test, in the list of campaigns too
+    expect(after.variants.map((variant) => variant.delivered)).toEqual([2, 2]);
+    const listed = (await api('GET', '/campaigns')).json().campaigns as Campaign[];
+    expect(listed.find((entry) => entry.campaignId === campaignId)!.variants.map((variant) => variant.clicked)).toEqual([0, 1]);
+  });
+
+  it('refuses an A/B test it cannot run, naming the field', async () => {
+    const refused = async (body: object) => (await api('POST', '/campaigns', { title: 'T', body: 'B', ...body })).json().message as string;
+    expect(await refused({ variants: [{ title: 'A' }] })).toBe('variants: an A/B test needs 2 to 4 variants');
+    expect(await refused({ variants: [{}, {}, {}, {}, {}], testFraction: 0.5, winnerAfterMinutes: 60 })).toBe(
+      'variants: an A/B test needs 2 to 4 variants',
+    );
+    expect(await refused({ variants: [{}, {}] })).toBe('variants: an A/B test needs testFraction and winnerAfterMinutes');
+    expect(await refused({ variants: [{}, {}], testFraction: 1.5, winnerAfterMinutes: 60 })).toBe('testFraction: must be 0.95 or less');
+    expect(await refused({ variants: [{}, {}], testFraction: 0.2, winnerAfterMinutes: 1 })).toBe('winnerAfterMinutes: must be 5 or more');
+    expect(await refused({ variants: [{ title: '' }, {}], testFraction: 0.2, winnerAfterMinutes: 60 })).toBe(
+      'variants.0.title: must not be empty',
+    );
+  });
+});

@@ -1,5 +1,6 @@
 // esbuild bundles of push.js, sw.js, sw-firefox.js, push-kit-sw.js and the child window's script, with the generated site
 // modules resolved in memory and every feature flag defined as a literal so unused code is dropped.
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
@@ -8,6 +9,12 @@ import { emitError } from './errors.ts';
 import { MANGLED_PROPS, RESERVED_PROPS } from './mangle-props.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * Where the browser sources are: the repository itself, or the installed package's `browser/` folder
+ * (scripts/build-package.ts), kept apart from the compiled `.d.ts` files so that a consumer's TypeScript, which
+ * prefers `x.ts` over `x.d.ts`, never type-checks them.
+ */
+const BROWSER_ROOT = existsSync(join(ROOT, 'browser', 'runtime')) ? join(ROOT, 'browser') : ROOT;
 const SITE_NAMESPACE = 'pushkit-generated';
 
 export interface GeneratedModules {
@@ -57,7 +64,7 @@ function browserBundleOptions(modules: GeneratedModules, features: SiteFeatures)
 }
 
 export async function bundleEntry(entry: string, modules: GeneratedModules, features: SiteFeatures): Promise<Bundle> {
-  const result = await build({ ...browserBundleOptions(modules, features), entryPoints: [join(ROOT, entry)] });
+  const result = await build({ ...browserBundleOptions(modules, features), entryPoints: [join(BROWSER_ROOT, entry)] });
   const output = result.outputFiles[0];
   if (!output) throw emitError('E_BUNDLE_NO_OUTPUT', { entry });
   return { code: output.text, metafile: result.metafile };
@@ -87,7 +94,7 @@ const SITE_ENTRIES = {
  */
 export async function bundleSite(modules: GeneratedModules, features: SiteFeatures): Promise<SiteBundles> {
   const result = await build({
-    entryPoints: Object.fromEntries(Object.entries(SITE_ENTRIES).map(([name, entry]) => [name, join(ROOT, entry)])),
+    entryPoints: Object.fromEntries(Object.entries(SITE_ENTRIES).map(([name, entry]) => [name, join(BROWSER_ROOT, entry)])),
     outdir: '/pushkit-out',
     ...browserBundleOptions(modules, features),
   });

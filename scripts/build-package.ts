@@ -12,7 +12,10 @@ import { viteBuild } from '../server/dashboard/dashboard-build.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const PACKAGE_OUT_DIR = join(ROOT, 'dist-pkg');
 
-/** Folders whose TypeScript sources ship as they are: esbuild bundles them into each site's browser files. */
+/**
+ * Folders whose TypeScript sources ship as they are, under `browser/`: esbuild bundles them into each site's
+ * browser files (emit/bundle.ts). Beside the compiled `.d.ts` files a consumer's TypeScript would read them.
+ */
 const BROWSER_SOURCE_DIRS = ['runtime', 'worker', 'contract'];
 /** Folders of the compiled code whose other files (templates, styles) are read at run time. */
 const ASSET_DIRS = ['templates', 'config', 'compiler', 'emit', 'server', 'cli'];
@@ -42,7 +45,7 @@ export async function buildPackage(log: (line: string) => void = console.log): P
   log('compiling TypeScript to dist-pkg/');
   execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
   for (const dir of BROWSER_SOURCE_DIRS) {
-    await copyFiles(join(ROOT, dir), join(PACKAGE_OUT_DIR, dir), (file) => extname(file) === '.ts' && !isTest(file));
+    await copyFiles(join(ROOT, dir), join(PACKAGE_OUT_DIR, 'browser', dir), (file) => extname(file) === '.ts' && !isTest(file));
   }
   for (const dir of ASSET_DIRS) {
     await copyFiles(join(ROOT, dir), join(PACKAGE_OUT_DIR, dir), (file) => !isTypeScript(file));

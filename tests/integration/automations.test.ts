@@ -13,7 +13,7 @@ import type { HostedSite } from '../../server/sites.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair, writeVapidKeyFile, type VapidKeyPair } from '../../server/vapid-keys.ts';
 import type { Automation, AutomationsReply, SubscriberHealthReply } from '../../contract/automations.ts';
-import type { LegacyPushPayload } from '../../contract/push-payload.ts';
+import type { DeclarativePushMessage, LegacyPushPayload } from '../../contract/push-payload.ts';
 import {
   createSubscriberKeys,
   decryptPushBody,
@@ -536,7 +536,8 @@ describe('subscription health', () => {
       expect(created.statusCode, created.body).toBe(201);
       await provider.campaigns.idle();
     }
-    const lastToShowing = pushesTo(showing.path).map(payloadOf).at(-1)!;
+    // The owner's campaigns go out as declarative messages: the campaign id is in notification.data.
+    const lastToShowing = (payloadOf(pushesTo(showing.path).at(-1)!) as unknown as DeclarativePushMessage).notification.data!;
     await provider.app.inject({
       method: 'POST',
       url: '/notificationEvent',

@@ -86,11 +86,14 @@ export async function refreshVisitorData(services: RuntimeServices): Promise<voi
   const proof = { hash: site.hash, subscriberId, subscriberSecret: services.secret() };
   if (PK_FEATURES.customDimensions) {
     try {
-      const reply = (await services.get(site.serverSyncUrl + '/getSubscriberAttributes.php', {
-        ...proof,
+      const query: SubscriberAttributesQuery = Object.assign({}, proof, {
         customDimensions: site.customDimensions!.join(','),
         browser: navigator.userAgent.includes('Firefox') ? 'firefox' : 'chrome',
-      } satisfies SubscriberAttributesQuery)) as Partial<SubscriberAttributesReply> | null;
+      });
+      const reply = (await services.get(
+        site.serverSyncUrl + '/getSubscriberAttributes.php',
+        query,
+      )) as Partial<SubscriberAttributesReply> | null;
       for (const [name, value] of Object.entries(reply?.result ?? {})) {
         if (value != null) services.local.set(dimensionKey(name), String(value));
       }
@@ -105,7 +108,7 @@ export async function refreshVisitorData(services: RuntimeServices): Promise<voi
         proof satisfies UserPropertiesQuery,
       )) as Partial<UserPropertiesReply> | null;
       if (reply?.tags && typeof reply.tags === 'object')
-        services.local.set(TAGS, JSON.stringify({ ...storedTags(services), ...reply.tags }));
+        services.local.set(TAGS, JSON.stringify(Object.assign({}, storedTags(services), reply.tags)));
     } catch {
       // Keep the tags stored earlier.
     }

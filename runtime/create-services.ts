@@ -35,7 +35,7 @@ export function createServices(site: SiteModule): RuntimeServices {
     session: { get: cookieStore.get, set: (key, value) => cookieStore.set(key, value), remove: cookieStore.remove },
     cookies: cookieStore,
     emit(event) {
-      for (const listener of [...(listeners[event] ?? [])]) {
+      for (const listener of [...(listeners[event] || [])]) {
         try {
           listener();
         } catch (error) {
@@ -44,7 +44,7 @@ export function createServices(site: SiteModule): RuntimeServices {
       }
     },
     on(event, listener) {
-      (listeners[event] ??= new Set()).add(listener);
+      (listeners[event] = listeners[event] || new Set()).add(listener);
       return () => void listeners[event]!.delete(listener);
     },
   };

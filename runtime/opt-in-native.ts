@@ -15,6 +15,12 @@ import { logSwallowed } from './guard.ts';
 const notificationPermission = (): NotificationPermission | 'unsupported' =>
   'Notification' in window ? Notification.permission : 'unsupported';
 
+/** The push subscription of the worker registered for `scope`, if any. */
+async function currentSubscription(scope: string): Promise<PushSubscription | null | undefined> {
+  const registration = 'serviceWorker' in navigator && (await navigator.serviceWorker.getRegistration(scope));
+  return registration ? registration.pushManager.getSubscription() : undefined;
+}
+
 /**
  * Brings the provider up to date with the subscription this origin's worker (`services.site.swScope`) holds:
  * unsubscribe-native when the permission is gone, a silent renewal of a lost subscription, then the update
@@ -27,7 +33,7 @@ export async function syncBrowserSubscription(services: RuntimeServices, browser
     await syncWithoutPermission(services, browser, stored, granted);
     return false;
   }
-  let subscription = await (await navigator.serviceWorker.getRegistration(site.swScope))?.pushManager.getSubscription();
+  let subscription = await currentSubscription(site.swScope);
   const storedKey = local.get(VAPID_KEY);
   if (subscription && storedKey && storedKey !== site.vapidPublicKey) {
     await subscription.unsubscribe();
@@ -45,9 +51,6 @@ export async function syncBrowserSubscription(services: RuntimeServices, browser
 export function nativeOptInPath(services: RuntimeServices, browser: BrowserName, outcome: OptInOutcome, prompts: Prompts): OptInPath {
   const { site, local } = services;
   const firefox = browser === 'firefox';
-  const currentSubscription = async (): Promise<PushSubscription | null | undefined> =>
-    'serviceWorker' in navigator ? (await navigator.serviceWorker.getRegistration(site.swScope))?.pushManager.getSubscription() : undefined;
-
   return {
     _permission: notificationPermission,
 
@@ -72,7 +75,8 @@ export function nativeOptInPath(services: RuntimeServices, browser: BrowserName,
     },
 
     async _unsubscribe() {
-      await (await currentSubscription())?.unsubscribe();
+      const subscription = await currentSubscription(site.swScope);
+      if (subscription) await subscription.unsubscribe();
     },
   };
 }

@@ -1,6 +1,7 @@
 // The host-page prompts (spec section 2): the build-time markup inserted once, shown and hidden through the
 // `hidden` attribute. Stable hooks for tests and site CSS: `#pushkit-prompts`, `[data-pk=<kind>]`,
 // `[data-pk-action=yes|no|close]`, `input[data-pk-consent]`.
+import { closest } from './closest.ts';
 import type { PromptMarkup } from './site-module.ts';
 
 export type PromptKind = 'chicklet' | 'context' | 'subscribed' | 'blocked' | 'modal' | 'mobile' | 'homeScreen';
@@ -46,8 +47,8 @@ export function createPrompts(
         container.prepend(style);
       }
       container.addEventListener('click', (event) => {
-        const button = (event.target as Element).closest?.('[data-pk-action]');
-        const owner = button?.closest('[data-pk]');
+        const button = closest(event.target, '[data-pk-action]');
+        const owner = closest(button, '[data-pk]');
         if (!button || !owner) return;
         const checkbox = owner.querySelector<HTMLInputElement>('input[data-pk-consent]');
         onAction(

@@ -8,7 +8,7 @@ type Callback = (result: SegmentResult) => void;
 
 const report = (result: SegmentResult, callback?: Callback): SegmentResult => {
   try {
-    callback?.(result);
+    if (callback) callback(result);
   } catch {
     // The page's callback failing is the page's business; the promise still resolves.
   }

@@ -1,5 +1,6 @@
 // Segment membership (spec section 4): rule segments evaluated on each view and whenever a trigger event
 // fires, and click segments joined by clicking a matching element.
+import { closest } from './closest.ts';
 import type { SegmentContext, SegmentId } from './site-module.ts';
 import type { RuntimeServices } from './services.ts';
 import { storedTags } from './tags.ts';
@@ -95,10 +96,9 @@ export function startSegments(services: RuntimeServices): void {
     document.addEventListener(
       'click',
       (event) => {
-        const target = event.target as Element | null;
         for (const { sid, vn, selector } of site.clickSegments) {
           try {
-            if (target?.closest?.(selector)) join(sid, vn);
+            if (closest(event.target, selector)) join(sid, vn);
           } catch {
             // An invalid selector must not break the host page's clicks.
           }

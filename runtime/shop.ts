@@ -124,7 +124,7 @@ export function startShop(services: RuntimeServices): void {
     services
       .get(location.origin + '/cart.js', {})
       .then((cart) => {
-        if (!(cart as Cart | null)?.items?.length) return;
+        if (!cart || !(cart as Cart).items || !(cart as Cart).items.length) return;
         const item = addedLine(cart as Cart, posted.split(' ')[1]);
         const data = cartEventData(cart as Cart, item);
         record('add_cart', data);
@@ -152,7 +152,7 @@ export function startShop(services: RuntimeServices): void {
   );
   scheduleCartRead();
 
-  const orderId = ORDER_PAGE.exec(location.pathname)?.[1];
+  const orderId = (ORDER_PAGE.exec(location.pathname) || [])[1];
   if (orderId) {
     setTimeout(() => {
       if (!allowed()) return;

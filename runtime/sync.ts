@@ -125,7 +125,7 @@ function syncPayload(services: RuntimeServices, browser: BrowserName, action: Sy
 /** Hands the subscription (or its removal) to the worker, which keeps it in IndexedDB. */
 function tellWorker(scope: string, subscription: SubscriptionMessage[typeof SUBSCRIPTION_MESSAGE]): void {
   navigator.serviceWorker?.getRegistration(scope).then(
-    (registration) => registration?.active?.postMessage({ [SUBSCRIPTION_MESSAGE]: subscription }),
+    (registration) => registration && registration.active && registration.active.postMessage({ [SUBSCRIPTION_MESSAGE]: subscription }),
     () => undefined,
   );
 }
@@ -155,8 +155,8 @@ export async function syncAction(
     const reply = (await services.postForm(syncUrl(services), syncPayload(services, browser, action, current))) as Partial<
       Record<'status' | 'subscriberId' | 'subscriberSecret', unknown>
     > | null;
-    const subscriberId = valid(typeof reply?.subscriberId === 'string' ? reply.subscriberId : undefined, BROWSER_ID_PATTERN);
-    if (reply?.status !== 'success' || (!unsubscribing && !subscriberId)) throw new Error('sync ' + action + ' failed');
+    const subscriberId = valid(reply && typeof reply.subscriberId === 'string' ? reply.subscriberId : undefined, BROWSER_ID_PATTERN);
+    if (!reply || reply.status !== 'success' || (!unsubscribing && !subscriberId)) throw new Error('sync ' + action + ' failed');
     ok = true;
     local.set(DB_STATUS, 'true');
     if (unsubscribing) {
@@ -177,7 +177,8 @@ export async function syncAction(
     local.set(SUBSCRIPTION_ID, current.subscriptionId);
     local.set(ENDPOINT, current.endpoint);
     local.set(VAPID_KEY, services.site.vapidPublicKey);
-    if (current.subscription?.endpoint) tellWorker(services.site.swScope, current.subscription as { endpoint: string });
+    if (current.subscription && current.subscription.endpoint)
+      tellWorker(services.site.swScope, current.subscription as { endpoint: string });
   }
   return ok;
 }

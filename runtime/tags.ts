@@ -94,7 +94,7 @@ export async function refreshVisitorData(services: RuntimeServices): Promise<voi
         site.serverSyncUrl + '/getSubscriberAttributes.php',
         query,
       )) as Partial<SubscriberAttributesReply> | null;
-      for (const [name, value] of Object.entries(reply?.result ?? {})) {
+      for (const [name, value] of Object.entries((reply && reply.result) || {})) {
         if (value != null) services.local.set(dimensionKey(name), String(value));
       }
     } catch {
@@ -107,7 +107,7 @@ export async function refreshVisitorData(services: RuntimeServices): Promise<voi
         site.servicesServerUrl + '/dyn',
         proof satisfies UserPropertiesQuery,
       )) as Partial<UserPropertiesReply> | null;
-      if (reply?.tags && typeof reply.tags === 'object')
+      if (reply && reply.tags && typeof reply.tags === 'object')
         services.local.set(TAGS, JSON.stringify(Object.assign({}, storedTags(services), reply.tags)));
     } catch {
       // Keep the tags stored earlier.

@@ -19,7 +19,7 @@ export async function fetchConsent(services: RuntimeServices, browser: string): 
       browser,
     } satisfies TrackingConsentQuery)) as Partial<TrackingConsentReply> | null;
     // A site that asks for consent tracks nobody whose consent the server has not recorded.
-    if (reply?.status === 'success') storeConsent(services, Number(reply.pageClickTrackingPermission) === 1);
+    if (reply && reply.status === 'success') storeConsent(services, Number(reply.pageClickTrackingPermission) === 1);
   } catch (error) {
     logSwallowed(error);
   }

@@ -1,5 +1,6 @@
 // Opt-in trigger events (spec section 4). Each kind's code sits behind its build-time flag, so a site whose
 // trigger expression does not name a kind gets none of its code.
+import { closest } from './closest.ts';
 import type { TriggerConfig } from './site-module.ts';
 import type { RuntimeServices } from './services.ts';
 import { triggerEventKey } from './storage-keys.ts';
@@ -39,7 +40,7 @@ export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | unde
   const happened = (kind: string, observed = true): void => {
     if (observed) services.emit(kind);
     if (!triggers.anyOf.includes(kind)) return;
-    if (PK_FEATURES.triggerPersist) store?.set(triggerEventKey(kind), '1');
+    if (PK_FEATURES.triggerPersist && store) store.set(triggerEventKey(kind), '1');
     fireOnce();
   };
   const has = (kind: string): boolean => kinds.includes(kind);
@@ -64,9 +65,8 @@ export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | unde
       document.addEventListener(
         type,
         (event) => {
-          const target = event.target as Element | null;
           try {
-            if (!selector || target?.closest?.(selector)) happened(type);
+            if (!selector || closest(event.target, selector)) happened(type);
           } catch {
             // An invalid selector must not break the host page's clicks.
           }

@@ -19,9 +19,9 @@ const newUuid = (): string =>
 
 function pendingLink(services: RuntimeServices): PendingLink | undefined {
   try {
-    const pair = JSON.parse(services.local.get(UPDATE_SUBSCRIBER_ID) ?? 'null') as Partial<PendingLink> | null;
-    const previousSubscriberId = valid(pair?.previousSubscriberId, BROWSER_ID_PATTERN);
-    const subscriberId = valid(pair?.subscriberId, BROWSER_ID_PATTERN);
+    const pair = JSON.parse(services.local.get(UPDATE_SUBSCRIBER_ID) || 'null') as Partial<PendingLink> | null;
+    const previousSubscriberId = valid(pair && pair.previousSubscriberId, BROWSER_ID_PATTERN);
+    const subscriberId = valid(pair && pair.subscriberId, BROWSER_ID_PATTERN);
     return previousSubscriberId && subscriberId ? { previousSubscriberId, subscriberId } : undefined;
   } catch {
     return undefined;
@@ -32,7 +32,7 @@ function pendingLink(services: RuntimeServices): PendingLink | undefined {
 export async function visitorUuid(services: RuntimeServices, browserType: string, search: string): Promise<string> {
   const fromUrl = valid(new URLSearchParams(search).get('uuid'), BROWSER_ID_PATTERN);
   const stored = valid(services.cookies.get(UUID_COOKIE), BROWSER_ID_PATTERN);
-  const uuid = fromUrl ?? stored ?? newUuid();
+  const uuid = fromUrl || stored || newUuid();
   if (uuid !== stored) services.cookies.set(UUID_COOKIE, uuid, UUID_DAYS);
   const subscriberId = services.subscriberId();
   // The subscriber id is the provider's, so it never equals a uuid: a uuid this browser already holds was
@@ -51,7 +51,7 @@ export async function visitorUuid(services: RuntimeServices, browserType: string
         subscriberSecret: services.secret(),
         action: 'update-subscriberId',
       })) as { status?: unknown } | null;
-      if (reply?.status !== 'success') throw new Error('update-subscriberId failed');
+      if (!reply || reply.status !== 'success') throw new Error('update-subscriberId failed');
       services.local.remove(UPDATE_SUBSCRIBER_ID);
     } catch (error) {
       logSwallowed(error);

@@ -18,22 +18,22 @@ export function createServices(site: SiteModule): RuntimeServices {
   const listeners: Record<string, Set<() => void>> = {};
   const local = webStore(() => localStorage);
   return {
-    site,
-    subscriberId: () => {
+    site_: site,
+    subscriberId_: () => {
       const id = valid(local.get(SUBSCRIBER_ID), BROWSER_ID_PATTERN);
       return id && !PLACEHOLDER_SUBSCRIBER_ID.test(id) ? id : undefined;
     },
-    secret: () => valid(local.get(SUBSCRIBER_SECRET), BROWSER_ID_PATTERN) || '',
+    secret_: () => valid(local.get(SUBSCRIBER_SECRET), BROWSER_ID_PATTERN) || '',
     subscriptionId: () => valid(local.get(SUBSCRIPTION_ID), SUBSCRIPTION_ID_PATTERN),
-    trackingAllowed: () => local.get(DO_NOT_TRACK) !== '1',
-    optedOut: () => cookieStore.get(OPT_OUT) === '1',
+    trackingAllowed_: () => local.get(DO_NOT_TRACK) !== '1',
+    optedOut_: () => cookieStore.get(OPT_OUT) === '1',
     get,
     jsonp,
     postForm,
     beacon,
-    local,
-    session: { get: cookieStore.get, set: (key, value) => cookieStore.set(key, value), remove: cookieStore.remove },
-    cookies: cookieStore,
+    local_: local,
+    session_: { get: cookieStore.get, set: (key, value) => cookieStore.set(key, value), remove: cookieStore.remove },
+    cookies_: cookieStore,
     emit(event) {
       for (const listener of [...(listeners[event] || [])]) {
         try {

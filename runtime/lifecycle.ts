@@ -36,7 +36,7 @@ export interface Lifecycle {
 }
 
 export function startLifecycle(services: RuntimeServices, notify: Notify): Lifecycle {
-  const { site, local } = services;
+  const { site_: site, local_: local } = services;
   const safariPush = PK_FEATURES.safari ? safariPushOf() : undefined;
   const pushManager = 'PushManager' in window;
   const support = detectSupport(navigator.userAgent, safariPush, site, {
@@ -67,7 +67,7 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
   const outcome: OptInOutcome = {
     succeed() {
       services.emit('subscribe');
-      notify('success', services.subscriberId(), SUBSCRIBED);
+      notify('success', services.subscriberId_(), SUBSCRIBED);
     },
     fail,
     blocked(result) {
@@ -129,19 +129,19 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
   };
 
   async function optOut(alerting: boolean): Promise<void> {
-    const already = services.optedOut();
-    if (!already) services.cookies.set(OPT_OUT, '1', UUID_DAYS);
+    const already = services.optedOut_();
+    if (!already) services.cookies_.set(OPT_OUT, '1', UUID_DAYS);
     for (const kind of ['chicklet', 'modal', 'mobile', 'context'] as const) prompts.hide(kind);
     if (alerting) alert(already ? ALREADY_OPTED_OUT_TEXT : OPTED_OUT_TEXT);
     await path._unsubscribe(uuid);
-    if (services.subscriberId()) await syncAction(services, browser, 'unsubscribe-ui');
+    if (services.subscriberId_()) await syncAction(services, browser, 'unsubscribe-ui');
   }
 
   async function startView(): Promise<void> {
     uuid = await visitorUuid(services, browser, location.search);
     if (new URLSearchParams(location.search).has(OPT_OUT)) return optOut(true);
-    if (services.optedOut()) {
-      if (services.subscriberId()) await syncAction(services, browser, 'unsubscribe-ui');
+    if (services.optedOut_()) {
+      if (services.subscriberId_()) await syncAction(services, browser, 'unsubscribe-ui');
       return;
     }
     if (!pushCapable) {
@@ -174,9 +174,9 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
       // page's call on its own (at load, on a timer) does not.
       const byVisitor = !!navigator.userActivation?.isActive;
       await ready;
-      if (services.optedOut()) {
+      if (services.optedOut_()) {
         if (!byVisitor) return;
-        services.cookies.remove(OPT_OUT);
+        services.cookies_.remove(OPT_OUT);
       }
       if (PK_FEATURES.iosHomeScreen && support.homeScreen) prompts.show('homeScreen');
       if (!pushCapable) return;

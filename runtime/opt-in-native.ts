@@ -22,12 +22,12 @@ async function currentSubscription(scope: string): Promise<PushSubscription | nu
 }
 
 /**
- * Brings the provider up to date with the subscription this origin's worker (`services.site.swScope`) holds:
+ * Brings the provider up to date with the subscription this origin's worker (`services.site_.swScope`) holds:
  * unsubscribe-native when the permission is gone, a silent renewal of a lost subscription, then the update
  * decision. True when the visitor is subscribed. The child window runs it for its own origin too.
  */
 export async function syncBrowserSubscription(services: RuntimeServices, browser: BrowserName, stored: StoredState): Promise<boolean> {
-  const { site, local } = services;
+  const { site_: site, local_: local } = services;
   const granted = notificationPermission();
   if (granted !== 'granted') {
     await syncWithoutPermission(services, browser, stored, granted);
@@ -49,7 +49,7 @@ export async function syncBrowserSubscription(services: RuntimeServices, browser
 }
 
 export function nativeOptInPath(services: RuntimeServices, browser: BrowserName, outcome: OptInOutcome, prompts: Prompts): OptInPath {
-  const { site, local } = services;
+  const { site_: site, local_: local } = services;
   const firefox = browser === 'firefox';
   return {
     _permission: notificationPermission,

@@ -23,7 +23,7 @@ export const safariPushOf = (): SafariPush | undefined =>
   (window as unknown as { safari?: { pushNotification?: SafariPush } }).safari?.pushNotification;
 
 export function safariOptInPath(services: RuntimeServices, push: SafariPush, outcome: OptInOutcome): OptInPath {
-  const { site } = services;
+  const { site_: site } = services;
   const websitePushId = site.safariWebsitePushId!;
   const permission = (): NotificationPermission => {
     const answer = push.permission(websitePushId).permission;

@@ -48,12 +48,12 @@ const LANGUAGE_PATTERN = /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/;
 const URL_PATTERN = /^https?:\/\/\S+$/;
 
 export function readState(services: RuntimeServices): StoredState {
-  const { local } = services;
+  const { local_: local } = services;
   const status = local.get(STATUS);
   const dbStatus = local.get(DB_STATUS);
   return {
-    subscriberId: services.subscriberId(),
-    secret: services.secret(),
+    subscriberId: services.subscriberId_(),
+    secret: services.secret_(),
     subscriptionId: services.subscriptionId(),
     endpoint: valid(local.get(ENDPOINT), URL_PATTERN),
     status: status === 'subscribed' || status === 'unsubscribed' || status === 'blocked' ? status : '',
@@ -82,7 +82,7 @@ export function decideUpdate(stored: StoredState, current: CurrentSubscription, 
 export const subscriptionIdOf = (endpoint: string): string => decodeURIComponent(endpoint.slice(endpoint.lastIndexOf('/') + 1));
 
 function syncPayload(services: RuntimeServices, browser: BrowserName, action: SyncAction, current?: CurrentSubscription): SyncForm {
-  const { site, local } = services;
+  const { site_: site, local_: local } = services;
   const stored = readState(services);
   const { subscriptionId, endpoint, subscription } = current || ({} as Partial<CurrentSubscription>);
   const firefox = browser === 'firefox';
@@ -114,9 +114,9 @@ function syncPayload(services: RuntimeServices, browser: BrowserName, action: Sy
     subscriptionDomainUrl: location.origin,
     serviceWorkerPath: firefox ? site.firefoxSwPath : site.swPath,
     subscriptionPageUrl: location.href,
-    pageClickTrackingPermission: services.trackingAllowed() ? '1' : '0',
+    pageClickTrackingPermission: services.trackingAllowed_() ? '1' : '0',
     gcmSenderId: valid(local.get(GCM_ID), /^\d{1,32}$/) || '',
-    uuid: valid(services.cookies.get(UUID_COOKIE), BROWSER_ID_PATTERN) || '',
+    uuid: valid(services.cookies_.get(UUID_COOKIE), BROWSER_ID_PATTERN) || '',
     // the spec's "jsonp reply", read as text by transport.ts, never run
     callback: JSONP_CALLBACK,
   };
@@ -130,11 +130,11 @@ function tellWorker(scope: string, subscription: SubscriptionMessage[typeof SUBS
   );
 }
 
-export const syncUrl = (services: RuntimeServices): string => services.site.serverSyncUrl + '/syncSubscriptionAction.php';
+export const syncUrl = (services: RuntimeServices): string => services.site_.serverSyncUrl + '/syncSubscriptionAction.php';
 
 const clearSubscriber = (services: RuntimeServices): void => {
-  for (const key of [SUBSCRIBER_ID, SUBSCRIBER_SECRET, SUBSCRIPTION_ID, ENDPOINT, LANGUAGE, VAPID_KEY]) services.local.remove(key);
-  tellWorker(services.site.swScope, null);
+  for (const key of [SUBSCRIBER_ID, SUBSCRIBER_SECRET, SUBSCRIPTION_ID, ENDPOINT, LANGUAGE, VAPID_KEY]) services.local_.remove(key);
+  tellWorker(services.site_.swScope, null);
 };
 
 /**
@@ -148,7 +148,7 @@ export async function syncAction(
   action: SyncAction,
   current?: CurrentSubscription,
 ): Promise<boolean> {
-  const { local } = services;
+  const { local_: local } = services;
   const unsubscribing = action === 'unsubscribe-ui' || action === 'unsubscribe-native';
   let ok = false;
   try {
@@ -176,9 +176,9 @@ export async function syncAction(
   if (!unsubscribing && current) {
     local.set(SUBSCRIPTION_ID, current.subscriptionId);
     local.set(ENDPOINT, current.endpoint);
-    local.set(VAPID_KEY, services.site.vapidPublicKey);
+    local.set(VAPID_KEY, services.site_.vapidPublicKey);
     if (current.subscription && current.subscription.endpoint)
-      tellWorker(services.site.swScope, current.subscription as { endpoint: string });
+      tellWorker(services.site_.swScope, current.subscription as { endpoint: string });
   }
   return ok;
 }
@@ -199,7 +199,7 @@ export async function syncWithoutPermission(
 ): Promise<void> {
   if (stored.subscriberId || stored.status === 'subscribed') {
     await syncAction(services, browser, 'unsubscribe-native');
-    if (permission === 'denied') services.local.set(STATUS, 'blocked');
+    if (permission === 'denied') services.local_.set(STATUS, 'blocked');
   }
 }
 

@@ -21,18 +21,18 @@ const INTERVAL_MS = 1000;
  * scroll: percent of the scrollable distance, or pixels from the top or from the bottom, each within 2 px.
  */
 export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | undefined, services: RuntimeServices): void {
-  if (services.optedOut()) return;
+  if (services.optedOut_()) return;
   const kinds = fire ? triggers.anyOf.concat(triggers.watch) : triggers.watch;
   const store = PK_FEATURES.triggerPersist
     ? triggers.persist === 'always'
-      ? services.local
+      ? services.local_
       : triggers.persist === 'session'
-        ? services.session
+        ? services.session_
         : undefined
     : undefined;
   let fired = false;
   const fireOnce = (): void => {
-    if (fired || !fire || services.optedOut()) return;
+    if (fired || !fire || services.optedOut_()) return;
     fired = true;
     fire();
   };

@@ -31,7 +31,7 @@ describe('rule segments', () => {
         url: 'https://services.test/as',
         params: {
           id: '7',
-          customer_hash: services.site.hash,
+          customer_hash: services.site_.hash,
           'subscriber_list[]': 'sub-1',
           'subscriberSecret[]': SUBSCRIBER_SECRET_OF_DOUBLE,
         },

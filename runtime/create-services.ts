@@ -24,17 +24,17 @@ export function createServices(site: SiteModule): RuntimeServices {
       return id && !PLACEHOLDER_SUBSCRIBER_ID.test(id) ? id : undefined;
     },
     secret_: () => valid(local.get(SUBSCRIBER_SECRET), BROWSER_ID_PATTERN) || '',
-    subscriptionId: () => valid(local.get(SUBSCRIPTION_ID), SUBSCRIPTION_ID_PATTERN),
+    subscriptionId_: () => valid(local.get(SUBSCRIPTION_ID), SUBSCRIPTION_ID_PATTERN),
     trackingAllowed_: () => local.get(DO_NOT_TRACK) !== '1',
     optedOut_: () => cookieStore.get(OPT_OUT) === '1',
-    get,
-    jsonp,
-    postForm,
-    beacon,
+    get_: get,
+    jsonp_: jsonp,
+    postForm_: postForm,
+    beacon_: beacon,
     local_: local,
     session_: { get: cookieStore.get, set: (key, value) => cookieStore.set(key, value), remove: cookieStore.remove },
     cookies_: cookieStore,
-    emit(event) {
+    emit_(event) {
       for (const listener of [...(listeners[event] || [])]) {
         try {
           listener();
@@ -43,7 +43,7 @@ export function createServices(site: SiteModule): RuntimeServices {
         }
       }
     },
-    on(event, listener) {
+    on_(event, listener) {
       (listeners[event] = listeners[event] || new Set()).add(listener);
       return () => void listeners[event]!.delete(listener);
     },

@@ -66,12 +66,12 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
   const doNotShowActive = (): boolean => Number(local.get(DO_NOT_SHOW)) > Date.now();
   const outcome: OptInOutcome = {
     succeed() {
-      services.emit('subscribe');
+      services.emit_('subscribe');
       notify('success', services.subscriberId_(), SUBSCRIBED);
     },
     fail,
     blocked(result) {
-      services.emit('block');
+      services.emit_('block');
       void reportBlock(services, browser);
       setDoNotShow();
       local.set(STATUS, 'blocked');

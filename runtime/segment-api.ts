@@ -16,11 +16,11 @@ const report = (result: SegmentResult, callback?: Callback): SegmentResult => {
 };
 
 const beacon = (services: RuntimeServices, subscriberId: string, segment: string, action: SegmentBeaconAction): void =>
-  services.beacon(services.site_.serverSyncUrl + '/c.gif', {
+  services.beacon_(services.site_.serverSyncUrl + '/c.gif', {
     hash: services.site_.hash,
     subscriberId,
     subscriberSecret: services.secret_(),
-    subscriptionId: services.subscriptionId(),
+    subscriptionId: services.subscriptionId_(),
     segment,
     action,
   } satisfies SegmentBeaconQuery);
@@ -33,7 +33,7 @@ export async function addSubscriberToSegment(services: RuntimeServices, name: st
   if (!subscriberId) return report(-1, callback);
   beacon(services, subscriberId, name, 'add-segment');
   try {
-    await services.get(services.site_.servicesServerUrl + '/as', {
+    await services.get_(services.site_.servicesServerUrl + '/as', {
       id: name,
       customer_hash: services.site_.hash,
       'subscriber_list[]': subscriberId,

@@ -11,7 +11,7 @@ import { retrySegmentKey, segmentMarkerKey, SESSION_START, VISITS } from './stor
 /** GET {services server}/as for one segment; resolves false on failure, never rejects. */
 async function joinSegment(services: RuntimeServices, sid: SegmentId, subscriberId: string): Promise<boolean> {
   try {
-    await services.get(services.site_.servicesServerUrl + '/as', {
+    await services.get_(services.site_.servicesServerUrl + '/as', {
       id: String(sid),
       customer_hash: services.site_.hash,
       'subscriber_list[]': subscriberId,
@@ -76,7 +76,7 @@ export function startSegments(services: RuntimeServices): void {
       }
     };
     for (const kind of TRIGGER_EVENTS) {
-      services.on(kind, () => {
+      services.on_(kind, () => {
         events[kind] = true;
         evaluate();
       });

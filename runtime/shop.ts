@@ -83,7 +83,7 @@ export function startShop(services: RuntimeServices): void {
   const record = (event: 'add_cart' | 'order', data: Record<string, unknown>): void => {
     if (!allowed()) return;
     services.local_.set(ECOM_DATA + event, JSON.stringify(data));
-    services.emit('ecom.' + event);
+    services.emit_('ecom.' + event);
     for (const segment of services.site_.shopSegments) {
       if (segment.event !== event) continue;
       try {
@@ -108,7 +108,7 @@ export function startShop(services: RuntimeServices): void {
       pUrl: data.pUrl,
       pImgUrl: typeof image === 'string' && image ? new URL(image, location.href).href : undefined,
     } as Record<keyof CartEventForm, QueryParams[string]>;
-    services.postForm(services.site_.serverSyncUrl + '/api/v1/shopify/cart', form).catch(() => {
+    services.postForm_(services.site_.serverSyncUrl + '/api/v1/shopify/cart', form).catch(() => {
       // No reminder for this cart: the shop event itself already happened.
     });
   };
@@ -122,7 +122,7 @@ export function startShop(services: RuntimeServices): void {
     services.session_.remove(CART_POSTED);
     if (!allowed()) return;
     services
-      .get(location.origin + '/cart.js', {})
+      .get_(location.origin + '/cart.js', {})
       .then((cart) => {
         if (!cart || !(cart as Cart).items || !(cart as Cart).items.length) return;
         const item = addedLine(cart as Cart, posted.split(' ')[1]);
@@ -157,7 +157,7 @@ export function startShop(services: RuntimeServices): void {
     setTimeout(() => {
       if (!allowed()) return;
       services
-        .get(services.site_.serverSyncUrl + '/api/v1/shopify/getOrderDetails', {
+        .get_(services.site_.serverSyncUrl + '/api/v1/shopify/getOrderDetails', {
           hash: services.site_.hash,
           orderId,
           subscriberId: services.subscriberId_(),

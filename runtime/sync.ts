@@ -54,7 +54,7 @@ export function readState(services: RuntimeServices): StoredState {
   return {
     subscriberId: services.subscriberId_(),
     secret: services.secret_(),
-    subscriptionId: services.subscriptionId(),
+    subscriptionId: services.subscriptionId_(),
     endpoint: valid(local.get(ENDPOINT), URL_PATTERN),
     status: status === 'subscribed' || status === 'unsubscribed' || status === 'blocked' ? status : '',
     dbStatus: dbStatus === 'true' ? true : dbStatus === 'false' ? false : undefined,
@@ -152,7 +152,7 @@ export async function syncAction(
   const unsubscribing = action === 'unsubscribe-ui' || action === 'unsubscribe-native';
   let ok = false;
   try {
-    const reply = (await services.postForm(syncUrl(services), syncPayload(services, browser, action, current))) as Partial<
+    const reply = (await services.postForm_(syncUrl(services), syncPayload(services, browser, action, current))) as Partial<
       Record<'status' | 'subscriberId' | 'subscriberSecret', unknown>
     > | null;
     const subscriberId = valid(reply && typeof reply.subscriberId === 'string' ? reply.subscriberId : undefined, BROWSER_ID_PATTERN);
@@ -185,7 +185,7 @@ export async function syncAction(
 
 /** "A block event is tracked" (spec section 4): push-kit's `block` action tells the provider. */
 export const reportBlock = (services: RuntimeServices, browser: BrowserName): Promise<unknown> =>
-  services.postForm(syncUrl(services), syncPayload(services, browser, 'block')).catch(logSwallowed);
+  services.postForm_(syncUrl(services), syncPayload(services, browser, 'block')).catch(logSwallowed);
 
 /**
  * The permission is no longer granted (denied or reset in the browser): a synced subscriber is dropped on the

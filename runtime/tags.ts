@@ -49,7 +49,7 @@ export function createTagger(services: RuntimeServices): { tag(key: string, valu
         // Fall back to the GET below.
       }
     }
-    services.get(url, params).catch(() => {
+    services.get_(url, params).catch(() => {
       // A lost tag call is not the page's problem; the value stays stored locally.
     });
   };
@@ -90,7 +90,7 @@ export async function refreshVisitorData(services: RuntimeServices): Promise<voi
         customDimensions: site.customDimensions!.join(','),
         browser: navigator.userAgent.includes('Firefox') ? 'firefox' : 'chrome',
       });
-      const reply = (await services.get(
+      const reply = (await services.get_(
         site.serverSyncUrl + '/getSubscriberAttributes.php',
         query,
       )) as Partial<SubscriberAttributesReply> | null;
@@ -103,7 +103,7 @@ export async function refreshVisitorData(services: RuntimeServices): Promise<voi
   }
   if (PK_FEATURES.userProperties) {
     try {
-      const reply = (await services.jsonp(
+      const reply = (await services.jsonp_(
         site.servicesServerUrl + '/dyn',
         proof satisfies UserPropertiesQuery,
       )) as Partial<UserPropertiesReply> | null;

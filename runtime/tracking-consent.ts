@@ -12,7 +12,7 @@ export async function fetchConsent(services: RuntimeServices, browser: string): 
   const known = services.local_.get(DO_NOT_TRACK);
   if (!subscriberId || known === '0' || known === '1') return;
   try {
-    const reply = (await services.get(services.site_.serverSyncUrl + '/getSubscriptionClickTrackingPermissionDetails.php', {
+    const reply = (await services.get_(services.site_.serverSyncUrl + '/getSubscriptionClickTrackingPermissionDetails.php', {
       customerHash: services.site_.hash,
       subscriberId,
       subscriberSecret: services.secret_(),

@@ -36,9 +36,9 @@ export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | unde
     fired = true;
     fire();
   };
-  // `observed` is false for events other modules emit (they already went through services.emit).
+  // `observed` is false for events other modules emit (they already went through services.emit_).
   const happened = (kind: string, observed = true): void => {
-    if (observed) services.emit(kind);
+    if (observed) services.emit_(kind);
     if (!triggers.anyOf.includes(kind)) return;
     if (PK_FEATURES.triggerPersist && store) store.set(triggerEventKey(kind), '1');
     fireOnce();
@@ -115,7 +115,7 @@ export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | unde
 
   if (PK_FEATURES.triggerSubscribe || PK_FEATURES.triggerEcom) {
     const listen = (kind: string): void => {
-      if (has(kind)) services.on(kind, () => happened(kind, false));
+      if (has(kind)) services.on_(kind, () => happened(kind, false));
     };
     if (PK_FEATURES.triggerSubscribe) listen('subscribe');
     if (PK_FEATURES.triggerEcom) {

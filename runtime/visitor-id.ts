@@ -43,7 +43,7 @@ export async function visitorUuid(services: RuntimeServices, browserType: string
       : pendingLink(services);
   if (link) {
     try {
-      const reply = (await services.postForm(syncUrl(services), {
+      const reply = (await services.postForm_(syncUrl(services), {
         hash: services.site_.hash,
         browserType,
         previousSubscriberId: link.previousSubscriberId,

@@ -73,21 +73,21 @@ export function servicesDouble(
     site_: options.site ?? testSite(),
     subscriberId_: () => state.subscriberId,
     secret_: () => (state.subscriberId ? SUBSCRIBER_SECRET_OF_DOUBLE : ''),
-    subscriptionId: () => (state.subscriberId ? 'subscription-1' : undefined),
+    subscriptionId_: () => (state.subscriberId ? 'subscription-1' : undefined),
     trackingAllowed_: () => state.tracking,
     optedOut_: () => state.optedOut,
-    get: (url, params) => answer('get', url, params),
-    jsonp: (url, params) => answer('jsonp', url, params),
-    postForm: (url, params) => answer('postForm', url, params),
-    beacon: (url, params) => void calls.push({ kind: 'beacon', url, params }),
+    get_: (url, params) => answer('get', url, params),
+    jsonp_: (url, params) => answer('jsonp', url, params),
+    postForm_: (url, params) => answer('postForm', url, params),
+    beacon_: (url, params) => void calls.push({ kind: 'beacon', url, params }),
     local_: memoryStore(),
     session_: memoryStore(),
     cookies_: { get: () => null, set: () => undefined, remove: () => undefined },
-    emit(event) {
+    emit_(event) {
       emitted.push(event);
       for (const listener of listeners.get(event) ?? []) listener();
     },
-    on(event, listener) {
+    on_(event, listener) {
       if (!listeners.has(event)) listeners.set(event, new Set());
       listeners.get(event)!.add(listener);
       return () => listeners.get(event)!.delete(listener);

@@ -43,7 +43,7 @@ export function childWindowOptInPath(services: RuntimeServices, browser: Browser
       local.set(SUBSCRIBER_SECRET, valid(message[SUBSCRIBER_SECRET], BROWSER_ID_PATTERN) || '');
       local.set(STATUS, 'subscribed');
       local.set(DB_STATUS, 'true');
-      return outcome.succeed();
+      return outcome.succeed_();
     }
     if (!subscriberId) {
       // The child window's origin holds no subscriber (unsubscribed, opted out, blocked there): nor does the page.
@@ -54,9 +54,9 @@ export function childWindowOptInPath(services: RuntimeServices, browser: Browser
     }
     // Only an opt-in that the page asked for ends in the page's callbacks.
     if (action !== 'subscribe' && action !== 'unblock') return;
-    if (message.safariOptInFailed) outcome.blocked(SAFARI_ERROR);
-    else if (message.is_blocked_user) outcome.blocked(BLOCKED);
-    else outcome.fail(CANCELLED);
+    if (message.safariOptInFailed) outcome.blocked_(SAFARI_ERROR);
+    else if (message.is_blocked_user) outcome.blocked_(BLOCKED);
+    else outcome.fail_(CANCELLED);
   };
 
   const open = (uuid: string, action: ChildWindowAction, isApiCall: boolean, optOut?: boolean): void => {

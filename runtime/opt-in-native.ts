@@ -58,20 +58,20 @@ export function nativeOptInPath(services: RuntimeServices, browser: BrowserName,
 
     async _subscribe() {
       const before = Notification.permission;
-      if (before === 'default') prompts.show('context');
+      if (before === 'default') prompts.show_('context');
       const answer = before === 'granted' ? before : await askPermission();
-      prompts.hide('context');
-      if (answer === 'denied') return outcome.blocked(BLOCKED);
-      if (answer !== 'granted') return outcome.fail(CANCELLED);
+      prompts.hide_('context');
+      if (answer === 'denied') return outcome.blocked_(BLOCKED);
+      if (answer !== 'granted') return outcome.fail_(CANCELLED);
       let current: CurrentSubscription;
       try {
         current = describeSubscription(await subscribePush(site, local, await activeRegistration(site, firefox)));
       } catch (error) {
         logSwallowed(error);
-        return outcome.fail(NOT_SUBSCRIBED);
+        return outcome.fail_(NOT_SUBSCRIBED);
       }
-      if (await syncAction(services, browser, 'insert', current)) outcome.succeed();
-      else outcome.fail(SYNC_ERROR);
+      if (await syncAction(services, browser, 'insert', current)) outcome.succeed_();
+      else outcome.fail_(SYNC_ERROR);
     },
 
     async _unsubscribe() {

@@ -41,7 +41,7 @@ export function testSite(overrides: Partial<SiteModule> = {}): SiteModule {
     segments: [],
     clickSegments: [],
     shopSegments: [],
-    prompts: { chicklet: '', contextBox: '', alreadySubscribed: '', blocked: '', css: '' },
+    prompts: { html: '', css: '' },
     ...overrides,
   };
 }

@@ -87,7 +87,9 @@ export function generateCondition(tree: ConditionNode, scope: ConditionScope): s
       return safeStringLiteral(String(value.value));
     }
     if (type === 'number') return `(+${value.js}||0)`;
-    return `String(${value.js}??"")`;
+    // `[v]+""` is String(v ?? "") for every value a context holds (no symbols), without the helper variable
+    // esbuild's ES2017 lowering of `??` would add to each predicate.
+    return `([${value.js}]+"")`;
   }
 
   function emit(node: ConditionNode): Emitted {

@@ -1,7 +1,7 @@
 // Generates the source of the modules `pushkit:site` and `pushkit:worker-site` (runtime/site-module.ts):
 // constants and the predicates validation compiled, so the browser never parses a pattern, condition or expression.
 import type { SiteConfig } from '../config/schema.ts';
-import type { PromptMarkup } from '../runtime/site-module.ts';
+import type { PromptBundle, PromptMarkup } from '../runtime/site-module.ts';
 import type { CompiledSite } from './compiled-site.ts';
 
 /** A JS literal of any JSON value that is also safe inside an inline <script> and in pre-ES2019 parsers. */
@@ -52,6 +52,13 @@ export function childWindowUrlOf(config: SiteConfig): string {
   return `${base}/sites/${encodeURIComponent(config.hash)}/child-window.html`;
 }
 
+/** The prompts joined once at build time, in the order push.js inserts them (absent ones are empty). */
+export function promptBundle(prompts: PromptMarkup): PromptBundle {
+  const roots = [prompts.chicklet, prompts.contextBox, prompts.alreadySubscribed, prompts.blocked];
+  roots.push(prompts.brandingModal ?? '', prompts.mobileBox ?? '', prompts.homeScreen ?? '');
+  return { html: roots.join(''), css: prompts.css };
+}
+
 /** Source of the ES module `pushkit:site`: `export const site = {...}` (a SiteModule). */
 export function generateSiteModule(config: SiteConfig, compiled: CompiledSite, prompts: PromptMarkup): string {
   const serverSyncUrl = stripTrailingSlashes(config.serverSyncUrl);
@@ -90,7 +97,7 @@ export function generateSiteModule(config: SiteConfig, compiled: CompiledSite, p
     ['segments', `[${segments.join(',')}]`],
     ['clickSegments', `[${clickSegments.join(',')}]`],
     ['shopSegments', `[${shopSegments.join(',')}]`],
-    ['prompts', jsLiteral(prompts)],
+    ['prompts', jsLiteral(promptBundle(prompts))],
   ];
   return `export const site = {\n${fields.map(([key, value]) => `  ${key}: ${value},`).join('\n')}\n};\n`;
 }

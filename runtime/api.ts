@@ -57,19 +57,19 @@ export function startRuntime(site: SiteModule): PushkitApi {
     triggerOptIn: guard(lifecycle._triggerOptIn),
     triggerOptOut: guard(lifecycle._triggerOptOut),
     getSubscriberId(callback) {
-      const id = services.subscriberId();
+      const id = services.subscriberId_();
       if (callback) guard(callback)(id);
       return id;
     },
     isOptedOut(callback) {
-      const optedOut = services.optedOut();
+      const optedOut = services.optedOut_();
       if (callback) guard(callback)(optedOut);
       return optedOut;
     },
     setTrackingConsent: guard((allowed: boolean | number) => {
-      const before = services.trackingAllowed();
+      const before = services.trackingAllowed_();
       storeConsent(services, !!allowed);
-      if (before !== !!allowed && services.subscriberId()) return syncAction(services, lifecycle._browser, 'http-sync');
+      if (before !== !!allowed && services.subscriberId_()) return syncAction(services, lifecycle._browser, 'http-sync');
     }),
     subscriptionSuccessCallback: (fn) => typeof fn === 'function' && void callbacks.success.push(fn as Listener),
     subscriptionFailureCallback: (fn) => typeof fn === 'function' && void callbacks.failure.push(fn as Listener),

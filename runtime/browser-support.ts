@@ -46,7 +46,7 @@ export function detectSupport(
     if (PK_FEATURES.iosHomeScreen) {
       // iOS exposes the Push API only inside a home-screen web app (16.4+); its Safari tab can only install one.
       if (env.standalone && env.pushManager) return { browser: 'safari', version: 16, mobile: true };
-      const [, major, minor] = /OS (\d+)_(\d+)/.exec(userAgent) ?? /Version\/(\d+)\.(\d+)/.exec(userAgent) ?? [];
+      const [, major, minor] = /OS (\d+)_(\d+)/.exec(userAgent) || /Version\/(\d+)\.(\d+)/.exec(userAgent) || [];
       const safariTab = !env.standalone && /Version\/.*Safari\//.test(userAgent) && !/(Cr|Fx|Edg|OP)iOS/.test(userAgent);
       if (safariTab && Number(major) * 100 + Number(minor) >= 1604)
         return { browser: 'safari', version: Number(major), mobile: true, failure: NOT_SUPPORTED, homeScreen: true };
@@ -68,7 +68,7 @@ export function detectSupport(
   // Safari 16+ (macOS 13+) has the standard Push API; older Safari only the legacy window.safari interface, which a
   // build without a website push id never passes, so that branch goes with the feature.
   if (/Safari\//.test(userAgent)) {
-    const version = Number(/Version\/(\d+)/.exec(userAgent)?.[1] ?? 0);
+    const version = Number((/Version\/(\d+)/.exec(userAgent) || [])[1] || 0);
     if (env.pushManager) return { browser: 'safari', version, mobile };
     if (PK_FEATURES.safari && safariPush)
       return { browser: 'safari', version, mobile, failure: site.safariWebsitePushId ? undefined : NO_SAFARI_PUSH_ID };

@@ -73,18 +73,18 @@ export async function runChildWindow(): Promise<void> {
   };
   const post = (fields: ChildWindowMessage): void => {
     const message = {
-      [SUBSCRIBER_ID]: services.subscriberId() ?? '',
+      [SUBSCRIBER_ID]: services.subscriberId_() ?? '',
       // The opener keeps the secret beside the id: its calls about the subscriber need it.
-      [SUBSCRIBER_SECRET]: services.secret(),
-      [SUBSCRIPTION_ID]: services.local.get(SUBSCRIPTION_ID) ?? '',
+      [SUBSCRIBER_SECRET]: services.secret_(),
+      [SUBSCRIPTION_ID]: services.local_.get(SUBSCRIPTION_ID) ?? '',
       [STATUS]: readState(services).status,
-      [DO_NOT_TRACK]: services.local.get(DO_NOT_TRACK) ?? '',
-      [UUID_COOKIE]: services.cookies.get(UUID_COOKIE) ?? '',
+      [DO_NOT_TRACK]: services.local_.get(DO_NOT_TRACK) ?? '',
+      [UUID_COOKIE]: services.cookies_.get(UUID_COOKIE) ?? '',
       is_new_user: false,
       subscribedToWebPush: false,
       is_blocked_user: false,
       safariOptInFailed: false,
-      [OPT_OUT]: services.optedOut(),
+      [OPT_OUT]: services.optedOut_(),
       ...fields,
     };
     // The target origin makes the browser drop the message unless the opener is still on the site's origin.
@@ -128,10 +128,10 @@ export async function runChildWindow(): Promise<void> {
       await adoptOpener();
       say(texts.optingOut);
       try {
-        const already = services.optedOut();
-        services.cookies.set(OPT_OUT, '1', UUID_DAYS);
+        const already = services.optedOut_();
+        services.cookies_.set(OPT_OUT, '1', UUID_DAYS);
         await ('serviceWorker' in navigator ? await held() : undefined)?.unsubscribe();
-        if (services.subscriberId() && !(await syncAction(services, browser, 'unsubscribe-ui'))) throw new Error('unsubscribe-ui failed');
+        if (services.subscriberId_() && !(await syncAction(services, browser, 'unsubscribe-ui'))) throw new Error('unsubscribe-ui failed');
         say(already ? texts.alreadyOptedOut : texts.optedOut);
         finish({ [OPT_OUT]: true });
       } catch (error) {
@@ -185,11 +185,11 @@ export async function runChildWindow(): Promise<void> {
     step(3);
     try {
       const current = describeSubscription(
-        await subscribePush(workerSite, services.local, await activeRegistration(workerSite, browser === 'firefox')),
+        await subscribePush(workerSite, services.local_, await activeRegistration(workerSite, browser === 'firefox')),
       );
       const synced = await syncAction(services, browser, 'insert', current);
       // Subscribing is the visitor's own opt-in: an opt-out kept on this origin no longer holds.
-      if (synced) services.cookies.remove(OPT_OUT);
+      if (synced) services.cookies_.remove(OPT_OUT);
       show('pc-spinner', false);
       finish({ subscribedToWebPush: synced, is_new_user: synced });
     } catch (error) {
@@ -217,14 +217,14 @@ export async function runChildWindow(): Promise<void> {
       await adoptOpener();
       say(texts.unsubscribing);
       await existing?.unsubscribe();
-      if (services.subscriberId()) await syncAction(services, browser, 'unsubscribe-ui');
+      if (services.subscriberId_()) await syncAction(services, browser, 'unsubscribe-ui');
       say(texts.unsubscribed);
       finish({});
     });
   }
   // subscribe and unblock: the unblock picture while blocked, otherwise the offer (or "already subscribed").
   if (permission === 'denied') return blocked();
-  if (existing && permission === 'granted' && services.subscriberId()) {
+  if (existing && permission === 'granted' && services.subscriberId_()) {
     say(texts.alreadySubscribed);
     return finish({ subscribedToWebPush: true });
   }

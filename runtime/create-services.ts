@@ -18,24 +18,24 @@ export function createServices(site: SiteModule): RuntimeServices {
   const listeners: Record<string, Set<() => void>> = {};
   const local = webStore(() => localStorage);
   return {
-    site,
-    subscriberId: () => {
+    site_: site,
+    subscriberId_: () => {
       const id = valid(local.get(SUBSCRIBER_ID), BROWSER_ID_PATTERN);
       return id && !PLACEHOLDER_SUBSCRIBER_ID.test(id) ? id : undefined;
     },
-    secret: () => valid(local.get(SUBSCRIBER_SECRET), BROWSER_ID_PATTERN) || '',
-    subscriptionId: () => valid(local.get(SUBSCRIPTION_ID), SUBSCRIPTION_ID_PATTERN),
-    trackingAllowed: () => local.get(DO_NOT_TRACK) !== '1',
-    optedOut: () => cookieStore.get(OPT_OUT) === '1',
-    get,
-    jsonp,
-    postForm,
-    beacon,
-    local,
-    session: { get: cookieStore.get, set: (key, value) => cookieStore.set(key, value), remove: cookieStore.remove },
-    cookies: cookieStore,
-    emit(event) {
-      for (const listener of [...(listeners[event] ?? [])]) {
+    secret_: () => valid(local.get(SUBSCRIBER_SECRET), BROWSER_ID_PATTERN) || '',
+    subscriptionId_: () => valid(local.get(SUBSCRIPTION_ID), SUBSCRIPTION_ID_PATTERN),
+    trackingAllowed_: () => local.get(DO_NOT_TRACK) !== '1',
+    optedOut_: () => cookieStore.get(OPT_OUT) === '1',
+    get_: get,
+    jsonp_: jsonp,
+    postForm_: postForm,
+    beacon_: beacon,
+    local_: local,
+    session_: { get: cookieStore.get, set: (key, value) => cookieStore.set(key, value), remove: cookieStore.remove },
+    cookies_: cookieStore,
+    emit_(event) {
+      for (const listener of [...(listeners[event] || [])]) {
         try {
           listener();
         } catch (error) {
@@ -43,8 +43,8 @@ export function createServices(site: SiteModule): RuntimeServices {
         }
       }
     },
-    on(event, listener) {
-      (listeners[event] ??= new Set()).add(listener);
+    on_(event, listener) {
+      (listeners[event] = listeners[event] || new Set()).add(listener);
       return () => void listeners[event]!.delete(listener);
     },
   };

@@ -36,7 +36,7 @@ export interface Lifecycle {
 }
 
 export function startLifecycle(services: RuntimeServices, notify: Notify): Lifecycle {
-  const { site, local } = services;
+  const { site_: site, local_: local } = services;
   const safariPush = PK_FEATURES.safari ? safariPushOf() : undefined;
   const pushManager = 'PushManager' in window;
   const support = detectSupport(navigator.userAgent, safariPush, site, {
@@ -65,13 +65,13 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
   const setDoNotShow = (): void => local.set(DO_NOT_SHOW, String(Date.now() + DO_NOT_SHOW_DAYS * 864e5));
   const doNotShowActive = (): boolean => Number(local.get(DO_NOT_SHOW)) > Date.now();
   const outcome: OptInOutcome = {
-    succeed() {
-      services.emit('subscribe');
-      notify('success', services.subscriberId(), SUBSCRIBED);
+    succeed_() {
+      services.emit_('subscribe');
+      notify('success', services.subscriberId_(), SUBSCRIBED);
     },
-    fail,
-    blocked(result) {
-      services.emit('block');
+    fail_: fail,
+    blocked_(result) {
+      services.emit_('block');
       void reportBlock(services, browser);
       setDoNotShow();
       local.set(STATUS, 'blocked');
@@ -89,7 +89,7 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
     }
   };
   const onPromptAction = (kind: PromptKind, action: PromptAction, consent?: boolean): void => {
-    prompts.hide(kind);
+    prompts.hide_(kind);
     if (consent !== undefined) storeConsent(services, consent);
     // Closed instructions stay away like a refused prompt: installing the app is the visitor's call.
     if (PK_FEATURES.iosHomeScreen && kind === 'homeScreen') return setDoNotShow();
@@ -118,35 +118,30 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
       if (PK_FEATURES.trackingConsent && !local.get(DO_NOT_TRACK)) storeConsent(services, false);
       return void optInNow(isApiCall);
     }
-    const kind: PromptKind =
-      PK_FEATURES.brandingModal && site.prompts.brandingModal
-        ? 'modal'
-        : PK_FEATURES.mobileBox && support.mobile && site.prompts.mobileBox
-          ? 'mobile'
-          : 'chicklet';
-    if (prompts.show(kind)) notify('shown');
+    const kind: PromptKind = PK_FEATURES.brandingModal ? 'modal' : PK_FEATURES.mobileBox && support.mobile ? 'mobile' : 'chicklet';
+    if (prompts.show_(kind)) notify('shown');
     else void optInNow(isApiCall);
   };
 
   async function optOut(alerting: boolean): Promise<void> {
-    const already = services.optedOut();
-    if (!already) services.cookies.set(OPT_OUT, '1', UUID_DAYS);
-    for (const kind of ['chicklet', 'modal', 'mobile', 'context'] as const) prompts.hide(kind);
+    const already = services.optedOut_();
+    if (!already) services.cookies_.set(OPT_OUT, '1', UUID_DAYS);
+    for (const kind of ['chicklet', 'modal', 'mobile', 'context'] as const) prompts.hide_(kind);
     if (alerting) alert(already ? ALREADY_OPTED_OUT_TEXT : OPTED_OUT_TEXT);
     await path._unsubscribe(uuid);
-    if (services.subscriberId()) await syncAction(services, browser, 'unsubscribe-ui');
+    if (services.subscriberId_()) await syncAction(services, browser, 'unsubscribe-ui');
   }
 
   async function startView(): Promise<void> {
     uuid = await visitorUuid(services, browser, location.search);
     if (new URLSearchParams(location.search).has(OPT_OUT)) return optOut(true);
-    if (services.optedOut()) {
-      if (services.subscriberId()) await syncAction(services, browser, 'unsubscribe-ui');
+    if (services.optedOut_()) {
+      if (services.subscriberId_()) await syncAction(services, browser, 'unsubscribe-ui');
       return;
     }
     if (!pushCapable) {
       if (PK_FEATURES.iosHomeScreen && support.homeScreen && !doNotShowActive() && site.urlQualifies(location.href))
-        watchTriggers(site.triggers, () => void prompts.show('homeScreen'), services);
+        watchTriggers(site.triggers, () => void prompts.show_('homeScreen'), services);
       return;
     }
     let subscribed = false;
@@ -174,17 +169,17 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
       // page's call on its own (at load, on a timer) does not.
       const byVisitor = !!navigator.userActivation?.isActive;
       await ready;
-      if (services.optedOut()) {
+      if (services.optedOut_()) {
         if (!byVisitor) return;
-        services.cookies.remove(OPT_OUT);
+        services.cookies_.remove(OPT_OUT);
       }
-      if (PK_FEATURES.iosHomeScreen && support.homeScreen) prompts.show('homeScreen');
+      if (PK_FEATURES.iosHomeScreen && support.homeScreen) prompts.show_('homeScreen');
       if (!pushCapable) return;
       const permission = path._permission();
       if (permission === 'denied') {
         if (path._unblock) path._unblock(uuid);
-        else prompts.show('blocked');
-      } else if (permission === 'granted' && readState(services).status === 'subscribed') prompts.show('subscribed');
+        else prompts.show_('blocked');
+      } else if (permission === 'granted' && readState(services).status === 'subscribed') prompts.show_('subscribed');
       else offer(true);
     },
     _triggerOptOut: () => (path._triggerOptOut ? path._triggerOptOut(uuid) : optOut(false)),

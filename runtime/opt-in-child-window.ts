@@ -30,7 +30,7 @@ export interface ChildWindowMessage {
 type ChildWindowAction = 'subscribe' | 'unblock' | 'triggerOptOut' | 'unsubscribe';
 
 export function childWindowOptInPath(services: RuntimeServices, browser: BrowserName, outcome: OptInOutcome): OptInPath {
-  const { local } = services;
+  const { local_: local } = services;
   let listening: ((event: MessageEvent) => void) | undefined;
 
   /** Takes over what the child window learned (consent, subscriber id and secret) and reports the outcome. */
@@ -43,7 +43,7 @@ export function childWindowOptInPath(services: RuntimeServices, browser: Browser
       local.set(SUBSCRIBER_SECRET, valid(message[SUBSCRIBER_SECRET], BROWSER_ID_PATTERN) || '');
       local.set(STATUS, 'subscribed');
       local.set(DB_STATUS, 'true');
-      return outcome.succeed();
+      return outcome.succeed_();
     }
     if (!subscriberId) {
       // The child window's origin holds no subscriber (unsubscribed, opted out, blocked there): nor does the page.
@@ -54,18 +54,18 @@ export function childWindowOptInPath(services: RuntimeServices, browser: Browser
     }
     // Only an opt-in that the page asked for ends in the page's callbacks.
     if (action !== 'subscribe' && action !== 'unblock') return;
-    if (message.safariOptInFailed) outcome.blocked(SAFARI_ERROR);
-    else if (message.is_blocked_user) outcome.blocked(BLOCKED);
-    else outcome.fail(CANCELLED);
+    if (message.safariOptInFailed) outcome.blocked_(SAFARI_ERROR);
+    else if (message.is_blocked_user) outcome.blocked_(BLOCKED);
+    else outcome.fail_(CANCELLED);
   };
 
   const open = (uuid: string, action: ChildWindowAction, isApiCall: boolean, optOut?: boolean): void => {
-    const url = new URL(services.site.childWindowUrl, location.href);
+    const url = new URL(services.site_.childWindowUrl, location.href);
     url.searchParams.set('uuid', uuid);
     url.searchParams.set('action', action);
     if (isApiCall) url.searchParams.set('isAPIcall', 'true');
     // The consent the visitor gave on this page is the one the child window's sync reports.
-    url.searchParams.set('shouldTrackData', String(services.trackingAllowed()));
+    url.searchParams.set('shouldTrackData', String(services.trackingAllowed_()));
     if (optOut) url.searchParams.set(OPT_OUT, '1');
     // Only the provider's origin may answer: a message from any other origin is ignored. The window may answer
     // more than once (a denial, then the visitor unblocks and subscribes); the last window opened is listened to.
@@ -76,7 +76,7 @@ export function childWindowOptInPath(services: RuntimeServices, browser: Browser
     addEventListener('message', listening);
     // A blocked popup (window.open answers null) is a closed prompt (CANCELLED), not a wait forever.
     if (window.open(url.href, 'pushkit', 'width=520,height=600') === null && (action === 'subscribe' || action === 'unblock')) {
-      apply({ [SUBSCRIBER_ID]: services.subscriberId() }, action);
+      apply({ [SUBSCRIBER_ID]: services.subscriberId_() }, action);
     }
   };
 
@@ -100,7 +100,7 @@ export function childWindowOptInPath(services: RuntimeServices, browser: Browser
     // The subscription lives on the child window's origin: only the child window can remove it, on the visitor's
     // click there. The page's own unsubscribe-ui (lifecycle.ts) stops the sending meanwhile.
     _unsubscribe(uuid) {
-      if (services.subscriberId() || readState(services).status === 'subscribed') open(uuid, 'unsubscribe', false, true);
+      if (services.subscriberId_() || readState(services).status === 'subscribed') open(uuid, 'unsubscribe', false, true);
     },
 
     _triggerOptOut: (uuid) => open(uuid, 'triggerOptOut', true),

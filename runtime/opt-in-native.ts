@@ -15,19 +15,25 @@ import { logSwallowed } from './guard.ts';
 const notificationPermission = (): NotificationPermission | 'unsupported' =>
   'Notification' in window ? Notification.permission : 'unsupported';
 
+/** The push subscription of the worker registered for `scope`, if any. */
+async function currentSubscription(scope: string): Promise<PushSubscription | null | undefined> {
+  const registration = 'serviceWorker' in navigator && (await navigator.serviceWorker.getRegistration(scope));
+  return registration ? registration.pushManager.getSubscription() : undefined;
+}
+
 /**
- * Brings the provider up to date with the subscription this origin's worker (`services.site.swScope`) holds:
+ * Brings the provider up to date with the subscription this origin's worker (`services.site_.swScope`) holds:
  * unsubscribe-native when the permission is gone, a silent renewal of a lost subscription, then the update
  * decision. True when the visitor is subscribed. The child window runs it for its own origin too.
  */
 export async function syncBrowserSubscription(services: RuntimeServices, browser: BrowserName, stored: StoredState): Promise<boolean> {
-  const { site, local } = services;
+  const { site_: site, local_: local } = services;
   const granted = notificationPermission();
   if (granted !== 'granted') {
     await syncWithoutPermission(services, browser, stored, granted);
     return false;
   }
-  let subscription = await (await navigator.serviceWorker.getRegistration(site.swScope))?.pushManager.getSubscription();
+  let subscription = await currentSubscription(site.swScope);
   const storedKey = local.get(VAPID_KEY);
   if (subscription && storedKey && storedKey !== site.vapidPublicKey) {
     await subscription.unsubscribe();
@@ -43,11 +49,8 @@ export async function syncBrowserSubscription(services: RuntimeServices, browser
 }
 
 export function nativeOptInPath(services: RuntimeServices, browser: BrowserName, outcome: OptInOutcome, prompts: Prompts): OptInPath {
-  const { site, local } = services;
+  const { site_: site, local_: local } = services;
   const firefox = browser === 'firefox';
-  const currentSubscription = async (): Promise<PushSubscription | null | undefined> =>
-    'serviceWorker' in navigator ? (await navigator.serviceWorker.getRegistration(site.swScope))?.pushManager.getSubscription() : undefined;
-
   return {
     _permission: notificationPermission,
 
@@ -55,24 +58,25 @@ export function nativeOptInPath(services: RuntimeServices, browser: BrowserName,
 
     async _subscribe() {
       const before = Notification.permission;
-      if (before === 'default') prompts.show('context');
+      if (before === 'default') prompts.show_('context');
       const answer = before === 'granted' ? before : await askPermission();
-      prompts.hide('context');
-      if (answer === 'denied') return outcome.blocked(BLOCKED);
-      if (answer !== 'granted') return outcome.fail(CANCELLED);
+      prompts.hide_('context');
+      if (answer === 'denied') return outcome.blocked_(BLOCKED);
+      if (answer !== 'granted') return outcome.fail_(CANCELLED);
       let current: CurrentSubscription;
       try {
         current = describeSubscription(await subscribePush(site, local, await activeRegistration(site, firefox)));
       } catch (error) {
         logSwallowed(error);
-        return outcome.fail(NOT_SUBSCRIBED);
+        return outcome.fail_(NOT_SUBSCRIBED);
       }
-      if (await syncAction(services, browser, 'insert', current)) outcome.succeed();
-      else outcome.fail(SYNC_ERROR);
+      if (await syncAction(services, browser, 'insert', current)) outcome.succeed_();
+      else outcome.fail_(SYNC_ERROR);
     },
 
     async _unsubscribe() {
-      await (await currentSubscription())?.unsubscribe();
+      const subscription = await currentSubscription(site.swScope);
+      if (subscription) await subscription.unsubscribe();
     },
   };
 }

@@ -3,8 +3,8 @@ import type { OptInResult } from './messages.ts';
 
 export interface OptInOutcome {
   /** SUBSCRIBED, with the stored subscriber id. */
-  succeed(): void;
-  fail(result: OptInResult): void;
-  /** Denied: the block event, the do-not-show flag, status blocked, then `fail(result)`. */
-  blocked(result: OptInResult): void;
+  succeed_(): void;
+  fail_(result: OptInResult): void;
+  /** Denied: the block event, the do-not-show flag, status blocked, then `fail_(result)`. */
+  blocked_(result: OptInResult): void;
 }

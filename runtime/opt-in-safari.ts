@@ -23,7 +23,7 @@ export const safariPushOf = (): SafariPush | undefined =>
   (window as unknown as { safari?: { pushNotification?: SafariPush } }).safari?.pushNotification;
 
 export function safariOptInPath(services: RuntimeServices, push: SafariPush, outcome: OptInOutcome): OptInPath {
-  const { site } = services;
+  const { site_: site } = services;
   const websitePushId = site.safariWebsitePushId!;
   const permission = (): NotificationPermission => {
     const answer = push.permission(websitePushId).permission;
@@ -52,10 +52,10 @@ export function safariOptInPath(services: RuntimeServices, push: SafariPush, out
         push.requestPermission(site.safariWebServiceUrl!, websitePushId, { hash: site.hash, uuid }, resolve),
       );
       if (result.permission === 'granted' && result.deviceToken) {
-        if (await syncAction(services, 'safari', 'insert', { subscriptionId: result.deviceToken, endpoint: '' })) outcome.succeed();
-        else outcome.fail(SYNC_ERROR);
-      } else if (result.permission === 'denied') outcome.blocked(Date.now() - askedAt < BROWSER_BLOCK_MS ? SAFARI_ERROR : BLOCKED);
-      else outcome.fail(CANCELLED);
+        if (await syncAction(services, 'safari', 'insert', { subscriptionId: result.deviceToken, endpoint: '' })) outcome.succeed_();
+        else outcome.fail_(SYNC_ERROR);
+      } else if (result.permission === 'denied') outcome.blocked_(Date.now() - askedAt < BROWSER_BLOCK_MS ? SAFARI_ERROR : BLOCKED);
+      else outcome.fail_(CANCELLED);
     },
 
     // Safari keeps its subscription on opt-out: the provider forgets the subscriber (unsubscribe-ui).

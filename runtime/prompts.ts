@@ -1,7 +1,8 @@
 // The host-page prompts (spec section 2): the build-time markup inserted once, shown and hidden through the
 // `hidden` attribute. Stable hooks for tests and site CSS: `#pushkit-prompts`, `[data-pk=<kind>]`,
 // `[data-pk-action=yes|no|close]`, `input[data-pk-consent]`.
-import type { PromptMarkup } from './site-module.ts';
+import { closest } from './closest.ts';
+import type { PromptBundle } from './site-module.ts';
 
 export type PromptKind = 'chicklet' | 'context' | 'subscribed' | 'blocked' | 'modal' | 'mobile' | 'homeScreen';
 export type PromptAction = 'yes' | 'no' | 'close';
@@ -9,13 +10,13 @@ export type PromptAction = 'yes' | 'no' | 'close';
 const FADE_MS = 500;
 
 export interface Prompts {
-  show(kind: PromptKind): boolean;
-  hide(kind: PromptKind): void;
+  show_(kind: PromptKind): boolean;
+  hide_(kind: PromptKind): void;
 }
 
 /** `onAction(kind, action, consent)`: consent is the checkbox state, or undefined without a checkbox. */
 export function createPrompts(
-  markup: PromptMarkup,
+  markup: PromptBundle,
   onAction: (kind: PromptKind, action: PromptAction, consent?: boolean) => void,
 ): Prompts {
   let container: HTMLElement | undefined;
@@ -25,15 +26,7 @@ export function createPrompts(
     if (!container) {
       container = document.createElement('div');
       container.id = 'pushkit-prompts';
-      container.innerHTML = [
-        markup.chicklet,
-        markup.contextBox,
-        markup.alreadySubscribed,
-        markup.blocked,
-        markup.brandingModal,
-        markup.mobileBox,
-        PK_FEATURES.iosHomeScreen ? markup.homeScreen : '',
-      ].join('');
+      container.innerHTML = markup.html;
       try {
         // A constructed stylesheet is outside the page's Content-Security-Policy, so a strict style-src needs no
         // 'unsafe-inline'; browsers without one (Safari < 16.4, Firefox < 101) get a <style> element instead.
@@ -46,8 +39,8 @@ export function createPrompts(
         container.prepend(style);
       }
       container.addEventListener('click', (event) => {
-        const button = (event.target as Element).closest?.('[data-pk-action]');
-        const owner = button?.closest('[data-pk]');
+        const button = closest(event.target, '[data-pk-action]');
+        const owner = closest(button, '[data-pk]');
         if (!button || !owner) return;
         const checkbox = owner.querySelector<HTMLInputElement>('input[data-pk-consent]');
         onAction(
@@ -66,7 +59,7 @@ export function createPrompts(
   };
 
   return {
-    show(kind) {
+    show_(kind) {
       const element = root(kind);
       if (!element) return false;
       element.style.opacity = '';
@@ -77,7 +70,7 @@ export function createPrompts(
       }
       return true;
     },
-    hide(kind) {
+    hide_(kind) {
       const element = container?.querySelector<HTMLElement>('[data-pk="' + kind + '"]');
       if (!element || element.hidden) return;
       if (kind !== 'modal') {

@@ -9,9 +9,9 @@ try {
   const queued = host.pushkit;
   if (!site.isInactive && (queued === undefined || Array.isArray(queued))) {
     const api = startRuntime(site);
-    api.cb = (queued as { cb?: unknown } | undefined)?.cb;
+    api.cb = queued && (queued as { cb?: unknown }).cb;
     host.pushkit = api;
-    for (const call of (queued as unknown[] | undefined) ?? []) api.push(call);
+    for (const call of (queued as unknown[] | undefined) || []) api.push(call);
   }
 } catch (error) {
   logSwallowed(error);

@@ -8,7 +8,7 @@ type Callback = (result: SegmentResult) => void;
 
 const report = (result: SegmentResult, callback?: Callback): SegmentResult => {
   try {
-    callback?.(result);
+    if (callback) callback(result);
   } catch {
     // The page's callback failing is the page's business; the promise still resolves.
   }
@@ -16,11 +16,11 @@ const report = (result: SegmentResult, callback?: Callback): SegmentResult => {
 };
 
 const beacon = (services: RuntimeServices, subscriberId: string, segment: string, action: SegmentBeaconAction): void =>
-  services.beacon(services.site.serverSyncUrl + '/c.gif', {
-    hash: services.site.hash,
+  services.beacon_(services.site_.serverSyncUrl + '/c.gif', {
+    hash: services.site_.hash,
     subscriberId,
-    subscriberSecret: services.secret(),
-    subscriptionId: services.subscriptionId(),
+    subscriberSecret: services.secret_(),
+    subscriptionId: services.subscriptionId_(),
     segment,
     action,
   } satisfies SegmentBeaconQuery);
@@ -28,16 +28,16 @@ const beacon = (services: RuntimeServices, subscriberId: string, segment: string
 /** Adds the visitor to the segment named `name`: true, false (bad name or failed call) or -1 (no subscriber id). */
 export async function addSubscriberToSegment(services: RuntimeServices, name: string, callback?: Callback): Promise<SegmentResult> {
   if (!name || !SEGMENT_ID_PATTERN.test(name)) return report(false, callback);
-  const subscriberId = services.subscriberId();
-  // "Invalid Subscriber Id" (spec section 8): none, or one that is not an id (services.subscriberId)
+  const subscriberId = services.subscriberId_();
+  // "Invalid Subscriber Id" (spec section 8): none, or one that is not an id (services.subscriberId_)
   if (!subscriberId) return report(-1, callback);
   beacon(services, subscriberId, name, 'add-segment');
   try {
-    await services.get(services.site.servicesServerUrl + '/as', {
+    await services.get_(services.site_.servicesServerUrl + '/as', {
       id: name,
-      customer_hash: services.site.hash,
+      customer_hash: services.site_.hash,
       'subscriber_list[]': subscriberId,
-      'subscriberSecret[]': services.secret(),
+      'subscriberSecret[]': services.secret_(),
       customTag: name,
     } satisfies AddToSegmentQuery);
     return report(true, callback);
@@ -51,7 +51,7 @@ export const addToSegment = addSubscriberToSegment;
 /** Removes the visitor from the segment named `name` (the c.gif remove-segment beacon). */
 export async function removeSubscriberFromSegment(services: RuntimeServices, name: string, callback?: Callback): Promise<SegmentResult> {
   if (name && !SEGMENT_ID_PATTERN.test(name)) return report(false, callback);
-  const subscriberId = services.subscriberId();
+  const subscriberId = services.subscriberId_();
   if (!subscriberId) return report(-1, callback);
   beacon(services, subscriberId, name, 'remove-segment');
   return report(true, callback);

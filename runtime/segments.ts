@@ -1,5 +1,6 @@
 // Segment membership (spec section 4): rule segments evaluated on each view and whenever a trigger event
 // fires, and click segments joined by clicking a matching element.
+import { closest } from './closest.ts';
 import type { SegmentContext, SegmentId } from './site-module.ts';
 import type { RuntimeServices } from './services.ts';
 import { storedTags } from './tags.ts';
@@ -10,11 +11,11 @@ import { retrySegmentKey, segmentMarkerKey, SESSION_START, VISITS } from './stor
 /** GET {services server}/as for one segment; resolves false on failure, never rejects. */
 async function joinSegment(services: RuntimeServices, sid: SegmentId, subscriberId: string): Promise<boolean> {
   try {
-    await services.get(services.site.servicesServerUrl + '/as', {
+    await services.get_(services.site_.servicesServerUrl + '/as', {
       id: String(sid),
-      customer_hash: services.site.hash,
+      customer_hash: services.site_.hash,
       'subscriber_list[]': subscriberId,
-      'subscriberSecret[]': services.secret(),
+      'subscriberSecret[]': services.secret_(),
     } satisfies AddToSegmentQuery);
     return true;
   } catch {
@@ -24,25 +25,25 @@ async function joinSegment(services: RuntimeServices, sid: SegmentId, subscriber
 
 /** Adds the visitor once per segment version: the marker holds `vn`, a new `vn` adds again. */
 export async function joinOnce(services: RuntimeServices, sid: SegmentId, vn: number): Promise<boolean> {
-  const subscriberId = services.subscriberId();
-  if (!subscriberId || services.local.get(segmentMarkerKey(sid)) === String(vn)) return false;
+  const subscriberId = services.subscriberId_();
+  if (!subscriberId || services.local_.get(segmentMarkerKey(sid)) === String(vn)) return false;
   const joined = await joinSegment(services, sid, subscriberId);
-  if (joined) services.local.set(segmentMarkerKey(sid), String(vn));
+  if (joined) services.local_.set(segmentMarkerKey(sid), String(vn));
   return joined;
 }
 
 /** A new browser session (no start time in its session cookie) counts one more visit. */
 function visitCount(services: RuntimeServices): number {
-  let visits = Number(services.local.get(VISITS)) || 0;
-  if (!services.session.get(SESSION_START)) {
-    services.session.set(SESSION_START, String(Date.now()));
-    services.local.set(VISITS, String(++visits));
+  let visits = Number(services.local_.get(VISITS)) || 0;
+  if (!services.session_.get(SESSION_START)) {
+    services.session_.set(SESSION_START, String(Date.now()));
+    services.local_.set(VISITS, String(++visits));
   }
   return visits;
 }
 
 export function startSegments(services: RuntimeServices): void {
-  const { site } = services;
+  const { site_: site } = services;
   if (PK_FEATURES.segments && site.segments.length) {
     const visits = visitCount(services);
     const events: Record<string, boolean> = {};
@@ -56,12 +57,12 @@ export function startSegments(services: RuntimeServices): void {
         referrer: document.referrer,
         query,
         visitCount: visits,
-        timeOnSiteSeconds: Math.floor((Date.now() - Number(services.session.get(SESSION_START))) / 1000) || 0,
+        timeOnSiteSeconds: Math.floor((Date.now() - Number(services.session_.get(SESSION_START))) / 1000) || 0,
         tags: storedTags(services),
         events,
       };
       for (const { sid, vn, test } of site.segments) {
-        if (pending.has(sid) || services.local.get(segmentMarkerKey(sid)) === String(vn)) continue;
+        if (pending.has(sid) || services.local_.get(segmentMarkerKey(sid)) === String(vn)) continue;
         let holds = false;
         try {
           holds = test(context);
@@ -75,7 +76,7 @@ export function startSegments(services: RuntimeServices): void {
       }
     };
     for (const kind of TRIGGER_EVENTS) {
-      services.on(kind, () => {
+      services.on_(kind, () => {
         events[kind] = true;
         evaluate();
       });
@@ -83,22 +84,21 @@ export function startSegments(services: RuntimeServices): void {
     evaluate();
   }
 
-  if (PK_FEATURES.clickSegments && site.clickSegments.length && services.trackingAllowed()) {
+  if (PK_FEATURES.clickSegments && site.clickSegments.length && services.trackingAllowed_()) {
     const join = (sid: SegmentId, vn: number): void => {
-      if (!services.subscriberId() || !services.trackingAllowed() || services.local.get(segmentMarkerKey(sid)) === String(vn)) return;
+      if (!services.subscriberId_() || !services.trackingAllowed_() || services.local_.get(segmentMarkerKey(sid)) === String(vn)) return;
       // Stored before the call and removed once it succeeds: a click on a link leaves the page, which can
       // cancel the call, and the next view then retries it.
-      services.local.set(retrySegmentKey(sid), String(vn));
-      void joinOnce(services, sid, vn).then((joined) => joined && services.local.remove(retrySegmentKey(sid)));
+      services.local_.set(retrySegmentKey(sid), String(vn));
+      void joinOnce(services, sid, vn).then((joined) => joined && services.local_.remove(retrySegmentKey(sid)));
     };
-    for (const { sid, vn } of site.clickSegments) if (services.local.get(retrySegmentKey(sid))) join(sid, vn);
+    for (const { sid, vn } of site.clickSegments) if (services.local_.get(retrySegmentKey(sid))) join(sid, vn);
     document.addEventListener(
       'click',
       (event) => {
-        const target = event.target as Element | null;
         for (const { sid, vn, selector } of site.clickSegments) {
           try {
-            if (target?.closest?.(selector)) join(sid, vn);
+            if (closest(event.target, selector)) join(sid, vn);
           } catch {
             // An invalid selector must not break the host page's clicks.
           }

@@ -18,39 +18,39 @@ export interface CookieStore {
 }
 
 export interface RuntimeServices {
-  site: SiteModule;
+  site_: SiteModule;
   /** The stored subscriber id (wingify_push_subscriber_id), when the visitor is a synced subscriber. */
-  subscriberId(): string | undefined;
+  subscriberId_(): string | undefined;
   /**
    * The stored subscriber secret (pushkit_subscriber_secret), sent as `subscriberSecret` with every call about
    * the subscriber; empty when there is none (the provider then refuses the call).
    */
-  secret(): string;
+  secret_(): string;
   /** The stored subscription id (wingify_push_subscription_id). */
-  subscriptionId(): string | undefined;
+  subscriptionId_(): string | undefined;
   /** False when the visitor refused page-click tracking (wingify_donot_track_actions is 1). */
-  trackingAllowed(): boolean;
+  trackingAllowed_(): boolean;
   /** False after an opt-out ({product}_opt_out): triggers are disabled. */
-  optedOut(): boolean;
+  optedOut_(): boolean;
   /** GET with a query string; resolves the JSON reply (or null for an empty body), rejects on failure. */
-  get(url: string, params: QueryParams): Promise<unknown>;
+  get_(url: string, params: QueryParams): Promise<unknown>;
   /** JSONP GET (a script element with a callback); rejects with an error when the callback is not called. */
-  jsonp(url: string, params: QueryParams): Promise<unknown>;
+  jsonp_(url: string, params: QueryParams): Promise<unknown>;
   /** POST as a form body; resolves the JSON (or JSONP) reply, rejects on failure. */
-  postForm(url: string, params: QueryParams): Promise<unknown>;
+  postForm_(url: string, params: QueryParams): Promise<unknown>;
   /** Fire-and-forget image beacon (c.gif). */
-  beacon(url: string, params: QueryParams): void;
+  beacon_(url: string, params: QueryParams): void;
   /** localStorage, never throwing (a blocked or full storage reads as empty). */
-  local: KeyValueStore;
+  local_: KeyValueStore;
   /**
    * Kept for the browser session, in session cookies: a page view's first touch of sessionStorage is a
    * synchronous call to the browser process (1 to 5 ms of the page's main thread in Chromium), while
    * document.cookie is read on every view anyway and cheap after the first read.
    */
-  session: KeyValueStore;
-  cookies: CookieStore;
+  session_: KeyValueStore;
+  cookies_: CookieStore;
   /** Record that a trigger event happened (for segment conditions and the opt-in trigger). */
-  emit(event: string): void;
+  emit_(event: string): void;
   /** Subscribe to trigger events emitted by any module; returns an unsubscribe function. */
-  on(event: string, listener: () => void): () => void;
+  on_(event: string, listener: () => void): () => void;
 }

@@ -78,13 +78,13 @@ function orderEventData(reply: unknown): Record<string, unknown> {
 }
 
 export function startShop(services: RuntimeServices): void {
-  const allowed = (): boolean => services.trackingAllowed() && !services.optedOut();
+  const allowed = (): boolean => services.trackingAllowed_() && !services.optedOut_();
   if (!allowed()) return;
   const record = (event: 'add_cart' | 'order', data: Record<string, unknown>): void => {
     if (!allowed()) return;
-    services.local.set(ECOM_DATA + event, JSON.stringify(data));
-    services.emit('ecom.' + event);
-    for (const segment of services.site.shopSegments) {
+    services.local_.set(ECOM_DATA + event, JSON.stringify(data));
+    services.emit_('ecom.' + event);
+    for (const segment of services.site_.shopSegments) {
       if (segment.event !== event) continue;
       try {
         if (segment.test(data)) void joinOnce(services, segment.sid, segment.vn);
@@ -96,19 +96,19 @@ export function startShop(services: RuntimeServices): void {
 
   // A subscriber's cart event goes to the provider too: its abandoned-cart automation reminds them of the product.
   const reportCart = (image: unknown, data: Record<string, unknown>): void => {
-    const subscriberId = services.subscriberId();
-    if (!subscriberId || !services.trackingAllowed()) return;
+    const subscriberId = services.subscriberId_();
+    if (!subscriberId || !services.trackingAllowed_()) return;
     const form = {
-      hash: services.site.hash,
+      hash: services.site_.hash,
       subscriberId,
-      subscriberSecret: services.secret(),
+      subscriberSecret: services.secret_(),
       pId: data.pId,
       pName: data.pName,
       price: data.price,
       pUrl: data.pUrl,
       pImgUrl: typeof image === 'string' && image ? new URL(image, location.href).href : undefined,
     } as Record<keyof CartEventForm, QueryParams[string]>;
-    services.postForm(services.site.serverSyncUrl + '/api/v1/shopify/cart', form).catch(() => {
+    services.postForm_(services.site_.serverSyncUrl + '/api/v1/shopify/cart', form).catch(() => {
       // No reminder for this cart: the shop event itself already happened.
     });
   };
@@ -117,14 +117,14 @@ export function startShop(services: RuntimeServices): void {
   // session and the page the shop redirects to (or this one, when the theme posts with fetch) reads the cart 2 s
   // after the post.
   const readCart = (): void => {
-    const posted = services.session.get(CART_POSTED);
+    const posted = services.session_.get(CART_POSTED);
     if (!posted) return;
-    services.session.remove(CART_POSTED);
+    services.session_.remove(CART_POSTED);
     if (!allowed()) return;
     services
-      .get(location.origin + '/cart.js', {})
+      .get_(location.origin + '/cart.js', {})
       .then((cart) => {
-        if (!(cart as Cart | null)?.items?.length) return;
+        if (!cart || !(cart as Cart).items || !(cart as Cart).items.length) return;
         const item = addedLine(cart as Cart, posted.split(' ')[1]);
         const data = cartEventData(cart as Cart, item);
         record('add_cart', data);
@@ -135,7 +135,7 @@ export function startShop(services: RuntimeServices): void {
       });
   };
   const scheduleCartRead = (): void => {
-    const postedAt = parseInt(services.session.get(CART_POSTED)!);
+    const postedAt = parseInt(services.session_.get(CART_POSTED)!);
     if (postedAt) setTimeout(readCart, Math.min(Math.max(postedAt + CART_READ_DELAY_MS - Date.now(), 0), CART_READ_DELAY_MS));
   };
   document.addEventListener(
@@ -145,23 +145,23 @@ export function startShop(services: RuntimeServices): void {
       if (!form || !String(form.getAttribute?.('action') ?? '').includes('/cart/add')) return;
       // Capped: the cookie rides on every request to the shop (a variant id is a short number).
       const variant = (form.elements.namedItem('id') as HTMLInputElement | null)?.value?.slice(0, 64);
-      services.session.set(CART_POSTED, Date.now() + (variant ? ' ' + variant : ''));
+      services.session_.set(CART_POSTED, Date.now() + (variant ? ' ' + variant : ''));
       scheduleCartRead();
     },
     true,
   );
   scheduleCartRead();
 
-  const orderId = ORDER_PAGE.exec(location.pathname)?.[1];
+  const orderId = (ORDER_PAGE.exec(location.pathname) || [])[1];
   if (orderId) {
     setTimeout(() => {
       if (!allowed()) return;
       services
-        .get(services.site.serverSyncUrl + '/api/v1/shopify/getOrderDetails', {
-          hash: services.site.hash,
+        .get_(services.site_.serverSyncUrl + '/api/v1/shopify/getOrderDetails', {
+          hash: services.site_.hash,
           orderId,
-          subscriberId: services.subscriberId(),
-          subscriberSecret: services.secret(),
+          subscriberId: services.subscriberId_(),
+          subscriberSecret: services.secret_(),
         } satisfies OrderDetailsQuery)
         .then((reply) => {
           if (reply) record('order', orderEventData(reply));

@@ -85,6 +85,12 @@ export interface PromptMarkup {
   css: string;
 }
 
+/** The prompts as push.js carries them: every root of PromptMarkup in one string (they are inserted together). */
+export interface PromptBundle {
+  html: string;
+  css: string;
+}
+
 export interface TriggerConfig {
   /** Event names of the trigger expression once every and/or is rewritten to or. */
   anyOf: string[];
@@ -124,7 +130,7 @@ export interface SiteModule {
   segments: RuleSegment[];
   clickSegments: ClickSegment[];
   shopSegments: ShopSegment[];
-  prompts: PromptMarkup;
+  prompts: PromptBundle;
 }
 
 /** What the service workers know of their site: the generated module `pushkit:worker-site`. */

@@ -48,13 +48,13 @@ const LANGUAGE_PATTERN = /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/;
 const URL_PATTERN = /^https?:\/\/\S+$/;
 
 export function readState(services: RuntimeServices): StoredState {
-  const { local } = services;
+  const { local_: local } = services;
   const status = local.get(STATUS);
   const dbStatus = local.get(DB_STATUS);
   return {
-    subscriberId: services.subscriberId(),
-    secret: services.secret(),
-    subscriptionId: services.subscriptionId(),
+    subscriberId: services.subscriberId_(),
+    secret: services.secret_(),
+    subscriptionId: services.subscriptionId_(),
     endpoint: valid(local.get(ENDPOINT), URL_PATTERN),
     status: status === 'subscribed' || status === 'unsubscribed' || status === 'blocked' ? status : '',
     dbStatus: dbStatus === 'true' ? true : dbStatus === 'false' ? false : undefined,
@@ -82,7 +82,7 @@ export function decideUpdate(stored: StoredState, current: CurrentSubscription, 
 export const subscriptionIdOf = (endpoint: string): string => decodeURIComponent(endpoint.slice(endpoint.lastIndexOf('/') + 1));
 
 function syncPayload(services: RuntimeServices, browser: BrowserName, action: SyncAction, current?: CurrentSubscription): SyncForm {
-  const { site, local } = services;
+  const { site_: site, local_: local } = services;
   const stored = readState(services);
   const { subscriptionId, endpoint, subscription } = current || ({} as Partial<CurrentSubscription>);
   const firefox = browser === 'firefox';
@@ -114,9 +114,9 @@ function syncPayload(services: RuntimeServices, browser: BrowserName, action: Sy
     subscriptionDomainUrl: location.origin,
     serviceWorkerPath: firefox ? site.firefoxSwPath : site.swPath,
     subscriptionPageUrl: location.href,
-    pageClickTrackingPermission: services.trackingAllowed() ? '1' : '0',
+    pageClickTrackingPermission: services.trackingAllowed_() ? '1' : '0',
     gcmSenderId: valid(local.get(GCM_ID), /^\d{1,32}$/) || '',
-    uuid: valid(services.cookies.get(UUID_COOKIE), BROWSER_ID_PATTERN) || '',
+    uuid: valid(services.cookies_.get(UUID_COOKIE), BROWSER_ID_PATTERN) || '',
     // the spec's "jsonp reply", read as text by transport.ts, never run
     callback: JSONP_CALLBACK,
   };
@@ -125,16 +125,16 @@ function syncPayload(services: RuntimeServices, browser: BrowserName, action: Sy
 /** Hands the subscription (or its removal) to the worker, which keeps it in IndexedDB. */
 function tellWorker(scope: string, subscription: SubscriptionMessage[typeof SUBSCRIPTION_MESSAGE]): void {
   navigator.serviceWorker?.getRegistration(scope).then(
-    (registration) => registration?.active?.postMessage({ [SUBSCRIPTION_MESSAGE]: subscription }),
+    (registration) => registration && registration.active && registration.active.postMessage({ [SUBSCRIPTION_MESSAGE]: subscription }),
     () => undefined,
   );
 }
 
-export const syncUrl = (services: RuntimeServices): string => services.site.serverSyncUrl + '/syncSubscriptionAction.php';
+export const syncUrl = (services: RuntimeServices): string => services.site_.serverSyncUrl + '/syncSubscriptionAction.php';
 
 const clearSubscriber = (services: RuntimeServices): void => {
-  for (const key of [SUBSCRIBER_ID, SUBSCRIBER_SECRET, SUBSCRIPTION_ID, ENDPOINT, LANGUAGE, VAPID_KEY]) services.local.remove(key);
-  tellWorker(services.site.swScope, null);
+  for (const key of [SUBSCRIBER_ID, SUBSCRIBER_SECRET, SUBSCRIPTION_ID, ENDPOINT, LANGUAGE, VAPID_KEY]) services.local_.remove(key);
+  tellWorker(services.site_.swScope, null);
 };
 
 /**
@@ -148,15 +148,15 @@ export async function syncAction(
   action: SyncAction,
   current?: CurrentSubscription,
 ): Promise<boolean> {
-  const { local } = services;
+  const { local_: local } = services;
   const unsubscribing = action === 'unsubscribe-ui' || action === 'unsubscribe-native';
   let ok = false;
   try {
-    const reply = (await services.postForm(syncUrl(services), syncPayload(services, browser, action, current))) as Partial<
+    const reply = (await services.postForm_(syncUrl(services), syncPayload(services, browser, action, current))) as Partial<
       Record<'status' | 'subscriberId' | 'subscriberSecret', unknown>
     > | null;
-    const subscriberId = valid(typeof reply?.subscriberId === 'string' ? reply.subscriberId : undefined, BROWSER_ID_PATTERN);
-    if (reply?.status !== 'success' || (!unsubscribing && !subscriberId)) throw new Error('sync ' + action + ' failed');
+    const subscriberId = valid(reply && typeof reply.subscriberId === 'string' ? reply.subscriberId : undefined, BROWSER_ID_PATTERN);
+    if (!reply || reply.status !== 'success' || (!unsubscribing && !subscriberId)) throw new Error('sync ' + action + ' failed');
     ok = true;
     local.set(DB_STATUS, 'true');
     if (unsubscribing) {
@@ -176,15 +176,16 @@ export async function syncAction(
   if (!unsubscribing && current) {
     local.set(SUBSCRIPTION_ID, current.subscriptionId);
     local.set(ENDPOINT, current.endpoint);
-    local.set(VAPID_KEY, services.site.vapidPublicKey);
-    if (current.subscription?.endpoint) tellWorker(services.site.swScope, current.subscription as { endpoint: string });
+    local.set(VAPID_KEY, services.site_.vapidPublicKey);
+    if (current.subscription && current.subscription.endpoint)
+      tellWorker(services.site_.swScope, current.subscription as { endpoint: string });
   }
   return ok;
 }
 
 /** "A block event is tracked" (spec section 4): push-kit's `block` action tells the provider. */
 export const reportBlock = (services: RuntimeServices, browser: BrowserName): Promise<unknown> =>
-  services.postForm(syncUrl(services), syncPayload(services, browser, 'block')).catch(logSwallowed);
+  services.postForm_(syncUrl(services), syncPayload(services, browser, 'block')).catch(logSwallowed);
 
 /**
  * The permission is no longer granted (denied or reset in the browser): a synced subscriber is dropped on the
@@ -198,7 +199,7 @@ export async function syncWithoutPermission(
 ): Promise<void> {
   if (stored.subscriberId || stored.status === 'subscribed') {
     await syncAction(services, browser, 'unsubscribe-native');
-    if (permission === 'denied') services.local.set(STATUS, 'blocked');
+    if (permission === 'denied') services.local_.set(STATUS, 'blocked');
   }
 }
 

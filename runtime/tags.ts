@@ -19,7 +19,7 @@ const DEBOUNCE_MS = 50;
 /** Tag values set on this browser, for segment conditions. */
 export function storedTags(services: RuntimeServices): Record<string, string> {
   try {
-    return JSON.parse(services.local.get(TAGS) || '{}') as Record<string, string>;
+    return JSON.parse(services.local_.get(TAGS) || '{}') as Record<string, string>;
   } catch {
     return {};
   }
@@ -28,17 +28,17 @@ export function storedTags(services: RuntimeServices): Record<string, string> {
 export function createTagger(services: RuntimeServices): { tag(key: string, value: string): void } {
   let batch: Record<string, string> = {};
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const url = services.site.servicesServerUrl + '/tags';
+  const url = services.site_.servicesServerUrl + '/tags';
 
   const send = (hiding: boolean): void => {
     clearTimeout(timer);
     timer = undefined;
-    const subscriberId = services.subscriberId();
+    const subscriberId = services.subscriberId_();
     if (!subscriberId || !Object.keys(batch).length) return;
     const params = {
-      hash: services.site.hash,
+      hash: services.site_.hash,
       subscriberId,
-      subscriberSecret: services.secret(),
+      subscriberSecret: services.secret_(),
       tags: JSON.stringify(batch),
     } satisfies TagsQuery;
     batch = {};
@@ -49,7 +49,7 @@ export function createTagger(services: RuntimeServices): { tag(key: string, valu
         // Fall back to the GET below.
       }
     }
-    services.get(url, params).catch(() => {
+    services.get_(url, params).catch(() => {
       // A lost tag call is not the page's problem; the value stays stored locally.
     });
   };
@@ -65,7 +65,7 @@ export function createTagger(services: RuntimeServices): { tag(key: string, valu
       batch[key] = value;
       const stored = storedTags(services);
       stored[key] = value;
-      services.local.set(TAGS, JSON.stringify(stored));
+      services.local_.set(TAGS, JSON.stringify(stored));
       clearTimeout(timer);
       timer = setTimeout(() => send(false), DEBOUNCE_MS);
     },
@@ -79,20 +79,23 @@ export function createTagger(services: RuntimeServices): { tag(key: string, valu
  * in push.js only for a site that configures it (customDimensions, refreshUserProperties).
  */
 export async function refreshVisitorData(services: RuntimeServices): Promise<void> {
-  const subscriberId = services.subscriberId();
-  if (!subscriberId || services.session.get(REFRESHED)) return;
-  services.session.set(REFRESHED, '1');
-  const { site } = services;
-  const proof = { hash: site.hash, subscriberId, subscriberSecret: services.secret() };
+  const subscriberId = services.subscriberId_();
+  if (!subscriberId || services.session_.get(REFRESHED)) return;
+  services.session_.set(REFRESHED, '1');
+  const { site_: site } = services;
+  const proof = { hash: site.hash, subscriberId, subscriberSecret: services.secret_() };
   if (PK_FEATURES.customDimensions) {
     try {
-      const reply = (await services.get(site.serverSyncUrl + '/getSubscriberAttributes.php', {
-        ...proof,
+      const query: SubscriberAttributesQuery = Object.assign({}, proof, {
         customDimensions: site.customDimensions!.join(','),
         browser: navigator.userAgent.includes('Firefox') ? 'firefox' : 'chrome',
-      } satisfies SubscriberAttributesQuery)) as Partial<SubscriberAttributesReply> | null;
-      for (const [name, value] of Object.entries(reply?.result ?? {})) {
-        if (value != null) services.local.set(dimensionKey(name), String(value));
+      });
+      const reply = (await services.get_(
+        site.serverSyncUrl + '/getSubscriberAttributes.php',
+        query,
+      )) as Partial<SubscriberAttributesReply> | null;
+      for (const [name, value] of Object.entries((reply && reply.result) || {})) {
+        if (value != null) services.local_.set(dimensionKey(name), String(value));
       }
     } catch {
       // Keep the values stored earlier.
@@ -100,12 +103,12 @@ export async function refreshVisitorData(services: RuntimeServices): Promise<voi
   }
   if (PK_FEATURES.userProperties) {
     try {
-      const reply = (await services.jsonp(
+      const reply = (await services.jsonp_(
         site.servicesServerUrl + '/dyn',
         proof satisfies UserPropertiesQuery,
       )) as Partial<UserPropertiesReply> | null;
-      if (reply?.tags && typeof reply.tags === 'object')
-        services.local.set(TAGS, JSON.stringify({ ...storedTags(services), ...reply.tags }));
+      if (reply && reply.tags && typeof reply.tags === 'object')
+        services.local_.set(TAGS, JSON.stringify(Object.assign({}, storedTags(services), reply.tags)));
     } catch {
       // Keep the tags stored earlier.
     }

@@ -5,21 +5,21 @@ import { DO_NOT_TRACK } from './storage-keys.ts';
 import type { TrackingConsentQuery, TrackingConsentReply } from '../contract/visitor-calls.ts';
 import { logSwallowed } from './guard.ts';
 
-export const storeConsent = (services: RuntimeServices, allowed: boolean): void => services.local.set(DO_NOT_TRACK, allowed ? '0' : '1');
+export const storeConsent = (services: RuntimeServices, allowed: boolean): void => services.local_.set(DO_NOT_TRACK, allowed ? '0' : '1');
 
 export async function fetchConsent(services: RuntimeServices, browser: string): Promise<void> {
-  const subscriberId = services.subscriberId();
-  const known = services.local.get(DO_NOT_TRACK);
+  const subscriberId = services.subscriberId_();
+  const known = services.local_.get(DO_NOT_TRACK);
   if (!subscriberId || known === '0' || known === '1') return;
   try {
-    const reply = (await services.get(services.site.serverSyncUrl + '/getSubscriptionClickTrackingPermissionDetails.php', {
-      customerHash: services.site.hash,
+    const reply = (await services.get_(services.site_.serverSyncUrl + '/getSubscriptionClickTrackingPermissionDetails.php', {
+      customerHash: services.site_.hash,
       subscriberId,
-      subscriberSecret: services.secret(),
+      subscriberSecret: services.secret_(),
       browser,
     } satisfies TrackingConsentQuery)) as Partial<TrackingConsentReply> | null;
     // A site that asks for consent tracks nobody whose consent the server has not recorded.
-    if (reply?.status === 'success') storeConsent(services, Number(reply.pageClickTrackingPermission) === 1);
+    if (reply && reply.status === 'success') storeConsent(services, Number(reply.pageClickTrackingPermission) === 1);
   } catch (error) {
     logSwallowed(error);
   }

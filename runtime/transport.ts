@@ -67,7 +67,8 @@ export const get = (url: string, params: QueryParams): Promise<unknown> => reque
 export const postForm = (url: string, params: QueryParams): Promise<unknown> => request('POST', url, params, queryString(params));
 
 /** A JSONP GET, read as text (see JSONP_CALLBACK). */
-export const jsonp = (url: string, params: QueryParams): Promise<unknown> => get(url, { ...params, callback: JSONP_CALLBACK });
+export const jsonp = (url: string, params: QueryParams): Promise<unknown> =>
+  get(url, Object.assign({}, params, { callback: JSONP_CALLBACK }));
 
 export function beacon(url: string, params: QueryParams): void {
   new Image().src = withQuery(url, params);

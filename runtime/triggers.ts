@@ -1,5 +1,6 @@
 // Opt-in trigger events (spec section 4). Each kind's code sits behind its build-time flag, so a site whose
 // trigger expression does not name a kind gets none of its code.
+import { closest } from './closest.ts';
 import type { TriggerConfig } from './site-module.ts';
 import type { RuntimeServices } from './services.ts';
 import { triggerEventKey } from './storage-keys.ts';
@@ -20,26 +21,26 @@ const INTERVAL_MS = 1000;
  * scroll: percent of the scrollable distance, or pixels from the top or from the bottom, each within 2 px.
  */
 export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | undefined, services: RuntimeServices): void {
-  if (services.optedOut()) return;
+  if (services.optedOut_()) return;
   const kinds = fire ? triggers.anyOf.concat(triggers.watch) : triggers.watch;
   const store = PK_FEATURES.triggerPersist
     ? triggers.persist === 'always'
-      ? services.local
+      ? services.local_
       : triggers.persist === 'session'
-        ? services.session
+        ? services.session_
         : undefined
     : undefined;
   let fired = false;
   const fireOnce = (): void => {
-    if (fired || !fire || services.optedOut()) return;
+    if (fired || !fire || services.optedOut_()) return;
     fired = true;
     fire();
   };
-  // `observed` is false for events other modules emit (they already went through services.emit).
+  // `observed` is false for events other modules emit (they already went through services.emit_).
   const happened = (kind: string, observed = true): void => {
-    if (observed) services.emit(kind);
+    if (observed) services.emit_(kind);
     if (!triggers.anyOf.includes(kind)) return;
-    if (PK_FEATURES.triggerPersist) store?.set(triggerEventKey(kind), '1');
+    if (PK_FEATURES.triggerPersist && store) store.set(triggerEventKey(kind), '1');
     fireOnce();
   };
   const has = (kind: string): boolean => kinds.includes(kind);
@@ -64,9 +65,8 @@ export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | unde
       document.addEventListener(
         type,
         (event) => {
-          const target = event.target as Element | null;
           try {
-            if (!selector || target?.closest?.(selector)) happened(type);
+            if (!selector || closest(event.target, selector)) happened(type);
           } catch {
             // An invalid selector must not break the host page's clicks.
           }
@@ -115,7 +115,7 @@ export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | unde
 
   if (PK_FEATURES.triggerSubscribe || PK_FEATURES.triggerEcom) {
     const listen = (kind: string): void => {
-      if (has(kind)) services.on(kind, () => happened(kind, false));
+      if (has(kind)) services.on_(kind, () => happened(kind, false));
     };
     if (PK_FEATURES.triggerSubscribe) listen('subscribe');
     if (PK_FEATURES.triggerEcom) {

@@ -19,9 +19,9 @@ const newUuid = (): string =>
 
 function pendingLink(services: RuntimeServices): PendingLink | undefined {
   try {
-    const pair = JSON.parse(services.local.get(UPDATE_SUBSCRIBER_ID) ?? 'null') as Partial<PendingLink> | null;
-    const previousSubscriberId = valid(pair?.previousSubscriberId, BROWSER_ID_PATTERN);
-    const subscriberId = valid(pair?.subscriberId, BROWSER_ID_PATTERN);
+    const pair = JSON.parse(services.local_.get(UPDATE_SUBSCRIBER_ID) || 'null') as Partial<PendingLink> | null;
+    const previousSubscriberId = valid(pair && pair.previousSubscriberId, BROWSER_ID_PATTERN);
+    const subscriberId = valid(pair && pair.subscriberId, BROWSER_ID_PATTERN);
     return previousSubscriberId && subscriberId ? { previousSubscriberId, subscriberId } : undefined;
   } catch {
     return undefined;
@@ -31,10 +31,10 @@ function pendingLink(services: RuntimeServices): PendingLink | undefined {
 /** The visitor's uuid, creating or adopting it; sends (or retries) update-subscriberId when needed. */
 export async function visitorUuid(services: RuntimeServices, browserType: string, search: string): Promise<string> {
   const fromUrl = valid(new URLSearchParams(search).get('uuid'), BROWSER_ID_PATTERN);
-  const stored = valid(services.cookies.get(UUID_COOKIE), BROWSER_ID_PATTERN);
-  const uuid = fromUrl ?? stored ?? newUuid();
-  if (uuid !== stored) services.cookies.set(UUID_COOKIE, uuid, UUID_DAYS);
-  const subscriberId = services.subscriberId();
+  const stored = valid(services.cookies_.get(UUID_COOKIE), BROWSER_ID_PATTERN);
+  const uuid = fromUrl || stored || newUuid();
+  if (uuid !== stored) services.cookies_.set(UUID_COOKIE, uuid, UUID_DAYS);
+  const subscriberId = services.subscriberId_();
   // The subscriber id is the provider's, so it never equals a uuid: a uuid this browser already holds was
   // sent with every sync (or linked, or its failed link is pending) and needs no link again.
   const link =
@@ -43,19 +43,19 @@ export async function visitorUuid(services: RuntimeServices, browserType: string
       : pendingLink(services);
   if (link) {
     try {
-      const reply = (await services.postForm(syncUrl(services), {
-        hash: services.site.hash,
+      const reply = (await services.postForm_(syncUrl(services), {
+        hash: services.site_.hash,
         browserType,
         previousSubscriberId: link.previousSubscriberId,
         subscriberId: link.subscriberId,
-        subscriberSecret: services.secret(),
+        subscriberSecret: services.secret_(),
         action: 'update-subscriberId',
       })) as { status?: unknown } | null;
-      if (reply?.status !== 'success') throw new Error('update-subscriberId failed');
-      services.local.remove(UPDATE_SUBSCRIBER_ID);
+      if (!reply || reply.status !== 'success') throw new Error('update-subscriberId failed');
+      services.local_.remove(UPDATE_SUBSCRIBER_ID);
     } catch (error) {
       logSwallowed(error);
-      services.local.set(UPDATE_SUBSCRIBER_ID, JSON.stringify(link));
+      services.local_.set(UPDATE_SUBSCRIBER_ID, JSON.stringify(link));
     }
   }
   return uuid;

@@ -41,7 +41,7 @@ export function testSite(overrides: Partial<SiteModule> = {}): SiteModule {
     segments: [],
     clickSegments: [],
     shopSegments: [],
-    prompts: { chicklet: '', contextBox: '', alreadySubscribed: '', blocked: '', css: '' },
+    prompts: { html: '', css: '' },
     ...overrides,
   };
 }
@@ -70,24 +70,24 @@ export function servicesDouble(
     }
   };
   const services: RuntimeServices = {
-    site: options.site ?? testSite(),
-    subscriberId: () => state.subscriberId,
-    secret: () => (state.subscriberId ? SUBSCRIBER_SECRET_OF_DOUBLE : ''),
-    subscriptionId: () => (state.subscriberId ? 'subscription-1' : undefined),
-    trackingAllowed: () => state.tracking,
-    optedOut: () => state.optedOut,
-    get: (url, params) => answer('get', url, params),
-    jsonp: (url, params) => answer('jsonp', url, params),
-    postForm: (url, params) => answer('postForm', url, params),
-    beacon: (url, params) => void calls.push({ kind: 'beacon', url, params }),
-    local: memoryStore(),
-    session: memoryStore(),
-    cookies: { get: () => null, set: () => undefined, remove: () => undefined },
-    emit(event) {
+    site_: options.site ?? testSite(),
+    subscriberId_: () => state.subscriberId,
+    secret_: () => (state.subscriberId ? SUBSCRIBER_SECRET_OF_DOUBLE : ''),
+    subscriptionId_: () => (state.subscriberId ? 'subscription-1' : undefined),
+    trackingAllowed_: () => state.tracking,
+    optedOut_: () => state.optedOut,
+    get_: (url, params) => answer('get', url, params),
+    jsonp_: (url, params) => answer('jsonp', url, params),
+    postForm_: (url, params) => answer('postForm', url, params),
+    beacon_: (url, params) => void calls.push({ kind: 'beacon', url, params }),
+    local_: memoryStore(),
+    session_: memoryStore(),
+    cookies_: { get: () => null, set: () => undefined, remove: () => undefined },
+    emit_(event) {
       emitted.push(event);
       for (const listener of listeners.get(event) ?? []) listener();
     },
-    on(event, listener) {
+    on_(event, listener) {
       if (!listeners.has(event)) listeners.set(event, new Set());
       listeners.get(event)!.add(listener);
       return () => listeners.get(event)!.delete(listener);
@@ -98,7 +98,7 @@ export function servicesDouble(
     calls,
     emitted,
     state,
-    local: services.local as ReturnType<typeof memoryStore>,
-    session: services.session as ReturnType<typeof memoryStore>,
+    local: services.local_ as ReturnType<typeof memoryStore>,
+    session: services.session_ as ReturnType<typeof memoryStore>,
   };
 }

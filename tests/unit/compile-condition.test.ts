@@ -225,7 +225,7 @@ describe('compileCondition: hostile inputs', () => {
 describe('compileCondition: generated code', () => {
   it('is short', () => {
     const compiled = compileCondition('path startsWith "/blog" and visitCount > 2', 'page');
-    expect(compiled).toEqual({ ok: true, js: '(c)=>(String(c.path??"").startsWith("/blog")&&((+c.visitCount||0)>2))' });
+    expect(compiled).toEqual({ ok: true, js: '(c)=>(([c.path]+"").startsWith("/blog")&&((+c.visitCount||0)>2))' });
   });
   it('for random input is an error with a position in range or source that parses', () => {
     const alphabet = fc.constantFrom(

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { siteConfigSchema, type SiteConfigInput } from '../../config/schema.ts';
 import { validConfig } from '../support/valid-config.ts';
-import { generateSiteModule, generateWorkerSiteModule } from '../../compiler/site-module.ts';
+import { generateSiteModule, generateWorkerSiteModule, promptBundle } from '../../compiler/site-module.ts';
 import { siteFeatures } from '../../compiler/features.ts';
 import { renderPrompts } from '../../emit/render-prompts.tsx';
 import type { PromptMarkup, SiteModule, WorkerSiteModule } from '../../runtime/site-module.ts';
@@ -135,7 +135,7 @@ describe('generateSiteModule', () => {
     });
     expect(site.companyName).toBe(HOSTILE);
     expect(site.clickSegments[0]?.selector).toBe(`[data-x="</script>*/\u2028"]`);
-    expect(site.prompts).toEqual(prompts);
+    expect(site.prompts).toEqual(promptBundle(prompts));
     expect(site.urlQualifies('https://site.example/x</script>')).toBe(true);
     expect(site.urlQualifies('https://site.example/a*/')).toBe(true);
     expect(source).not.toMatch(/<\/script/i);

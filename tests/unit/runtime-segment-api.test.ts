@@ -37,7 +37,7 @@ describe('addSubscriberToSegment', () => {
       url: 'https://services.test/as',
       params: {
         id: 'vip',
-        customer_hash: services.site.hash,
+        customer_hash: services.site_.hash,
         'subscriber_list[]': 'sub-1',
         'subscriberSecret[]': SUBSCRIBER_SECRET_OF_DOUBLE,
         customTag: 'vip',
@@ -47,7 +47,7 @@ describe('addSubscriberToSegment', () => {
       kind: 'beacon',
       url: 'https://sync.test/c.gif',
       params: {
-        hash: services.site.hash,
+        hash: services.site_.hash,
         subscriberId: 'sub-1',
         subscriberSecret: SUBSCRIBER_SECRET_OF_DOUBLE,
         subscriptionId: 'subscription-1',
@@ -93,7 +93,7 @@ describe('removeSubscriberFromSegment', () => {
         kind: 'beacon',
         url: 'https://sync.test/c.gif',
         params: {
-          hash: services.site.hash,
+          hash: services.site_.hash,
           subscriberId: 'sub-1',
           subscriberSecret: SUBSCRIBER_SECRET_OF_DOUBLE,
           subscriptionId: 'subscription-1',

@@ -31,7 +31,7 @@ describe('rule segments', () => {
         url: 'https://services.test/as',
         params: {
           id: '7',
-          customer_hash: services.site.hash,
+          customer_hash: services.site_.hash,
           'subscriber_list[]': 'sub-1',
           'subscriberSecret[]': SUBSCRIBER_SECRET_OF_DOUBLE,
         },
@@ -39,7 +39,7 @@ describe('rule segments', () => {
     ]);
     expect(local.get(segmentMarkerKey(7))).toBe('2');
     expect(local.get(segmentMarkerKey(8))).toBeNull();
-    services.emit('delay');
+    services.emit_('delay');
     await flush();
     expect(asCalls(calls), 'not added twice').toHaveLength(1);
   });
@@ -106,7 +106,7 @@ describe('rule segments', () => {
     expect(session.get('pushkit_session_start')).not.toBeNull();
     expect(asCalls(calls)).toEqual([]);
     vi.advanceTimersByTime(3000);
-    services.emit('scroll');
+    services.emit_('scroll');
     await flush();
     expect(seen.at(-1)).toMatchObject({ events: { scroll: true }, timeOnSiteSeconds: 3 });
     expect(asCalls(calls)).toHaveLength(1);

@@ -124,7 +124,7 @@ describe("a subscriber's cart event reaches the provider (the abandoned-cart aut
         kind: 'postForm',
         url: 'https://sync.test/api/v1/shopify/cart',
         params: {
-          hash: services.site.hash,
+          hash: services.site_.hash,
           subscriberId: 'sub-1',
           subscriberSecret: SUBSCRIBER_SECRET_OF_DOUBLE,
           pId: 42,
@@ -179,7 +179,7 @@ describe('order page', () => {
     expect(calls[0]).toEqual({
       kind: 'get',
       url: 'https://sync.test/api/v1/shopify/getOrderDetails',
-      params: { hash: services.site.hash, orderId: '1001', subscriberId: 'sub-1', subscriberSecret: SUBSCRIBER_SECRET_OF_DOUBLE },
+      params: { hash: services.site_.hash, orderId: '1001', subscriberId: 'sub-1', subscriberSecret: SUBSCRIBER_SECRET_OF_DOUBLE },
     });
     expect(JSON.parse(local.get('wingifyEcomData-order')!)).toEqual(ORDER);
     expect(emitted).toEqual(['ecom.order']);

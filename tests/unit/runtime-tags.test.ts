@@ -27,7 +27,7 @@ describe('createTagger', () => {
         kind: 'get',
         url: 'https://services.test/tags',
         params: {
-          hash: services.site.hash,
+          hash: services.site_.hash,
           subscriberId: 'sub-1',
           subscriberSecret: SUBSCRIBER_SECRET_OF_DOUBLE,
           tags: JSON.stringify({ plan: 'gold', city: 'Paris' }),
@@ -62,7 +62,7 @@ describe('createTagger', () => {
     const url = new URL(sendBeacon.mock.calls[0]![0]);
     expect(url.origin + url.pathname).toBe('https://services.test/tags');
     expect(Object.fromEntries(url.searchParams)).toEqual({
-      hash: services.site.hash,
+      hash: services.site_.hash,
       subscriberId: 'sub-1',
       subscriberSecret: SUBSCRIBER_SECRET_OF_DOUBLE,
       tags: '{"plan":"gold"}',

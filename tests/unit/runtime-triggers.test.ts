@@ -138,9 +138,9 @@ describe('watchTriggers', () => {
       const { services } = servicesDouble();
       const fire = vi.fn();
       watchTriggers(config({ anyOf: [kind] }), fire, services);
-      services.emit(kind === 'subscribe' ? 'ecom.order' : 'subscribe');
+      services.emit_(kind === 'subscribe' ? 'ecom.order' : 'subscribe');
       expect(fire).not.toHaveBeenCalled();
-      services.emit(kind);
+      services.emit_(kind);
       expect(fire, kind).toHaveBeenCalledTimes(1);
     }
   });

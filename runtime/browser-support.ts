@@ -9,20 +9,20 @@ export const NO_SAFARI_PUSH_ID = 'missing Safari website push id';
 export const NO_EDGE_VAPID_KEY = 'missing vapid key in Edge';
 
 export interface BrowserSupport {
-  browser: BrowserName;
-  version: number;
-  mobile: boolean;
+  browser_: BrowserName;
+  version_: number;
+  mobile_: boolean;
   /** Why this visitor cannot subscribe; undefined when it can. */
   failure?: string;
   /** Safari on iOS/iPadOS 16.4+ outside a home-screen app: it could subscribe once the site is added there. */
-  homeScreen?: boolean;
+  homeScreen_?: boolean;
 }
 
 /** What the page offers beyond the user agent: the Push API, a touch screen (iPadOS claims to be a Mac) and standalone display. */
 export interface PushEnvironment {
-  pushManager: boolean;
-  touch: boolean;
-  standalone: boolean;
+  pushManager_: boolean;
+  touch_: boolean;
+  standalone_: boolean;
 }
 
 // Checked in order: Edge, Opera, UC and Samsung all also claim to be Chrome.
@@ -42,16 +42,16 @@ export function detectSupport(
   env: PushEnvironment,
 ): BrowserSupport {
   const mobile = /Mobi|Android/i.test(userAgent);
-  if (/iPhone|iPad|iPod/.test(userAgent) || (PK_FEATURES.iosHomeScreen && env.touch && /Macintosh/.test(userAgent))) {
+  if (/iPhone|iPad|iPod/.test(userAgent) || (PK_FEATURES.iosHomeScreen && env.touch_ && /Macintosh/.test(userAgent))) {
     if (PK_FEATURES.iosHomeScreen) {
       // iOS exposes the Push API only inside a home-screen web app (16.4+); its Safari tab can only install one.
-      if (env.standalone && env.pushManager) return { browser: 'safari', version: 16, mobile: true };
+      if (env.standalone_ && env.pushManager_) return { browser_: 'safari', version_: 16, mobile_: true };
       const [, major, minor] = /OS (\d+)_(\d+)/.exec(userAgent) || /Version\/(\d+)\.(\d+)/.exec(userAgent) || [];
-      const safariTab = !env.standalone && /Version\/.*Safari\//.test(userAgent) && !/(Cr|Fx|Edg|OP)iOS/.test(userAgent);
+      const safariTab = !env.standalone_ && /Version\/.*Safari\//.test(userAgent) && !/(Cr|Fx|Edg|OP)iOS/.test(userAgent);
       if (safariTab && Number(major) * 100 + Number(minor) >= 1604)
-        return { browser: 'safari', version: Number(major), mobile: true, failure: NOT_SUPPORTED, homeScreen: true };
+        return { browser_: 'safari', version_: Number(major), mobile_: true, failure: NOT_SUPPORTED, homeScreen_: true };
     }
-    return { browser: 'other', version: 0, mobile: true, failure: NOT_SUPPORTED };
+    return { browser_: 'other', version_: 0, mobile_: true, failure: NOT_SUPPORTED };
   }
   for (const [browser, pattern, desktopMinimum, mobileMinimum] of ENGINES) {
     const match = pattern.exec(userAgent);
@@ -63,15 +63,15 @@ export function detectSupport(
         : browser === 'edge' && !site.vapidPublicKey
           ? NO_EDGE_VAPID_KEY
           : undefined;
-    return { browser, version, mobile, failure };
+    return { browser_: browser, version_: version, mobile_: mobile, failure };
   }
   // Safari 16+ (macOS 13+) has the standard Push API; older Safari only the legacy window.safari interface, which a
   // build without a website push id never passes, so that branch goes with the feature.
   if (/Safari\//.test(userAgent)) {
     const version = Number((/Version\/(\d+)/.exec(userAgent) || [])[1] || 0);
-    if (env.pushManager) return { browser: 'safari', version, mobile };
+    if (env.pushManager_) return { browser_: 'safari', version_: version, mobile_: mobile };
     if (PK_FEATURES.safari && safariPush)
-      return { browser: 'safari', version, mobile, failure: site.safariWebsitePushId ? undefined : NO_SAFARI_PUSH_ID };
+      return { browser_: 'safari', version_: version, mobile_: mobile, failure: site.safariWebsitePushId ? undefined : NO_SAFARI_PUSH_ID };
   }
-  return { browser: 'other', version: 0, mobile, failure: NOT_SUPPORTED };
+  return { browser_: 'other', version_: 0, mobile_: mobile, failure: NOT_SUPPORTED };
 }

@@ -47,11 +47,11 @@ export async function runChildWindow(): Promise<void> {
   const params = new URLSearchParams(location.search);
   const texts = childWindowTexts(site.companyName);
   const support = detectSupport(navigator.userAgent, undefined, site, {
-    pushManager: 'PushManager' in window,
-    touch: false,
-    standalone: false,
+    pushManager_: 'PushManager' in window,
+    touch_: false,
+    standalone_: false,
   });
-  const browser = support.browser;
+  const browser = support.browser_;
   const element = (id: string): HTMLElement | null => document.getElementById(id);
   const show = (id: string, visible: boolean): void => {
     const target = element(id);

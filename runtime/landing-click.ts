@@ -11,7 +11,7 @@ export function reportLandingClick(site: Pick<SiteModule, 'hash' | 'serverSyncUr
   const token = url.searchParams.get(CLICK_PARAM);
   if (token === null) return;
   url.searchParams.delete(CLICK_PARAM);
-  history.replaceState(history.state, '', url.href);
+  history.replaceState(history.state, '', url);
   const report: NotificationEventReport = { hash: site.hash, click: token, event: 'clicked' };
   // A text/plain beacon: no preflight, and it is sent even when the visitor leaves the page at once.
   navigator.sendBeacon(site.serverSyncUrl + '/notificationEvent', JSON.stringify(report));

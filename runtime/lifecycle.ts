@@ -40,13 +40,13 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
   const safariPush = PK_FEATURES.safari ? safariPushOf() : undefined;
   const pushManager = 'PushManager' in window;
   const support = detectSupport(navigator.userAgent, safariPush, site, {
-    pushManager,
-    touch: PK_FEATURES.iosHomeScreen && navigator.maxTouchPoints > 1,
-    standalone:
+    pushManager_: pushManager,
+    touch_: PK_FEATURES.iosHomeScreen && navigator.maxTouchPoints > 1,
+    standalone_:
       PK_FEATURES.iosHomeScreen &&
       ((navigator as { standalone?: boolean }).standalone === true || matchMedia('(display-mode: standalone)').matches),
   });
-  const browser = support.browser;
+  const browser = support.browser_;
   // Standard Web Push whenever Safari offers it; the legacy interface only without it, or for a visitor who
   // already subscribed through it (so an upgrade to Safari 16 keeps existing subscribers).
   const onSafari =
@@ -118,7 +118,7 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
       if (PK_FEATURES.trackingConsent && !local.get(DO_NOT_TRACK)) storeConsent(services, false);
       return void optInNow(isApiCall);
     }
-    const kind: PromptKind = PK_FEATURES.brandingModal ? 'modal' : PK_FEATURES.mobileBox && support.mobile ? 'mobile' : 'chicklet';
+    const kind: PromptKind = PK_FEATURES.brandingModal ? 'modal' : PK_FEATURES.mobileBox && support.mobile_ ? 'mobile' : 'chicklet';
     if (prompts.show_(kind)) notify('shown');
     else void optInNow(isApiCall);
   };
@@ -140,7 +140,7 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
       return;
     }
     if (!pushCapable) {
-      if (PK_FEATURES.iosHomeScreen && support.homeScreen && !doNotShowActive() && site.urlQualifies(location.href))
+      if (PK_FEATURES.iosHomeScreen && support.homeScreen_ && !doNotShowActive() && site.urlQualifies(location.href))
         watchTriggers(site.triggers, () => void prompts.show_('homeScreen'), services);
       return;
     }
@@ -173,7 +173,7 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
         if (!byVisitor) return;
         services.cookies_.remove(OPT_OUT);
       }
-      if (PK_FEATURES.iosHomeScreen && support.homeScreen) prompts.show_('homeScreen');
+      if (PK_FEATURES.iosHomeScreen && support.homeScreen_) prompts.show_('homeScreen');
       if (!pushCapable) return;
       const permission = path._permission();
       if (permission === 'denied') {

@@ -28,13 +28,13 @@ export type SubscriptionStatus = '' | 'subscribed' | 'unsubscribed' | 'blocked';
 export interface StoredState {
   subscriberId?: string;
   /** The subscriber's secret; a subscriber synced before secrets existed has none until its next sync. */
-  secret?: string;
+  secret_?: string;
   subscriptionId?: string;
   endpoint?: string;
   status: SubscriptionStatus;
   /** undefined: never synced; false: the last sync failed. */
-  dbStatus?: boolean;
-  language?: string;
+  dbStatus_?: boolean;
+  language_?: string;
 }
 
 /** The browser's current push subscription; `subscription` is the PushSubscription as JSON. */
@@ -53,12 +53,12 @@ export function readState(services: RuntimeServices): StoredState {
   const dbStatus = local.get(DB_STATUS);
   return {
     subscriberId: services.subscriberId_(),
-    secret: services.secret_(),
+    secret_: services.secret_(),
     subscriptionId: services.subscriptionId_(),
     endpoint: valid(local.get(ENDPOINT), URL_PATTERN),
     status: status === 'subscribed' || status === 'unsubscribed' || status === 'blocked' ? status : '',
-    dbStatus: dbStatus === 'true' ? true : dbStatus === 'false' ? false : undefined,
-    language: valid(local.get(LANGUAGE), LANGUAGE_PATTERN),
+    dbStatus_: dbStatus === 'true' ? true : dbStatus === 'false' ? false : undefined,
+    language_: valid(local.get(LANGUAGE), LANGUAGE_PATTERN),
   };
 }
 
@@ -69,12 +69,12 @@ export const currentLanguage = (): string => navigator.language || '';
  * before secrets existed) syncs too, proving its subscription, and gets one.
  */
 export function decideUpdate(stored: StoredState, current: CurrentSubscription, language: string): SyncAction | 'already-updated' {
-  if (stored.dbStatus === false) return 'insert-failed';
+  if (stored.dbStatus_ === false) return 'insert-failed';
   if (stored.subscriptionId === current.subscriptionId && !stored.subscriberId) return 'insert';
   if (stored.subscriptionId !== current.subscriptionId || (stored.endpoint || '') !== current.endpoint) {
     return stored.subscriptionId ? 'update-google-registration-id' : 'update';
   }
-  if (stored.language !== language || (stored.subscriberId && !stored.secret)) return 'http-sync';
+  if (stored.language_ !== language || (stored.subscriberId && !stored.secret_)) return 'http-sync';
   return 'already-updated';
 }
 
@@ -96,7 +96,7 @@ function syncPayload(services: RuntimeServices, browser: BrowserName, action: Sy
     hash: site.hash,
     subscription: subscription ? JSON.stringify(subscription) : '',
     subscriberId: stored.subscriberId || '',
-    subscriberSecret: stored.secret,
+    subscriberSecret: stored.secret_,
     // "with a previous id" (spec section 4): the stored one, also when only the endpoint changed
     previousSubscriptionId:
       (action === 'update-google-registration-id' || stored.subscriptionId !== subscriptionId ? stored.subscriptionId : '') || '',

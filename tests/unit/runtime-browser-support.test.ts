@@ -4,7 +4,7 @@ import { detectSupport, NO_EDGE_VAPID_KEY, NO_SAFARI_PUSH_ID, NOT_SUPPORTED } fr
 
 const site = { vapidPublicKey: 'key', safariWebsitePushId: 'web.test.calligraphy' };
 /** A browser without the Push API, a touch screen or standalone display. */
-const bare = { pushManager: false, touch: false, standalone: false };
+const bare = { pushManager_: false, touch_: false, standalone_: false };
 const desktop = (product: string) => `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) ${product}`;
 const android = (product: string) =>
   `Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) ${product} Mobile Safari/537.36`;
@@ -29,7 +29,7 @@ describe('browser support', () => {
     ['Samsung 9 mobile', android('SamsungBrowser/9.2 Chrome/67.0'), 'samsung', undefined],
     ['Samsung 8 mobile', android('SamsungBrowser/8.2 Chrome/63.0'), 'samsung', NOT_SUPPORTED],
   ])('%s', (_, userAgent, browser, failure) => {
-    expect(detectSupport(userAgent, undefined, site, bare)).toMatchObject({ browser, failure });
+    expect(detectSupport(userAgent, undefined, site, bare)).toMatchObject({ browser_: browser, failure });
   });
 
   it('iOS is never supported, whatever the browser', () => {
@@ -41,15 +41,15 @@ describe('browser support', () => {
 
   it('Safari is supported when window.safari.pushNotification exists and a website push id is set', () => {
     const safari = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/15.1 Safari/605.1.15';
-    expect(detectSupport(safari, {}, site, bare)).toMatchObject({ browser: 'safari', version: 15, failure: undefined });
+    expect(detectSupport(safari, {}, site, bare)).toMatchObject({ browser_: 'safari', version_: 15, failure: undefined });
     expect(detectSupport(safari, undefined, site, bare).failure).toBe(NOT_SUPPORTED);
     expect(detectSupport(safari, {}, { vapidPublicKey: 'key' }, bare).failure).toBe(NO_SAFARI_PUSH_ID);
   });
 
   it('Safari with the Push API (16+) is supported with standard Web Push, with or without a website push id', () => {
     const safari = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15';
-    const env = { pushManager: true, touch: false, standalone: false };
-    expect(detectSupport(safari, undefined, { vapidPublicKey: 'key' }, env)).toEqual({ browser: 'safari', version: 17, mobile: false });
+    const env = { pushManager_: true, touch_: false, standalone_: false };
+    expect(detectSupport(safari, undefined, { vapidPublicKey: 'key' }, env)).toEqual({ browser_: 'safari', version_: 17, mobile_: false });
     expect(detectSupport(safari, {}, site, env).failure).toBeUndefined();
   });
 
@@ -59,30 +59,36 @@ describe('browser support', () => {
       'iPhone OS 16_4',
       'Version/16.4 Mobile/15E148 Safari/604.1',
       {},
-      { homeScreen: true, failure: NOT_SUPPORTED },
+      { homeScreen_: true, failure: NOT_SUPPORTED },
     ],
     [
       'Safari tab on iOS 16.3',
       'iPhone OS 16_3',
       'Version/16.3 Mobile/15E148 Safari/604.1',
       {},
-      { browser: 'other', failure: NOT_SUPPORTED },
+      { browser_: 'other', failure: NOT_SUPPORTED },
     ],
-    ['Chrome on iOS 17', 'iPhone OS 17_0', 'CriOS/120.0 Mobile/15E148 Safari/604.1', {}, { browser: 'other', failure: NOT_SUPPORTED }],
-    ['the installed app', 'iPhone OS 17_0', 'Mobile/15E148', { standalone: true, pushManager: true }, { browser: 'safari', mobile: true }],
+    ['Chrome on iOS 17', 'iPhone OS 17_0', 'CriOS/120.0 Mobile/15E148 Safari/604.1', {}, { browser_: 'other', failure: NOT_SUPPORTED }],
+    [
+      'the installed app',
+      'iPhone OS 17_0',
+      'Mobile/15E148',
+      { standalone_: true, pushManager_: true },
+      { browser_: 'safari', mobile_: true },
+    ],
     [
       'an installed app without the Push API (before 16.4)',
       'iPhone OS 16_3',
       'Mobile/15E148',
-      { standalone: true },
+      { standalone_: true },
       { failure: NOT_SUPPORTED },
     ],
     [
       'iPadOS Safari claiming to be a Mac',
       'Macintosh; Intel Mac OS X 10_15_7',
       'Version/17.0 Safari/605.1.15',
-      { touch: true },
-      { homeScreen: true },
+      { touch_: true },
+      { homeScreen_: true },
     ],
   ])('iOS home-screen apps (iosHomeScreen on): %s', (_, os, product, env, expected) => {
     const userAgent = `Mozilla/5.0 (${os} like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) ${product}`;

@@ -6,19 +6,19 @@ import type { StoredState } from '../../runtime/sync.ts';
 const current = { subscriptionId: 'id-1', endpoint: 'https://push.test/send/id-1' };
 const inSync: StoredState = {
   subscriberId: 'sub-1',
-  secret: 'secret-1',
+  secret_: 'secret-1',
   subscriptionId: 'id-1',
   endpoint: current.endpoint,
   status: 'subscribed',
-  dbStatus: true,
-  language: 'en-US',
+  dbStatus_: true,
+  language_: 'en-US',
 };
 const decide = (stored: Partial<StoredState>, now = current, language = 'en-US') => decideUpdate({ ...inSync, ...stored }, now, language);
 
 describe('update decision', () => {
   it('1. db status false: insert-failed, before every other step', () => {
-    expect(decide({ dbStatus: false })).toBe('insert-failed');
-    expect(decide({ dbStatus: false, subscriberId: undefined, subscriptionId: 'other' }, current, 'fr')).toBe('insert-failed');
+    expect(decide({ dbStatus_: false })).toBe('insert-failed');
+    expect(decide({ dbStatus_: false, subscriberId: undefined, subscriptionId: 'other' }, current, 'fr')).toBe('insert-failed');
   });
 
   it('2. same id and no subscriber id: insert, before the id comparison', () => {
@@ -36,17 +36,17 @@ describe('update decision', () => {
 
   it('4. only the language differs: http-sync', () => {
     expect(decide({}, current, 'fr-FR')).toBe('http-sync');
-    expect(decide({ language: undefined })).toBe('http-sync');
+    expect(decide({ language_: undefined })).toBe('http-sync');
   });
 
   it('a subscriber without a secret (synced before secrets existed): http-sync, which issues one', () => {
-    expect(decide({ secret: undefined })).toBe('http-sync');
-    expect(decide({ secret: undefined, subscriptionId: 'id-0' })).toBe('update-google-registration-id');
+    expect(decide({ secret_: undefined })).toBe('http-sync');
+    expect(decide({ secret_: undefined, subscriptionId: 'id-0' })).toBe('update-google-registration-id');
   });
 
   it('5. otherwise: already-updated', () => {
     expect(decide({})).toBe('already-updated');
-    expect(decide({ dbStatus: undefined })).toBe('already-updated');
+    expect(decide({ dbStatus_: undefined })).toBe('already-updated');
   });
 
   it('the subscription id is the last path segment of the endpoint', () => {

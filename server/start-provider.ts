@@ -135,7 +135,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
   let campaigns: CampaignQueue | undefined;
   let automations: AutomationRunner | undefined;
   try {
-    campaigns = new CampaignQueue(db, sites, stateDir, { ...options.campaigns, pushServices });
+    campaigns = new CampaignQueue(db, sites, stateDir, { clock, ...options.campaigns, pushServices });
     automations = new AutomationRunner(db, sites, stateDir, {
       ca: options.campaigns?.ca,
       concurrency: options.campaigns?.concurrency,

@@ -7,7 +7,7 @@ import { sendCampaign, type SendCampaignOptions } from './campaign-sender.ts';
 import type { HostedSite } from '../sites.ts';
 import { vapidKeyFile } from '../state-paths.ts';
 import { readVapidKeyFile } from '../vapid-keys.ts';
-import { systemClock } from './clock.ts';
+import { systemClock } from '../clock.ts';
 import { CLAIM_LEASE_SECONDS } from '../store/database-delivery-store.ts';
 
 const RETRY_UNAVAILABLE_MS = 5000;
@@ -42,7 +42,7 @@ export class CampaignQueue {
 
   /** The time the campaigns go by. */
   now(): number {
-    return (this.options.clock ?? systemClock).now();
+    return (this.options.clock ?? systemClock)();
   }
 
   /**

@@ -11,7 +11,7 @@ import type { Urgency } from '../../contract/urgency.ts';
 import type { PushServiceAllowlist } from './push-services.ts';
 import { vapidSubjectFor } from '../../config/vapid-subject.ts';
 import { sharedEncryptionPool } from './encryption-pool.ts';
-import { systemClock, type Clock } from './clock.ts';
+import { systemClock, type Clock } from '../clock.ts';
 import { decideWinner } from '../store/ab-tests.ts';
 
 export interface SendCampaignOptions {
@@ -77,7 +77,7 @@ export async function sendCampaign(
   if (!campaign) throw new Error(`no campaign ${campaignId} on site ${site.name}`);
   const clock = options.clock ?? systemClock;
   // An A/B test whose time has come gets its winner before its rest is claimed.
-  await decideWinner(db, campaignId, clock.now());
+  await decideWinner(db, campaignId, clock());
   // A scheduled campaign whose time has not come is left alone (the provider's scheduler starts it then).
   if (campaign.status === 'cancelled' || (campaign.status === 'scheduled' && (await nextDue(db, campaignId, clock)) === 'later')) {
     return { sent: 0, delivered: 0, failed: 0, expired: 0 };
@@ -125,7 +125,7 @@ export async function sendCampaign(
       const next = await nextDue(db, campaignId, clock);
       if (next === 'later' || next === 'none') return total;
       await sleep(next, options.signal);
-      await decideWinner(db, campaignId, clock.now());
+      await decideWinner(db, campaignId, clock());
     }
   } finally {
     // A run that failed (database away) leaves claims behind: they lapse, and the next run takes them.
@@ -154,7 +154,7 @@ async function nextDue(db: Database, campaignId: string, clock: Clock): Promise<
   const { due, claimed } = rows[0] ?? { due: null, claimed: null };
   if (claimed) return RECHECK_MS;
   if (due === null) return 'none';
-  const wait = Number(due) - clock.now();
+  const wait = Number(due) - clock();
   if (wait > HANDOFF_MS) return 'later';
   return Math.min(Math.max(wait, 50), RECHECK_MS);
 }

@@ -5,7 +5,14 @@
 // processes on one PostgreSQL never send one twice. A message not yet claimed can be withdrawn (an order
 // cancels the cart reminder, a pause drops what is due); one claimed is the sender's.
 import type { Database, Queryable } from './database.ts';
-import { CLAIM_LEASE_SECONDS, DatabaseDeliveryStore, notificationPayload, type DeliveryStoreSite } from './database-delivery-store.ts';
+import {
+  CLAIM_LEASE_SECONDS,
+  DatabaseDeliveryStore,
+  notificationPayload,
+  type DeliveryStoreSite,
+  type GuardedRow,
+} from './database-delivery-store.ts';
+import { CAP_WINDOW_MS } from '../push/guardrails.ts';
 import type { Delivery } from '../push/delivery-store.ts';
 import type { HostedSite } from '../sites.ts';
 import type { Clock } from '../clock.ts';
@@ -177,7 +184,7 @@ export async function settleMessages(db: Queryable, siteHash: string, kind: Auto
   );
 }
 
-interface ClaimedMessage {
+interface ClaimedMessage extends GuardedRow {
   id: string;
   campaign_id: string;
   attempts: number;
@@ -211,7 +218,11 @@ export class AutomationDeliveryStore extends DatabaseDeliveryStore {
   }
 
   protected override async claim(_campaignId: string, limit: number): Promise<Delivery[]> {
-    const now = new Date(this.dueClock()).toISOString();
+    const nowMs = this.dueClock();
+    const now = new Date(nowMs).toISOString();
+    const cap = this.site.campaignGuardrails?.frequencyCap;
+    // The frequency cap's window; without a cap nothing is counted (no delivery is later than now).
+    const countSince = new Date(cap ? nowMs - CAP_WINDOW_MS[cap.per] : nowMs).toISOString();
     return this.database.transaction(async (tx) => {
       await tx.query(
         `DELETE FROM campaigns WHERE id IN (
@@ -235,10 +246,14 @@ export class AutomationDeliveryStore extends DatabaseDeliveryStore {
          FROM picked, subscribers s, campaigns c
          WHERE d.id = picked.id AND s.id = d.subscriber_id AND c.id = d.campaign_id
            AND s.status = 'subscribed' AND s.endpoint IS NOT NULL AND s.p256dh IS NOT NULL AND s.auth IS NOT NULL
-         RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth, c.title, c.body, c.url, c.icon, c.image, c.topic, c.tag`,
-        [this.siteHash, this.kind, now, limit, CLAIM_LEASE_SECONDS],
+         RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth, c.title, c.body, c.url, c.icon, c.image, c.topic, c.tag,
+           s.timezone, s.timezone_offset, c.ttl,
+           (SELECT count(*)::int FROM deliveries x WHERE x.subscriber_id = d.subscriber_id AND x.status = 'delivered' AND x.updated_at > $6) AS recent`,
+        [this.siteHash, this.kind, now, limit, CLAIM_LEASE_SECONDS, countSince],
       );
-      return rows.map((row) => ({
+      // The site's quiet hours and frequency cap hold automated messages back as they do campaigns.
+      const sendable = await this.applyGuardrails(tx, rows, nowMs);
+      return sendable.map((row) => ({
         id: String(row.id),
         campaignId: String(row.campaign_id),
         attempts: row.attempts,

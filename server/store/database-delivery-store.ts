@@ -16,7 +16,7 @@ import type { Delivery, DeliveryResult, DeliveryStore } from '../push/delivery-s
 import type { CampaignAction } from '../../contract/campaign-input.ts';
 import type { LegacyPushPayload } from '../../contract/push-payload.ts';
 import { declarativePayload, type LandingOrigins } from '../push/declarative-payload.ts';
-import { systemClock, type Clock } from '../push/clock.ts';
+import { systemClock, type Clock } from '../clock.ts';
 import { CAP_WINDOW_MS, guardrailVerdict, type CampaignGuardrails } from '../push/guardrails.ts';
 
 /** A claim not renewed for this long belongs to a runner that is gone. */
@@ -66,6 +66,9 @@ export function notificationPayload(
   return JSON.stringify(payload);
 }
 
+/** What the guardrails read of a claimed delivery: its subscriber's zone, its TTL, the subscriber's recent deliveries. */
+export type GuardedRow = Pick<ClaimedRow, 'id' | 'timezone' | 'timezone_offset' | 'ttl' | 'recent'>;
+
 /** What the store needs of the site: where clicks may land, and its guardrails. */
 export type DeliveryStoreSite = LandingOrigins & { campaignGuardrails?: CampaignGuardrails };
 
@@ -77,7 +80,7 @@ export class DatabaseDeliveryStore implements DeliveryStore {
   /** `site`: where the payloads' clicks may land (the site's origin and notificationClickOrigins). */
   constructor(
     private readonly db: Database,
-    private readonly site: DeliveryStoreSite,
+    protected readonly site: DeliveryStoreSite,
     /** Whose time says a scheduled delivery has come due. */
     private readonly clock: Clock = systemClock,
   ) {}
@@ -129,7 +132,7 @@ export class DatabaseDeliveryStore implements DeliveryStore {
            AND (s.endpoint IS NULL OR s.p256dh IS NULL OR s.auth IS NULL OR s.status <> 'subscribed')`,
         [campaignId],
       );
-      const now = this.clock.now();
+      const now = this.clock();
       const cap = this.site.campaignGuardrails?.frequencyCap;
       const { rows: claimed } = await tx.query<ClaimedRow>(
         `WITH picked AS (
@@ -194,10 +197,10 @@ export class DatabaseDeliveryStore implements DeliveryStore {
    * attempt it was claimed with not counted), one whose TTL runs out first is dropped, a capped subscriber's is
    * skipped; the rest are returned for sending.
    */
-  private async applyGuardrails(tx: Queryable, rows: ClaimedRow[], now: number): Promise<ClaimedRow[]> {
+  protected async applyGuardrails<Row extends GuardedRow>(tx: Queryable, rows: Row[], now: number): Promise<Row[]> {
     const guardrails = this.site.campaignGuardrails;
     if (!guardrails?.quietHours && !guardrails?.frequencyCap) return rows;
-    const send: ClaimedRow[] = [];
+    const send: Row[] = [];
     const waiting: { id: string; until: string }[] = [];
     const skipped: { id: string; status: 'capped' | 'dropped'; reason: string }[] = [];
     for (const row of rows) {

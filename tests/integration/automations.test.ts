@@ -41,7 +41,7 @@ afterAll(async () => {
   await service.close();
 });
 
-function site(name: string, hash: string, keys: VapidKeyPair): HostedSite {
+function site(name: string, hash: string, keys: VapidKeyPair, extra: Record<string, unknown> = {}): HostedSite {
   const loaded = parseConfigText(
     `${name}.json`,
     JSON.stringify({
@@ -57,6 +57,7 @@ function site(name: string, hash: string, keys: VapidKeyPair): HostedSite {
         welcome: { enabled: true, delayMinutes: 5, url: `${ORIGIN}/welcome` },
         abandonedCart: { enabled: true, delayMinutes: 240 },
       },
+      ...extra,
     }),
   );
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
@@ -69,11 +70,11 @@ interface Project {
   keys: VapidKeyPair;
 }
 
-async function newProject(): Promise<Project> {
+async function newProject(letters: Record<string, unknown> = {}): Promise<Project> {
   const dir = await tempDir('pushkit-automations-');
   cleanups.push(dir.remove);
   const keys = generateVapidKeyPair();
-  const sites = [site('letters', 'letters-auto-01', keys), site('other', 'other-auto-01', keys)];
+  const sites = [site('letters', 'letters-auto-01', keys, letters), site('other', 'other-auto-01', keys)];
   await mkdir(join(dir.path, 'keys'), { recursive: true });
   for (const hosted of sites) await writeVapidKeyFile(vapidKeyFile(dir.path, hosted.name), keys);
   return { stateDir: dir.path, sites, keys };
@@ -520,6 +521,55 @@ describe('a privacy deletion', () => {
     expect(reply.statusCode).toBe(200);
     const left = await provider.db.query(`SELECT 1 FROM campaigns WHERE subscriber_id = $1 OR title LIKE '%Secret gift%'`, [subscriber.id]);
     expect(left.rows).toEqual([]);
+  });
+});
+
+describe("the site's campaign guardrails", () => {
+  const utcTime = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+
+  it('hold a welcome message due in quiet hours until they end, then send it once', async () => {
+    const clock = manualClock();
+    // Quiet from an hour ago to two hours from now on the subscriber's clock (UTC: the sync names no zone).
+    const quietHours = { start: utcTime(clock() - HOUR), end: utcTime(clock() + 2 * HOUR) };
+    const provider = await start(await newProject({ campaignGuardrails: { quietHours } }), clock);
+    const subscriber = await subscribe(provider);
+
+    clock.advance(6 * MINUTE);
+    await provider.automations.runDue();
+    expect(pushesTo(subscriber.path)).toHaveLength(0);
+    const held = await provider.db.query<{ next_attempt_at: Date; status: string }>(
+      `SELECT d.next_attempt_at, d.status FROM deliveries d JOIN campaigns c ON c.id = d.campaign_id
+       WHERE c.automation = 'welcome' AND d.subscriber_id = $1`,
+      [subscriber.id],
+    );
+    expect(held.rows).toHaveLength(1);
+    expect(held.rows[0]!.status).toBe('pending');
+    expect(utcTime(new Date(held.rows[0]!.next_attempt_at).getTime())).toBe(quietHours.end);
+
+    clock.advance(2 * HOUR);
+    await provider.automations.runDue();
+    await provider.automations.runDue();
+    expect(pushesTo(subscriber.path)).toHaveLength(1);
+    expect(payloadOf(pushesTo(subscriber.path)[0]!).title).toBe('Welcome!');
+  });
+
+  it('skip a capped subscriber and count the message as capped', async () => {
+    const clock = manualClock();
+    const provider = await start(await newProject({ campaignGuardrails: { frequencyCap: { max: 1, per: 'day' } } }), clock);
+    const subscriber = await subscribe(provider);
+    const created = await owner(provider, 'POST', 'letters/campaigns', { title: 'News', body: 'Fresh ink' });
+    expect(created.statusCode, created.body).toBe(201);
+    await provider.campaigns.idle();
+    expect(pushesTo(subscriber.path)).toHaveLength(1);
+
+    clock.advance(6 * MINUTE);
+    await provider.automations.runDue();
+    expect(pushesTo(subscriber.path)).toHaveLength(1);
+    const welcome = await provider.db.query<{ status: string }>(
+      `SELECT d.status FROM deliveries d JOIN campaigns c ON c.id = d.campaign_id WHERE c.automation = 'welcome' AND d.subscriber_id = $1`,
+      [subscriber.id],
+    );
+    expect(welcome.rows.map((row) => row.status)).toEqual(['capped']);
   });
 });
 

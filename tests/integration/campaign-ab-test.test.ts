@@ -3,7 +3,7 @@
 // the best click rate goes to the rest; the owner sees each variant's figures.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProvider, type Provider } from '../../server/start-provider.ts';
-import type { Clock } from '../../server/push/clock.ts';
+import type { Clock } from '../../server/clock.ts';
 import { closePushConnections } from '../../server/push/send.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
 import type { HostedSite } from '../../server/sites.ts';
@@ -22,7 +22,7 @@ let service: FakePushService;
 let provider: Provider;
 let ownerKey: string;
 /** The provider's clock, moved by the test. */
-const clock: Clock & { time: number } = { time: Date.parse('2031-03-02T10:00:00Z'), now: () => clock.time };
+const clock: Clock & { time: number } = Object.assign(() => clock.time, { time: Date.parse('2031-03-02T10:00:00Z') });
 
 beforeAll(async () => {
   state = await tempDir('pushkit-ab-');

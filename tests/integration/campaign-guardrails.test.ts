@@ -3,7 +3,7 @@
 // skipped and counted), and a campaign's own Topic header.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProvider, type Provider } from '../../server/start-provider.ts';
-import type { Clock } from '../../server/push/clock.ts';
+import type { Clock } from '../../server/clock.ts';
 import { closePushConnections } from '../../server/push/send.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
 import type { HostedSite } from '../../server/sites.ts';
@@ -28,7 +28,7 @@ let service: FakePushService;
 let provider: Provider;
 let ownerKey: string;
 /** The provider's clock, moved by the test. */
-const clock: Clock & { time: number } = { time: Date.parse('2030-01-14T21:00:00Z'), now: () => clock.time };
+const clock: Clock & { time: number } = Object.assign(() => clock.time, { time: Date.parse('2030-01-14T21:00:00Z') });
 
 beforeAll(async () => {
   state = await tempDir('pushkit-guardrails-');

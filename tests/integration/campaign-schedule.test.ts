@@ -2,7 +2,7 @@
 // zone by zone (Paris, then New York), a schedule that survives a restart of the provider, cancelling.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProvider, type Provider } from '../../server/start-provider.ts';
-import type { Clock } from '../../server/push/clock.ts';
+import type { Clock } from '../../server/clock.ts';
 import { closePushConnections } from '../../server/push/send.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
 import type { HostedSite } from '../../server/sites.ts';
@@ -20,10 +20,7 @@ let service: FakePushService;
 let provider: Provider | undefined;
 let ownerKey: string;
 /** The provider's clock, moved by the test. */
-const clock: Clock & { time: number } = {
-  time: Date.parse('2026-11-23T20:00:00Z'),
-  now: () => clock.time,
-};
+const clock: Clock & { time: number } = Object.assign(() => clock.time, { time: Date.parse('2026-11-23T20:00:00Z') });
 
 async function start(): Promise<Provider> {
   provider = await startProvider({

@@ -121,7 +121,9 @@ describe('push-kit serve --workers', () => {
       cleanups.push(database.drop);
       const run = await serve(['--workers', '2', '--database', database.url]);
       const port = Number((await run.waitFor(/2 workers listening on port (\d+)/))[1]);
-      // one owner key, printed by the one worker that stored it
+      // one owner key, printed by the one worker that stored it. A worker prints it after it listens (with its
+      // own "provider listening" line), so the count is read once both workers have printed theirs.
+      await expect.poll(() => run.output().match(/push-kit provider listening on/g)?.length ?? 0, { timeout: 60_000 }).toBe(2);
       expect(run.output().match(/owner key for calligraphy/g)).toHaveLength(1);
 
       const answering = async (requests: number) => {

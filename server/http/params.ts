@@ -41,6 +41,16 @@ export const integerText = (min: number, max: number) =>
   text(12, /^-?\d+$/, 'must be an integer')
     .transform(Number)
     .refine((value) => value >= min && value <= max, `must be between ${min} and ${max}`);
+/** A query parameter that counts something from 1 to `max` (`?days=7`), `fallback` when it is absent. */
+export const countQuery = (max: number, fallback: number) =>
+  z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be an integer')
+    .min(1, `must be 1 to ${max}`)
+    .max(max, `must be 1 to ${max}`)
+    .default(fallback);
+/** The owner's reporting window in days (stats, subscriber health). */
+export const daysQuery = countQuery(366, 30);
 export const flagText = z
   .enum(['0', '1', 'true', 'false'], { error: 'must be 0, 1, true or false' })
   .transform((value) => value === '1' || value === 'true');

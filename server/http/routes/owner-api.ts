@@ -13,7 +13,7 @@ import { ownerAutomationRoutes } from './owner-automations.ts';
 import { siteSummary, sitesOpenedBy } from '../owner-sites.ts';
 import { audienceSize } from '../../store/audience.ts';
 import { siteStats } from '../../store/owner-stats.ts';
-import { parseParams, segmentIdParam, subscriberIdParam, text } from '../params.ts';
+import { daysQuery, parseParams, segmentIdParam, subscriberIdParam, text } from '../params.ts';
 import { RequestError } from '../reply.ts';
 import {
   AUDIENCE_REPLY,
@@ -86,14 +86,7 @@ const subscriberListSchema = pageSchema.extend({
   order: z.enum(['oldest', 'newest'], { error: 'must be oldest or newest' }).default('oldest'),
 });
 
-const statsSchema = z.object({
-  days: z.coerce
-    .number({ error: 'must be a number' })
-    .int('must be an integer')
-    .min(1, 'must be 1 to 366')
-    .max(366, 'must be 1 to 366')
-    .default(30),
-});
+const statsSchema = z.object({ days: daysQuery });
 
 const audienceSchema = z
   .object({ segment: emptyIsAbsent(segmentIdParam), subscriberId: emptyIsAbsent(subscriberIdParam) })

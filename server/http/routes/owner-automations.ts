@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ownedSite } from '../owner-auth.ts';
-import { parseParams } from '../params.ts';
+import { countQuery, daysQuery, parseParams } from '../params.ts';
 import type { RouteContext } from './context.ts';
 import type { HostedSite } from '../../sites.ts';
 import type { Queryable } from '../../store/database.ts';
@@ -29,18 +29,8 @@ const kindParams = z.object({
 });
 
 const healthSchema = z.object({
-  days: z.coerce
-    .number({ error: 'must be a number' })
-    .int('must be an integer')
-    .min(1, 'must be 1 to 366')
-    .max(366, 'must be 1 to 366')
-    .default(30),
-  deliveries: z.coerce
-    .number({ error: 'must be a number' })
-    .int('must be an integer')
-    .min(1, `must be 1 to ${AT_RISK_DELIVERIES_MAX}`)
-    .max(AT_RISK_DELIVERIES_MAX, `must be 1 to ${AT_RISK_DELIVERIES_MAX}`)
-    .default(AT_RISK_DELIVERIES_DEFAULT),
+  days: daysQuery,
+  deliveries: countQuery(AT_RISK_DELIVERIES_MAX, AT_RISK_DELIVERIES_DEFAULT),
 });
 
 async function describe(db: Queryable, site: HostedSite, kind: AutomationKind, settings: EffectiveSettings): Promise<Automation> {

@@ -6,9 +6,11 @@
 // cancels the cart reminder, a pause drops what is due); one claimed is the sender's.
 import type { Database, Queryable } from './database.ts';
 import {
+  claimedDelivery,
   CLAIM_LEASE_SECONDS,
   DatabaseDeliveryStore,
   notificationPayload,
+  type ClaimedRow,
   type DeliveryStoreSite,
   type GuardedRow,
 } from './database-delivery-store.ts';
@@ -184,21 +186,11 @@ export async function settleMessages(db: Queryable, siteHash: string, kind: Auto
   );
 }
 
-interface ClaimedMessage extends GuardedRow {
-  id: string;
-  campaign_id: string;
-  attempts: number;
-  endpoint: string;
-  p256dh: string;
-  auth: string;
-  title: string;
-  body: string;
-  url: string | null;
-  icon: string | null;
-  image: string | null;
-  topic: string | null;
-  tag: string | null;
-}
+/** A claimed automated message: a delivery's row (without the campaign-only fields) and its Topic. */
+type ClaimedMessage = GuardedRow &
+  Pick<ClaimedRow, 'campaign_id' | 'attempts' | 'endpoint' | 'p256dh' | 'auth' | 'title' | 'body' | 'url' | 'icon' | 'image' | 'tag'> & {
+    topic: string | null;
+  };
 
 /**
  * The due messages of one automation of one site, claimed like a campaign's deliveries. Due means
@@ -253,14 +245,7 @@ export class AutomationDeliveryStore extends DatabaseDeliveryStore {
       );
       // The site's quiet hours and frequency cap hold automated messages back as they do campaigns.
       const sendable = await this.applyGuardrails(tx, rows, nowMs);
-      return sendable.map((row) => ({
-        id: String(row.id),
-        campaignId: String(row.campaign_id),
-        attempts: row.attempts,
-        subscription: { endpoint: row.endpoint, keys: { p256dh: row.p256dh, auth: row.auth } },
-        payload: notificationPayload(row),
-        ...(row.topic ? { topic: row.topic } : {}),
-      }));
+      return sendable.map((row) => ({ ...claimedDelivery(row, notificationPayload(row)), ...(row.topic ? { topic: row.topic } : {}) }));
     });
   }
 }

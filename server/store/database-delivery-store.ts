@@ -26,7 +26,7 @@ export const CLAIM_RENEW_MS = 5000;
 /** How often results are written again while the database is away (for at most a lease). */
 const RESULT_RETRY_MS = 500;
 
-interface ClaimedRow {
+export interface ClaimedRow {
   id: string;
   campaign_id: string;
   attempts: number;
@@ -47,6 +47,20 @@ interface ClaimedRow {
   timezone_offset: number | null;
   ttl: number;
   recent: number;
+}
+
+/** The Delivery of a claimed row, with the payload built for it. */
+export function claimedDelivery(
+  row: Pick<ClaimedRow, 'id' | 'campaign_id' | 'attempts' | 'endpoint' | 'p256dh' | 'auth'>,
+  payload: string,
+): Delivery {
+  return {
+    id: String(row.id),
+    campaignId: String(row.campaign_id),
+    attempts: row.attempts,
+    subscription: { endpoint: row.endpoint, keys: { p256dh: row.p256dh, auth: row.auth } },
+    payload,
+  };
 }
 
 /** An automated message's payload in the flat form the workers read (worker/push-handlers.ts). */
@@ -167,28 +181,27 @@ export class DatabaseDeliveryStore implements DeliveryStore {
         ],
       );
       const rows = await this.applyGuardrails(tx, claimed, now);
-      return rows.map((row) => ({
-        id: String(row.id),
-        campaignId: String(row.campaign_id),
-        attempts: row.attempts,
-        subscription: { endpoint: row.endpoint, keys: { p256dh: row.p256dh, auth: row.auth } },
-        payload: JSON.stringify(
-          declarativePayload(
-            {
-              campaignId: String(row.campaign_id),
-              title: row.title,
-              body: row.body,
-              url: row.url,
-              icon: row.icon,
-              image: row.image,
-              actions: row.actions,
-              appBadge: row.app_badge,
-            },
-            { deliveryId: String(row.id), secretHash: row.secret_hash },
-            this.site,
+      return rows.map((row) =>
+        claimedDelivery(
+          row,
+          JSON.stringify(
+            declarativePayload(
+              {
+                campaignId: String(row.campaign_id),
+                title: row.title,
+                body: row.body,
+                url: row.url,
+                icon: row.icon,
+                image: row.image,
+                actions: row.actions,
+                appBadge: row.app_badge,
+              },
+              { deliveryId: String(row.id), secretHash: row.secret_hash },
+              this.site,
+            ),
           ),
         ),
-      }));
+      );
     });
   }
 

@@ -4,6 +4,7 @@
 import { mkdir } from 'node:fs/promises';
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
+import { initialiseEmbeddedDatabase } from './embedded-initdb.ts';
 import { lockEmbeddedDatabase } from './embedded-lock.ts';
 import { MIGRATIONS } from './migrations.ts';
 
@@ -200,7 +201,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const unlock = await lockEmbeddedDatabase(options.dataDir);
     try {
       const { PGlite: EmbeddedPostgres } = await import('@electric-sql/pglite');
-      db = embedded(await EmbeddedPostgres.create(options.dataDir, { startParams: embeddedStartParams(EmbeddedPostgres) }), unlock);
+      const startParams = embeddedStartParams(EmbeddedPostgres);
+      await initialiseEmbeddedDatabase(options.dataDir, startParams);
+      db = embedded(await EmbeddedPostgres.create(options.dataDir, { startParams }), unlock);
     } catch (error) {
       await unlock();
       throw error;

@@ -2,7 +2,8 @@
 // `push-kit serve` process is killed three times while requests are in flight and restarted on the same data
 // folder. Every insert that was answered 200 is there, intact, with its event; an insert cut off by the kill
 // is either wholly there or wholly absent; the indexes and table pages check clean (amcheck).
-import { readFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { access, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { amcheck } from '@electric-sql/pglite/contrib/amcheck';
@@ -10,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { lockEmbeddedDatabase } from '../../server/store/embedded-lock.ts';
 import { tempDir } from '../support/server.ts';
 import {
+  BIN,
   closeAgents,
   FAULT_SITE,
   insertForm,
@@ -138,5 +140,37 @@ describe('embedded database under kill -9', () => {
     }
     expect(rows.every((row) => accepted.has(row.endpoint) || cutOff.has(row.endpoint))).toBe(true);
     expect(accepted.size).toBeGreaterThanOrEqual(KILLS);
+  }, 120_000);
+
+  it('a provider killed while it creates the database leaves nothing half-made; the next start creates it', async () => {
+    const project = await tempDir('pushkit-faults-initdb-');
+    removals.push(project.remove);
+    const siteFile = await writeFaultSite(project.path);
+    const dataDir = join(project.path, '.push-kit', 'db');
+    const building = `${dataDir}.initdb`;
+    const first = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--sites', siteFile], {
+      cwd: project.path,
+      env: { ...process.env, DATABASE_URL: '', NO_COLOR: '1' },
+      stdio: 'ignore',
+    });
+    const exited = new Promise((done) => first.on('exit', done));
+    const exists = (path: string) =>
+      access(path).then(
+        () => true,
+        () => false,
+      );
+    const deadline = Date.now() + 60_000;
+    while (!(await exists(building)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await exists(building), 'the database is created beside the data folder').toBe(true);
+    first.kill('SIGKILL');
+    await exited;
+    expect(await readdir(dataDir), 'the data folder holds nothing of the interrupted creation').toEqual([]);
+
+    const next = await startServe(project.path, siteFile);
+    expect(await exists(building)).toBe(false);
+    const answer = await postSync(next.url, insertForm(randomSubscription('after-initdb-kill')), 1);
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body.status).toBe('success');
+    expect(await stopGracefully(next)).toBe(0);
   }, 120_000);
 });

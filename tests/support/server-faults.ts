@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 
-const BIN = fileURLToPath(new URL('../../bin/push-kit.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../bin/push-kit.js', import.meta.url));
 export const FAULT_SITE = { name: 'faults', hash: 'faults-site-01', origin: 'https://faults.example' };
 const PLACEHOLDER_VAPID_KEY = 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s';
 

@@ -9,12 +9,7 @@
 // a round counts only when each subscriber got exactly one message and every sampled one was readable.
 //   npx tsx bench/send-throughput.ts [--subscriptions 5000] [--concurrency 100] [--rounds 3]
 //   PUSHKIT_BENCH_DATABASE_URL=postgres://... npx tsx bench/send-throughput.ts   # rows on PostgreSQL
-import { fork } from 'node:child_process';
-import { readFileSync, rmSync, mkdtempSync } from 'node:fs';
-import { createSecureServer } from 'node:http2';
 import { Agent as HttpsAgent } from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import webPush from 'web-push';
 import { createApp } from '../server/http/app.ts';
@@ -26,8 +21,8 @@ import { DatabaseDeliveryStore } from '../server/store/database-delivery-store.t
 import type { Database } from '../server/store/database.ts';
 import { ensureOwnerKey } from '../server/store/owner-keys.ts';
 import { generateVapidKeyPair } from '../server/vapid-keys.ts';
-import { createSelfSignedCertificate, createSubscriberKeys, decryptPushBody } from '../tests/support/fake-push-service.ts';
-import { openTempDatabase, SITE_HASH, testSite } from '../tests/support/server.ts';
+import { openTempDatabase, testSite } from '../tests/support/server.ts';
+import { SAMPLE, seedSubscribers, startCountingPushService } from './counting-push-service.ts';
 import { openThrowawayPostgres } from '../tests/support/throwaway-postgres.ts';
 
 const { values } = parseArgs({
@@ -35,68 +30,10 @@ const { values } = parseArgs({
     subscriptions: { type: 'string', default: '5000' },
     concurrency: { type: 'string', default: '100' },
     rounds: { type: 'string', default: '3' },
-    serve: { type: 'boolean', default: false },
   },
 });
 
-/** The fake push service decrypts one message in SAMPLE. */
-const SAMPLE = 50;
-
-interface RoundReport {
-  messages: number;
-  subscribers: number;
-  decrypted: number;
-  problems: string[];
-}
-
-if (values.serve) {
-  await serveCountingPushService();
-} else {
-  await main();
-}
-
-/** The child process: the fake push service, over TLS with HTTP/2 and HTTP/1.1 (ALPN), as FCM and Mozilla's. */
-async function serveCountingPushService(): Promise<void> {
-  const keys = Array.from({ length: Number(values.subscriptions) }, () => createSubscriberKeys());
-  const dir = mkdtempSync(join(tmpdir(), 'bench-push-'));
-  const { keyPath, certPath } = createSelfSignedCertificate(dir);
-  const ca = readFileSync(certPath, 'utf8');
-  let seen = new Map<number, number>();
-  let report: RoundReport = { messages: 0, subscribers: 0, decrypted: 0, problems: [] };
-  const server = createSecureServer({ key: readFileSync(keyPath), cert: ca, allowHTTP1: true }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const subscriber = Number(/^\/s(\d+)$/.exec(req.url ?? '')?.[1] ?? -1);
-      report.messages += 1;
-      seen.set(subscriber, (seen.get(subscriber) ?? 0) + 1);
-      if (subscriber % SAMPLE === 0) {
-        try {
-          JSON.parse(decryptPushBody(Buffer.concat(chunks), keys[subscriber]!).toString('utf8'));
-          report.decrypted += 1;
-        } catch (error) {
-          report.problems.push(`${req.url}: ${(error as Error).message}`);
-        }
-      }
-      res.writeHead(201, { location: `${req.url}/message` }).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  process.send!({ origin: `https://127.0.0.1:${port}`, ca, keys: keys.map(({ p256dh, auth }) => ({ p256dh, auth })) });
-  process.on('message', () => {
-    const twice = [...seen.values()].filter((count) => count > 1).length;
-    if (twice > 0) report.problems.push(`${twice} subscribers got more than one message`);
-    process.send!({ ...report, subscribers: seen.size });
-    seen = new Map();
-    report = { messages: 0, subscribers: 0, decrypted: 0, problems: [] };
-  });
-  process.on('disconnect', () => {
-    server.close();
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(0);
-  });
-}
+await main();
 
 async function openBenchDatabase(): Promise<{ db: Database; label: string; cleanup: () => Promise<void> }> {
   const url = process.env.PUSHKIT_BENCH_DATABASE_URL;
@@ -104,27 +41,12 @@ async function openBenchDatabase(): Promise<{ db: Database; label: string; clean
   return { ...(await openTempDatabase()), label: 'PGlite (embedded)' };
 }
 
-/** Subscribers straight into the table, endpoint `/s<i>` of the fake service with that subscriber's keys. */
-async function seedSubscribers(db: Database, origin: string, keys: Array<{ p256dh: string; auth: string }>): Promise<void> {
-  for (let start = 0; start < keys.length; start += 1000) {
-    const batch = keys.slice(start, start + 1000);
-    await db.query(
-      `INSERT INTO subscribers (id, site_hash, uuid, status, endpoint, p256dh, auth, browser_type, language)
-       SELECT 'sub-' || i, $1, 'uuid-' || i, 'subscribed', $2 || '/s' || i, p256dh, auth, 'chrome', 'en-US'
-       FROM unnest($3::int[], $4::text[], $5::text[]) AS t(i, p256dh, auth)`,
-      [SITE_HASH, origin, batch.map((_, index) => start + index), batch.map((key) => key.p256dh), batch.map((key) => key.auth)],
-    );
-  }
-}
-
 async function main(): Promise<void> {
   const subscriptions = Number(values.subscriptions);
   const concurrency = Number(values.concurrency);
   const rounds = Number(values.rounds);
-  const child = fork(import.meta.filename, ['--serve', '--subscriptions', String(subscriptions)], { stdio: 'inherit' });
-  const { origin, ca, keys } = await new Promise<{ origin: string; ca: string; keys: Array<{ p256dh: string; auth: string }> }>((resolve) =>
-    child.once('message', (message) => resolve(message as never)),
-  );
+  const pushService = await startCountingPushService(subscriptions);
+  const { origin, ca, keys } = pushService;
   const pushServices = PushServiceAllowlist.fromSetting([origin]);
   const { db, label, cleanup } = await openBenchDatabase();
   const site = testSite();
@@ -189,22 +111,6 @@ async function main(): Promise<void> {
       ).delivered,
   };
 
-  const checkRound = async (sender: string): Promise<void> => {
-    const report = await new Promise<RoundReport>((resolve) => {
-      child.once('message', (message) => resolve(message as RoundReport));
-      child.send('report');
-    });
-    const expectedSamples = Math.ceil(subscriptions / SAMPLE);
-    if (
-      report.subscribers !== subscriptions ||
-      report.messages !== subscriptions ||
-      report.decrypted !== expectedSamples ||
-      report.problems.length
-    ) {
-      throw new Error(`${sender}: ${JSON.stringify({ ...report, problems: report.problems.slice(0, 3) })}`);
-    }
-  };
-
   const rates: Record<string, number[]> = {};
   /** Milliseconds of each round spent in POST /campaigns (writing the delivery rows). */
   const creating: number[] = [];
@@ -217,7 +123,7 @@ async function main(): Promise<void> {
     const delivered = await send(campaignId);
     const seconds = (performance.now() - start) / 1000;
     if (delivered !== subscriptions) throw new Error(`${name} delivered ${delivered} of ${subscriptions}`);
-    await checkRound(name);
+    await pushService.checkRound(name);
     return subscriptions / seconds;
   };
   for (const [name, send] of Object.entries(senders)) await round(name, send); // warm-up: connections, JIT, threads
@@ -241,5 +147,5 @@ async function main(): Promise<void> {
   await closePushConnections();
   await app.close();
   await cleanup();
-  child.disconnect();
+  pushService.stop();
 }

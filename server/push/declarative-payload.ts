@@ -13,6 +13,8 @@ export interface PayloadCampaign {
   image?: string | null;
   actions?: CampaignAction[] | null;
   appBadge?: number | null;
+  /** The notification's tag; by default the campaign's, so that a copy sent twice replaces the first. */
+  tag?: string | null;
 }
 
 /** Where a click may land: the site's origin and its notificationClickOrigins (as the worker checks). */
@@ -61,8 +63,9 @@ export function declarativePayload(campaign: PayloadCampaign, delivery: PayloadD
       ...(campaign.icon ? { icon: campaign.icon } : {}),
       ...(campaign.image ? { image: campaign.image } : {}),
       // A campaign's copy sent twice (a sender killed before it saved the push service's answer) replaces the
-      // first on the device instead of showing the message again.
-      tag: `pushkit-campaign-${campaign.campaignId}`,
+      // first on the device instead of showing the message again; an automation's own tag (a newer cart
+      // reminder replaces an older one) does the same across its messages.
+      tag: campaign.tag || `pushkit-campaign-${campaign.campaignId}`,
       ...(campaign.actions?.length
         ? {
             actions: campaign.actions.map(({ action, title, url }) => ({

@@ -9,7 +9,7 @@ import {
   claimedDelivery,
   CLAIM_LEASE_SECONDS,
   DatabaseDeliveryStore,
-  notificationPayload,
+  deliveryPayload,
   type ClaimedRow,
   type DeliveryStoreSite,
   type GuardedRow,
@@ -188,7 +188,10 @@ export async function settleMessages(db: Queryable, siteHash: string, kind: Auto
 
 /** A claimed automated message: a delivery's row (without the campaign-only fields) and its Topic. */
 type ClaimedMessage = GuardedRow &
-  Pick<ClaimedRow, 'campaign_id' | 'attempts' | 'endpoint' | 'p256dh' | 'auth' | 'title' | 'body' | 'url' | 'icon' | 'image' | 'tag'> & {
+  Pick<
+    ClaimedRow,
+    'campaign_id' | 'attempts' | 'endpoint' | 'p256dh' | 'auth' | 'title' | 'body' | 'url' | 'icon' | 'image' | 'tag' | 'secret_hash'
+  > & {
     topic: string | null;
   };
 
@@ -238,14 +241,17 @@ export class AutomationDeliveryStore extends DatabaseDeliveryStore {
          FROM picked, subscribers s, campaigns c
          WHERE d.id = picked.id AND s.id = d.subscriber_id AND c.id = d.campaign_id
            AND s.status = 'subscribed' AND s.endpoint IS NOT NULL AND s.p256dh IS NOT NULL AND s.auth IS NOT NULL
-         RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth, c.title, c.body, c.url, c.icon, c.image, c.topic, c.tag,
+         RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth, s.secret_hash, c.title, c.body, c.url, c.icon, c.image, c.topic, c.tag,
            s.timezone, s.timezone_offset, c.ttl,
            (SELECT count(*)::int FROM deliveries x WHERE x.subscriber_id = d.subscriber_id AND x.status = 'delivered' AND x.updated_at > $6) AS recent`,
         [this.siteHash, this.kind, now, limit, CLAIM_LEASE_SECONDS, countSince],
       );
       // The site's quiet hours and frequency cap hold automated messages back as they do campaigns.
       const sendable = await this.applyGuardrails(tx, rows, nowMs);
-      return sendable.map((row) => ({ ...claimedDelivery(row, notificationPayload(row)), ...(row.topic ? { topic: row.topic } : {}) }));
+      return sendable.map((row) => ({
+        ...claimedDelivery(row, deliveryPayload(row, this.site)),
+        ...(row.topic ? { topic: row.topic } : {}),
+      }));
     });
   }
 }

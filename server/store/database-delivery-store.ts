@@ -14,7 +14,6 @@
 import { DatabaseUnavailableError, type Database, type Queryable } from './database.ts';
 import type { Delivery, DeliveryResult, DeliveryStore } from '../push/delivery-store.ts';
 import type { CampaignAction } from '../../contract/campaign-input.ts';
-import type { LegacyPushPayload } from '../../contract/push-payload.ts';
 import { declarativePayload, type LandingOrigins } from '../push/declarative-payload.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { CAP_WINDOW_MS, guardrailVerdict, type CampaignGuardrails } from '../push/guardrails.ts';
@@ -63,21 +62,32 @@ export function claimedDelivery(
   };
 }
 
-/** An automated message's payload in the flat form the workers read (worker/push-handlers.ts). */
-export function notificationPayload(
-  row: Pick<ClaimedRow, 'campaign_id' | 'title' | 'body' | 'url' | 'icon' | 'image' | 'actions' | 'tag'>,
+/**
+ * A claimed delivery's push message, campaign or automated: declarative, with the delivery's click token on
+ * every page a click opens and in the data the worker reports with (server/push/declarative-payload.ts).
+ */
+export function deliveryPayload(
+  row: Pick<ClaimedRow, 'id' | 'campaign_id' | 'title' | 'body' | 'url' | 'icon' | 'image' | 'actions' | 'tag' | 'secret_hash'> &
+    Partial<Pick<ClaimedRow, 'app_badge'>>,
+  site: LandingOrigins,
 ): string {
-  const payload: LegacyPushPayload = {
-    title: row.title,
-    body: row.body,
-    ...(row.url ? { url: row.url } : {}),
-    ...(row.icon ? { icon: row.icon } : {}),
-    ...(row.image ? { image: row.image } : {}),
-    ...(row.actions?.length ? { actions: row.actions } : {}),
-    ...(row.tag ? { tag: row.tag } : {}),
-    campaignId: String(row.campaign_id),
-  };
-  return JSON.stringify(payload);
+  return JSON.stringify(
+    declarativePayload(
+      {
+        campaignId: String(row.campaign_id),
+        title: row.title,
+        body: row.body,
+        url: row.url,
+        icon: row.icon,
+        image: row.image,
+        actions: row.actions,
+        appBadge: row.app_badge,
+        tag: row.tag,
+      },
+      { deliveryId: String(row.id), secretHash: row.secret_hash },
+      site,
+    ),
+  );
 }
 
 /** What the guardrails read of a claimed delivery: its subscriber's zone, its TTL, the subscriber's recent deliveries. */
@@ -138,30 +148,37 @@ export class DatabaseDeliveryStore implements DeliveryStore {
   /** Claims up to `limit` due deliveries (a subclass claims another set: server/store/automation-messages.ts). */
   protected async claim(campaignId: string, limit: number): Promise<Delivery[]> {
     return this.db.transaction(async (tx) => {
-      // A subscriber that lost its subscription since the campaign was created cannot be sent to.
-      await tx.query(
-        `UPDATE deliveries d SET status = 'expired', last_error = 'subscription gone before sending', updated_at = now()
-         FROM subscribers s
-         WHERE d.campaign_id = $1 AND d.status = 'pending' AND s.id = d.subscriber_id
-           AND (s.endpoint IS NULL OR s.p256dh IS NULL OR s.auth IS NULL OR s.status <> 'subscribed')`,
-        [campaignId],
-      );
       const now = this.clock();
       const cap = this.site.campaignGuardrails?.frequencyCap;
+      // The campaign's next due deliveries, in the order of an index on (campaign, due time, id): a claim reads
+      // its batch, not every pending delivery of the campaign.
+      const { rows: picked } = await tx.query<{ id: string; gone: boolean }>(
+        `SELECT d.id, (s.endpoint IS NULL OR s.p256dh IS NULL OR s.auth IS NULL OR s.status <> 'subscribed') AS gone
+         FROM deliveries d JOIN subscribers s ON s.id = d.subscriber_id
+         WHERE d.campaign_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= $4
+           AND (d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => $3))
+           -- an A/B test's rest waits for its winner
+           AND (d.variant IS NOT NULL OR NOT EXISTS (
+             SELECT 1 FROM campaigns t WHERE t.id = $1 AND t.winner_at IS NOT NULL AND t.winner_variant IS NULL))
+         ORDER BY d.next_attempt_at, d.id LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
+        [campaignId, limit, CLAIM_LEASE_SECONDS, new Date(now).toISOString()],
+      );
+      if (picked.length === 0) return [];
+      const gone = picked.filter((row) => row.gone).map((row) => row.id);
+      // A subscriber that lost its subscription since the campaign was created cannot be sent to.
+      if (gone.length) {
+        await tx.query(
+          `UPDATE deliveries SET status = 'expired', last_error = 'subscription gone before sending', updated_at = now()
+           WHERE id = ANY($1::bigint[])`,
+          [gone],
+        );
+      }
+      const sendable = picked.filter((row) => !row.gone).map((row) => row.id);
       const { rows: claimed } = await tx.query<ClaimedRow>(
-        `WITH picked AS (
-           SELECT id FROM deliveries
-           WHERE campaign_id = $1 AND status = 'pending' AND next_attempt_at <= $4
-             AND (claimed_at IS NULL OR claimed_at < now() - make_interval(secs => $3))
-             -- an A/B test's rest waits for its winner
-             AND (variant IS NOT NULL OR NOT EXISTS (
-               SELECT 1 FROM campaigns t WHERE t.id = $1 AND t.winner_at IS NOT NULL AND t.winner_variant IS NULL))
-           ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED
-         )
-         UPDATE deliveries d SET claimed_at = now(), attempts = d.attempts + 1, updated_at = now()
-         FROM picked, subscribers s, campaigns c
+        `UPDATE deliveries d SET claimed_at = now(), attempts = d.attempts + 1, updated_at = now()
+         FROM subscribers s, campaigns c
          LEFT JOIN campaign_variants v ON v.campaign_id = c.id
-         WHERE d.id = picked.id AND s.id = d.subscriber_id AND c.id = d.campaign_id
+         WHERE d.id = ANY($1::bigint[]) AND s.id = d.subscriber_id AND c.id = d.campaign_id
            AND (v.variant IS NULL OR v.variant = coalesce(d.variant, c.winner_variant))
          RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth,
            coalesce(v.title, c.title) AS title, coalesce(v.body, c.body) AS body, coalesce(v.url, c.url) AS url,
@@ -169,39 +186,13 @@ export class DatabaseDeliveryStore implements DeliveryStore {
            c.app_badge, s.secret_hash, s.timezone, s.timezone_offset, c.ttl,
            ${
              cap
-               ? `(SELECT count(*)::int FROM deliveries x WHERE x.subscriber_id = d.subscriber_id AND x.status = 'delivered' AND x.updated_at > $5)`
+               ? `(SELECT count(*)::int FROM deliveries x WHERE x.subscriber_id = d.subscriber_id AND x.status = 'delivered' AND x.updated_at > $2)`
                : '0'
            } AS recent`,
-        [
-          campaignId,
-          limit,
-          CLAIM_LEASE_SECONDS,
-          new Date(now).toISOString(),
-          ...(cap ? [new Date(now - CAP_WINDOW_MS[cap.per]).toISOString()] : []),
-        ],
+        [sendable, ...(cap ? [new Date(now - CAP_WINDOW_MS[cap.per]).toISOString()] : [])],
       );
       const rows = await this.applyGuardrails(tx, claimed, now);
-      return rows.map((row) =>
-        claimedDelivery(
-          row,
-          JSON.stringify(
-            declarativePayload(
-              {
-                campaignId: String(row.campaign_id),
-                title: row.title,
-                body: row.body,
-                url: row.url,
-                icon: row.icon,
-                image: row.image,
-                actions: row.actions,
-                appBadge: row.app_badge,
-              },
-              { deliveryId: String(row.id), secretHash: row.secret_hash },
-              this.site,
-            ),
-          ),
-        ),
-      );
+      return rows.map((row) => claimedDelivery(row, deliveryPayload(row, this.site)));
     });
   }
 

@@ -253,4 +253,14 @@ export const MIGRATIONS: Migration[] = [
       `ALTER TABLE campaigns ADD COLUMN winner_variant smallint`,
     ],
   },
+  {
+    version: 12,
+    name: "a campaign's claims read their batch in index order",
+    statements: [
+      // A claim takes the campaign's next due deliveries by (due time, id): with the id in the index a claim
+      // reads its batch, where (campaign, due time) alone made every claim sort all the campaign's pending rows.
+      `CREATE INDEX deliveries_pending_order ON deliveries (campaign_id, next_attempt_at, id) WHERE status = 'pending'`,
+      `DROP INDEX deliveries_pending`,
+    ],
+  },
 ];

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../server/store/database.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/vapid-keys.ts';
-import type { LegacyPushPayload } from '../../contract/push-payload.ts';
+import type { DeclarativePushMessage } from '../../contract/push-payload.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 import { startServe, stopGracefully, type ServeProcess } from '../support/server-faults.ts';
 import { tempDir } from '../support/server.ts';
@@ -89,9 +89,9 @@ describe.skipIf(!postgresUrl)('automations in two push-kit serve processes', () 
     for (const path of paths) {
       const received = service.requests.filter((request) => request.path === path);
       expect(received, path).toHaveLength(1);
-      expect((JSON.parse(decryptPushBody(received[0]!.body, subscriberKeys).toString('utf8')) as LegacyPushPayload).title).toBe(
-        'Welcome to the shop',
-      );
+      expect(
+        (JSON.parse(decryptPushBody(received[0]!.body, subscriberKeys).toString('utf8')) as DeclarativePushMessage).notification.title,
+      ).toBe('Welcome to the shop');
     }
     // the runners log what they sent
     expect(processes.map((serve) => serve.output()).join('\n')).toMatch(/automation welcome of shop: \d+ delivered/);

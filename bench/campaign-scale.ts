@@ -1,0 +1,136 @@
+// A campaign at scale on PostgreSQL (issue 21): N subscribers (100,000 by default) seeded straight into the
+// table, one campaign created through the owner API and sent by push-kit's campaign sender to the counting push
+// service (bench/counting-push-service.ts), then the same audience sent by web-push through the same runner and
+// rows, as the peer. Reports the time to create the delivery rows, the time to finish, the rate against
+// web-push's, the statements the database ran per claim, and what one campaign adds to the database (table and
+// index bytes per subscriber), the figures docs/scaling.md plans from.
+//   PUSHKIT_BENCH_DATABASE_URL=postgres://... npx tsx bench/campaign-scale.ts [--subscriptions 100000] [--concurrency 100] [--no-peer]
+import { Agent as HttpsAgent } from 'node:https';
+import { parseArgs } from 'node:util';
+import webPush from 'web-push';
+import { createApp } from '../server/http/app.ts';
+import { runCampaign } from '../server/push/campaign-runner.ts';
+import { sendCampaign, vapidSubjectOf } from '../server/push/campaign-sender.ts';
+import { PushServiceAllowlist } from '../server/push/push-services.ts';
+import { closePushConnections } from '../server/push/send.ts';
+import { DatabaseDeliveryStore } from '../server/store/database-delivery-store.ts';
+import type { Database } from '../server/store/database.ts';
+import { ensureOwnerKey } from '../server/store/owner-keys.ts';
+import { generateVapidKeyPair } from '../server/vapid-keys.ts';
+import { testSite } from '../tests/support/server.ts';
+import { openThrowawayPostgres } from '../tests/support/throwaway-postgres.ts';
+import { seedSubscribers, startCountingPushService } from './counting-push-service.ts';
+
+const { values } = parseArgs({
+  options: {
+    subscriptions: { type: 'string', default: '100000' },
+    concurrency: { type: 'string', default: '100' },
+    'no-peer': { type: 'boolean', default: false },
+  },
+});
+
+const TABLES = ['deliveries', 'events', 'campaigns', 'subscribers'] as const;
+
+/** Bytes of each table with its indexes and TOAST. */
+async function sizes(db: Database): Promise<Record<string, number>> {
+  const { rows } = await db.query<{ name: string; bytes: string }>(
+    `SELECT t AS name, pg_total_relation_size(t::regclass)::text AS bytes FROM unnest($1::text[]) AS t`,
+    [TABLES],
+  );
+  return Object.fromEntries(rows.map((row) => [row.name, Number(row.bytes)]));
+}
+
+async function main(): Promise<void> {
+  const serverUrl = process.env.PUSHKIT_BENCH_DATABASE_URL;
+  if (!serverUrl) throw new Error('set PUSHKIT_BENCH_DATABASE_URL=postgres://... (a server where a throwaway database can be created)');
+  const subscriptions = Number(values.subscriptions);
+  const concurrency = Number(values.concurrency);
+  const keysStart = performance.now();
+  const pushService = await startCountingPushService(subscriptions);
+  console.log(`push service ready with ${subscriptions} subscriber keys in ${((performance.now() - keysStart) / 1000).toFixed(1)} s`);
+  const { origin, ca, keys } = pushService;
+  const { db, cleanup } = await openThrowawayPostgres(serverUrl, 'pushkit_scale');
+  const pushServices = PushServiceAllowlist.fromSetting([origin]);
+  const site = testSite();
+  const app = await createApp({ sites: [site], db, rateLimit: false, pushServices });
+  const ownerKey = (await ensureOwnerKey(db, site))!;
+  const seedStart = performance.now();
+  await seedSubscribers(db, origin, keys);
+  await db.query('ANALYZE');
+  console.log(`seeded ${subscriptions} subscribers in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
+  const vapid = generateVapidKeyPair();
+
+  const createCampaign = async (title: string): Promise<{ id: string; ms: number }> => {
+    const start = performance.now();
+    const reply = await app.inject({
+      method: 'POST',
+      url: `/api/v1/sites/${site.name}/campaigns`,
+      headers: { authorization: `Bearer ${ownerKey}` },
+      payload: { title, body: 'Fifty percent off every brush and ink', url: 'https://letters.example/sale', ttl: 3600 },
+    });
+    if (reply.statusCode !== 200 && reply.statusCode !== 201) throw new Error(`POST /campaigns: ${reply.statusCode} ${reply.body}`);
+    return { id: String((reply.json() as { campaignId: string | number }).campaignId), ms: performance.now() - start };
+  };
+
+  const before = await sizes(db);
+  const campaign = await createCampaign('Sale at scale');
+  const created = await sizes(db);
+  const sendStart = performance.now();
+  const counts = await sendCampaign(db, site, campaign.id, vapid, { ca, pushServices, concurrency });
+  const sendSeconds = (performance.now() - sendStart) / 1000;
+  if (counts.delivered !== subscriptions) throw new Error(`push-kit delivered ${counts.delivered} of ${subscriptions}`);
+  await pushService.checkRound('push-kit');
+  const after = await sizes(db);
+  const pushKitRate = subscriptions / (sendSeconds + campaign.ms / 1000);
+
+  console.log(`\na campaign to ${subscriptions.toLocaleString('en')} subscribers on PostgreSQL, concurrency ${concurrency}`);
+  console.log(`POST /campaigns (campaign and delivery rows): ${(campaign.ms / 1000).toFixed(1)} s`);
+  console.log(`push-kit sent it in ${sendSeconds.toFixed(1)} s: ${pushKitRate.toFixed(0)} notifications/s, owner API to results written`);
+  console.log('database growth of one campaign (tables with indexes):');
+  for (const table of TABLES) {
+    const grown = after[table]! - before[table]!;
+    console.log(
+      `  ${table.padEnd(12)} +${(grown / 1e6).toFixed(1)} MB (${(grown / subscriptions).toFixed(0)} B per subscriber; ${(
+        (created[table]! - before[table]!) /
+        1e6
+      ).toFixed(1)} MB of it when created)`,
+    );
+  }
+  const total = TABLES.reduce((sum, table) => sum + after[table]! - before[table]!, 0);
+  console.log(`  total        +${(total / 1e6).toFixed(1)} MB (${(total / subscriptions).toFixed(0)} B per subscriber)`);
+
+  if (!values['no-peer']) {
+    const subject = vapidSubjectOf(site);
+    const agent = new HttpsAgent({ ca, keepAlive: true, maxSockets: concurrency });
+    const peer = await createCampaign('Sale at scale, web-push');
+    const peerStart = performance.now();
+    const peerCounts = await runCampaign(new DatabaseDeliveryStore(db, site.config), peer.id, {
+      vapid,
+      subject,
+      ttl: 3600,
+      concurrency,
+      send: async (delivery) => {
+        const response = await webPush.sendNotification(delivery.subscription, Buffer.from(delivery.payload), {
+          vapidDetails: { subject, publicKey: vapid.publicKey, privateKey: vapid.privateKey },
+          TTL: 3600,
+          agent,
+        });
+        return { outcome: 'delivered', statusCode: response.statusCode };
+      },
+    });
+    const peerSeconds = (performance.now() - peerStart) / 1000;
+    if (peerCounts.delivered !== subscriptions) throw new Error(`web-push delivered ${peerCounts.delivered} of ${subscriptions}`);
+    await pushService.checkRound('web-push');
+    const peerRate = subscriptions / (peerSeconds + peer.ms / 1000);
+    console.log(
+      `web-push through the same runner and rows: ${peerSeconds.toFixed(1)} s, ${peerRate.toFixed(0)} notifications/s; push-kit ${(pushKitRate / peerRate).toFixed(2)}x`,
+    );
+    agent.destroy();
+  }
+  await closePushConnections();
+  await app.close();
+  await cleanup();
+  pushService.stop();
+}
+
+await main();

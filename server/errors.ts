@@ -71,6 +71,10 @@ export const SERVER_ERRORS = {
   E_MEMBER_UNKNOWN: entry<{ id: string; sid: string }>(404, ({ id, sid }) => `id: subscriber ${id} is not in segment ${sid}`),
   E_CLICK_TOKEN_WRONG: entry<Record<string, never>>(403, () => 'click: not the click token of a delivery of this site'),
   E_CAMPAIGN_ID_MISSING: entry<Record<string, never>>(400, () => 'campaignId: required when no click token is given'),
+  E_NOTIFICATION_REPORT_UNPROVEN: entry<Record<string, never>>(
+    403,
+    () => 'endpoint: without a click token, the push subscription of a subscriber this campaign was sent to is required',
+  ),
   E_CAMPAIGN_NOT_CANCELLABLE: entry<{ id: string; status: string }>(
     409,
     ({ id, status }) => `id: campaign ${id} is ${status}; only a scheduled or sending campaign can be cancelled`,

@@ -279,6 +279,35 @@ describe('/notificationEvent', () => {
     });
     expect(unknownCampaign.statusCode).toBe(404);
   });
+
+  it('counts a report without a click token only from a subscriber the campaign went to, once: forged ones count nothing', async () => {
+    const { subscription } = await insertSubscriber(app);
+    const { campaignId } = await createCampaign(db, site, { title: 'Inflated?', body: 'No', ttl: 60, urgency: 'normal' });
+    const later = await insertSubscriber(app);
+    const report = (fields: Record<string, unknown>) =>
+      app.inject({
+        method: 'POST',
+        url: '/notificationEvent',
+        headers: { 'content-type': 'application/json', origin: SITE_ORIGIN },
+        payload: JSON.stringify({ hash: SITE_HASH, campaignId, event: 'clicked', ...fields }),
+      });
+    const forged = [
+      await report({}),
+      await report({ endpoint: 'https://fcm.googleapis.com/fcm/send/guessed' }),
+      // a real subscriber of the site, but one this campaign was not sent to
+      await report({ endpoint: later.subscription.endpoint }),
+    ];
+    for (const answer of forged) {
+      expect(answer.statusCode).toBe(403);
+      expect(answer.json().code).toBe('E_NOTIFICATION_REPORT_UNPROVEN');
+    }
+    for (let i = 0; i < 3; i += 1) expect((await report({ endpoint: subscription.endpoint })).statusCode).toBe(200);
+    const campaign = await app.inject({
+      url: `/api/v1/sites/letters/campaigns/${campaignId}`,
+      headers: { authorization: `Bearer ${ownerKey}` },
+    });
+    expect(campaign.json().campaign).toMatchObject({ clicked: 1 });
+  });
 });
 
 describe('child window files and health', () => {

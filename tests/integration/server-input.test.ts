@@ -29,7 +29,7 @@ let app: FastifyInstance;
 let ownerKey: string;
 let otherOwnerKey: string;
 /** A subscriber of the test site and one of the other site, a campaign and an order, all stored before the rows run. */
-const fixture = { subscriberId: '', secret: '', otherSubscriberId: '', campaignId: '', orderId: 'order-1001', victimId: '' };
+const fixture = { subscriberId: '', secret: '', endpoint: '', otherSubscriberId: '', campaignId: '', orderId: 'order-1001', victimId: '' };
 
 beforeAll(async () => {
   ({ db, cleanup } = await openTempDatabase());
@@ -43,7 +43,9 @@ beforeAll(async () => {
   app = await createApp({ sites: [site, other], db, rateLimit: false });
   ownerKey = (await ensureOwnerKey(db, site))!;
   otherOwnerKey = (await ensureOwnerKey(db, other))!;
-  ({ id: fixture.subscriberId, secret: fixture.secret } = await insertSubscriber(app, { uuid: 'visitor-uuid-input' }));
+  const subscriber = await insertSubscriber(app, { uuid: 'visitor-uuid-input' });
+  ({ id: fixture.subscriberId, secret: fixture.secret } = subscriber);
+  fixture.endpoint = subscriber.subscription.endpoint;
   const proof = `subscriberSecret=${fixture.secret}`;
   await app.inject({
     method: 'GET',
@@ -344,7 +346,7 @@ const ROUTES: Route[] = [
     method: 'POST',
     carrier: 'json',
     path: () => '/notificationEvent',
-    valid: () => ({ hash: SITE_HASH, campaignId: fixture.campaignId, endpoint: 'https://fcm.googleapis.com/fcm/send/x', event: 'shown' }),
+    valid: () => ({ hash: SITE_HASH, campaignId: fixture.campaignId, endpoint: fixture.endpoint, event: 'shown' }),
     hashParam: 'hash',
     jsonp: false,
   },
@@ -663,6 +665,9 @@ const BAD_FIELDS: Record<string, [string, unknown, number, string][]> = {
     ['campaignId', '9'.repeat(19), 400, 'campaign id'],
     ['hash', 7, 400, 'single text value'],
     ['hash', NUL, 400, 'NUL'],
+    // without a click token the report must name the push subscription of a subscriber the campaign went to
+    ['endpoint', REMOVE, 403, 'push subscription of a subscriber this campaign was sent to'],
+    ['endpoint', 'https://fcm.googleapis.com/fcm/send/guessed', 403, 'push subscription of a subscriber this campaign was sent to'],
     ['endpoint', 'javascript:alert(1)', 400, 'http(s)'],
     ['endpoint', `https://push.example/${long(1100)}`, 400, 'at most 1024'],
     ['endpoint', `https://push.example/${NUL}`, 400, 'NUL'],

@@ -1,4 +1,5 @@
-// POST /notificationEvent: the service worker reports a notification shown, clicked or closed.
+// POST /notificationEvent: the service worker reports a notification shown, clicked or closed. A report counts
+// only with proof that it comes from the subscriber: its delivery's click token, or else its push subscription.
 // The body is JSON; a navigator.sendBeacon body arrives as text/plain and is read the same way.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -51,31 +52,45 @@ async function deliveryOfToken(db: Queryable, siteHash: string, token: string): 
   return { campaignId: String(row.campaign_id), subscriberId: row.subscriber_id };
 }
 
+/**
+ * The subscriber of a report without a click token (a payload queued before tokens, a subscriber with no
+ * secret): its endpoint, which only the subscriber's browser and the provider know, must be a subscriber's that
+ * this campaign was sent to. A report naming no endpoint, or another, counts nothing.
+ */
+async function subscriberOfEndpoint(db: Queryable, siteHash: string, campaignId: string, endpoint: string | undefined): Promise<string> {
+  if (endpoint === undefined) throw new RequestError('E_NOTIFICATION_REPORT_UNPROVEN', {});
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT s.id FROM subscribers s JOIN deliveries d ON d.subscriber_id = s.id AND d.campaign_id = $3
+     WHERE s.site_hash = $1 AND s.endpoint = $2`,
+    [siteHash, endpoint, campaignId],
+  );
+  if (!rows[0]) throw new RequestError('E_NOTIFICATION_REPORT_UNPROVEN', {});
+  return rows[0].id;
+}
+
 export async function notificationEventRoute(app: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
   app.post('/notificationEvent', async (request, reply) => {
     const params = parseParams(eventSchema, jsonBody(request.body), 'body');
     const site = registry.require(params.hash, 'hash');
     requireOrigin(request, site);
+    let delivery: { campaignId: string; subscriberId: string };
     if (params.click) {
-      const delivery = await deliveryOfToken(db, site.hash, params.click);
+      delivery = await deliveryOfToken(db, site.hash, params.click);
       if (params.campaignId !== undefined && params.campaignId !== delivery.campaignId) throw new RequestError('E_CLICK_TOKEN_WRONG', {});
-      // Once per subscriber, campaign and kind: a token replayed (the worker and the landing page both report
-      // a click) adds no row.
-      await db.query(
-        `INSERT INTO events (site_hash, subscriber_id, campaign_id, kind)
-         SELECT $1, $2, $3, $4
-         WHERE NOT EXISTS (SELECT 1 FROM events WHERE campaign_id = $3 AND subscriber_id = $2 AND kind = $4)`,
-        [site.hash, delivery.subscriberId, delivery.campaignId, params.event],
-      );
-      return sendReply(request, reply, { status: 'success' });
+    } else {
+      const campaignId = params.campaignId;
+      if (campaignId === undefined) throw new RequestError('E_CAMPAIGN_ID_MISSING', {});
+      const campaign = await db.query('SELECT 1 FROM campaigns WHERE site_hash = $1 AND id = $2', [site.hash, campaignId]);
+      if (campaign.rows.length === 0) throw new RequestError('E_CAMPAIGN_UNKNOWN', { param: 'campaignId', id: campaignId });
+      delivery = { campaignId, subscriberId: await subscriberOfEndpoint(db, site.hash, campaignId, params.endpoint) };
     }
-    if (params.campaignId === undefined) throw new RequestError('E_CAMPAIGN_ID_MISSING', {});
-    const campaign = await db.query('SELECT 1 FROM campaigns WHERE site_hash = $1 AND id = $2', [site.hash, params.campaignId]);
-    if (campaign.rows.length === 0) throw new RequestError('E_CAMPAIGN_UNKNOWN', { param: 'campaignId', id: params.campaignId });
+    // Once per subscriber, campaign and kind: a report repeated (the worker and the landing page both report a
+    // click, a replayed request) adds no row.
     await db.query(
       `INSERT INTO events (site_hash, subscriber_id, campaign_id, kind)
-       VALUES ($1, (SELECT id FROM subscribers WHERE site_hash = $1 AND endpoint = $2), $3, $4)`,
-      [site.hash, params.endpoint ?? null, params.campaignId, params.event],
+       SELECT $1, $2, $3, $4
+       WHERE NOT EXISTS (SELECT 1 FROM events WHERE campaign_id = $3 AND subscriber_id = $2 AND kind = $4)`,
+      [site.hash, delivery.subscriberId, delivery.campaignId, params.event],
     );
     return sendReply(request, reply, { status: 'success' });
   });

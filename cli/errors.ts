@@ -39,6 +39,10 @@ const catalogue = {
     exit: EXIT.INVALID_INPUT,
     message: ({ site, known }: { site: string; known: string }) => `--site: no valid site config named "${site}" (sites: ${known})`,
   },
+  E_CAMPAIGN: {
+    exit: EXIT.INVALID_INPUT,
+    message: ({ problem }: { problem: string }) => problem,
+  },
   E_SEGMENT: {
     exit: EXIT.INVALID_INPUT,
     message: ({ segment, site }: { segment: string; site: string }) => `--segment: no segment "${segment}" on site ${site}`,

@@ -92,6 +92,21 @@ export async function main(argv: string[]): Promise<number> {
     .action(async (options) => setExit(await (await import('./commands/send.ts')).runSend(options)));
 
   program
+    .command('campaigns')
+    .description("List a site's campaigns with their figures; `campaigns cancel <id>` cancels a scheduled or sending one")
+    .addArgument(new Argument('[action]', 'cancel: withdraw what of a campaign has not gone').choices(['cancel']))
+    .argument('[id]', 'the campaign to cancel')
+    .requiredOption('--site <name>', 'site name (config base name)')
+    .option('--limit <n>', 'campaigns listed, newest first (default 20, at most 100)')
+    .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
+    .option('--key <key>', 'owner API key: ask the running provider (also PUSHKIT_OWNER_KEY)')
+    .option('--provider <url>', "provider URL for --key (default: the site's serverSyncUrl)")
+    .option('--sites <glob...>', 'site configs', ['site-configs/*.json'])
+    .action(async (action: string | undefined, id: string | undefined, options) =>
+      setExit(await (await import('./commands/campaigns.ts')).runCampaigns(action, id, options)),
+    );
+
+  program
     .command('keys')
     .description('Say whether a site has an owner API key; `keys rotate` prints a new one once and the old one stops working')
     .addArgument(new Argument('[action]', 'rotate: replace the key').choices(['rotate']))

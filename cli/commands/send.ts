@@ -5,7 +5,8 @@ import { CliError, cliError } from '../errors.ts';
 import { sendCampaign, SendCampaignError, type SendCampaignOptions } from '../../server/send-campaign.ts';
 import { siteNamed, UnknownSiteError } from '../../server/sites.ts';
 import { campaignInputSchema, type CampaignInput, type CampaignRequest } from '../../contract/campaign-input.ts';
-import type { CampaignCreatedReply, CampaignReply, FailureReply } from '../../contract/owner-api.ts';
+import type { CampaignCreatedReply, CampaignReply } from '../../contract/owner-api.ts';
+import { ownerApiClient } from '../owner-api-client.ts';
 
 /** The command's options: those of the library's sendCampaign, plus sending through a running provider. */
 export interface SendOptions extends Pick<
@@ -87,40 +88,25 @@ function campaignOf(options: SendOptions): CampaignInput {
 
 /** The campaign is created by the running provider, which sends it; this polls its progress. */
 async function sendThroughProvider(campaign: CampaignRequest, siteName: string, provider: string, key: string): Promise<number> {
-  const base = `${provider.replace(/\/+$/, '')}/api/v1/sites/${encodeURIComponent(siteName)}/campaigns`;
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  const call = async <Reply>(url: string, init?: RequestInit): Promise<Reply> => {
-    let response: Response;
-    try {
-      response = await fetch(url, { ...init, headers });
-    } catch (error) {
-      throw cliError('E_PROVIDER_UNREACHABLE', { provider, reason: (error as Error).message });
-    }
-    const reply = (await response.json().catch(() => undefined)) as Reply | FailureReply | undefined;
-    if (!response.ok) {
-      const message = (reply as Partial<FailureReply> | undefined)?.message;
-      throw cliError('E_PROVIDER_REFUSED', { reason: message ?? `HTTP ${response.status}` });
-    }
-    return reply as Reply;
-  };
-  const created = await call<CampaignCreatedReply>(base, { method: 'POST', body: JSON.stringify(campaign) });
+  const call = ownerApiClient(provider, siteName, key);
+  const created = await call<CampaignCreatedReply>('/campaigns', { method: 'POST', body: campaign });
   const { recipients } = created;
   console.log(
     `campaign ${created.campaignId}: ${recipients} recipient${recipients === 1 ? '' : 's'} (sent by the provider at ${provider})`,
   );
   if (campaign.sendAt !== undefined || campaign.localTime !== undefined) {
-    const { campaign: stored } = await call<CampaignReply>(`${base}/${created.campaignId}`);
+    const { campaign: stored } = await call<CampaignReply>(`/campaigns/${created.campaignId}`);
     console.log(scheduledLine(stored?.nextDueAt ?? undefined));
     return 0;
   }
   if (campaign.variants !== undefined) {
-    const { campaign: stored } = await call<CampaignReply>(`${base}/${created.campaignId}`);
+    const { campaign: stored } = await call<CampaignReply>(`/campaigns/${created.campaignId}`);
     console.log(`A/B test: the provider sends the variants now and the best click rate to the rest at ${stored?.winnerAt ?? '?'}`);
     return 0;
   }
   const tty = process.stdout.isTTY === true;
   for (;;) {
-    const { campaign: progress } = await call<CampaignReply>(`${base}/${created.campaignId}`);
+    const { campaign: progress } = await call<CampaignReply>(`/campaigns/${created.campaignId}`);
     if (!progress) throw cliError('E_PROVIDER_REPLY');
     if (tty) process.stdout.write(`\r${progressBar(progress.recipients - progress.pending, progress.recipients)}`);
     if (progress.status === 'done' || progress.pending === 0) {
@@ -138,7 +124,7 @@ async function sendThroughProvider(campaign: CampaignRequest, siteName: string, 
 
 function scheduledLine(first: string | undefined): string {
   return first
-    ? `scheduled: the provider (push-kit serve) sends it from ${first}; cancel with POST /api/v1/sites/<site>/campaigns/<id>/cancel`
+    ? `scheduled: the provider (push-kit serve) sends it from ${first}; push-kit campaigns cancel <id> --site <site> cancels it`
     : 'scheduled, with nobody to send to';
 }
 

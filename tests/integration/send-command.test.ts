@@ -113,6 +113,35 @@ describe('push-kit send', () => {
     expect(service.requests.length).toBe(before);
   });
 
+  it('push-kit campaigns lists the scheduled campaign; campaigns cancel withdraws it, once', async () => {
+    const scheduled = await runCli(['send', '--site', 'letters', '--title', 'Cancel me', '--body', 'b', '--at', '2099-02-01T09:00:00Z']);
+    const id = /campaign (\d+):/.exec(scheduled.stdout)![1]!;
+    const listed = await runCli(['campaigns', '--site', 'letters']);
+    expect(listed.stderr).toBe('');
+    expect(listed.stdout).toMatch(
+      new RegExp(
+        `^ *${id}  scheduled  "Cancel me"  1 recipients, 0 delivered, 0 shown, 0 clicked, 1 waiting \\(next 2099-02-01T09:00:00.000Z\\)$`,
+        'm',
+      ),
+    );
+
+    const cancel = await runCli(['campaigns', 'cancel', id, '--site', 'letters']);
+    expect(cancel.stderr).toBe('');
+    expect(cancel.stdout).toContain(`campaign ${id} cancelled: 1 waiting delivery withdrawn`);
+    expect((await runCli(['campaigns', '--site', 'letters'])).stdout).toMatch(
+      new RegExp(`^ *${id}  cancelled  "Cancel me"  0 recipients, 0 delivered`, 'm'),
+    );
+    const again = await runCli(['campaigns', 'cancel', id, '--site', 'letters']);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain(`campaign ${id} is cancelled; only a scheduled or sending campaign can be cancelled`);
+    expect((await runCli(['campaigns', 'cancel', '987654', '--site', 'letters'])).stderr).toContain('no campaign 987654 on letters');
+    expect((await runCli(['campaigns', 'cancel', '1;drop', '--site', 'letters'])).stderr).toContain('not a campaign id (digits): 1;drop');
+    expect((await runCli(['campaigns', 'cancel', '--site', 'letters'])).stderr).toContain('cancel needs the campaign id');
+    expect((await runCli(['campaigns', '--site', 'letters', '--limit', '0'])).stderr).toContain(
+      '--limit: must be a whole number from 1 to 100',
+    );
+  });
+
   it('refuses a bad --at, --local-time or --app-badge, naming the option', async () => {
     const refused = async (option: string, value: string) =>
       runCli(['send', '--site', 'letters', '--title', 't', '--body', 'b', option, value]);
@@ -189,6 +218,35 @@ describe('push-kit send', () => {
       const wrongKey = await runCli(['send', '--site', 'letters', '--title', 't', '--body', 'b', '--key', 'pk_wrong']);
       expect(wrongKey.status).toBe(1);
       expect(wrongKey.stderr).toContain('the provider refused');
+
+      // scheduled, listed and cancelled through the provider that holds the database
+      const later = await runCli([
+        'send',
+        '--site',
+        'letters',
+        '--title',
+        'Later',
+        '--body',
+        'b',
+        '--at',
+        '2099-03-01T09:00:00Z',
+        '--key',
+        ownerKey,
+      ]);
+      const id = /campaign (\d+):/.exec(later.stdout)![1]!;
+      const listed = await runCli(['campaigns', '--site', 'letters', '--key', ownerKey]);
+      expect(listed.stdout).toMatch(new RegExp(`^ *${id}  scheduled  "Later"  2 recipients`, 'm'));
+      expect((await runCli(['campaigns', '--site', 'letters'])).stderr).toContain(
+        "A provider is running on it: ask it, with the site's owner key: push-kit campaigns ... --site letters --key <owner key>",
+      );
+      const cancel = await runCli(['campaigns', 'cancel', id, '--site', 'letters', '--key', ownerKey]);
+      expect(cancel.stdout).toContain(`campaign ${id} cancelled: 2 waiting deliveries withdrawn`);
+      const refused = await runCli(['campaigns', 'cancel', id, '--site', 'letters', '--key', ownerKey]);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain(
+        `the provider refused: id: campaign ${id} is cancelled; only a scheduled or sending campaign can be cancelled`,
+      );
+      expect((await runCli(['campaigns', '--site', 'letters', '--key', 'pk_wrong'])).stderr).toContain('the provider refused');
     } finally {
       serve.kill('SIGTERM');
       await new Promise((resolve) => serve.once('exit', resolve));

@@ -1,0 +1,126 @@
+// `push-kit campaigns --site NAME`: the site's campaigns, newest first, with their figures and what is still
+// waiting; `push-kit campaigns cancel ID --site NAME`: cancels a scheduled or sending campaign (what has not gone
+// is withdrawn). Straight on the database, or with the owner key through the running provider that holds it.
+import { CliError, cliError } from '../errors.ts';
+import { ownerApiClient } from '../owner-api-client.ts';
+import { embeddedDatabaseDir, STATE_DIR } from '../../server/state-paths.ts';
+import { openDatabase, type Database } from '../../server/store/database.ts';
+import { cancelCampaign, getCampaign, listCampaigns } from '../../server/store/campaigns.ts';
+import { siteNamed, UnknownSiteError, type HostedSite } from '../../server/sites.ts';
+import { CAMPAIGN_ID_PATTERN } from '../../contract/ids.ts';
+import type { Campaign, CampaignCancelledReply, CampaignsReply } from '../../contract/owner-api.ts';
+
+export interface CampaignsOptions {
+  site: string;
+  database?: string;
+  sites?: string[];
+  /** Through a running provider's owner API with this key (or PUSHKIT_OWNER_KEY). */
+  key?: string;
+  /** The provider's URL for --key (default: the site's serverSyncUrl). */
+  provider?: string;
+  /** How many campaigns the list shows (default 20). */
+  limit?: string;
+}
+
+const MAX_LIMIT = 100;
+
+function limitOf(value: string | undefined): number {
+  if (value === undefined) return 20;
+  const limit = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!(limit >= 1 && limit <= MAX_LIMIT))
+    throw cliError('E_ARGUMENT', { option: 'limit', rule: `must be a whole number from 1 to ${MAX_LIMIT}` });
+  return limit;
+}
+
+function idOf(value: string | undefined): string {
+  if (value === undefined || !CAMPAIGN_ID_PATTERN.test(value)) {
+    throw cliError('E_CAMPAIGN', {
+      problem:
+        value === undefined ? 'cancel needs the campaign id, as push-kit campaigns lists them' : `not a campaign id (digits): ${value}`,
+    });
+  }
+  return value;
+}
+
+async function openFor(site: HostedSite, url: string | undefined): Promise<Database> {
+  const dataDir = embeddedDatabaseDir(STATE_DIR);
+  try {
+    return await openDatabase({ url, dataDir });
+  } catch (error) {
+    const inUse = /is in use by /.test((error as Error).message);
+    throw cliError('E_DATABASE', {
+      database: url ? 'given' : dataDir,
+      reason: (error as Error).message,
+      ...(inUse
+        ? {
+            hint: `A provider is running on it: ask it, with the site's owner key: push-kit campaigns ... --site ${site.name} --key <owner key>`,
+          }
+        : {}),
+    });
+  }
+}
+
+/** One line per campaign: id, status, what it said, and its figures. */
+function campaignLine(campaign: Campaign): string {
+  const figures = [
+    `${campaign.recipients} recipients`,
+    `${campaign.delivered} delivered`,
+    `${campaign.shown} shown`,
+    `${campaign.clicked} clicked`,
+    ...(campaign.pending ? [`${campaign.pending} waiting${campaign.nextDueAt ? ` (next ${campaign.nextDueAt})` : ''}`] : []),
+    ...(campaign.failed ? [`${campaign.failed} failed`] : []),
+  ];
+  return `${campaign.campaignId.padStart(6)}  ${campaign.status.padEnd(9)}  ${JSON.stringify(campaign.title)}  ${figures.join(', ')}`;
+}
+
+export async function runCampaigns(action: string | undefined, id: string | undefined, options: CampaignsOptions): Promise<number> {
+  let site: HostedSite;
+  try {
+    site = await siteNamed(options.site, options.sites);
+  } catch (error) {
+    if (error instanceof UnknownSiteError) throw new CliError(error.code, error.message);
+    throw error;
+  }
+  const cancelling = action === 'cancel';
+  const campaignId = cancelling ? idOf(id) : undefined;
+  const limit = limitOf(options.limit);
+  const key = options.key ?? process.env.PUSHKIT_OWNER_KEY;
+
+  let campaigns: Campaign[] | undefined;
+  let cancelled: number | undefined;
+  if (key) {
+    const call = ownerApiClient(options.provider ?? site.config.serverSyncUrl, site.name, key);
+    if (campaignId) cancelled = (await call<CampaignCancelledReply>(`/campaigns/${campaignId}/cancel`, { method: 'POST' })).cancelled;
+    else campaigns = (await call<CampaignsReply>(`/campaigns?limit=${limit}`)).campaigns;
+  } else {
+    const db = await openFor(site, options.database ?? process.env.DATABASE_URL ?? undefined);
+    try {
+      if (campaignId) {
+        const removed = await cancelCampaign(db, site.hash, campaignId);
+        if (removed === null) {
+          const campaign = await getCampaign(db, site.hash, campaignId);
+          throw cliError('E_CAMPAIGN', {
+            problem: campaign
+              ? `campaign ${campaignId} is ${campaign.status}; only a scheduled or sending campaign can be cancelled`
+              : `no campaign ${campaignId} on ${site.name}`,
+          });
+        }
+        cancelled = removed;
+      } else {
+        campaigns = await listCampaigns(db, site.hash, limit, 0, site.config.conversionWindowHours);
+      }
+    } finally {
+      await db.close();
+    }
+  }
+  if (campaignId) {
+    console.log(`campaign ${campaignId} cancelled: ${cancelled} waiting deliver${cancelled === 1 ? 'y' : 'ies'} withdrawn`);
+    return 0;
+  }
+  if (!campaigns?.length) {
+    console.log(`${site.name}: no campaigns yet`);
+    return 0;
+  }
+  for (const campaign of campaigns) console.log(campaignLine(campaign));
+  return 0;
+}

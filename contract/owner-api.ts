@@ -116,6 +116,18 @@ export interface SiteStats {
   languages: ValueCount[];
   /** Visitors who refused the notification permission in the window (`block` events, spec section 4). */
   blocks: number;
+  /** The site's notifications (campaigns and automated messages) on each day of the window. */
+  notifications: NotificationDay[];
+}
+
+/** One UTC day of a site's notifications: delivered by the push service, reported shown and clicked, converted. */
+export interface NotificationDay {
+  date: string;
+  delivered: number;
+  shown: number;
+  clicked: number;
+  /** Shop orders that day within the conversion window after one of the subscriber's clicks. */
+  conversions: number;
 }
 
 /** GET sites/:name/audience: how many a campaign to a segment, one subscriber or everyone would reach. */

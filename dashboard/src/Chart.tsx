@@ -1,7 +1,20 @@
 // The overview's charts, drawn by recharts: subscribers over time (the running total as an area on the left
 // axis, each day's new subscribers as bars on their own right axis, so neither overflows the other's scale),
-// and the last campaigns' figures. Axes count in whole numbers.
-import { Area, Bar, BarChart, CartesianGrid, ComposedChart, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+// the site's notifications per day, and the last campaigns' figures. Axes count in whole numbers.
+import {
+  Area,
+  Bar,
+  BarChart,
+  CartesianGrid,
+  ComposedChart,
+  Legend,
+  Line,
+  LineChart,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts';
 import type { Campaign, SiteStats } from '../../contract/owner-api.ts';
 import { formatNumber } from './api.ts';
 
@@ -48,6 +61,31 @@ export function SubscriberChart({ days }: { days: SiteStats['days'] }) {
             isAnimationActive={false}
           />
         </ComposedChart>
+      </ResponsiveContainer>
+    </figure>
+  );
+}
+
+export function NotificationChart({ days }: { days: SiteStats['notifications'] }) {
+  if (days.length === 0) return null;
+  const sum = (key: 'delivered' | 'shown' | 'clicked' | 'conversions') => formatNumber(days.reduce((total, day) => total + day[key], 0));
+  const label =
+    `Notifications from ${days[0]!.date} to ${days[days.length - 1]!.date}: ${sum('delivered')} delivered, ` +
+    `${sum('shown')} shown, ${sum('clicked')} clicked, ${sum('conversions')} conversions.`;
+  return (
+    <figure className="chart" role="img" aria-label={label} data-chart="notifications">
+      <ResponsiveContainer width="100%" height={240}>
+        <LineChart data={days} margin={{ top: 8, right: 8, bottom: 0, left: 8 }}>
+          <CartesianGrid stroke="#e5e5e5" vertical={false} />
+          <XAxis dataKey="date" tickFormatter={tickDay} tick={AXIS} minTickGap={24} />
+          <YAxis allowDecimals={false} tickFormatter={tickNumber} tick={AXIS} width={56} domain={[0, 'auto']} />
+          <Tooltip formatter={(value) => formatNumber(Number(value))} labelFormatter={(date) => tickDay(String(date))} />
+          <Legend />
+          <Line isAnimationActive={false} type="monotone" dataKey="delivered" name="Delivered" stroke="#2563eb" dot={false} />
+          <Line isAnimationActive={false} type="monotone" dataKey="shown" name="Shown" stroke="#7c3aed" dot={false} />
+          <Line isAnimationActive={false} type="monotone" dataKey="clicked" name="Clicked" stroke="#16a34a" dot={false} />
+          <Line isAnimationActive={false} type="monotone" dataKey="conversions" name="Conversions" stroke="#ea580c" dot={false} />
+        </LineChart>
       </ResponsiveContainer>
     </figure>
   );

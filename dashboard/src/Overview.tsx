@@ -1,6 +1,6 @@
 import { SUBSCRIBER_STATUSES, type ValueCount } from '../../contract/owner-api.ts';
 import { formatDate, formatNumber, STATUS_LABELS, type SiteApi } from './api.ts';
-import { CampaignChart, SubscriberChart } from './Chart.tsx';
+import { CampaignChart, NotificationChart, SubscriberChart } from './Chart.tsx';
 import { useLoad } from './useLoad.ts';
 
 function Breakdown({ title, entries }: { title: string; entries: ValueCount[] }) {
@@ -122,6 +122,10 @@ export function Overview({ api, onError }: { api: SiteApi; onError(error: unknow
           <section className="card" aria-labelledby="chart-title">
             <h2 id="chart-title">Subscribers over the last 30 days</h2>
             <SubscriberChart days={stats.value.days} />
+          </section>
+          <section className="card" aria-labelledby="notifications-chart-title">
+            <h2 id="notifications-chart-title">Notifications over the last 30 days</h2>
+            <NotificationChart days={stats.value.notifications} />
           </section>
           <div className="columns">
             <Breakdown title="Browsers" entries={stats.value.browsers} />

@@ -2,7 +2,8 @@
 // nothing here reads subscriber rows into the process, so a site of 100,000 subscribers costs a few counts.
 import type { Queryable } from './database.ts';
 import { countSubscribers } from './subscriber-records.ts';
-import type { DayCount, SiteStats, ValueCount } from '../../contract/owner-api.ts';
+import { notificationDays } from './notification-days.ts';
+import type { DayCount, NotificationDay, SiteStats, ValueCount } from '../../contract/owner-api.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -22,8 +23,18 @@ async function topValues(db: Queryable, siteHash: string, column: 'browser_type'
   return [...counts.slice(0, top), { value: 'other', count: other }];
 }
 
-/** The overview of one site: counts by status, subscribers per day over the last `days` UTC days, browsers and languages. */
-export async function siteStats(db: Queryable, siteHash: string, days: number, now = Date.now(), top = 8): Promise<SiteStats> {
+/**
+ * The overview of one site: counts by status, subscribers and notifications per day over the last `days` UTC
+ * days, browsers and languages.
+ */
+export async function siteStats(
+  db: Queryable,
+  siteHash: string,
+  days: number,
+  conversionWindowHours: number,
+  now = Date.now(),
+  top = 8,
+): Promise<SiteStats> {
   const today = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate());
   const start = today - (days - 1) * DAY_MS;
   const before = await db.query<{ count: string }>('SELECT count(*) AS count FROM subscribers WHERE site_hash = $1 AND created_at < $2', [
@@ -36,13 +47,22 @@ export async function siteStats(db: Queryable, siteHash: string, days: number, n
     [siteHash, new Date(start).toISOString(), new Date(today + DAY_MS).toISOString()],
   );
   const newByDay = new Map(perDay.rows.map((row) => [row.day, Number(row.count)]));
+  const sent = await notificationDays(
+    db,
+    siteHash,
+    new Date(start).toISOString(),
+    new Date(today + DAY_MS).toISOString(),
+    conversionWindowHours,
+  );
   let running = Number(before.rows[0]!.count);
   const series: DayCount[] = [];
+  const notifications: NotificationDay[] = [];
   for (let time = start; time <= today; time += DAY_MS) {
     const date = utcDay(time);
     const added = newByDay.get(date) ?? 0;
     running += added;
     series.push({ date, new: added, total: running });
+    notifications.push({ date, ...(sent.get(date) ?? { delivered: 0, shown: 0, clicked: 0, conversions: 0 }) });
   }
   const counts = await countSubscribers(db, siteHash);
   const blocks = await db.query<{ count: string }>(
@@ -56,5 +76,6 @@ export async function siteStats(db: Queryable, siteHash: string, days: number, n
     browsers: await topValues(db, siteHash, 'browser_type', top),
     languages: await topValues(db, siteHash, 'language', top),
     blocks: Number(blocks.rows[0]!.count),
+    notifications,
   };
 }

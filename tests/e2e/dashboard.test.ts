@@ -269,6 +269,14 @@ describe('owner dashboard', () => {
     await page.locator('figure[data-chart="campaigns"] .recharts-bar-rectangle').first().waitFor();
     expect(await row.locator('[data-click-rate]').textContent()).toBe('0.0%');
     expect(await row.locator('td').nth(3).textContent()).toBe(`${vipPaths.length} / ${vipPaths.length}`);
+    // the site over time: this campaign's deliveries in the notifications-per-day chart
+    const perDay = page.locator('figure[data-chart="notifications"]');
+    await perDay.locator('.recharts-line').first().waitFor();
+    expect(await perDay.getAttribute('aria-label')).toMatch(
+      new RegExp(
+        `^Notifications from \\d{4}-\\d\\d-\\d\\d to \\d{4}-\\d\\d-\\d\\d: ${vipPaths.length} delivered, 0 shown, 0 clicked, 0 conversions\\.$`,
+      ),
+    );
   });
 
   it('schedules a notification for a later time and cancels it before it goes', async () => {

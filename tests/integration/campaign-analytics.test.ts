@@ -11,7 +11,7 @@ import { ensureOwnerKey } from '../../server/store/owner-keys.ts';
 import type { HostedSite } from '../../server/sites.ts';
 import { generateVapidKeyPair } from '../../server/vapid-keys.ts';
 import type { DeclarativePushMessage } from '../../contract/push-payload.ts';
-import type { Campaign } from '../../contract/owner-api.ts';
+import type { Campaign, NotificationDay, SiteStats } from '../../contract/owner-api.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 import { openTempDatabase, postSync, SITE_HASH, SITE_ORIGIN, testSite } from '../support/server.ts';
 
@@ -108,5 +108,30 @@ describe('campaign analytics', () => {
     expect(campaign.clickRate).toBeCloseTo(1 / 3);
     const listed = (await owner('GET', '/api/v1/sites/letters/campaigns')).json().campaigns as Campaign[];
     expect(listed.find((entry) => entry.campaignId === campaignId)).toMatchObject({ conversions: 1, clicked: 1 });
+
+    // The site over time: the same figures per UTC day in the overview's stats (the order placed 25 hours
+    // ahead is outside the window), and a report lands on the day it was made.
+    const series = async () => ((await owner('GET', '/api/v1/sites/letters/stats?days=7')).json() as SiteStats).notifications;
+    const totals = (days: NotificationDay[]) =>
+      days.reduce(
+        (sum, day) => ({
+          delivered: sum.delivered + day.delivered,
+          shown: sum.shown + day.shown,
+          clicked: sum.clicked + day.clicked,
+          conversions: sum.conversions + day.conversions,
+        }),
+        { delivered: 0, shown: 0, clicked: 0, conversions: 0 },
+      );
+    const week = await series();
+    expect(week).toHaveLength(7);
+    expect(totals(week)).toEqual({ delivered: 3, shown: 3, clicked: 1, conversions: 1 });
+    const { rows } = await db.query<{ date: string }>(
+      `UPDATE events SET created_at = now() - interval '2 days' WHERE kind = 'shown' AND subscriber_id = $1
+       RETURNING to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date`,
+      [clicker],
+    );
+    const moved = await series();
+    expect(moved.find((day) => day.date === rows[0]!.date)!.shown).toBe(1);
+    expect(totals(moved)).toEqual({ delivered: 3, shown: 3, clicked: 1, conversions: 1 });
   });
 });

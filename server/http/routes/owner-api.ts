@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { CONDITION_MAX_LENGTH, formatConditionError } from '../../../contract/conditions.ts';
 import { compileCondition } from '../../../compiler/segment-condition.ts';
-import { cancelCampaign, createCampaign, getCampaign, listCampaigns } from '../../store/campaigns.ts';
+import { cancelCampaign, createCampaign, DEFAULT_CONVERSION_WINDOW_HOURS, getCampaign, listCampaigns } from '../../store/campaigns.ts';
 import { ownedSite, ownerSiteHook } from '../owner-auth.ts';
 import { conditionCheckRoute } from './condition-check.ts';
 import { ownerAutomationRoutes } from './owner-automations.ts';
@@ -143,7 +143,10 @@ async function ownerSiteRoutes(app: FastifyInstance, context: RouteContext): Pro
   app.get('/api/v1/sites/:name/stats', async (request): Promise<StatsReply> => {
     const site = ownedSite(request);
     const { days } = parseParams(statsSchema, request.query);
-    return { status: 'success', ...(await siteStats(db, site.hash, days)) };
+    return {
+      status: 'success',
+      ...(await siteStats(db, site.hash, days, site.config.conversionWindowHours ?? DEFAULT_CONVERSION_WINDOW_HOURS)),
+    };
   });
 
   app.get('/api/v1/sites/:name/audience', { schema: { response: AUDIENCE_REPLY } }, async (request): Promise<AudienceReply> => {

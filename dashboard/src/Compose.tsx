@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import type { Campaign, CampaignRequest, SiteSummary } from '../../contract/owner-api.ts';
+import { campaignInputSchema } from '../../contract/campaign-input.ts';
 import {
   CAMPAIGN_ACTION_TITLE_MAX_LENGTH,
   CAMPAIGN_ACTIONS_MAX,
@@ -45,7 +46,33 @@ interface Draft {
   sendAt: string;
   /** HH:MM */
   localTime: string;
+  /** An A/B test: 2 to 4 variants of the notification, each changing what it fills in. */
+  abTest: boolean;
+  variants: VariantDraft[];
+  /** The share of the audience in the test, in percent as typed. */
+  testPercent: string;
+  /** Minutes until the best click rate goes to the rest, as typed. */
+  winnerAfter: string;
 }
+
+interface VariantDraft {
+  title: string;
+  body: string;
+  url: string;
+  icon: string;
+  image: string;
+}
+
+const VARIANT_FIELDS = [
+  ['title', 'title'],
+  ['body', 'message'],
+  ['url', 'opens (URL)'],
+  ['icon', 'icon (URL)'],
+  ['image', 'image (URL)'],
+] as const;
+const blankVariant = (): VariantDraft => ({ title: '', body: '', url: '', icon: '', image: '' });
+/** The first variant (0) is A, as the owner reads it everywhere. */
+export const variantLetter = (index: number) => String.fromCharCode(65 + index);
 
 function urlProblem(value: string): string | null {
   if (!value) return null;
@@ -96,9 +123,37 @@ function inputOf(draft: Draft): CampaignRequest & { segment?: string } {
     subscriberId: draft.audience === 'subscriber' ? draft.subscriberId.trim() : undefined,
     ttl: draft.ttl,
     urgency: draft.urgency,
-    sendAt: draft.when === 'at' ? new Date(draft.sendAt).toISOString() : undefined,
+    sendAt: draft.when === 'at' && !Number.isNaN(Date.parse(draft.sendAt)) ? new Date(draft.sendAt).toISOString() : undefined,
     localTime: draft.when === 'local' ? draft.localTime : undefined,
+    ...(draft.abTest
+      ? {
+          variants: draft.variants.map((variant) =>
+            Object.fromEntries(
+              VARIANT_FIELDS.map(([field]) => [field, optional(variant[field])]).filter(([, value]) => value !== undefined),
+            ),
+          ),
+          testFraction: draft.testPercent.trim() === '' ? Number.NaN : Number(draft.testPercent) / 100,
+          winnerAfterMinutes: draft.winnerAfter.trim() === '' ? Number.NaN : Number(draft.winnerAfter),
+        }
+      : {}),
   };
+}
+
+/** The field of the form an issue of the owner API's input schema is about (the same checks as the API and CLI). */
+function fieldOf(path: readonly PropertyKey[]): string {
+  const [first, index, field] = path.map(String);
+  if (first === 'variants') return index !== undefined && field !== undefined ? `variant${index}-${field}` : 'variants';
+  if (first === 'actions') return field === 'url' ? `button${index}url` : `button${index}`;
+  if (first === 'testFraction') return 'testPercent';
+  if (first === 'winnerAfterMinutes') return 'winnerAfter';
+  return first ?? 'form';
+}
+
+function schemaProblems(draft: Draft): Record<string, string> {
+  const result = campaignInputSchema.safeParse(inputOf(draft));
+  const problems: Record<string, string> = {};
+  if (!result.success) for (const issue of result.error.issues) problems[fieldOf(issue.path)] ??= issue.message;
+  return problems;
 }
 
 function Field(props: { id: string; label: string; problem?: string; hint?: string; children: ReactNode }) {
@@ -136,6 +191,10 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
     when: 'now',
     sendAt: '',
     localTime: '09:00',
+    abTest: false,
+    variants: [blankVariant(), blankVariant()],
+    testPercent: '20',
+    winnerAfter: '60',
   };
   const [draft, setDraft] = useState<Draft>(blank);
   const [stage, setStage] = useState<Stage>({ name: 'edit' });
@@ -144,7 +203,8 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
   const [busy, setBusy] = useState(false);
   const segments = useLoad(() => api.segments(), onError, [api]);
 
-  const problems = problemsOf(draft);
+  // The form's own checks (a segment chosen, a date picked), then the owner API's input schema.
+  const problems = { ...problemsOf(draft), ...schemaProblems(draft) };
   const shown = touched ? problems : {};
   const set = <K extends keyof Draft>(field: K, value: Draft[K]) => {
     setDraft((current) => ({ ...current, [field]: value }));
@@ -273,6 +333,7 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
                 </div>
               </>
             )}
+            {campaign && campaign.variants.length > 0 && <VariantFigures campaign={campaign} />}
             {done && campaign && (
               <dl className="results" aria-label="Results">
                 {(['sent', 'delivered', 'failed', 'expired', 'clicked'] as const).map((name) => (
@@ -484,6 +545,94 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
             )}
           </fieldset>
           <fieldset>
+            <legend>A/B test</legend>
+            <label className="radio">
+              <input type="checkbox" checked={draft.abTest} onChange={(e) => set('abTest', e.target.checked)} /> Test variants of this
+              notification
+            </label>
+            {draft.abTest && (
+              <>
+                <p className="muted" id="variants-hint">
+                  Each variant goes to an equal part of the test share; a field left empty keeps the notification's own. The variant with
+                  the best click rate then goes to everyone else.
+                </p>
+                {shown.variants && (
+                  <p className="error" id="variants-problem" role="alert">
+                    {shown.variants}
+                  </p>
+                )}
+                {draft.variants.map((variant, index) => (
+                  <div key={index} className="variant" role="group" aria-label={`Variant ${variantLetter(index)}`}>
+                    {VARIANT_FIELDS.map(([field, label]) => {
+                      const id = `variant${index}-${field}`;
+                      return (
+                        <Field key={field} id={id} label={`Variant ${variantLetter(index)} ${label}`} problem={shown[id]}>
+                          <input
+                            id={id}
+                            type={field === 'title' || field === 'body' ? 'text' : 'url'}
+                            value={variant[field]}
+                            onChange={(e) =>
+                              set(
+                                'variants',
+                                draft.variants.map((other, at) => (at === index ? { ...other, [field]: e.target.value } : other)),
+                              )
+                            }
+                            aria-invalid={!!shown[id]}
+                            aria-describedby={describedBy(id)}
+                          />
+                        </Field>
+                      );
+                    })}
+                    {draft.variants.length > 2 && (
+                      <button
+                        type="button"
+                        className="secondary small"
+                        onClick={() =>
+                          set(
+                            'variants',
+                            draft.variants.filter((_, at) => at !== index),
+                          )
+                        }
+                      >
+                        Remove variant {variantLetter(index)}
+                      </button>
+                    )}
+                  </div>
+                ))}
+                {draft.variants.length < 4 && (
+                  <button type="button" className="secondary small" onClick={() => set('variants', [...draft.variants, blankVariant()])}>
+                    Add a variant
+                  </button>
+                )}
+                <div className="field-row">
+                  <Field id="testPercent" label="Share of the audience in the test (%)" problem={shown.testPercent}>
+                    <input
+                      id="testPercent"
+                      type="number"
+                      min={5}
+                      max={95}
+                      value={draft.testPercent}
+                      onChange={(e) => set('testPercent', e.target.value)}
+                      aria-invalid={!!shown.testPercent}
+                      aria-describedby={describedBy('testPercent')}
+                    />
+                  </Field>
+                  <Field id="winnerAfter" label="Pick the winner after (minutes)" problem={shown.winnerAfter}>
+                    <input
+                      id="winnerAfter"
+                      type="number"
+                      min={5}
+                      value={draft.winnerAfter}
+                      onChange={(e) => set('winnerAfter', e.target.value)}
+                      aria-invalid={!!shown.winnerAfter}
+                      aria-describedby={describedBy('winnerAfter')}
+                    />
+                  </Field>
+                </div>
+              </>
+            )}
+          </fieldset>
+          <fieldset>
             <legend>Audience</legend>
             <label className="radio">
               <input type="radio" name="audience" checked={draft.audience === 'all'} onChange={() => set('audience', 'all')} /> All active
@@ -565,6 +714,52 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
         </form>
         {preview}
       </div>
+    </div>
+  );
+}
+
+/** An A/B test's variants with their figures, and the winner or when it is chosen. */
+export function VariantFigures({ campaign }: { campaign: Campaign }) {
+  return (
+    <div className="table-wrap">
+      <table aria-label="A/B test variants">
+        <thead>
+          <tr>
+            <th scope="col">Variant</th>
+            <th scope="col" className="num">
+              Recipients
+            </th>
+            <th scope="col" className="num">
+              Delivered
+            </th>
+            <th scope="col" className="num">
+              Clicked
+            </th>
+            <th scope="col" className="num">
+              Click rate
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {campaign.variants.map((variant) => (
+            <tr key={variant.variant} data-variant={variantLetter(variant.variant)}>
+              <td>
+                {variantLetter(variant.variant)}: {variant.title ?? campaign.title}
+                {campaign.winnerVariant === variant.variant && <span className="badge">winner</span>}
+              </td>
+              <td className="num">{formatNumber(variant.recipients)}</td>
+              <td className="num">{formatNumber(variant.delivered)}</td>
+              <td className="num">{formatNumber(variant.clicked)}</td>
+              <td className="num">{variant.clickRate === null ? '—' : `${(variant.clickRate * 100).toFixed(1)}%`}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="muted" data-winner={campaign.winnerVariant ?? ''}>
+        {campaign.winnerVariant !== null
+          ? `Variant ${variantLetter(campaign.winnerVariant)} had the best click rate and went to the rest.`
+          : `The variant with the best click rate goes to the rest at ${formatDate(campaign.winnerAt)}.`}
+      </p>
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import { SUBSCRIBER_STATUSES, type ValueCount } from '../../contract/owner-api.ts';
 import { formatDate, formatNumber, STATUS_LABELS, type SiteApi } from './api.ts';
 import { CampaignChart, NotificationChart, SubscriberChart } from './Chart.tsx';
+import { VariantFigures } from './Compose.tsx';
 import { useLoad } from './useLoad.ts';
 
 function Breakdown({ title, entries }: { title: string; entries: ValueCount[] }) {
@@ -175,7 +176,7 @@ export function Overview({ api, onError }: { api: SiteApi; onError(error: unknow
                 </tr>
               </thead>
               <tbody>
-                {campaigns.value.map((campaign) => (
+                {campaigns.value.map((campaign) => [
                   <tr key={campaign.campaignId}>
                     <td>
                       <strong>{campaign.title}</strong>
@@ -195,8 +196,15 @@ export function Overview({ api, onError }: { api: SiteApi; onError(error: unknow
                       {campaign.clickRate === null ? '—' : `${(campaign.clickRate * 100).toFixed(1)}%`}
                     </td>
                     <td className="num">{formatNumber(campaign.conversions)}</td>
-                  </tr>
-                ))}
+                  </tr>,
+                  campaign.variants.length > 0 && (
+                    <tr key={`${campaign.campaignId}-variants`} className="variants">
+                      <td colSpan={11}>
+                        <VariantFigures campaign={campaign} />
+                      </td>
+                    </tr>
+                  ),
+                ])}
               </tbody>
             </table>
           </div>

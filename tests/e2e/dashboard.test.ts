@@ -392,4 +392,73 @@ describe('owner dashboard', () => {
     expect(await stored('welcome')).toMatchObject({ enabled: false });
     expect(await welcome.locator('[data-stat="sent"]').textContent()).toBe('0');
   });
+  it('A/B test from the compose screen: the same checks as the API, each variant to its share, its figures on screen', async () => {
+    await page.getByRole('link', { name: 'Send a notification' }).click();
+    await page.getByLabel('Title').fill('Autumn letters');
+    await page.getByLabel('Message').fill('Nine pieces for the autumn.');
+    await page.getByLabel('Test variants of this notification').check();
+    await page.getByLabel('Variant A title').fill('Autumn letters are here');
+    await page.getByLabel('Variant B title').fill('New: nine autumn letters');
+    await page.getByLabel('Variant B opens (URL)').fill('javascript:alert(1)');
+    await page.getByLabel('Share of the audience in the test (%)').fill('50');
+    await page.getByLabel('Pick the winner after (minutes)').fill('2');
+    await page.getByLabel('A segment').check();
+    await page.getByLabel('Segment', { exact: true }).selectOption('vip');
+    await page.getByRole('button', { name: 'Review and send' }).click();
+    // the owner API's own input schema, word for word, at each field
+    await expect.poll(() => page.locator('#winnerAfter-problem').textContent()).toBe('must be 5 or more');
+    expect(await page.locator('#variant1-url-problem').textContent()).toBe('must be an absolute http(s) URL');
+    expect(await page.getByLabel('Pick the winner after (minutes)').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Variant B opens (URL)').fill('');
+    await page.getByLabel('Pick the winner after (minutes)').fill('60');
+    await page.getByRole('button', { name: 'Review and send' }).click();
+    const confirm = page.getByRole('alertdialog');
+    await confirm.waitFor();
+    await shot('compose-ab-test');
+    const recipients = Number(await confirm.locator('[data-recipients]').getAttribute('data-recipients'));
+    const before = pushService.requests.length;
+    await confirm.getByRole('button', { name: 'Send now' }).click();
+
+    // half of the segment gets the test, split evenly between A and B; the rest waits for the winner
+    const testSize = Math.round(recipients / 2);
+    await expect.poll(() => pushService.requests.length - before, { timeout: 30_000 }).toBe(testSize);
+    const sent = pushService.requests.slice(before).map((request) => {
+      const message = JSON.parse(decryptPushBody(request.body, subscriberKeys).toString('utf8'));
+      return {
+        title: message.notification.title as string,
+        campaignId: message.notification.data.campaignId as string,
+        endpoint: `${pushService.origin}${request.path}`,
+      };
+    });
+    const titles = sent.map((message) => message.title);
+    const countOf = (title: string) => titles.filter((each) => each === title).length;
+    expect(countOf('Autumn letters are here') + countOf('New: nine autumn letters')).toBe(testSize);
+    expect(Math.abs(countOf('Autumn letters are here') - countOf('New: nine autumn letters'))).toBeLessThanOrEqual(1);
+
+    // one subscriber of variant A clicks (the worker's report; these seeded subscribers have no secret, so no click
+    // token: the report proves itself with the subscription's endpoint)
+    const clicked = sent.find((message) => message.title === 'Autumn letters are here')!;
+    const report = await fetch(`${providerUrl}/notificationEvent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://letters.example' },
+      body: JSON.stringify({ hash: LETTERS_HASH, campaignId: clicked.campaignId, endpoint: clicked.endpoint, event: 'clicked' }),
+    });
+    expect(report.status).toBe(200);
+
+    const variants = page.getByRole('table', { name: 'A/B test variants' });
+    await variants.waitFor({ timeout: 30_000 });
+    const rowOf = (letter: string) => variants.locator(`tr[data-variant="${letter}"]`);
+    await expect.poll(() => rowOf('A').locator('td').nth(1).textContent()).toBe(String(countOf('Autumn letters are here')));
+    await expect.poll(() => rowOf('A').locator('td').nth(3).textContent(), { timeout: 10_000 }).toBe('1');
+    expect(await rowOf('B').locator('td').nth(3).textContent()).toBe('0');
+    expect(await page.locator('[data-winner]').textContent()).toMatch(/^The variant with the best click rate goes to the rest at /);
+    await shot('compose-ab-test-figures');
+
+    // the same figures stay on the overview, under the campaign
+    await page.getByRole('link', { name: 'Overview' }).click();
+    const overviewVariants = page.locator('tr.variants').first().getByRole('table', { name: 'A/B test variants' });
+    await overviewVariants.waitFor();
+    expect(await overviewVariants.locator('tr[data-variant="A"] td').first().textContent()).toBe('A: Autumn letters are here');
+    expect(await overviewVariants.locator('tr[data-variant="A"] td').nth(3).textContent()).toBe('1');
+  });
 });

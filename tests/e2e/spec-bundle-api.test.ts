@@ -1,0 +1,203 @@
+// Issue 18: rules of the spec that unit tests proved on the runtime modules in happy-dom, proven here through the
+// built push.js of the calligraphy site in Debian's Chromium (real pushManager.subscribe() with the fake GCM
+// check-in) against the real provider: the public API of section 7, "Invalid Subscriber Id" before any
+// subscription, the visitor uuid cookie's 10000 days, IndexedDB "pushkit" version 1, the segment name rules of
+// section 5 (and removal's length rule only for a non-empty name), and the tracking consent key. One visitor,
+// in order.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_PATH, OFFLINE_FLAGS } from '../support/browser.ts';
+import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+import { subscribeThroughApi } from '../support/subscribe.ts';
+
+let stack: Stack;
+let gcm: FakeGcm;
+let context: BrowserContext;
+let profileDir: string;
+
+beforeAll(async () => {
+  stack = await startStack();
+  gcm = await startFakeGcm();
+  profileDir = await mkdtemp(join(tmpdir(), 'push-kit-chromium-'));
+  context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [...OFFLINE_FLAGS, ...gcm.chromiumArgs],
+  });
+  await context.grantPermissions(['notifications'], { origin: stack.siteUrl });
+});
+afterAll(async () => {
+  await context?.close().catch(() => {});
+  if (profileDir) await rm(profileDir, { recursive: true, force: true });
+  await gcm?.close();
+  await stack?.close();
+});
+
+interface View {
+  page: Page;
+  /** Requests to the provider (fetch, image beacons), in order: path and query. */
+  calls: URL[];
+}
+
+async function view(): Promise<View> {
+  const page = await context.newPage();
+  const calls: URL[] = [];
+  // the cookie strings the page writes for the visitor uuid, with their attributes
+  await page.addInitScript(() => {
+    const uuidCookies: string[] = [];
+    (window as unknown as { uuidCookies: string[] }).uuidCookies = uuidCookies;
+    const property = Object.getOwnPropertyDescriptor(Document.prototype, 'cookie')!;
+    Object.defineProperty(document, 'cookie', {
+      configurable: true,
+      get: () => property.get!.call(document),
+      set: (value: string) => {
+        if (value.startsWith('_wingify_pc_uuid=')) uuidCookies.push(value);
+        property.set!.call(document, value);
+      },
+    });
+  });
+  page.on('request', (request) => {
+    if (request.url().startsWith(stack.providerUrl)) calls.push(new URL(request.url()));
+  });
+  await page.goto(`${stack.siteUrl}/`);
+  await page.waitForFunction(() => !Array.isArray((window as unknown as { pushkit?: unknown }).pushkit));
+  await page.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
+  return { page, calls };
+}
+
+type SegmentCall = 'addToSegment' | 'addSubscriberToSegment' | 'removeSubscriberFromSegment';
+/** What the page's callback hears from a segment call of the public API. */
+const segmentCall = (page: Page, method: SegmentCall, name: string) =>
+  page.evaluate(
+    ([method, name]) =>
+      new Promise<unknown>((resolve) => {
+        const api = (window as unknown as { pushkit: Record<string, (name: string, callback: (result: unknown) => void) => void> }).pushkit;
+        api[method]!(name, resolve);
+      }),
+    [method, name] as const,
+  );
+const segmentCalls = (calls: URL[]) => calls.filter((call) => call.pathname === '/as' || call.pathname === '/c.gif');
+const settle = (page: Page) => page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+
+const SPEC_API = [
+  'tag',
+  'addToSegment',
+  'addSubscriberToSegment',
+  'removeSubscriberFromSegment',
+  'triggerOptIn',
+  'triggerOptOut',
+  'getSubscriberId',
+  'isOptedOut',
+  'setTrackingConsent',
+];
+
+describe('the public API and stored state, through the built push.js', () => {
+  it('window.pushkit has the API of spec section 7; before a subscription a segment add is -1 and calls nothing', async () => {
+    const { page, calls } = await view();
+    const api = await page.evaluate(() => {
+      const pushkit = (window as unknown as { pushkit: Record<string, unknown> }).pushkit;
+      return Object.fromEntries(Object.keys(pushkit).map((key) => [key, typeof pushkit[key]]));
+    });
+    for (const name of SPEC_API) expect(api[name], name).toBe('function');
+    expect(api.push, 'calls queued before and after load').toBe('function');
+
+    expect(await segmentCall(page, 'addToSegment', 'news')).toBe(-1);
+    expect(await segmentCall(page, 'removeSubscriberFromSegment', 'news')).toBe(-1);
+    await settle(page);
+    expect(segmentCalls(calls)).toEqual([]);
+
+    // the visitor uuid cookie is written to live 10000 days (section 9); Chromium keeps a cookie at most 400 days
+    const written = await page.evaluate(() => (window as unknown as { uuidCookies: string[] }).uuidCookies);
+    expect(written).toHaveLength(1);
+    const expires = Date.parse(/expires=([^;]+)/i.exec(written[0]!)![1]!);
+    expect(Math.abs(expires - (Date.now() + 10_000 * 86_400_000))).toBeLessThan(86_400_000);
+    const uuid = (await context.cookies(stack.siteUrl)).find((cookie) => cookie.name === '_wingify_pc_uuid')!;
+    expect(written[0]).toContain(`_wingify_pc_uuid=${uuid.value};`);
+    expect(uuid.expires * 1000).toBeGreaterThan(Date.now() + 399 * 86_400_000);
+    await page.close();
+  });
+
+  it('subscribed: IndexedDB "pushkit" version 1 holds the subscription; segment names follow section 5', async () => {
+    const { page, calls } = await view();
+    const { subscriberId } = await subscribeThroughApi(page);
+    expect(subscriberId).toMatch(/^[\w-]+$/);
+
+    // push.js hands the subscription to its worker, which keeps it in IndexedDB (spec section 3)
+    const readDatabase = () =>
+      page.evaluate(async () => {
+        const list = await indexedDB.databases();
+        if (!list.some((entry) => entry.name === 'pushkit')) return { list, record: undefined };
+        const record = await new Promise<Record<string, unknown> | undefined>((resolve, reject) => {
+          const open = indexedDB.open('pushkit');
+          open.onerror = () => reject(open.error);
+          open.onsuccess = () => {
+            const request = open.result.transaction('subscriptionInfo').objectStore('subscriptionInfo').get('subscription');
+            request.onsuccess = () => {
+              open.result.close();
+              resolve(request.result as Record<string, unknown> | undefined);
+            };
+            request.onerror = () => reject(request.error);
+          };
+        });
+        return { list, record };
+      });
+    await expect.poll(async () => (await readDatabase()).record !== undefined, { timeout: 10_000 }).toBe(true);
+    const database = await readDatabase();
+    expect(database.list).toContainEqual({ name: 'pushkit', version: 1 });
+    const record = database.record as { identifier: string; subscriptionString: string; timestamp: number };
+    // its fields: identifier (the key, with value subscription), subscriptionString and timestamp
+    expect(Object.keys(record).sort()).toEqual(['identifier', 'subscriptionString', 'timestamp']);
+    expect(record.identifier).toBe('subscription');
+    expect(JSON.parse(record.subscriptionString).endpoint).toMatch(/^https?:\/\//);
+    expect(typeof record.timestamp).toBe('number');
+
+    // letters, digits, "_" and "-", fewer than 30 characters: a name of 29 is added, one of 30 is refused
+    const longest = `news_${'a'.repeat(24)}`;
+    expect(longest).toHaveLength(29);
+    expect(await segmentCall(page, 'addToSegment', longest)).toBe(true);
+    expect(await segmentCall(page, 'addSubscriberToSegment', 'spring-2026')).toBe(true);
+    const added = segmentCalls(calls)
+      .filter((call) => call.pathname === '/as')
+      .map((call) => call.searchParams.get('id'));
+    expect(added).toEqual([longest, 'spring-2026']);
+    const { rows } = await stack.db.query<{ sid: string }>(
+      `SELECT s.sid FROM segment_memberships m JOIN segments s ON s.id = m.segment_id WHERE m.subscriber_id = $1 ORDER BY s.sid`,
+      [subscriberId],
+    );
+    expect(rows.map((row) => row.sid)).toEqual(expect.arrayContaining([longest, 'spring-2026']));
+
+    const before = segmentCalls(calls).length;
+    for (const name of [`${longest}a`, 'a b', 'a.b', "a'b", 'café', '']) {
+      expect(await segmentCall(page, 'addToSegment', name), JSON.stringify(name)).toBe(false);
+    }
+    // removal checks the name only when one is given
+    expect(await segmentCall(page, 'removeSubscriberFromSegment', `${longest}a`)).toBe(false);
+    await settle(page);
+    expect(segmentCalls(calls).slice(before)).toEqual([]);
+    expect(await segmentCall(page, 'removeSubscriberFromSegment', '')).toBe(true);
+    expect(await segmentCall(page, 'removeSubscriberFromSegment', 'spring-2026')).toBe(true);
+    await settle(page);
+    const removals = segmentCalls(calls)
+      .slice(before)
+      .map((call) => [call.pathname, call.searchParams.get('action'), call.searchParams.get('segment')]);
+    expect(removals).toEqual([
+      ['/c.gif', 'remove-segment', ''],
+      ['/c.gif', 'remove-segment', 'spring-2026'],
+    ]);
+
+    // tracking consent (section 3): 1 is "do not track", 0 is "track"
+    await page.evaluate(() =>
+      (window as unknown as { pushkit: { setTrackingConsent(allowed: boolean): void } }).pushkit.setTrackingConsent(false),
+    );
+    expect(await page.evaluate(() => localStorage.getItem('wingify_donot_track_actions'))).toBe('1');
+    await page.evaluate(() =>
+      (window as unknown as { pushkit: { setTrackingConsent(allowed: boolean): void } }).pushkit.setTrackingConsent(true),
+    );
+    expect(await page.evaluate(() => localStorage.getItem('wingify_donot_track_actions'))).toBe('0');
+    await page.close();
+  });
+});

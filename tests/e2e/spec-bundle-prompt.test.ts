@@ -1,0 +1,130 @@
+// Issue 18: rules about whether and when push.js offers the subscription, proven through the built bundle in
+// Debian's Chromium against the real provider (unit tests prove the same on the runtime modules in happy-dom):
+// the browser minimums of spec section 1 (the browser's user agent decides), the default offer text of
+// section 2, include and exclude URL patterns (sections 2 and 5), a trigger expression whose `and` is read as
+// `or` (section 5), and the auto-trigger delay (section 9: 5 s after load by default).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_PATH, OFFLINE_FLAGS } from '../support/browser.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+
+let context: BrowserContext;
+let profileDir: string;
+const stacks: Stack[] = [];
+
+beforeAll(async () => {
+  profileDir = await mkdtemp(join(tmpdir(), 'push-kit-chromium-'));
+  context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM_PATH, headless: true, args: OFFLINE_FLAGS });
+});
+afterAll(async () => {
+  await context?.close().catch(() => {});
+  if (profileDir) await rm(profileDir, { recursive: true, force: true });
+  for (const stack of stacks) await stack.close();
+});
+
+async function stackWith(overrides: Record<string, unknown>): Promise<Stack> {
+  const stack = await startStack({ overrides });
+  stacks.push(stack);
+  return stack;
+}
+
+/**
+ * Opens `url` (with this user agent, when given), push.js's opt-in-shown callback queued before it loads;
+ * resolves the time after navigation at which the offer was shown, or null if it was not within `watchMs`.
+ */
+async function offerShown(url: string, watchMs: number, userAgent?: string): Promise<{ page: Page; shownAt: number | null }> {
+  const page = await context.newPage();
+  if (userAgent) {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Emulation.setUserAgentOverride', { userAgent });
+  }
+  await page.addInitScript(() => {
+    const seen: number[] = [];
+    (window as unknown as { shown: number[] }).shown = seen;
+    (window as unknown as { pushkit: unknown[] }).pushkit = [['optInShownCallback', () => seen.push(performance.now())]];
+  });
+  await page.goto(url);
+  await page.waitForFunction(() => !Array.isArray((window as unknown as { pushkit?: unknown }).pushkit));
+  const shownAt = await page
+    .waitForFunction(() => (window as unknown as { shown: number[] }).shown[0], undefined, { timeout: watchMs })
+    .then((handle) => handle.jsonValue() as Promise<number>)
+    .catch(() => null);
+  return { page, shownAt };
+}
+
+const desktop = (product: string) => `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) ${product}`;
+const android = (product: string) =>
+  `Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) ${product} Mobile Safari/537.36`;
+/** Section 1's minimums, and the version below each: [browser, user agent, offered]. */
+const BROWSERS: [string, string, boolean][] = [
+  ['Chrome 42', desktop('Chrome/42.0.2311.90 Safari/537.36'), true],
+  ['Chrome 41', desktop('Chrome/41.0.2272.118 Safari/537.36'), false],
+  ['Firefox 44 desktop', 'Mozilla/5.0 (Windows NT 10.0; rv:44.0) Gecko/20100101 Firefox/44.0', true],
+  ['Firefox 43 desktop', 'Mozilla/5.0 (Windows NT 10.0; rv:43.0) Gecko/20100101 Firefox/43.0', false],
+  ['Firefox 48 mobile', 'Mozilla/5.0 (Android 9; Mobile; rv:48.0) Gecko/48.0 Firefox/48.0', true],
+  ['Firefox 47 mobile', 'Mozilla/5.0 (Android 9; Mobile; rv:47.0) Gecko/47.0 Firefox/47.0', false],
+  ['Opera 42 desktop', desktop('Chrome/55.0 Safari/537.36 OPR/42.0.2393.94'), true],
+  ['Opera 41 desktop', desktop('Chrome/54.0 Safari/537.36 OPR/41.0'), false],
+  ['Opera 39 mobile', android('Chrome/52.0 OPR/39.0'), true],
+  ['Opera 38 mobile', android('Chrome/51.0 OPR/38.0'), false],
+  ['Edge 17', desktop('Chrome/64.0 Safari/537.36 Edge/17.17134'), true],
+  ['Edge 16', desktop('Chrome/58.0 Safari/537.36 Edge/16.16299'), false],
+  ['UC 4 mobile', android('Chrome/57.0 UCBrowser/4.0.1'), true],
+  ['UC 3 mobile', android('Chrome/57.0 UCBrowser/3.9'), false],
+  ['UC on desktop', desktop('Chrome/57.0 UCBrowser/7.0 Safari/537.36'), false],
+  ['Samsung 9 mobile', android('SamsungBrowser/9.2 Chrome/67.0'), true],
+  ['Samsung 8 mobile', android('SamsungBrowser/8.2 Chrome/63.0'), false],
+];
+
+describe('whether and when the built push.js offers the subscription', () => {
+  it('each browser minimum of section 1 is offered the default text; the version below it is offered nothing', async () => {
+    const stack = await stackWith({ triggers: { when: 'delay', delaySeconds: 0 } });
+    const offered: Record<string, boolean> = {};
+    for (const [browser, userAgent, expected] of BROWSERS) {
+      // an offered browser shows it at once (delay 0); one not offered is watched as long
+      const { page, shownAt } = await offerShown(`${stack.siteUrl}/`, expected ? 5000 : 1000, userAgent);
+      offered[browser] = shownAt !== null;
+      if (shownAt !== null) {
+        expect((await page.locator('[data-pk]:visible').allTextContents()).join(' ')).toContain(
+          'This site wants to notify you when it gets new Calligraphy submissions.',
+        );
+      }
+      await page.close();
+    }
+    expect(offered).toEqual(Object.fromEntries(BROWSERS.map(([browser, , expected]) => [browser, expected])));
+  });
+
+  it('include and exclude patterns decide the pages; a trigger expression with "and" fires on either side', async () => {
+    const stack = await stackWith({
+      includeUrls: ['/', '/submissions*', '/checkouts/*'],
+      excludeUrls: ['/checkouts/*'],
+      // section 5: every and/or of a trigger expression is read as or
+      triggers: { when: 'delay and scroll', delaySeconds: 0, scroll: { percent: 90 } },
+    });
+    const seen: Record<string, boolean> = {};
+    for (const [path, expected] of [
+      ['/', true],
+      ['/submissions.html', true],
+      ['/centered.html', false],
+      ['/checkouts/1001', false],
+    ] as const) {
+      const { page, shownAt } = await offerShown(`${stack.siteUrl}${path}`, expected ? 5000 : 1500);
+      seen[path] = shownAt !== null;
+      await page.close();
+    }
+    expect(seen).toEqual({ '/': true, '/submissions.html': true, '/centered.html': false, '/checkouts/1001': false });
+  });
+
+  it('by default the offer comes 5 s after load, not before', async () => {
+    const stack = await stackWith({});
+    const { page, shownAt } = await offerShown(`${stack.siteUrl}/`, 15_000);
+    const loadedAt = await page.evaluate(() => performance.getEntriesByType('navigation')[0]!.toJSON().loadEventEnd as number);
+    expect(shownAt).not.toBeNull();
+    expect(shownAt! - loadedAt).toBeGreaterThanOrEqual(5000 - 20);
+    expect(shownAt! - loadedAt).toBeLessThan(12_000);
+    await page.close();
+  });
+});

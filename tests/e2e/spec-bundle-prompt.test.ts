@@ -2,7 +2,7 @@
 // Debian's Chromium against the real provider (unit tests prove the same on the runtime modules in happy-dom):
 // the browser minimums of spec section 1 (the browser's user agent decides), the default offer text of
 // section 2, include and exclude URL patterns (sections 2 and 5), a trigger expression whose `and` is read as
-// `or` (section 5), and the auto-trigger delay (section 9: 5 s after load by default).
+// `or` (section 5), the interval event's 1 s ticks and the auto-trigger delay (section 9: 5 s after load by default).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,6 +116,36 @@ describe('whether and when the built push.js offers the subscription', () => {
       await page.close();
     }
     expect(seen).toEqual({ '/': true, '/submissions.html': true, '/centered.html': false, '/checkouts/1001': false });
+  });
+
+  it("config text is shown as text: markup in the offer, the buttons and the branding never becomes the page's", async () => {
+    const hostile = `<img src=x onerror="window.__pwned=1"> & "quotes" </div><script>window.__pwned=2</script>`;
+    const stack = await stackWith({
+      triggers: { when: 'delay', delaySeconds: 0 },
+      pcBranding: 1,
+      isNativeOptin: 1,
+      texts: { offer: `Offer ${hostile}`, noButton: 'No <b>thanks</b>' },
+      style: { brandingType: 'custom', brandingText: `Brand ${hostile}` },
+    });
+    const { page, shownAt } = await offerShown(`${stack.siteUrl}/`, 5000);
+    expect(shownAt).not.toBeNull();
+    const shown = (await page.locator('[data-pk]:visible').allTextContents()).join(' ');
+    expect(shown).toContain(`Offer ${hostile}`);
+    expect(shown).toContain(`Brand ${hostile}`);
+    expect(shown).toContain('No <b>thanks</b>');
+    expect(await page.locator('[data-pk] img[src="x"], [data-pk] script, [data-pk] b').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    await page.close();
+  });
+
+  it('the interval event: after intervalSeconds ticks of 1 s', async () => {
+    const stack = await stackWith({ triggers: { when: 'interval', intervalSeconds: 3 } });
+    const { page, shownAt } = await offerShown(`${stack.siteUrl}/`, 12_000);
+    const startedAt = await page.evaluate(() => performance.getEntriesByType('navigation')[0]!.toJSON().domContentLoadedEventEnd as number);
+    expect(shownAt).not.toBeNull();
+    expect(shownAt! - startedAt).toBeGreaterThanOrEqual(3000 - 20);
+    expect(shownAt! - startedAt).toBeLessThan(9000);
+    await page.close();
   });
 
   it('by default the offer comes 5 s after load, not before', async () => {

@@ -144,6 +144,50 @@ describe('sending a campaign from the database', () => {
     for (let i = 0; i < 40; i += 1) expect(service.countFor(`/shared/${i}`)).toBe(1);
   });
 
+  it('expires, without sending, every delivery whose subscriber unsubscribed after the campaign was created', async () => {
+    await db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
+    const subscribers: { path: string; id: string; secret: string }[] = [];
+    for (let i = 0; i < 30; i += 1) {
+      const path = `/left/${i}`;
+      const reply = await postSync(app, {
+        hash: SITE_HASH,
+        action: 'insert',
+        subscription: JSON.stringify({
+          endpoint: `${service.origin}${path}`,
+          expirationTime: null,
+          keys: { p256dh: keys.p256dh, auth: keys.auth },
+        }),
+        subscriptionId: `left-${i}`,
+      });
+      const { subscriberId, subscriberSecret } = reply.json() as { subscriberId: string; subscriberSecret: string };
+      subscribers.push({ path, id: subscriberId, secret: subscriberSecret });
+    }
+    const campaignId = await newCampaign('Left');
+    // Whole claim windows of leavers (the first and last 8) and leavers between senders (every third).
+    const leavers = subscribers.filter((_, i) => i < 8 || i >= 22 || i % 3 === 0);
+    for (const leaver of leavers) {
+      const reply = await postSync(app, {
+        hash: SITE_HASH,
+        action: 'unsubscribe-ui',
+        subscriberId: leaver.id,
+        subscriberSecret: leaver.secret,
+      });
+      expect(reply.statusCode).toBe(200);
+    }
+
+    await sendCampaign(db, site, campaignId, vapid, { ca: service.ca, pushServices: service.pushServices, concurrency: 2 });
+
+    expect(await campaignProgress(db, campaignId)).toMatchObject({
+      recipients: 30,
+      pending: 0,
+      delivered: 30 - leavers.length,
+      expired: leavers.length,
+    });
+    for (const subscriber of subscribers) {
+      expect(service.countFor(subscriber.path), subscriber.path).toBe(leavers.includes(subscriber) ? 0 : 1);
+    }
+  });
+
   it('a claim held by a live runner is not taken, one older than the lease is', async () => {
     await db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
     await subscribe('/lease/1');

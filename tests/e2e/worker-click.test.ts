@@ -5,6 +5,7 @@
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { clickTokenOf } from '../../server/push/click-token.ts';
 import { createCampaign } from '../../server/store/campaigns.ts';
 import type { Database } from '../../server/store/database.ts';
 import { loadSites, type HostedSite } from '../../server/sites.ts';
@@ -50,9 +51,22 @@ afterAll(async () => {
   await site?.close();
 });
 
-async function campaign(title: string): Promise<string> {
+const SECRET_HASH = 'worker-click-secret-hash';
+
+/**
+ * A campaign to this browser's subscriber, and the click token of its delivery: the proof a report of the
+ * worker carries, without which the provider counts nothing (SECURITY.md, notification reports).
+ */
+async function campaign(title: string): Promise<{ campaignId: string; click: string }> {
+  await db.query(
+    `INSERT INTO subscribers (id, site_hash, status, endpoint, p256dh, auth, secret_hash)
+     VALUES ('worker-click-subscriber', $1, 'subscribed', 'https://fcm.googleapis.com/fcm/send/worker-click', 'p256dh', 'auth', $2)
+     ON CONFLICT (id) DO NOTHING`,
+    [hosted.hash, SECRET_HASH],
+  );
   const { campaignId } = await createCampaign(db, hosted, { title, body: 'body', url: `${site.origin}/`, ttl: 3600, urgency: 'normal' });
-  return campaignId;
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM deliveries WHERE campaign_id = $1', [campaignId]);
+  return { campaignId, click: clickTokenOf(String(rows[0]!.id), SECRET_HASH) };
 }
 
 /** Delivers the payload, waits for the desktop to show it, clicks it and returns the page the click opened. */
@@ -76,12 +90,13 @@ const events = async (campaignId: string) =>
 
 describe('a click on a notification', () => {
   it('opens the payload URL in a new page and the provider records shown and clicked', async () => {
-    const campaignId = await campaign('Click me');
+    const { campaignId, click } = await campaign('Click me');
     const { shown, opened } = await pushAndClick({
       title: 'Click me',
       body: 'New pieces are in.',
       url: `${site.origin}/submissions.html?from=push`,
       campaignId,
+      data: { click },
     });
     expect(shown.body).toContain('New pieces are in.');
     expect(opened.url()).toBe(`${site.origin}/submissions.html?from=push`);
@@ -91,11 +106,11 @@ describe('a click on a notification', () => {
   });
 
   it('shows a declarative push message through the worker and a click opens its navigate URL', async () => {
-    const campaignId = await campaign('Declarative');
+    const { campaignId, click } = await campaign('Declarative');
     const navigate = `${site.origin}/classes.html?from=declarative`;
     const { shown, opened } = await pushAndClick({
       web_push: 8030,
-      notification: { title: 'Declarative', body: 'Spring classes are open.', navigate, data: { campaignId } },
+      notification: { title: 'Declarative', body: 'Spring classes are open.', navigate, data: { campaignId, click } },
       mutable: true,
     });
     expect(shown.body).toContain('Spring classes are open.');
@@ -106,10 +121,26 @@ describe('a click on a notification', () => {
   });
 
   it('opens the site, not a URL on an origin the site did not configure', async () => {
-    const campaignId = await campaign('Phish');
-    const { opened } = await pushAndClick({ title: 'Phish', body: 'Claim your prize', url: 'http://127.0.0.2:9/prize', campaignId });
+    const { campaignId, click } = await campaign('Phish');
+    const { opened } = await pushAndClick({
+      title: 'Phish',
+      body: 'Claim your prize',
+      url: 'http://127.0.0.2:9/prize',
+      campaignId,
+      data: { click },
+    });
     expect(opened.url()).toBe(`${site.origin}/`);
     await expect.poll(() => events(campaignId), { timeout: 10_000 }).toEqual(['clicked', 'shown']);
+    await opened.close();
+  });
+
+  it('a message without its click token (forged, or queued before tokens) still shows and opens, but counts nothing', async () => {
+    const { campaignId } = await campaign('Unproven');
+    const { opened } = await pushAndClick({ title: 'Unproven', body: 'No token', url: `${site.origin}/`, campaignId });
+    expect(opened.url()).toBe(`${site.origin}/`);
+    // the worker's reports went out (it cannot know) and the provider refused them: no subscription proves them
+    await opened.waitForTimeout(500);
+    expect(await events(campaignId)).toEqual([]);
     await opened.close();
   });
 

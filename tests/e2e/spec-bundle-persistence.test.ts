@@ -1,0 +1,77 @@
+// Issue 18: trigger events persisted for the session or longer (spec section 4), through the built push.js in
+// Debian's Chromium. The offer waits for a click on the page's subscribe button; with `persist: 'session'` a
+// click on one view counts on the next views of the browser session (a session cookie) and not in a new
+// session, with `'always'` also in a new session (localStorage), and with `'page'` (the default) only on the
+// view where it happened.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_PATH, OFFLINE_FLAGS } from '../support/browser.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+
+let context: BrowserContext;
+let profileDir: string;
+const stacks: Stack[] = [];
+
+beforeAll(async () => {
+  profileDir = await mkdtemp(join(tmpdir(), 'push-kit-chromium-'));
+  context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM_PATH, headless: true, args: OFFLINE_FLAGS });
+});
+afterAll(async () => {
+  await context?.close().catch(() => {});
+  if (profileDir) await rm(profileDir, { recursive: true, force: true });
+  for (const stack of stacks) await stack.close();
+});
+
+/** Opens the site and resolves whether the offer was shown within `watchMs`, without touching the page. */
+async function offered(stack: Stack, watchMs: number): Promise<{ page: Page; shown: boolean }> {
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    const seen: number[] = [];
+    (window as unknown as { shown: number[] }).shown = seen;
+    (window as unknown as { pushkit: unknown[] }).pushkit = [['optInShownCallback', () => seen.push(performance.now())]];
+  });
+  await page.goto(`${stack.siteUrl}/`);
+  await page.waitForFunction(() => !Array.isArray((window as unknown as { pushkit?: unknown }).pushkit));
+  const shown = await page
+    .waitForFunction(() => (window as unknown as { shown: number[] }).shown.length > 0, undefined, { timeout: watchMs })
+    .then(() => true)
+    .catch(() => false);
+  return { page, shown };
+}
+
+/** The end of the browser session: its session cookies go, the rest stays. */
+async function newBrowserSession(stack: Stack): Promise<void> {
+  for (const cookie of await context.cookies(stack.siteUrl)) {
+    if (cookie.expires === -1) await context.clearCookies({ name: cookie.name });
+  }
+}
+
+describe('trigger events persisted for the session or longer, through the built push.js', () => {
+  for (const [persist, nextView, nextSession] of [
+    ['page', false, false],
+    ['session', true, false],
+    ['always', true, true],
+  ] as const) {
+    it(`persist ${persist}: a click counts on the next view ${nextView ? 'too' : 'no more'}, in a new session ${nextSession ? 'too' : 'no more'}`, async () => {
+      const stack = await startStack({ overrides: { triggers: { when: 'click', clickSelector: '#subscribe-button', persist } } });
+      stacks.push(stack);
+      const first = await offered(stack, 1000);
+      expect(first.shown, 'nothing before the click').toBe(false);
+      await first.page.locator('#subscribe-button').click();
+      await first.page.waitForFunction(() => (window as unknown as { shown: number[] }).shown.length > 0, undefined, { timeout: 5000 });
+      await first.page.close();
+
+      const next = await offered(stack, nextView ? 5000 : 1000);
+      expect(next.shown, 'the next view of the session').toBe(nextView);
+      await next.page.close();
+
+      await newBrowserSession(stack);
+      const later = await offered(stack, nextSession ? 5000 : 1000);
+      expect(later.shown, 'a view in a new browser session').toBe(nextSession);
+      await later.page.close();
+    });
+  }
+});

@@ -4,37 +4,22 @@
 // subscription, the visitor uuid cookie's 10000 days, IndexedDB "pushkit" version 1, the segment name rules of
 // section 5 (and removal's length rule only for a non-empty name), and the tracking consent key. One visitor,
 // in order.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_PATH, OFFLINE_FLAGS } from '../support/browser.ts';
-import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
-import { startStack, type Stack } from '../support/stack.ts';
 import { subscribeThroughApi } from '../support/subscribe.ts';
+import type { Stack } from '../support/stack.ts';
+import { startVisitorBrowser, type VisitorBrowser } from '../support/visitor-browser.ts';
 
+let visitor: VisitorBrowser;
 let stack: Stack;
-let gcm: FakeGcm;
 let context: BrowserContext;
-let profileDir: string;
 
 beforeAll(async () => {
-  stack = await startStack();
-  gcm = await startFakeGcm();
-  profileDir = await mkdtemp(join(tmpdir(), 'push-kit-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: [...OFFLINE_FLAGS, ...gcm.chromiumArgs],
-  });
-  await context.grantPermissions(['notifications'], { origin: stack.siteUrl });
+  visitor = await startVisitorBrowser({ grant: true });
+  ({ stack, context } = visitor);
 });
 afterAll(async () => {
-  await context?.close().catch(() => {});
-  if (profileDir) await rm(profileDir, { recursive: true, force: true });
-  await gcm?.close();
-  await stack?.close();
+  await visitor?.close();
 });
 
 interface View {

@@ -3,49 +3,33 @@
 // click on one view counts on the next views of the browser session (a session cookie) and not in a new
 // session, with `'always'` also in a new session (localStorage), and with `'page'` (the default) only on the
 // view where it happened.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_PATH, OFFLINE_FLAGS } from '../support/browser.ts';
+import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { offerShown } from '../support/offer.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
-let context: BrowserContext;
-let profileDir: string;
+let browser: TestBrowser;
 const stacks: Stack[] = [];
 
 beforeAll(async () => {
-  profileDir = await mkdtemp(join(tmpdir(), 'push-kit-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM_PATH, headless: true, args: OFFLINE_FLAGS });
+  browser = await launchPersistentChromium();
 });
 afterAll(async () => {
-  await context?.close().catch(() => {});
-  if (profileDir) await rm(profileDir, { recursive: true, force: true });
+  await browser?.close();
   for (const stack of stacks) await stack.close();
 });
 
-/** Opens the site and resolves whether the offer was shown within `watchMs`, without touching the page. */
+/** Whether the offer was shown on a view of the site within `watchMs`, the page untouched. */
 async function offered(stack: Stack, watchMs: number): Promise<{ page: Page; shown: boolean }> {
-  const page = await context.newPage();
-  await page.addInitScript(() => {
-    const seen: number[] = [];
-    (window as unknown as { shown: number[] }).shown = seen;
-    (window as unknown as { pushkit: unknown[] }).pushkit = [['optInShownCallback', () => seen.push(performance.now())]];
-  });
-  await page.goto(`${stack.siteUrl}/`);
-  await page.waitForFunction(() => !Array.isArray((window as unknown as { pushkit?: unknown }).pushkit));
-  const shown = await page
-    .waitForFunction(() => (window as unknown as { shown: number[] }).shown.length > 0, undefined, { timeout: watchMs })
-    .then(() => true)
-    .catch(() => false);
-  return { page, shown };
+  const { page, shownAt } = await offerShown(browser.context, `${stack.siteUrl}/`, watchMs);
+  return { page, shown: shownAt !== null };
 }
 
 /** The end of the browser session: its session cookies go, the rest stays. */
 async function newBrowserSession(stack: Stack): Promise<void> {
-  for (const cookie of await context.cookies(stack.siteUrl)) {
-    if (cookie.expires === -1) await context.clearCookies({ name: cookie.name });
+  for (const cookie of await browser.context.cookies(stack.siteUrl)) {
+    if (cookie.expires === -1) await browser.context.clearCookies({ name: cookie.name });
   }
 }
 

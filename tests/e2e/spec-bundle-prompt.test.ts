@@ -3,25 +3,19 @@
 // the browser minimums of spec section 1 (the browser's user agent decides), the default offer text of
 // section 2, include and exclude URL patterns (sections 2 and 5), a trigger expression whose `and` is read as
 // `or` (section 5), the interval event's 1 s ticks and the auto-trigger delay (section 9: 5 s after load by default).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_PATH, OFFLINE_FLAGS } from '../support/browser.ts';
+import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { offerShown as offerShownIn } from '../support/offer.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
-let context: BrowserContext;
-let profileDir: string;
+let browser: TestBrowser;
 const stacks: Stack[] = [];
 
 beforeAll(async () => {
-  profileDir = await mkdtemp(join(tmpdir(), 'push-kit-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM_PATH, headless: true, args: OFFLINE_FLAGS });
+  browser = await launchPersistentChromium();
 });
 afterAll(async () => {
-  await context?.close().catch(() => {});
-  if (profileDir) await rm(profileDir, { recursive: true, force: true });
+  await browser?.close();
   for (const stack of stacks) await stack.close();
 });
 
@@ -31,29 +25,7 @@ async function stackWith(overrides: Record<string, unknown>): Promise<Stack> {
   return stack;
 }
 
-/**
- * Opens `url` (with this user agent, when given), push.js's opt-in-shown callback queued before it loads;
- * resolves the time after navigation at which the offer was shown, or null if it was not within `watchMs`.
- */
-async function offerShown(url: string, watchMs: number, userAgent?: string): Promise<{ page: Page; shownAt: number | null }> {
-  const page = await context.newPage();
-  if (userAgent) {
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('Emulation.setUserAgentOverride', { userAgent });
-  }
-  await page.addInitScript(() => {
-    const seen: number[] = [];
-    (window as unknown as { shown: number[] }).shown = seen;
-    (window as unknown as { pushkit: unknown[] }).pushkit = [['optInShownCallback', () => seen.push(performance.now())]];
-  });
-  await page.goto(url);
-  await page.waitForFunction(() => !Array.isArray((window as unknown as { pushkit?: unknown }).pushkit));
-  const shownAt = await page
-    .waitForFunction(() => (window as unknown as { shown: number[] }).shown[0], undefined, { timeout: watchMs })
-    .then((handle) => handle.jsonValue() as Promise<number>)
-    .catch(() => null);
-  return { page, shownAt };
-}
+const offerShown = (url: string, watchMs: number, userAgent?: string) => offerShownIn(browser.context, url, watchMs, userAgent);
 
 const desktop = (product: string) => `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) ${product}`;
 const android = (product: string) =>

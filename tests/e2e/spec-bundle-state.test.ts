@@ -3,42 +3,27 @@
 // happy-dom: an edited or corrupted stored value counts as absent (section 3), so a subscriber whose stored id
 // was tampered with sends insert (the update decision's second step, section 4) and gets its own id back; and a
 // subscriber without a local consent value asks the provider for it once (section 7).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_PATH, OFFLINE_FLAGS } from '../support/browser.ts';
-import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
-import { startStack, type Stack } from '../support/stack.ts';
 import { subscribeThroughApi } from '../support/subscribe.ts';
+import type { Stack } from '../support/stack.ts';
+import { startVisitorBrowser, type VisitorBrowser } from '../support/visitor-browser.ts';
 
+let visitor: VisitorBrowser;
 let stack: Stack;
-let gcm: FakeGcm;
 let context: BrowserContext;
-let profileDir: string;
 let subscriberId: string;
 
 beforeAll(async () => {
-  stack = await startStack();
-  gcm = await startFakeGcm();
-  profileDir = await mkdtemp(join(tmpdir(), 'push-kit-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: [...OFFLINE_FLAGS, ...gcm.chromiumArgs],
-  });
-  await context.grantPermissions(['notifications'], { origin: stack.siteUrl });
+  visitor = await startVisitorBrowser({ grant: true });
+  ({ stack, context } = visitor);
   const page = await context.newPage();
   await page.goto(`${stack.siteUrl}/`);
   ({ subscriberId } = await subscribeThroughApi(page));
   await page.close();
 });
 afterAll(async () => {
-  await context?.close().catch(() => {});
-  if (profileDir) await rm(profileDir, { recursive: true, force: true });
-  await gcm?.close();
-  await stack?.close();
+  await visitor?.close();
 });
 
 interface View {

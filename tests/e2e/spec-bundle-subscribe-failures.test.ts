@@ -5,27 +5,22 @@
 // non-numeric one (no retry), or no answer at all (the 2 s timeout). Headless Chromium shows no permission
 // prompt, so the two "closed" cases stand the browser's prompt in with a Notification.requestPermission that
 // answers "default" (a close) after a chosen time.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_PATH, OFFLINE_FLAGS } from '../support/browser.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import type { Stack } from '../support/stack.ts';
+import { startVisitorBrowser, type VisitorBrowser } from '../support/visitor-browser.ts';
 
+let visitor: VisitorBrowser;
 let stack: Stack;
 let context: BrowserContext;
-let profileDir: string;
 
 beforeAll(async () => {
-  stack = await startStack();
-  profileDir = await mkdtemp(join(tmpdir(), 'push-kit-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM_PATH, headless: true, args: OFFLINE_FLAGS });
+  // no push service at all: every subscribe is refused at the page (below)
+  visitor = await startVisitorBrowser({ push: false });
+  ({ stack, context } = visitor);
 });
 afterAll(async () => {
-  await context?.close().catch(() => {});
-  if (profileDir) await rm(profileDir, { recursive: true, force: true });
-  await stack?.close();
+  await visitor?.close();
 });
 
 interface Attempt {

@@ -3,11 +3,12 @@
 // folder. Every insert that was answered 200 is there, intact, with its event; an insert cut off by the kill
 // is either wholly there or wholly absent; the indexes and table pages check clean (amcheck).
 import { spawn } from 'node:child_process';
-import { access, readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { amcheck } from '@electric-sql/pglite/contrib/amcheck';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CACHE_DIR_ENV } from '../../server/store/embedded-initdb.ts';
 import { lockEmbeddedDatabase } from '../../server/store/embedded-lock.ts';
 import { tempDir } from '../support/server.ts';
 import {
@@ -147,27 +148,29 @@ describe('embedded database under kill -9', () => {
     removals.push(project.remove);
     const siteFile = await writeFaultSite(project.path);
     const dataDir = join(project.path, '.push-kit', 'db');
-    const building = `${dataDir}.initdb`;
-    const first = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--sites', siteFile], {
-      cwd: project.path,
-      env: { ...process.env, DATABASE_URL: '', NO_COLOR: '1' },
-      stdio: 'ignore',
-    });
+    // a cache of its own, empty: this start must run initdb (in a child process) to make the template
+    const cache = join(project.path, 'cache');
+    const env = { ...process.env, DATABASE_URL: '', NO_COLOR: '1', [CACHE_DIR_ENV]: cache };
+    const first = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--sites', siteFile], { cwd: project.path, env, stdio: 'ignore' });
     const exited = new Promise((done) => first.on('exit', done));
-    const exists = (path: string) =>
-      access(path).then(
-        () => true,
-        () => false,
-      );
+    const entries = (path: string) => readdir(path).catch(() => [] as string[]);
     const deadline = Date.now() + 60_000;
-    while (!(await exists(building)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(await exists(building), 'the database is created beside the data folder').toBe(true);
+    while (!(await entries(cache)).some((entry) => /^pglite-initdb-\w+\.\d+-\w+$/.test(entry)) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(await entries(cache), 'the template is built beside its place in the cache').toHaveLength(1);
     first.kill('SIGKILL');
     await exited;
-    expect(await readdir(dataDir), 'the data folder holds nothing of the interrupted creation').toEqual([]);
+    expect(await entries(dataDir), 'the data folder holds nothing of the interrupted creation').toEqual([]);
+    expect(
+      (await entries(cache)).filter((entry) => /^pglite-initdb-\w+$/.test(entry)),
+      'no template was finished',
+    ).toEqual([]);
 
-    const next = await startServe(project.path, siteFile);
-    expect(await exists(building)).toBe(false);
+    const next = await startServe(project.path, siteFile, { [CACHE_DIR_ENV]: cache });
+    // the next start made the template (what the killed one left is cleared once its child has gone) and copied it
+    expect((await entries(cache)).filter((entry) => /^pglite-initdb-\w+$/.test(entry))).toHaveLength(1);
+    expect(await entries(`${dataDir}.initdb`)).toEqual([]);
     const answer = await postSync(next.url, insertForm(randomSubscription('after-initdb-kill')), 1);
     expect(answer.statusCode).toBe(200);
     expect(answer.body.status).toBe('success');

@@ -104,7 +104,10 @@ export async function initialiseEmbeddedDatabase(dataDir: string, startParams: s
   const building = join(dirname(dataDir), `${basename(dataDir)}.initdb`);
   await rm(building, { recursive: true, force: true });
   try {
-    await cp(await template(startParams), building, { recursive: true });
+    // Without a usable cache (no home folder, a read-only one) initdb makes this database alone.
+    const made = await template(startParams).catch(() => undefined);
+    if (made) await cp(made, building, { recursive: true });
+    else await initdb(building, startParams);
     // The data folder is empty (checked above) and its lock is ours.
     await rmdir(dataDir);
     await rename(building, dataDir);

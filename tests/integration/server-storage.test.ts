@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
 import { MIGRATIONS } from '../../server/store/migrations.ts';
 import { openDatabase } from '../../server/store/database.ts';
+import { CACHE_DIR_ENV } from '../../server/store/embedded-initdb.ts';
 import { ensureOwnerKey, isOwnerKey, ownerKeyHashFromInit } from '../../server/store/owner-keys.ts';
 import { loadSites } from '../../server/sites.ts';
 import { insertSubscriber, postSync, SITE_HASH, tempDir, testSite } from '../support/server.ts';
@@ -41,6 +42,22 @@ describe('embedded database', () => {
     expect(again.json()).toEqual({ status: 'success', subscriberId: id, subscriberSecret: expect.any(String) });
     await reopened.close();
     await second.close();
+  });
+
+  it('is created without a usable cache folder too (no home, a read-only one): initdb then makes it alone', async () => {
+    const dir = await tempDir('pushkit-nocache-');
+    removals.push(dir.remove);
+    await writeFile(join(dir.path, 'not-a-folder'), '');
+    const saved = process.env[CACHE_DIR_ENV];
+    process.env[CACHE_DIR_ENV] = join(dir.path, 'not-a-folder', 'cache');
+    try {
+      const db = await openDatabase({ dataDir: join(dir.path, 'db') });
+      expect((await db.query('SELECT count(*)::int AS count FROM schema_migrations')).rows).toEqual([{ count: MIGRATIONS.length }]);
+      await db.close();
+    } finally {
+      if (saved === undefined) delete process.env[CACHE_DIR_ENV];
+      else process.env[CACHE_DIR_ENV] = saved;
+    }
   });
 
   it("is one process's: a second open is refused while a lock left by a killed process is taken over", async () => {

@@ -250,14 +250,15 @@ export function Subscribers({ api, onError, selected }: { api: SiteApi; onError(
   const segments = useLoad(() => api.segments(), onError, [api]);
   const [notice, setNotice] = useState<string | null>(null);
 
-  // a search runs when typing pauses, from the first page
+  // a search runs when typing pauses, from the first page; a page chosen meanwhile without typing stays
   useEffect(() => {
+    if (searchText.trim() === search) return;
     const timer = window.setTimeout(() => {
       setSearch(searchText.trim());
       setOffset(0);
     }, 300);
     return () => window.clearTimeout(timer);
-  }, [searchText]);
+  }, [searchText, search]);
 
   const page = useLoad(
     () => api.subscribers({ limit: PAGE_SIZE, offset, search, status: status || undefined, segment, order: 'newest' }),

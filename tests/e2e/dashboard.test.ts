@@ -394,6 +394,8 @@ describe('owner dashboard', () => {
   });
   it('A/B test from the compose screen: the same checks as the API, each variant to its share, its figures on screen', async () => {
     await page.getByRole('link', { name: 'Send a notification' }).click();
+    // the automations screen before it has Title fields too
+    await page.getByRole('heading', { name: 'Send a notification' }).waitFor();
     await page.getByLabel('Title').fill('Autumn letters');
     await page.getByLabel('Message').fill('Nine pieces for the autumn.');
     await page.getByLabel('Test variants of this notification').check();

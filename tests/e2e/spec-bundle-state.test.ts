@@ -1,8 +1,9 @@
 // Issue 18: stored state read back by the built push.js in Debian's Chromium (a real pushManager.subscribe()
 // with the fake GCM check-in) against the real provider, for rules unit tests proved on the runtime modules in
 // happy-dom: an edited or corrupted stored value counts as absent (section 3), so a subscriber whose stored id
-// was tampered with sends insert (the update decision's second step, section 4) and gets its own id back; and a
-// subscriber without a local consent value asks the provider for it once (section 7).
+// was tampered with sends insert (the update decision's second step, section 4) and gets its own id back; the
+// update decision's five steps are taken in order (each with the conditions of every later step also holding); and
+// a subscriber without a local consent value asks the provider for it once (section 7).
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribeThroughApi } from '../support/subscribe.ts';
@@ -28,8 +29,8 @@ afterAll(async () => {
 
 interface View {
   page: Page;
-  /** Requests to the provider: path, and the sync's action. */
-  calls: { path: string; action: string | null }[];
+  /** Requests to the provider: path, and the sync's action and previous subscription id. */
+  calls: { path: string; action: string | null; previousSubscriptionId: string | null }[];
 }
 
 /** A view after `edit` ran on the stored state; waits until push.js has done its view's work. */
@@ -42,8 +43,12 @@ async function viewAfter(edit: (page: Page) => Promise<void>): Promise<View> {
   const calls: View['calls'] = [];
   page.on('request', (request) => {
     if (!request.url().startsWith(stack.providerUrl)) return;
-    const action = new URLSearchParams(request.postData() ?? '').get('action');
-    calls.push({ path: new URL(request.url()).pathname, action });
+    const form = new URLSearchParams(request.postData() ?? '');
+    calls.push({
+      path: new URL(request.url()).pathname,
+      action: form.get('action'),
+      previousSubscriptionId: form.get('previousSubscriptionId'),
+    });
   });
   await page.goto(`${stack.siteUrl}/`);
   await page.waitForFunction(() => !Array.isArray((window as unknown as { pushkit?: unknown }).pushkit));
@@ -74,6 +79,67 @@ describe('stored state, read back by the built push.js', () => {
       await view.page.close();
     }
     expect(await subscriberCount()).toBe(before);
+  });
+
+  it('the update decision takes its five steps in order: the first that holds decides, and its sync brings the state back in line', async () => {
+    const { page: first } = await viewAfter(async () => undefined);
+    const storedSubscriptionId = await stored(first, 'wingify_push_subscription_id');
+    const endpoint = await stored(first, 'wingify_push_subscription_endpoint');
+    await first.close();
+    const set = (entries: Record<string, string | null>) => (page: Page) =>
+      page.evaluate((entries) => {
+        for (const [key, value] of Object.entries(entries)) {
+          if (value === null) localStorage.removeItem(key);
+          else localStorage.setItem(key, value);
+        }
+      }, entries);
+    // Each row makes the conditions of its step and of every later step hold at once (spec section 4).
+    const staleEndpoint = 'https://push.example/stale-endpoint';
+    const rows: [string, Record<string, string | null>, string][] = [
+      [
+        '1. db status false',
+        {
+          wingify_push_db_status: 'false',
+          wingify_push_subscriber_id: null,
+          wingify_push_subscription_endpoint: staleEndpoint,
+          wingify_push_subscriber_lang: 'fr-FR',
+        },
+        'insert-failed',
+      ],
+      [
+        '2. same id, no subscriber id',
+        { wingify_push_subscriber_id: null, wingify_push_subscription_endpoint: staleEndpoint, wingify_push_subscriber_lang: 'fr-FR' },
+        'insert',
+      ],
+      [
+        '3. endpoint differs, a previous id exists',
+        { wingify_push_subscription_endpoint: staleEndpoint, wingify_push_subscriber_lang: 'fr-FR' },
+        'update-google-registration-id',
+      ],
+      ['3. id differs, no previous id', { wingify_push_subscription_id: null, wingify_push_subscriber_lang: 'fr-FR' }, 'update'],
+      ['4. only the language differs', { wingify_push_subscriber_lang: 'fr-FR' }, 'http-sync'],
+    ];
+    const sent: Record<string, string[]> = {};
+    for (const [step, entries, expected] of rows) {
+      const view = await viewAfter(set(entries));
+      const syncs = view.calls.filter((call) => call.path === '/syncSubscriptionAction.php');
+      sent[step] = syncs.map((call) => call.action ?? '');
+      if (expected === 'update-google-registration-id') expect(syncs[0]?.previousSubscriptionId).toBe(storedSubscriptionId);
+      expect(await stored(view.page, 'wingify_push_subscriber_id')).toBe(subscriberId);
+      expect(await stored(view.page, 'wingify_push_subscription_endpoint')).toBe(endpoint);
+      expect(await stored(view.page, 'wingify_push_subscription_id')).toBe(storedSubscriptionId);
+      await view.page.close();
+      // 5. nothing differs: already-updated, no call
+      const quiet = await viewAfter(async () => undefined);
+      expect(quiet.calls, step).toEqual([]);
+      await quiet.page.close();
+    }
+    expect(sent).toEqual(Object.fromEntries(rows.map(([step, , expected]) => [step, [expected]])));
+    const { rows: provider } = await stack.db.query<{ endpoint: string; status: string }>(
+      'SELECT endpoint, status FROM subscribers WHERE id = $1',
+      [subscriberId],
+    );
+    expect(provider).toEqual([{ endpoint, status: 'subscribed' }]);
   });
 
   it('a subscriber without a local consent value asks the provider once and keeps its answer', async () => {

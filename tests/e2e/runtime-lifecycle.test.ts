@@ -80,6 +80,8 @@ interface ViewOptions {
   language?: string;
   /** Makes every sync request fail as if the provider were unreachable. */
   syncDown?: boolean;
+  /** Makes the update-subscriberId sync fail as if the provider were unreachable; other syncs go through. */
+  linkDown?: boolean;
 }
 
 /** One page view: opens `path`, records the provider traffic and waits until push.js has finished its sync. */
@@ -105,6 +107,13 @@ async function view(path: string, options: ViewOptions = {}): Promise<View> {
     }, options.language);
   }
   if (options.syncDown) await page.route('**/syncSubscriptionAction.php', (route) => route.abort('connectionrefused'));
+  if (options.linkDown) {
+    await page.route('**/syncSubscriptionAction.php', (route) =>
+      new URLSearchParams(route.request().postData() ?? '').get('action') === 'update-subscriberId'
+        ? route.abort('connectionrefused')
+        : route.continue(),
+    );
+  }
   await page.goto(`${stack.siteUrl}${path}`);
   await page.waitForFunction(() => !Array.isArray((window as unknown as { pushkit?: unknown }).pushkit));
   await page.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
@@ -305,6 +314,29 @@ describe('the subscriber lifecycle in Chromium against the real provider', () =>
     expect((await subscriberRow(subscriberId))?.uuid).toBe(uuid);
     expect(await visit.page.evaluate(() => localStorage.getItem('pshcrw_update_subId'))).toBeNull();
     await visit.page.close();
+  });
+
+  it('a link that fails is stored as the pair (pshcrw_update_subId) and sent again by the next view, which clears it', async () => {
+    const uuid = '9a1c4e27-5b3d-4c8e-a6f0-7d2b9e41c358';
+    const failed = await view(`/?uuid=${uuid}`, { language: 'fr-FR', linkDown: true });
+    await expect
+      .poll(() => failed.page.evaluate(() => localStorage.getItem('pshcrw_update_subId')))
+      .toBe(JSON.stringify({ previousSubscriberId: subscriberId, subscriberId: uuid }));
+    expect(failed.syncs().map((sync) => sync.get('action'))).toEqual(['update-subscriberId']);
+    expect(await cookie('_wingify_pc_uuid')).toBe(uuid);
+    expect((await subscriberRow(subscriberId))?.uuid).not.toBe(uuid);
+    await failed.page.close();
+
+    const next = await view('/', { language: 'fr-FR' });
+    const links = next.syncs().filter((sync) => sync.get('action') === 'update-subscriberId');
+    expect(links.map((link) => [link.get('previousSubscriberId'), link.get('subscriberId')])).toEqual([[subscriberId, uuid]]);
+    expect((await subscriberRow(subscriberId))?.uuid).toBe(uuid);
+    expect(await next.page.evaluate(() => localStorage.getItem('pshcrw_update_subId'))).toBeNull();
+    await next.page.close();
+
+    const after = await view('/', { language: 'fr-FR' });
+    expect(after.syncs()).toEqual([]);
+    await after.page.close();
   });
 
   it('a takeover link (?uuid=attacker) opened by the subscribed visitor leaves the subscription theirs (issue 17, item 1)', async () => {

@@ -323,4 +323,55 @@ describe('the plain-http path', () => {
     expect((await childOrigin()).cookie).not.toContain('pushkit_opt_out');
     await page.close();
   });
+
+  it('a subscriber whose page lost its stored id gets it back with get-subscriberid-from-server, proven by its secret; without the secret the provider names no one', async () => {
+    const setup = await siteView();
+    const secret = await hostStorage(setup, 'pushkit_subscriber_secret');
+    const subscriberIdBefore = await hostStorage(setup, 'wingify_push_subscriber_id');
+    expect(subscriberIdBefore).toMatch(/^[\w-]+$/);
+    expect(await hostStorage(setup, 'wingify_push_subscription_status')).toBe('subscribed');
+    await setup.evaluate(() => localStorage.removeItem('wingify_push_subscriber_id'));
+    await setup.close();
+
+    const from = syncs.length;
+    const page = await siteView();
+    await expect.poll(() => hostStorage(page, 'wingify_push_subscriber_id')).toBe(subscriberIdBefore);
+    const asked = syncs.slice(from).filter((sync) => sync.from === site.siteUrl);
+    expect(asked.map((sync) => sync.form.get('action'))).toEqual(['get-subscriberid-from-server']);
+    expect(asked[0]!.form.get('uuid')).toBe(await uuidOf(page));
+    expect(asked[0]!.form.get('subscriberSecret')).toBe(secret);
+    // Nothing is offered to a subscriber, and the next view needs no call.
+    expect(await page.locator('[data-pk="chicklet"]').isVisible()).toBe(false);
+    await page.close();
+    const quiet = syncs.length;
+    await (await siteView()).close();
+    expect(syncs.slice(quiet).filter((sync) => sync.from === site.siteUrl)).toEqual([]);
+
+    // A uuid is no proof: the same page without the secret (a uuid a link could plant) learns nothing.
+    const edit = await siteView();
+    await edit.evaluate(() => {
+      localStorage.removeItem('wingify_push_subscriber_id');
+      localStorage.removeItem('pushkit_subscriber_secret');
+    });
+    await edit.close();
+    const unproven = syncs.length;
+    const replies: string[] = [];
+    const stranger = await browser.context.newPage();
+    stranger.on('response', (response) => {
+      if (response.url().endsWith('/syncSubscriptionAction.php')) void response.text().then((body) => replies.push(body));
+    });
+    await stranger.goto(`${site.siteUrl}/`);
+    await expect
+      .poll(() =>
+        syncs
+          .slice(unproven)
+          .filter((sync) => sync.from === site.siteUrl)
+          .map((sync) => sync.form.get('action')),
+      )
+      .toEqual(['get-subscriberid-from-server']);
+    await expect.poll(() => replies.length).toBe(1);
+    expect(replies[0]).not.toContain(subscriberIdBefore);
+    expect(await hostStorage(stranger, 'wingify_push_subscriber_id')).toBeNull();
+    await stranger.close();
+  });
 });

@@ -2,8 +2,8 @@
 // built push.js of the calligraphy site in Debian's Chromium (real pushManager.subscribe() with the fake GCM
 // check-in) against the real provider: the public API of section 7, "Invalid Subscriber Id" before any
 // subscription, the visitor uuid cookie's 10000 days, IndexedDB "pushkit" version 1, the segment name rules of
-// section 5 (and removal's length rule only for a non-empty name), and the tracking consent key. One visitor,
-// in order.
+// section 5 (and removal's length rule only for a non-empty name), a failed segment-add call resolving false
+// (section 8), and the tracking consent key. One visitor, in order.
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribeThroughApi } from '../support/subscribe.ts';
@@ -173,6 +173,22 @@ describe('the public API and stored state, through the built push.js', () => {
       ['/c.gif', 'remove-segment', ''],
       ['/c.gif', 'remove-segment', 'spring-2026'],
     ]);
+
+    // a segment-add call that fails resolves false (section 8): /as unreachable (its c.gif beacon still went), or
+    // the provider refusing an edited secret, which joins nothing
+    await page.route('**/as?*', (route) => route.abort('connectionrefused'));
+    expect(await segmentCall(page, 'addSubscriberToSegment', 'unreachable')).toBe(false);
+    await page.unroute('**/as?*');
+    const secret = await page.evaluate(() => localStorage.getItem('pushkit_subscriber_secret'));
+    await page.evaluate(() => localStorage.setItem('pushkit_subscriber_secret', 'edited-secret'));
+    expect(await segmentCall(page, 'addSubscriberToSegment', 'refused')).toBe(false);
+    await page.evaluate((secret) => localStorage.setItem('pushkit_subscriber_secret', secret!), secret);
+    const { rows: memberships } = await stack.db.query<{ sid: string }>(
+      `SELECT s.sid FROM segment_memberships m JOIN segments s ON s.id = m.segment_id WHERE m.subscriber_id = $1`,
+      [subscriberId],
+    );
+    expect(memberships.map((row) => row.sid)).not.toEqual(expect.arrayContaining(['refused']));
+    expect(await segmentCall(page, 'addSubscriberToSegment', 'reachable-again')).toBe(true);
 
     // tracking consent (section 3): 1 is "do not track", 0 is "track"
     await page.evaluate(() =>

@@ -220,6 +220,25 @@ describe('iOS home-screen web apps', () => {
     await page.close();
   });
 
+  it('legacy Safari (window.safari, no PushManager) on a site without a website push id is offered nothing and asked nothing', async () => {
+    await resetOrigin(plain);
+    const page = await pageAs(SAFARI_15);
+    await page.addInitScript(installLegacySafari, { withoutPushManager: true, answer: GRANT, afterMs: 0 });
+    const syncs = recordSyncs(page);
+    await page.goto(`${plain.siteUrl}/`);
+    await page.evaluate(async () => {
+      const api = (window as unknown as { pushkit: { ready: Promise<void>; triggerOptIn(): void } }).pushkit;
+      await api.ready;
+      api.triggerOptIn();
+    });
+    // Past the 1 s delay trigger: neither the trigger nor triggerOptIn offered or asked anything.
+    await page.waitForTimeout(1500);
+    expect(await page.locator('#pushkit-prompts [data-pk]:visible').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { safariRequests: unknown[] }).safariRequests)).toEqual([]);
+    expect(syncs).toEqual([]);
+    await page.close();
+  });
+
   it('a default build (iosHomeScreen off) shows iOS nothing and carries none of it', async () => {
     await resetOrigin(plain);
     const page = await pageAs(IPHONE_SAFARI);

@@ -1,7 +1,8 @@
 // Issue 4's segment membership in Chromium: the built push.js on the example site, a real subscription
 // (pushManager.subscribe through the fake GCM check-in) and the real provider. A rule segment whose condition
 // holds is joined once per version (`/as`, the wingifySegment-{id} marker, the provider's membership); one
-// whose condition does not hold makes no call; a new version (`vn`) is evaluated again; click segments join
+// whose condition does not hold makes no call; a new version (`vn`) is evaluated again; click segments (given
+// as a JSON string, as section 5 allows) join
 // on a click, survive a click that leaves the page, retry a failed add on a later view, and are skipped
 // without tracking consent. The tests share one browser profile and run in order, as one visitor.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -39,7 +40,8 @@ beforeAll(async () => {
     startStack({
       overrides: {
         segmentations: SEGMENTS,
-        clickSegmentations: CLICK_SEGMENTS,
+        // section 5: click segmentations may be a JSON string; the array form is proven by the shop's segments
+        clickSegmentations: JSON.stringify(CLICK_SEGMENTS),
         isShopifyConnectedAccount: false,
         pageClickTrackingConcent: false,
       },

@@ -54,14 +54,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const providerUrl = `http://localhost:${providerPort}`;
 
   const original = JSON.parse(await readFile(configFile, 'utf8')) as Record<string, unknown>;
-  const style = { ...(original.style as object | undefined), iconUrl: `${siteUrl}/icon.png` };
+  // the icon is served by the example site; a config without one (the defaults) stays without
+  const originalStyle = original.style as { iconUrl?: string } | undefined;
+  const style = originalStyle?.iconUrl ? { ...originalStyle, iconUrl: `${siteUrl}/icon.png` } : originalStyle;
   const config = {
     ...original,
     $schema: join(REPO, 'schema/site-config.schema.json'),
     origin: siteUrl,
     serverSyncUrl: providerUrl,
     ...options.overrides,
-    style: { ...style, ...(options.overrides?.style as object | undefined) },
+    ...(style || options.overrides?.style ? { style: { ...style, ...(options.overrides?.style as object | undefined) } } : {}),
   } as unknown as Stack['config'];
   const testConfigFile = join(work, basename(configFile));
   await writeFile(testConfigFile, JSON.stringify(config, null, 2));

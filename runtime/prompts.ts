@@ -50,7 +50,7 @@ export function createPrompts(
         );
       });
       container.addEventListener('keydown', (event) => {
-        const modal = container?.querySelector('[data-pk="modal"]');
+        const modal = container!.querySelector('[data-pk="modal"]');
         if (event.key === 'Escape' && modal && !(modal as HTMLElement).hidden) onAction('modal', 'close');
       });
       document.body.appendChild(container);
@@ -66,12 +66,13 @@ export function createPrompts(
       element.hidden = false;
       if (kind === 'modal') {
         focusBefore = document.activeElement;
-        element.querySelector<HTMLElement>('[data-pk-action="yes"]')?.focus();
+        const yes = element.querySelector<HTMLElement>('[data-pk-action="yes"]');
+        if (yes) yes.focus();
       }
       return true;
     },
     hide_(kind) {
-      const element = container?.querySelector<HTMLElement>('[data-pk="' + kind + '"]');
+      const element = container && container.querySelector<HTMLElement>('[data-pk="' + kind + '"]');
       if (!element || element.hidden) return;
       if (kind !== 'modal') {
         element.hidden = true;
@@ -80,7 +81,7 @@ export function createPrompts(
       element.style.transition = 'opacity .5s';
       element.style.opacity = '0';
       setTimeout(() => (element.hidden = true), FADE_MS);
-      (focusBefore as HTMLElement | null)?.focus?.();
+      if (focusBefore) (focusBefore as HTMLElement).focus();
     },
   };
 }

@@ -48,7 +48,7 @@ async function manifestSenderId(manifestUrl: string): Promise<string | undefined
       fetch(manifestUrl).then((response) => response.json()),
       new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('manifest timeout')), MANIFEST_TIMEOUT_MS))),
     ])) as { gcm_sender_id?: unknown } | null;
-    const id = String(manifest?.gcm_sender_id ?? '');
+    const id = String((manifest && manifest.gcm_sender_id) || '');
     return /^\d+$/.test(id) ? id : undefined;
   } catch {
     return undefined;

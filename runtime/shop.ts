@@ -36,7 +36,7 @@ interface Cart {
  * or when the cart has no such line, the first line, where Shopify puts the newest addition.
  */
 function addedLine(cart: Cart, variant: string | undefined): CartItem {
-  return cart.items.find((line) => variant && String(line.variant_id ?? line.id) === variant) ?? cart.items[0]!;
+  return cart.items.find((line) => variant && String(line.variant_id || line.id) === variant) || cart.items[0]!;
 }
 
 function cartEventData(cart: Cart, item: CartItem): Record<string, unknown> {
@@ -56,8 +56,8 @@ function cartEventData(cart: Cart, item: CartItem): Record<string, unknown> {
 
 /** Order event data from the provider's order reply (`{ order: {...} }`, or the order itself); its list is `items` or `orders`. */
 function orderEventData(reply: unknown): Record<string, unknown> {
-  const order = ((reply as { order?: unknown })?.order ?? reply) as Record<string, unknown>;
-  const items = (order.items ?? order.orders ?? []) as Record<string, unknown>[];
+  const order = ((reply && (reply as { order?: unknown }).order) || reply) as Record<string, unknown>;
+  const items = (order.items || order.orders || []) as Record<string, unknown>[];
   return {
     total: order.total,
     shipping: order.shipping,
@@ -142,9 +142,10 @@ export function startShop(services: RuntimeServices): void {
     'submit',
     (event) => {
       const form = event.target as HTMLFormElement | null;
-      if (!form || !String(form.getAttribute?.('action') ?? '').includes('/cart/add')) return;
+      if (!form || !form.getAttribute || !String(form.getAttribute('action')).includes('/cart/add')) return;
       // Capped: the cookie rides on every request to the shop (a variant id is a short number).
-      const variant = (form.elements.namedItem('id') as HTMLInputElement | null)?.value?.slice(0, 64);
+      const field = form.elements.namedItem('id') as HTMLInputElement | null;
+      const variant = field && field.value && field.value.slice(0, 64);
       services.session_.set(CART_POSTED, Date.now() + (variant ? ' ' + variant : ''));
       scheduleCartRead();
     },

@@ -2,7 +2,7 @@
 // feature modules, and keeps the page's callbacks.
 import type { SiteModule } from './site-module.ts';
 import type { OptInResult } from './messages.ts';
-import type { CallbackKind } from './lifecycle.ts';
+import type { CallbackKind, Readiness } from './lifecycle.ts';
 import { createServices } from './create-services.ts';
 import { startLifecycle } from './lifecycle.ts';
 import { guard } from './guard.ts';
@@ -34,6 +34,8 @@ export interface PushkitApi {
   cb?: unknown;
   /** Settles when this page view's sync is done (for tests and the page's own sequencing). */
   ready: Promise<void>;
+  /** The push service's readiness (spec section 4). */
+  readiness: Readiness;
 }
 
 export function startRuntime(site: SiteModule): PushkitApi {
@@ -75,7 +77,9 @@ export function startRuntime(site: SiteModule): PushkitApi {
     subscriptionFailureCallback: (fn) => typeof fn === 'function' && void callbacks.failure.push(fn as Listener),
     optInShownCallback: (fn) => typeof fn === 'function' && void callbacks.shown.push(fn as Listener),
     ready: lifecycle._ready,
+    readiness: 'uninitialized',
   };
+  void lifecycle._ready.then(() => (api.readiness = lifecycle._capable ? 'ready' : 'failed'));
   if (PK_FEATURES.segments || PK_FEATURES.clickSegments) guard(startSegments)(services);
   if (PK_FEATURES.shop) guard(startShop)(services);
   if (PK_FEATURES.customDimensions || PK_FEATURES.userProperties) void lifecycle._ready.then(() => refreshVisitorData(services));

@@ -24,11 +24,19 @@ import { watchTriggers } from './triggers.ts';
 export type CallbackKind = 'success' | 'failure' | 'shown';
 export type Notify = (kind: CallbackKind, ...args: unknown[]) => void;
 
+/**
+ * Push service readiness (spec section 4): `uninitialized` until the page view's work is done, then `ready` where
+ * this browser can subscribe, or `failed` where it cannot (an internal failure reason, or no push interface).
+ */
+export type Readiness = 'uninitialized' | 'ready' | 'failed';
+
 /** What the public API drives; `_` members, so the build shortens their names. */
 export interface Lifecycle {
   _browser: BrowserName;
   /** Settles when this page view's sync is done. */
   _ready: Promise<void>;
+  /** Whether this browser can subscribe (no internal failure reason, a push interface). */
+  _capable: boolean;
   /** The API's triggerOptIn: the subscribed or blocked copy, or the opt-in prompt. */
   _triggerOptIn(): Promise<void>;
   /** The API's triggerOptOut. */
@@ -164,6 +172,7 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
   return {
     _browser: browser,
     _ready: ready,
+    _capable: pushCapable,
     async _triggerOptIn() {
       // The visitor's own click or key press (a transient activation, read at the call) lifts an opt-out; a
       // page's call on its own (at load, on a timer) does not.

@@ -45,6 +45,11 @@ async function view(): Promise<View> {
       },
     });
   });
+  // a call queued before push.js loads runs as soon as the API exists: it reads the readiness then
+  await page.addInitScript(() => {
+    const host = window as unknown as { pushkit: unknown[] | { readiness: string }; readinessAtStart?: string };
+    host.pushkit = [['getSubscriberId', () => (host.readinessAtStart = (host.pushkit as { readiness: string }).readiness)]];
+  });
   page.on('request', (request) => {
     if (request.url().startsWith(stack.providerUrl)) calls.push(new URL(request.url()));
   });
@@ -89,6 +94,10 @@ describe('the public API and stored state, through the built push.js', () => {
     });
     for (const name of SPEC_API) expect(api[name], name).toBe('function');
     expect(api.push, 'calls queued before and after load').toBe('function');
+    // push service readiness (section 4): uninitialized until the view's work is done, then ready in Chromium
+    expect(await page.evaluate(() => (window as unknown as { readinessAtStart?: string }).readinessAtStart)).toBe('uninitialized');
+    expect(api.readiness).toBe('string');
+    expect(await page.evaluate(() => (window as unknown as { pushkit: { readiness: string } }).pushkit.readiness)).toBe('ready');
 
     expect(await segmentCall(page, 'addToSegment', 'news')).toBe(-1);
     expect(await segmentCall(page, 'removeSubscriberFromSegment', 'news')).toBe(-1);

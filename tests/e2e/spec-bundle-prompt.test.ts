@@ -64,6 +64,13 @@ describe('whether and when the built push.js offers the subscription', () => {
       // an offered browser shows it at once (delay 0); one not offered is watched as long
       const { page, shownAt } = await offerShown(`${stack.siteUrl}/`, expected ? 5000 : 1000, userAgent);
       offered[browser] = shownAt !== null;
+      // push service readiness (section 4): ready where the browser can subscribe, failed where it cannot
+      const readiness = await page.evaluate(async () => {
+        const api = (window as unknown as { pushkit: { ready: Promise<void>; readiness: string } }).pushkit;
+        await api.ready;
+        return api.readiness;
+      });
+      expect(readiness, browser).toBe(expected ? 'ready' : 'failed');
       if (shownAt !== null) {
         expect((await page.locator('[data-pk]:visible').allTextContents()).join(' ')).toContain(
           'This site wants to notify you when it gets new Calligraphy submissions.',

@@ -1,9 +1,28 @@
 #!/usr/bin/env bash
 # The whole test suite, as README and CI run it (`npm test`): installs what a fresh machine lacks (Debian's
-# Chromium, PostgreSQL 15, D-Bus), starts a throwaway PostgreSQL on 127.0.0.1, then runs the checks, the
-# unit tests and the Chromium end-to-end tests, and ends with one line `tests: N passed, N failed`.
+# Chromium, PostgreSQL 15, D-Bus) and starts a throwaway PostgreSQL on 127.0.0.1 while the static checks run,
+# then runs the unit, integration and Chromium end-to-end tests, and ends with one line `tests: N passed, N failed`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+[ -d node_modules ] || npm ci --no-audit --no-fund
+
+status=0
+step() {
+  echo "== $1"
+  shift
+  "$@" || status=1
+}
+# The static checks need only node_modules: they run while Debian's packages install and PostgreSQL starts.
+static_log=$(mktemp)
+(
+  step "JSON Schema is current" npx tsx config/write-json-schema.ts --check
+  step "typecheck" npm run -s typecheck
+  step "lint" npm run -s lint
+  step "formatting (Prettier)" npm run -s format:check
+  exit $status
+) >"$static_log" 2>&1 &
+static_pid=$!
 
 need=()
 [ -x /usr/bin/chromium ] || need+=(chromium)
@@ -17,7 +36,6 @@ if [ ${#need[@]} -gt 0 ]; then
     echo "Missing ${need[*]}: run as root or install them (apt-get install -y ${need[*]})" >&2
   fi
 fi
-[ -d node_modules ] || npm ci --no-audit --no-fund
 
 pg_dir=""
 cleanup() {
@@ -43,16 +61,9 @@ if [ -n "$pg_bin" ] && [ -z "${PUSHKIT_TEST_DATABASE_URL:-}" ]; then
   fi
 fi
 
-status=0
-step() {
-  echo "== $1"
-  shift
-  "$@" || status=1
-}
-step "JSON Schema is current" npx tsx config/write-json-schema.ts --check
-step "typecheck" npm run -s typecheck
-step "lint" npm run -s lint
-step "formatting (Prettier)" npm run -s format:check
+wait "$static_pid" || status=1
+cat "$static_log"
+rm -f "$static_log"
 mkdir -p tests/artifacts
 step "unit tests" npx vitest run tests/unit --reporter=default --reporter=json --outputFile.json=tests/artifacts/unit.json
 step "integration tests" npx vitest run tests/integration --reporter=default --reporter=json --outputFile.json=tests/artifacts/integration.json

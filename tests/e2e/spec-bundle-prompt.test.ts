@@ -2,13 +2,9 @@
 // Debian's Chromium against the real provider (unit tests prove the same on the runtime modules in happy-dom):
 // the browser minimums of spec section 1 (the browser's user agent decides), the default offer text of
 // section 2, include and exclude URL patterns (sections 2 and 5), a trigger expression whose `and` is read as
-// `or` (section 5), the interval event's 1 s ticks, and a config of only the required fields built with section 3's
-// defaults (the auto-trigger 5 s after load of section 9 among them).
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// `or` (section 5), and branding that follows pcBranding and isNativeOptin (section 2). The time constants and a
+// config of only the required fields: spec-bundle-timing.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TEXTS } from '../../config/default-texts.ts';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import { offerShown as offerShownIn } from '../support/offer.ts';
 import { startStack, type Stack } from '../support/stack.ts';
@@ -122,50 +118,14 @@ describe('whether and when the built push.js offers the subscription', () => {
     await page.close();
   });
 
-  it('the interval event: after intervalSeconds ticks of 1 s', async () => {
-    const stack = await stackWith({ triggers: { when: 'interval', intervalSeconds: 3 } });
-    const { page, shownAt } = await offerShown(`${stack.siteUrl}/`, 12_000);
-    const startedAt = await page.evaluate(() => performance.getEntriesByType('navigation')[0]!.toJSON().domContentLoadedEventEnd as number);
+  it('pcBranding 1 with isNativeOptin 0: no branding modal; the chicklet offers instead', async () => {
+    const stack = await stackWith({ triggers: { when: 'delay', delaySeconds: 0 }, pcBranding: 1, isNativeOptin: 0 });
+    const { page, shownAt } = await offerShown(`${stack.siteUrl}/`, 5000);
     expect(shownAt).not.toBeNull();
-    expect(shownAt! - startedAt).toBeGreaterThanOrEqual(3000 - 20);
-    expect(shownAt! - startedAt).toBeLessThan(9000);
-    await page.close();
-  });
-
-  it("a config of only the required fields: section 3's defaults decide (every page, the chicklet, default texts, 5 s after load)", async () => {
-    // hash, companyName, origin, serverSyncUrl and vapidPublicKey; everything else is the schema's default
-    const configFile = join(await mkdtemp(join(tmpdir(), 'push-kit-minimal-')), 'minimal.json');
-    await writeFile(
-      configFile,
-      JSON.stringify({
-        hash: 'minimal-site',
-        companyName: 'Minimal Letters',
-        origin: 'http://localhost:8080',
-        serverSyncUrl: 'http://localhost:8787',
-        vapidPublicKey: 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s',
-      }),
-    );
-    const stack = await startStack({ configFile });
-    stacks.push(stack);
-    // includeUrls ["*"], excludeUrls []: an order page (which the calligraphy site excludes) is offered too
-    const { page, shownAt } = await offerShown(`${stack.siteUrl}/checkouts/1001`, 15_000);
-    const loadedAt = await page.evaluate(() => performance.getEntriesByType('navigation')[0]!.toJSON().loadEventEnd as number);
-    expect(shownAt).not.toBeNull();
-    // triggers: the auto-trigger, 5 s after load (section 9)
-    expect(shownAt! - loadedAt).toBeGreaterThanOrEqual(5000 - 20);
-    expect(shownAt! - loadedAt).toBeLessThan(12_000);
-    // pcBranding 0: the chicklet, not the branding modal; isMobileEnabled false: no mobile box; texts and
-    // branding: section 2's defaults; pageClickTrackingConcent false: no consent box
     expect(await page.locator('[data-pk]:visible').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-pk')))).toEqual([
       'chicklet',
     ]);
-    expect(await page.locator('[data-pk="modal"], [data-pk="mobile"]').count()).toBe(0);
-    const chicklet = page.locator('[data-pk="chicklet"]');
-    expect(await chicklet.textContent()).toContain(DEFAULT_TEXTS.offer);
-    expect(await chicklet.textContent()).toContain('Powered by push-kit');
-    expect(await chicklet.locator('input[data-pk-consent]').count()).toBe(0);
-    // manifestUrl: /manifest.json, linked by push.js
-    expect(await page.locator('link[rel="manifest"]').getAttribute('href')).toBe('/manifest.json');
+    expect(await page.locator('[data-pk="modal"]').count()).toBe(0);
     await page.close();
   });
 });

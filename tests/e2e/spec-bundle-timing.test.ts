@@ -1,0 +1,184 @@
+// Issue 18: the time constants of spec sections 4 and 9, each proven at its exact boundary through the built
+// push.js in Debian's Chromium against the real provider. Playwright's clock replaces the page's timers and Date
+// and is paused right after the page's own work (network, promises and events run for real), so a constant is
+// shown to hold exactly: nothing 1 ms before it, the effect at it. Covered: the auto-trigger 5 s after load
+// (with a config of only the required fields, whose other section 3 defaults are checked on the same offer), the
+// interval event's 1 s period, the leave intent's 1 s delay and 2 px threshold, the modal's 500 ms fade, a
+// permission prompt closed within 500 ms counting as blocked, and the 2000 ms manifest timeout.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+
+let browser: TestBrowser;
+let minimal: Stack;
+let interval: Stack;
+let leave: Stack;
+let work: string;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'push-kit-timing-'));
+  // hash, companyName, origin, serverSyncUrl and vapidPublicKey; everything else is the schema's default
+  const configFile = join(work, 'minimal.json');
+  await writeFile(
+    configFile,
+    JSON.stringify({
+      hash: 'minimal-site',
+      companyName: 'Minimal Letters',
+      origin: 'http://localhost:8080',
+      serverSyncUrl: 'http://localhost:8787',
+      vapidPublicKey: 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s',
+    }),
+  );
+  [browser, minimal, interval, leave] = await Promise.all([
+    launchPersistentChromium(),
+    startStack({ configFile }),
+    startStack({ overrides: { triggers: { when: 'interval', intervalSeconds: 3 } } }),
+    startStack({ overrides: { triggers: { when: 'leaveIntent' }, pcBranding: 1, isNativeOptin: 1 } }),
+  ]);
+  // The clock lives as long as the context: installed once, paused (and moved by runFor) per test.
+  await browser.context.clock.install();
+});
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([minimal?.close(), interval?.close(), leave?.close()]);
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+let views = 0;
+
+/** A new visitor's view of `url`, the clock paused before the page loads; resolves once push.js's view work is done. */
+async function pausedView(url: string, init?: () => void): Promise<Page> {
+  await browser.context.clearCookies();
+  await browser.context.clearPermissions();
+  const page = await browser.context.newPage();
+  await page.goto(new URL('/favicon.ico', url).href);
+  await page.evaluate(() => localStorage.clear());
+  // an hour further for each view: the clock never has to go back, and no timer of an earlier view is due
+  await page.clock.pauseAt(Date.now() + 3_600_000 * ++views);
+  await page.addInitScript(() => {
+    const seen = { shown: 0, failures: [] as unknown[] };
+    (window as unknown as { seen: typeof seen }).seen = seen;
+    (window as unknown as { pushkit: unknown[] }).pushkit = [
+      ['optInShownCallback', () => seen.shown++],
+      ['subscriptionFailureCallback', (result: unknown) => seen.failures.push(result)],
+    ];
+  });
+  if (init) await page.addInitScript(init);
+  await page.goto(url);
+  await page.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
+  return page;
+}
+
+const seen = (page: Page) => page.evaluate(() => (window as unknown as { seen: { shown: number; failures: unknown[] } }).seen);
+const visiblePrompts = (page: Page) =>
+  page.locator('[data-pk]:visible').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-pk')));
+
+describe('the time constants, at their exact boundaries, through the built push.js', () => {
+  it("auto-trigger 5 s after load, with section 3's defaults: every page, the chicklet, section 2's texts", async () => {
+    // includeUrls ["*"], excludeUrls []: an order page (which the calligraphy site excludes) is offered too
+    const page = await pausedView(`${minimal.siteUrl}/checkouts/1001`);
+    await page.clock.runFor(4999);
+    expect((await seen(page)).shown).toBe(0);
+    expect(await visiblePrompts(page)).toEqual([]);
+    await page.clock.runFor(1);
+    expect((await seen(page)).shown).toBe(1);
+    // pcBranding 0: the chicklet, not the branding modal; isMobileEnabled false: no mobile box
+    expect(await visiblePrompts(page)).toEqual(['chicklet']);
+    expect(await page.locator('[data-pk="modal"], [data-pk="mobile"]').count()).toBe(0);
+    const chicklet = page.locator('[data-pk="chicklet"]');
+    // section 2's offer text word for word, and push-kit's default branding
+    expect(await chicklet.textContent()).toContain('This site wants to notify you when it gets new Calligraphy submissions.');
+    expect(await chicklet.textContent()).toContain('Powered by push-kit');
+    // pageClickTrackingConcent false: no consent box; manifestUrl /manifest.json, linked by push.js
+    expect(await chicklet.locator('input[data-pk-consent]').count()).toBe(0);
+    expect(await page.locator('link[rel="manifest"]').getAttribute('href')).toBe('/manifest.json');
+    expect(await page.evaluate(() => (window as unknown as { pushkit: { readiness: string } }).pushkit.readiness)).toBe('ready');
+    await page.close();
+  });
+
+  it('the interval event: intervalSeconds ticks of 1 s', async () => {
+    const page = await pausedView(`${interval.siteUrl}/`);
+    await page.clock.runFor(2999);
+    expect((await seen(page)).shown).toBe(0);
+    await page.clock.runFor(1);
+    expect((await seen(page)).shown).toBe(1);
+    await page.close();
+  });
+
+  it('leave intent: not in the first second, not below the 2 px threshold; at 1 s through y <= 2 it offers', async () => {
+    const page = await pausedView(`${leave.siteUrl}/`);
+    const leaveAt = (clientY: number) =>
+      page.evaluate((y) => document.dispatchEvent(new MouseEvent('mouseout', { clientY: y, clientX: 400, bubbles: true })), clientY);
+    await page.clock.runFor(999);
+    await leaveAt(0);
+    expect((await seen(page)).shown).toBe(0);
+    await page.clock.runFor(1);
+    await leaveAt(3);
+    expect((await seen(page)).shown).toBe(0);
+    await leaveAt(2);
+    expect((await seen(page)).shown).toBe(1);
+    expect(await visiblePrompts(page)).toEqual(['modal']);
+    await page.close();
+  });
+
+  it('the branding modal fades out in 500 ms after No', async () => {
+    const page = await pausedView(`${leave.siteUrl}/`);
+    await page.clock.runFor(1000);
+    await page.evaluate(() => document.dispatchEvent(new MouseEvent('mouseout', { clientY: 0, bubbles: true })));
+    const modal = page.locator('[data-pk="modal"]');
+    expect(await modal.isVisible()).toBe(true);
+    await modal.locator('[data-pk-action="no"]').click();
+    expect(await modal.evaluate((node) => (node as HTMLElement).style.opacity)).toBe('0');
+    await page.clock.runFor(499);
+    expect(await modal.evaluate((node) => (node as HTMLElement).hidden)).toBe(false);
+    await page.clock.runFor(1);
+    expect(await modal.evaluate((node) => (node as HTMLElement).hidden)).toBe(true);
+    await page.close();
+  });
+
+  it('a permission prompt closed 499 ms after it was shown was blocked by the browser: BLOCKED; at 500 ms: CANCELLED', async () => {
+    const closedAfter = async (ms: number): Promise<unknown[]> => {
+      const page = await pausedView(`${leave.siteUrl}/`, () => {
+        // headless Chromium shows no prompt: requestPermission answers "default" (a close) when the clock says
+        Object.defineProperty(Notification, 'permission', { configurable: true, get: () => 'default' });
+        Notification.requestPermission = () =>
+          new Promise<NotificationPermission>((resolve) => {
+            (window as unknown as { closePrompt: () => void }).closePrompt = () => resolve('default');
+          });
+      });
+      await page.clock.runFor(1000);
+      await page.evaluate(() => document.dispatchEvent(new MouseEvent('mouseout', { clientY: 0, bubbles: true })));
+      await page.locator('[data-pk="modal"] [data-pk-action="yes"]').click();
+      await expect.poll(() => page.evaluate(() => typeof (window as unknown as { closePrompt?: unknown }).closePrompt)).toBe('function');
+      await page.clock.runFor(ms);
+      await page.evaluate(() => (window as unknown as { closePrompt: () => void }).closePrompt());
+      await expect.poll(async () => (await seen(page)).failures.length).toBe(1);
+      const { failures } = await seen(page);
+      await page.close();
+      return failures;
+    };
+    expect(await closedAfter(499)).toEqual([{ status: 'BLOCKED', message: 'User has blocked push notifications.' }]);
+    expect(await closedAfter(500)).toEqual([{ status: 'CANCELLED', message: 'User has closed the notifications opt-in.' }]);
+  });
+
+  it('a manifest that does not answer is given up at 2000 ms: "Could Not Subscribe."', async () => {
+    const page = await pausedView(`${minimal.siteUrl}/`, () => {
+      // the push service refuses the registration with the key, so push.js asks the manifest for a sender id
+      PushManager.prototype.subscribe = () => Promise.reject(new DOMException('Registration failed - push service error', 'AbortError'));
+    });
+    await page.route('**/manifest.json', () => undefined); // never answered
+    await browser.context.grantPermissions(['notifications'], { origin: minimal.siteUrl });
+    const manifestAsked = page.waitForRequest('**/manifest.json');
+    await page.evaluate(() => (window as unknown as { pushkit: { triggerOptIn(): void } }).pushkit.triggerOptIn());
+    await manifestAsked;
+    await page.clock.runFor(1999);
+    expect((await seen(page)).failures).toEqual([]);
+    await page.clock.runFor(1);
+    await expect.poll(async () => (await seen(page)).failures).toEqual([{ status: 'CANCELLED', message: 'Could Not Subscribe.' }]);
+    await page.close();
+  });
+});

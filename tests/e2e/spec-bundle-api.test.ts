@@ -99,6 +99,8 @@ describe('the public API and stored state, through the built push.js', () => {
     expect(api.readiness).toBe('string');
     expect(await page.evaluate(() => (window as unknown as { pushkit: { readiness: string } }).pushkit.readiness)).toBe('ready');
 
+    // subscription status (section 4): empty for a visitor who never subscribed nor refused
+    expect(await page.evaluate(() => localStorage.getItem('wingify_push_subscription_status') ?? '')).toBe('');
     expect(await segmentCall(page, 'addToSegment', 'news')).toBe(-1);
     expect(await segmentCall(page, 'removeSubscriberFromSegment', 'news')).toBe(-1);
     await settle(page);
@@ -158,6 +160,27 @@ describe('the public API and stored state, through the built push.js', () => {
       .filter((call) => call.pathname === '/as')
       .map((call) => call.searchParams.get('id'));
     expect(added).toEqual([longest, 'spring-2026']);
+    // section 7: /as with id, customer_hash, subscriber_list[] and customTag; the c.gif add-segment beacon with hash,
+    // subscriberId, subscriptionId, segment and action (and push-kit's subscriberSecret on both)
+    const ownSecret = await page.evaluate(() => localStorage.getItem('pushkit_subscriber_secret'));
+    const subscriptionId = await page.evaluate(() => localStorage.getItem('wingify_push_subscription_id'));
+    const asCall = segmentCalls(calls).find((call) => call.pathname === '/as' && call.searchParams.get('id') === 'spring-2026')!;
+    expect(Object.fromEntries(asCall.searchParams)).toEqual({
+      id: 'spring-2026',
+      customer_hash: stack.config.hash,
+      'subscriber_list[]': subscriberId,
+      'subscriberSecret[]': ownSecret,
+      customTag: 'spring-2026',
+    });
+    const addBeacon = segmentCalls(calls).find((call) => call.pathname === '/c.gif' && call.searchParams.get('segment') === 'spring-2026')!;
+    expect(Object.fromEntries(addBeacon.searchParams)).toEqual({
+      hash: stack.config.hash,
+      subscriberId,
+      subscriberSecret: ownSecret,
+      subscriptionId,
+      segment: 'spring-2026',
+      action: 'add-segment',
+    });
     const { rows } = await stack.db.query<{ sid: string }>(
       `SELECT s.sid FROM segment_memberships m JOIN segments s ON s.id = m.segment_id WHERE m.subscriber_id = $1 ORDER BY s.sid`,
       [subscriberId],

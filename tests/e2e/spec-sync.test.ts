@@ -122,6 +122,9 @@ describe('sync and prompts, through the built push.js against the provider', () 
       'the block event',
     );
     expect(blocks).toHaveLength(1);
+    const block = page.requests.find((request) => request.body.get('action') === 'block')!;
+    expect(block.body.get('browserType')).toBe('chrome');
+    expect(block.body.get('hash')).toBe(stack.config.hash);
     expect(blocks[0]!.detail.uuid).toBe(await page.page.evaluate(() => /_wingify_pc_uuid=([^;]+)/.exec(document.cookie)?.[1]));
     const reply = await stack.app.inject({
       url: `/api/v1/sites/${stack.site.name}/stats?days=7`,
@@ -173,7 +176,13 @@ describe('sync and prompts, through the built push.js against the provider', () 
     );
     expect(JSON.parse((await stored(first.page, 'pushkit_tags'))!)).toEqual({ plan: 'pro', city: 'Kyoto' });
     const attributes = first.requests.find((request) => request.url.pathname === '/getSubscriberAttributes.php')!;
-    expect(attributes.url.searchParams.get('customDimensions')).toBe('tier,city');
+    expect(Object.fromEntries(attributes.url.searchParams)).toEqual({
+      hash: stack.config.hash,
+      subscriberId,
+      subscriberSecret: await stored(first.page, 'pushkit_subscriber_secret'),
+      customDimensions: 'tier,city',
+      browser: 'chrome',
+    });
     const dyn = first.requests.find((request) => request.url.pathname === '/dyn')!;
     expect(dyn.url.searchParams.get('hash')).toBe(stack.config.hash);
     expect(dyn.url.searchParams.get('callback')).toBe('pushkit.cb');

@@ -300,6 +300,8 @@ describe('the plain-http path', () => {
     // A call the page makes on its own (here at load) is not the visitor's: the opt-out holds, nothing is offered.
     const onLoad = await siteView('/', `window.pushkit.push(['triggerOptIn']);`);
     expect(await onLoad.evaluate(() => (window as unknown as { pushkit: { isOptedOut(): boolean } }).pushkit.isOptedOut())).toBe(true);
+    // triggers are disabled (section 4, opt-out): past the 1 s delay trigger nothing is offered either
+    await onLoad.waitForTimeout(1500);
     expect(await onLoad.locator('[data-pk="chicklet"]').isVisible()).toBe(false);
     await onLoad.close();
 

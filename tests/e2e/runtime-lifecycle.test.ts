@@ -379,7 +379,14 @@ describe('the subscriber lifecycle in Chromium against the real provider', () =>
     const unsubscribe = first.syncs().find((sync) => sync.get('action') === 'unsubscribe-ui');
     expect(unsubscribe?.get('subscriberId')).toBe(subscriberId);
     expect((await subscriberRow(subscriberId))?.status).toBe('unsubscribed');
-    expect(await first.storage()).toMatchObject({ wingify_push_subscriber_id: null, wingify_push_subscription_status: 'unsubscribed' });
+    // sync outcome (section 4): an unsubscribe clears the stored subscriber data and saves no subscription id or endpoint
+    expect(await first.storage()).toMatchObject({
+      wingify_push_subscriber_id: null,
+      pushkit_subscriber_secret: null,
+      wingify_push_subscription_id: null,
+      wingify_push_subscription_endpoint: null,
+      wingify_push_subscription_status: 'unsubscribed',
+    });
     expect(
       await first.page.evaluate(async () => !!(await (await navigator.serviceWorker.getRegistration())?.pushManager.getSubscription())),
     ).toBe(false);
@@ -439,7 +446,12 @@ describe('the subscriber lifecycle in Chromium against the real provider', () =>
     expect(syncs.map((sync) => sync.get('action'))).toEqual(['unsubscribe-native']);
     expect(syncs[0]!.get('subscriberId')).toBe(again);
     expect((await subscriberRow(again))?.status).toBe('unsubscribed');
-    expect(await visit.storage()).toMatchObject({ wingify_push_subscriber_id: null, wingify_push_db_status: 'true' });
+    expect(await visit.storage()).toMatchObject({
+      wingify_push_subscriber_id: null,
+      wingify_push_subscription_id: null,
+      wingify_push_subscription_endpoint: null,
+      wingify_push_db_status: 'true',
+    });
     expect(visit.pageErrors).toEqual([]);
     await visit.page.close();
   });

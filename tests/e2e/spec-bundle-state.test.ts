@@ -116,6 +116,11 @@ describe('stored state, read back by the built push.js', () => {
         { wingify_push_subscription_endpoint: staleEndpoint, wingify_push_subscriber_lang: 'fr-FR' },
         'update-google-registration-id',
       ],
+      [
+        '3. id differs, a previous id exists',
+        { wingify_push_subscription_id: 'old-registration-id', wingify_push_subscriber_lang: 'fr-FR' },
+        'update-google-registration-id',
+      ],
       ['3. id differs, no previous id', { wingify_push_subscription_id: null, wingify_push_subscriber_lang: 'fr-FR' }, 'update'],
       ['4. only the language differs', { wingify_push_subscriber_lang: 'fr-FR' }, 'http-sync'],
     ];
@@ -124,7 +129,10 @@ describe('stored state, read back by the built push.js', () => {
       const view = await viewAfter(set(entries));
       const syncs = view.calls.filter((call) => call.path === '/syncSubscriptionAction.php');
       sent[step] = syncs.map((call) => call.action ?? '');
-      if (expected === 'update-google-registration-id') expect(syncs[0]?.previousSubscriptionId).toBe(storedSubscriptionId);
+      // "with a previous id": the one stored before this view
+      if (expected === 'update-google-registration-id') {
+        expect(syncs[0]?.previousSubscriptionId, step).toBe(entries.wingify_push_subscription_id ?? storedSubscriptionId);
+      }
       expect(await stored(view.page, 'wingify_push_subscriber_id')).toBe(subscriberId);
       expect(await stored(view.page, 'wingify_push_subscription_endpoint')).toBe(endpoint);
       expect(await stored(view.page, 'wingify_push_subscription_id')).toBe(storedSubscriptionId);

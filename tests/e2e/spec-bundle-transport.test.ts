@@ -52,6 +52,15 @@ async function subscribeOn(page: Page): Promise<unknown[]> {
 
 const stored = (page: Page, key: string) => page.evaluate((key) => localStorage.getItem(key), key);
 
+/** What push.js logs at debug level (the errors it swallows rather than throw into the page). */
+function debugLog(page: Page): string[] {
+  const lines: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'debug') lines.push(message.text());
+  });
+  return lines;
+}
+
 /** The next view, with a working transport: what it sends to the sync endpoint. */
 async function nextViewSync(): Promise<string | null> {
   const page = await context.newPage();
@@ -75,7 +84,9 @@ describe('transport failures of section 8, through the built push.js', () => {
       delete (window as Partial<typeof window>).fetch;
       delete (window as Partial<typeof window>).XMLHttpRequest;
     });
+    const logged = debugLog(page);
     expect(await subscribeOn(page)).toEqual([['failure', 'ERROR']]);
+    expect(logged.join('\n')).toContain('No Transport exists');
     expect(toProvider).toEqual([]);
     expect(await stored(page, 'wingify_push_db_status')).toBe('false');
     expect(await stored(page, 'wingify_push_subscription_endpoint')).toMatch(/^https:\/\//);
@@ -89,7 +100,9 @@ describe('transport failures of section 8, through the built push.js', () => {
     await page.route('**/syncSubscriptionAction.php', (route) =>
       route.fulfill({ contentType: 'application/json', body: JSON.stringify({ status: 'success', subscriberId: 'forged-1' }) }),
     );
+    const logged = debugLog(page);
     expect(await subscribeOn(page)).toEqual([['failure', 'ERROR']]);
+    expect(logged.join('\n')).toContain('jsonp callback was not called');
     expect(await stored(page, 'wingify_push_db_status')).toBe('false');
     expect(await stored(page, 'wingify_push_subscriber_id')).not.toBe('forged-1');
     await page.close();

@@ -82,6 +82,18 @@ describe('push-kit build: the config rules decided at build time', () => {
     expect(script).not.toContain('wingifyRetrySegment');
   }, 60_000);
 
+  it("Safari's legacy push: the build warns that the site must host Apple's push package service, and still builds", async () => {
+    const url = 'https://push-packages.calligraphy.test/safari';
+    const result = await buildWith('safari-legacy', { safariWebsitePushId: 'web.test.calligraphy', safariWebServiceUrl: url });
+    expect(result.code).toBe(0);
+    expect(result.stderr.split('\n').filter(Boolean)).toEqual([
+      `${result.file}: safariWebServiceUrl: Safari's legacy push (macOS Safari before 16) asks ${url}/v2/pushPackages/web.test.calligraphy ` +
+        `for a signed push package and reports devices to ${url}/v2/devices/... and ${url}/v2/log: the push-kit provider serves none of ` +
+        `these (nor sends through APNs), so the site must host them there; Safari 16+ uses standard Web Push and needs none of it (warning)`,
+    ]);
+    expect(await pushJs('safari-legacy')).toContain('web.test.calligraphy');
+  }, 60_000);
+
   it('a segment condition or trigger expression with an error refuses the config, naming the field and the column', async () => {
     const result = await buildWith('bad-expressions', {
       segmentations: [

@@ -100,6 +100,18 @@ function installLegacySafari(
   };
 }
 
+/** Opens the stack's home page, calls triggerOptIn and waits past the 1 s delay trigger: how many prompts show. */
+async function promptsAfterTriggers(page: Page, stack: Stack): Promise<number> {
+  await page.goto(`${stack.siteUrl}/`);
+  await page.evaluate(async () => {
+    const api = (window as unknown as { pushkit: { ready: Promise<void>; triggerOptIn(): void } }).pushkit;
+    await api.ready;
+    api.triggerOptIn();
+  });
+  await page.waitForTimeout(1500);
+  return page.locator('#pushkit-prompts [data-pk]:visible').count();
+}
+
 const GRANT = { permission: 'granted', deviceToken: DEVICE_TOKEN };
 
 function recordSyncs(page: Page): URLSearchParams[] {
@@ -225,15 +237,7 @@ describe('iOS home-screen web apps', () => {
     const page = await pageAs(SAFARI_15);
     await page.addInitScript(installLegacySafari, { withoutPushManager: true, answer: GRANT, afterMs: 0 });
     const syncs = recordSyncs(page);
-    await page.goto(`${plain.siteUrl}/`);
-    await page.evaluate(async () => {
-      const api = (window as unknown as { pushkit: { ready: Promise<void>; triggerOptIn(): void } }).pushkit;
-      await api.ready;
-      api.triggerOptIn();
-    });
-    // Past the 1 s delay trigger: neither the trigger nor triggerOptIn offered or asked anything.
-    await page.waitForTimeout(1500);
-    expect(await page.locator('#pushkit-prompts [data-pk]:visible').count()).toBe(0);
+    expect(await promptsAfterTriggers(page, plain)).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { safariRequests: unknown[] }).safariRequests)).toEqual([]);
     expect(syncs).toEqual([]);
     await page.close();
@@ -242,15 +246,7 @@ describe('iOS home-screen web apps', () => {
   it('a default build (iosHomeScreen off) shows iOS nothing and carries none of it', async () => {
     await resetOrigin(plain);
     const page = await pageAs(IPHONE_SAFARI);
-    await page.goto(`${plain.siteUrl}/`);
-    await page.evaluate(async () => {
-      const api = (window as unknown as { pushkit: { ready: Promise<void>; triggerOptIn(): void } }).pushkit;
-      await api.ready;
-      api.triggerOptIn();
-    });
-    // Past the 1 s delay trigger: neither the trigger nor triggerOptIn showed anything.
-    await page.waitForTimeout(1500);
-    expect(await page.locator('#pushkit-prompts [data-pk]:visible').count()).toBe(0);
+    expect(await promptsAfterTriggers(page, plain)).toBe(0);
     const pushJs = (name: Stack) => readFile(join(name.distDir, 'calligraphy', 'push.js'), 'utf8');
     expect(await pushJs(plain)).not.toContain('homeScreen');
     expect(await pushJs(ios)).toContain('homeScreen');

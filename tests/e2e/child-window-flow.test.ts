@@ -190,4 +190,32 @@ describe('child window of an http site', () => {
       .toBe(2);
     await evil.close();
   });
+
+  it('the child window loads its stylesheet from /http-v4/css/pc-iframe.css, and closes 500 ms after it completes', async () => {
+    // Playwright's clock, paused: the close timer runs only as far as the test moves it.
+    await browser.context.clock.install();
+    await page.clock.pauseAt(Date.now() + 3_600_000);
+    const url = new URL(childWindowUrl);
+    url.searchParams.set('uuid', (await page.evaluate(() => /(?:^|; )_wingify_pc_uuid=([^;]+)/.exec(document.cookie)?.[1]))!);
+    url.searchParams.set('action', 'subscribe');
+    const before = (await received(page)).length;
+    const [child] = await Promise.all([
+      browser.context.waitForEvent('page'),
+      page.evaluate((href) => void window.open(href, 'child'), url.href),
+    ]);
+    let closed = false;
+    child.on('close', () => (closed = true));
+    await child.waitForLoadState();
+    expect(
+      await child.evaluate(() => [...document.styleSheets].map((sheet) => ({ href: sheet.href, rules: sheet.cssRules.length > 0 }))),
+    ).toEqual([{ href: `${stack.providerUrl}/http-v4/css/pc-iframe.css`, rules: true }]);
+    // completion (already subscribed): the message reaches the opener, then the window waits 500 ms to close
+    await expect.poll(async () => (await received(page)).length).toBe(before + 1);
+    await page.clock.runFor(499);
+    await page.waitForTimeout(200);
+    expect(closed).toBe(false);
+    const closing = child.waitForEvent('close', { timeout: 5000 });
+    await page.clock.runFor(1);
+    await closing;
+  });
 });

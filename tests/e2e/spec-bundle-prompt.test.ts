@@ -118,6 +118,30 @@ describe('whether and when the built push.js offers the subscription', () => {
     await page.close();
   });
 
+  it('the load trigger offers as the page loads; the mousedown trigger only on a mousedown on its selector', async () => {
+    const onLoad = await stackWith({ triggers: { when: 'load' } });
+    const loaded = await offerShown(`${onLoad.siteUrl}/`, 5000);
+    const loadedAt = await loaded.page.evaluate(() => performance.getEntriesByType('navigation')[0]!.toJSON().loadEventEnd as number);
+    expect(loaded.shownAt).not.toBeNull();
+    expect(loaded.shownAt! - loadedAt).toBeLessThan(1000);
+    await loaded.page.close();
+
+    const onMousedown = await stackWith({ triggers: { when: 'mousedown', mousedownSelector: '#subscribe-button' } });
+    const { page, shownAt } = await offerShown(`${onMousedown.siteUrl}/`, 1500);
+    expect(shownAt).toBeNull();
+    await page.mouse.move(5, 5);
+    await page.mouse.down();
+    await page.mouse.up();
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(() => (window as unknown as { shown: number[] }).shown)).toEqual([]);
+    // a press without a click (the page's own button handler would ask by itself on a click)
+    await page.locator('#subscribe-button').hover();
+    await page.mouse.down();
+    await expect.poll(() => page.evaluate(() => (window as unknown as { shown: number[] }).shown.length)).toBe(1);
+    await page.mouse.up();
+    await page.close();
+  });
+
   it('pcBranding 1 with isNativeOptin 0: no branding modal; the chicklet offers instead', async () => {
     const stack = await stackWith({ triggers: { when: 'delay', delaySeconds: 0 }, pcBranding: 1, isNativeOptin: 0 });
     const { page, shownAt } = await offerShown(`${stack.siteUrl}/`, 5000);

@@ -4,12 +4,15 @@
 // shown to hold exactly: nothing 1 ms before it, the effect at it. Covered: the auto-trigger 5 s after load
 // (with a config of only the required fields, whose other section 3 defaults are checked on the same offer), the
 // interval event's 1 s period, the leave intent's 1 s delay and 2 px threshold, the modal's 500 ms fade, a
-// permission prompt closed within 500 ms counting as blocked, and the 2000 ms manifest timeout.
+// permission prompt closed within 500 ms counting as blocked, the 2000 ms manifest timeout, and the shop's cart
+// read 2 s after the cart-add post and order read 3 s after the order page loads (whose events are the
+// ecom.add_cart and ecom.order trigger kinds).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXAMPLE_PRODUCTS } from '../../cli/dev/example-site-server.ts';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
@@ -17,6 +20,8 @@ let browser: TestBrowser;
 let minimal: Stack;
 let interval: Stack;
 let leave: Stack;
+let cartShop: Stack;
+let orderShop: Stack;
 let work: string;
 
 beforeAll(async () => {
@@ -33,18 +38,21 @@ beforeAll(async () => {
       vapidPublicKey: 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s',
     }),
   );
-  [browser, minimal, interval, leave] = await Promise.all([
+  const shop = { isShopifyConnectedAccount: true, segmentations: [], pageClickTrackingConcent: false };
+  [browser, minimal, interval, leave, cartShop, orderShop] = await Promise.all([
     launchPersistentChromium(),
     startStack({ configFile }),
     startStack({ overrides: { triggers: { when: 'interval', intervalSeconds: 3 } } }),
     startStack({ overrides: { triggers: { when: 'leaveIntent' }, pcBranding: 1, isNativeOptin: 1 } }),
+    startStack({ overrides: { ...shop, triggers: { when: 'ecom.add_cart' } } }),
+    startStack({ overrides: { ...shop, excludeUrls: [], triggers: { when: 'ecom.order' } } }),
   ]);
   // The clock lives as long as the context: installed once, paused (and moved by runFor) per test.
   await browser.context.clock.install();
 });
 afterAll(async () => {
   await browser?.close();
-  await Promise.all([minimal?.close(), interval?.close(), leave?.close()]);
+  await Promise.all([minimal?.close(), interval?.close(), leave?.close(), cartShop?.close(), orderShop?.close()]);
   if (work) await rm(work, { recursive: true, force: true });
 });
 
@@ -72,6 +80,17 @@ async function pausedView(url: string, init?: () => void): Promise<Page> {
   await page.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
   return page;
 }
+
+/** The paths of `pathname` this page requests from now on. */
+function requestsTo(page: Page, pathname: string): string[] {
+  const seen: string[] = [];
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname === pathname) seen.push(request.url());
+  });
+  return seen;
+}
+
+const PEN = EXAMPLE_PRODUCTS[0]!;
 
 const seen = (page: Page) => page.evaluate(() => (window as unknown as { seen: { shown: number; failures: unknown[] } }).seen);
 const visiblePrompts = (page: Page) =>
@@ -179,6 +198,41 @@ describe('the time constants, at their exact boundaries, through the built push.
     expect((await seen(page)).failures).toEqual([]);
     await page.clock.runFor(1);
     await expect.poll(async () => (await seen(page)).failures).toEqual([{ status: 'CANCELLED', message: 'Could Not Subscribe.' }]);
+    await page.close();
+  });
+
+  it('the cart is read 2 s after the cart-add post; its event (an ecom.add_cart trigger) offers the subscription', async () => {
+    const page = await pausedView(`${cartShop.siteUrl}${PEN.url}`);
+    const cartReads = requestsTo(page, '/cart.js');
+    await page.locator('#product-form button[type="submit"]').click();
+    await page.waitForURL(`**${PEN.url}`);
+    await page.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
+    await page.clock.runFor(1999);
+    expect(cartReads).toEqual([]);
+    expect((await seen(page)).shown).toBe(0);
+    await page.clock.runFor(1);
+    await expect.poll(() => cartReads.length).toBe(1);
+    await expect.poll(async () => (await seen(page)).shown).toBe(1);
+    expect(await visiblePrompts(page)).toEqual(['chicklet']);
+    await page.close();
+  });
+
+  it('the order is read 3 s after the order page loads; its event (an ecom.order trigger) offers the subscription', async () => {
+    const page = await pausedView(`${orderShop.siteUrl}${PEN.url}`);
+    await page.locator('#product-form button[type="submit"]').click();
+    await page.waitForURL(`**${PEN.url}`);
+    await page.goto(`${orderShop.siteUrl}/cart`);
+    const orderReads = requestsTo(page, '/api/v1/shopify/getOrderDetails');
+    await page.locator('form[action="/checkout"] button').click();
+    await page.waitForURL('**/checkouts/*');
+    await page.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
+    // the cart read of the add (2 s) is an add_cart event, which this site's trigger does not name
+    await page.clock.runFor(2999);
+    expect(orderReads).toEqual([]);
+    expect((await seen(page)).shown).toBe(0);
+    await page.clock.runFor(1);
+    await expect.poll(() => orderReads.length).toBe(1);
+    await expect.poll(async () => (await seen(page)).shown).toBe(1);
     await page.close();
   });
 });

@@ -29,7 +29,10 @@ beforeAll(async () => {
       refreshUserProperties: true,
       // the segment condition names scroll, the trigger does not: the scroll event still needs its threshold
       triggers: { when: 'delay', delaySeconds: 0, scroll: { percent: 50 } },
-      segmentations: [{ sid: 'scrolled', ss: 'event.scroll', vn: 1 }],
+      segmentations: [
+        { sid: 'scrolled', ss: 'event.scroll', vn: 1 },
+        { sid: 'new-subscribers', ss: 'event.subscribe', vn: 1 },
+      ],
     },
   });
   gcm = await startFakeGcm();
@@ -107,6 +110,14 @@ async function subscriberRow(id: string) {
 
 let subscriberId = '';
 
+const memberOf = async (sid: string): Promise<boolean> =>
+  (
+    await stack.db.query(
+      `SELECT 1 FROM segment_memberships m JOIN segments s ON s.id = m.segment_id WHERE s.sid = $1 AND m.subscriber_id = $2`,
+      [sid, subscriberId],
+    )
+  ).rows.length === 1;
+
 describe('sync and prompts, through the built push.js against the provider', () => {
   it('delaySeconds 0 shows the offer at once; a refusal is a block event the provider stores and counts for the owner', async () => {
     const page = await view();
@@ -154,6 +165,13 @@ describe('sync and prompts, through the built push.js against the provider', () 
     expect(page.syncReplies[0]).toMatch(/^\/\*\*\/ pushkit\.cb\(\{"status":"success","subscriberId":"[\w-]+"/);
     expect(await stored(page.page, 'wingify_push_subscriber_id')).toBe(subscriberId);
     expect((await subscriberRow(subscriberId)).status).toBe('subscribed');
+    // the subscribe trigger event: the segment whose condition names it is joined as the visitor subscribes
+    await poll(
+      () => memberOf('new-subscribers'),
+      (member) => member,
+      'the new-subscribers membership',
+    );
+    expect(await memberOf('scrolled')).toBe(false);
     await page.page.close();
   });
 
@@ -201,14 +219,8 @@ describe('sync and prompts, through the built push.js against the provider', () 
       scrollTo(0, document.documentElement.scrollHeight);
     });
     await poll(
-      async () =>
-        (
-          await stack.db.query(
-            `SELECT 1 FROM segment_memberships m JOIN segments s ON s.id = m.segment_id WHERE s.sid = 'scrolled' AND m.subscriber_id = $1`,
-            [subscriberId],
-          )
-        ).rows.length,
-      (count) => count === 1,
+      () => memberOf('scrolled'),
+      (member) => member,
       'the scrolled membership',
     );
     await page.page.close();

@@ -206,6 +206,25 @@ describe('online shop', () => {
     await page.close();
   }, 30_000);
 
+  it('with tracking consent refused, a cart add joins no shop segment: the cart is not read', async () => {
+    const page = await browser.context.newPage();
+    const reads = recordRequests(page, /^\/(cart\.js|as)$/);
+    await page.goto(`${stack.siteUrl}${INK.url}`);
+    await page.evaluate(() =>
+      (window as unknown as { pushkit: { setTrackingConsent(allowed: boolean): void } }).pushkit.setTrackingConsent(false),
+    );
+    await page.locator('#product-form button[type="submit"]').click();
+    await page.waitForURL(`**${INK.url}`);
+    // Past the 2 s read delay: no cart read, no segment call, and the membership the first add made stays the only one.
+    await page.waitForTimeout(2500);
+    expect(reads.map((read) => read.url.pathname)).toEqual([]);
+    expect(await member('big-spenders')).toBe(false);
+    await page.evaluate(() =>
+      (window as unknown as { pushkit: { setTrackingConsent(allowed: boolean): void } }).pushkit.setTrackingConsent(true),
+    );
+    await page.close();
+  }, 30_000);
+
   it("an opted-out visitor's shop pages read neither /cart.js nor the order", async () => {
     const page = await browser.context.newPage();
     page.on('dialog', (dialog) => void dialog.accept());

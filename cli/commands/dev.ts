@@ -143,6 +143,7 @@ export async function runDev(configFile: string, options: DevOptions = {}): Prom
         port: sitePort.port,
         host: HOST,
         onOrder: (orderId, order) => storeShopOrder(provider.db, site.hash, orderId, order),
+        paths: site.config,
       }),
     sitePort.port,
     provider,

@@ -7,7 +7,13 @@ import { extname, join, normalize, resolve, sep } from 'node:path';
 import { randomUUID } from 'node:crypto';
 
 const SNIPPET_MARKER = '<!--push-kit snippet-->';
-const BUNDLE_FILES = new Set(['/push.js', '/sw.js', '/sw-firefox.js', '/manifest.json']);
+/** The bundle's files, served at their default paths and at the ones the site's config names. */
+const BUNDLE_FILES: Record<string, string> = {
+  '/push.js': 'push.js',
+  '/sw.js': 'sw.js',
+  '/sw-firefox.js': 'sw-firefox.js',
+  '/manifest.json': 'manifest.json',
+};
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -60,6 +66,8 @@ export interface ExampleSiteOptions {
   host?: string;
   /** Called when the shop completes an order, so the provider can answer getOrderDetails for it. */
   onOrder?: (orderId: string, order: ShopOrder) => Promise<void> | void;
+  /** Where the site's config puts its workers and manifest (paths on this site; absolute URLs are elsewhere). */
+  paths?: { swPath: string; firefoxSwPath: string; manifestUrl: string };
 }
 
 export interface RunningExampleSite {
@@ -131,6 +139,17 @@ function cartIdOf(request: IncomingMessage): string | undefined {
 
 export async function startExampleSite(options: ExampleSiteOptions): Promise<RunningExampleSite> {
   const carts = new Map<string, Cart>();
+  const bundleFiles: Record<string, string> = { ...BUNDLE_FILES };
+  if (options.paths) {
+    const { swPath, firefoxSwPath, manifestUrl } = options.paths;
+    for (const [path, file] of [
+      [swPath, 'sw.js'],
+      [firefoxSwPath, 'sw-firefox.js'],
+      [manifestUrl, 'manifest.json'],
+    ] as const) {
+      if (path.startsWith('/')) bundleFiles[path] = file;
+    }
+  }
   // absolute, no trailing separator: the containment check below compares against `root + sep`
   const root = resolve(options.root);
 
@@ -219,7 +238,7 @@ export async function startExampleSite(options: ExampleSiteOptions): Promise<Run
       return;
     }
     if (/^\/checkouts\/[\w-]+\/?$/.test(path)) return serveFile(response, join(root, 'checkouts', 'order.html'));
-    if (BUNDLE_FILES.has(path)) return serveFile(response, join(options.bundleDir, path.slice(1)));
+    if (Object.hasOwn(bundleFiles, path)) return serveFile(response, join(options.bundleDir, bundleFiles[path]!));
 
     const file = normalize(join(root, path.endsWith('/') ? `${path}index.html` : path));
     if (!file.startsWith(root + sep) || file.endsWith('.json')) {

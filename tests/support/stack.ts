@@ -82,6 +82,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     bundleDir: built.dir,
     port: sitePort,
     onOrder: (orderId, order) => storeShopOrder(db, config.hash, orderId, order),
+    paths: sites[0]!.config,
   });
   return {
     siteUrl,

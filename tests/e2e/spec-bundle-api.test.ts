@@ -7,7 +7,8 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribeThroughApi } from '../support/subscribe.ts';
-import type { Stack } from '../support/stack.ts';
+import { freePort } from '../support/ports.ts';
+import { startStack, type Stack } from '../support/stack.ts';
 import { startVisitorBrowser, type VisitorBrowser } from '../support/visitor-browser.ts';
 
 let visitor: VisitorBrowser;
@@ -232,5 +233,60 @@ describe('the public API and stored state, through the built push.js', () => {
     );
     expect(await page.evaluate(() => localStorage.getItem('wingify_donot_track_actions'))).toBe('0');
     await page.close();
+  });
+
+  it("a site's own swPath, firefoxSwPath, manifestUrl and servicesServerURL: push.js registers, links and calls them", async () => {
+    const port = await freePort();
+    const custom = await startStack({
+      providerPort: port,
+      overrides: {
+        swPath: '/push-sw.js',
+        firefoxSwPath: '/push-sw-firefox.js',
+        manifestUrl: '/push-manifest.json',
+        servicesServerURL: `http://127.0.0.1:${port}`,
+      },
+    });
+    try {
+      await context.grantPermissions(['notifications'], { origin: custom.siteUrl });
+      const visit = async (userAgent?: string) => {
+        const page = await context.newPage();
+        if (userAgent) await (await context.newCDPSession(page)).send('Emulation.setUserAgentOverride', { userAgent });
+        const syncs: URLSearchParams[] = [];
+        const segmentAdds: URL[] = [];
+        page.on('request', (request) => {
+          if (request.url().endsWith('/syncSubscriptionAction.php')) syncs.push(new URLSearchParams(request.postData() ?? ''));
+          if (new URL(request.url()).pathname === '/as') segmentAdds.push(new URL(request.url()));
+        });
+        await page.goto(`${custom.siteUrl}/`);
+        const { subscriberId } = await subscribeThroughApi(page);
+        const script = await page.evaluate(async () => (await navigator.serviceWorker.getRegistration('/'))?.active?.scriptURL);
+        return { page, syncs, segmentAdds, subscriberId, script };
+      };
+
+      const chrome = await visit();
+      expect(chrome.script).toBe(`${custom.siteUrl}/push-sw.js`);
+      expect(await chrome.page.locator('link[rel="manifest"]').getAttribute('href')).toBe('/push-manifest.json');
+      const insert = chrome.syncs.find((sync) => sync.get('action') === 'insert')!;
+      expect(insert.get('serviceWorkerPath')).toBe('/push-sw.js');
+      expect(await segmentCall(chrome.page, 'addSubscriberToSegment', 'own-services')).toBe(true);
+      expect(chrome.segmentAdds.map((call) => call.origin)).toEqual([`http://127.0.0.1:${port}`]);
+      // a new visitor in Firefox: its own worker
+      await chrome.page.evaluate(async () => {
+        localStorage.clear();
+        for (const registration of await navigator.serviceWorker.getRegistrations()) await registration.unregister();
+      });
+      await chrome.page.close();
+      await context.clearCookies();
+
+      const firefox = await visit('Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0');
+      expect(firefox.script).toBe(`${custom.siteUrl}/push-sw-firefox.js`);
+      const firefoxInsert = firefox.syncs.find((sync) => sync.get('action') === 'insert')!;
+      expect(firefoxInsert.get('serviceWorkerPath')).toBe('/push-sw-firefox.js');
+      expect(firefoxInsert.get('browserType')).toBe('firefox');
+      expect(firefoxInsert.get('firefoxEncryptionKey')).toMatch(/^[\w-]{80,}$/);
+      await firefox.page.close();
+    } finally {
+      await custom.close();
+    }
   });
 });

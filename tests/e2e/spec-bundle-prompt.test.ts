@@ -142,6 +142,22 @@ describe('whether and when the built push.js offers the subscription', () => {
     await page.close();
   });
 
+  it('isInactive: push.js leaves the page alone (the queue untouched, no prompt, no call to the provider)', async () => {
+    const stack = await stackWith({ isInactive: true, triggers: { when: 'delay', delaySeconds: 0 } });
+    const page = await browser.context.newPage();
+    const toProvider: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().startsWith(stack.providerUrl)) toProvider.push(request.url());
+    });
+    await page.goto(`${stack.siteUrl}/`);
+    await page.waitForLoadState('networkidle');
+    await page.waitForTimeout(500);
+    expect(await page.evaluate(() => Array.isArray((window as unknown as { pushkit?: unknown }).pushkit))).toBe(true);
+    expect(await page.locator('[data-pk]').count()).toBe(0);
+    expect(toProvider).toEqual([]);
+    await page.close();
+  });
+
   it('pcBranding 1 with isNativeOptin 0: no branding modal; the chicklet offers instead', async () => {
     const stack = await stackWith({ triggers: { when: 'delay', delaySeconds: 0 }, pcBranding: 1, isNativeOptin: 0 });
     const { page, shownAt } = await offerShown(`${stack.siteUrl}/`, 5000);

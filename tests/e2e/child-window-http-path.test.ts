@@ -22,7 +22,13 @@ let cdp: CDPSession;
 const syncs: { from: string; form: URLSearchParams }[] = [];
 
 beforeAll(async () => {
-  [stack, gcm] = await Promise.all([startHttpSitesStack(['plain'], { triggers: { when: 'delay', delaySeconds: 1 } }), startFakeGcm()]);
+  [stack, gcm] = await Promise.all([
+    startHttpSitesStack(['plain'], {
+      triggers: { when: 'delay', delaySeconds: 1 },
+      style: { allowTextChildWindow: 'Notify me', offerTextChildWindow: 'New letters from Calligraphy Submissions, as they arrive.' },
+    }),
+    startFakeGcm(),
+  ]);
   site = stack.sites[0]!;
   browser = await launchPersistentChromium([...gcm.chromiumArgs, stack.hostResolverRules]);
   browser.context.on('request', (request) => {
@@ -149,6 +155,14 @@ describe('the plain-http path', () => {
     const query = new URL(popup.url()).searchParams;
     expect(Object.fromEntries(query)).toEqual({ uuid: await uuidOf(page), action: 'subscribe', shouldTrackData: 'false' });
 
+    // the config's style.offerTextChildWindow and style.allowTextChildWindow, in the offer step and on the button
+    await popup.locator('#pc-allow').waitFor({ state: 'visible' });
+    expect(await popup.locator('.pc-step').allTextContents()).toEqual([
+      'New letters from Calligraphy Submissions, as they arrive.',
+      'Click "Notify me" below, then "Allow" in the box your browser shows.',
+      "That's it: this window closes by itself.",
+    ]);
+    expect(await popup.locator('#pc-allow').textContent()).toBe('Notify me');
     const from = syncs.length;
     const closed = popup.waitForEvent('close', { timeout: 15_000 });
     await popup.locator('#pc-allow').click();

@@ -49,8 +49,8 @@ export async function startHttpSitesStack(names: string[], overrides: Record<str
       origin: siteUrl,
       serverSyncUrl: providerUrl,
       childWindowOrigin: `http://${name}.localhost:${providerPort}`,
-      style: { ...(original.style as object | undefined), iconUrl: `${siteUrl}/icon.png` },
       ...overrides,
+      style: { ...(original.style as object | undefined), iconUrl: `${siteUrl}/icon.png`, ...(overrides.style as object | undefined) },
     };
     const file = join(work, `${name}.json`);
     await writeFile(file, JSON.stringify(config, null, 2));

@@ -293,51 +293,95 @@ describe('sync and prompts, through the built push.js against the provider', () 
     );
     expect(after.endpoint).toBe(current);
     expect(after.subscription_id).toBe(current!.slice(current!.lastIndexOf('/') + 1));
+    // re-subscribed with the site's VAPID key
+    const key = await page.page.evaluate(async () => {
+      const subscription = await (await navigator.serviceWorker.ready).pushManager.getSubscription();
+      const serverKey = subscription?.options.applicationServerKey;
+      return serverKey ? Array.from(new Uint8Array(serverKey)) : null;
+    });
+    expect(key).toEqual(Array.from(Buffer.from(String(stack.config.vapidPublicKey), 'base64url')));
     expect(after.status).toBe('subscribed');
     await page.page.close();
   });
 
-  it('a renewal that cannot reach the provider is kept and lands with the next push', async () => {
-    const before = await subscriberRow(subscriberId);
+  it('a renewal that cannot reach the provider is kept, with a background sync registered, and lands with the next push or sync', async () => {
     const page = await view();
     const worker = context.serviceWorkers().find((candidate) => candidate.url() === `${stack.siteUrl}/sw.js`)!;
     const server = stack.app.server;
     const { port, address } = server.address() as AddressInfo;
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    // in the provider's place, a port that drops every connection: the renewal's attempt fails, and is seen
-    let attempts = 0;
-    const refusing = createServer((socket) => {
-      attempts += 1;
-      socket.destroy();
-    });
-    await new Promise<void>((resolve) => refusing.listen(port, address, resolve));
-    try {
-      await worker.evaluate(async () => {
-        const scope = self as unknown as ServiceWorkerGlobalScope;
-        await (await scope.registration.pushManager.getSubscription())?.unsubscribe();
-        scope.dispatchEvent(new ExtendableEvent('pushsubscriptionchange'));
+
+    /** The browser renews the subscription while the provider's port drops every connection; resolves once it was tried. */
+    const renewWhileDown = async (): Promise<void> => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      let attempts = 0;
+      const refusing = createServer((socket) => {
+        attempts += 1;
+        socket.destroy();
       });
-      await poll(
-        async () => attempts,
-        (count) => count > 0,
-        'the renewal attempt',
-      );
-    } finally {
-      await new Promise((resolve) => refusing.close(resolve));
-      await new Promise<void>((resolve) => server.listen(port, address, resolve));
-    }
-    // the provider was down: it still has the old endpoint, the worker's IndexedDB too
+      await new Promise<void>((resolve) => refusing.listen(port, address, resolve));
+      try {
+        await worker.evaluate(async () => {
+          const scope = self as unknown as ServiceWorkerGlobalScope;
+          await (await scope.registration.pushManager.getSubscription())?.unsubscribe();
+          scope.dispatchEvent(new ExtendableEvent('pushsubscriptionchange'));
+        });
+        await poll(
+          async () => attempts,
+          (count) => count > 0,
+          'the renewal attempt',
+        );
+      } finally {
+        await new Promise((resolve) => refusing.close(resolve));
+        await new Promise<void>((resolve) => server.listen(port, address, resolve));
+      }
+    };
+    const currentEndpoint = () =>
+      page.page.evaluate(async () => (await (await navigator.serviceWorker.ready).pushManager.getSubscription())?.endpoint);
+
+    // the background sync registrations the worker asks for, recorded on their way to the browser
+    await worker.evaluate(() => {
+      const scope = self as unknown as { syncTags: string[]; registration: { sync: { register(tag: string): Promise<void> } } };
+      const manager = scope.registration.sync;
+      const register = manager.register.bind(manager);
+      scope.syncTags = [];
+      manager.register = (tag) => {
+        scope.syncTags.push(tag);
+        return register(tag);
+      };
+    });
+
+    // by the next push
+    const before = await subscriberRow(subscriberId);
+    await renewWhileDown();
+    // the provider was down: it still has the old endpoint; the worker asked for a background sync to retry
     expect((await subscriberRow(subscriberId)).endpoint).toBe(before.endpoint);
+    await poll(
+      () => worker.evaluate(() => (self as unknown as { syncTags: string[] }).syncTags),
+      (tags) => tags.includes('pushkit-renewal'),
+      'the background sync registration',
+    );
     await deliverPush(context, page.page, stack.siteUrl, `${stack.siteUrl}/`, JSON.stringify({ title: 'New submission' }));
-    const after = await poll(
+    const afterPush = await poll(
       () => subscriberRow(subscriberId),
       (row) => row.endpoint !== before.endpoint,
       'the renewal after the push',
     );
-    expect(after.endpoint).toBe(
-      await page.page.evaluate(async () => (await (await navigator.serviceWorker.ready).pushManager.getSubscription())?.endpoint),
+    expect(afterPush.endpoint).toBe(await currentEndpoint());
+
+    // by the background sync (the browser's retry when it is online again)
+    await renewWhileDown();
+    expect((await subscriberRow(subscriberId)).endpoint).toBe(afterPush.endpoint);
+    await worker.evaluate(() => {
+      const sync = Object.assign(new ExtendableEvent('sync'), { tag: 'pushkit-renewal' });
+      self.dispatchEvent(sync);
+    });
+    const afterSync = await poll(
+      () => subscriberRow(subscriberId),
+      (row) => row.endpoint !== afterPush.endpoint,
+      'the renewal after the background sync',
     );
+    expect(afterSync.endpoint).toBe(await currentEndpoint());
     await page.page.close();
   });
 });

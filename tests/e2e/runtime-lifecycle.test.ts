@@ -70,6 +70,8 @@ interface View {
   providerRequests: { url: string; method: string; body: URLSearchParams }[];
   /** The sync calls (syncSubscriptionAction.php) among them. */
   syncs(): URLSearchParams[];
+  /** The provider's replies to the sync calls: the call's action and the reply's body. */
+  syncReplies: { action: string | null; body: unknown }[];
   dialogs: string[];
   pageErrors: string[];
   storage(): Promise<Record<string, string | null>>;
@@ -90,6 +92,15 @@ async function view(path: string, options: ViewOptions = {}): Promise<View> {
   const providerRequests: View['providerRequests'] = [];
   const dialogs: string[] = [];
   const pageErrors: string[] = [];
+  const syncReplies: View['syncReplies'] = [];
+  page.on('response', (response) => {
+    if (!response.url().endsWith('/syncSubscriptionAction.php')) return;
+    const action = new URLSearchParams(response.request().postData() ?? '').get('action');
+    void response.json().then(
+      (body: unknown) => syncReplies.push({ action, body }),
+      () => syncReplies.push({ action, body: null }),
+    );
+  });
   page.on('request', (request) => {
     if (request.url().startsWith(stack.providerUrl)) {
       providerRequests.push({ url: request.url(), method: request.method(), body: new URLSearchParams(request.postData() ?? '') });
@@ -123,6 +134,7 @@ async function view(path: string, options: ViewOptions = {}): Promise<View> {
     syncs: () => providerRequests.filter((request) => request.url.endsWith('/syncSubscriptionAction.php')).map((request) => request.body),
     dialogs,
     pageErrors,
+    syncReplies,
     storage: () =>
       page.evaluate(() => {
         const keys = [
@@ -311,6 +323,10 @@ describe('the subscriber lifecycle in Chromium against the real provider', () =>
       },
     ]);
     expect(await cookie('_wingify_pc_uuid')).toBe(uuid);
+    // its reply has a status (section 7)
+    await expect
+      .poll(() => visit.syncReplies.filter((reply) => reply.action === 'update-subscriberId'))
+      .toEqual([{ action: 'update-subscriberId', body: expect.objectContaining({ status: 'success' }) }]);
     expect((await subscriberRow(subscriberId))?.uuid).toBe(uuid);
     expect(await visit.page.evaluate(() => localStorage.getItem('pshcrw_update_subId'))).toBeNull();
     await visit.page.close();

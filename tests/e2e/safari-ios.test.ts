@@ -243,6 +243,17 @@ describe('iOS home-screen web apps', () => {
     await page.close();
   });
 
+  it('Safari with neither PushManager nor window.safari (its push interface absent) is offered nothing: readiness failed', async () => {
+    await resetOrigin(ios);
+    const page = await pageAs(SAFARI_15);
+    await page.addInitScript(() => {
+      delete (window as unknown as Record<string, unknown>).PushManager;
+    });
+    expect(await promptsAfterTriggers(page, ios)).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { pushkit: { readiness: string } }).pushkit.readiness)).toBe('failed');
+    await page.close();
+  });
+
   it('a default build (iosHomeScreen off) shows iOS nothing and carries none of it', async () => {
     await resetOrigin(plain);
     const page = await pageAs(IPHONE_SAFARI);

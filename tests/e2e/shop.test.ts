@@ -122,16 +122,19 @@ describe('online shop', () => {
     // push.js reported the subscriber's cart event: the abandoned-cart reminder waits, naming the product
     await expect.poll(waitingReminders).toEqual([{ title: `Still thinking about ${PEN.title}?`, url: `${stack.siteUrl}${PEN.url}` }]);
 
-    // The read happened once: a later view does not read the cart again.
+    // The read happened once: a later view does not read the cart again; a page that is not checkouts/{id} reads no order.
+    const orderReads = recordRequests(page, /^\/api\/v1\/shopify\/getOrderDetails$/);
     await page.goto(`${stack.siteUrl}/`);
-    await page.waitForTimeout(2500);
+    await page.waitForTimeout(3500);
     expect(cartReads).toHaveLength(1);
+    expect(orderReads).toEqual([]);
     await page.close();
   }, 30_000);
 
   it('the order page: the order read from the provider 3 s after load, the order event with every field, the order segment joined', async () => {
     const page = await browser.context.newPage();
     const orderReads = recordRequests(page, /^\/api\/v1\/shopify\/getOrderDetails$/);
+    const cartReads = recordRequests(page, /^\/cart\.js$/);
     await page.goto(`${stack.siteUrl}/cart`);
     await page.locator('form[action="/checkout"] button').click();
     await page.waitForURL('**/checkouts/*');
@@ -140,6 +143,8 @@ describe('online shop', () => {
 
     await expect.poll(() => orderReads.length, { timeout: 10_000 }).toBe(1);
     expect(orderReads[0]!.at - loadedAt).toBeGreaterThanOrEqual(2800);
+    // the checkout form posts to /checkout, not the cart-add action: more than 2 s later, no cart read
+    expect(cartReads).toEqual([]);
     expect(Object.fromEntries(orderReads[0]!.url.searchParams)).toEqual({
       hash: stack.config.hash,
       orderId,

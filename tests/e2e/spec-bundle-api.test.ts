@@ -127,7 +127,7 @@ describe('the public API and stored state, through the built push.js', () => {
     const readDatabase = () =>
       page.evaluate(async () => {
         const list = await indexedDB.databases();
-        if (!list.some((entry) => entry.name === 'pushkit')) return { list, record: undefined };
+        if (!list.some((entry) => entry.name === 'pushkit')) return { list, record: undefined, shape: undefined };
         const record = await new Promise<Record<string, unknown> | undefined>((resolve, reject) => {
           const open = indexedDB.open('pushkit');
           open.onerror = () => reject(open.error);
@@ -140,11 +140,23 @@ describe('the public API and stored state, through the built push.js', () => {
             request.onerror = () => reject(request.error);
           };
         });
-        return { list, record };
+        const shape = await new Promise<{ stores: string[]; keyPath: unknown }>((resolve, reject) => {
+          const open = indexedDB.open('pushkit');
+          open.onerror = () => reject(open.error);
+          open.onsuccess = () => {
+            const stores = [...open.result.objectStoreNames];
+            const keyPath = stores.length ? open.result.transaction(stores[0]!).objectStore(stores[0]!).keyPath : null;
+            open.result.close();
+            resolve({ stores, keyPath });
+          };
+        });
+        return { list, record, shape };
       });
     await expect.poll(async () => (await readDatabase()).record !== undefined, { timeout: 10_000 }).toBe(true);
     const database = await readDatabase();
     expect(database.list).toContainEqual({ name: 'pushkit', version: 1 });
+    // one store of subscription info, keyed by identifier
+    expect(database.shape).toEqual({ stores: ['subscriptionInfo'], keyPath: 'identifier' });
     const record = database.record as { identifier: string; subscriptionString: string; timestamp: number };
     // its fields: identifier (the key, with value subscription), subscriptionString and timestamp
     expect(Object.keys(record).sort()).toEqual(['identifier', 'subscriptionString', 'timestamp']);
@@ -206,6 +218,14 @@ describe('the public API and stored state, through the built push.js', () => {
       ['/c.gif', 'remove-segment', ''],
       ['/c.gif', 'remove-segment', 'spring-2026'],
     ]);
+    expect(Object.fromEntries(segmentCalls(calls).at(-1)!.searchParams)).toEqual({
+      hash: stack.config.hash,
+      subscriberId,
+      subscriberSecret: ownSecret,
+      subscriptionId,
+      segment: 'spring-2026',
+      action: 'remove-segment',
+    });
 
     // a segment-add call that fails resolves false (section 8): /as unreachable (its c.gif beacon still went), or
     // the provider refusing an edited secret, which joins nothing

@@ -159,5 +159,12 @@ describe('stored state, read back by the built push.js', () => {
     const again = await viewAfter(async () => undefined);
     expect(again.calls).toEqual([]);
     await again.page.close();
+
+    // and the other way: the provider's 0 (no tracking) becomes "1" (do not track)
+    await stack.db.query('UPDATE subscribers SET page_click_tracking_permission = 0 WHERE id = $1', [subscriberId]);
+    const refused = await viewAfter((page) => page.evaluate(() => localStorage.removeItem('wingify_donot_track_actions')));
+    expect(refused.calls.filter((call) => call.path === '/getSubscriptionClickTrackingPermissionDetails.php')).toHaveLength(1);
+    expect(await stored(refused.page, 'wingify_donot_track_actions')).toBe('1');
+    await refused.page.close();
   });
 });

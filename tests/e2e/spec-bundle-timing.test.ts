@@ -217,6 +217,23 @@ describe('the time constants, at their exact boundaries, through the built push.
     await page.close();
   });
 
+  it('a site without isShopifyConnectedAccount (the default) reads neither the cart nor the order', async () => {
+    const page = await pausedView(`${minimal.siteUrl}${PEN.url}`);
+    const cartReads = requestsTo(page, '/cart.js');
+    const orderReads = requestsTo(page, '/api/v1/shopify/getOrderDetails');
+    await page.locator('#product-form button[type="submit"]').click();
+    await page.waitForURL(`**${PEN.url}`);
+    await page.clock.runFor(5000);
+    await page.goto(`${minimal.siteUrl}/cart`);
+    await page.locator('form[action="/checkout"] button').click();
+    await page.waitForURL('**/checkouts/*');
+    await page.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
+    await page.clock.runFor(5000);
+    await page.waitForTimeout(200);
+    expect([cartReads, orderReads]).toEqual([[], []]);
+    await page.close();
+  });
+
   it('the order is read 3 s after the order page loads; its event (an ecom.order trigger) offers the subscription', async () => {
     const page = await pausedView(`${orderShop.siteUrl}${PEN.url}`);
     await page.locator('#product-form button[type="submit"]').click();

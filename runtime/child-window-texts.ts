@@ -18,4 +18,7 @@ export const childWindowTexts = (company: string) => ({
   confirmOptOut: `Opt out of the product for ${company}?`,
   optOutButton: 'Opt out',
   unsupported: 'Push notifications are not enabled for this browser. Please use Chrome 42 or above, or Firefox 44 or above.',
+  // Not quoted by the spec either: the browser's push service refused the subscription (the page hears "Could Not
+  // Subscribe."), or the provider did not save it.
+  notSubscribed: `We could not subscribe you to push notifications from ${company}. Please try again later.`,
 });

@@ -188,15 +188,21 @@ export async function runChildWindow(): Promise<void> {
         await subscribePush(workerSite, services.local_, await activeRegistration(workerSite, browser === 'firefox')),
       );
       const synced = await syncAction(services, browser, 'insert', current);
-      // Subscribing is the visitor's own opt-in: an opt-out kept on this origin no longer holds.
-      if (synced) services.cookies_.remove(OPT_OUT);
       show('pc-spinner', false);
-      finish({ subscribedToWebPush: synced, is_new_user: synced });
+      if (!synced) {
+        say(texts.notSubscribed);
+        show('pc-steps', false);
+        return post({ pushkit_failure: 'sync' });
+      }
+      // Subscribing is the visitor's own opt-in: an opt-out kept on this origin no longer holds.
+      services.cookies_.remove(OPT_OUT);
+      finish({ subscribedToWebPush: true, is_new_user: true });
     } catch (error) {
       // Chromium refuses push registrations in incognito windows ("Registration failed - permission denied").
-      say(/permission denied/i.test(String(error)) ? texts.incognito : texts.unsupported);
+      say(/permission denied/i.test(String(error)) ? texts.incognito : texts.notSubscribed);
+      show('pc-spinner', false);
       show('pc-steps', false);
-      post({});
+      post({ pushkit_failure: 'subscribe' });
     }
   };
 
@@ -216,8 +222,14 @@ export async function runChildWindow(): Promise<void> {
     return afterClick(texts.confirmUnsubscribe, texts.unsubscribeButton, async () => {
       await adoptOpener();
       say(texts.unsubscribing);
-      await existing?.unsubscribe();
-      if (services.subscriberId_()) await syncAction(services, browser, 'unsubscribe-ui');
+      try {
+        await existing?.unsubscribe();
+        if (services.subscriberId_() && !(await syncAction(services, browser, 'unsubscribe-ui'))) throw new Error('unsubscribe-ui failed');
+      } catch (error) {
+        // spec section 8, "Unsubscribe problem"
+        logSwallowed(error);
+        return say(texts.optOutFailed);
+      }
       say(texts.unsubscribed);
       finish({});
     });

@@ -9,7 +9,7 @@ import { valid } from './create-services.ts';
 import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
 import { storeConsent } from './tracking-consent.ts';
 import { readState, syncAction } from './sync.ts';
-import { BLOCKED, CANCELLED, SAFARI_ERROR } from './messages.ts';
+import { BLOCKED, CANCELLED, NOT_SUBSCRIBED, SAFARI_ERROR, SYNC_ERROR } from './messages.ts';
 import { DB_STATUS, DO_NOT_TRACK, OPT_OUT, STATUS, SUBSCRIBER_ID, SUBSCRIBER_SECRET, SUBSCRIPTION_ID } from './storage-keys.ts';
 
 /** The fields the child window posts to its opener (spec section 7); the stored values go under their storage keys. */
@@ -24,6 +24,8 @@ export interface ChildWindowMessage {
   is_blocked_user?: boolean;
   safariOptInFailed?: boolean;
   [OPT_OUT]?: boolean;
+  /** push-kit's addition: why a subscribe failed, so the page hears "Could Not Subscribe." or a sync error, not a close. */
+  pushkit_failure?: 'subscribe' | 'sync';
 }
 
 /** Why the page opened the child window: its `action`, and the opt-out flag. */
@@ -56,7 +58,8 @@ export function childWindowOptInPath(services: RuntimeServices, browser: Browser
     if (action !== 'subscribe' && action !== 'unblock') return;
     if (message.safariOptInFailed) outcome.blocked_(SAFARI_ERROR);
     else if (message.is_blocked_user) outcome.blocked_(BLOCKED);
-    else outcome.fail_(CANCELLED);
+    else
+      outcome.fail_(message.pushkit_failure === 'subscribe' ? NOT_SUBSCRIBED : message.pushkit_failure === 'sync' ? SYNC_ERROR : CANCELLED);
   };
 
   const open = (uuid: string, action: ChildWindowAction, isApiCall: boolean, optOut?: boolean): void => {

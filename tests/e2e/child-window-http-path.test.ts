@@ -390,4 +390,47 @@ describe('the plain-http path', () => {
     expect(await hostStorage(stranger, 'wingify_push_subscriber_id')).toBeNull();
     await stranger.close();
   });
+
+  it('a push service that refuses the subscription: the child window says so and the page hears "Could Not Subscribe."; an insert the provider cannot take: ERROR', async () => {
+    // A new visitor on both origins: no subscription on the child window's origin, nothing stored on the site's.
+    const reset = await browser.context.newPage();
+    await reset.goto(`${site.childWindowOrigin}/health`);
+    await reset.evaluate(async (scope) => {
+      const registration = await navigator.serviceWorker.getRegistration(scope);
+      await (await registration?.pushManager.getSubscription())?.unsubscribe();
+      localStorage.clear();
+      // read by the init script below: the browser's push service refuses every registration on this origin
+      localStorage.setItem('test-refuse-push', '1');
+    }, `${site.childWindowOrigin}/sites/${site.hash}/`);
+    await reset.goto(`${site.siteUrl}/favicon.ico`);
+    await reset.evaluate(() => localStorage.clear());
+    await reset.close();
+    await browser.context.clearCookies();
+    await browser.context.addInitScript(() => {
+      if (localStorage.getItem('test-refuse-push') !== '1') return;
+      PushManager.prototype.subscribe = () => Promise.reject(new DOMException('Registration failed - push service error', 'AbortError'));
+    });
+    const notSubscribed = `We could not subscribe you to push notifications from ${COMPANY}. Please try again later.`;
+
+    const refused = await siteView();
+    const popup = await childWindowFrom(() => refused.locator('[data-pk="chicklet"] [data-pk-action="yes"]').click({ timeout: 5000 }));
+    await popup.locator('#pc-allow').click();
+    await expect.poll(() => text(popup)).toBe(notSubscribed);
+    await expect.poll(() => outcome(refused)).toEqual([['failure', { status: 'CANCELLED', message: 'Could Not Subscribe.' }]]);
+    expect(popup.isClosed()).toBe(false);
+    await Promise.all([popup.close(), refused.close()]);
+
+    // the push service works again; the provider cannot be reached from the child window
+    const setup = await browser.context.newPage();
+    await setup.goto(`${site.childWindowOrigin}/health`);
+    await setup.evaluate(() => localStorage.removeItem('test-refuse-push'));
+    await setup.close();
+    const unsaved = await siteView();
+    const second = await childWindowFrom(() => unsaved.locator('[data-pk="chicklet"] [data-pk-action="yes"]').click({ timeout: 5000 }));
+    await second.route('**/syncSubscriptionAction.php', (route) => route.abort('connectionrefused'));
+    await second.locator('#pc-allow').click();
+    await expect.poll(() => text(second)).toBe(notSubscribed);
+    await expect.poll(() => outcome(unsaved)).toEqual([['failure', { status: 'ERROR', message: 'Could not save the subscription.' }]]);
+    await Promise.all([second.close(), unsaved.close()]);
+  });
 });

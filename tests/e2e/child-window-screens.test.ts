@@ -127,7 +127,20 @@ describe('child window states', () => {
     await page.close();
   });
 
-  it('unsubscribe: "Please wait", then "You have been unsubscribed"', async () => {
+  it('unsubscribe: "Please wait", then "You have been unsubscribed"; a failed one says "Something went wrong while opting out"', async () => {
+    // spec section 8, "Unsubscribe problem": the browser fails to remove the subscription; the window says so and
+    // stays open, and nothing changed
+    const failing = await browser.context.newPage();
+    await failing.addInitScript(() => {
+      PushSubscription.prototype.unsubscribe = () => Promise.reject(new DOMException('Unsubscription failed', 'AbortError'));
+    });
+    await open('action=unsubscribe', failing);
+    await showsText(failing, `Unsubscribe from push notifications from ${COMPANY}?`);
+    await failing.locator('#pc-allow').click();
+    await showsText(failing, 'Something went wrong while opting out');
+    expect(await closeRequested(failing)).toBe(false);
+    await failing.close();
+
     const page = await browser.context.newPage();
     const sync = await holdSync(page);
     await open('action=unsubscribe', page);

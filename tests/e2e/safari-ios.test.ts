@@ -164,7 +164,8 @@ describe('Safari', () => {
     const syncs = recordSyncs(page);
     await page.goto(`${ios.siteUrl}/`);
 
-    await expect(subscribeThroughApi(page)).rejects.toThrow('SAFARI-ERROR: Opt In Failed To Display in Safari.');
+    // status and message exactly (the helper rejects with "STATUS: message", which page.evaluate prefixes)
+    await expect(subscribeThroughApi(page)).rejects.toThrow(/\bError: SAFARI-ERROR: Opt In Failed To Display in Safari\.(\n|$)/);
     expect(await page.evaluate(() => localStorage.getItem('wingify_push_subscription_status'))).toBe('blocked');
     expect(Number(await page.evaluate(() => localStorage.getItem('wingify_push_do_not_show_notification_popup')))).toBeGreaterThan(
       Date.now(),

@@ -30,7 +30,7 @@ afterAll(async () => {
 interface View {
   page: Page;
   /** Requests to the provider: path, and the sync's action and previous subscription id. */
-  calls: { path: string; action: string | null; previousSubscriptionId: string | null }[];
+  calls: { path: string; action: string | null; previousSubscriptionId: string | null; query: Record<string, string> }[];
 }
 
 /** A view after `edit` ran on the stored state; waits until push.js has done its view's work. */
@@ -48,6 +48,7 @@ async function viewAfter(edit: (page: Page) => Promise<void>): Promise<View> {
       path: new URL(request.url()).pathname,
       action: form.get('action'),
       previousSubscriptionId: form.get('previousSubscriptionId'),
+      query: Object.fromEntries(new URL(request.url()).searchParams),
     });
   });
   await page.goto(`${stack.siteUrl}/`);
@@ -153,7 +154,16 @@ describe('stored state, read back by the built push.js', () => {
   it('a subscriber without a local consent value asks the provider once and keeps its answer', async () => {
     await stack.db.query('UPDATE subscribers SET page_click_tracking_permission = 1 WHERE id = $1', [subscriberId]);
     const first = await viewAfter((page) => page.evaluate(() => localStorage.removeItem('wingify_donot_track_actions')));
-    expect(first.calls.filter((call) => call.path === '/getSubscriptionClickTrackingPermissionDetails.php')).toHaveLength(1);
+    const asked = first.calls.filter((call) => call.path === '/getSubscriptionClickTrackingPermissionDetails.php');
+    // section 7: customerHash, subscriberId and browser (and push-kit's subscriberSecret)
+    expect(asked.map((call) => call.query)).toEqual([
+      {
+        customerHash: stack.config.hash,
+        subscriberId,
+        subscriberSecret: await stored(first.page, 'pushkit_subscriber_secret'),
+        browser: 'chrome',
+      },
+    ]);
     expect(await stored(first.page, 'wingify_donot_track_actions')).toBe('0');
     await first.page.close();
     const again = await viewAfter(async () => undefined);

@@ -81,7 +81,8 @@ export function createPrompts(
       element.style.transition = 'opacity .5s';
       element.style.opacity = '0';
       setTimeout(() => (element.hidden = true), FADE_MS);
-      if (focusBefore) (focusBefore as HTMLElement).focus();
+      // not every focusable element has focus() (MathML in older browsers): a missing one must not throw
+      if (focusBefore && (focusBefore as HTMLElement).focus) (focusBefore as HTMLElement).focus();
     },
   };
 }

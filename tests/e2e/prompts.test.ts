@@ -301,6 +301,28 @@ describe.each(['desktop', 'mobile'] as const)('prompts at the %s viewport', (vie
     }
   });
 
+  it('a focused element without focus() (MathML in older browsers): No still closes the modal and stores the refusal, nothing thrown', async () => {
+    const page = await context().newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await openSite(page, modalSite, '/');
+    await page.locator('#subscribe-button').focus();
+    await page.evaluate(() => {
+      localStorage.removeItem('wingify_push_do_not_show_notification_popup');
+      (document.getElementById('subscribe-button') as unknown as { focus?: unknown }).focus = undefined;
+    });
+    await page.keyboard.press('Enter');
+    const modal = page.locator('[data-pk="modal"]');
+    await modal.waitFor({ state: 'visible' });
+    await modal.locator('[data-pk-action="no"]').click();
+    await expect.poll(() => modal.isVisible(), { timeout: 2000 }).toBe(false);
+    expect(Number(await page.evaluate(() => localStorage.getItem('wingify_push_do_not_show_notification_popup')))).toBeGreaterThan(
+      Date.now(),
+    );
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
   it('already subscribed: the already-subscribed copy', async () => {
     await context().grantPermissions(['notifications'], { origin: chickletSite.siteUrl });
     const page = await context().newPage();

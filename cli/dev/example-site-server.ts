@@ -147,7 +147,14 @@ export async function startExampleSite(options: ExampleSiteOptions): Promise<Run
       [firefoxSwPath, 'sw-firefox.js'],
       [manifestUrl, 'manifest.json'],
     ] as const) {
-      if (path.startsWith('/')) bundleFiles[path] = file;
+      // the request path the browser will ask for: no query, percent-decoded (as the lookup below sees it)
+      if (!path.startsWith('/')) continue;
+      const { pathname } = new URL(path, 'http://site.invalid');
+      try {
+        bundleFiles[decodeURIComponent(pathname)] = file;
+      } catch {
+        bundleFiles[pathname] = file;
+      }
     }
   }
   // absolute, no trailing separator: the containment check below compares against `root + sep`

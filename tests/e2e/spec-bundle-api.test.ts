@@ -260,7 +260,7 @@ describe('the public API and stored state, through the built push.js', () => {
     const custom = await startStack({
       providerPort: port,
       overrides: {
-        swPath: '/push-sw.js',
+        swPath: '/push-sw.js?v=2',
         firefoxSwPath: '/push-sw-firefox.js',
         manifestUrl: '/push-manifest.json',
         servicesServerURL: `http://127.0.0.1:${port}`,
@@ -284,10 +284,10 @@ describe('the public API and stored state, through the built push.js', () => {
       };
 
       const chrome = await visit();
-      expect(chrome.script).toBe(`${custom.siteUrl}/push-sw.js`);
+      expect(chrome.script).toBe(`${custom.siteUrl}/push-sw.js?v=2`);
       expect(await chrome.page.locator('link[rel="manifest"]').getAttribute('href')).toBe('/push-manifest.json');
       const insert = chrome.syncs.find((sync) => sync.get('action') === 'insert')!;
-      expect(insert.get('serviceWorkerPath')).toBe('/push-sw.js');
+      expect(insert.get('serviceWorkerPath')).toBe('/push-sw.js?v=2');
       expect(await segmentCall(chrome.page, 'addSubscriberToSegment', 'own-services')).toBe(true);
       expect(chrome.segmentAdds.map((call) => call.origin)).toEqual([`http://127.0.0.1:${port}`]);
       // a new visitor in Firefox: its own worker

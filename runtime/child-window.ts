@@ -183,26 +183,24 @@ export async function runChildWindow(): Promise<void> {
     if (answer === 'denied') return blocked();
     if (answer !== 'granted') return finish({});
     step(3);
+    // which part failed, for the opener: the browser's subscription, or the provider's insert
+    let failure: 'subscribe' | 'sync' = 'subscribe';
     try {
       const current = describeSubscription(
         await subscribePush(workerSite, services.local_, await activeRegistration(workerSite, browser === 'firefox')),
       );
-      const synced = await syncAction(services, browser, 'insert', current);
-      show('pc-spinner', false);
-      if (!synced) {
-        say(texts.notSubscribed);
-        show('pc-steps', false);
-        return post({ pushkit_failure: 'sync' });
-      }
+      failure = 'sync';
+      if (!(await syncAction(services, browser, 'insert', current))) throw new Error('insert failed');
       // Subscribing is the visitor's own opt-in: an opt-out kept on this origin no longer holds.
       services.cookies_.remove(OPT_OUT);
+      show('pc-spinner', false);
       finish({ subscribedToWebPush: true, is_new_user: true });
     } catch (error) {
       // Chromium refuses push registrations in incognito windows ("Registration failed - permission denied").
       say(/permission denied/i.test(String(error)) ? texts.incognito : texts.notSubscribed);
       show('pc-spinner', false);
       show('pc-steps', false);
-      post({ pushkit_failure: 'subscribe' });
+      post({ pushkit_failure: failure });
     }
   };
 

@@ -56,6 +56,7 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
+const PEN = EXAMPLE_PRODUCTS[0]!;
 let views = 0;
 
 /** A new visitor's view of `url`, the clock paused before the page loads; resolves once push.js's view work is done. */
@@ -77,8 +78,27 @@ async function pausedView(url: string, init?: () => void): Promise<Page> {
   });
   if (init) await page.addInitScript(init);
   await page.goto(url);
-  await page.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
+  await viewDone(page);
   return page;
+}
+
+/** Resolves once push.js has done its work for the page's current view. */
+const viewDone = (page: Page): Promise<void> =>
+  page.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
+
+/** The visitor adds the product on this page to the cart: a form post that comes back to the product page. */
+async function addToCart(page: Page): Promise<void> {
+  await page.locator('#product-form button[type="submit"]').click();
+  await page.waitForURL(`**${PEN.url}`);
+  await viewDone(page);
+}
+
+/** The visitor checks the cart out and lands on the order page (checkouts/{id}). */
+async function checkOut(page: Page, stack: Stack): Promise<void> {
+  await page.goto(`${stack.siteUrl}/cart`);
+  await page.locator('form[action="/checkout"] button').click();
+  await page.waitForURL('**/checkouts/*');
+  await viewDone(page);
 }
 
 /** The paths of `pathname` this page requests from now on. */
@@ -90,9 +110,17 @@ function requestsTo(page: Page, pathname: string): string[] {
   return seen;
 }
 
-const PEN = EXAMPLE_PRODUCTS[0]!;
-
 const seen = (page: Page) => page.evaluate(() => (window as unknown as { seen: { shown: number; failures: unknown[] } }).seen);
+/** Nothing read and nothing offered 1 ms before `ms`; at `ms`, one read (`reads`) and the offer. */
+async function readAndOfferedAt(page: Page, ms: number, reads: string[]): Promise<void> {
+  await page.clock.runFor(ms - 1);
+  expect(reads).toEqual([]);
+  expect((await seen(page)).shown).toBe(0);
+  await page.clock.runFor(1);
+  await expect.poll(() => reads.length).toBe(1);
+  await expect.poll(async () => (await seen(page)).shown).toBe(1);
+}
+
 const visiblePrompts = (page: Page) =>
   page.locator('[data-pk]:visible').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-pk')));
 
@@ -204,15 +232,8 @@ describe('the time constants, at their exact boundaries, through the built push.
   it('the cart is read 2 s after the cart-add post; its event (an ecom.add_cart trigger) offers the subscription', async () => {
     const page = await pausedView(`${cartShop.siteUrl}${PEN.url}`);
     const cartReads = requestsTo(page, '/cart.js');
-    await page.locator('#product-form button[type="submit"]').click();
-    await page.waitForURL(`**${PEN.url}`);
-    await page.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
-    await page.clock.runFor(1999);
-    expect(cartReads).toEqual([]);
-    expect((await seen(page)).shown).toBe(0);
-    await page.clock.runFor(1);
-    await expect.poll(() => cartReads.length).toBe(1);
-    await expect.poll(async () => (await seen(page)).shown).toBe(1);
+    await addToCart(page);
+    await readAndOfferedAt(page, 2000, cartReads);
     expect(await visiblePrompts(page)).toEqual(['chicklet']);
     await page.close();
   });
@@ -221,13 +242,9 @@ describe('the time constants, at their exact boundaries, through the built push.
     const page = await pausedView(`${minimal.siteUrl}${PEN.url}`);
     const cartReads = requestsTo(page, '/cart.js');
     const orderReads = requestsTo(page, '/api/v1/shopify/getOrderDetails');
-    await page.locator('#product-form button[type="submit"]').click();
-    await page.waitForURL(`**${PEN.url}`);
+    await addToCart(page);
     await page.clock.runFor(5000);
-    await page.goto(`${minimal.siteUrl}/cart`);
-    await page.locator('form[action="/checkout"] button').click();
-    await page.waitForURL('**/checkouts/*');
-    await page.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
+    await checkOut(page, minimal);
     await page.clock.runFor(5000);
     await page.waitForTimeout(200);
     expect([cartReads, orderReads]).toEqual([[], []]);
@@ -236,20 +253,11 @@ describe('the time constants, at their exact boundaries, through the built push.
 
   it('the order is read 3 s after the order page loads; its event (an ecom.order trigger) offers the subscription', async () => {
     const page = await pausedView(`${orderShop.siteUrl}${PEN.url}`);
-    await page.locator('#product-form button[type="submit"]').click();
-    await page.waitForURL(`**${PEN.url}`);
-    await page.goto(`${orderShop.siteUrl}/cart`);
+    await addToCart(page);
     const orderReads = requestsTo(page, '/api/v1/shopify/getOrderDetails');
-    await page.locator('form[action="/checkout"] button').click();
-    await page.waitForURL('**/checkouts/*');
-    await page.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
+    await checkOut(page, orderShop);
     // the cart read of the add (2 s) is an add_cart event, which this site's trigger does not name
-    await page.clock.runFor(2999);
-    expect(orderReads).toEqual([]);
-    expect((await seen(page)).shown).toBe(0);
-    await page.clock.runFor(1);
-    await expect.poll(() => orderReads.length).toBe(1);
-    await expect.poll(async () => (await seen(page)).shown).toBe(1);
+    await readAndOfferedAt(page, 3000, orderReads);
     await page.close();
   });
 });

@@ -10,7 +10,7 @@ export {
   type SendCampaignErrorCode,
   type SendCampaignOptions,
   type SendCampaignResult,
-} from './server/send-campaign.ts';
+} from './server/campaigns/send-campaign.ts';
 export { UnknownSiteError } from './server/sites.ts';
 export { startProvider, type Provider, type StartProviderOptions } from './server/start-provider.ts';
 export type { Clock } from './server/clock.ts';

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createSecureServer } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Database } from '../server/store/database.ts';
+import type { Database } from '../server/db/database.ts';
 import { createSelfSignedCertificate, createSubscriberKeys, decryptPushBody } from '../tests/support/fake-push-service.ts';
 import { SITE_HASH } from '../tests/support/server.ts';
 

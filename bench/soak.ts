@@ -22,7 +22,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { embeddedDatabaseDir, STATE_DIR } from '../server/state-paths.ts';
-import { openDatabase } from '../server/store/database.ts';
+import { openDatabase } from '../server/db/database.ts';
 import {
   LOAD_PUSH_SERVICE,
   checkInsertsStored,

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import autocannon from 'autocannon';
-import type { Queryable } from '../server/store/database.ts';
+import type { Queryable } from '../server/db/database.ts';
 
 export const LOAD_ORIGIN = 'https://load.example';
 const VAPID_PUBLIC_KEY = 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s';

@@ -42,7 +42,7 @@ export const SERVER_ERRORS = {
     ({ limit, seconds, hash }) => `rate limit: more than ${limit} requests in ${seconds} s for site ${hash}`,
   ),
 
-  // Proof that a call comes from the subscriber's browser (server/store/subscriber-proof.ts)
+  // Proof that a call comes from the subscriber's browser (server/subscribers/subscriber-secret.ts)
   E_SUBSCRIBER_SECRET_MISSING: entry<{ param: string }>(
     403,
     ({ param }) => `subscriberSecret: required to act for the subscriber in ${param} (the secret its browser was issued)`,
@@ -85,7 +85,7 @@ export const SERVER_ERRORS = {
   ),
   E_ORDER_UNKNOWN: entry<{ orderId: string }>(404, ({ orderId }) => `orderId: no order ${orderId} on this site`),
 
-  // The sync actions of spec section 4 (server/store/subscription-sync.ts)
+  // The sync actions of spec section 4 (server/sync/subscription-sync.ts)
   E_SYNC_NO_SUBSCRIPTION: entry(400, () => 'subscription: an endpoint or a subscriptionId is required'),
   E_SYNC_NO_VISITOR: entry(400, () => 'uuid: a uuid, subscriptionId or subscription is required'),
   E_SYNC_NOT_SUBSCRIBED: entry(404, () => 'subscriberId: no subscriber to update; send insert'),

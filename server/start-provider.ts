@@ -5,16 +5,16 @@
 import type { FastifyInstance } from 'fastify';
 import { ServerError } from './errors.ts';
 import type { CreateAppOptions } from './http/app.ts';
-import type { CampaignQueue, CampaignQueueOptions } from './push/campaign-queue.ts';
-import type { AutomationRunner } from './push/automation-runner.ts';
+import type { CampaignQueue, CampaignQueueOptions } from './campaigns/campaign-queue.ts';
+import type { AutomationRunner } from './automations/automation-runner.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { PushServiceAllowlist, PushServicesSettingError } from './push/push-services.ts';
-import { EVENT_RETENTION_ENV, retentionDays } from './store/event-retention.ts';
-import { scheduleEventPruning } from './store/event-pruning-schedule.ts';
+import { EVENT_RETENTION_ENV, retentionDays } from './db/event-retention.ts';
+import { scheduleEventPruning } from './db/event-pruning-schedule.ts';
 import { loadSites, type HostedSite } from './sites.ts';
 import { embeddedDatabaseDir, STATE_DIR } from './state-paths.ts';
-import { openDatabase, type Database } from './store/database.ts';
-import { ensureOwnerKey, ownerKeyHashFromInit } from './store/owner-keys.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { ensureOwnerKey, ownerKeyHashFromInit } from './http/owner-keys.ts';
 
 export interface StartProviderOptions {
   /** Site config files or globs (`site-configs/*.json`) to host; or `sites`, already loaded. */
@@ -125,8 +125,8 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
   // fastify, the routes and the sender load when a provider starts, not with the package's entry.
   const [{ createApp }, { CampaignQueue }, { AutomationRunner }, { closePushConnections }] = await Promise.all([
     import('./http/app.ts'),
-    import('./push/campaign-queue.ts'),
-    import('./push/automation-runner.ts'),
+    import('./campaigns/campaign-queue.ts'),
+    import('./automations/automation-runner.ts'),
     import('./push/send.ts'),
   ]);
   const clock = options.clock ?? systemClock;

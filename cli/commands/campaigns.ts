@@ -4,8 +4,8 @@
 import { CliError, cliError } from '../errors.ts';
 import { ownerApiClient } from '../owner-api-client.ts';
 import { embeddedDatabaseDir, STATE_DIR } from '../../server/state-paths.ts';
-import { openDatabase, type Database } from '../../server/store/database.ts';
-import { cancelCampaign, getCampaign, listCampaigns } from '../../server/store/campaigns.ts';
+import { openDatabase, type Database } from '../../server/db/database.ts';
+import { cancelCampaign, getCampaign, listCampaigns } from '../../server/campaigns/campaign-store.ts';
 import { siteNamed, UnknownSiteError, type HostedSite } from '../../server/sites.ts';
 import { CAMPAIGN_ID_PATTERN } from '../../contract/ids.ts';
 import type { Campaign, CampaignCancelledReply, CampaignsReply } from '../../contract/owner-api.ts';

@@ -18,8 +18,8 @@ import { ServerError } from '../../server/errors.ts';
 import { loadSites } from '../../server/sites.ts';
 import { startProvider, type Provider } from '../../server/start-provider.ts';
 import { STATE_DIR, vapidKeyFile } from '../../server/state-paths.ts';
-import { storeShopOrder } from '../../server/store/shop-orders.ts';
-import { readVapidKeyFile, writeVapidKeyFile } from '../../server/vapid-keys.ts';
+import { storeShopOrder } from '../../server/shop/shop-orders.ts';
+import { readVapidKeyFile, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 
 // The repository's example (not in the published package): its config, pages and demo key pair.
 const EXAMPLE_CONFIG = fileURLToPath(new URL('../../site-configs/calligraphy.json', import.meta.url));

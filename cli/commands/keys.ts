@@ -5,8 +5,8 @@
 // which checks keys against the database on every call).
 import { join } from 'node:path';
 import { CliError, cliError } from '../errors.ts';
-import { openDatabase, type Database } from '../../server/store/database.ts';
-import { ownerKeyCreatedAt, ownerKeyHashFromInit, replaceOwnerKeyFromInit, rotateOwnerKey } from '../../server/store/owner-keys.ts';
+import { openDatabase, type Database } from '../../server/db/database.ts';
+import { ownerKeyCreatedAt, ownerKeyHashFromInit, replaceOwnerKeyFromInit, rotateOwnerKey } from '../../server/http/owner-keys.ts';
 import { siteNamed, UnknownSiteError, type HostedSite } from '../../server/sites.ts';
 
 const STATE_DIR = '.push-kit';

@@ -1,8 +1,8 @@
 // `push-kit send --site NAME --title T --body B [--url U] [--segment S]`: creates a campaign for the site's
-// subscribers (or one segment's) and sends it from this process (server/send-campaign.ts), with a progress bar
+// subscribers (or one segment's) and sends it from this process (server/campaigns/send-campaign.ts), with a progress bar
 // and the final counts; with an owner key the running provider sends it.
 import { CliError, cliError } from '../errors.ts';
-import { sendCampaign, SendCampaignError, type SendCampaignOptions } from '../../server/send-campaign.ts';
+import { sendCampaign, SendCampaignError, type SendCampaignOptions } from '../../server/campaigns/send-campaign.ts';
 import { siteNamed, UnknownSiteError } from '../../server/sites.ts';
 import { campaignInputSchema, type CampaignInput, type CampaignRequest } from '../../contract/campaign-input.ts';
 import type { CampaignCreatedReply, CampaignReply } from '../../contract/owner-api.ts';

@@ -3,7 +3,7 @@
 // starts another when one dies, and stops them all on SIGINT / SIGTERM. The embedded database opens in one
 // process at a time, so several workers need PostgreSQL. Workers may run the same startup work at once; each
 // part is safe to: migrations take an advisory lock, an owner key is stored by one worker (which prints it),
-// and unfinished campaigns are shared through claims (server/store/database-delivery-store.ts).
+// and unfinished campaigns are shared through claims (server/campaigns/database-delivery-store.ts).
 import cluster, { type Worker } from 'node:cluster';
 import { cliError } from '../errors.ts';
 

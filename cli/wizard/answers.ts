@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { SiteConfigInput } from '../../config/schema.ts';
 import { validateConfig } from '../../config/validate-config.ts';
 import { DEFAULT_TEXTS } from '../../config/default-texts.ts';
-import { generateVapidKeyPair } from '../../server/vapid-keys.ts';
+import { generateVapidKeyPair } from '../../server/push/vapid-keys.ts';
 import { compilePatternError, compileUrlList } from '../../compiler/url-patterns.ts';
 import { SITE_NAME_PATTERN, SITE_NAME_RULE } from '../../contract/ids.ts';
 

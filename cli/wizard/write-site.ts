@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { access, chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ownerKeyFile, STATE_DIR, vapidKeyFile } from '../../server/state-paths.ts';
-import { generateVapidKeyPair } from '../../server/vapid-keys.ts';
-import { hashOwnerKey, newOwnerKey } from '../../server/store/owner-keys.ts';
+import { generateVapidKeyPair } from '../../server/push/vapid-keys.ts';
+import { hashOwnerKey, newOwnerKey } from '../../server/http/owner-keys.ts';
 import { schemaReference } from '../../config/schema-reference.ts';
 import { configFromAnswers, randomHash, type WizardAnswers } from './answers.ts';
 

@@ -4,24 +4,24 @@
 import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import { DatabaseUnavailableError, type Database } from '../store/database.ts';
-import { isStorageFull } from '../store/storage-full.ts';
+import { DatabaseUnavailableError, type Database } from '../db/database.ts';
+import { isStorageFull } from '../db/storage-full.ts';
 import { DEFAULT_RATE_LIMIT, RateLimitError, registerRateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { failure, failureOf, RequestError, sendReply } from './reply.ts';
 import { corsDelegator, SiteRegistry } from './site-access.ts';
 import type { HostedSite } from '../sites.ts';
-import type { CampaignQueue } from '../push/campaign-queue.ts';
+import type { CampaignQueue } from '../campaigns/campaign-queue.ts';
 import { PushServiceAllowlist } from '../push/push-services.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
-import { notificationEventRoute } from './routes/notification-events.ts';
-import { ownerApi } from './routes/owner-api.ts';
-import { shopRoutes } from './routes/shop.ts';
-import { siteFileRoutes } from './routes/site-files.ts';
-import { syncRoute } from './routes/sync.ts';
+import { notificationEventRoute } from '../campaigns/report-routes.ts';
+import { ownerApi } from './owner-api.ts';
+import { shopRoutes } from '../shop/routes.ts';
+import { siteFileRoutes } from '../site-files/routes.ts';
+import { syncRoute } from '../sync/routes.ts';
 import type { TrustProxy } from './trust-proxy.ts';
 import { systemClock, type Clock } from '../clock.ts';
-import { visitorDataRoutes } from './routes/visitor-data.ts';
-import type { RouteContext } from './routes/context.ts';
+import { visitorDataRoutes } from '../visitors/routes.ts';
+import type { RouteContext } from './route-context.ts';
 
 export const BODY_LIMIT = 64 * 1024;
 /** Seconds a client waits before trying again when the disk is full (an operator has to free room). */

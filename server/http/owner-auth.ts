@@ -4,12 +4,12 @@
 // (a preHandler of the root) counts a wrong key before the database is asked about it.
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { z } from 'zod';
-import type { Queryable } from '../store/database.ts';
-import { isOwnerKey } from '../store/owner-keys.ts';
+import type { Queryable } from '../db/database.ts';
+import { isOwnerKey } from './owner-keys.ts';
 import { parseParams } from './params.ts';
 import { RequestError } from './reply.ts';
 import type { HostedSite } from '../sites.ts';
-import type { RouteContext } from './routes/context.ts';
+import type { RouteContext } from './route-context.ts';
 
 function bearerKey(request: FastifyRequest): string {
   const header = request.headers.authorization;

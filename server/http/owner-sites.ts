@@ -1,7 +1,7 @@
 // The sites one owner key opens: the owner dashboard signs in with a key and offers a switcher between the
 // sites it opens (a server hosting several sites holds one key per site).
 import type { FastifyRequest } from 'fastify';
-import type { Queryable } from '../store/database.ts';
+import type { Queryable } from '../db/database.ts';
 import { requireOwner } from './owner-auth.ts';
 import { RequestError } from './reply.ts';
 import type { HostedSite } from '../sites.ts';

@@ -5,7 +5,7 @@
 import { lookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
-import type { VapidKeyPair } from '../vapid-keys.js';
+import type { VapidKeyPair } from './vapid-keys.js';
 import { encryptPayload, type SubscriptionKeys } from './encrypt.js';
 import { closeSharedEncryptionPool, type EncryptionPool } from './encryption-pool.ts';
 import { vapidAuthorizerFor } from './vapid.js';

@@ -1,7 +1,7 @@
 // RFC 8292 VAPID: an ES256 JWT per push-service origin, reused until shortly before it expires, so a
 // campaign of a million messages signs a handful of tokens instead of a million.
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
-import type { VapidKeyPair } from '../vapid-keys.js';
+import type { VapidKeyPair } from './vapid-keys.js';
 
 const TOKEN_LIFETIME_SECONDS = 12 * 60 * 60;
 /** A token is replaced this long before it expires, so none is in flight when it lapses. */

@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSite } from '../../emit/build-site.ts';
 import { startExampleSite, type RunningExampleSite } from '../../cli/dev/example-site-server.ts';
-import { isMember } from '../../server/store/segments.ts';
+import { isMember } from '../../server/segments/segment-store.ts';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';

@@ -5,10 +5,10 @@
 // local fake push service.
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCampaign, getCampaign } from '../../server/store/campaigns.ts';
-import { sendCampaign } from '../../server/push/campaign-sender.ts';
+import { createCampaign, getCampaign } from '../../server/campaigns/campaign-store.ts';
+import { sendCampaign } from '../../server/campaigns/campaign-sender.ts';
 import { closePushConnections } from '../../server/push/send.ts';
-import type { VapidKeyPair } from '../../server/vapid-keys.ts';
+import type { VapidKeyPair } from '../../server/push/vapid-keys.ts';
 import {
   createSubscriberKeys,
   decryptPushBody,

@@ -8,7 +8,7 @@
 // the behaviour under test.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isMember } from '../../server/store/segments.ts';
+import { isMember } from '../../server/segments/segment-store.ts';
 import { EXAMPLE_PRODUCTS } from '../../cli/dev/example-site-server.ts';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';

@@ -13,8 +13,8 @@ import { CHROMIUM_PATH, OFFLINE_FLAGS } from '../support/browser.ts';
 import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { deliverPush } from '../support/worker.ts';
-import { ensureOwnerKey, rotateOwnerKey } from '../../server/store/owner-keys.ts';
-import { setDimensions, setTags } from '../../server/store/subscriber-records.ts';
+import { ensureOwnerKey, rotateOwnerKey } from '../../server/http/owner-keys.ts';
+import { setDimensions, setTags } from '../../server/subscribers/subscriber-records.ts';
 
 let stack: Stack;
 let gcm: FakeGcm;

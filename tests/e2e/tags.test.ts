@@ -5,7 +5,7 @@
 // clock, so the 50 ms are measured exactly rather than raced.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tagsOf } from '../../server/store/subscriber-records.ts';
+import { tagsOf } from '../../server/subscribers/subscriber-records.ts';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';

@@ -5,9 +5,9 @@
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { clickTokenOf } from '../../server/push/click-token.ts';
-import { createCampaign } from '../../server/store/campaigns.ts';
-import type { Database } from '../../server/store/database.ts';
+import { clickTokenOf } from '../../server/campaigns/click-token.ts';
+import { createCampaign } from '../../server/campaigns/campaign-store.ts';
+import type { Database } from '../../server/db/database.ts';
 import { loadSites, type HostedSite } from '../../server/sites.ts';
 import { startProvider, type Provider } from '../../server/start-provider.ts';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';

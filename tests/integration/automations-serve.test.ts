@@ -5,9 +5,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../server/store/database.ts';
+import { openDatabase, type Database } from '../../server/db/database.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
-import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/vapid-keys.ts';
+import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import type { DeclarativePushMessage } from '../../contract/push-payload.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 import { startServe, stopGracefully, type ServeProcess } from '../support/server-faults.ts';

@@ -11,7 +11,7 @@ import { parseConfigText } from '../../config/load-config.ts';
 import { startProvider, type Provider } from '../../server/start-provider.ts';
 import type { HostedSite } from '../../server/sites.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
-import { generateVapidKeyPair, writeVapidKeyFile, type VapidKeyPair } from '../../server/vapid-keys.ts';
+import { generateVapidKeyPair, writeVapidKeyFile, type VapidKeyPair } from '../../server/push/vapid-keys.ts';
 import type { Automation, AutomationsReply, SubscriberHealthReply } from '../../contract/automations.ts';
 import { CLICK_PARAM, DECLARATIVE_PUSH_MAGIC, type DeclarativePushMessage } from '../../contract/push-payload.ts';
 import {

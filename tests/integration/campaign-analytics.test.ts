@@ -3,13 +3,13 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
-import { createCampaign } from '../../server/store/campaigns.ts';
-import { sendCampaign } from '../../server/push/campaign-sender.ts';
+import { createCampaign } from '../../server/campaigns/campaign-store.ts';
+import { sendCampaign } from '../../server/campaigns/campaign-sender.ts';
 import { closePushConnections } from '../../server/push/send.ts';
-import type { Database } from '../../server/store/database.ts';
-import { ensureOwnerKey } from '../../server/store/owner-keys.ts';
+import type { Database } from '../../server/db/database.ts';
+import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
 import type { HostedSite } from '../../server/sites.ts';
-import { generateVapidKeyPair } from '../../server/vapid-keys.ts';
+import { generateVapidKeyPair } from '../../server/push/vapid-keys.ts';
 import type { DeclarativePushMessage } from '../../contract/push-payload.ts';
 import type { Campaign, NotificationDay, SiteStats } from '../../contract/owner-api.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';

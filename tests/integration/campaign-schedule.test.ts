@@ -6,7 +6,7 @@ import type { Clock } from '../../server/clock.ts';
 import { closePushConnections } from '../../server/push/send.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
 import type { HostedSite } from '../../server/sites.ts';
-import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/vapid-keys.ts';
+import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import type { Campaign } from '../../contract/owner-api.ts';
 import { createSubscriberKeys, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 import { postSync, SITE_HASH, tempDir, testSite } from '../support/server.ts';

@@ -1,4 +1,4 @@
-// The embedded database's lock (server/store/embedded-lock.ts) as operators meet it: `push-kit serve` as PID 1 of
+// The embedded database's lock (server/db/embedded-lock.ts) as operators meet it: `push-kit serve` as PID 1 of
 // a container, killed -9 and started again as PID 1, starts (a pid file alone said "in use by process 1" forever);
 // and of two processes starting at the same instant on one data folder exactly one gets it, twenty times over.
 import { spawn, spawnSync } from 'node:child_process';
@@ -59,7 +59,7 @@ describe('embedded database lock', () => {
     const dir = await tempDir('pushkit-lock-race-');
     removals.push(dir.remove);
     const contenderFile = join(dir.path, 'contender.ts');
-    const lockModule = fileURLToPath(new URL('../../server/store/embedded-lock.ts', import.meta.url));
+    const lockModule = fileURLToPath(new URL('../../server/db/embedded-lock.ts', import.meta.url));
     // A process that takes the lock of the folder named on a "lock DIR" line and gives it back on "unlock".
     await writeFile(
       contenderFile,

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCampaign, type CampaignCounts } from '../../server/push/campaign-runner.js';
-import { InMemoryDeliveryStore } from '../../server/push/delivery-store.js';
+import { runCampaign, type CampaignCounts } from '../../server/campaigns/campaign-runner.js';
+import { InMemoryDeliveryStore } from '../../server/campaigns/delivery-store.js';
 import { PushServiceAllowlist } from '../../server/push/push-services.ts';
 import { closePushConnections, sendPush, type SendPushOptions } from '../../server/push/send.js';
-import { generateVapidKeyPair } from '../../server/vapid-keys.js';
+import { generateVapidKeyPair } from '../../server/push/vapid-keys.js';
 import {
   createSubscriberKeys,
   decryptPushBody,

@@ -3,12 +3,12 @@
 // mid-campaign costs a retry of its batch, never a lost or doubled message.
 import type { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCampaign } from '../../server/push/campaign-runner.ts';
-import { InMemoryDeliveryStore } from '../../server/push/delivery-store.ts';
+import { runCampaign } from '../../server/campaigns/campaign-runner.ts';
+import { InMemoryDeliveryStore } from '../../server/campaigns/delivery-store.ts';
 import { MAX_PAYLOAD_BYTES } from '../../server/push/encrypt.ts';
 import { EncryptionPool } from '../../server/push/encryption-pool.ts';
 import { closePushConnections, type SendPushOptions } from '../../server/push/send.ts';
-import { generateVapidKeyPair } from '../../server/vapid-keys.ts';
+import { generateVapidKeyPair } from '../../server/push/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 
 let service: FakePushService;

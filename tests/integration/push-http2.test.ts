@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PushServiceAllowlist } from '../../server/push/push-services.ts';
 import { closePushConnections, sendPush } from '../../server/push/send.ts';
-import { generateVapidKeyPair } from '../../server/vapid-keys.ts';
+import { generateVapidKeyPair } from '../../server/push/vapid-keys.ts';
 import { createSelfSignedCertificate, createSubscriberKeys, decryptPushBody } from '../support/fake-push-service.ts';
 
 interface Received {

@@ -2,7 +2,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePushConnections, parseRetryAfter, sendPush, type SendPushOptions } from '../../server/push/send.js';
-import { generateVapidKeyPair } from '../../server/vapid-keys.js';
+import { generateVapidKeyPair } from '../../server/push/vapid-keys.js';
 import {
   createSubscriberKeys,
   decryptPushBody,

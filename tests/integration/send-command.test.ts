@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
-import { openDatabase } from '../../server/store/database.ts';
+import { openDatabase } from '../../server/db/database.ts';
 import { loadSites } from '../../server/sites.ts';
-import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/vapid-keys.ts';
+import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 import { freePort } from '../support/ports.ts';
 

@@ -3,13 +3,13 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
-import { createCampaign } from '../../server/store/campaigns.ts';
-import { campaignProgress, sendCampaign, vapidSubjectOf } from '../../server/push/campaign-sender.ts';
-import type { Database } from '../../server/store/database.ts';
-import { DatabaseDeliveryStore } from '../../server/store/database-delivery-store.ts';
+import { createCampaign } from '../../server/campaigns/campaign-store.ts';
+import { campaignProgress, sendCampaign, vapidSubjectOf } from '../../server/campaigns/campaign-sender.ts';
+import type { Database } from '../../server/db/database.ts';
+import { DatabaseDeliveryStore } from '../../server/campaigns/database-delivery-store.ts';
 import { closePushConnections } from '../../server/push/send.ts';
 import type { HostedSite } from '../../server/sites.ts';
-import { generateVapidKeyPair } from '../../server/vapid-keys.ts';
+import { generateVapidKeyPair } from '../../server/push/vapid-keys.ts';
 import {
   createSubscriberKeys,
   decryptPushBody,

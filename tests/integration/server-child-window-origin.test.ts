@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
-import type { Database } from '../../server/store/database.ts';
+import type { Database } from '../../server/db/database.ts';
 import { openTempDatabase, postSync, tempDir, testSite } from '../support/server.ts';
 
 const PROVIDER_HOST = 'push.letters.example';

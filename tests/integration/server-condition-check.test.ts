@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatConditionError, type ConditionCheckReply } from '../../contract/conditions.ts';
 import { createApp } from '../../server/http/app.ts';
-import type { Database } from '../../server/store/database.ts';
-import { ensureOwnerKey } from '../../server/store/owner-keys.ts';
+import type { Database } from '../../server/db/database.ts';
+import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
 import { openTempDatabase, testSite } from '../support/server.ts';
 
 let db: Database;

@@ -1,7 +1,7 @@
 // The embedded database's buffer cache lives in a WebAssembly heap that never shrinks: the provider opens it
 // with a smaller cache than PostgreSQL's default, so that it stays smaller under load (bench/README.md, memory).
 import { afterAll, describe, expect, it } from 'vitest';
-import { EMBEDDED_SHARED_BUFFERS } from '../../server/store/database.ts';
+import { EMBEDDED_SHARED_BUFFERS } from '../../server/db/database.ts';
 import { openTempDatabase } from '../support/server.ts';
 
 const opened = await openTempDatabase();

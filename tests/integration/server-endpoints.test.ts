@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
-import { createCampaign } from '../../server/store/campaigns.ts';
-import { DatabaseUnavailableError, type Database } from '../../server/store/database.ts';
-import { ensureOwnerKey } from '../../server/store/owner-keys.ts';
+import { createCampaign } from '../../server/campaigns/campaign-store.ts';
+import { DatabaseUnavailableError, type Database } from '../../server/db/database.ts';
+import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
 import type { HostedSite } from '../../server/sites.ts';
 import { insertSubscriber, openTempDatabase, postSync, SITE_HASH, SITE_ORIGIN, tempDir, testSite } from '../support/server.ts';
 

@@ -3,7 +3,7 @@
 // part of them; a new process on the same database resumes it. Every subscriber receives the message, and
 // the campaign ends with every delivery counted once.
 //
-// The guarantee (server/store/database-delivery-store.ts): at least once per subscriber; a second copy only for a
+// The guarantee (server/campaigns/database-delivery-store.ts): at least once per subscriber; a second copy only for a
 // request the push service had received when the process died, before the answer was recorded (at most the
 // sender's concurrency, 100), sent after the restart with the same Topic header. The request whose arrival
 // triggered the kill is such a request: it must be sent again, or a subscriber whose push service never
@@ -13,10 +13,10 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
-import { createCampaign } from '../../server/store/campaigns.ts';
+import { createCampaign } from '../../server/campaigns/campaign-store.ts';
 import type { Campaign } from '../../contract/owner-api.ts';
-import { CLAIM_LEASE_SECONDS, CLAIM_RENEW_MS, DatabaseDeliveryStore } from '../../server/store/database-delivery-store.ts';
-import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/vapid-keys.ts';
+import { CLAIM_LEASE_SECONDS, CLAIM_RENEW_MS, DatabaseDeliveryStore } from '../../server/campaigns/database-delivery-store.ts';
+import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import {
   createSubscriberKeys,
   decryptPushBody,

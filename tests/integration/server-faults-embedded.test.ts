@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { amcheck } from '@electric-sql/pglite/contrib/amcheck';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CACHE_DIR_ENV } from '../../server/store/embedded-initdb.ts';
-import { lockEmbeddedDatabase } from '../../server/store/embedded-lock.ts';
+import { CACHE_DIR_ENV } from '../../server/db/embedded-initdb.ts';
+import { lockEmbeddedDatabase } from '../../server/db/embedded-lock.ts';
 import { tempDir } from '../support/server.ts';
 import {
   BIN,

@@ -10,7 +10,7 @@ import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/vapid-keys.ts';
+import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type RecordedPush } from '../support/fake-push-service.ts';
 import { postgresBinDir, startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
 import { tempDir } from '../support/server.ts';

@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
 import { startProvider } from '../../server/start-provider.ts';
 import { embeddedDatabaseDir } from '../../server/state-paths.ts';
-import { openDatabase, type Database } from '../../server/store/database.ts';
-import { pruneEvents } from '../../server/store/event-retention.ts';
-import { createSegment } from '../../server/store/segments.ts';
-import { MAX_TAGS_PER_SUBSCRIBER } from '../../server/store/subscriber-records.ts';
-import { VISITOR_SEGMENTS_PER_SITE } from '../../server/store/visitor-segments.ts';
+import { openDatabase, type Database } from '../../server/db/database.ts';
+import { pruneEvents } from '../../server/db/event-retention.ts';
+import { createSegment } from '../../server/segments/segment-store.ts';
+import { MAX_TAGS_PER_SUBSCRIBER } from '../../server/subscribers/subscriber-records.ts';
+import { VISITOR_SEGMENTS_PER_SITE } from '../../server/visitors/visitor-segments.ts';
 import { insertSubscriber, openTempDatabase, SITE_HASH, tempDir, testSite } from '../support/server.ts';
 
 const site = testSite();

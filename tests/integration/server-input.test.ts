@@ -8,10 +8,10 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_ERRORS, type ServerErrorCode } from '../../server/errors.ts';
 import { BODY_LIMIT, createApp } from '../../server/http/app.ts';
-import { createCampaign } from '../../server/store/campaigns.ts';
-import type { Database } from '../../server/store/database.ts';
-import { ensureOwnerKey } from '../../server/store/owner-keys.ts';
-import { storeShopOrder } from '../../server/store/shop-orders.ts';
+import { createCampaign } from '../../server/campaigns/campaign-store.ts';
+import type { Database } from '../../server/db/database.ts';
+import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
+import { storeShopOrder } from '../../server/shop/shop-orders.ts';
 import { insertSubscriber, openTempDatabase, SITE_HASH, tempDir, testSite } from '../support/server.ts';
 
 const OTHER_HASH = 'other-site-hash';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../config/load-config.ts';
 import { createApp } from '../../server/http/app.ts';
 import { PushServiceAllowlist } from '../../server/push/push-services.ts';
-import { openDatabase, type Database } from '../../server/store/database.ts';
+import { openDatabase, type Database } from '../../server/db/database.ts';
 import type { HostedSite } from '../../server/sites.ts';
 import {
   LOAD_PUSH_SERVICE,

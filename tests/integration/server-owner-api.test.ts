@@ -3,9 +3,9 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
-import { createCampaign } from '../../server/store/campaigns.ts';
-import type { Database } from '../../server/store/database.ts';
-import { ensureOwnerKey, rotateOwnerKey } from '../../server/store/owner-keys.ts';
+import { createCampaign } from '../../server/campaigns/campaign-store.ts';
+import type { Database } from '../../server/db/database.ts';
+import { ensureOwnerKey, rotateOwnerKey } from '../../server/http/owner-keys.ts';
 import { insertSubscriber, openTempDatabase, postSync, SITE_HASH, testSite } from '../support/server.ts';
 
 let db: Database;

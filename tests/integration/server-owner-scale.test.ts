@@ -6,8 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
-import type { Database, Queryable } from '../../server/store/database.ts';
-import { ensureOwnerKey } from '../../server/store/owner-keys.ts';
+import type { Database, Queryable } from '../../server/db/database.ts';
+import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
 import { openThrowawayPostgres } from '../support/throwaway-postgres.ts';
 import { openTempDatabase, SITE_HASH, testSite } from '../support/server.ts';
 

@@ -2,8 +2,8 @@
 // (PUSHKIT_TEST_DATABASE_URL); each run works in a database of its own, dropped afterwards.
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
-import { MIGRATIONS } from '../../server/store/migrations.ts';
-import { openDatabase } from '../../server/store/database.ts';
+import { MIGRATIONS } from '../../server/db/migrations.ts';
+import { openDatabase } from '../../server/db/database.ts';
 import { asAdmin, openThrowawayPostgres } from '../support/throwaway-postgres.ts';
 import { defineSyncTests, newSubscription, postSync, SITE_HASH, testSite } from '../support/server.ts';
 

@@ -3,13 +3,13 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
-import { sendCampaign } from '../../server/push/campaign-sender.ts';
+import { sendCampaign } from '../../server/campaigns/campaign-sender.ts';
 import { PushServiceAllowlist } from '../../server/push/push-services.ts';
 import { closePushConnections, sendPush } from '../../server/push/send.ts';
-import { createCampaign } from '../../server/store/campaigns.ts';
-import type { Database } from '../../server/store/database.ts';
+import { createCampaign } from '../../server/campaigns/campaign-store.ts';
+import type { Database } from '../../server/db/database.ts';
 import { startProvider } from '../../server/start-provider.ts';
-import { generateVapidKeyPair } from '../../server/vapid-keys.ts';
+import { generateVapidKeyPair } from '../../server/push/vapid-keys.ts';
 import { createSubscriberKeys, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 import { insertSubscriber, openTempDatabase, postSync, SITE_HASH, tempDir, testSite } from '../support/server.ts';
 

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
-import type { Database } from '../../server/store/database.ts';
+import type { Database } from '../../server/db/database.ts';
 import { postSync, SITE_HASH, testSite } from '../support/server.ts';
 
 function countingDatabase() {

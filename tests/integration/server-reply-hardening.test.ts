@@ -3,9 +3,9 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, STORAGE_FULL_RETRY_SECONDS } from '../../server/http/app.ts';
-import { ensureOwnerKey } from '../../server/store/owner-keys.ts';
-import type { Database } from '../../server/store/database.ts';
-import { DatabaseUnavailableError } from '../../server/store/database.ts';
+import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
+import type { Database } from '../../server/db/database.ts';
+import { DatabaseUnavailableError } from '../../server/db/database.ts';
 import { insertSubscriber, openTempDatabase, postSync, SITE_HASH, SITE_ORIGIN, testSite } from '../support/server.ts';
 
 const site = testSite();

@@ -4,10 +4,10 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
-import { MIGRATIONS } from '../../server/store/migrations.ts';
-import { openDatabase } from '../../server/store/database.ts';
-import { CACHE_DIR_ENV } from '../../server/store/embedded-initdb.ts';
-import { ensureOwnerKey, isOwnerKey, ownerKeyHashFromInit } from '../../server/store/owner-keys.ts';
+import { MIGRATIONS } from '../../server/db/migrations.ts';
+import { openDatabase } from '../../server/db/database.ts';
+import { CACHE_DIR_ENV } from '../../server/db/embedded-initdb.ts';
+import { ensureOwnerKey, isOwnerKey, ownerKeyHashFromInit } from '../../server/http/owner-keys.ts';
 import { loadSites } from '../../server/sites.ts';
 import { insertSubscriber, postSync, SITE_HASH, tempDir, testSite } from '../support/server.ts';
 

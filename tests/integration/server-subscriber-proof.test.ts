@@ -5,8 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { createApp } from '../../server/http/app.ts';
-import { storeShopOrder } from '../../server/store/shop-orders.ts';
-import type { Database } from '../../server/store/database.ts';
+import { storeShopOrder } from '../../server/shop/shop-orders.ts';
+import type { Database } from '../../server/db/database.ts';
 import { insertSubscriber, newSubscription, openTempDatabase, postSync, SITE_HASH, SITE_ORIGIN, testSite } from '../support/server.ts';
 
 let db: Database;

@@ -7,7 +7,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../config/load-config.ts';
 import { createApp } from '../../server/http/app.ts';
-import { openDatabase, type Database } from '../../server/store/database.ts';
+import { openDatabase, type Database } from '../../server/db/database.ts';
 import type { HostedSite } from '../../server/sites.ts';
 
 export const SITE_ORIGIN = 'https://letters.example';

@@ -8,10 +8,10 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildSite } from '../../emit/build-site.ts';
 import { startExampleSite, type RunningExampleSite } from '../../cli/dev/example-site-server.ts';
-import type { Database } from '../../server/store/database.ts';
+import type { Database } from '../../server/db/database.ts';
 import { loadSites, type HostedSite } from '../../server/sites.ts';
 import { startProvider } from '../../server/start-provider.ts';
-import { storeShopOrder } from '../../server/store/shop-orders.ts';
+import { storeShopOrder } from '../../server/shop/shop-orders.ts';
 import { freePort } from './ports.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));

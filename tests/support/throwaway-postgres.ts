@@ -2,7 +2,7 @@
 // sharing that server never see each other's rows; dropped afterwards.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openDatabase, type Database } from '../../server/store/database.ts';
+import { openDatabase, type Database } from '../../server/db/database.ts';
 
 /** One statement on the server's own database, outside any throwaway one. */
 export async function asAdmin(serverUrl: string, sql: string, params: unknown[] = []): Promise<void> {

@@ -1,6 +1,6 @@
-// When a subscriber's own clock first shows a time of day (server/push/local-time.ts).
+// When a subscriber's own clock first shows a time of day (server/campaigns/local-time.ts).
 import { describe, expect, it } from 'vitest';
-import { nextLocalTime } from '../../server/push/local-time.ts';
+import { nextLocalTime } from '../../server/campaigns/local-time.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const from = Date.parse('2026-11-23T20:00:00Z');

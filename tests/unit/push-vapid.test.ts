@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VapidAuthorizer } from '../../server/push/vapid.js';
-import { generateVapidKeyPair } from '../../server/vapid-keys.js';
+import { generateVapidKeyPair } from '../../server/push/vapid-keys.js';
 import { verifyVapidAuthorization } from '../support/fake-push-service.js';
 
 describe('VAPID (RFC 8292)', () => {

@@ -1,0 +1,134 @@
+// Sends the automated messages that are due (server/automations/automation-messages.ts), site by site and automation
+// by automation, through the campaign runner: the same claims, retries, results and expiries as a campaign.
+// A pass runs every `pollMs` and on demand (runDue); passes of one process never overlap, and the claims keep
+// several processes from sending one message twice.
+import { DatabaseUnavailableError, type Database } from '../db/database.ts';
+import { AutomationDeliveryStore, dropPendingMessages, settleMessages } from './automation-messages.ts';
+import { automationSettings } from './automation-settings.ts';
+import { runCampaign, type CampaignCounts } from '../campaigns/campaign-runner.ts';
+import { vapidSubjectOf, type SendCampaignOptions } from '../campaigns/campaign-sender.ts';
+import type { HostedSite } from '../sites.ts';
+import { vapidKeyFile } from '../state-paths.ts';
+import { readVapidKeyFile, type VapidKeyPair } from '../push/vapid-keys.ts';
+import type { Clock } from '../clock.ts';
+import { AUTOMATION_KINDS } from '../../contract/automations.ts';
+import { DEFAULT_TTL_SECONDS } from '../../contract/campaign-limits.ts';
+import { DEFAULT_URGENCY } from '../../contract/urgency.ts';
+
+/** How often a provider looks for due messages: a message is sent at most this late. */
+export const AUTOMATION_POLL_MS = 5000;
+
+export interface AutomationRunnerOptions extends Pick<SendCampaignOptions, 'ca' | 'concurrency' | 'pushServices'> {
+  clock: Clock;
+  /** Milliseconds between passes; default AUTOMATION_POLL_MS. 0: no passes but those runDue asks for. */
+  pollMs?: number;
+  log?: (line: string) => void;
+}
+
+const none = (): CampaignCounts => ({ sent: 0, delivered: 0, failed: 0, expired: 0 });
+
+export class AutomationRunner {
+  private pass: Promise<CampaignCounts> = Promise.resolve(none());
+  private timer: NodeJS.Timeout | undefined;
+  private readonly abort = new AbortController();
+  private readonly keys = new Map<string, VapidKeyPair>();
+  private readonly reported = new Set<string>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly sites: HostedSite[],
+    /** Folder holding `keys/<name>.json` (the `.push-kit` folder). */
+    private readonly stateDir: string,
+    private readonly options: AutomationRunnerOptions,
+  ) {}
+
+  start(): void {
+    const pollMs = this.options.pollMs ?? AUTOMATION_POLL_MS;
+    if (pollMs <= 0) return;
+    const tick = () => {
+      void this.runDue().finally(() => {
+        if (!this.abort.signal.aborted) this.timer = setTimeout(tick, pollMs).unref();
+      });
+    };
+    this.timer = setTimeout(tick, pollMs).unref();
+  }
+
+  /** Sends what is due now (after the pass under way, if any); resolves with what this pass sent. */
+  runDue(): Promise<CampaignCounts> {
+    const next = this.pass.catch(none).then(() => this.runPass());
+    this.pass = next;
+    return next;
+  }
+
+  async close(): Promise<void> {
+    this.abort.abort();
+    if (this.timer) clearTimeout(this.timer);
+    await this.pass.catch(() => undefined);
+  }
+
+  private log(line: string): void {
+    (this.options.log ?? ((text: string) => console.log(text)))(line);
+  }
+
+  private async keysOf(site: HostedSite): Promise<VapidKeyPair | undefined> {
+    const known = this.keys.get(site.name);
+    if (known) return known;
+    try {
+      const keys = await readVapidKeyFile(vapidKeyFile(this.stateDir, site.name));
+      this.keys.set(site.name, keys);
+      return keys;
+    } catch (error) {
+      if (!this.reported.has(site.name)) this.log(`automations of ${site.name} not sent: ${(error as Error).message}`);
+      this.reported.add(site.name);
+      return undefined;
+    }
+  }
+
+  private async runPass(): Promise<CampaignCounts> {
+    const total = none();
+    for (const site of this.sites) {
+      if (this.abort.signal.aborted) break;
+      try {
+        await this.runSite(site, total);
+      } catch (error) {
+        const reason = error instanceof DatabaseUnavailableError ? `${error.message}; trying again next pass` : (error as Error).message;
+        this.log(`automations of ${site.name}: ${reason}`);
+      }
+    }
+    return total;
+  }
+
+  private async runSite(site: HostedSite, total: CampaignCounts): Promise<void> {
+    const settings = await automationSettings(this.db, site);
+    for (const kind of AUTOMATION_KINDS) {
+      if (this.abort.signal.aborted) return;
+      if (!settings[kind].enabled) {
+        await dropPendingMessages(this.db, site.hash, kind, this.options.clock());
+        continue;
+      }
+      const keys = await this.keysOf(site);
+      if (!keys) return;
+      const store = new AutomationDeliveryStore(this.db, site.hash, kind, this.options.clock, site.config);
+      try {
+        const counts = await runCampaign(store, kind, {
+          vapid: keys,
+          subject: vapidSubjectOf(site),
+          ttl: DEFAULT_TTL_SECONDS,
+          urgency: DEFAULT_URGENCY,
+          concurrency: this.options.concurrency,
+          signal: this.abort.signal,
+          ca: this.options.ca,
+          pushServices: this.options.pushServices,
+        });
+        for (const key of Object.keys(total) as (keyof CampaignCounts)[]) total[key] += counts[key];
+        if (counts.sent > 0) {
+          this.log(`automation ${kind} of ${site.name}: ${counts.delivered} delivered, ${counts.expired} expired, ${counts.failed} failed`);
+        }
+      } finally {
+        // A pass that failed (database away) leaves claims behind: they lapse, and a later pass takes them.
+        store.abandonClaims();
+      }
+      await settleMessages(this.db, site.hash, kind);
+    }
+  }
+}

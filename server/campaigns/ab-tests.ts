@@ -1,0 +1,85 @@
+// A/B tests: a campaign's 2 to 4 variants go to its test share of the audience, split evenly and at random;
+// the rest waits until the chosen time, when the variant with the best click rate (clicked / delivered, the
+// lower variant on a tie) becomes the winner and goes to them.
+import type { Queryable } from '../db/database.ts';
+import type { CampaignInput } from '../../contract/campaign-input.ts';
+import type { CampaignVariantFigures } from '../../contract/owner-api.ts';
+
+/** Stores the variants and splits the campaign's deliveries: the test share by variant, the rest held for the winner. */
+export async function splitForTest(
+  tx: Queryable,
+  campaignId: string,
+  input: CampaignInput,
+  recipients: number,
+  start: number,
+): Promise<void> {
+  const variants = input.variants!;
+  for (const [index, variant] of variants.entries()) {
+    await tx.query(
+      `INSERT INTO campaign_variants (campaign_id, variant, title, body, url, icon, image) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [campaignId, index, variant.title ?? null, variant.body ?? null, variant.url ?? null, variant.icon ?? null, variant.image ?? null],
+    );
+  }
+  const testSize = Math.min(recipients, Math.max(variants.length, Math.round(recipients * input.testFraction!)));
+  const winnerAt = new Date(start + input.winnerAfterMinutes! * 60_000).toISOString();
+  await tx.query(
+    `WITH ranked AS (SELECT id, row_number() OVER (ORDER BY random()) - 1 AS n FROM deliveries WHERE campaign_id = $1)
+     UPDATE deliveries d SET variant = CASE WHEN r.n < $2 THEN (r.n % $3)::smallint END,
+       next_attempt_at = CASE WHEN r.n < $2 THEN d.next_attempt_at ELSE $4::timestamptz END
+     FROM ranked r WHERE d.id = r.id`,
+    [campaignId, testSize, variants.length, winnerAt],
+  );
+  await tx.query('UPDATE campaigns SET winner_at = $2 WHERE id = $1', [campaignId, winnerAt]);
+}
+
+/** Each variant's figures: its test deliveries, delivered, clicked (once per subscriber) and click rate. */
+export async function variantFigures(db: Queryable, campaignId: string): Promise<CampaignVariantFigures[]> {
+  const { rows } = await db.query<{
+    variant: number;
+    title: string | null;
+    body: string | null;
+    url: string | null;
+    icon: string | null;
+    image: string | null;
+    recipients: string;
+    delivered: string;
+    clicked: string;
+  }>(
+    `SELECT v.variant, v.title, v.body, v.url, v.icon, v.image,
+       (SELECT count(*) FROM deliveries d WHERE d.campaign_id = v.campaign_id AND d.variant = v.variant) AS recipients,
+       (SELECT count(*) FROM deliveries d WHERE d.campaign_id = v.campaign_id AND d.variant = v.variant AND d.status = 'delivered') AS delivered,
+       (SELECT count(DISTINCT e.subscriber_id) FROM events e JOIN deliveries d ON d.campaign_id = e.campaign_id AND d.subscriber_id = e.subscriber_id
+         WHERE e.campaign_id = v.campaign_id AND e.kind = 'clicked' AND d.variant = v.variant) AS clicked
+     FROM campaign_variants v WHERE v.campaign_id = $1 ORDER BY v.variant`,
+    [campaignId],
+  );
+  return rows.map((row) => {
+    const delivered = Number(row.delivered);
+    const clicked = Number(row.clicked);
+    return {
+      variant: row.variant,
+      title: row.title,
+      body: row.body,
+      url: row.url,
+      icon: row.icon,
+      image: row.image,
+      recipients: Number(row.recipients),
+      delivered,
+      clicked,
+      clickRate: delivered > 0 ? clicked / delivered : null,
+    };
+  });
+}
+
+/** Picks the winner once its time has come (by `now`); returns whether the campaign has one now or needs none. */
+export async function decideWinner(db: Queryable, campaignId: string, now: number): Promise<void> {
+  const { rows } = await db.query<{ winner_at: Date | null; winner_variant: number | null }>(
+    'SELECT winner_at, winner_variant FROM campaigns WHERE id = $1',
+    [campaignId],
+  );
+  const campaign = rows[0];
+  if (!campaign?.winner_at || campaign.winner_variant !== null || new Date(campaign.winner_at).getTime() > now) return;
+  const figures = await variantFigures(db, campaignId);
+  const best = figures.reduce((winner, candidate) => ((candidate.clickRate ?? -1) > (winner.clickRate ?? -1) ? candidate : winner));
+  await db.query('UPDATE campaigns SET winner_variant = $2 WHERE id = $1 AND winner_variant IS NULL', [campaignId, best.variant]);
+}

@@ -1,0 +1,121 @@
+// The provider sends the campaigns created through the owner API in the background, one at a time per
+// process, and on start resumes the ones a previous process left unfinished. A scheduler looks every few
+// seconds for deliveries that have come due (a scheduled campaign, a zone reaching its local time, a retry a
+// stopped process left) and sends their campaigns; the schedule itself is in the database.
+import { DatabaseUnavailableError, type Database } from '../db/database.ts';
+import { sendCampaign, type SendCampaignOptions } from './campaign-sender.ts';
+import type { HostedSite } from '../sites.ts';
+import { vapidKeyFile } from '../state-paths.ts';
+import { readVapidKeyFile } from '../push/vapid-keys.ts';
+import { systemClock } from '../clock.ts';
+import { CLAIM_LEASE_SECONDS } from './database-delivery-store.ts';
+
+const RETRY_UNAVAILABLE_MS = 5000;
+
+/** How often the scheduler looks for deliveries come due. */
+export const SCHEDULER_INTERVAL_MS = 5000;
+
+export type CampaignQueueOptions = Pick<SendCampaignOptions, 'ca' | 'concurrency' | 'pushServices' | 'clock'> & {
+  log?: (line: string) => void;
+};
+
+export class CampaignQueue {
+  private chain: Promise<void> = Promise.resolve();
+  private readonly abort = new AbortController();
+  /** Campaigns queued or being sent by this process: the scheduler does not queue them twice. */
+  private readonly queued = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly sites: HostedSite[],
+    /** Folder holding `keys/<name>.json` (the `.push-kit` folder). */
+    private readonly stateDir: string,
+    private readonly options: CampaignQueueOptions = {},
+  ) {}
+
+  enqueue(siteHash: string, campaignId: string): void {
+    if (this.queued.has(campaignId)) return;
+    this.queued.add(campaignId);
+    this.chain = this.chain.then(() => this.send(siteHash, campaignId)).finally(() => this.queued.delete(campaignId));
+  }
+
+  /** The time the campaigns go by. */
+  now(): number {
+    return (this.options.clock ?? systemClock)();
+  }
+
+  /**
+   * Queues every campaign with a delivery come due and not held by a live sender; returns how many it queued.
+   * Automated messages are the automation runner's (server/automations/automation-runner.ts).
+   */
+  async tick(): Promise<number> {
+    const { rows } = await this.db.query<{ id: string; site_hash: string }>(
+      `SELECT c.id, c.site_hash FROM campaigns c
+       WHERE c.status IN ('pending', 'scheduled', 'sending') AND c.automation IS NULL AND c.id IN (
+         SELECT d.campaign_id FROM deliveries d
+         WHERE d.status = 'pending' AND d.next_attempt_at <= $1
+           AND (d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => $2)))
+       ORDER BY c.id`,
+      [new Date(this.now()).toISOString(), CLAIM_LEASE_SECONDS],
+    );
+    const fresh = rows.filter((row) => !this.queued.has(String(row.id)));
+    for (const row of fresh) this.enqueue(row.site_hash, String(row.id));
+    return fresh.length;
+  }
+
+  /** Starts looking for deliveries come due every SCHEDULER_INTERVAL_MS. */
+  startScheduler(intervalMs = SCHEDULER_INTERVAL_MS): void {
+    if (this.timer) return;
+    const log = this.options.log ?? ((line: string) => console.log(line));
+    this.timer = setInterval(() => {
+      this.tick().catch((error: unknown) => {
+        if (!(error instanceof DatabaseUnavailableError)) log(`campaign scheduler: ${(error as Error).message}`);
+      });
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  /** Campaigns with deliveries still pending, oldest first; automated messages are the automation runner's. */
+  async resumeUnfinished(): Promise<number> {
+    const { rows } = await this.db.query<{ id: string; site_hash: string }>(
+      `SELECT c.id, c.site_hash FROM campaigns c
+       WHERE c.status <> 'done' AND c.automation IS NULL AND EXISTS (SELECT 1 FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending')
+       ORDER BY c.id`,
+    );
+    for (const row of rows) this.enqueue(row.site_hash, String(row.id));
+    return rows.length;
+  }
+
+  /** Resolves when every queued campaign has been sent (or stopped). */
+  idle(): Promise<void> {
+    return this.chain;
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.abort.abort();
+    await this.chain;
+  }
+
+  private async send(siteHash: string, campaignId: string): Promise<void> {
+    if (this.abort.signal.aborted) return;
+    const log = this.options.log ?? ((line: string) => console.log(line));
+    const site = this.sites.find((candidate) => candidate.hash === siteHash);
+    if (!site) return;
+    try {
+      const keys = await readVapidKeyFile(vapidKeyFile(this.stateDir, site.name));
+      const counts = await sendCampaign(this.db, site, campaignId, keys, { ...this.options, signal: this.abort.signal });
+      if (counts.sent === 0) return;
+      log(`campaign ${campaignId} of ${site.name}: ${counts.delivered} delivered, ${counts.expired} expired, ${counts.failed} failed`);
+    } catch (error) {
+      if (error instanceof DatabaseUnavailableError && !this.abort.signal.aborted) {
+        // The database is away (restart, failover): the campaign goes on once it is back, from where it stopped.
+        log(`campaign ${campaignId} of ${site.name} paused: ${error.message}; trying again in ${RETRY_UNAVAILABLE_MS / 1000} s`);
+        setTimeout(() => this.enqueue(siteHash, campaignId), RETRY_UNAVAILABLE_MS).unref();
+        return;
+      }
+      log(`campaign ${campaignId} of ${site.name} not sent: ${(error as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,124 @@
+// Sends a campaign's pending deliveries with bounded concurrency. All progress is in the store: a delivery
+// is claimed before it is sent and marked right after, so a restarted run picks up only what is left.
+import type { Delivery, DeliveryStore } from './delivery-store.js';
+import { PayloadTooLargeError } from '../push/encrypt.js';
+import { sendPush, type PushResult, type SendPushOptions } from '../push/send.js';
+
+export interface CampaignCounts {
+  /** Push requests made, retries included. */
+  sent: number;
+  delivered: number;
+  failed: number;
+  expired: number;
+}
+
+export interface RunCampaignOptions extends SendPushOptions {
+  /** Requests in flight at most; default 100. */
+  concurrency?: number;
+  /** Attempts per delivery before it is marked failed; default 5. */
+  maxAttempts?: number;
+  /** First retry delay when the push service gives no Retry-After; doubled per attempt. Default 1000 ms. */
+  backoffMs?: number;
+  onProgress?(counts: CampaignCounts): void;
+  /** Stops claiming new work; requests in flight finish and are recorded. */
+  signal?: AbortSignal;
+  /** The sender; sendPush unless a test or benchmark substitutes one. */
+  send?: (delivery: Delivery, options: SendPushOptions) => Promise<PushResult>;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function isRequestError(error: unknown): boolean {
+  // Payload and option errors would fail again on every retry; network errors may not.
+  return (
+    !(error instanceof PayloadTooLargeError) &&
+    !(error instanceof TypeError) &&
+    !(error instanceof Error && /^(push |subscription key|VAPID)/.test(error.message))
+  );
+}
+
+export async function runCampaign(store: DeliveryStore, campaignId: string, options: RunCampaignOptions): Promise<CampaignCounts> {
+  const concurrency = options.concurrency ?? 100;
+  const maxAttempts = options.maxAttempts ?? 5;
+  const backoffMs = options.backoffMs ?? 1000;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a whole number >= 1, got ${concurrency}`);
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error(`maxAttempts must be a whole number >= 1, got ${maxAttempts}`);
+  const send =
+    options.send ??
+    ((delivery: Delivery, sendOptions: SendPushOptions) =>
+      sendPush(delivery.subscription, delivery.payload, delivery.topic ? { ...sendOptions, topic: delivery.topic } : sendOptions));
+  const counts: CampaignCounts = { sent: 0, delivered: 0, failed: 0, expired: 0 };
+  const report = () => options.onProgress?.({ ...counts });
+
+  const queue: Delivery[] = [];
+  /** When each delivery this run rescheduled becomes due again. */
+  const retryDue = new Map<string, number>();
+  let refilling: Promise<void> | undefined;
+  let exhausted = false;
+
+  const refill = async (): Promise<void> => {
+    while (!options.signal?.aborted) {
+      const claimed = await store.claimPending(campaignId, concurrency * 2);
+      if (claimed.length > 0) {
+        for (const delivery of claimed) retryDue.delete(delivery.id);
+        queue.push(...claimed);
+        return;
+      }
+      if (retryDue.size === 0) {
+        exhausted = true;
+        return;
+      }
+      const wait = Math.min(...retryDue.values()) - Date.now();
+      await sleep(Math.max(10, wait));
+      // Another runner may have taken a rescheduled delivery; forget those long past due.
+      for (const [id, due] of retryDue) if (due < Date.now() - 60_000) retryDue.delete(id);
+    }
+  };
+
+  const next = async (): Promise<Delivery | undefined> => {
+    while (queue.length === 0) {
+      if (exhausted || options.signal?.aborted) return undefined;
+      refilling ??= refill().finally(() => {
+        refilling = undefined;
+      });
+      await refilling;
+    }
+    return queue.shift();
+  };
+
+  const deliver = async (delivery: Delivery): Promise<void> => {
+    let result: PushResult;
+    try {
+      counts.sent += 1;
+      result = await send(delivery, options);
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      result = isRequestError(error) ? { outcome: 'retry', statusCode: 0, detail } : { outcome: 'failed', statusCode: 0, detail };
+    }
+    if (result.outcome === 'delivered') {
+      await store.markResult(delivery.id, 'delivered');
+      counts.delivered += 1;
+    } else if (result.outcome === 'expired') {
+      await store.markResult(delivery.id, 'expired', result.detail);
+      counts.expired += 1;
+    } else if (result.outcome === 'retry' && delivery.attempts < maxAttempts) {
+      const delay = result.retryAfterMs ?? backoffMs * 2 ** (delivery.attempts - 1);
+      const due = Date.now() + delay;
+      retryDue.set(delivery.id, due);
+      exhausted = false;
+      await store.reschedule(delivery.id, new Date(due));
+    } else {
+      await store.markResult(delivery.id, 'failed', result.detail);
+      counts.failed += 1;
+    }
+    report();
+  };
+
+  const worker = async (): Promise<void> => {
+    for (let delivery = await next(); delivery; delivery = await next()) await deliver(delivery);
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  // Claimed but never started because the run was stopped: give them back untouched.
+  for (const delivery of queue.splice(0)) await store.reschedule(delivery.id, new Date(0));
+  return counts;
+}

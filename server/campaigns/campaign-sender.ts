@@ -1,0 +1,173 @@
+// Sends one campaign from the provider's database with the site's VAPID key pair: used by `push-kit send`
+// and by the provider for campaigns created through the owner API. Progress lives in the deliveries table,
+// so an interrupted campaign resumes where it stopped, in this process or another. A run ends when nothing
+// is left pending: deliveries claimed by a runner that died are taken once their claims lapse.
+import type { Database } from '../db/database.ts';
+import { DatabaseDeliveryStore } from './database-delivery-store.ts';
+import { runCampaign, type CampaignCounts } from './campaign-runner.ts';
+import type { HostedSite } from '../sites.ts';
+import type { VapidKeyPair } from '../push/vapid-keys.ts';
+import type { Urgency } from '../../contract/urgency.ts';
+import type { PushServiceAllowlist } from '../push/push-services.ts';
+import { vapidSubjectFor } from '../../config/vapid-subject.ts';
+import { sharedEncryptionPool } from '../push/encryption-pool.ts';
+import { systemClock, type Clock } from '../clock.ts';
+import { decideWinner } from './ab-tests.ts';
+
+export interface SendCampaignOptions {
+  concurrency?: number;
+  onProgress?(counts: CampaignCounts): void;
+  signal?: AbortSignal;
+  /** Extra trusted CA certificates for push services (tests use a local one). */
+  ca?: string | string[];
+  /** Where pushes may go (server/push/push-services.ts); default: PUSHKIT_PUSH_SERVICES, else the known ones. */
+  pushServices?: PushServiceAllowlist;
+  /** Offer HTTP/2 to push services (server/push/send.ts); default: off. */
+  http2?: boolean;
+  /** Whose time says a scheduled delivery has come due (tests move one by hand). */
+  clock?: Clock;
+}
+
+/** RFC 8292's contact: the site's vapidSubject, else its https origin, else a mailto: address at its host. */
+export function vapidSubjectOf(site: Pick<HostedSite, 'config'>): string {
+  return vapidSubjectFor(site.config);
+}
+
+export interface CampaignProgress {
+  recipients: number;
+  pending: number;
+  delivered: number;
+  failed: number;
+  expired: number;
+  /** Skipped: the subscriber had reached the site's frequency cap. */
+  capped: number;
+  /** Dropped: the subscriber's quiet hours outlasted the message's TTL. */
+  dropped: number;
+}
+
+export async function campaignProgress(db: Database, campaignId: string): Promise<CampaignProgress> {
+  const { rows } = await db.query<{ status: string; count: string }>(
+    'SELECT status, count(*) AS count FROM deliveries WHERE campaign_id = $1 GROUP BY status',
+    [campaignId],
+  );
+  const count = (status: string) => Number(rows.find((row) => row.status === status)?.count ?? 0);
+  const progress = {
+    pending: count('pending'),
+    delivered: count('delivered'),
+    failed: count('failed'),
+    expired: count('expired'),
+    capped: count('capped'),
+    dropped: count('dropped'),
+  };
+  return { recipients: Object.values(progress).reduce((sum, value) => sum + value, 0), ...progress };
+}
+
+export async function sendCampaign(
+  db: Database,
+  site: HostedSite,
+  campaignId: string,
+  keys: VapidKeyPair,
+  options: SendCampaignOptions = {},
+): Promise<CampaignCounts> {
+  const { rows } = await db.query<{ ttl: number; urgency: Urgency; status: string; topic: string | null }>(
+    'SELECT ttl, urgency, status, topic FROM campaigns WHERE id = $1 AND site_hash = $2',
+    [campaignId, site.hash],
+  );
+  const campaign = rows[0];
+  if (!campaign) throw new Error(`no campaign ${campaignId} on site ${site.name}`);
+  const clock = options.clock ?? systemClock;
+  // An A/B test whose time has come gets its winner before its rest is claimed.
+  await decideWinner(db, campaignId, clock());
+  // A scheduled campaign whose time has not come is left alone (the provider's scheduler starts it then).
+  if (campaign.status === 'cancelled' || (campaign.status === 'scheduled' && (await nextDue(db, campaignId, clock)) === 'later')) {
+    return { sent: 0, delivered: 0, failed: 0, expired: 0 };
+  }
+  await db.query(`UPDATE campaigns SET status = 'sending' WHERE id = $1 AND status IN ('pending', 'scheduled')`, [campaignId]);
+  const store = new DatabaseDeliveryStore(db, site.config, clock);
+  const total: CampaignCounts = { sent: 0, delivered: 0, failed: 0, expired: 0 };
+  const add = (counts: CampaignCounts): CampaignCounts => ({
+    sent: total.sent + counts.sent,
+    delivered: total.delivered + counts.delivered,
+    failed: total.failed + counts.failed,
+    expired: total.expired + counts.expired,
+  });
+  try {
+    for (;;) {
+      const counts = await runCampaign(store, campaignId, {
+        vapid: keys,
+        subject: vapidSubjectOf(site),
+        ttl: campaign.ttl,
+        urgency: campaign.urgency,
+        // A retried request replaces an undelivered copy at the push service instead of adding a second one; a
+        // campaign's own topic also replaces an undelivered older campaign of that topic.
+        topic: campaign.topic ?? `campaign-${campaignId}`.slice(0, 32),
+        concurrency: options.concurrency,
+        onProgress: options.onProgress && ((progress) => options.onProgress!(add(progress))),
+        signal: options.signal,
+        ca: options.ca,
+        pushServices: options.pushServices,
+        http2: options.http2,
+        // RFC 8291's per-message key agreement is most of a send's CPU: it runs on the other cores.
+        encryptor: sharedEncryptionPool(),
+      });
+      Object.assign(total, add(counts));
+      if ((await campaignProgress(db, campaignId)).pending === 0) {
+        await db.query(
+          `UPDATE campaigns SET status = 'done', completed_at = now() WHERE id = $1 AND status IN ('pending', 'scheduled', 'sending')`,
+          [campaignId],
+        );
+        return total;
+      }
+      if (options.signal?.aborted) return total;
+      // What is left is claimed by another runner, or by one that died and whose claims will lapse, or is due
+      // soon: wait for the first of these, then take what has become free. What is due later (a schedule) is
+      // the provider's scheduler's to start when its time comes.
+      const next = await nextDue(db, campaignId, clock);
+      if (next === 'later' || next === 'none') return total;
+      await sleep(next, options.signal);
+      await decideWinner(db, campaignId, clock());
+    }
+  } finally {
+    // A run that failed (database away) leaves claims behind: they lapse, and the next run takes them.
+    store.abandonClaims();
+  }
+}
+
+/** How often a runner waiting for other runners' claims looks again (they may finish any moment). */
+const RECHECK_MS = 1000;
+
+/** A delivery due further off than this is left to the scheduler rather than waited for. */
+const HANDOFF_MS = 5000;
+
+/**
+ * When the campaign's run should look again: milliseconds until a pending delivery may become claimable (a
+ * claim held elsewhere, one that lapses, one due soon), 'later' when every one left is due past HANDOFF_MS
+ * (by `clock`), 'none' when nothing is pending (a cancelled campaign).
+ */
+async function nextDue(db: Database, campaignId: string, clock: Clock): Promise<number | 'later' | 'none'> {
+  const { rows } = await db.query<{ due: number | null; claimed: boolean | null }>(
+    `SELECT extract(epoch FROM min(next_attempt_at) FILTER (WHERE claimed_at IS NULL)) * 1000 AS due,
+       bool_or(claimed_at IS NOT NULL) AS claimed
+     FROM deliveries WHERE campaign_id = $1 AND status = 'pending'`,
+    [campaignId],
+  );
+  const { due, claimed } = rows[0] ?? { due: null, claimed: null };
+  if (claimed) return RECHECK_MS;
+  if (due === null) return 'none';
+  const wait = Number(due) - clock();
+  if (wait > HANDOFF_MS) return 'later';
+  return Math.min(Math.max(wait, 50), RECHECK_MS);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,256 @@
+// Campaigns: one notification to all subscribed visitors of a site, to a segment, or to one subscriber.
+// Creating a campaign writes one pending delivery per recipient; the sender (campaign-sender.ts) claims pending
+// deliveries with FOR UPDATE SKIP LOCKED, so several processes share the work and a restart resumes it.
+import type { Database, Queryable } from '../db/database.ts';
+import type { HostedSite } from '../sites.ts';
+import type { CampaignAction, CampaignInput } from '../../contract/campaign-input.ts';
+import type { Campaign, CampaignStatus, CreatedCampaign } from '../../contract/owner-api.ts';
+import type { Urgency } from '../../contract/urgency.ts';
+import { audienceQuery } from './audience.ts';
+import { nextLocalTime } from './local-time.ts';
+import { splitForTest, variantFigures } from './ab-tests.ts';
+
+/** Creates the campaign and its deliveries; `now` (ms) is when a localTime campaign starts looking for its time. */
+export async function createCampaign(
+  db: Database,
+  site: Pick<HostedSite, 'hash'>,
+  input: CampaignInput,
+  now: number = Date.now(),
+): Promise<CreatedCampaign> {
+  const scheduled = input.sendAt !== undefined || input.localTime !== undefined;
+  return db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ id: string }>(
+      `INSERT INTO campaigns (site_hash, title, body, url, icon, segment_sid, subscriber_id, ttl, urgency, image, actions, app_badge,
+         send_at, local_time, status, topic)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`,
+      [
+        site.hash,
+        input.title,
+        input.body,
+        input.url ?? null,
+        input.icon ?? null,
+        input.segment ?? null,
+        input.subscriberId ?? null,
+        input.ttl,
+        input.urgency,
+        input.image ?? null,
+        input.actions?.length ? JSON.stringify(input.actions) : null,
+        input.appBadge ?? null,
+        input.sendAt ?? null,
+        input.localTime ?? null,
+        scheduled ? 'scheduled' : 'pending',
+        input.topic ?? null,
+      ],
+    );
+    const campaignId = String(rows[0]!.id);
+    const audience = audienceQuery(site.hash, input, 2);
+    // counted in the database: a campaign to everyone must not carry a row per recipient back to the process
+    const inserted = await tx.query<{ recipients: number }>(
+      `WITH inserted AS (
+         INSERT INTO deliveries (campaign_id, subscriber_id, next_attempt_at)
+         SELECT $1, audience.id, $${audience.params.length + 2}::timestamptz FROM (${audience.sql}) audience
+         ON CONFLICT (campaign_id, subscriber_id) DO NOTHING RETURNING 1
+       )
+       SELECT count(*)::int AS recipients FROM inserted`,
+      // due by the sender's clock (the one `now` comes from), not the database server's
+      [campaignId, ...audience.params, new Date(now).toISOString()],
+    );
+    const recipients = inserted.rows[0]!.recipients;
+    if (recipients > 0 && scheduled) await scheduleDeliveries(tx, campaignId, input, now);
+    if (recipients > 0 && input.variants) {
+      await splitForTest(tx, campaignId, input, recipients, input.sendAt === undefined ? now : Date.parse(input.sendAt));
+    }
+    if (recipients === 0) {
+      await tx.query(`UPDATE campaigns SET status = 'done', completed_at = now() WHERE id = $1`, [campaignId]);
+    }
+    return { campaignId, recipients };
+  });
+}
+
+/** Sets each delivery's due time: the send time, or when its subscriber's clock first shows the local time. */
+async function scheduleDeliveries(tx: Queryable, campaignId: string, input: CampaignInput, now: number): Promise<void> {
+  const from = input.sendAt === undefined ? now : Date.parse(input.sendAt);
+  if (input.localTime === undefined) {
+    await tx.query('UPDATE deliveries SET next_attempt_at = $2 WHERE campaign_id = $1', [campaignId, new Date(from).toISOString()]);
+    return;
+  }
+  // One due time per zone (a handful), computed here: the database's own time zone data is not relied on.
+  const { rows: zones } = await tx.query<{ timezone: string | null; timezone_offset: number | null }>(
+    `SELECT DISTINCT s.timezone, s.timezone_offset FROM deliveries d JOIN subscribers s ON s.id = d.subscriber_id WHERE d.campaign_id = $1`,
+    [campaignId],
+  );
+  const localTime = input.localTime;
+  const due = zones.map((zone) =>
+    new Date(nextLocalTime({ timezone: zone.timezone, timezoneOffset: zone.timezone_offset }, localTime, from)).toISOString(),
+  );
+  await tx.query(
+    `UPDATE deliveries d SET next_attempt_at = z.due
+     FROM subscribers s, unnest($2::text[], $3::int[], $4::timestamptz[]) AS z (timezone, timezone_offset, due)
+     WHERE d.campaign_id = $1 AND s.id = d.subscriber_id
+       AND s.timezone IS NOT DISTINCT FROM z.timezone AND s.timezone_offset IS NOT DISTINCT FROM z.timezone_offset`,
+    [campaignId, zones.map((zone) => zone.timezone), zones.map((zone) => zone.timezone_offset), due],
+  );
+}
+
+/**
+ * Cancels what of a scheduled or sending campaign has not gone: its waiting deliveries are removed (one a
+ * sender holds right now still goes). Returns how many were removed, or null when the campaign is not on the
+ * site or has nothing left to cancel.
+ */
+export async function cancelCampaign(db: Database, siteHash: string, campaignId: string): Promise<number | null> {
+  return db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ status: CampaignStatus }>(
+      'SELECT status FROM campaigns WHERE site_hash = $1 AND id = $2 FOR UPDATE',
+      [siteHash, campaignId],
+    );
+    const status = rows[0]?.status;
+    if (status !== 'scheduled' && status !== 'sending' && status !== 'pending') return null;
+    const removed = await tx.query(
+      `WITH removed AS (DELETE FROM deliveries WHERE campaign_id = $1 AND status = 'pending' AND claimed_at IS NULL RETURNING 1)
+       SELECT count(*)::int AS count FROM removed`,
+      [campaignId],
+    );
+    await tx.query(`UPDATE campaigns SET status = 'cancelled', completed_at = now() WHERE id = $1`, [campaignId]);
+    return Number(removed.rows[0]!.count);
+  });
+}
+
+interface CampaignRow {
+  id: string;
+  title: string;
+  body: string;
+  url: string | null;
+  icon: string | null;
+  image: string | null;
+  actions: CampaignAction[] | null;
+  app_badge: number | null;
+  segment_sid: string | null;
+  subscriber_id: string | null;
+  ttl: number;
+  urgency: Urgency;
+  status: CampaignStatus;
+  send_at: Date | null;
+  local_time: string | null;
+  next_due_at: Date | null;
+  created_at: Date;
+  completed_at: Date | null;
+  recipients: string;
+  pending: string;
+  delivered: string;
+  failed: string;
+  expired: string;
+  capped: string;
+  dropped: string;
+  topic: string | null;
+  winner_at: Date | null;
+  winner_variant: number | null;
+  shown: string;
+  clicked: string;
+  closed: string;
+  conversions: string;
+}
+
+const CAMPAIGN_SELECT = `
+  SELECT c.*,
+    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id) AS recipients,
+    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending') AS pending,
+    (SELECT min(d.next_attempt_at) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending') AS next_due_at,
+    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'delivered') AS delivered,
+    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'failed') AS failed,
+    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'expired') AS expired,
+    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'capped') AS capped,
+    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'dropped') AS dropped,
+    (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'shown') AS shown,
+    (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'clicked') AS clicked,
+    (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'closed') AS closed,
+    (SELECT count(DISTINCT o.order_id) FROM shop_orders o
+       JOIN (SELECT e.subscriber_id, min(e.created_at) AS clicked_at FROM events e
+             WHERE e.campaign_id = c.id AND e.kind = 'clicked' AND e.subscriber_id IS NOT NULL GROUP BY e.subscriber_id) k
+         ON o.subscriber_id = k.subscriber_id
+       WHERE o.site_hash = c.site_hash AND o.created_at >= k.clicked_at AND o.created_at < k.clicked_at + make_interval(hours => $2)
+    ) AS conversions
+  FROM campaigns c`;
+
+/** Hours after a click in which the subscriber's shop order is the campaign's conversion, unless the site says. */
+export const DEFAULT_CONVERSION_WINDOW_HOURS = 72;
+
+function summary(row: CampaignRow): Campaign {
+  const delivered = Number(row.delivered);
+  const failed = Number(row.failed);
+  const expired = Number(row.expired);
+  return {
+    campaignId: String(row.id),
+    title: row.title,
+    body: row.body,
+    url: row.url,
+    icon: row.icon,
+    image: row.image,
+    actions: row.actions ?? [],
+    appBadge: row.app_badge,
+    segment: row.segment_sid,
+    subscriberId: row.subscriber_id,
+    ttl: row.ttl,
+    urgency: row.urgency,
+    status: row.status,
+    sendAt: row.send_at ? new Date(row.send_at).toISOString() : null,
+    localTime: row.local_time,
+    nextDueAt: row.next_due_at ? new Date(row.next_due_at).toISOString() : null,
+    createdAt: new Date(row.created_at).toISOString(),
+    completedAt: row.completed_at ? new Date(row.completed_at).toISOString() : null,
+    recipients: Number(row.recipients),
+    // sent: every delivery the sender has finished with, whatever the push service answered
+    sent: delivered + failed + expired,
+    pending: Number(row.pending),
+    delivered,
+    failed,
+    expired,
+    capped: Number(row.capped),
+    dropped: Number(row.dropped),
+    topic: row.topic,
+    variants: [],
+    winnerAt: row.winner_at ? new Date(row.winner_at).toISOString() : null,
+    winnerVariant: row.winner_variant,
+    shown: Number(row.shown),
+    clicked: Number(row.clicked),
+    closed: Number(row.closed),
+    // of the subscribers the push service took it for, the share who clicked
+    clickRate: delivered > 0 ? Number(row.clicked) / delivered : null,
+    conversions: Number(row.conversions),
+  };
+}
+
+/** The owner's campaigns, newest first (automated messages are counted per automation instead). */
+export async function listCampaigns(
+  db: Queryable,
+  siteHash: string,
+  limit: number,
+  offset: number,
+  conversionWindowHours = DEFAULT_CONVERSION_WINDOW_HOURS,
+): Promise<Campaign[]> {
+  const { rows } = await db.query<CampaignRow>(
+    `${CAMPAIGN_SELECT} WHERE c.site_hash = $1 AND c.automation IS NULL ORDER BY c.id DESC LIMIT $3 OFFSET $4`,
+    [siteHash, conversionWindowHours, limit, offset],
+  );
+  // an A/B test's variants with their figures: a query for each test on the page
+  return Promise.all(
+    rows
+      .map(summary)
+      .map(async (campaign) => (campaign.winnerAt ? { ...campaign, variants: await variantFigures(db, campaign.campaignId) } : campaign)),
+  );
+}
+
+export async function getCampaign(
+  db: Queryable,
+  siteHash: string,
+  campaignId: string,
+  conversionWindowHours = DEFAULT_CONVERSION_WINDOW_HOURS,
+): Promise<Campaign | null> {
+  const { rows } = await db.query<CampaignRow>(`${CAMPAIGN_SELECT} WHERE c.site_hash = $1 AND c.id = $3`, [
+    siteHash,
+    conversionWindowHours,
+    campaignId,
+  ]);
+  if (!rows[0]) return null;
+  const campaign = summary(rows[0]);
+  return campaign.winnerAt ? { ...campaign, variants: await variantFigures(db, campaignId) } : campaign;
+}

@@ -1,0 +1,299 @@
+// The DeliveryStore (delivery-store.ts) on the provider's database. Work is claimed with FOR UPDATE SKIP LOCKED
+// and a claimed_at stamp, so several `serve` or `send` processes can run one campaign and none sends a
+// delivery another has claimed. A live runner renews the stamp of the claims it holds every few seconds; a
+// claim not renewed for the lease (its runner died: kill -9, crash, machine lost) is taken again. The
+// embedded database, which one process at a time may open, drops every claim when it is opened.
+//
+// The guarantee, under any crash: every delivery is sent at least once. A delivery is sent a second time
+// only when its runner died after the push service had received the request and before the answer was
+// recorded: at most one extra copy per request in flight at the crash (at most the runner's concurrency),
+// sent with the same Topic header, so a push service still holding the first copy replaces it. Claimed
+// deliveries whose request had not started are sent once, by the next runner. A database that is away for
+// less than the lease (a restart) while the runner lives costs nothing: the answers are kept in memory and
+// written when it is back.
+import { DatabaseUnavailableError, type Database, type Queryable } from '../db/database.ts';
+import type { Delivery, DeliveryResult, DeliveryStore } from './delivery-store.ts';
+import type { CampaignAction } from '../../contract/campaign-input.ts';
+import { declarativePayload, type LandingOrigins } from './declarative-payload.ts';
+import { systemClock, type Clock } from '../clock.ts';
+import { CAP_WINDOW_MS, guardrailVerdict, type CampaignGuardrails } from './guardrails.ts';
+
+/** A claim not renewed for this long belongs to a runner that is gone. */
+export const CLAIM_LEASE_SECONDS = 20;
+/** How often a runner renews the claims it holds. */
+export const CLAIM_RENEW_MS = 5000;
+/** How often results are written again while the database is away (for at most a lease). */
+const RESULT_RETRY_MS = 500;
+
+export interface ClaimedRow {
+  id: string;
+  campaign_id: string;
+  attempts: number;
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+  title: string;
+  body: string;
+  url: string | null;
+  icon: string | null;
+  image?: string | null;
+  actions?: CampaignAction[] | null;
+  /** An automated message's notification tag (a newer cart reminder replaces an older one on screen). */
+  tag?: string | null;
+  app_badge: number | null;
+  secret_hash: string | null;
+  timezone: string | null;
+  timezone_offset: number | null;
+  ttl: number;
+  recent: number;
+}
+
+/** The Delivery of a claimed row, with the payload built for it. */
+export function claimedDelivery(
+  row: Pick<ClaimedRow, 'id' | 'campaign_id' | 'attempts' | 'endpoint' | 'p256dh' | 'auth'>,
+  payload: string,
+): Delivery {
+  return {
+    id: String(row.id),
+    campaignId: String(row.campaign_id),
+    attempts: row.attempts,
+    subscription: { endpoint: row.endpoint, keys: { p256dh: row.p256dh, auth: row.auth } },
+    payload,
+  };
+}
+
+/**
+ * A claimed delivery's push message, campaign or automated: declarative, with the delivery's click token on
+ * every page a click opens and in the data the worker reports with (server/campaigns/declarative-payload.ts).
+ */
+export function deliveryPayload(
+  row: Pick<ClaimedRow, 'id' | 'campaign_id' | 'title' | 'body' | 'url' | 'icon' | 'image' | 'actions' | 'tag' | 'secret_hash'> &
+    Partial<Pick<ClaimedRow, 'app_badge'>>,
+  site: LandingOrigins,
+): string {
+  return JSON.stringify(
+    declarativePayload(
+      {
+        campaignId: String(row.campaign_id),
+        title: row.title,
+        body: row.body,
+        url: row.url,
+        icon: row.icon,
+        image: row.image,
+        actions: row.actions,
+        appBadge: row.app_badge,
+        tag: row.tag,
+      },
+      { deliveryId: String(row.id), secretHash: row.secret_hash },
+      site,
+    ),
+  );
+}
+
+/** What the guardrails read of a claimed delivery: its subscriber's zone, its TTL, the subscriber's recent deliveries. */
+export type GuardedRow = Pick<ClaimedRow, 'id' | 'timezone' | 'timezone_offset' | 'ttl' | 'recent'>;
+
+/** What the store needs of the site: where clicks may land, and its guardrails. */
+export type DeliveryStoreSite = LandingOrigins & { campaignGuardrails?: CampaignGuardrails };
+
+export class DatabaseDeliveryStore implements DeliveryStore {
+  /** Deliveries this store claimed and has not yet marked or rescheduled. */
+  private readonly held = new Set<string>();
+  private renewTimer: NodeJS.Timeout | undefined;
+
+  /** `site`: where the payloads' clicks may land (the site's origin and notificationClickOrigins). */
+  constructor(
+    private readonly db: Database,
+    protected readonly site: DeliveryStoreSite,
+    /** Whose time says a scheduled delivery has come due. */
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  private hold(ids: string[]): void {
+    for (const id of ids) this.held.add(id);
+    if (this.held.size === 0 || this.renewTimer) return;
+    this.renewTimer = setInterval(() => {
+      if (this.held.size === 0) return;
+      // A failed renewal (database away) is retried on the next tick; the lease is several ticks long.
+      this.db
+        .query(`UPDATE deliveries SET claimed_at = now() WHERE id = ANY($1::bigint[]) AND status = 'pending' AND claimed_at IS NOT NULL`, [
+          [...this.held],
+        ])
+        .catch(() => undefined);
+    }, CLAIM_RENEW_MS);
+    this.renewTimer.unref();
+  }
+
+  private release(id: string): void {
+    this.held.delete(id);
+    if (this.held.size === 0 && this.renewTimer) {
+      clearInterval(this.renewTimer);
+      this.renewTimer = undefined;
+    }
+  }
+
+  /** Stops renewing the claims still held (a run that failed): they lapse after the lease and are taken again. */
+  abandonClaims(): void {
+    this.held.clear();
+    if (this.renewTimer) clearInterval(this.renewTimer);
+    this.renewTimer = undefined;
+  }
+
+  async claimPending(campaignId: string, limit: number): Promise<Delivery[]> {
+    const claimed = await this.claim(campaignId, limit);
+    this.hold(claimed.map((delivery) => delivery.id));
+    return claimed;
+  }
+
+  /** Claims up to `limit` due deliveries (a subclass claims another set: server/automations/automation-messages.ts). */
+  protected async claim(campaignId: string, limit: number): Promise<Delivery[]> {
+    return this.db.transaction(async (tx) => {
+      const now = this.clock();
+      const cap = this.site.campaignGuardrails?.frequencyCap;
+      // The campaign's next due deliveries, in the order of an index on (campaign, due time, id): a claim reads
+      // its batch, not every pending delivery of the campaign.
+      const { rows: picked } = await tx.query<{ id: string; gone: boolean }>(
+        `SELECT d.id, (s.endpoint IS NULL OR s.p256dh IS NULL OR s.auth IS NULL OR s.status <> 'subscribed') AS gone
+         FROM deliveries d JOIN subscribers s ON s.id = d.subscriber_id
+         WHERE d.campaign_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= $4
+           AND (d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => $3))
+           -- an A/B test's rest waits for its winner
+           AND (d.variant IS NOT NULL OR NOT EXISTS (
+             SELECT 1 FROM campaigns t WHERE t.id = $1 AND t.winner_at IS NOT NULL AND t.winner_variant IS NULL))
+         ORDER BY d.next_attempt_at, d.id LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
+        [campaignId, limit, CLAIM_LEASE_SECONDS, new Date(now).toISOString()],
+      );
+      if (picked.length === 0) return [];
+      const gone = picked.filter((row) => row.gone).map((row) => row.id);
+      // A subscriber that lost its subscription since the campaign was created cannot be sent to.
+      if (gone.length) {
+        await tx.query(
+          `UPDATE deliveries SET status = 'expired', last_error = 'subscription gone before sending', updated_at = now()
+           WHERE id = ANY($1::bigint[])`,
+          [gone],
+        );
+      }
+      const sendable = picked.filter((row) => !row.gone).map((row) => row.id);
+      const { rows: claimed } = await tx.query<ClaimedRow>(
+        `UPDATE deliveries d SET claimed_at = now(), attempts = d.attempts + 1, updated_at = now()
+         FROM subscribers s, campaigns c
+         LEFT JOIN campaign_variants v ON v.campaign_id = c.id
+         WHERE d.id = ANY($1::bigint[]) AND s.id = d.subscriber_id AND c.id = d.campaign_id
+           AND (v.variant IS NULL OR v.variant = coalesce(d.variant, c.winner_variant))
+         RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth,
+           coalesce(v.title, c.title) AS title, coalesce(v.body, c.body) AS body, coalesce(v.url, c.url) AS url,
+           coalesce(v.icon, c.icon) AS icon, coalesce(v.image, c.image) AS image, c.actions,
+           c.app_badge, s.secret_hash, s.timezone, s.timezone_offset, c.ttl,
+           ${
+             cap
+               ? `(SELECT count(*)::int FROM deliveries x WHERE x.subscriber_id = d.subscriber_id AND x.status = 'delivered' AND x.updated_at > $2)`
+               : '0'
+           } AS recent`,
+        [sendable, ...(cap ? [new Date(now - CAP_WINDOW_MS[cap.per]).toISOString()] : [])],
+      );
+      const rows = await this.applyGuardrails(tx, claimed, now);
+      return rows.map((row) => claimedDelivery(row, deliveryPayload(row, this.site)));
+    });
+  }
+
+  /**
+   * The site's guardrails, per claimed delivery: one in the subscriber's quiet hours waits for their end (the
+   * attempt it was claimed with not counted), one whose TTL runs out first is dropped, a capped subscriber's is
+   * skipped; the rest are returned for sending.
+   */
+  protected async applyGuardrails<Row extends GuardedRow>(tx: Queryable, rows: Row[], now: number): Promise<Row[]> {
+    const guardrails = this.site.campaignGuardrails;
+    if (!guardrails?.quietHours && !guardrails?.frequencyCap) return rows;
+    const send: Row[] = [];
+    const waiting: { id: string; until: string }[] = [];
+    const skipped: { id: string; status: 'capped' | 'dropped'; reason: string }[] = [];
+    for (const row of rows) {
+      const verdict = guardrailVerdict(guardrails, {
+        now,
+        zone: { timezone: row.timezone, timezoneOffset: row.timezone_offset },
+        ttlSeconds: row.ttl,
+        recentDeliveries: Number(row.recent),
+      });
+      if (verdict.action === 'send') send.push(row);
+      else if (verdict.action === 'wait') waiting.push({ id: String(row.id), until: new Date(verdict.until).toISOString() });
+      else skipped.push({ id: String(row.id), status: verdict.action === 'cap' ? 'capped' : 'dropped', reason: verdict.reason });
+    }
+    if (waiting.length) {
+      await tx.query(
+        `UPDATE deliveries d SET next_attempt_at = w.until, claimed_at = NULL, attempts = d.attempts - 1
+         FROM unnest($1::bigint[], $2::timestamptz[]) AS w (id, until) WHERE d.id = w.id`,
+        [waiting.map((entry) => entry.id), waiting.map((entry) => entry.until)],
+      );
+    }
+    if (skipped.length) {
+      await tx.query(
+        `UPDATE deliveries d SET status = k.status, last_error = k.reason, claimed_at = NULL, updated_at = now()
+         FROM unnest($1::bigint[], $2::text[], $3::text[]) AS k (id, status, reason) WHERE d.id = k.id`,
+        [skipped.map((entry) => entry.id), skipped.map((entry) => entry.status), skipped.map((entry) => entry.reason)],
+      );
+    }
+    return send;
+  }
+
+  /**
+   * Results are written in batches: the ones that come in while a write is under way go together in the next
+   * statement (one round trip for many answers). A result is recorded before its promise resolves.
+   */
+  markResult(deliveryId: string, status: DeliveryResult, detail?: string): Promise<void> {
+    this.release(deliveryId);
+    return new Promise((resolve, reject) => {
+      this.results.push({ id: deliveryId, status, detail: detail ?? null, resolve, reject });
+      this.writing ??= this.writeResults().finally(() => {
+        this.writing = undefined;
+      });
+    });
+  }
+
+  private results: { id: string; status: DeliveryResult; detail: string | null; resolve(): void; reject(error: unknown): void }[] = [];
+  private writing: Promise<void> | undefined;
+
+  private async writeResults(): Promise<void> {
+    let unavailableSince: number | undefined;
+    while (this.results.length > 0) {
+      const batch = this.results.splice(0);
+      try {
+        // One statement: the deliveries' results and, for an expired one, its subscriber and an `expired` event
+        // (the owner's subscriber health counts expiries per day from them).
+        await this.db.query(
+          `WITH marked AS (
+             UPDATE deliveries d SET status = m.status, last_error = m.detail, claimed_at = NULL, updated_at = now()
+             FROM unnest($1::bigint[], $2::text[], $3::text[]) AS m (id, status, detail)
+             WHERE d.id = m.id
+             RETURNING d.subscriber_id, d.status
+           ), expired AS (
+             UPDATE subscribers s SET status = 'expired', updated_at = now()
+             FROM marked WHERE s.id = marked.subscriber_id AND marked.status = 'expired' AND s.status <> 'expired'
+             RETURNING s.id, s.site_hash
+           )
+           INSERT INTO events (site_hash, subscriber_id, kind) SELECT site_hash, id, 'expired' FROM expired`,
+          [batch.map((result) => result.id), batch.map((result) => result.status), batch.map((result) => result.detail)],
+        );
+        for (const result of batch) result.resolve();
+        unavailableSince = undefined;
+      } catch (error) {
+        // The push services have answered: while the database is briefly away (a restart) the answers are
+        // kept and written when it is back, rather than lost, which would send those messages again.
+        unavailableSince ??= Date.now();
+        if (error instanceof DatabaseUnavailableError && Date.now() - unavailableSince < CLAIM_LEASE_SECONDS * 1000) {
+          this.results.unshift(...batch);
+          await new Promise((resolve) => setTimeout(resolve, RESULT_RETRY_MS));
+          continue;
+        }
+        for (const result of batch) result.reject(error);
+      }
+    }
+  }
+
+  async reschedule(deliveryId: string, notBefore: Date): Promise<void> {
+    this.release(deliveryId);
+    await this.db.query(`UPDATE deliveries SET next_attempt_at = $2, claimed_at = NULL, updated_at = now() WHERE id = $1`, [
+      deliveryId,
+      notBefore.toISOString(),
+    ]);
+  }
+}

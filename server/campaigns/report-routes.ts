@@ -1,0 +1,97 @@
+// POST /notificationEvent: the service worker reports a notification shown, clicked or closed. A report counts
+// only with proof that it comes from the subscriber: its delivery's click token, or else its push subscription.
+// The body is JSON; a navigator.sendBeacon body arrives as text/plain and is read the same way.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { httpUrlParam, parseParams, siteHash } from '../http/params.ts';
+import { RequestError, sendReply } from '../http/reply.ts';
+import { requireOrigin } from '../http/site-access.ts';
+import type { RouteContext } from '../http/route-context.ts';
+import type { Queryable } from '../db/database.ts';
+import { CAMPAIGN_ID_PATTERN, CLICK_TOKEN_PATTERN, CLICK_TOKEN_RULE } from '../../contract/ids.ts';
+import { clickTokenMatches, deliveryIdOf } from './click-token.ts';
+import { NOTIFICATION_EVENTS, type NotificationEventReport } from '../../contract/notification-event.ts';
+
+const CAMPAIGN_ID_RULE = 'must be a campaign id (1 to 18 digits)';
+
+const eventSchema = z.strictObject({
+  hash: siteHash,
+  campaignId: z
+    .union([z.int(CAMPAIGN_ID_RULE).positive(CAMPAIGN_ID_RULE), z.string(CAMPAIGN_ID_RULE).regex(CAMPAIGN_ID_PATTERN, CAMPAIGN_ID_RULE)], {
+      error: CAMPAIGN_ID_RULE,
+    })
+    .transform(String)
+    .optional(),
+  click: z.string(CLICK_TOKEN_RULE).regex(CLICK_TOKEN_PATTERN, CLICK_TOKEN_RULE).optional(),
+  endpoint: httpUrlParam(1024).optional(),
+  event: z.enum(NOTIFICATION_EVENTS, { error: 'must be shown, clicked or closed' }),
+} satisfies Record<keyof NotificationEventReport, z.ZodType>);
+
+function jsonBody(body: unknown): unknown {
+  if (typeof body !== 'string') return body;
+  try {
+    return JSON.parse(body);
+  } catch {
+    throw new RequestError('E_BODY_INVALID', { problem: 'must be JSON' });
+  }
+}
+
+/**
+ * The subscriber and campaign of a click token's delivery on the site, or an error: a forged, edited or other
+ * site's token counts nothing.
+ */
+async function deliveryOfToken(db: Queryable, siteHash: string, token: string): Promise<{ campaignId: string; subscriberId: string }> {
+  const { rows } = await db.query<{ campaign_id: string; subscriber_id: string; secret_hash: string | null }>(
+    `SELECT d.campaign_id, d.subscriber_id, s.secret_hash FROM deliveries d
+     JOIN campaigns c ON c.id = d.campaign_id JOIN subscribers s ON s.id = d.subscriber_id
+     WHERE d.id = $1 AND c.site_hash = $2`,
+    [deliveryIdOf(token), siteHash],
+  );
+  const row = rows[0];
+  if (!row || !clickTokenMatches(token, row.secret_hash)) throw new RequestError('E_CLICK_TOKEN_WRONG', {});
+  return { campaignId: String(row.campaign_id), subscriberId: row.subscriber_id };
+}
+
+/**
+ * The subscriber of a report without a click token (a payload queued before tokens, a subscriber with no
+ * secret): its endpoint, which only the subscriber's browser and the provider know, must be a subscriber's that
+ * this campaign was sent to. A report naming no endpoint, or another, counts nothing.
+ */
+async function subscriberOfEndpoint(db: Queryable, siteHash: string, campaignId: string, endpoint: string | undefined): Promise<string> {
+  if (endpoint === undefined) throw new RequestError('E_NOTIFICATION_REPORT_UNPROVEN', {});
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT s.id FROM subscribers s JOIN deliveries d ON d.subscriber_id = s.id AND d.campaign_id = $3
+     WHERE s.site_hash = $1 AND s.endpoint = $2`,
+    [siteHash, endpoint, campaignId],
+  );
+  if (!rows[0]) throw new RequestError('E_NOTIFICATION_REPORT_UNPROVEN', {});
+  return rows[0].id;
+}
+
+export async function notificationEventRoute(app: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
+  app.post('/notificationEvent', async (request, reply) => {
+    const params = parseParams(eventSchema, jsonBody(request.body), 'body');
+    const site = registry.require(params.hash, 'hash');
+    requireOrigin(request, site);
+    let delivery: { campaignId: string; subscriberId: string };
+    if (params.click) {
+      delivery = await deliveryOfToken(db, site.hash, params.click);
+      if (params.campaignId !== undefined && params.campaignId !== delivery.campaignId) throw new RequestError('E_CLICK_TOKEN_WRONG', {});
+    } else {
+      const campaignId = params.campaignId;
+      if (campaignId === undefined) throw new RequestError('E_CAMPAIGN_ID_MISSING', {});
+      const campaign = await db.query('SELECT 1 FROM campaigns WHERE site_hash = $1 AND id = $2', [site.hash, campaignId]);
+      if (campaign.rows.length === 0) throw new RequestError('E_CAMPAIGN_UNKNOWN', { param: 'campaignId', id: campaignId });
+      delivery = { campaignId, subscriberId: await subscriberOfEndpoint(db, site.hash, campaignId, params.endpoint) };
+    }
+    // Once per subscriber, campaign and kind: a report repeated (the worker and the landing page both report a
+    // click, a replayed request) adds no row.
+    await db.query(
+      `INSERT INTO events (site_hash, subscriber_id, campaign_id, kind)
+       SELECT $1, $2, $3, $4
+       WHERE NOT EXISTS (SELECT 1 FROM events WHERE campaign_id = $3 AND subscriber_id = $2 AND kind = $4)`,
+      [site.hash, delivery.subscriberId, delivery.campaignId, params.event],
+    );
+    return sendReply(request, reply, { status: 'success' });
+  });
+}

@@ -1,0 +1,266 @@
+// The schema, as ordered versions. A version is applied once, in one transaction, and recorded in
+// schema_migrations; never edit a shipped version, add a new one.
+export interface Migration {
+  version: number;
+  name: string;
+  statements: string[];
+}
+
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'subscribers, segments, events, owner keys, orders, campaigns, deliveries',
+    statements: [
+      `CREATE TABLE subscribers (
+        id text PRIMARY KEY,
+        site_hash text NOT NULL,
+        uuid text,
+        status text NOT NULL CHECK (status IN ('subscribed', 'unsubscribed', 'blocked', 'expired')),
+        subscription jsonb,
+        subscription_id text,
+        endpoint text,
+        p256dh text,
+        auth text,
+        browser_type text,
+        language text,
+        timezone text,
+        timezone_offset integer,
+        page_click_tracking_permission smallint,
+        origin text,
+        subscription_page_url text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        last_sync_at timestamptz
+      )`,
+      `CREATE UNIQUE INDEX subscribers_site_endpoint ON subscribers (site_hash, endpoint) WHERE endpoint IS NOT NULL`,
+      `CREATE INDEX subscribers_site_subscription_id ON subscribers (site_hash, subscription_id)`,
+      `CREATE INDEX subscribers_site_uuid ON subscribers (site_hash, uuid)`,
+      `CREATE INDEX subscribers_site_status ON subscribers (site_hash, status, created_at)`,
+      `CREATE TABLE subscriber_tags (
+        subscriber_id text NOT NULL REFERENCES subscribers (id) ON DELETE CASCADE,
+        key text NOT NULL,
+        value text NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (subscriber_id, key)
+      )`,
+      `CREATE TABLE subscriber_dimensions (
+        subscriber_id text NOT NULL REFERENCES subscribers (id) ON DELETE CASCADE,
+        name text NOT NULL,
+        value text NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (subscriber_id, name)
+      )`,
+      `CREATE TABLE segments (
+        id bigserial PRIMARY KEY,
+        site_hash text NOT NULL,
+        sid text NOT NULL,
+        name text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (site_hash, sid)
+      )`,
+      `CREATE TABLE segment_memberships (
+        segment_id bigint NOT NULL REFERENCES segments (id) ON DELETE CASCADE,
+        subscriber_id text NOT NULL REFERENCES subscribers (id) ON DELETE CASCADE,
+        source text NOT NULL,
+        custom_tag text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (segment_id, subscriber_id)
+      )`,
+      `CREATE INDEX segment_memberships_subscriber ON segment_memberships (subscriber_id)`,
+      `CREATE TABLE events (
+        id bigserial PRIMARY KEY,
+        site_hash text NOT NULL,
+        subscriber_id text REFERENCES subscribers (id) ON DELETE CASCADE,
+        campaign_id bigint,
+        kind text NOT NULL,
+        detail jsonb,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      `CREATE INDEX events_campaign ON events (campaign_id, kind)`,
+      `CREATE INDEX events_subscriber ON events (subscriber_id)`,
+      `CREATE TABLE owner_keys (
+        site_hash text PRIMARY KEY,
+        key_hash text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      `CREATE TABLE shop_orders (
+        site_hash text NOT NULL,
+        order_id text NOT NULL,
+        details jsonb NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (site_hash, order_id)
+      )`,
+      `CREATE TABLE campaigns (
+        id bigserial PRIMARY KEY,
+        site_hash text NOT NULL,
+        title text NOT NULL,
+        body text NOT NULL,
+        url text,
+        icon text,
+        segment_sid text,
+        subscriber_id text,
+        ttl integer NOT NULL,
+        urgency text NOT NULL CHECK (urgency IN ('very-low', 'low', 'normal', 'high')),
+        status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'sending', 'done')),
+        created_at timestamptz NOT NULL DEFAULT now(),
+        completed_at timestamptz
+      )`,
+      `CREATE INDEX campaigns_site ON campaigns (site_hash, created_at)`,
+      `CREATE TABLE deliveries (
+        id bigserial PRIMARY KEY,
+        campaign_id bigint NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+        subscriber_id text NOT NULL REFERENCES subscribers (id) ON DELETE CASCADE,
+        status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed', 'expired')),
+        attempts integer NOT NULL DEFAULT 0,
+        next_attempt_at timestamptz NOT NULL DEFAULT now(),
+        last_error text,
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (campaign_id, subscriber_id)
+      )`,
+      `CREATE INDEX deliveries_pending ON deliveries (campaign_id, next_attempt_at) WHERE status = 'pending'`,
+      `CREATE INDEX deliveries_subscriber ON deliveries (subscriber_id)`,
+    ],
+  },
+  {
+    version: 2,
+    name: 'delivery claims that outlive their transaction',
+    statements: [
+      // A runner claims a delivery by stamping claimed_at; a claim older than the lease belongs to a runner
+      // that died, and may be taken again.
+      `ALTER TABLE deliveries ADD COLUMN claimed_at timestamptz`,
+    ],
+  },
+  {
+    version: 3,
+    name: 'owner dashboard: newest-first subscriber pages, segment conditions, campaign image and action buttons',
+    statements: [
+      // Pages of the subscriber list walk this index instead of sorting every row of a large site.
+      `CREATE INDEX subscribers_site_created ON subscribers (site_hash, created_at, id)`,
+      `ALTER TABLE segments ADD COLUMN condition text`,
+      `ALTER TABLE campaigns ADD COLUMN image text`,
+      `ALTER TABLE campaigns ADD COLUMN actions jsonb`,
+    ],
+  },
+  {
+    version: 4,
+    name: 'the subscribers a campaign reaches, by index',
+    statements: [
+      // The audience of a campaign (active, with an endpoint), counted for the dashboard's confirmation and
+      // read when the campaign's deliveries are created: joined with a segment's members without reading
+      // the whole table, even when most of the site is active.
+      `CREATE INDEX subscribers_site_sendable ON subscribers (site_hash, id) WHERE status = 'subscribed' AND endpoint IS NOT NULL`,
+    ],
+  },
+  {
+    version: 5,
+    name: 'proof of the subscriber browser: per-subscriber secrets, order readers',
+    statements: [
+      // SHA-256 of the secret issued to the subscriber's browser (hex); NULL for a subscriber stored before
+      // secrets existed, which gets one on its next sync that proves its push subscription.
+      `ALTER TABLE subscribers ADD COLUMN secret_hash text`,
+      // The one subscriber who may read the order: named by the shop, or the first proven reader.
+      `ALTER TABLE shop_orders ADD COLUMN subscriber_id text`,
+    ],
+  },
+  {
+    version: 6,
+    name: 'bounded growth: who created a segment, events pruned by age',
+    statements: [
+      // Visitors' browsers may create only a few segments per site (server/visitors/visitor-segments.ts); the
+      // ones stored before this version are counted as the owner's.
+      `ALTER TABLE segments ADD COLUMN created_by text NOT NULL DEFAULT 'owner'`,
+      // Event retention (server/db/event-retention.ts) deletes the oldest rows in batches by this index.
+      `CREATE INDEX events_created ON events (created_at, id)`,
+    ],
+  },
+  {
+    version: 7,
+    name: 'automations: owner changes, automated messages as one-subscriber campaigns, expiry events',
+    statements: [
+      // The fields of an automation the owner changed through the owner API; the site config gives the rest.
+      `CREATE TABLE automation_settings (
+        site_hash text NOT NULL,
+        kind text NOT NULL,
+        changes jsonb NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (site_hash, kind)
+      )`,
+      // An automated message is a campaign to one subscriber (automation names its kind) with one delivery,
+      // due at its next_attempt_at: the sender, the claims and the notification reports are the campaigns'.
+      `ALTER TABLE campaigns ADD COLUMN automation text`,
+      `ALTER TABLE campaigns ADD COLUMN topic text`,
+      `ALTER TABLE campaigns ADD COLUMN tag text`,
+      // One welcome per subscriber, whatever the number of inserts and processes.
+      `CREATE UNIQUE INDEX campaigns_welcome_once ON campaigns (site_hash, subscriber_id) WHERE automation = 'welcome'`,
+      `CREATE INDEX campaigns_automation ON campaigns (site_hash, automation, subscriber_id) WHERE automation IS NOT NULL`,
+      // The owner's campaign list reads only the owner's campaigns.
+      `CREATE INDEX campaigns_site_owner ON campaigns (site_hash, id) WHERE automation IS NULL`,
+      // Due automated messages, found without reading the ones sent.
+      `CREATE INDEX campaigns_automation_pending ON campaigns (site_hash, automation) WHERE automation IS NOT NULL AND status <> 'done'`,
+      // Expiries (a push service's 404/410) per day; orders by subscriber (conversions, cart reminders).
+      `CREATE INDEX events_site_kind ON events (site_hash, kind, created_at)`,
+      `CREATE INDEX shop_orders_subscriber ON shop_orders (site_hash, subscriber_id, created_at)`,
+    ],
+  },
+  {
+    version: 8,
+    name: 'declarative push messages: the app badge a campaign sets',
+    statements: [`ALTER TABLE campaigns ADD COLUMN app_badge integer`],
+  },
+  {
+    version: 9,
+    name: 'scheduled campaigns: a send time, a subscriber-local time, cancelling',
+    statements: [
+      // A scheduled campaign's deliveries are written at once with next_attempt_at at each one's due time, so
+      // the schedule lives in the database and survives a restart; the provider sends what has come due.
+      `ALTER TABLE campaigns ADD COLUMN send_at timestamptz`,
+      `ALTER TABLE campaigns ADD COLUMN local_time text`,
+      `ALTER TABLE campaigns DROP CONSTRAINT campaigns_status_check`,
+      `ALTER TABLE campaigns ADD CONSTRAINT campaigns_status_check CHECK (status IN ('pending', 'scheduled', 'sending', 'done', 'cancelled'))`,
+      // The provider's scheduler looks for campaigns with a delivery come due across all campaigns.
+      `CREATE INDEX deliveries_pending_due ON deliveries (next_attempt_at) WHERE status = 'pending'`,
+    ],
+  },
+  {
+    version: 10,
+    name: 'campaign guardrails: capped and dropped deliveries, a campaign topic',
+    statements: [
+      // capped: the subscriber had the most notifications the site allows; dropped: quiet hours outlasted the TTL.
+      `ALTER TABLE deliveries DROP CONSTRAINT deliveries_status_check`,
+      `ALTER TABLE deliveries ADD CONSTRAINT deliveries_status_check CHECK (status IN ('pending', 'delivered', 'failed', 'expired', 'capped', 'dropped'))`,
+      // A frequency cap counts each subscriber's recent deliveries.
+      `CREATE INDEX deliveries_subscriber_delivered ON deliveries (subscriber_id, updated_at) WHERE status = 'delivered'`,
+      // campaigns.topic came with migration 7 (automations); campaigns set it too.
+    ],
+  },
+  {
+    version: 11,
+    name: 'A/B tests: campaign variants, the variant of each delivery, the winner',
+    statements: [
+      `CREATE TABLE campaign_variants (
+        campaign_id bigint NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+        variant smallint NOT NULL,
+        title text,
+        body text,
+        url text,
+        icon text,
+        image text,
+        PRIMARY KEY (campaign_id, variant)
+      )`,
+      // The variant a test delivery carries; NULL for the rest of the audience, which gets the winner.
+      `ALTER TABLE deliveries ADD COLUMN variant smallint`,
+      `ALTER TABLE campaigns ADD COLUMN winner_at timestamptz`,
+      `ALTER TABLE campaigns ADD COLUMN winner_variant smallint`,
+    ],
+  },
+  {
+    version: 12,
+    name: "a campaign's claims read their batch in index order",
+    statements: [
+      // A claim takes the campaign's next due deliveries by (due time, id): with the id in the index a claim
+      // reads its batch, where (campaign, due time) alone made every claim sort all the campaign's pending rows.
+      `CREATE INDEX deliveries_pending_order ON deliveries (campaign_id, next_attempt_at, id) WHERE status = 'pending'`,
+      `DROP INDEX deliveries_pending`,
+    ],
+  },
+];

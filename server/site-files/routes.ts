@@ -1,0 +1,69 @@
+// Files the provider serves for the sites: the child window page (built by `push-kit build`), the push
+// workers beside it (the child window subscribes on its own origin, so its worker must live there, scoped to
+// /sites/<hash>/), its stylesheet at the path spec section 2 names, and a health check.
+// A site with a `childWindowOrigin` has its child window and workers on that host name only, and no other
+// site's are served there: permission, storage and cookies of one origin then belong to one site alone.
+import { readFile } from 'node:fs/promises';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { parseParams, siteHash } from '../http/params.ts';
+import { RequestError } from '../http/reply.ts';
+import { readBuiltFile, type HostedSite } from '../sites.ts';
+import type { SiteRegistry } from '../http/site-access.ts';
+import type { RouteContext } from '../http/route-context.ts';
+
+const TEMPLATE_STYLESHEET = new URL('../../templates/pc-iframe.css', import.meta.url);
+const STYLESHEET_PATH = 'http-v4/css/pc-iframe.css';
+
+/** Where a site's child window lives: its own origin, or (none configured) any host that is no site's own. */
+function requireChildWindowHost(request: FastifyRequest, registry: SiteRegistry, site: HostedSite): void {
+  const owner = registry.childWindowSiteOf(request);
+  if (owner === site || (!owner && !site.config.childWindowOrigin)) return;
+  throw new RequestError('E_CHILD_WINDOW_HOST', {
+    site: site.name,
+    host: request.host,
+    childWindowOrigin: site.config.childWindowOrigin ?? site.config.serverSyncUrl,
+  });
+}
+
+export async function siteFileRoutes(app: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
+  app.get('/sites/:hash/child-window.html', async (request, reply) => {
+    const params = parseParams(z.object({ hash: siteHash }), request.params);
+    const site = registry.require(params.hash, 'hash');
+    const { childWindowOrigin } = site.config;
+    // A bundle built before the site had an origin of its own still opens the shared URL: send it over.
+    if (childWindowOrigin && !registry.childWindowSiteOf(request)) {
+      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+      return reply.redirect(`${childWindowOrigin}/sites/${encodeURIComponent(site.hash)}/child-window.html${query}`, 302);
+    }
+    requireChildWindowHost(request, registry, site);
+    const page = await readBuiltFile(site, 'child-window.html');
+    if (!page) throw new RequestError('E_SITE_NOT_BUILT', { site: site.name, file: 'child window', config: site.file });
+    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
+  });
+
+  // Chromium and Firefox workers; the scope is the folder of the script, so no Service-Worker-Allowed header.
+  app.get('/sites/:hash/:worker', async (request, reply) => {
+    const params = parseParams(z.object({ hash: siteHash, worker: z.enum(['sw.js', 'sw-firefox.js']) }), request.params);
+    const site = registry.require(params.hash, 'hash');
+    requireChildWindowHost(request, registry, site);
+    const code = await readBuiltFile(site, params.worker);
+    if (!code) throw new RequestError('E_SITE_NOT_BUILT', { site: site.name, file: params.worker, config: site.file });
+    return reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(code);
+  });
+
+  app.get(`/${STYLESHEET_PATH}`, async (_request, reply) => {
+    for (const site of registry.sites) {
+      const built = await readBuiltFile(site, STYLESHEET_PATH);
+      if (built) return reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(built);
+    }
+    const template = await readFile(TEMPLATE_STYLESHEET).catch(() => null);
+    if (!template) throw new RequestError('E_STYLESHEET_NOT_BUILT');
+    return reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(template);
+  });
+
+  app.get('/health', async (_request, reply) => {
+    await db.query('SELECT 1');
+    return reply.send({ status: 'success', database: db.kind, sites: registry.sites.length });
+  });
+}

@@ -1,0 +1,31 @@
+// POST /syncSubscriptionAction.php: the subscription sync of spec section 7. A failure is a 4xx with the
+// `{status: "failure", message, code}` body, which the runtime treats like any failed sync.
+import type { FastifyInstance } from 'fastify';
+import { SERVER_ERRORS } from '../errors.ts';
+import { parseParams } from '../http/params.ts';
+import { checkCallback, sendReply } from '../http/reply.ts';
+import { requireOrigin } from '../http/site-access.ts';
+import { runSyncAction } from './subscription-sync.ts';
+import { requireAllowedPushService } from './push-endpoint.ts';
+import { syncPayloadSchema } from './sync-payload.ts';
+import type { RouteContext } from '../http/route-context.ts';
+import { subscriberInserted } from '../automations/automation-events.ts';
+import type { SyncReply } from '../../contract/sync.ts';
+
+export async function syncRoute(app: FastifyInstance, { db, registry, pushServices, clock }: RouteContext): Promise<void> {
+  app.post('/syncSubscriptionAction.php', async (request, reply) => {
+    checkCallback(request);
+    const payload = parseParams(syncPayloadSchema, request.body, 'body');
+    const site = registry.require(payload.hash, 'hash');
+    requireOrigin(request, site);
+    requireAllowedPushService(payload, pushServices);
+    const result = await runSyncAction(db, site.hash, payload);
+    // Scheduled after the sync is stored: a failure here answers 503, the browser syncs again (insert-failed)
+    // and the welcome, scheduled once per subscriber, is not doubled.
+    if (result.status === 'success' && (payload.action === 'insert' || payload.action === 'insert-failed')) {
+      await subscriberInserted(db, site, result.subscriberId, clock());
+    }
+    const status = result.status === 'success' ? 200 : SERVER_ERRORS[result.code].status;
+    return sendReply(request, reply, result satisfies SyncReply, status);
+  });
+}

@@ -1,0 +1,327 @@
+// The sync actions of spec section 4 ("Sync actions sent to the server"), each one transaction. A repeated
+// request finds the subscriber it created before (by subscriber id, endpoint or subscription id), so it
+// never duplicates one; a per-subscription advisory lock makes concurrent repeats wait for each other.
+// Every action that acts for an existing subscriber needs proof that the request comes from its browser
+// (subscriber-proof.ts): the secret issued to it, or the push subscription it holds where stated below.
+import { randomUUID } from 'node:crypto';
+import type { Database, Queryable } from '../db/database.ts';
+import type { SyncPayload } from './sync-payload.ts';
+import type { SyncReply } from '../../contract/sync.ts';
+import { serverErrorMessage, type ErrorDetails, type ServerErrorCode } from '../errors.ts';
+import { issueSecret, newSecret, secretMatches } from '../subscribers/subscriber-secret.ts';
+
+export type SyncResult = Extract<SyncReply, { status: 'success' }> | { status: 'failure'; message: string; code: ServerErrorCode };
+
+interface SubscriberRow {
+  id: string;
+  endpoint: string | null;
+  subscription_id: string | null;
+  secret_hash: string | null;
+}
+
+const ROW = 'id, endpoint, subscription_id, secret_hash';
+
+function fail<C extends ServerErrorCode>(code: C, ...details: ErrorDetails<C>): SyncResult {
+  return { status: 'failure', message: serverErrorMessage(code, ...details), code };
+}
+
+function endpointOf(payload: SyncPayload): string | undefined {
+  return payload.subscription?.endpoint ?? payload.subscriptionEndPoint;
+}
+
+async function lockSubscription(tx: Queryable, siteHash: string, key: string): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${siteHash} ${key}`]);
+}
+
+async function findById(tx: Queryable, siteHash: string, id: string | undefined): Promise<SubscriberRow | undefined> {
+  if (!id) return undefined;
+  const { rows } = await tx.query<SubscriberRow>(`SELECT ${ROW} FROM subscribers WHERE site_hash = $1 AND id = $2`, [siteHash, id]);
+  return rows[0];
+}
+
+async function findBySubscription(
+  tx: Queryable,
+  siteHash: string,
+  endpoint: string | undefined,
+  subscriptionId: string | undefined,
+): Promise<SubscriberRow | undefined> {
+  if (endpoint) {
+    const { rows } = await tx.query<SubscriberRow>(`SELECT ${ROW} FROM subscribers WHERE site_hash = $1 AND endpoint = $2`, [
+      siteHash,
+      endpoint,
+    ]);
+    if (rows[0]) return rows[0];
+  }
+  if (subscriptionId) {
+    const { rows } = await tx.query<SubscriberRow>(
+      `SELECT ${ROW} FROM subscribers WHERE site_hash = $1 AND subscription_id = $2 ORDER BY updated_at DESC LIMIT 1`,
+      [siteHash, subscriptionId],
+    );
+    return rows[0];
+  }
+  return undefined;
+}
+
+/**
+ * The browser holds the subscriber's push subscription: it sent the endpoint stored for it, or its
+ * registration id (the endpoint's last segment; Safari's device token). Both are capabilities that only the
+ * browser, its push service and the provider know.
+ */
+function holdsSubscription(row: SubscriberRow, payload: SyncPayload): boolean {
+  const endpoint = endpointOf(payload);
+  return Boolean((row.endpoint && endpoint === row.endpoint) || (row.subscription_id && payload.subscriptionId === row.subscription_id));
+}
+
+type Proof = { ok: true; issue: boolean } | { ok: false; failure: SyncResult };
+
+const proofFailure = (payload: SyncPayload, param: string): SyncResult =>
+  payload.subscriberSecret ? fail('E_SUBSCRIBER_SECRET_WRONG', { param }) : fail('E_SUBSCRIBER_SECRET_MISSING', { param });
+
+/**
+ * Whether the request may act for `row`: by its secret; or by holding its push subscription when the
+ * subscriber has no secret yet (stored before secrets existed: it gets one now, once) or when the action
+ * accepts that proof (`bySubscription`: a browser that lost its storage subscribing again gets a new secret).
+ */
+function prove(row: SubscriberRow, payload: SyncPayload, param: string, bySubscription = false): Proof {
+  if (secretMatches(row.secret_hash, payload.subscriberSecret)) return { ok: true, issue: false };
+  if ((bySubscription || !row.secret_hash) && holdsSubscription(row, payload)) return { ok: true, issue: true };
+  return { ok: false, failure: proofFailure(payload, param) };
+}
+
+/** The success reply, with a newly issued secret when the browser needs one. */
+async function succeed(tx: Queryable, subscriberId: string, issue: boolean): Promise<SyncResult> {
+  if (!issue) return { status: 'success', subscriberId };
+  return { status: 'success', subscriberId, subscriberSecret: await issueSecret(tx, subscriberId) };
+}
+
+/** The columns a sync may set; absent payload fields leave the stored value as it is. */
+function profileColumns(payload: SyncPayload): Record<string, unknown> {
+  const columns: Record<string, unknown> = {
+    browser_type: payload.browserType,
+    language: payload.userLanguage,
+    timezone: payload.userTimezone,
+    timezone_offset: payload.userTimezoneOffset,
+    page_click_tracking_permission:
+      payload.pageClickTrackingPermission === undefined ? undefined : payload.pageClickTrackingPermission ? 1 : 0,
+    origin: payload.origin,
+    subscription_page_url: payload.subscriptionPageUrl,
+    uuid: payload.uuid,
+  };
+  return columns;
+}
+
+function subscriptionColumns(payload: SyncPayload): Record<string, unknown> {
+  const endpoint = endpointOf(payload);
+  return {
+    subscription: payload.subscription ? JSON.stringify(payload.subscription) : undefined,
+    subscription_id: payload.subscriptionId,
+    endpoint,
+    p256dh: payload.subscription?.keys?.p256dh,
+    auth: payload.subscription?.keys?.auth,
+  };
+}
+
+async function updateSubscriber(tx: Queryable, id: string, columns: Record<string, unknown>): Promise<void> {
+  const entries = Object.entries(columns).filter(([, value]) => value !== undefined);
+  const sets = entries.map(([column], index) => `${column} = $${index + 2}`);
+  await tx.query(`UPDATE subscribers SET ${[...sets, 'updated_at = now()', 'last_sync_at = now()'].join(', ')} WHERE id = $1`, [
+    id,
+    ...entries.map(([, value]) => value),
+  ]);
+}
+
+/** An endpoint belongs to one subscriber: another record still holding it has lost it. */
+async function releaseEndpoint(tx: Queryable, siteHash: string, endpoint: string | undefined, keeperId: string): Promise<void> {
+  if (!endpoint) return;
+  await tx.query(
+    `UPDATE subscribers SET endpoint = NULL, status = 'expired', updated_at = now() WHERE site_hash = $1 AND endpoint = $2 AND id <> $3`,
+    [siteHash, endpoint, keeperId],
+  );
+}
+
+async function recordEvent(tx: Queryable, siteHash: string, subscriberId: string, kind: string): Promise<void> {
+  await tx.query('INSERT INTO events (site_hash, subscriber_id, kind) VALUES ($1, $2, $3)', [siteHash, subscriberId, kind]);
+}
+
+async function insert(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+  const endpoint = endpointOf(payload);
+  if (!endpoint && !payload.subscriptionId) return fail('E_SYNC_NO_SUBSCRIPTION');
+  await lockSubscription(tx, siteHash, endpoint ?? payload.subscriptionId!);
+  const candidate =
+    (await findBySubscription(tx, siteHash, endpoint, payload.subscriptionId)) ?? (await findById(tx, siteHash, payload.subscriberId));
+  // A subscriber id alone never re-keys a subscriber: without its secret or its subscription, this is a new one.
+  const proof = candidate && prove(candidate, payload, 'subscriberId', true);
+  const columns = { ...subscriptionColumns(payload), ...profileColumns(payload), status: 'subscribed' };
+  if (candidate && proof?.ok) {
+    await releaseEndpoint(tx, siteHash, endpoint, candidate.id);
+    await updateSubscriber(tx, candidate.id, columns);
+    return succeed(tx, candidate.id, proof.issue);
+  }
+  const id = randomUUID();
+  const { secret, hash } = newSecret();
+  const entries = Object.entries(columns).filter(([, value]) => value !== undefined);
+  // One statement for the subscriber, its secret and its event: each statement is a round trip on PostgreSQL.
+  await tx.query(
+    `WITH inserted AS (
+       INSERT INTO subscribers (id, site_hash, last_sync_at, secret_hash, ${entries.map(([column]) => column).join(', ')})
+       VALUES ($1, $2, now(), $3, ${entries.map((_, index) => `$${index + 4}`).join(', ')})
+       RETURNING id
+     )
+     INSERT INTO events (site_hash, subscriber_id, kind) SELECT $2, id, 'subscribed' FROM inserted`,
+    [id, siteHash, hash, ...entries.map(([, value]) => value)],
+  );
+  return { status: 'success', subscriberId: id, subscriberSecret: secret };
+}
+
+async function update(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+  const endpoint = endpointOf(payload);
+  if (!endpoint && !payload.subscriptionId) return fail('E_SYNC_NO_SUBSCRIPTION');
+  await lockSubscription(tx, siteHash, endpoint ?? payload.subscriptionId!);
+  const subscriber =
+    (await findById(tx, siteHash, payload.subscriberId)) ?? (await findBySubscription(tx, siteHash, endpoint, payload.subscriptionId));
+  if (!subscriber) return fail('E_SYNC_NOT_SUBSCRIBED');
+  const proof = prove(subscriber, payload, 'subscriberId');
+  if (!proof.ok) return proof.failure;
+  await releaseEndpoint(tx, siteHash, endpoint, subscriber.id);
+  await updateSubscriber(tx, subscriber.id, { ...subscriptionColumns(payload), ...profileColumns(payload), status: 'subscribed' });
+  return succeed(tx, subscriber.id, proof.issue);
+}
+
+async function moveRegistration(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+  if (!payload.previousSubscriptionId) return fail('E_PARAM_MISSING', { param: 'previousSubscriptionId' });
+  const endpoint = endpointOf(payload);
+  if (!endpoint && !payload.subscriptionId) return fail('E_SYNC_NO_SUBSCRIPTION');
+  await lockSubscription(tx, siteHash, payload.previousSubscriptionId);
+  // Proof: the secret of the named subscriber; or the previous registration id, which only the browser that
+  // held that registration knows (the service worker renewing it has no secret); or, for a repeat, the new
+  // subscription already moved.
+  const byId = await findById(tx, siteHash, payload.subscriberId);
+  const previous = await findBySubscription(tx, siteHash, undefined, payload.previousSubscriptionId);
+  const moved = await findBySubscription(tx, siteHash, endpoint, payload.subscriptionId);
+  const bySecret = byId && secretMatches(byId.secret_hash, payload.subscriberSecret);
+  const subscriber = bySecret
+    ? byId
+    : previous && (!byId || byId.id === previous.id)
+      ? previous
+      : moved && (!byId || byId.id === moved.id) && holdsSubscription(moved, payload)
+        ? moved
+        : undefined;
+  if (!subscriber) return byId ? proofFailure(payload, 'subscriberId') : fail('E_SYNC_SUBSCRIPTION_UNKNOWN');
+  // A page (it names its subscriber id) that proved the registration instead of the secret gets a new one; the
+  // service worker names no id and has nowhere to keep a secret.
+  const issue = !bySecret && Boolean(payload.subscriberId);
+  await releaseEndpoint(tx, siteHash, endpoint, subscriber.id);
+  await updateSubscriber(tx, subscriber.id, {
+    ...subscriptionColumns(payload),
+    // a new registration without keys (Safari) must not keep the old subscription's keys
+    p256dh: payload.subscription?.keys?.p256dh ?? null,
+    auth: payload.subscription?.keys?.auth ?? null,
+    endpoint: endpoint ?? null,
+    ...profileColumns(payload),
+    status: 'subscribed',
+  });
+  await recordEvent(tx, siteHash, subscriber.id, 'registration-moved');
+  return succeed(tx, subscriber.id, issue);
+}
+
+async function findForVisitor(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SubscriberRow | undefined> {
+  return (
+    (await findById(tx, siteHash, payload.subscriberId)) ??
+    (await findBySubscription(tx, siteHash, endpointOf(payload), payload.subscriptionId))
+  );
+}
+
+async function httpSync(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+  const subscriber = await findForVisitor(tx, siteHash, payload);
+  if (!subscriber) return fail('E_SYNC_SUBSCRIBER_UNKNOWN', { param: 'subscriberId' });
+  const proof = prove(subscriber, payload, 'subscriberId');
+  if (!proof.ok) return proof.failure;
+  await updateSubscriber(tx, subscriber.id, profileColumns(payload));
+  return succeed(tx, subscriber.id, proof.issue);
+}
+
+async function unsubscribe(tx: Queryable, siteHash: string, payload: SyncPayload, kind: string): Promise<SyncResult> {
+  const subscriber = await findForVisitor(tx, siteHash, payload);
+  if (!subscriber) return fail('E_SYNC_SUBSCRIBER_UNKNOWN', { param: 'subscriberId' });
+  const proof = prove(subscriber, payload, 'subscriberId');
+  if (!proof.ok) return proof.failure;
+  await updateSubscriber(tx, subscriber.id, { status: 'unsubscribed' });
+  await recordEvent(tx, siteHash, subscriber.id, kind);
+  return succeed(tx, subscriber.id, proof.issue);
+}
+
+async function subscriberIdForVisitor(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+  if (!payload.uuid && !payload.subscriptionId && !endpointOf(payload)) {
+    return fail('E_SYNC_NO_VISITOR');
+  }
+  // A uuid is no proof (a link can plant one in any browser): it finds only the subscriber whose secret the
+  // request also shows. Otherwise the browser must hold the subscription; anyone else learns nothing.
+  if (payload.uuid && payload.subscriberSecret) {
+    const { rows } = await tx.query<SubscriberRow>(
+      `SELECT ${ROW} FROM subscribers WHERE site_hash = $1 AND (uuid = $2 OR id = $2) ORDER BY (status = 'subscribed') DESC, updated_at DESC LIMIT 100`,
+      [siteHash, payload.uuid],
+    );
+    const proven = rows.find((row) => secretMatches(row.secret_hash, payload.subscriberSecret));
+    if (proven) return succeed(tx, proven.id, false);
+  }
+  const subscriber = await findBySubscription(tx, siteHash, endpointOf(payload), payload.subscriptionId);
+  if (subscriber && holdsSubscription(subscriber, payload))
+    return succeed(tx, subscriber.id, !secretMatches(subscriber.secret_hash, payload.subscriberSecret));
+  return fail('E_SYNC_VISITOR_UNKNOWN');
+}
+
+/**
+ * The visitor's uuid (`subscriberId`) differs from the stored subscriber id (`previousSubscriberId`): link them,
+ * for the browser that shows the stored subscriber's secret only.
+ */
+async function linkVisitor(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+  if (!payload.previousSubscriberId) return fail('E_PARAM_MISSING', { param: 'previousSubscriberId' });
+  if (!payload.subscriberId) return fail('E_PARAM_MISSING', { param: 'subscriberId' });
+  const subscriber = await findById(tx, siteHash, payload.previousSubscriberId);
+  if (!subscriber) return fail('E_SYNC_SUBSCRIBER_UNKNOWN', { param: 'previousSubscriberId' });
+  if (!secretMatches(subscriber.secret_hash, payload.subscriberSecret)) return proofFailure(payload, 'previousSubscriberId');
+  await updateSubscriber(tx, subscriber.id, { uuid: payload.subscriberId, browser_type: payload.browserType });
+  return { status: 'success', subscriberId: subscriber.id };
+}
+
+/**
+ * A visitor refused permission (push-kit's `block` action): one `block` event, naming the subscriber only when
+ * the request proves it is its browser; a uuid is no proof, so it is kept as detail.
+ */
+async function trackBlock(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+  const subscriber = await findById(tx, siteHash, payload.subscriberId);
+  const proven = subscriber && secretMatches(subscriber.secret_hash, payload.subscriberSecret) ? subscriber.id : null;
+  await tx.query('INSERT INTO events (site_hash, subscriber_id, kind, detail) VALUES ($1, $2, $3, $4)', [
+    siteHash,
+    proven,
+    'block',
+    JSON.stringify({ uuid: payload.uuid ?? null, browserType: payload.browserType ?? null }),
+  ]);
+  return { status: 'success', subscriberId: proven ?? '' };
+}
+
+export function runSyncAction(db: Database, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+  return db.transaction(async (tx) => {
+    switch (payload.action) {
+      case 'insert':
+      case 'insert-failed':
+        return insert(tx, siteHash, payload);
+      case 'update':
+        return update(tx, siteHash, payload);
+      case 'update-google-registration-id':
+        return moveRegistration(tx, siteHash, payload);
+      case 'http-sync':
+        return httpSync(tx, siteHash, payload);
+      case 'unsubscribe-ui':
+        return unsubscribe(tx, siteHash, payload, 'unsubscribe-ui');
+      case 'unsubscribe-native':
+        return unsubscribe(tx, siteHash, payload, 'unsubscribe-native');
+      case 'get-subscriberid-from-server':
+        return subscriberIdForVisitor(tx, siteHash, payload);
+      case 'update-subscriberId':
+        return linkVisitor(tx, siteHash, payload);
+      case 'block':
+        return trackBlock(tx, siteHash, payload);
+    }
+  });
+}

@@ -1,8 +1,19 @@
 import { SUBSCRIBER_STATUSES, type ValueCount } from '../../contract/owner-api.ts';
 import { formatDate, formatNumber, STATUS_LABELS, type SiteApi } from './api.ts';
 import { CampaignChart, NotificationChart, SubscriberChart } from './Chart.tsx';
-import { VariantFigures } from './Compose.tsx';
+import { FiguresTable, type Column } from './FiguresTable.tsx';
 import { useLoad } from './useLoad.ts';
+import { VariantFigures } from './VariantFigures.tsx';
+
+const CAMPAIGN_COLUMNS: Column[] = [
+  { heading: 'Notification' },
+  { heading: 'Audience' },
+  { heading: 'Created' },
+  ...['Sent', 'Delivered', 'Failed', 'Expired', 'Shown', 'Clicked', 'Click rate', 'Conversions'].map((heading) => ({
+    heading,
+    numeric: true,
+  })),
+];
 
 function Breakdown({ title, entries }: { title: string; entries: ValueCount[] }) {
   const total = entries.reduce((sum, entry) => sum + entry.count, 0);
@@ -142,72 +153,37 @@ export function Overview({ api, onError }: { api: SiteApi; onError(error: unknow
         {campaigns.value && campaigns.value.length === 0 && <p className="muted">No notification sent yet.</p>}
         {campaigns.value && campaigns.value.length > 0 && <CampaignChart campaigns={campaigns.value} />}
         {campaigns.value && campaigns.value.length > 0 && (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Notification</th>
-                  <th scope="col">Audience</th>
-                  <th scope="col">Created</th>
-                  <th scope="col" className="num">
-                    Sent
-                  </th>
-                  <th scope="col" className="num">
-                    Delivered
-                  </th>
-                  <th scope="col" className="num">
-                    Failed
-                  </th>
-                  <th scope="col" className="num">
-                    Expired
-                  </th>
-                  <th scope="col" className="num">
-                    Shown
-                  </th>
-                  <th scope="col" className="num">
-                    Clicked
-                  </th>
-                  <th scope="col" className="num">
-                    Click rate
-                  </th>
-                  <th scope="col" className="num">
-                    Conversions
-                  </th>
+          <FiguresTable columns={CAMPAIGN_COLUMNS}>
+            {campaigns.value.map((campaign) => [
+              <tr key={campaign.campaignId}>
+                <td>
+                  <strong>{campaign.title}</strong>
+                  {campaign.status !== 'done' && <span className="badge">{campaign.status}</span>}
+                </td>
+                <td>{campaign.segment ? `segment ${campaign.segment}` : campaign.subscriberId ? 'one subscriber' : 'all'}</td>
+                <td>{formatDate(campaign.createdAt)}</td>
+                <td className="num">
+                  {formatNumber(campaign.sent)} / {formatNumber(campaign.recipients)}
+                </td>
+                <td className="num">{formatNumber(campaign.delivered)}</td>
+                <td className="num">{formatNumber(campaign.failed)}</td>
+                <td className="num">{formatNumber(campaign.expired)}</td>
+                <td className="num">{formatNumber(campaign.shown)}</td>
+                <td className="num">{formatNumber(campaign.clicked)}</td>
+                <td className="num" data-click-rate={campaign.clickRate ?? ''}>
+                  {campaign.clickRate === null ? '—' : `${(campaign.clickRate * 100).toFixed(1)}%`}
+                </td>
+                <td className="num">{formatNumber(campaign.conversions)}</td>
+              </tr>,
+              campaign.variants.length > 0 && (
+                <tr key={`${campaign.campaignId}-variants`} className="variants">
+                  <td colSpan={CAMPAIGN_COLUMNS.length}>
+                    <VariantFigures campaign={campaign} />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {campaigns.value.map((campaign) => [
-                  <tr key={campaign.campaignId}>
-                    <td>
-                      <strong>{campaign.title}</strong>
-                      {campaign.status !== 'done' && <span className="badge">{campaign.status}</span>}
-                    </td>
-                    <td>{campaign.segment ? `segment ${campaign.segment}` : campaign.subscriberId ? 'one subscriber' : 'all'}</td>
-                    <td>{formatDate(campaign.createdAt)}</td>
-                    <td className="num">
-                      {formatNumber(campaign.sent)} / {formatNumber(campaign.recipients)}
-                    </td>
-                    <td className="num">{formatNumber(campaign.delivered)}</td>
-                    <td className="num">{formatNumber(campaign.failed)}</td>
-                    <td className="num">{formatNumber(campaign.expired)}</td>
-                    <td className="num">{formatNumber(campaign.shown)}</td>
-                    <td className="num">{formatNumber(campaign.clicked)}</td>
-                    <td className="num" data-click-rate={campaign.clickRate ?? ''}>
-                      {campaign.clickRate === null ? '—' : `${(campaign.clickRate * 100).toFixed(1)}%`}
-                    </td>
-                    <td className="num">{formatNumber(campaign.conversions)}</td>
-                  </tr>,
-                  campaign.variants.length > 0 && (
-                    <tr key={`${campaign.campaignId}-variants`} className="variants">
-                      <td colSpan={11}>
-                        <VariantFigures campaign={campaign} />
-                      </td>
-                    </tr>
-                  ),
-                ])}
-              </tbody>
-            </table>
-          </div>
+              ),
+            ])}
+          </FiguresTable>
         )}
       </section>
     </div>

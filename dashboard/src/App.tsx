@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { ApiError, siteApi } from './api.ts';
 import { Automations } from './Automations.tsx';
-import { Compose } from './Compose.tsx';
+import { Compose } from './compose/Compose.tsx';
 import { Overview } from './Overview.tsx';
 import { Segments } from './Segments.tsx';
 import { SignIn } from './SignIn.tsx';

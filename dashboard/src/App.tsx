@@ -5,7 +5,7 @@ import { Compose } from './compose/Compose.tsx';
 import { Overview } from './Overview.tsx';
 import { Segments } from './Segments.tsx';
 import { SignIn } from './SignIn.tsx';
-import { Subscribers } from './Subscribers.tsx';
+import { Subscribers } from './subscribers/Subscribers.tsx';
 import { loadSession, saveSession, withoutSite, withSites, type Session } from './session.ts';
 
 const SCREENS = [

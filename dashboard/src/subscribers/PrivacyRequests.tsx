@@ -1,0 +1,59 @@
+import { useState } from 'react';
+import type { SiteApi } from '../api.ts';
+import { downloadJson } from './downloadJson.ts';
+
+/** A subscriber's privacy requests: export everything stored about them, or delete it all (after a confirmation). */
+export function PrivacyRequests(props: { api: SiteApi; id: string; onError(error: unknown): string; onDeleted(id: string): void }) {
+  const { api, id, onError } = props;
+  const [confirming, setConfirming] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+
+  const download = async () => {
+    setMessage(null);
+    try {
+      downloadJson(await api.exportSubscriber(id), `subscriber-${id}.json`);
+      setMessage('The export was downloaded.');
+    } catch (failure) {
+      setMessage(onError(failure));
+    }
+  };
+
+  const remove = async () => {
+    try {
+      await api.deleteSubscriber(id);
+      props.onDeleted(id);
+    } catch (failure) {
+      setConfirming(false);
+      setMessage(onError(failure));
+    }
+  };
+
+  return (
+    <>
+      <h3>Privacy requests</h3>
+      <p className="muted">
+        Export gives the subscriber everything stored about them; delete erases it all (tags, segments, events, deliveries).
+      </p>
+      <div className="buttons">
+        <button type="button" onClick={download}>
+          Export data (JSON)
+        </button>
+        {confirming ? (
+          <>
+            <button type="button" className="danger" onClick={remove}>
+              Delete {id} permanently
+            </button>
+            <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+              Keep
+            </button>
+          </>
+        ) : (
+          <button type="button" className="danger" onClick={() => setConfirming(true)}>
+            Delete subscriber
+          </button>
+        )}
+      </div>
+      {message && <p role="status">{message}</p>}
+    </>
+  );
+}

@@ -3,7 +3,7 @@ import { ApiError, siteApi } from './api.ts';
 import { Automations } from './Automations.tsx';
 import { Compose } from './compose/Compose.tsx';
 import { Overview } from './Overview.tsx';
-import { Segments } from './Segments.tsx';
+import { Segments } from './segments/Segments.tsx';
 import { SignIn } from './SignIn.tsx';
 import { Subscribers } from './subscribers/Subscribers.tsx';
 import { loadSession, saveSession, withoutSite, withSites, type Session } from './session.ts';

@@ -1,0 +1,95 @@
+import { useState } from 'react';
+import type { Segment } from '../../../contract/owner-api.ts';
+import { formatNumber, type SiteApi } from '../api.ts';
+import { FiguresTable, type Column } from '../FiguresTable.tsx';
+
+const COLUMNS: Column[] = [
+  { heading: 'Segment' },
+  { heading: 'Condition' },
+  { heading: 'Where it runs' },
+  { heading: 'Members', numeric: true },
+  { heading: <span className="visually-hidden">Actions</span> },
+];
+
+function whereItRuns(segment: Segment): string {
+  if (segment.configCondition !== null) return 'site config (push.js)';
+  if (segment.condition) return 'not in push.js yet';
+  return 'added by visitors or here';
+}
+
+/** The site's segments with their members; a stored one can be deleted, after a confirmation. */
+export function SegmentList(props: {
+  api: SiteApi;
+  segments: Segment[] | null;
+  error: string | null;
+  onError(error: unknown): string;
+  onChanged(): void;
+}) {
+  const { segments } = props;
+  const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+
+  const remove = async (segmentId: string) => {
+    setConfirmDelete(null);
+    try {
+      await props.api.deleteSegment(segmentId);
+      setMessage(`Segment ${segmentId} deleted.`);
+      props.onChanged();
+    } catch (failure) {
+      setMessage(props.onError(failure));
+    }
+  };
+
+  return (
+    <section className="card" aria-labelledby="segments-title">
+      <h2 id="segments-title">Segments of this site</h2>
+      {props.error && (
+        <p className="error" role="alert">
+          {props.error}
+        </p>
+      )}
+      {message && <p role="status">{message}</p>}
+      {segments && segments.length === 0 && <p className="muted">No segment yet.</p>}
+      {segments && segments.length > 0 && (
+        <FiguresTable columns={COLUMNS}>
+          {segments.map((segment) => (
+            <tr key={segment.sid} data-sid={segment.sid}>
+              <td>
+                <strong>{segment.sid}</strong>
+                {segment.name !== segment.sid && <div className="muted">{segment.name}</div>}
+              </td>
+              <td>
+                <code>{segment.configCondition ?? segment.condition ?? '—'}</code>
+              </td>
+              <td>{whereItRuns(segment)}</td>
+              <td className="num" data-members={segment.members}>
+                {formatNumber(segment.members)}
+              </td>
+              <td>
+                {segment.createdAt === null ? null : confirmDelete === segment.sid ? (
+                  <span className="buttons">
+                    <button type="button" className="danger small" onClick={() => remove(segment.sid)}>
+                      Delete {segment.sid} for good
+                    </button>
+                    <button type="button" className="secondary small" onClick={() => setConfirmDelete(null)}>
+                      Keep
+                    </button>
+                  </span>
+                ) : (
+                  <button
+                    type="button"
+                    className="secondary small"
+                    onClick={() => setConfirmDelete(segment.sid)}
+                    aria-label={`Delete segment ${segment.sid}`}
+                  >
+                    Delete
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </FiguresTable>
+      )}
+    </section>
+  );
+}

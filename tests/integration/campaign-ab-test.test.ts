@@ -1,74 +1,22 @@
 // An A/B test on the real provider, with a clock the test moves: the variants go to the test share split
 // evenly, clicks are recorded through the delivery's click token, and at the chosen time the variant with
 // the best click rate goes to the rest; the owner sees each variant's figures.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProvider, type Provider } from '../../server/start-provider.ts';
-import type { Clock } from '../../server/clock.ts';
-import { closePushConnections } from '../../server/push/send.ts';
-import { vapidKeyFile } from '../../server/state-paths.ts';
-import type { HostedSite } from '../../server/sites.ts';
-import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
+import { describe, expect, it } from 'vitest';
 import type { Campaign } from '../../contract/owner-api.ts';
-import type { DeclarativePushMessage } from '../../contract/push-payload.ts';
-import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
-import { postSync, SITE_HASH, SITE_ORIGIN, tempDir, testSite } from '../support/server.ts';
+import { manualClock } from '../support/manual-clock.ts';
+import { useProviderHarness } from '../support/provider-harness.ts';
+import { SITE_HASH, SITE_ORIGIN } from '../support/server.ts';
 
-const vapid = generateVapidKeyPair();
-const keys = createSubscriberKeys();
-const plain = testSite();
-const site: HostedSite = { ...plain, config: { ...plain.config, vapidPublicKey: vapid.publicKey } };
-let state: { path: string; remove: () => Promise<void> };
-let service: FakePushService;
-let provider: Provider;
-let ownerKey: string;
 /** The provider's clock, moved by the test. */
-const clock: Clock & { time: number } = Object.assign(() => clock.time, { time: Date.parse('2031-03-02T10:00:00Z') });
+const clock = manualClock('2031-03-02T10:00:00Z');
+const harness = useProviderHarness({ clock, rateLimit: false });
 
-beforeAll(async () => {
-  state = await tempDir('pushkit-ab-');
-  await writeVapidKeyFile(vapidKeyFile(state.path, site.name), vapid);
-  service = await startFakePushService();
-  provider = await startProvider({
-    sites: [site],
-    stateDir: state.path,
-    rateLimit: false,
-    pushServices: [service.origin],
-    campaigns: { ca: service.ca, clock, log: () => undefined },
-  });
-  ownerKey = provider.ownerKeys.get(site.name)!;
-});
-afterAll(async () => {
-  await provider?.close();
-  await closePushConnections();
-  await service.close();
-  await state.remove();
-});
-
-const api = (method: 'GET' | 'POST', url: string, payload?: object) =>
-  provider.app.inject({
-    method,
-    url: `/api/v1/sites/letters${url}`,
-    headers: { authorization: `Bearer ${ownerKey}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
-    ...(payload ? { payload } : {}),
-  });
-const messages = () =>
-  service.requests.map((request) => JSON.parse(decryptPushBody(request.body, keys).toString('utf8')) as DeclarativePushMessage);
+const api = (method: 'GET' | 'POST', url: string, payload?: object) => harness.owner(method, url, payload);
+const messages = () => harness.messages();
 
 describe('an A/B test', () => {
   it('sends the variants to the test share, then the best click rate to the rest at the chosen time', async () => {
-    for (let i = 0; i < 6; i += 1) {
-      const reply = await postSync(provider.app, {
-        hash: SITE_HASH,
-        action: 'insert',
-        subscription: JSON.stringify({
-          endpoint: `${service.origin}/ab/${i}`,
-          expirationTime: null,
-          keys: { p256dh: keys.p256dh, auth: keys.auth },
-        }),
-        subscriptionId: `ab-${i}`,
-      });
-      expect(reply.statusCode).toBe(200);
-    }
+    for (let i = 0; i < 6; i += 1) await harness.subscribe({ path: `/ab/${i}` });
     const created = await api('POST', '/campaigns', {
       title: 'Spring letters',
       body: 'Twelve new pieces',
@@ -79,7 +27,7 @@ describe('an A/B test', () => {
     });
     expect(created.statusCode).toBe(201);
     const { campaignId } = created.json() as { campaignId: string };
-    await provider.campaigns.idle();
+    await harness.campaigns.idle();
 
     const test = messages();
     expect(test.map((message) => message.notification.title).sort()).toEqual([
@@ -91,7 +39,7 @@ describe('an A/B test', () => {
     // one subscriber of variant B clicks (through the landing URL's token), nobody of A
     const clickedB = test.find((message) => message.notification.title.startsWith('Twelve'))!;
     expect(clickedB.notification.navigate).toMatch(/^https:\/\/letters\.example\/spring\?b=&pushkit_click=/);
-    const click = await provider.app.inject({
+    const click = await harness.app.inject({
       method: 'POST',
       url: '/notificationEvent',
       headers: { 'content-type': 'text/plain', origin: SITE_ORIGIN },
@@ -114,14 +62,14 @@ describe('an A/B test', () => {
       { variant: 1, recipients: 2, delivered: 2, clicked: 1, clickRate: 0.5 },
     ]);
 
-    clock.time = Date.parse('2031-03-02T10:59:00Z');
-    await provider.campaigns.tick();
-    await provider.campaigns.idle();
-    expect(service.requests).toHaveLength(4);
+    clock.set('2031-03-02T10:59:00Z');
+    await harness.campaigns.tick();
+    await harness.campaigns.idle();
+    expect(harness.deliveries()).toHaveLength(4);
 
-    clock.time = Date.parse('2031-03-02T11:00:00Z');
-    await provider.campaigns.tick();
-    await provider.campaigns.idle();
+    clock.set('2031-03-02T11:00:00Z');
+    await harness.campaigns.tick();
+    await harness.campaigns.idle();
     const rest = messages().slice(4);
     expect(rest.map((message) => message.notification.title)).toEqual(['Twelve new letters for spring', 'Twelve new letters for spring']);
     const after = (await api('GET', `/campaigns/${campaignId}`)).json().campaign as Campaign;

@@ -1,62 +1,24 @@
 // A campaign's figures as the owner API reports them: shown, clicked, closed, click rate, and conversions (a
 // shop order of a subscriber who clicked, within the site's conversionWindowHours after the click).
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../server/http/app.ts';
+import { describe, expect, it } from 'vitest';
 import { createCampaign } from '../../server/campaigns/campaign-store.ts';
 import { sendCampaign } from '../../server/campaigns/campaign-sender.ts';
-import { closePushConnections } from '../../server/push/send.ts';
-import type { Database } from '../../server/db/database.ts';
-import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
-import type { HostedSite } from '../../server/sites.ts';
-import { generateVapidKeyPair } from '../../server/push/vapid-keys.ts';
-import type { DeclarativePushMessage } from '../../contract/push-payload.ts';
 import type { Campaign, NotificationDay, SiteStats } from '../../contract/owner-api.ts';
-import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
-import { openTempDatabase, postSync, SITE_HASH, SITE_ORIGIN, testSite } from '../support/server.ts';
+import { useProviderHarness } from '../support/provider-harness.ts';
+import { SITE_HASH, SITE_ORIGIN, testSite } from '../support/server.ts';
 
-let db: Database;
-let cleanup: () => Promise<void>;
-let app: FastifyInstance;
-let site: HostedSite;
-let service: FakePushService;
-let ownerKey: string;
-const vapid = generateVapidKeyPair();
-const keys = createSubscriberKeys();
-
-beforeAll(async () => {
-  ({ db, cleanup } = await openTempDatabase());
-  const plain = testSite();
-  site = { ...plain, config: { ...plain.config, conversionWindowHours: 24 } };
-  service = await startFakePushService();
-  app = await createApp({ sites: [site], db, rateLimit: false, pushServices: service.pushServices });
-  ownerKey = (await ensureOwnerKey(db, site))!;
-});
-afterAll(async () => {
-  await closePushConnections();
-  await service.close();
-  await app.close();
-  await cleanup();
+const plain = testSite();
+const harness = useProviderHarness({
+  via: 'createApp',
+  sites: [{ ...plain, config: { ...plain.config, conversionWindowHours: 24 } }],
+  rateLimit: false,
+  pathPrefix: 'analytics',
 });
 
-async function subscribe(name: string): Promise<string> {
-  const reply = await postSync(app, {
-    hash: SITE_HASH,
-    action: 'insert',
-    subscription: JSON.stringify({
-      endpoint: `${service.origin}/analytics/${name}`,
-      expirationTime: null,
-      keys: { p256dh: keys.p256dh, auth: keys.auth },
-    }),
-    subscriptionId: `analytics-${name}`,
-  });
-  return (reply.json() as { subscriberId: string }).subscriberId;
-}
-
-const owner = (method: 'GET' | 'POST', url: string, payload?: object) =>
-  app.inject({ method, url, headers: { authorization: `Bearer ${ownerKey}` }, ...(payload ? { payload } : {}) });
+const subscribe = async (name: string) => (await harness.subscribe({ path: `/analytics/${name}` })).id;
+const owner = (method: 'GET' | 'POST', url: string, payload?: object) => harness.owner(method, url, payload);
 const report = (body: object) =>
-  app.inject({
+  harness.app.inject({
     method: 'POST',
     url: '/notificationEvent',
     headers: { 'content-type': 'text/plain', origin: SITE_ORIGIN },
@@ -75,17 +37,19 @@ describe('campaign analytics', () => {
     const clicker = await subscribe('clicker');
     const other = await subscribe('other');
     await subscribe('third');
-    const { campaignId } = await createCampaign(db, site, {
+    const { campaignId } = await createCampaign(harness.db, harness.site, {
       title: 'Nibs',
       body: 'New nibs',
       url: `${SITE_ORIGIN}/nibs`,
       ttl: 60,
       urgency: 'normal',
     });
-    await sendCampaign(db, site, campaignId, vapid, { ca: service.ca, pushServices: service.pushServices });
+    await sendCampaign(harness.db, harness.site, campaignId, harness.vapid, {
+      ca: harness.service.ca,
+      pushServices: harness.service.pushServices,
+    });
     const tokenOf = (name: string) => {
-      const request = service.requests.find((entry) => entry.path === `/analytics/${name}`)!;
-      const message = JSON.parse(decryptPushBody(request.body, keys).toString('utf8')) as DeclarativePushMessage;
+      const message = harness.messages(`/analytics/${name}`)[0]!;
       return message.notification.data!.click!;
     };
     for (const name of ['clicker', 'other', 'third']) expect((await report({ click: tokenOf(name), event: 'shown' })).statusCode).toBe(200);
@@ -97,10 +61,10 @@ describe('campaign analytics', () => {
     expect((await order('A-1', clicker)).statusCode).toBe(201);
     expect((await order('A-2', clicker)).statusCode).toBe(201);
     expect((await order('B-1', other)).statusCode).toBe(201);
-    await db.query(`UPDATE shop_orders SET created_at = now() + interval '25 hours' WHERE order_id = 'A-2'`);
+    await harness.db.query(`UPDATE shop_orders SET created_at = now() + interval '25 hours' WHERE order_id = 'A-2'`);
     // an order placed before the click is not the campaign's doing
     expect((await order('A-0', clicker)).statusCode).toBe(201);
-    await db.query(`UPDATE shop_orders SET created_at = now() - interval '1 hour' WHERE order_id = 'A-0'`);
+    await harness.db.query(`UPDATE shop_orders SET created_at = now() - interval '1 hour' WHERE order_id = 'A-0'`);
 
     const reply = await owner('GET', `/api/v1/sites/letters/campaigns/${campaignId}`);
     const campaign = reply.json().campaign as Campaign;
@@ -125,7 +89,7 @@ describe('campaign analytics', () => {
     const week = await series();
     expect(week).toHaveLength(7);
     expect(totals(week)).toEqual({ delivered: 3, shown: 3, clicked: 1, conversions: 1 });
-    const { rows } = await db.query<{ date: string }>(
+    const { rows } = await harness.db.query<{ date: string }>(
       `UPDATE events SET created_at = now() - interval '2 days' WHERE kind = 'shown' AND subscriber_id = $1
        RETURNING to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date`,
       [clicker],

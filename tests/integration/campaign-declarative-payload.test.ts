@@ -1,92 +1,57 @@
 // Every campaign goes out as a declarative push message (contract/push-payload.ts), decrypted here at the
 // fake push service as a browser would; its landing URLs carry the delivery's click token, which the
 // provider counts for that delivery's subscriber and campaign only, once.
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../server/http/app.ts';
+import { describe, expect, it } from 'vitest';
 import { createCampaign, getCampaign } from '../../server/campaigns/campaign-store.ts';
 import { sendCampaign } from '../../server/campaigns/campaign-sender.ts';
-import { closePushConnections } from '../../server/push/send.ts';
-import type { Database } from '../../server/db/database.ts';
-import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
-import type { HostedSite } from '../../server/sites.ts';
-import { generateVapidKeyPair } from '../../server/push/vapid-keys.ts';
 import type { CampaignInput } from '../../contract/campaign-input.ts';
 import type { DeclarativePushMessage } from '../../contract/push-payload.ts';
-import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
-import { openTempDatabase, postSync, SITE_HASH, SITE_ORIGIN, testSite } from '../support/server.ts';
+import { useProviderHarness } from '../support/provider-harness.ts';
+import { SITE_HASH, SITE_ORIGIN, testSite } from '../support/server.ts';
 
 const SHOP_ORIGIN = 'https://shop.letters.example';
 const OTHER_HASH = 'other-site-hash';
-let db: Database;
-let cleanup: () => Promise<void>;
-let app: FastifyInstance;
-let site: HostedSite;
-let service: FakePushService;
-let ownerKey: string;
-const vapid = generateVapidKeyPair();
-const keys = createSubscriberKeys();
-let paths = 0;
-
-beforeAll(async () => {
-  ({ db, cleanup } = await openTempDatabase());
-  const plain = testSite();
-  site = { ...plain, config: { ...plain.config, notificationClickOrigins: [SHOP_ORIGIN] } };
-  const other = testSite({ name: 'other', hash: OTHER_HASH, origin: 'https://other.example' });
-  service = await startFakePushService();
-  app = await createApp({ sites: [site, other], db, rateLimit: false, pushServices: service.pushServices });
-  ownerKey = (await ensureOwnerKey(db, site))!;
-});
-afterAll(async () => {
-  await closePushConnections();
-  await service.close();
-  await app.close();
-  await cleanup();
+const plain = testSite();
+const harness = useProviderHarness({
+  via: 'createApp',
+  sites: [
+    { ...plain, config: { ...plain.config, notificationClickOrigins: [SHOP_ORIGIN] } },
+    testSite({ name: 'other', hash: OTHER_HASH, origin: 'https://other.example' }),
+  ],
+  rateLimit: false,
+  pathPrefix: 'declarative',
 });
 
 /** A subscriber stored by the real sync call, on its own fake push service path. */
-async function subscribe(): Promise<{ id: string; path: string }> {
-  paths += 1;
-  const path = `/declarative/${paths}`;
-  const reply = await postSync(app, {
-    hash: SITE_HASH,
-    action: 'insert',
-    subscription: JSON.stringify({
-      endpoint: `${service.origin}${path}`,
-      expirationTime: null,
-      keys: { p256dh: keys.p256dh, auth: keys.auth },
-    }),
-    subscriptionId: `declarative-${paths}`,
-  });
-  return { id: (reply.json() as { subscriberId: string }).subscriberId, path };
-}
+const subscribe = () => harness.subscribe();
 
 /** Sends a campaign to everyone subscribed now and returns each subscriber's decrypted message. */
 async function send(input: Omit<CampaignInput, 'ttl' | 'urgency'>): Promise<{ campaignId: string; messages: DeclarativePushMessage[] }> {
-  const { campaignId } = await createCampaign(db, site, { ttl: 3600, urgency: 'normal', ...input });
-  const before = service.requests.length;
-  await sendCampaign(db, site, campaignId, vapid, { ca: service.ca, pushServices: service.pushServices });
-  const messages = service.requests
-    .slice(before)
-    .map((request) => JSON.parse(decryptPushBody(request.body, keys).toString('utf8')) as DeclarativePushMessage);
+  const { campaignId } = await createCampaign(harness.db, harness.site, { ttl: 3600, urgency: 'normal', ...input });
+  const before = harness.deliveries().length;
+  await sendCampaign(harness.db, harness.site, campaignId, harness.vapid, {
+    ca: harness.service.ca,
+    pushServices: harness.service.pushServices,
+  });
+  const messages = harness.messages().slice(before);
   return { campaignId, messages };
 }
 
 const tokenOf = (url: string) => new URL(url).searchParams.get('pushkit_click')!;
 
 const report = (body: Record<string, unknown>, origin = SITE_ORIGIN) =>
-  app.inject({
+  harness.app.inject({
     method: 'POST',
     url: '/notificationEvent',
     headers: { 'content-type': 'text/plain;charset=UTF-8', origin },
     payload: JSON.stringify(body),
   });
 
-const clicked = async (campaignId: string) => (await getCampaign(db, SITE_HASH, campaignId))!.clicked;
+const clicked = async (campaignId: string) => (await getCampaign(harness.db, SITE_HASH, campaignId))!.clicked;
 
 describe('a campaign as a declarative push message', () => {
   it('carries the declarative fields, the landing URL with a per-delivery click token, buttons and the app badge', async () => {
-    await db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
+    await harness.db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
     await subscribe();
     await subscribe();
     const { campaignId, messages } = await send({
@@ -104,7 +69,7 @@ describe('a campaign as a declarative push message', () => {
     expect(messages).toHaveLength(2);
     const tokens = messages.map((message) => tokenOf(message.notification.navigate));
     expect(new Set(tokens).size).toBe(2);
-    const deliveries = await db.query<{ id: string; subscriber_id: string }>(
+    const deliveries = await harness.db.query<{ id: string; subscriber_id: string }>(
       'SELECT id, subscriber_id FROM deliveries WHERE campaign_id = $1',
       [campaignId],
     );
@@ -133,7 +98,7 @@ describe('a campaign as a declarative push message', () => {
   });
 
   it('lands on the home page for a URL on an origin the site did not configure, and sets no badge unless asked', async () => {
-    await db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
+    await harness.db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
     await subscribe();
     const { messages } = await send({ title: 'Prize', body: 'Claim it', url: 'https://evil.example/prize' });
     const [message] = messages;
@@ -145,7 +110,7 @@ describe('a campaign as a declarative push message', () => {
 
 describe('the click token on the landing URL', () => {
   it('counts a click for the delivery subscriber once, however often it is reported', async () => {
-    await db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
+    await harness.db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
     await subscribe();
     const { campaignId, messages } = await send({ title: 'Once', body: 'one click', url: `${SITE_ORIGIN}/once` });
     const token = tokenOf(messages[0]!.notification.navigate);
@@ -154,12 +119,12 @@ describe('the click token on the landing URL', () => {
     // the worker's own report of the same click, with the token from the notification's data
     expect((await report({ hash: SITE_HASH, campaignId, click: token, event: 'clicked' })).statusCode).toBe(200);
     expect(await clicked(campaignId)).toBe(1);
-    const rows = await db.query('SELECT 1 FROM events WHERE campaign_id = $1 AND kind = $2', [campaignId, 'clicked']);
+    const rows = await harness.db.query('SELECT 1 FROM events WHERE campaign_id = $1 AND kind = $2', [campaignId, 'clicked']);
     expect(rows.rows).toHaveLength(1);
   });
 
   it('refuses a forged, edited, moved or other-site token and counts nothing', async () => {
-    await db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
+    await harness.db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
     await subscribe();
     await subscribe();
     const victim = await send({ title: 'Victim', body: 'someone else’s', url: `${SITE_ORIGIN}/victim` });
@@ -196,13 +161,7 @@ describe('the click token on the landing URL', () => {
 
 describe('the app badge as the owner API takes it', () => {
   it('stores a whole number and refuses a negative one naming appBadge', async () => {
-    const post = (appBadge: unknown) =>
-      app.inject({
-        method: 'POST',
-        url: '/api/v1/sites/letters/campaigns',
-        headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
-        payload: { title: 'Badge', body: 'count', appBadge },
-      });
+    const post = (appBadge: unknown) => harness.owner('POST', '/campaigns', { title: 'Badge', body: 'count', appBadge });
     const bad = await post(-1);
     expect(bad.statusCode).toBe(400);
     expect(bad.json().message).toBe('appBadge: must be 0 or more');

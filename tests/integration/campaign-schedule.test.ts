@@ -1,99 +1,37 @@
 // Scheduled campaigns on the real provider, with a clock the test moves: a send time, a local time reached
 // zone by zone (Paris, then New York), a schedule that survives a restart of the provider, cancelling.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProvider, type Provider } from '../../server/start-provider.ts';
-import type { Clock } from '../../server/clock.ts';
-import { closePushConnections } from '../../server/push/send.ts';
-import { vapidKeyFile } from '../../server/state-paths.ts';
-import type { HostedSite } from '../../server/sites.ts';
-import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
+import { describe, expect, it } from 'vitest';
 import type { Campaign } from '../../contract/owner-api.ts';
-import { createSubscriberKeys, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
-import { postSync, SITE_HASH, tempDir, testSite } from '../support/server.ts';
+import { manualClock } from '../support/manual-clock.ts';
+import { useProviderHarness } from '../support/provider-harness.ts';
 
-const vapid = generateVapidKeyPair();
-const keys = createSubscriberKeys();
-const plain = testSite();
-const site: HostedSite = { ...plain, config: { ...plain.config, vapidPublicKey: vapid.publicKey } };
-let state: { path: string; remove: () => Promise<void> };
-let service: FakePushService;
-let provider: Provider | undefined;
-let ownerKey: string;
 /** The provider's clock, moved by the test. */
-const clock: Clock & { time: number } = Object.assign(() => clock.time, { time: Date.parse('2026-11-23T20:00:00Z') });
+const clock = manualClock('2026-11-23T20:00:00Z');
+const harness = useProviderHarness({ clock, rateLimit: false, pathPrefix: 'schedule' });
 
-async function start(): Promise<Provider> {
-  provider = await startProvider({
-    sites: [site],
-    stateDir: state.path,
-    rateLimit: false,
-    pushServices: [service.origin],
-    campaigns: { ca: service.ca, clock, log: () => undefined },
-  });
-  ownerKey = provider.ownerKeys.get(site.name) ?? ownerKey;
-  return provider;
-}
-
-beforeAll(async () => {
-  state = await tempDir('pushkit-schedule-');
-  await writeVapidKeyFile(vapidKeyFile(state.path, site.name), vapid);
-  service = await startFakePushService();
-  await start();
-});
-afterAll(async () => {
-  await provider?.close();
-  await closePushConnections();
-  await service.close();
-  await state.remove();
-});
-
-let count = 0;
 /** A subscriber in a time zone, stored by the real sync call; returns its push service path. */
-async function subscribe(zone: { userTimezone?: string; userTimezoneOffset?: string }): Promise<string> {
-  count += 1;
-  const path = `/schedule/${count}`;
-  const reply = await postSync(provider!.app, {
-    hash: SITE_HASH,
-    action: 'insert',
-    subscription: JSON.stringify({
-      endpoint: `${service.origin}${path}`,
-      expirationTime: null,
-      keys: { p256dh: keys.p256dh, auth: keys.auth },
-    }),
-    subscriptionId: `schedule-${count}`,
-    ...zone,
-  });
-  expect(reply.statusCode).toBe(200);
-  return path;
-}
-
-const api = (method: 'GET' | 'POST', url: string, payload?: object) =>
-  provider!.app.inject({
-    method,
-    url: `/api/v1/sites/letters${url}`,
-    headers: { authorization: `Bearer ${ownerKey}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
-    ...(payload ? { payload } : {}),
-  });
+const subscribe = async (zone: { userTimezone?: string; userTimezoneOffset?: string }) =>
+  (await harness.subscribe({ fields: zone as Record<string, string> })).path;
+const api = (method: 'GET' | 'POST', url: string, payload?: object) => harness.owner(method, url, payload);
 
 const campaignOf = async (id: string) => (await api('GET', `/campaigns/${id}`)).json().campaign as Campaign;
-const received = (path: string) => service.requests.filter((request) => request.path === path).length;
+const received = (path: string) => harness.received(path);
 
 /** Moves the clock and lets the provider's scheduler send what has come due. */
 async function at(iso: string): Promise<void> {
-  clock.time = Date.parse(iso);
-  await provider!.campaigns.tick();
-  await provider!.campaigns.idle();
+  clock.set(iso);
+  await harness.campaigns.tick();
+  await harness.campaigns.idle();
 }
 
 describe('a campaign at a local time', () => {
   it('reaches each time zone when its own clock shows the time, across a restart of the provider', async () => {
-    await provider!.db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
+    await harness.db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
     const paris = await subscribe({ userTimezone: 'Europe/Paris', userTimezoneOffset: '-60' });
     const newYork = await subscribe({ userTimezone: 'America/New_York', userTimezoneOffset: '300' });
-    const stored = await provider!.db.query<{ timezone: string }>(
-      'SELECT timezone FROM subscribers WHERE status = $1 ORDER BY created_at',
-      ['subscribed'],
-    );
+    const stored = await harness.db.query<{ timezone: string }>('SELECT timezone FROM subscribers WHERE status = $1 ORDER BY created_at', [
+      'subscribed',
+    ]);
     expect(stored.rows.map((row) => row.timezone)).toEqual(['Europe/Paris', 'America/New_York']);
 
     const created = await api('POST', '/campaigns', { title: 'Good morning', body: 'Fresh ink', localTime: '09:00' });
@@ -110,10 +48,10 @@ describe('a campaign at a local time', () => {
     expect([received(paris), received(newYork)]).toEqual([0, 0]);
 
     // The provider stops; the next one finds the schedule in the database.
-    await provider!.close();
-    clock.time = Date.parse('2026-11-24T08:00:00Z');
-    await start();
-    await provider!.campaigns.idle();
+    await harness.stop();
+    clock.set('2026-11-24T08:00:00Z');
+    await harness.start();
+    await harness.campaigns.idle();
     await at('2026-11-24T08:00:00Z');
     expect([received(paris), received(newYork)]).toEqual([1, 0]);
     expect(await campaignOf(campaignId)).toMatchObject({
@@ -133,10 +71,10 @@ describe('a campaign at a local time', () => {
 
 describe('a campaign at a send time', () => {
   it('waits for its time, then goes to everyone', async () => {
-    await provider!.db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
+    await harness.db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
     const one = await subscribe({ userTimezone: 'Asia/Tokyo' });
     const two = await subscribe({});
-    clock.time = Date.parse('2026-11-25T10:00:00Z');
+    clock.set('2026-11-25T10:00:00Z');
     const created = await api('POST', '/campaigns', { title: 'Noon', body: 'sale', sendAt: '2026-11-25T12:00:00+01:00' });
     const { campaignId } = created.json() as { campaignId: string };
     expect(await campaignOf(campaignId)).toMatchObject({ status: 'scheduled', sendAt: '2026-11-25T11:00:00.000Z' });
@@ -154,9 +92,9 @@ describe('a campaign at a send time', () => {
   });
 
   it('cancelled before its time, sends nothing', async () => {
-    await provider!.db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
+    await harness.db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
     const path = await subscribe({ userTimezone: 'Europe/Paris' });
-    clock.time = Date.parse('2026-11-26T10:00:00Z');
+    clock.set('2026-11-26T10:00:00Z');
     const { campaignId } = (
       await api('POST', '/campaigns', { title: 'Never', body: 'cancelled', sendAt: '2026-11-26T11:00:00Z' })
     ).json() as {

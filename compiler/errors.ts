@@ -1,5 +1,7 @@
 // The compiler's error catalogue (as Workbox keys its messages): every way the condition language, trigger
 // expressions and URL patterns refuse an input, by a stable code that tests and tools match on, with its message.
+import { defineCatalogue, type DetailsOf } from '../contract/catalogue.ts';
+
 const messages = {
   E_CONDITION_UNEXPECTED_CHARACTER: ({ character }: { character: string }) => `unexpected character ${JSON.stringify(character)}`,
   E_CONDITION_INVALID_NUMBER: ({ text }: { text: string }) => `invalid number "${text}"`,
@@ -37,17 +39,19 @@ const messages = {
     `URL pattern "${pattern}" must be "*", start with "/" or "http(s)://", or use "contains:" or "regex:"`,
 };
 
+const COMPILER_ERRORS = defineCatalogue(messages);
+
 export type CompilerErrorCode = keyof typeof messages;
 export type ConditionErrorCode = Extract<CompilerErrorCode, `E_CONDITION_${string}`>;
 export type TriggerErrorCode = Extract<CompilerErrorCode, `E_TRIGGER_${string}`>;
 export type UrlPatternErrorCode = Extract<CompilerErrorCode, `E_URL_PATTERN_${string}`>;
 
 /** What a code's message is filled with (nothing for most). */
-export type CompilerErrorDetails<C extends CompilerErrorCode> = Parameters<(typeof messages)[C]>;
+export type CompilerErrorDetails<C extends CompilerErrorCode> = DetailsOf<typeof messages, C>;
 
 /** The catalogue's message for `code`, filled with its details. */
 export function compilerMessage<C extends CompilerErrorCode>(code: C, ...details: CompilerErrorDetails<C>): string {
-  return (messages[code] as (...args: typeof details) => string)(...details);
+  return COMPILER_ERRORS.message(code, ...details);
 }
 
 /** A URL pattern that cannot be compiled. */

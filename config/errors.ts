@@ -2,6 +2,7 @@
 // by a stable code that tests and tools match on, with its message. Printed as `FILE: field.path: message`.
 import { formatConditionError, type ConditionError } from '../contract/conditions.ts';
 import type { UrlPatternProblem } from '../compiler/errors.ts';
+import { defineCatalogue, type DetailsOf } from '../contract/catalogue.ts';
 
 const messages = {
   E_CONFIG_NOT_FOUND: () => 'file not found',
@@ -34,6 +35,8 @@ const messages = {
     "is not set: this http site's child window shares the provider's origin with every other http site (permission, subscriber id and opt-out cross between them); set an origin of its own",
 };
 
+const CONFIG_ERRORS = defineCatalogue(messages);
+
 export type ConfigErrorCode = keyof typeof messages;
 
 /** One problem of a config: its catalogue code, the dotted field path (`(file)` for the file itself) and the message. */
@@ -44,15 +47,11 @@ export interface ConfigProblem {
   message: string;
 }
 
-export function configMessage<C extends ConfigErrorCode>(code: C, ...details: Parameters<(typeof messages)[C]>): string {
-  return (messages[code] as (...args: typeof details) => string)(...details);
+export function configMessage<C extends ConfigErrorCode>(code: C, ...details: DetailsOf<typeof messages, C>): string {
+  return CONFIG_ERRORS.message(code, ...details);
 }
 
-export function configProblem<C extends ConfigErrorCode>(
-  code: C,
-  path: string,
-  ...details: Parameters<(typeof messages)[C]>
-): ConfigProblem {
+export function configProblem<C extends ConfigErrorCode>(code: C, path: string, ...details: DetailsOf<typeof messages, C>): ConfigProblem {
   return { code, path, message: configMessage(code, ...details) };
 }
 

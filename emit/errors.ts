@@ -1,5 +1,7 @@
 // The build's error catalogue (as Workbox keys its messages): what can stop a valid config from building, by
 // a stable code that tests and tools match on, with its message. A build problem's path is `(build)`.
+import { defineCatalogue, type DetailsOf } from '../contract/catalogue.ts';
+
 const messages = {
   E_BUNDLE_NO_OUTPUT: ({ entry }: { entry: string }) => `esbuild produced no output for ${entry}`,
   E_MANIFEST_JSON: ({ reason }: { reason: string }) => `manifest.json template produced invalid JSON: ${reason}`,
@@ -8,6 +10,8 @@ const messages = {
   /** Anything else that stopped the build: esbuild, a template, the file system. */
   E_BUILD: ({ reason }: { reason: string }) => reason,
 };
+
+const EMIT_ERRORS = defineCatalogue(messages);
 
 export type EmitErrorCode = keyof typeof messages;
 
@@ -21,6 +25,6 @@ export class EmitError extends Error {
   }
 }
 
-export function emitError<C extends EmitErrorCode>(code: C, ...details: Parameters<(typeof messages)[C]>): EmitError {
-  return new EmitError(code, (messages[code] as (...args: typeof details) => string)(...details));
+export function emitError<C extends EmitErrorCode>(code: C, ...details: DetailsOf<typeof messages, C>): EmitError {
+  return new EmitError(code, EMIT_ERRORS.message(code, ...details));
 }

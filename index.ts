@@ -4,13 +4,7 @@ export { loadConfig, siteNameOf, type LoadedConfig } from './config/load-config.
 export type { ConfigProblem, ConfigErrorCode } from './config/errors.ts';
 export type { SiteConfig } from './config/schema.ts';
 export { buildSite, type BuildProblem, type SiteBuildResult } from './emit/build-site.ts';
-export {
-  sendCampaign,
-  SendCampaignError,
-  type SendCampaignErrorCode,
-  type SendCampaignOptions,
-  type SendCampaignResult,
-} from './server/campaigns/send-campaign.ts';
-export { UnknownSiteError } from './server/sites.ts';
+export { sendCampaign, type SendCampaignOptions, type SendCampaignResult } from './server/campaigns/send-campaign.ts';
+export { isServerError, ServerError, type ServerErrorCode } from './server/errors.ts';
 export { startProvider, type Provider, type StartProviderOptions } from './server/start-provider.ts';
 export type { Clock } from './server/clock.ts';

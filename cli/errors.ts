@@ -1,7 +1,8 @@
 // The command line's error catalogue: every error a command stops with, by code, with its message and the
 // process exit code (README, "Exit codes"). The entry (index.ts) prints a CliError as `push-kit: <message>`,
 // with no stack unless --debug is given; any other error is a bug and prints its stack.
-import { ServerError } from '../server/errors.ts';
+import { defineCatalogue, type DetailsOf } from '../contract/catalogue.ts';
+import { isServerError, ServerError, type ServerErrorCode } from '../server/errors.ts';
 
 /** Exit codes of `push-kit`; 0 is success. */
 export const EXIT = {
@@ -16,6 +17,9 @@ export const EXIT = {
 } as const;
 
 type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** The provider's own message (server/errors.ts), for failures only the provider's catalogue words. */
+const fromProvider = ({ problem }: { problem: string }) => problem;
 
 const catalogue = {
   E_DUPLICATE_SITE_NAME: {
@@ -35,27 +39,11 @@ const catalogue = {
     exit: EXIT.INVALID_INPUT,
     message: ({ option, rule }: { option: string; rule: string }) => `--${option}: ${rule}`,
   },
-  E_SITE: {
-    exit: EXIT.INVALID_INPUT,
-    message: ({ site, known }: { site: string; known: string }) => `--site: no valid site config named "${site}" (sites: ${known})`,
-  },
-  E_CAMPAIGN: {
-    exit: EXIT.INVALID_INPUT,
-    message: ({ problem }: { problem: string }) => problem,
-  },
-  E_SEGMENT: {
-    exit: EXIT.INVALID_INPUT,
-    message: ({ segment, site }: { segment: string; site: string }) => `--segment: no segment "${segment}" on site ${site}`,
-  },
-  E_KEY_MISMATCH: {
-    exit: EXIT.INVALID_INPUT,
-    message: ({ keyFile, configFile }: { keyFile: string; configFile: string }) =>
-      `${keyFile} is not the key pair of ${configFile}'s vapidPublicKey: subscribers would refuse its messages`,
-  },
-  E_KEY_READ: {
-    exit: EXIT.ENVIRONMENT,
-    message: ({ keyFile, reason }: { keyFile: string; reason: string }) => `cannot read the site's private VAPID key ${keyFile}: ${reason}`,
-  },
+  E_SITE: { exit: EXIT.INVALID_INPUT, message: fromProvider },
+  E_CAMPAIGN: { exit: EXIT.INVALID_INPUT, message: ({ problem }: { problem: string }) => problem },
+  E_SEGMENT: { exit: EXIT.INVALID_INPUT, message: fromProvider },
+  E_KEY_MISMATCH: { exit: EXIT.INVALID_INPUT, message: fromProvider },
+  E_KEY_READ: { exit: EXIT.ENVIRONMENT, message: fromProvider },
   E_DATABASE: {
     exit: EXIT.ENVIRONMENT,
     message: ({ database, reason, hint }: { database?: string; reason: string; hint?: string }) =>
@@ -83,11 +71,13 @@ const catalogue = {
   },
 };
 
+const CLI_ERRORS = defineCatalogue(catalogue);
+
 export type CliErrorCode = keyof typeof catalogue;
-type Details<C extends CliErrorCode> = Parameters<(typeof catalogue)[C]['message']>;
+type Details<C extends CliErrorCode> = DetailsOf<typeof catalogue, C>;
 
 export function cliMessage<C extends CliErrorCode>(code: C, ...details: Details<C>): string {
-  return (catalogue[code].message as (...args: Details<C>) => string)(...details);
+  return CLI_ERRORS.message(code, ...details);
 }
 
 /** An error the command line knows: printed as `push-kit: <message>` and ending the process with its exit code. */
@@ -108,14 +98,46 @@ export function cliError<C extends CliErrorCode>(code: C, ...details: Details<C>
   return new CliError(code, cliMessage(code, ...details));
 }
 
-/** A provider that cannot start (no sites, no database, port taken) is the user's to fix: printed, no stack. */
-export function fromServerError(error: unknown): never {
+/** How a failure of the provider's catalogue (server/errors.ts) reads on the command line: its exit code's
+ * category, and the option a setting's failure is about. Codes not listed are not the user's to fix: a bug. */
+const FROM_SERVER: Partial<Record<ServerErrorCode, { code: CliErrorCode; option?: string }>> = {
+  E_NO_SITES: { code: 'E_NO_SITES' },
+  E_LISTEN: { code: 'E_LISTEN' },
+  E_DATABASE_OPEN: { code: 'E_DATABASE' },
+  E_DATABASE_IN_USE: { code: 'E_DATABASE' },
+  E_PUSH_SERVICES_SETTING: { code: 'E_ARGUMENT', option: 'push-services' },
+  E_EVENT_RETENTION_SETTING: { code: 'E_ARGUMENT', option: 'event-retention-days' },
+  E_SITE_NAME_UNKNOWN: { code: 'E_SITE', option: 'site' },
+  E_SEGMENT_UNKNOWN: { code: 'E_SEGMENT' },
+  E_SUBSCRIBER_UNKNOWN: { code: 'E_ARGUMENT' },
+  E_CAMPAIGN_UNKNOWN: { code: 'E_CAMPAIGN' },
+  E_CAMPAIGN_NOT_CANCELLABLE: { code: 'E_CAMPAIGN' },
+  E_PARAM_INVALID: { code: 'E_ARGUMENT' },
+  E_PARAM_MISSING: { code: 'E_ARGUMENT' },
+  E_VAPID_KEY_READ: { code: 'E_KEY_READ' },
+  E_VAPID_KEY_MISMATCH: { code: 'E_KEY_MISMATCH' },
+};
+
+/**
+ * A provider failure the user can fix (no sites, no database, a port taken, an unknown site, segment or
+ * campaign) as the CliError that prints it, with no stack; `advice` adds a line for a database another
+ * process holds. Anything else is thrown on as it is.
+ */
+export function fromServerError(error: unknown, advice?: { databaseInUse?: string }): never {
   if (error instanceof ServerError) {
-    if (error.code === 'E_NO_SITES') throw new CliError('E_NO_SITES', error.message);
-    if (error.code === 'E_LISTEN') throw new CliError('E_LISTEN', error.message);
-    if (error.code === 'E_DATABASE_OPEN') throw new CliError('E_DATABASE', error.message);
-    if (error.code === 'E_PUSH_SERVICES_SETTING') throw new CliError('E_ARGUMENT', `--push-services: ${error.message}`);
-    if (error.code === 'E_EVENT_RETENTION_SETTING') throw new CliError('E_ARGUMENT', `--event-retention-days: ${error.message}`);
+    const mapped = FROM_SERVER[error.code as ServerErrorCode];
+    if (mapped) {
+      const hint = advice?.databaseInUse && isDatabaseInUse(error) ? `\n  ${advice.databaseInUse}` : '';
+      throw new CliError(mapped.code, `${mapped.option ? `--${mapped.option}: ` : ''}${error.message}${hint}`);
+    }
   }
   throw error;
+}
+
+/** Whether the failure (or what caused it) is the embedded database held by another process. */
+export function isDatabaseInUse(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
+    if (isServerError(current, 'E_DATABASE_IN_USE')) return true;
+  }
+  return false;
 }

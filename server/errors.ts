@@ -4,12 +4,11 @@
 // the messages stay free to read well. A message starts with the parameter at fault, as spec section 7's
 // callers expect.
 
-interface Entry<Details> {
-  status: number;
-  message: (details: Details) => string;
-}
+import { defineCatalogue, type DetailsOf } from '../contract/catalogue.ts';
 
-const entry = <Details = void>(status: number, message: (details: Details) => string): Entry<Details> => ({ status, message });
+type Template<Details> = [Details] extends [void] ? () => string : (details: Details) => string;
+
+const entry = <Details = void>(status: number, message: Template<Details>) => ({ status, message });
 
 const onSite = (site?: string) => (site ? `site ${site}` : 'this site');
 
@@ -111,7 +110,37 @@ export const SERVER_ERRORS = {
   E_DASHBOARD_FILE_UNKNOWN: entry<{ file: string }>(404, ({ file }) => `file: no dashboard file ${file}`),
   E_DASHBOARD_UNAVAILABLE: entry<{ reason: string }>(503, ({ reason }) => `dashboard: it could not be built: ${reason}`),
 
+  // The push transport (server/push/)
+  E_PAYLOAD_TOO_LARGE: entry<{ size: number; limit: number }>(
+    413,
+    ({ size, limit }) => `push payload is ${size} bytes; Web Push allows at most ${limit} bytes`,
+  ),
+  E_PUSH_ADDRESS_PRIVATE: entry<{ host: string; address: string }>(
+    403,
+    ({ host, address }) =>
+      `push endpoint host ${host} is at the private address ${address}; list its origin in PUSHKIT_PUSH_SERVICES to allow it`,
+  ),
+
+  // A project folder's sites and keys (server/sites.ts, server/push/vapid-keys.ts)
+  E_SITE_NAME_UNKNOWN: entry<{ name: string; known: string }>(
+    404,
+    ({ name, known }) => `no valid site config named "${name}" (sites: ${known})`,
+  ),
+  E_VAPID_KEY_READ: entry<{ keyFile: string; reason: string }>(
+    500,
+    ({ keyFile, reason }) => `cannot read the site's private VAPID key ${keyFile}: ${reason}`,
+  ),
+  E_VAPID_KEY_MISMATCH: entry<{ keyFile: string; configFile: string }>(
+    500,
+    ({ keyFile, configFile }) => `${keyFile} is not the key pair of ${configFile}'s vapidPublicKey: subscribers would refuse its messages`,
+  ),
+
   // The database and the process
+  E_DATABASE_IN_USE: entry<{ dataDir: string; by: string }>(
+    503,
+    ({ dataDir, by }) =>
+      `the embedded database ${dataDir} is in use by ${by}; stop it, or run several processes on one PostgreSQL database`,
+  ),
   E_DATABASE_UNAVAILABLE: entry(503, () => 'database unavailable, try again later'),
   E_STORAGE_FULL: entry(503, () => 'storage full, try again later'),
   E_DATABASE_REFUSED: entry<{ problem: string }>(400, ({ problem }) => `request: a value the database refuses: ${problem}`),
@@ -125,7 +154,7 @@ export const SERVER_ERRORS = {
   ),
   E_PUSH_SERVICES_SETTING: entry<{ entry: string }>(
     500,
-    ({ entry }) => `push services: "${entry}" is not an https origin (https://host[:port] or https://*.host)`,
+    ({ entry }) => `push services: "${entry}" is not an https origin (https://host[:port], or https://*.host)`,
   ),
   E_EVENT_RETENTION_SETTING: entry<{ value: string }>(
     500,
@@ -137,18 +166,21 @@ export const SERVER_ERRORS = {
   ),
 } as const;
 
-export type ServerErrorCode = keyof typeof SERVER_ERRORS;
-type DetailsOf<C extends ServerErrorCode> = Parameters<(typeof SERVER_ERRORS)[C]['message']>[0];
-/** The details a code's template needs: none for a fixed message. */
-export type ErrorDetails<C extends ServerErrorCode> = DetailsOf<C> extends void ? [] : [details: DetailsOf<C>];
+const CATALOGUE = defineCatalogue(SERVER_ERRORS);
 
-export function serverErrorMessage<C extends ServerErrorCode>(code: C, ...[details]: ErrorDetails<C>): string {
-  return (SERVER_ERRORS[code].message as (details: unknown) => string)(details);
+export type ServerErrorCode = keyof typeof SERVER_ERRORS;
+/** The details a code's template needs: none for a fixed message. */
+export type ErrorDetails<C extends ServerErrorCode> = DetailsOf<typeof SERVER_ERRORS, C>;
+
+export function serverErrorMessage<C extends ServerErrorCode>(code: C, ...details: ErrorDetails<C>): string {
+  return CATALOGUE.message(code, ...details);
 }
 
-/** A failure of the provider named by a catalogue code: answered with its status, or stopping the start. */
+/** A failure of the provider named by a catalogue code: answered with its status, or stopping the caller. */
 export class ServerError<C extends ServerErrorCode = ServerErrorCode> extends Error {
   readonly statusCode: number;
+  /** What the message was filled with (a size, a host), for callers that act on it. */
+  readonly details: ErrorDetails<C>[0];
 
   constructor(
     readonly code: C,
@@ -157,5 +189,18 @@ export class ServerError<C extends ServerErrorCode = ServerErrorCode> extends Er
     super(serverErrorMessage(code, ...details));
     this.name = 'ServerError';
     this.statusCode = SERVER_ERRORS[code].status;
+    this.details = details[0];
   }
+
+  /** The same failure, keeping the error that caused it (a driver's, the file system's) for logs and callers. */
+  static causedBy<C extends ServerErrorCode>(cause: unknown, code: C, ...details: ErrorDetails<C>): ServerError<C> {
+    const error = new ServerError(code, ...details);
+    error.cause = cause;
+    return error;
+  }
+}
+
+/** Whether `error` is the catalogue's failure `code`. */
+export function isServerError<C extends ServerErrorCode>(error: unknown, code: C): error is ServerError<C> {
+  return error instanceof ServerError && error.code === code;
 }

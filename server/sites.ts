@@ -4,6 +4,7 @@ import { readdir } from 'node:fs/promises';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { formatProblem } from '../config/errors.ts';
+import { ServerError } from './errors.ts';
 import { loadConfig } from '../config/load-config.ts';
 import type { SiteConfig } from '../config/schema.ts';
 
@@ -77,22 +78,13 @@ export async function loadSites(globs: string[], distDir: string): Promise<Loade
   return { sites, problems };
 }
 
-/** No valid site config of the name a command or caller asked for. */
-export class UnknownSiteError extends Error {
-  readonly code = 'E_SITE';
-  constructor(message: string) {
-    super(message);
-    this.name = 'UnknownSiteError';
-  }
-}
-
-/** The valid site config named `name` (its file's base name) among `globs`. */
+/** The valid site config named `name` (its file's base name) among `globs`; else E_SITE_NAME_UNKNOWN. */
 export async function siteNamed(name: string, globs = ['site-configs/*.json'], distDir = 'dist'): Promise<HostedSite> {
   const { sites } = await loadSites(globs, distDir);
   const site = sites.find((candidate) => candidate.name === name);
   if (!site) {
     const known = sites.map((candidate) => candidate.name).join(', ') || 'none';
-    throw new UnknownSiteError(`--site: no valid site config named "${name}" (sites: ${known})`);
+    throw new ServerError('E_SITE_NAME_UNKNOWN', { name, known });
   }
   return site;
 }

@@ -5,15 +5,16 @@
 import type { FastifyInstance } from 'fastify';
 import { ServerError } from './errors.ts';
 import type { CreateAppOptions } from './http/app.ts';
-import type { CampaignQueue, CampaignQueueOptions } from './campaigns/campaign-queue.ts';
-import type { AutomationRunner } from './automations/automation-runner.ts';
+import type { CampaignQueue, CampaignQueueOptions } from './campaigns/index.ts';
+import type { AutomationRunner } from './automations/index.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { PushServiceAllowlist, PushServicesSettingError } from './push/push-services.ts';
+import { allowedPushServices } from './push/push-services.ts';
 import { EVENT_RETENTION_ENV, retentionDays } from './db/event-retention.ts';
 import { scheduleEventPruning } from './db/event-pruning-schedule.ts';
 import { loadSites, type HostedSite } from './sites.ts';
 import { embeddedDatabaseDir, STATE_DIR } from './state-paths.ts';
 import { openDatabase, type Database } from './db/database.ts';
+import { redactedDatabaseUrl } from './db/database-url.ts';
 import { ensureOwnerKey, ownerKeyHashFromInit } from './http/owner-keys.ts';
 
 export interface StartProviderOptions {
@@ -74,17 +75,6 @@ export interface Provider {
   close(): Promise<void>;
 }
 
-/** A database URL for printing: the password is never shown. */
-export function redactedDatabaseUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'postgres://...';
-  }
-}
-
 async function hostedSites(options: StartProviderOptions): Promise<HostedSite[]> {
   if (options.sites) return options.sites;
   const configs = options.configs ?? [];
@@ -98,16 +88,10 @@ async function openProviderDatabase(url: string | undefined, dataDir: string): P
   try {
     return await openDatabase({ url, dataDir });
   } catch (error) {
-    throw new ServerError('E_DATABASE_OPEN', { database: url ? redactedDatabaseUrl(url) : dataDir, reason: (error as Error).message });
-  }
-}
-
-function allowedPushServices(setting: string | readonly string[] | undefined): PushServiceAllowlist {
-  try {
-    return setting === undefined ? PushServiceAllowlist.fromEnvironment() : PushServiceAllowlist.fromSetting(setting);
-  } catch (error) {
-    if (error instanceof PushServicesSettingError) throw new ServerError('E_PUSH_SERVICES_SETTING', { entry: error.entry });
-    throw error;
+    throw ServerError.causedBy(error, 'E_DATABASE_OPEN', {
+      database: url ? redactedDatabaseUrl(url) : dataDir,
+      reason: (error as Error).message,
+    });
   }
 }
 
@@ -125,8 +109,8 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
   // fastify, the routes and the sender load when a provider starts, not with the package's entry.
   const [{ createApp }, { CampaignQueue }, { AutomationRunner }, { closePushConnections }] = await Promise.all([
     import('./http/app.ts'),
-    import('./campaigns/campaign-queue.ts'),
-    import('./automations/automation-runner.ts'),
+    import('./campaigns/index.ts'),
+    import('./automations/index.ts'),
     import('./push/send.ts'),
   ]);
   const clock = options.clock ?? systemClock;

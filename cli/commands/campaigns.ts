@@ -1,12 +1,12 @@
 // `push-kit campaigns --site NAME`: the site's campaigns, newest first, with their figures and what is still
 // waiting; `push-kit campaigns cancel ID --site NAME`: cancels a scheduled or sending campaign (what has not gone
 // is withdrawn). Straight on the database, or with the owner key through the running provider that holds it.
-import { CliError, cliError } from '../errors.ts';
+import { cliError, fromServerError, isDatabaseInUse } from '../errors.ts';
 import { ownerApiClient } from '../owner-api-client.ts';
 import { embeddedDatabaseDir, STATE_DIR } from '../../server/state-paths.ts';
 import { openDatabase, type Database } from '../../server/db/database.ts';
-import { cancelCampaign, getCampaign, listCampaigns } from '../../server/campaigns/campaign-store.ts';
-import { siteNamed, UnknownSiteError, type HostedSite } from '../../server/sites.ts';
+import { cancelSiteCampaign, siteCampaigns } from '../../server/campaigns/index.ts';
+import { siteNamed, type HostedSite } from '../../server/sites.ts';
 import { CAMPAIGN_ID_PATTERN } from '../../contract/ids.ts';
 import type { Campaign, CampaignCancelledReply, CampaignsReply } from '../../contract/owner-api.ts';
 
@@ -47,7 +47,7 @@ async function openFor(site: HostedSite, url: string | undefined): Promise<Datab
   try {
     return await openDatabase({ url, dataDir });
   } catch (error) {
-    const inUse = /is in use by /.test((error as Error).message);
+    const inUse = isDatabaseInUse(error);
     throw cliError('E_DATABASE', {
       database: url ? 'given' : dataDir,
       reason: (error as Error).message,
@@ -78,8 +78,7 @@ export async function runCampaigns(action: string | undefined, id: string | unde
   try {
     site = await siteNamed(options.site, options.sites);
   } catch (error) {
-    if (error instanceof UnknownSiteError) throw new CliError(error.code, error.message);
-    throw error;
+    fromServerError(error);
   }
   const cancelling = action === 'cancel';
   const campaignId = cancelling ? idOf(id) : undefined;
@@ -95,20 +94,10 @@ export async function runCampaigns(action: string | undefined, id: string | unde
   } else {
     const db = await openFor(site, options.database ?? process.env.DATABASE_URL ?? undefined);
     try {
-      if (campaignId) {
-        const removed = await cancelCampaign(db, site.hash, campaignId);
-        if (removed === null) {
-          const campaign = await getCampaign(db, site.hash, campaignId);
-          throw cliError('E_CAMPAIGN', {
-            problem: campaign
-              ? `campaign ${campaignId} is ${campaign.status}; only a scheduled or sending campaign can be cancelled`
-              : `no campaign ${campaignId} on ${site.name}`,
-          });
-        }
-        cancelled = removed;
-      } else {
-        campaigns = await listCampaigns(db, site.hash, limit, 0, site.config.conversionWindowHours);
-      }
+      if (campaignId) cancelled = await cancelSiteCampaign(db, site, campaignId);
+      else campaigns = await siteCampaigns(db, site, { limit, offset: 0 });
+    } catch (error) {
+      fromServerError(error);
     } finally {
       await db.close();
     }

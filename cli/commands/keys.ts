@@ -4,10 +4,10 @@
 // holds it, this says to stop the provider first (a PostgreSQL database rotates under a running provider,
 // which checks keys against the database on every call).
 import { join } from 'node:path';
-import { CliError, cliError } from '../errors.ts';
+import { cliError, fromServerError, isDatabaseInUse } from '../errors.ts';
 import { openDatabase, type Database } from '../../server/db/database.ts';
 import { ownerKeyCreatedAt, ownerKeyHashFromInit, replaceOwnerKeyFromInit, rotateOwnerKey } from '../../server/http/owner-keys.ts';
-import { siteNamed, UnknownSiteError, type HostedSite } from '../../server/sites.ts';
+import { siteNamed, type HostedSite } from '../../server/sites.ts';
 
 const STATE_DIR = '.push-kit';
 
@@ -22,7 +22,7 @@ async function openFor(site: HostedSite, url: string | undefined, rotating: bool
   try {
     return await openDatabase({ url, dataDir });
   } catch (error) {
-    const inUse = /is in use by /.test((error as Error).message);
+    const inUse = isDatabaseInUse(error);
     const advice = inUse
       ? `\n  A provider is running on it and the embedded database opens in one process at a time: stop it (Ctrl+C), run ` +
         `push-kit keys ${rotating ? 'rotate ' : ''}--site ${site.name}, then start it again. With PostgreSQL (--database), ` +
@@ -37,8 +37,7 @@ export async function runKeys(action: string | undefined, options: KeysOptions):
   try {
     site = await siteNamed(options.site, options.sites);
   } catch (error) {
-    if (error instanceof UnknownSiteError) throw new CliError(error.code, error.message);
-    throw error;
+    fromServerError(error);
   }
   const url = options.database ?? process.env.DATABASE_URL ?? undefined;
   const db = await openFor(site, url, action === 'rotate');

@@ -1,9 +1,9 @@
 // `push-kit send --site NAME --title T --body B [--url U] [--segment S]`: creates a campaign for the site's
 // subscribers (or one segment's) and sends it from this process (server/campaigns/send-campaign.ts), with a progress bar
 // and the final counts; with an owner key the running provider sends it.
-import { CliError, cliError } from '../errors.ts';
-import { sendCampaign, SendCampaignError, type SendCampaignOptions } from '../../server/campaigns/send-campaign.ts';
-import { siteNamed, UnknownSiteError } from '../../server/sites.ts';
+import { cliError, fromServerError } from '../errors.ts';
+import { sendCampaign, type SendCampaignOptions } from '../../server/campaigns/send-campaign.ts';
+import { siteNamed } from '../../server/sites.ts';
 import { campaignInputSchema, type CampaignInput, type CampaignRequest } from '../../contract/campaign-input.ts';
 import type { CampaignCreatedReply, CampaignReply } from '../../contract/owner-api.ts';
 import { ownerApiClient } from '../owner-api-client.ts';
@@ -183,7 +183,8 @@ export async function runSend(options: SendOptions): Promise<number> {
     );
     return final.failed > 0 ? 1 : 0;
   } catch (error) {
-    if (error instanceof SendCampaignError || error instanceof UnknownSiteError) throw new CliError(error.code, error.message);
-    throw error;
+    fromServerError(error, {
+      databaseInUse: `A provider is running on it: let it send, with the site's owner key: push-kit send --site ${options.site} ... --key <owner key>`,
+    });
   }
 }

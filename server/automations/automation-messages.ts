@@ -13,9 +13,9 @@ import {
   type ClaimedRow,
   type DeliveryStoreSite,
   type GuardedRow,
-} from '../campaigns/database-delivery-store.ts';
-import { CAP_WINDOW_MS } from '../campaigns/guardrails.ts';
-import type { Delivery } from '../campaigns/delivery-store.ts';
+  CAP_WINDOW_MS,
+  type Delivery,
+} from '../campaigns/index.ts';
 import type { HostedSite } from '../sites.ts';
 import type { Clock } from '../clock.ts';
 import type { EffectiveSettings } from './automation-settings.ts';

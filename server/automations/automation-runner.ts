@@ -2,11 +2,11 @@
 // by automation, through the campaign runner: the same claims, retries, results and expiries as a campaign.
 // A pass runs every `pollMs` and on demand (runDue); passes of one process never overlap, and the claims keep
 // several processes from sending one message twice.
-import { DatabaseUnavailableError, type Database } from '../db/database.ts';
+import type { Database } from '../db/database.ts';
+import { isServerError } from '../errors.ts';
 import { AutomationDeliveryStore, dropPendingMessages, settleMessages } from './automation-messages.ts';
 import { automationSettings } from './automation-settings.ts';
-import { runCampaign, type CampaignCounts } from '../campaigns/campaign-runner.ts';
-import { vapidSubjectOf, type SendCampaignOptions } from '../campaigns/campaign-sender.ts';
+import { runCampaign, vapidSubjectOf, type CampaignCounts, type SendCampaignOptions } from '../campaigns/index.ts';
 import type { HostedSite } from '../sites.ts';
 import { vapidKeyFile } from '../state-paths.ts';
 import { readVapidKeyFile, type VapidKeyPair } from '../push/vapid-keys.ts';
@@ -91,7 +91,9 @@ export class AutomationRunner {
       try {
         await this.runSite(site, total);
       } catch (error) {
-        const reason = error instanceof DatabaseUnavailableError ? `${error.message}; trying again next pass` : (error as Error).message;
+        const reason = isServerError(error, 'E_DATABASE_UNAVAILABLE')
+          ? `${error.message}; trying again next pass`
+          : (error as Error).message;
         this.log(`automations of ${site.name}: ${reason}`);
       }
     }

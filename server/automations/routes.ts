@@ -1,26 +1,23 @@
-// The owner API of a site's automations (docs/automations.md) and its subscription health, registered inside
-// the owner API's site scope: ownerSiteHook has checked the key of the site the path names before any of these.
+// The owner API of a site's automations (docs/automations.md), inside the owner scope: ownerSiteHook has checked
+// the key of the site the path names before any of these.
 //   GET   /api/v1/sites/:name/automations          every automation, its settings and its figures
 //   GET   /api/v1/sites/:name/automations/:kind    one of them
 //   PATCH /api/v1/sites/:name/automations/:kind    change (pause: {"enabled": false}); answers the automation
-//   GET   /api/v1/sites/:name/subscriber-health    subscribers at risk and expiries per day
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ownedSite } from '../http/owner-auth.ts';
-import { countQuery, daysQuery, parseParams } from '../http/params.ts';
+import { parseParams } from '../http/params.ts';
 import type { RouteContext } from '../http/route-context.ts';
 import type { HostedSite } from '../sites.ts';
 import type { Queryable } from '../db/database.ts';
 import { automationSettings, changeAutomation, type EffectiveSettings } from './automation-settings.ts';
 import { automationStats, dropPendingMessages } from './automation-messages.ts';
-import { subscriberHealth, AT_RISK_DELIVERIES_DEFAULT, AT_RISK_DELIVERIES_MAX } from '../subscribers/subscriber-health.ts';
 import {
   AUTOMATION_KINDS,
   type Automation,
   type AutomationKind,
   type AutomationReply,
   type AutomationsReply,
-  type SubscriberHealthReply,
 } from '../../contract/automations.ts';
 import { automationChangeSchema } from '../../contract/automation-input.ts';
 
@@ -28,17 +25,12 @@ const kindParams = z.object({
   kind: z.enum(AUTOMATION_KINDS, { error: `must be one of ${AUTOMATION_KINDS.join(', ')}` }),
 });
 
-const healthSchema = z.object({
-  days: daysQuery,
-  deliveries: countQuery(AT_RISK_DELIVERIES_MAX, AT_RISK_DELIVERIES_DEFAULT),
-});
-
 async function describe(db: Queryable, site: HostedSite, kind: AutomationKind, settings: EffectiveSettings): Promise<Automation> {
   const { changed, ...current } = settings;
   return { kind, ...current, changed, stats: await automationStats(db, site.hash, kind, settings.conversionWindowHours) };
 }
 
-export async function ownerAutomationRoutes(app: FastifyInstance, { db }: RouteContext): Promise<void> {
+export async function automationRoutes(app: FastifyInstance, { db }: RouteContext): Promise<void> {
   const kindOf = (request: FastifyRequest) => parseParams(kindParams, request.params).kind;
 
   app.get('/api/v1/sites/:name/automations', async (request): Promise<AutomationsReply> => {
@@ -65,11 +57,5 @@ export async function ownerAutomationRoutes(app: FastifyInstance, { db }: RouteC
     if (change.enabled === false) await dropPendingMessages(db, site.hash, kind);
     const settings = await automationSettings(db, site);
     return { status: 'success', automation: await describe(db, site, kind, settings[kind]) };
-  });
-
-  app.get('/api/v1/sites/:name/subscriber-health', async (request): Promise<SubscriberHealthReply> => {
-    const site = ownedSite(request);
-    const query = parseParams(healthSchema, request.query);
-    return { status: 'success', ...(await subscriberHealth(db, site.hash, query.days, query.deliveries)) };
   });
 }

@@ -2,7 +2,8 @@
 // process, and on start resumes the ones a previous process left unfinished. A scheduler looks every few
 // seconds for deliveries that have come due (a scheduled campaign, a zone reaching its local time, a retry a
 // stopped process left) and sends their campaigns; the schedule itself is in the database.
-import { DatabaseUnavailableError, type Database } from '../db/database.ts';
+import type { Database } from '../db/database.ts';
+import { isServerError } from '../errors.ts';
 import { sendCampaign, type SendCampaignOptions } from './campaign-sender.ts';
 import type { HostedSite } from '../sites.ts';
 import { vapidKeyFile } from '../state-paths.ts';
@@ -70,7 +71,7 @@ export class CampaignQueue {
     const log = this.options.log ?? ((line: string) => console.log(line));
     this.timer = setInterval(() => {
       this.tick().catch((error: unknown) => {
-        if (!(error instanceof DatabaseUnavailableError)) log(`campaign scheduler: ${(error as Error).message}`);
+        if (!isServerError(error, 'E_DATABASE_UNAVAILABLE')) log(`campaign scheduler: ${(error as Error).message}`);
       });
     }, intervalMs);
     this.timer.unref();
@@ -109,7 +110,7 @@ export class CampaignQueue {
       if (counts.sent === 0) return;
       log(`campaign ${campaignId} of ${site.name}: ${counts.delivered} delivered, ${counts.expired} expired, ${counts.failed} failed`);
     } catch (error) {
-      if (error instanceof DatabaseUnavailableError && !this.abort.signal.aborted) {
+      if (isServerError(error, 'E_DATABASE_UNAVAILABLE') && !this.abort.signal.aborted) {
         // The database is away (restart, failover): the campaign goes on once it is back, from where it stopped.
         log(`campaign ${campaignId} of ${site.name} paused: ${error.message}; trying again in ${RETRY_UNAVAILABLE_MS / 1000} s`);
         setTimeout(() => this.enqueue(siteHash, campaignId), RETRY_UNAVAILABLE_MS).unref();

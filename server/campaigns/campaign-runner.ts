@@ -1,7 +1,7 @@
 // Sends a campaign's pending deliveries with bounded concurrency. All progress is in the store: a delivery
 // is claimed before it is sent and marked right after, so a restarted run picks up only what is left.
 import type { Delivery, DeliveryStore } from './delivery-store.js';
-import { PayloadTooLargeError } from '../push/encrypt.js';
+import { isServerError } from '../errors.ts';
 import { sendPush, type PushResult, type SendPushOptions } from '../push/send.js';
 
 export interface CampaignCounts {
@@ -31,7 +31,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 function isRequestError(error: unknown): boolean {
   // Payload and option errors would fail again on every retry; network errors may not.
   return (
-    !(error instanceof PayloadTooLargeError) &&
+    !isServerError(error, 'E_PAYLOAD_TOO_LARGE') &&
     !(error instanceof TypeError) &&
     !(error instanceof Error && /^(push |subscription key|VAPID)/.test(error.message))
   );

@@ -11,7 +11,8 @@
 // deliveries whose request had not started are sent once, by the next runner. A database that is away for
 // less than the lease (a restart) while the runner lives costs nothing: the answers are kept in memory and
 // written when it is back.
-import { DatabaseUnavailableError, type Database, type Queryable } from '../db/database.ts';
+import type { Database, Queryable } from '../db/database.ts';
+import { isServerError } from '../errors.ts';
 import type { Delivery, DeliveryResult, DeliveryStore } from './delivery-store.ts';
 import type { CampaignAction } from '../../contract/campaign-input.ts';
 import { declarativePayload, type LandingOrigins } from './declarative-payload.ts';
@@ -279,7 +280,7 @@ export class DatabaseDeliveryStore implements DeliveryStore {
         // The push services have answered: while the database is briefly away (a restart) the answers are
         // kept and written when it is back, rather than lost, which would send those messages again.
         unavailableSince ??= Date.now();
-        if (error instanceof DatabaseUnavailableError && Date.now() - unavailableSince < CLAIM_LEASE_SECONDS * 1000) {
+        if (isServerError(error, 'E_DATABASE_UNAVAILABLE') && Date.now() - unavailableSince < CLAIM_LEASE_SECONDS * 1000) {
           this.results.unshift(...batch);
           await new Promise((resolve) => setTimeout(resolve, RESULT_RETRY_MS));
           continue;

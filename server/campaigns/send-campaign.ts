@@ -1,8 +1,10 @@
 // Sends one notification to a site's subscribers (or one segment's) from a project folder: the site's config,
 // its private VAPID key (`.push-kit/keys/<name>.json`) and the provider's database. `push-kit send` is this plus
-// a progress bar; the package exports it as `sendCampaign`. Throws `SendCampaignError` or `UnknownSiteError`
-// (each with a code) for anything the caller can fix.
-import { createCampaign } from './campaign-store.ts';
+// a progress bar; the package exports it as `sendCampaign`. Throws a ServerError with its catalogue code
+// (server/errors.ts) for anything the caller can fix.
+import { createSiteCampaign } from './owner-campaigns.ts';
+import { ServerError } from '../errors.ts';
+import { redactedDatabaseUrl } from '../db/database-url.ts';
 import type { CampaignProgress } from './campaign-sender.ts';
 import type { CampaignCounts } from './campaign-runner.ts';
 import { openDatabase, type Database } from '../db/database.ts';
@@ -10,19 +12,7 @@ import { siteNamed, type HostedSite } from '../sites.ts';
 import { readVapidKeyFile, type VapidKeyPair } from '../push/vapid-keys.ts';
 import { embeddedDatabaseDir, STATE_DIR, vapidKeyFile } from '../state-paths.ts';
 import { campaignInputSchema, type CampaignRequest } from '../../contract/campaign-input.ts';
-import { PushServiceAllowlist, PushServicesSettingError } from '../push/push-services.ts';
-
-export type SendCampaignErrorCode = 'E_ARGUMENT' | 'E_KEY_READ' | 'E_KEY_MISMATCH' | 'E_DATABASE' | 'E_SEGMENT';
-
-export class SendCampaignError extends Error {
-  constructor(
-    message: string,
-    readonly code: SendCampaignErrorCode,
-  ) {
-    super(message);
-    this.name = 'SendCampaignError';
-  }
-}
+import { allowedPushServices } from '../push/push-services.ts';
 
 export interface SendCampaignOptions {
   /** The site's name: its config file's base name. */
@@ -75,38 +65,21 @@ async function siteKeys(site: HostedSite, stateDir: string): Promise<VapidKeyPai
   try {
     keys = await readVapidKeyFile(keyFile);
   } catch (error) {
-    throw new SendCampaignError(`cannot read the site's private VAPID key ${keyFile}: ${(error as Error).message}`, 'E_KEY_READ');
+    throw ServerError.causedBy(error, 'E_VAPID_KEY_READ', { keyFile, reason: (error as Error).message });
   }
-  if (keys.publicKey !== site.config.vapidPublicKey) {
-    throw new SendCampaignError(
-      `${keyFile} is not the key pair of ${site.file}'s vapidPublicKey: subscribers would refuse its messages`,
-      'E_KEY_MISMATCH',
-    );
-  }
+  if (keys.publicKey !== site.config.vapidPublicKey) throw new ServerError('E_VAPID_KEY_MISMATCH', { keyFile, configFile: site.file });
   return keys;
 }
 
-async function openProviderDatabase(site: HostedSite, url: string | undefined, stateDir: string): Promise<Database> {
+async function openProviderDatabase(url: string | undefined, stateDir: string): Promise<Database> {
+  const dataDir = embeddedDatabaseDir(stateDir);
   try {
-    return await openDatabase({ url, dataDir: embeddedDatabaseDir(stateDir) });
+    return await openDatabase({ url, dataDir });
   } catch (error) {
-    const inUse = /is in use by /.test((error as Error).message);
-    throw new SendCampaignError(
-      `cannot open the database: ${(error as Error).message}` +
-        (inUse
-          ? `\n  A provider is running on it: let it send, with the site's owner key: push-kit send --site ${site.name} ... --key <owner key>`
-          : ''),
-      'E_DATABASE',
-    );
-  }
-}
-
-function allowedPushServices(setting: string | readonly string[] | undefined): PushServiceAllowlist {
-  try {
-    return setting === undefined ? PushServiceAllowlist.fromEnvironment() : PushServiceAllowlist.fromSetting(setting);
-  } catch (error) {
-    if (error instanceof PushServicesSettingError) throw new SendCampaignError(`--push-services: ${error.message}`, 'E_ARGUMENT');
-    throw error;
+    throw ServerError.causedBy(error, 'E_DATABASE_OPEN', {
+      database: url ? redactedDatabaseUrl(url) : dataDir,
+      reason: (error as Error).message,
+    });
   }
 }
 
@@ -128,7 +101,7 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new SendCampaignError(`${issue.path.join('.')}: ${issue.message}`, 'E_ARGUMENT');
+    throw new ServerError('E_PARAM_INVALID', { param: issue.path.join('.'), problem: issue.message });
   }
   const campaign = parsed.data;
   const pushServices = allowedPushServices(options.pushServices);
@@ -140,16 +113,10 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
     import('./campaign-sender.ts'),
     import('../push/send.ts'),
   ]);
-  const db = await openProviderDatabase(site, options.database ?? process.env.DATABASE_URL, stateDir);
+  const db = await openProviderDatabase(options.database ?? process.env.DATABASE_URL, stateDir);
   try {
-    if (campaign.segment) {
-      const segment = await db.query('SELECT 1 FROM segments WHERE site_hash = $1 AND sid = $2', [site.hash, campaign.segment]);
-      if (segment.rows.length === 0) {
-        throw new SendCampaignError(`--segment: no segment "${campaign.segment}" on site ${site.name}`, 'E_SEGMENT');
-      }
-    }
     // The site's icon, as the dashboard's compose form offers it; the owner API leaves it to the caller.
-    const { campaignId, recipients } = await createCampaign(db, site, { ...campaign, icon: site.config.style.iconUrl });
+    const { campaignId, recipients } = await createSiteCampaign(db, site, { ...campaign, icon: site.config.style.iconUrl });
     options.onCreated?.({ campaignId, recipients, site });
     if (campaign.sendAt !== undefined || campaign.localTime !== undefined) {
       const due = await db.query<{ due: Date | null }>(

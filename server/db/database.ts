@@ -4,6 +4,7 @@
 import { mkdir } from 'node:fs/promises';
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
+import { ServerError } from '../errors.ts';
 import { initialiseEmbeddedDatabase } from './embedded-initdb.ts';
 import { lockEmbeddedDatabase } from './embedded-lock.ts';
 import { MIGRATIONS } from './migrations.ts';
@@ -19,13 +20,8 @@ export interface Database extends Queryable {
   close(): Promise<void>;
 }
 
-/** The database cannot be reached (down, restarting, connection lost): the server answers 503. */
-export class DatabaseUnavailableError extends Error {
-  constructor(cause: unknown) {
-    super(`database unavailable: ${(cause as Error)?.message ?? String(cause)}`, { cause });
-    this.name = 'DatabaseUnavailableError';
-  }
-}
+/** The database cannot be reached (down, restarting, connection lost): E_DATABASE_UNAVAILABLE, answered 503. */
+export const databaseUnavailable = (cause: unknown) => ServerError.causedBy(cause, 'E_DATABASE_UNAVAILABLE');
 
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
 
@@ -43,7 +39,7 @@ function isUnavailable(error: unknown): boolean {
 }
 
 function translated(error: unknown): unknown {
-  return isUnavailable(error) ? new DatabaseUnavailableError(error) : error;
+  return isUnavailable(error) ? databaseUnavailable(error) : error;
 }
 
 // Several serve processes may start together against one PostgreSQL: one of them migrates at a time.
@@ -165,7 +161,7 @@ function server(pool: pg.Pool): Database {
       } catch (error) {
         broken ||= isUnavailable(error);
         if (!broken) await client.query('ROLLBACK').catch(() => undefined);
-        throw broken ? new DatabaseUnavailableError(error) : error;
+        throw broken ? databaseUnavailable(error) : error;
       } finally {
         client.off('error', onLost);
         client.release(broken);

@@ -8,16 +8,10 @@ import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
 import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { ServerError } from '../errors.ts';
 
-export class EmbeddedDatabaseInUseError extends Error {
-  constructor(dataDir: string, owner: number | undefined, options?: ErrorOptions) {
-    const by = owner ? `process ${owner}` : 'another process';
-    super(
-      `the embedded database ${dataDir} is in use by ${by}; stop it, or run several processes on PostgreSQL (--database postgres://...)`,
-      options,
-    );
-  }
-}
+const inUse = (cause: unknown, dataDir: string, owner: number | undefined) =>
+  ServerError.causedBy(cause, 'E_DATABASE_IN_USE', { dataDir, by: owner ? `process ${owner}` : 'another process' });
 
 const pidFileOf = (dataDir: string) => `${dataDir}.lock`;
 
@@ -45,7 +39,7 @@ async function lockBySocket(dataDir: string): Promise<() => Promise<void>> {
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new EmbeddedDatabaseInUseError(dataDir, await ownerPid(dataDir), { cause: error });
+      throw inUse(error, dataDir, await ownerPid(dataDir));
     }
     throw error;
   }
@@ -90,7 +84,7 @@ async function lockByFile(dataDir: string): Promise<() => Promise<void>> {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         const owner = await ownerPid(dataDir);
-        if (owner) throw new EmbeddedDatabaseInUseError(dataDir, owner, { cause: error });
+        if (owner) throw inUse(error, dataDir, owner);
         await rm(file, { force: true });
       }
     }

@@ -4,24 +4,28 @@
 import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import { DatabaseUnavailableError, type Database } from '../db/database.ts';
+import type { Database } from '../db/database.ts';
 import { isStorageFull } from '../db/storage-full.ts';
 import { DEFAULT_RATE_LIMIT, RateLimitError, registerRateLimit, type RateLimitOptions } from './rate-limit.ts';
-import { failure, failureOf, RequestError, sendReply } from './reply.ts';
+import { isServerError, ServerError } from '../errors.ts';
+import { failure, failureOf, sendReply } from './reply.ts';
 import { corsDelegator, SiteRegistry } from './site-access.ts';
 import type { HostedSite } from '../sites.ts';
-import type { CampaignQueue } from '../campaigns/campaign-queue.ts';
+import type { CampaignStarter, RouteContext } from './route-context.ts';
 import { PushServiceAllowlist } from '../push/push-services.ts';
-import { dashboardRoutes } from '../dashboard/routes.ts';
-import { notificationEventRoute } from '../campaigns/report-routes.ts';
 import { ownerApi } from './owner-api.ts';
-import { shopRoutes } from '../shop/routes.ts';
+import { automationRoutes } from '../automations/index.ts';
+import { campaignRoutes, notificationEventRoute } from '../campaigns/index.ts';
+import { dashboardRoutes } from '../dashboard/routes.ts';
+import { segmentRoutes } from '../segments/index.ts';
+import { shopRoutes } from '../shop/index.ts';
 import { siteFileRoutes } from '../site-files/routes.ts';
-import { syncRoute } from '../sync/routes.ts';
+import { statsRoutes } from '../stats/index.ts';
+import { subscriberRoutes } from '../subscribers/index.ts';
+import { syncRoute } from '../sync/index.ts';
+import { visitorDataRoutes } from '../visitors/index.ts';
 import type { TrustProxy } from './trust-proxy.ts';
 import { systemClock, type Clock } from '../clock.ts';
-import { visitorDataRoutes } from '../visitors/routes.ts';
-import type { RouteContext } from './route-context.ts';
 
 export const BODY_LIMIT = 64 * 1024;
 /** Seconds a client waits before trying again when the disk is full (an operator has to free room). */
@@ -32,7 +36,7 @@ export interface CreateAppOptions {
   db: Database;
   logger?: boolean;
   /** Sends campaigns created through the owner API in the background. */
-  campaigns?: CampaignQueue;
+  campaigns?: CampaignStarter;
   /** Per-IP and per-site limits; false turns them off (load tests). Default: DEFAULT_RATE_LIMIT. */
   rateLimit?: RateLimitOptions | false;
   /** Proxies trusted to name the client (X-Forwarded-For), fastify's `trustProxy`; default none. */
@@ -70,14 +74,15 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof RateLimitError) reply.header('retry-after', String(error.retryAfterSeconds));
-    if (error instanceof RequestError) return sendReply(request, reply, failureOf(error), error.statusCode);
+    // before any catalogue failure: an unavailable database may be one whose disk is full
     if (isStorageFull(error)) {
       request.log.error(error);
       return sendReply(request, reply.header('retry-after', String(STORAGE_FULL_RETRY_SECONDS)), failure('E_STORAGE_FULL'), 503);
     }
-    if (error instanceof DatabaseUnavailableError) {
+    if (isServerError(error, 'E_DATABASE_UNAVAILABLE')) {
       return sendReply(request, reply.header('retry-after', '5'), failure('E_DATABASE_UNAVAILABLE'), 503);
     }
+    if (error instanceof ServerError) return sendReply(request, reply, failureOf(error), error.statusCode);
     // SQLSTATE class 22 (data exception: NUL byte, out-of-range number) is input the checks let through
     if (typeof error.code === 'string' && /^22[0-9A-Z]{3}$/.test(error.code)) {
       return sendReply(request, reply, failure('E_DATABASE_REFUSED', { problem: error.message }), 400);
@@ -106,7 +111,10 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   await app.register(shopRoutes, context);
   await app.register(notificationEventRoute, context);
   await app.register(siteFileRoutes, context);
-  await app.register(ownerApi, context);
+  await app.register(ownerApi, {
+    ...context,
+    siteRoutes: [subscriberRoutes, segmentRoutes, campaignRoutes, statsRoutes, automationRoutes],
+  });
   await app.register(dashboardRoutes, { prefix: '/dashboard' });
   return app;
 }

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { RequestError } from './reply.ts';
 import { text } from '../../contract/text-fields.ts';
+import { PAGE_MAX } from '../../contract/owner-api.ts';
 
 export { segmentIdParam, siteHash, subscriberIdParam, subscriberSecretParam, text } from '../../contract/text-fields.ts';
 
@@ -56,3 +57,8 @@ export const flagText = z
   .transform((value) => value === '1' || value === 'true');
 export const optionalText = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+/** A page of an owner API list (`?limit=&offset=`). */
+export const pageQuery = z.object({
+  limit: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1).max(PAGE_MAX).default(100),
+  offset: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(0).default(0),
+});

@@ -1,7 +1,8 @@
 // The thread of the encryption pool (server/push/encryption-pool.ts): encrypts batches of messages with
 // RFC 8291 and answers each with the body to post, or the error that made it unsendable.
 import { parentPort } from 'node:worker_threads';
-import { encryptPayload, PayloadTooLargeError } from './encrypt.ts';
+import { isServerError } from '../errors.ts';
+import { encryptPayload } from './encrypt.ts';
 import type { EncryptionJob, EncryptionOutcome } from './encryption-pool.ts';
 
 parentPort!.on('message', (jobs: EncryptionJob[]) => {
@@ -9,7 +10,7 @@ parentPort!.on('message', (jobs: EncryptionJob[]) => {
     try {
       return { id: job.id, body: encryptPayload(job.payload, job.keys) };
     } catch (error) {
-      const tooLarge = error instanceof PayloadTooLargeError ? error.size : undefined;
+      const tooLarge = isServerError(error, 'E_PAYLOAD_TOO_LARGE') ? error.details.size : undefined;
       return { id: job.id, error: (error as Error).message, tooLarge };
     }
   });

@@ -1,6 +1,7 @@
 // RFC 8291 message encryption for Web Push, in the RFC 8188 aes128gcm content coding: one record of 4096
 // bytes, padding delimiter 0x02, the sender's ephemeral public key as the key id of the header.
 import { createCipheriv, createECDH, createHmac, randomBytes, type ECDH } from 'node:crypto';
+import { ServerError } from '../errors.ts';
 
 export const RECORD_SIZE = 4096;
 /** 4096 - 16 (GCM tag) - 1 (delimiter) - 86 (header): what one record can carry (RFC 8291 section 4). */
@@ -20,12 +21,8 @@ export interface EncryptionRandomness {
   senderPrivateKey: Uint8Array;
 }
 
-export class PayloadTooLargeError extends Error {
-  constructor(readonly size: number) {
-    super(`push payload is ${size} bytes; Web Push allows at most ${MAX_PAYLOAD_BYTES} bytes`);
-    this.name = 'PayloadTooLargeError';
-  }
-}
+/** The catalogue's E_PAYLOAD_TOO_LARGE for a plaintext of `size` bytes. */
+export const payloadTooLarge = (size: number) => new ServerError('E_PAYLOAD_TOO_LARGE', { size, limit: MAX_PAYLOAD_BYTES });
 
 function hmac(key: Uint8Array, data: Uint8Array): Buffer {
   return createHmac('sha256', key).update(data).digest();
@@ -41,7 +38,7 @@ function decodeKey(value: string, name: string, length: number): Buffer {
 
 export function encryptPayload(payload: string | Uint8Array, keys: SubscriptionKeys, randomness?: EncryptionRandomness): Buffer {
   const plaintext = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : Buffer.from(payload);
-  if (plaintext.length > MAX_PAYLOAD_BYTES) throw new PayloadTooLargeError(plaintext.length);
+  if (plaintext.length > MAX_PAYLOAD_BYTES) throw payloadTooLarge(plaintext.length);
   const uaPublic = decodeKey(keys.p256dh, 'p256dh', 65);
   if (uaPublic[0] !== 0x04) throw new Error('subscription key "p256dh" is not an uncompressed P-256 point');
   const authSecret = decodeKey(keys.auth, 'auth', 16);

@@ -7,7 +7,7 @@ import { extname } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { PayloadTooLargeError, type SubscriptionKeys } from './encrypt.ts';
+import { payloadTooLarge, type SubscriptionKeys } from './encrypt.ts';
 
 export interface EncryptionJob {
   id: number;
@@ -91,7 +91,7 @@ export class EncryptionPool {
         if (!waiting) continue;
         thread.waiting.delete(outcome.id);
         if ('body' in outcome) waiting.resolve(Buffer.from(outcome.body.buffer, outcome.body.byteOffset, outcome.body.byteLength));
-        else waiting.reject(outcome.tooLarge === undefined ? new Error(outcome.error) : new PayloadTooLargeError(outcome.tooLarge));
+        else waiting.reject(outcome.tooLarge === undefined ? new Error(outcome.error) : payloadTooLarge(outcome.tooLarge));
       }
     });
     const replace = (error: Error) => {

@@ -4,6 +4,7 @@
 // the list. An origin listed explicitly there may also resolve to a loopback or private address (a local push
 // service in tests, a relay on the LAN); every other endpoint that resolves to one is refused when sending.
 import { BlockList, isIP } from 'node:net';
+import { ServerError } from '../errors.ts';
 
 /**
  * The browsers' push services. Chromium builds without Google API keys (Debian's among them) subscribe at
@@ -69,13 +70,6 @@ function normalisedOrigin(entry: string): string | null {
   return wildcard ? `${WILDCARD}${url.host}` : url.origin;
 }
 
-export class PushServicesSettingError extends Error {
-  constructor(readonly entry: string) {
-    super(`push services: "${entry}" is not an https origin (https://host[:port], or https://*.host)`);
-    this.name = 'PushServicesSettingError';
-  }
-}
-
 export class PushServiceAllowlist {
   private readonly exact = new Set<string>();
   /** `{suffix: '.notify.windows.com', port: ''}` for `https://*.notify.windows.com`. */
@@ -108,7 +102,7 @@ export class PushServiceAllowlist {
     return new PushServiceAllowlist(
       entries.map((entry) => {
         const origin = normalisedOrigin(entry);
-        if (!origin) throw new PushServicesSettingError(entry);
+        if (!origin) throw new ServerError('E_PUSH_SERVICES_SETTING', { entry });
         return origin;
       }),
       privateAddresses,
@@ -143,4 +137,9 @@ export class PushServiceAllowlist {
       return false;
     }
   }
+}
+
+/** The push services a setting names (throws E_PUSH_SERVICES_SETTING naming the entry at fault); absent: the environment's. */
+export function allowedPushServices(setting: string | readonly string[] | undefined): PushServiceAllowlist {
+  return setting === undefined ? PushServiceAllowlist.fromEnvironment() : PushServiceAllowlist.fromSetting(setting);
 }

@@ -4,6 +4,7 @@
 // to a public address when checked and to a private one when connecting (DNS rebinding) gets nowhere.
 import { lookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
 import { isIP } from 'node:net';
+import { isServerError, ServerError } from '../errors.ts';
 import { Agent, request } from 'undici';
 import type { VapidKeyPair } from './vapid-keys.js';
 import { encryptPayload, type SubscriptionKeys } from './encrypt.js';
@@ -48,12 +49,7 @@ const DEFAULT_TTL_SECONDS = MAX_TTL_SECONDS;
 const agents = new Map<string, Agent>();
 
 /** A connection refused because the push service's address is loopback, private or link-local. */
-export class PrivateAddressError extends Error {
-  constructor(host: string, address: string) {
-    super(`push endpoint host ${host} is at the private address ${address}; list its origin in PUSHKIT_PUSH_SERVICES to allow it`);
-    this.name = 'PrivateAddressError';
-  }
-}
+const privateAddress = (host: string, address: string) => new ServerError('E_PUSH_ADDRESS_PRIVATE', { host, address });
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
@@ -62,7 +58,7 @@ function publicAddressLookup(hostname: string, options: LookupOneOptions | Looku
   lookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, []);
     const refused = addresses.find(({ address }) => isPrivateAddress(address));
-    if (refused) return callback(new PrivateAddressError(hostname, refused.address), []);
+    if (refused) return callback(privateAddress(hostname, refused.address), []);
     if (options.all) return callback(null, addresses);
     const [first] = addresses;
     if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
@@ -130,7 +126,7 @@ export async function sendPush(
   // An address in the URL itself is never looked up, so the connection's lookup cannot check it.
   const literal = url.hostname.replace(/^\[|\]$/g, '');
   if (!privateAllowed && isIP(literal) && isPrivateAddress(literal)) {
-    return { outcome: 'failed', statusCode: 0, detail: new PrivateAddressError(url.hostname, literal).message };
+    return { outcome: 'failed', statusCode: 0, detail: privateAddress(url.hostname, literal).message };
   }
   const body = options.encryptor ? await options.encryptor.encrypt(payload, subscription.keys) : encryptPayload(payload, subscription.keys);
   const headers: Record<string, string> = {
@@ -151,7 +147,7 @@ export async function sendPush(
       dispatcher: agentFor(options.ca, privateAllowed, options.http2 ?? false),
     });
   } catch (error) {
-    if (error instanceof PrivateAddressError) return { outcome: 'failed', statusCode: 0, detail: error.message };
+    if (isServerError(error, 'E_PUSH_ADDRESS_PRIVATE')) return { outcome: 'failed', statusCode: 0, detail: error.message };
     throw error;
   }
   const statusCode = response.statusCode;

@@ -8,11 +8,11 @@ import { z } from 'zod';
 import { requireOwner } from '../http/owner-auth.ts';
 import { claimShopOrder, shopOrderExists, storeShopOrder } from './shop-orders.ts';
 import { httpUrlParam, optionalText, parseParams, siteHash, subscriberIdParam, subscriberSecretParam, text } from '../http/params.ts';
-import { requireProvenSubscriber } from '../subscribers/proof-check.ts';
+import { requireProvenSubscriber } from '../subscribers/index.ts';
 import { checkCallback, RequestError, sendReply } from '../http/reply.ts';
 import { requireOrigin } from '../http/site-access.ts';
 import type { RouteContext } from '../http/route-context.ts';
-import { cartAdded, orderPlaced } from '../automations/automation-events.ts';
+import { cartAdded, orderPlaced } from '../automations/index.ts';
 import type { CartEventForm, CartEventReply } from '../../contract/automations.ts';
 import type {
   OrderDetailsQuery,

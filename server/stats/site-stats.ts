@@ -1,7 +1,7 @@
 // Figures of the owner dashboard's overview, computed in the database with aggregates over indexed ranges:
 // nothing here reads subscriber rows into the process, so a site of 100,000 subscribers costs a few counts.
 import type { Queryable } from '../db/database.ts';
-import { countSubscribers } from '../subscribers/subscriber-records.ts';
+import { countSubscribers } from '../subscribers/index.ts';
 import { notificationDays } from './notification-days.ts';
 import type { DayCount, NotificationDay, SiteStats, ValueCount } from '../../contract/owner-api.ts';
 

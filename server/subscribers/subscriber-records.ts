@@ -1,6 +1,7 @@
 // Reading, exporting and deleting subscriber records for the owner API (listing, counts, privacy requests).
 import type { Database, Queryable } from '../db/database.ts';
-import { segmentsOfSubscriber } from '../segments/segment-store.ts';
+import { ServerError } from '../errors.ts';
+import { segmentsOfSubscriber } from '../segments/index.ts';
 import type {
   Subscriber,
   SubscriberCounts,
@@ -196,15 +197,7 @@ export async function deleteSubscriber(db: Database, siteHash: string, id: strin
 /** Tags one subscriber may hold (each key at most 64 characters, each value 256): /dyn stays small. */
 export const MAX_TAGS_PER_SUBSCRIBER = 100;
 
-/** Storing the tags would leave the subscriber with more than MAX_TAGS_PER_SUBSCRIBER: nothing was stored. */
-export class TagLimitError extends Error {
-  constructor(readonly count: number) {
-    super(`a subscriber may have at most ${MAX_TAGS_PER_SUBSCRIBER} tags; these would make ${count}`);
-    this.name = 'TagLimitError';
-  }
-}
-
-/** Sets (or, for null, deletes) the subscriber's tags, all or none; throws TagLimitError past the limit. */
+/** Sets (or, for null, deletes) the subscriber's tags, all or none; past MAX_TAGS_PER_SUBSCRIBER nothing is stored (E_TAG_LIMIT). */
 export async function setTags(db: Database, subscriberId: string, tags: Record<string, string | null>): Promise<void> {
   await db.transaction(async (tx) => {
     // one writer per subscriber, so two calls cannot pass the limit together
@@ -224,7 +217,7 @@ export async function setTags(db: Database, subscriberId: string, tags: Record<s
       subscriberId,
     ]);
     const count = Number(rows[0]?.count ?? 0);
-    if (count > MAX_TAGS_PER_SUBSCRIBER) throw new TagLimitError(count);
+    if (count > MAX_TAGS_PER_SUBSCRIBER) throw new ServerError('E_TAG_LIMIT', { limit: MAX_TAGS_PER_SUBSCRIBER });
   });
 }
 

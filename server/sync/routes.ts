@@ -9,7 +9,7 @@ import { runSyncAction } from './subscription-sync.ts';
 import { requireAllowedPushService } from './push-endpoint.ts';
 import { syncPayloadSchema } from './sync-payload.ts';
 import type { RouteContext } from '../http/route-context.ts';
-import { subscriberInserted } from '../automations/automation-events.ts';
+import { subscriberInserted } from '../automations/index.ts';
 import type { SyncReply } from '../../contract/sync.ts';
 
 export async function syncRoute(app: FastifyInstance, { db, registry, pushServices, clock }: RouteContext): Promise<void> {

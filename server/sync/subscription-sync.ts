@@ -8,7 +8,7 @@ import type { Database, Queryable } from '../db/database.ts';
 import type { SyncPayload } from './sync-payload.ts';
 import type { SyncReply } from '../../contract/sync.ts';
 import { serverErrorMessage, type ErrorDetails, type ServerErrorCode } from '../errors.ts';
-import { issueSecret, newSecret, secretMatches } from '../subscribers/subscriber-secret.ts';
+import { issueSecret, newSecret, secretMatches } from '../subscribers/index.ts';
 
 export type SyncResult = Extract<SyncReply, { status: 'success' }> | { status: 'failure'; message: string; code: ServerErrorCode };
 

@@ -15,12 +15,12 @@ import {
   subscriberSecretParam,
   text,
 } from '../http/params.ts';
-import { requireProvenSubscriber } from '../subscribers/proof-check.ts';
+import { requireProvenSubscriber } from '../subscribers/index.ts';
 import { checkCallback, RequestError, sendReply } from '../http/reply.ts';
 import { requireOrigin } from '../http/site-access.ts';
-import { addMembershipTo, removeMembership, segmentsOfSubscriber } from '../segments/segment-store.ts';
+import { addMembershipTo, removeMembership, segmentsOfSubscriber } from '../segments/index.ts';
 import { segmentForVisitor, VISITOR_SEGMENTS_PER_SITE } from './visitor-segments.ts';
-import { dimensionValues, MAX_TAGS_PER_SUBSCRIBER, setTags, TagLimitError, tagsOf } from '../subscribers/subscriber-records.ts';
+import { dimensionValues, setTags, tagsOf } from '../subscribers/index.ts';
 import type { RouteContext } from '../http/route-context.ts';
 import {
   SEGMENT_BEACON_ACTIONS,
@@ -191,12 +191,7 @@ export async function visitorDataRoutes(app: FastifyInstance, { db, registry }: 
     requireOrigin(request, site);
     await requireProvenSubscriber(db, site, params.subscriberId, params.subscriberSecret, 'subscriberId');
     const tags = Object.fromEntries(Object.entries(params.tags).map(([key, value]) => [key, value === null ? null : String(value)]));
-    try {
-      await setTags(db, params.subscriberId, tags);
-    } catch (error) {
-      if (error instanceof TagLimitError) throw new RequestError('E_TAG_LIMIT', { limit: MAX_TAGS_PER_SUBSCRIBER });
-      throw error;
-    }
+    await setTags(db, params.subscriberId, tags);
     return sendReply(request, reply, { status: 'success' } satisfies StoredReply);
   };
   app.get('/tags', storeTags);

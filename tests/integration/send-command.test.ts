@@ -134,7 +134,7 @@ describe('push-kit send', () => {
     const again = await runCli(['campaigns', 'cancel', id, '--site', 'letters']);
     expect(again.status).toBe(1);
     expect(again.stderr).toContain(`campaign ${id} is cancelled; only a scheduled or sending campaign can be cancelled`);
-    expect((await runCli(['campaigns', 'cancel', '987654', '--site', 'letters'])).stderr).toContain('no campaign 987654 on letters');
+    expect((await runCli(['campaigns', 'cancel', '987654', '--site', 'letters'])).stderr).toContain('no campaign 987654 on site letters');
     expect((await runCli(['campaigns', 'cancel', '1;drop', '--site', 'letters'])).stderr).toContain('not a campaign id (digits): 1;drop');
     expect((await runCli(['campaigns', 'cancel', '--site', 'letters'])).stderr).toContain('cancel needs the campaign id');
     expect((await runCli(['campaigns', '--site', 'letters', '--limit', '0'])).stderr).toContain(

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
 import { createCampaign } from '../../server/campaigns/campaign-store.ts';
-import { DatabaseUnavailableError, type Database } from '../../server/db/database.ts';
+import { databaseUnavailable, type Database } from '../../server/db/database.ts';
 import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
 import type { HostedSite } from '../../server/sites.ts';
 import { insertSubscriber, openTempDatabase, postSync, SITE_HASH, SITE_ORIGIN, tempDir, testSite } from '../support/server.ts';
@@ -400,7 +400,7 @@ describe('error replies', () => {
 
   it('answers 503 with Retry-After while the database is unavailable', async () => {
     const down = (): never => {
-      throw new DatabaseUnavailableError(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+      throw databaseUnavailable(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
     };
     const downDb: Database = { kind: 'postgres', query: async () => down(), transaction: async () => down(), close: async () => undefined };
     const downApp = await createApp({ sites: [site], db: downDb });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, STORAGE_FULL_RETRY_SECONDS } from '../../server/http/app.ts';
 import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
 import type { Database } from '../../server/db/database.ts';
-import { DatabaseUnavailableError } from '../../server/db/database.ts';
+import { databaseUnavailable } from '../../server/db/database.ts';
 import { insertSubscriber, openTempDatabase, postSync, SITE_HASH, SITE_ORIGIN, testSite } from '../support/server.ts';
 
 const site = testSite();
@@ -81,7 +81,7 @@ describe('a full disk', () => {
     ['a quota (EDQUOT)', Object.assign(new Error('EDQUOT: disk quota exceeded, write'), { code: 'EDQUOT' })],
     [
       'a PostgreSQL server, as the pool reports it',
-      new DatabaseUnavailableError(Object.assign(new Error('could not write'), { code: '53100' })),
+      databaseUnavailable(Object.assign(new Error('could not write'), { code: '53100' })),
     ],
   ])('answers 503 with Retry-After and E_STORAGE_FULL: %s', async (_label, error) => {
     const fullApp = await createApp({ sites: [site], db: failingWith(error), rateLimit: false });

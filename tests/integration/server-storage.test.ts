@@ -66,7 +66,7 @@ describe('embedded database', () => {
     const dataDir = join(dir.path, 'db');
     const first = await openDatabase({ dataDir });
     await expect(openDatabase({ dataDir })).rejects.toThrow(
-      `the embedded database ${dataDir} is in use by process ${process.pid}; stop it, or run several processes on PostgreSQL (--database postgres://...)`,
+      `the embedded database ${dataDir} is in use by process ${process.pid}; stop it, or run several processes on one PostgreSQL database`,
     );
     await first.close();
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { encryptPayload, MAX_PAYLOAD_BYTES, PayloadTooLargeError } from '../../server/push/encrypt.js';
+import { encryptPayload, MAX_PAYLOAD_BYTES } from '../../server/push/encrypt.js';
 import { createSubscriberKeys, decryptPushBody, type SubscriberKeys } from '../support/fake-push-service.js';
 
 const webPush = createRequire(import.meta.url)('web-push') as {
@@ -71,7 +71,7 @@ describe('encryptPayload (RFC 8291 aes128gcm)', () => {
     expect(MAX_PAYLOAD_BYTES).toBe(3993);
     const largest = encryptPayload('a'.repeat(3993), keys);
     expect(largest.length).toBe(4096);
-    expect(() => encryptPayload('a'.repeat(3994), keys)).toThrow(PayloadTooLargeError);
+    expect(() => encryptPayload('a'.repeat(3994), keys)).toThrow(expect.objectContaining({ code: 'E_PAYLOAD_TOO_LARGE' }));
     expect(() => encryptPayload('a'.repeat(5000), keys)).toThrow('push payload is 5000 bytes; Web Push allows at most 3993 bytes');
   });
 

@@ -1,0 +1,20 @@
+// What other parts of the provider use of campaigns: the owner routes and notification reports, the queue
+// start-provider runs, the runner and sender automations reuse, and the owner's use cases.
+export { campaignRoutes } from './routes.ts';
+export { notificationEventRoute } from './report-routes.ts';
+export { CampaignQueue, type CampaignQueueOptions } from './campaign-queue.ts';
+export { runCampaign, type CampaignCounts } from './campaign-runner.ts';
+export { vapidSubjectOf, type SendCampaignOptions } from './campaign-sender.ts';
+export { DEFAULT_CONVERSION_WINDOW_HOURS } from './campaign-store.ts';
+export { CAP_WINDOW_MS } from './guardrails.ts';
+export type { Delivery } from './delivery-store.ts';
+export { cancelSiteCampaign, createSiteCampaign, siteCampaign, siteCampaigns } from './owner-campaigns.ts';
+export {
+  claimedDelivery,
+  CLAIM_LEASE_SECONDS,
+  DatabaseDeliveryStore,
+  deliveryPayload,
+  type ClaimedRow,
+  type DeliveryStoreSite,
+  type GuardedRow,
+} from './database-delivery-store.ts';

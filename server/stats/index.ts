@@ -1,0 +1,2 @@
+// The owner dashboard's overview figures.
+export { statsRoutes } from './routes.ts';

@@ -8,7 +8,6 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../config/load-config.ts';
-import { startProvider, type Provider } from '../../server/start-provider.ts';
 import type { HostedSite } from '../../server/sites.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair, writeVapidKeyFile, type VapidKeyPair } from '../../server/push/vapid-keys.ts';
@@ -23,6 +22,7 @@ import {
   type RecordedPush,
 } from '../support/fake-push-service.ts';
 import { HOUR, manualClock, MINUTE, type ManualClock } from '../support/manual-clock.ts';
+import { startProviderHarness, type ProviderHarness, type Subscribed } from '../support/provider-harness.ts';
 import { tempDir } from '../support/server.ts';
 import { createThrowawayDatabase } from '../support/throwaway-postgres.ts';
 
@@ -80,49 +80,28 @@ async function newProject(letters: Record<string, unknown> = {}): Promise<Projec
   return { stateDir: dir.path, sites, keys };
 }
 
-async function start(project: Project, clock: ManualClock, database?: string): Promise<Provider> {
-  const provider = await startProvider({
+async function start(project: Project, clock: ManualClock, database?: string): Promise<ProviderHarness> {
+  const provider = await startProviderHarness({
     sites: project.sites,
+    vapid: project.keys,
     stateDir: project.stateDir,
     database,
-    pushServices: service.origin,
-    campaigns: { ca: service.ca, log: () => undefined },
+    service,
+    keys: subscriberKeys,
     clock,
     automationPollMs: 0,
     rateLimit: false,
+    pathPrefix: 'auto',
   });
   cleanups.push(() => provider.close());
   return provider;
 }
 
-let endpointCount = 0;
-async function subscribe(provider: Provider, hash = 'letters-auto-01'): Promise<{ id: string; secret: string; path: string }> {
-  endpointCount += 1;
-  const path = `/auto/${Date.now().toString(36)}-${endpointCount}`;
-  const form = {
-    hash,
-    action: 'insert',
-    subscription: JSON.stringify({
-      endpoint: `${service.origin}${path}`,
-      expirationTime: null,
-      keys: { p256dh: subscriberKeys.p256dh, auth: subscriberKeys.auth },
-    }),
-    subscriptionId: path.slice(1).replace(/\//g, '-'),
-  };
-  const sync = () =>
-    provider.app.inject({
-      method: 'POST',
-      url: '/syncSubscriptionAction.php',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
-      payload: new URLSearchParams(form).toString(),
-    });
-  const reply = await sync();
-  const body = reply.json() as { status: string; subscriberId: string; subscriberSecret: string };
-  if (body.status !== 'success') throw new Error(reply.body);
-  return { id: body.subscriberId, secret: body.subscriberSecret, path };
+async function subscribe(provider: ProviderHarness, hash = 'letters-auto-01'): Promise<Subscribed> {
+  return provider.subscribe({ hash, origin: ORIGIN });
 }
 
-function postCart(provider: Provider, fields: Record<string, string>, origin = ORIGIN) {
+function postCart(provider: ProviderHarness, fields: Record<string, string>, origin = ORIGIN) {
   return provider.app.inject({
     method: 'POST',
     url: '/api/v1/shopify/cart',
@@ -131,16 +110,16 @@ function postCart(provider: Provider, fields: Record<string, string>, origin = O
   });
 }
 
-function owner(provider: Provider, method: 'GET' | 'PATCH' | 'POST', path: string, body?: unknown, key?: string) {
+function owner(provider: ProviderHarness, method: 'GET' | 'PATCH' | 'POST', path: string, body?: unknown, key?: string) {
   return provider.app.inject({
     method,
     url: `/api/v1/sites/${path}`,
-    headers: { authorization: `Bearer ${key ?? provider.ownerKeys.get('letters')}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${key ?? provider.ownerKeyOf('letters')}`, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
   });
 }
 
-async function automation(provider: Provider, kind: string): Promise<Automation> {
+async function automation(provider: ProviderHarness, kind: string): Promise<Automation> {
   const reply = await owner(provider, 'GET', `letters/automations/${kind}`);
   expect(reply.statusCode, reply.body).toBe(200);
   return (reply.json() as { automation: Automation }).automation;
@@ -164,7 +143,7 @@ function automationTests(label: string, database: () => Promise<string | undefin
   describe.skipIf(skip)(`automations (${label})`, () => {
     let project: Project;
     let clock: ManualClock;
-    let provider: Provider;
+    let provider: ProviderHarness;
 
     beforeAll(async () => {
       project = await newProject();
@@ -274,7 +253,7 @@ function automationTests(label: string, database: () => Promise<string | undefin
         provider.app.inject({
           method: 'POST',
           url: '/api/v1/shopify/orders',
-          headers: { authorization: `Bearer ${provider.ownerKeys.get('letters')}` },
+          headers: { authorization: `Bearer ${provider.ownerKeyOf('letters')}` },
           payload: {
             hash: 'letters-auto-01',
             orderId,
@@ -350,7 +329,7 @@ function automationTests(label: string, database: () => Promise<string | undefin
         await provider.app.inject({
           method: 'POST',
           url: '/api/v1/shopify/orders',
-          headers: { authorization: `Bearer ${provider.ownerKeys.get('letters')}` },
+          headers: { authorization: `Bearer ${provider.ownerKeyOf('letters')}` },
           payload: { hash: 'letters-auto-01', orderId, order: { total: 5, items: [] }, subscriberId: subscriber.id },
         });
       }
@@ -380,7 +359,7 @@ describe('automations across processes and restarts', () => {
     const clock = manualClock();
     const first = await start(project, clock, database.url);
     const second = await start(project, clock, database.url);
-    const subscribers: { id: string; secret: string; path: string }[] = [];
+    const subscribers: Subscribed[] = [];
     for (let i = 0; i < 30; i += 1) subscribers.push(await subscribe(i % 2 ? first : second));
     for (const [i, subscriber] of subscribers.entries()) {
       await postCart(i % 2 ? second : first, {
@@ -420,13 +399,13 @@ describe('automations across processes and restarts', () => {
 });
 
 describe('the owner API of automations refuses', () => {
-  let provider: Provider;
+  let provider: ProviderHarness;
   beforeAll(async () => {
     provider = await start(await newProject(), manualClock());
   });
 
   it("another site's key: it can neither read nor change this site's automations", async () => {
-    const otherKey = provider.ownerKeys.get('other')!;
+    const otherKey = provider.ownerKeyOf('other');
     for (const [method, path, body] of [
       ['GET', 'letters/automations', undefined],
       ['GET', 'letters/automations/welcome', undefined],
@@ -531,7 +510,7 @@ describe('a privacy deletion', () => {
     const reply = await provider.app.inject({
       method: 'DELETE',
       url: `/api/v1/sites/letters/subscribers/${subscriber.id}`,
-      headers: { authorization: `Bearer ${provider.ownerKeys.get('letters')}` },
+      headers: { authorization: `Bearer ${provider.ownerKeyOf('letters')}` },
     });
     expect(reply.statusCode).toBe(200);
     const left = await provider.db.query(`SELECT 1 FROM campaigns WHERE subscriber_id = $1 OR title LIKE '%Secret gift%'`, [subscriber.id]);

@@ -1,10 +1,11 @@
 // POST /notificationEvent: the service worker reports a notification shown, clicked or closed. A report counts
 // only with proof that it comes from the subscriber: its delivery's click token, or else its push subscription.
 // The body is JSON; a navigator.sendBeacon body arrives as text/plain and is read the same way.
+import { ServerError } from '../errors.ts';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { httpUrlParam, parseParams, siteHash } from '../http/params.ts';
-import { RequestError, sendReply } from '../http/reply.ts';
+import { sendReply } from '../http/reply.ts';
 import { requireOrigin } from '../http/site-access.ts';
 import type { RouteContext } from '../http/route-context.ts';
 import type { Queryable } from '../db/database.ts';
@@ -32,7 +33,7 @@ function jsonBody(body: unknown): unknown {
   try {
     return JSON.parse(body);
   } catch {
-    throw new RequestError('E_BODY_INVALID', { problem: 'must be JSON' });
+    throw new ServerError('E_BODY_INVALID', { problem: 'must be JSON' });
   }
 }
 
@@ -48,7 +49,7 @@ async function deliveryOfToken(db: Queryable, siteHash: string, token: string): 
     [deliveryIdOf(token), siteHash],
   );
   const row = rows[0];
-  if (!row || !clickTokenMatches(token, row.secret_hash)) throw new RequestError('E_CLICK_TOKEN_WRONG', {});
+  if (!row || !clickTokenMatches(token, row.secret_hash)) throw new ServerError('E_CLICK_TOKEN_WRONG', {});
   return { campaignId: String(row.campaign_id), subscriberId: row.subscriber_id };
 }
 
@@ -58,13 +59,13 @@ async function deliveryOfToken(db: Queryable, siteHash: string, token: string): 
  * this campaign was sent to. A report naming no endpoint, or another, counts nothing.
  */
 async function subscriberOfEndpoint(db: Queryable, siteHash: string, campaignId: string, endpoint: string | undefined): Promise<string> {
-  if (endpoint === undefined) throw new RequestError('E_NOTIFICATION_REPORT_UNPROVEN', {});
+  if (endpoint === undefined) throw new ServerError('E_NOTIFICATION_REPORT_UNPROVEN', {});
   const { rows } = await db.query<{ id: string }>(
     `SELECT s.id FROM subscribers s JOIN deliveries d ON d.subscriber_id = s.id AND d.campaign_id = $3
      WHERE s.site_hash = $1 AND s.endpoint = $2`,
     [siteHash, endpoint, campaignId],
   );
-  if (!rows[0]) throw new RequestError('E_NOTIFICATION_REPORT_UNPROVEN', {});
+  if (!rows[0]) throw new ServerError('E_NOTIFICATION_REPORT_UNPROVEN', {});
   return rows[0].id;
 }
 
@@ -76,12 +77,12 @@ export async function notificationEventRoute(app: FastifyInstance, { db, registr
     let delivery: { campaignId: string; subscriberId: string };
     if (params.click) {
       delivery = await deliveryOfToken(db, site.hash, params.click);
-      if (params.campaignId !== undefined && params.campaignId !== delivery.campaignId) throw new RequestError('E_CLICK_TOKEN_WRONG', {});
+      if (params.campaignId !== undefined && params.campaignId !== delivery.campaignId) throw new ServerError('E_CLICK_TOKEN_WRONG', {});
     } else {
       const campaignId = params.campaignId;
-      if (campaignId === undefined) throw new RequestError('E_CAMPAIGN_ID_MISSING', {});
+      if (campaignId === undefined) throw new ServerError('E_CAMPAIGN_ID_MISSING', {});
       const campaign = await db.query('SELECT 1 FROM campaigns WHERE site_hash = $1 AND id = $2', [site.hash, campaignId]);
-      if (campaign.rows.length === 0) throw new RequestError('E_CAMPAIGN_UNKNOWN', { param: 'campaignId', id: campaignId });
+      if (campaign.rows.length === 0) throw new ServerError('E_CAMPAIGN_UNKNOWN', { param: 'campaignId', id: campaignId });
       delivery = { campaignId, subscriberId: await subscriberOfEndpoint(db, site.hash, campaignId, params.endpoint) };
     }
     // Once per subscriber, campaign and kind: a report repeated (the worker and the landing page both report a

@@ -1,13 +1,13 @@
 // The owner dashboard at /dashboard/: the built React app (dashboard-build.ts) as static files, registered with the
 // prefix /dashboard. The
 // app talks to the owner API on the same origin with the key the owner types in; nothing here needs a key.
+import { ServerError } from '../errors.ts';
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { dashboardFiles } from './dashboard-build.ts';
 import { parseParams } from '../http/params.ts';
-import { RequestError } from '../http/reply.ts';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'application/javascript; charset=utf-8',
@@ -35,7 +35,7 @@ async function builtDir(): Promise<string> {
   try {
     return (await dashboardFiles()).dir;
   } catch (error) {
-    throw new RequestError('E_DASHBOARD_UNAVAILABLE', { reason: (error as Error).message });
+    throw new ServerError('E_DASHBOARD_UNAVAILABLE', { reason: (error as Error).message });
   }
 }
 
@@ -58,13 +58,13 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   app.get('/assets/:file', async (request, reply) => {
     const { file } = parseParams(assetParams, request.params);
     const type = CONTENT_TYPES[extname(file)];
-    if (!type || file.startsWith('.')) throw new RequestError('E_DASHBOARD_FILE_UNKNOWN', { file });
+    if (!type || file.startsWith('.')) throw new ServerError('E_DASHBOARD_FILE_UNKNOWN', { file });
     let body: Buffer;
     try {
       body = await readFile(join(await builtDir(), 'assets', file));
     } catch (error) {
-      if (error instanceof RequestError) throw error;
-      throw new RequestError('E_DASHBOARD_FILE_UNKNOWN', { file });
+      if (error instanceof ServerError) throw error;
+      throw new ServerError('E_DASHBOARD_FILE_UNKNOWN', { file });
     }
     // asset names carry a hash of their content
     return secured(reply).type(type).header('cache-control', 'public, max-age=31536000, immutable').send(body);

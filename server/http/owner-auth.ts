@@ -2,25 +2,26 @@
 // site routes share one preHandler (ownerSiteHook): it finds the site the path names and checks the key once,
 // and the handlers read the site with ownedSite(request). A preHandler, not onRequest, so the rate limit
 // (a preHandler of the root) counts a wrong key before the database is asked about it.
+import { ServerError } from '../errors.ts';
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { z } from 'zod';
 import type { Queryable } from '../db/database.ts';
 import { isOwnerKey } from './owner-keys.ts';
 import { parseParams } from './params.ts';
-import { RequestError } from './reply.ts';
+
 import type { HostedSite } from '../sites.ts';
 import type { RouteContext } from './route-context.ts';
 
 function bearerKey(request: FastifyRequest): string {
   const header = request.headers.authorization;
   const match = typeof header === 'string' ? /^Bearer ([A-Za-z0-9_-]{1,200})$/.exec(header.trim()) : null;
-  if (!match) throw new RequestError('E_OWNER_KEY_MISSING');
+  if (!match) throw new ServerError('E_OWNER_KEY_MISSING');
   return match[1]!;
 }
 
 export async function requireOwner(db: Queryable, request: FastifyRequest, site: HostedSite): Promise<void> {
   const key = bearerKey(request);
-  if (!(await isOwnerKey(db, site, key))) throw new RequestError('E_OWNER_KEY', { site: site.name });
+  if (!(await isOwnerKey(db, site, key))) throw new ServerError('E_OWNER_KEY', { site: site.name });
 }
 
 const nameParams = z.object({ name: z.string() });
@@ -37,7 +38,7 @@ export function ownerSiteHook({ db, registry }: RouteContext): preHandlerAsyncHo
     if (!site) {
       // the same lookup a wrong key costs (no site has the empty hash), so timing does not tell them apart either
       await isOwnerKey(db, { hash: '' }, bearerKey(request));
-      throw new RequestError('E_OWNER_KEY', { site: name });
+      throw new ServerError('E_OWNER_KEY', { site: name });
     }
     await requireOwner(db, request, site);
     ownedSites.set(request, site);

@@ -1,9 +1,10 @@
 // The sites one owner key opens: the owner dashboard signs in with a key and offers a switcher between the
 // sites it opens (a server hosting several sites holds one key per site).
+import { ServerError } from '../errors.ts';
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/database.ts';
 import { requireOwner } from './owner-auth.ts';
-import { RequestError } from './reply.ts';
+
 import type { HostedSite } from '../sites.ts';
 import type { SiteSummary } from '../../contract/owner-api.ts';
 
@@ -15,10 +16,10 @@ export async function sitesOpenedBy(db: Queryable, request: FastifyRequest, site
       opened.push(site);
     } catch (error) {
       // A missing or malformed header is the same answer for every site: give it as requireOwner words it.
-      if (!(error instanceof RequestError) || !request.headers.authorization) throw error;
+      if (!(error instanceof ServerError) || !request.headers.authorization) throw error;
     }
   }
-  if (opened.length === 0) throw new RequestError('E_OWNER_KEY_NO_SITE');
+  if (opened.length === 0) throw new ServerError('E_OWNER_KEY_NO_SITE');
   return opened;
 }
 

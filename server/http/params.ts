@@ -1,7 +1,8 @@
 // Parameter checking for every call: a zod schema per call, and the first problem turned into a 400 that
 // names the parameter. Nothing is stored before the parameters pass.
+import { ServerError } from '../errors.ts';
 import { z } from 'zod';
-import { RequestError } from './reply.ts';
+
 import { text } from '../../contract/text-fields.ts';
 import { PAGE_MAX } from '../../contract/owner-api.ts';
 
@@ -17,7 +18,7 @@ export function parseParams<T extends z.ZodType>(schema: T, input: unknown, sour
   const issue = result.error.issues[0]!;
   const path = issue.path.map(String);
   if (issue.code === 'unrecognized_keys') {
-    throw new RequestError('E_PARAM_UNKNOWN', { param: [...path, issue.keys[0]!].join('.') });
+    throw new ServerError('E_PARAM_UNKNOWN', { param: [...path, issue.keys[0]!].join('.') });
   }
   const name = path.join('.') || source;
   const given = issue.path.reduce<unknown>((value, key) => (value as Record<PropertyKey, unknown> | undefined)?.[key], input);
@@ -25,8 +26,8 @@ export function parseParams<T extends z.ZodType>(schema: T, input: unknown, sour
     (given === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union')) ||
     issue.message === 'is required';
   throw missing
-    ? new RequestError('E_PARAM_MISSING', { param: name })
-    : new RequestError('E_PARAM_INVALID', { param: name, problem: issue.message });
+    ? new ServerError('E_PARAM_MISSING', { param: name })
+    : new ServerError('E_PARAM_INVALID', { param: name, problem: issue.message });
 }
 
 export const browserParam = text(32, /^[A-Za-z0-9 ._-]*$/, 'must be letters, digits, " ", ".", "_" or "-"');

@@ -5,9 +5,9 @@
 // spent, only the addresses that spent more than their fair share of it are refused, so a flood from some
 // addresses never locks the other visitors of the site out (issue 17, item 5).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ErrorDetails } from '../errors.ts';
+import { ServerError, type ErrorDetails } from '../errors.ts';
 import { clientAddressKey } from './client-address.ts';
-import { RequestError } from './reply.ts';
+
 import type { SiteRegistry } from './site-access.ts';
 
 export interface RateLimitOptions {
@@ -38,7 +38,7 @@ const COSTLY_ROUTES = new Set([
 
 type RateLimitCode = 'E_RATE_LIMIT_IP' | 'E_RATE_LIMIT_SITE';
 
-export class RateLimitError<C extends RateLimitCode = RateLimitCode> extends RequestError<C> {
+export class RateLimitError<C extends RateLimitCode = RateLimitCode> extends ServerError<C> {
   override name = 'RateLimitError';
 
   constructor(

@@ -6,23 +6,18 @@ import { ServerError, serverErrorMessage, type ErrorDetails, type ServerErrorCod
 export const CALLBACK_PATTERN = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
 const CALLBACK_MAX_LENGTH = 128;
 
-/** A request the caller got wrong: answered with its code's status and `{status: "failure", message, code}`. */
-export class RequestError<C extends ServerErrorCode = ServerErrorCode> extends ServerError<C> {
-  override name = 'RequestError';
-}
-
 function callbackOf(request: FastifyRequest): string | undefined {
   const fromQuery = (request.query as Record<string, unknown> | undefined)?.callback;
   const fromBody = (request.body as Record<string, unknown> | undefined)?.callback;
   const callback = fromQuery ?? fromBody;
   if (callback === undefined) return undefined;
   if (typeof callback !== 'string' || callback.length > CALLBACK_MAX_LENGTH || !CALLBACK_PATTERN.test(callback)) {
-    throw new RequestError('E_CALLBACK_INVALID');
+    throw new ServerError('E_CALLBACK_INVALID');
   }
   return callback;
 }
 
-/** Throws a 400 RequestError when the callback name is malformed; call before doing any work. */
+/** Throws a 400 E_CALLBACK_INVALID when the callback name is malformed; call before doing any work. */
 export function checkCallback(request: FastifyRequest): void {
   callbackOf(request);
 }

@@ -2,9 +2,10 @@
 // the page that made it; only the site's configured origin, or its child window's (its `childWindowOrigin`,
 // else the provider's own pages), may call a site. Requests without an Origin (JSONP scripts, image beacons)
 // are allowed.
+import { ServerError } from '../errors.ts';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyCorsOptions } from '@fastify/cors';
-import { RequestError } from './reply.ts';
+
 import type { HostedSite } from '../sites.ts';
 
 /** The parameter names the calls of spec section 7 use for the site hash. */
@@ -42,7 +43,7 @@ export class SiteRegistry {
   /** The site, or a 404 naming the parameter that carried the unknown hash. */
   require(hash: string, parameter: string): HostedSite {
     const site = this.byHash.get(hash);
-    if (!site) throw new RequestError('E_SITE_UNKNOWN', { param: parameter });
+    if (!site) throw new ServerError('E_SITE_UNKNOWN', { param: parameter });
     return site;
   }
 
@@ -94,7 +95,7 @@ export function originAllowed(request: FastifyRequest, site: HostedSite): boolea
 /** Refuses (403, nothing stored) a browser request from an origin other than the site's. */
 export function requireOrigin(request: FastifyRequest, site: HostedSite): void {
   if (!originAllowed(request, site)) {
-    throw new RequestError('E_ORIGIN_FORBIDDEN', {
+    throw new ServerError('E_ORIGIN_FORBIDDEN', {
       origin: String(request.headers.origin),
       hash: site.hash,
       siteOrigin: site.config.origin,

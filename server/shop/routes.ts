@@ -3,13 +3,14 @@
 // items, totals and coupon are the buyer's: only a subscriber's browser showing its secret reads them, and only
 // the subscriber the shop named, or else the first that reads them. Anyone else learns the order id only (the
 // order event still fires for a visitor who is not a subscriber, without its details).
+import { ServerError } from '../errors.ts';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { requireOwner } from '../http/owner-auth.ts';
 import { claimShopOrder, shopOrderExists, storeShopOrder } from './shop-orders.ts';
 import { httpUrlParam, optionalText, parseParams, siteHash, subscriberIdParam, subscriberSecretParam, text } from '../http/params.ts';
 import { requireProvenSubscriber } from '../subscribers/index.ts';
-import { checkCallback, RequestError, sendReply } from '../http/reply.ts';
+import { checkCallback, sendReply } from '../http/reply.ts';
 import { requireOrigin } from '../http/site-access.ts';
 import type { RouteContext } from '../http/route-context.ts';
 import { cartAdded, orderPlaced } from '../automations/index.ts';
@@ -103,7 +104,7 @@ export async function shopRoutes(app: FastifyInstance, { db, registry, clock }: 
     // The order is this subscriber's: their cart reminder is not sent.
     if (details && params.subscriberId) await orderPlaced(db, site, params.subscriberId);
     if (!details && !(await shopOrderExists(db, site.hash, params.orderId))) {
-      throw new RequestError('E_ORDER_UNKNOWN', { orderId: params.orderId });
+      throw new ServerError('E_ORDER_UNKNOWN', { orderId: params.orderId });
     }
     const order = details
       ? { orderId: params.orderId, ...(details as z.output<typeof orderSchema>['order']) }

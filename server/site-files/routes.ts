@@ -3,11 +3,12 @@
 // /sites/<hash>/), its stylesheet at the path spec section 2 names, and a health check.
 // A site with a `childWindowOrigin` has its child window and workers on that host name only, and no other
 // site's are served there: permission, storage and cookies of one origin then belong to one site alone.
+import { ServerError } from '../errors.ts';
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { parseParams, siteHash } from '../http/params.ts';
-import { RequestError } from '../http/reply.ts';
+
 import { readBuiltFile, type HostedSite } from '../sites.ts';
 import type { SiteRegistry } from '../http/site-access.ts';
 import type { RouteContext } from '../http/route-context.ts';
@@ -19,7 +20,7 @@ const STYLESHEET_PATH = 'http-v4/css/pc-iframe.css';
 function requireChildWindowHost(request: FastifyRequest, registry: SiteRegistry, site: HostedSite): void {
   const owner = registry.childWindowSiteOf(request);
   if (owner === site || (!owner && !site.config.childWindowOrigin)) return;
-  throw new RequestError('E_CHILD_WINDOW_HOST', {
+  throw new ServerError('E_CHILD_WINDOW_HOST', {
     site: site.name,
     host: request.host,
     childWindowOrigin: site.config.childWindowOrigin ?? site.config.serverSyncUrl,
@@ -38,7 +39,7 @@ export async function siteFileRoutes(app: FastifyInstance, { db, registry }: Rou
     }
     requireChildWindowHost(request, registry, site);
     const page = await readBuiltFile(site, 'child-window.html');
-    if (!page) throw new RequestError('E_SITE_NOT_BUILT', { site: site.name, file: 'child window', config: site.file });
+    if (!page) throw new ServerError('E_SITE_NOT_BUILT', { site: site.name, file: 'child window', config: site.file });
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
   });
 
@@ -48,7 +49,7 @@ export async function siteFileRoutes(app: FastifyInstance, { db, registry }: Rou
     const site = registry.require(params.hash, 'hash');
     requireChildWindowHost(request, registry, site);
     const code = await readBuiltFile(site, params.worker);
-    if (!code) throw new RequestError('E_SITE_NOT_BUILT', { site: site.name, file: params.worker, config: site.file });
+    if (!code) throw new ServerError('E_SITE_NOT_BUILT', { site: site.name, file: params.worker, config: site.file });
     return reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(code);
   });
 
@@ -58,7 +59,7 @@ export async function siteFileRoutes(app: FastifyInstance, { db, registry }: Rou
       if (built) return reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(built);
     }
     const template = await readFile(TEMPLATE_STYLESHEET).catch(() => null);
-    if (!template) throw new RequestError('E_STYLESHEET_NOT_BUILT');
+    if (!template) throw new ServerError('E_STYLESHEET_NOT_BUILT');
     return reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(template);
   });
 

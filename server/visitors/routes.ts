@@ -2,6 +2,7 @@
 // user properties (/dyn), custom dimensions and the page-click tracking consent. Each names a subscriber and
 // must show its secret (subscriber-proof.ts); with no Origin header (JSONP, image beacons) the secret is the
 // only proof there is.
+import { ServerError } from '../errors.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { TRANSPARENT_GIF } from './beacon-gif.ts';
@@ -16,7 +17,7 @@ import {
   text,
 } from '../http/params.ts';
 import { requireProvenSubscriber } from '../subscribers/index.ts';
-import { checkCallback, RequestError, sendReply } from '../http/reply.ts';
+import { checkCallback, sendReply } from '../http/reply.ts';
 import { requireOrigin } from '../http/site-access.ts';
 import { addMembershipTo, removeMembership, segmentsOfSubscriber } from '../segments/index.ts';
 import { segmentForVisitor, VISITOR_SEGMENTS_PER_SITE } from './visitor-segments.ts';
@@ -168,7 +169,7 @@ export async function visitorDataRoutes(app: FastifyInstance, { db, registry }: 
     await db.transaction(async (tx) => {
       const segmentId = await segmentForVisitor(tx, site, params.id);
       if (segmentId === null)
-        throw new RequestError('E_SEGMENT_NOT_DEFINED', { param: 'id', sid: params.id, limit: VISITOR_SEGMENTS_PER_SITE });
+        throw new ServerError('E_SEGMENT_NOT_DEFINED', { param: 'id', sid: params.id, limit: VISITOR_SEGMENTS_PER_SITE });
       for (const id of params.subscriber_list) {
         await addMembershipTo(tx, segmentId, id, 'as', params.customTag);
         await tx.query('INSERT INTO events (site_hash, subscriber_id, kind, detail) VALUES ($1, $2, $3, $4)', [
@@ -233,7 +234,7 @@ export async function visitorDataRoutes(app: FastifyInstance, { db, registry }: 
       'SELECT page_click_tracking_permission FROM subscribers WHERE site_hash = $1 AND id = $2',
       [site.hash, params.subscriberId],
     );
-    if (!rows[0]) throw new RequestError('E_SUBSCRIBER_UNKNOWN', { param: 'subscriberId', id: params.subscriberId });
+    if (!rows[0]) throw new ServerError('E_SUBSCRIBER_UNKNOWN', { param: 'subscriberId', id: params.subscriberId });
     return sendReply(request, reply, {
       status: 'success',
       pageClickTrackingPermission: rows[0].page_click_tracking_permission,
@@ -249,7 +250,7 @@ export async function visitorDataRoutes(app: FastifyInstance, { db, registry }: 
       if (params.action === 'add-segment') {
         const segmentId = await segmentForVisitor(tx, site, params.segment);
         if (segmentId === null) {
-          throw new RequestError('E_SEGMENT_NOT_DEFINED', { param: 'segment', sid: params.segment, limit: VISITOR_SEGMENTS_PER_SITE });
+          throw new ServerError('E_SEGMENT_NOT_DEFINED', { param: 'segment', sid: params.segment, limit: VISITOR_SEGMENTS_PER_SITE });
         }
         await addMembershipTo(tx, segmentId, params.subscriberId, 'click');
       } else await removeMembership(tx, site.hash, params.segment, params.subscriberId);

@@ -13,6 +13,22 @@ const ZOD = {
   regex: '^zod$|contract/(campaign-input|text-fields)\\.ts$',
   message: 'no zod in browser code: import constants and types only',
 };
+// The provider is cut by capability over shared plumbing (../shared/DESIGN.md, README "Architecture").
+const CAPABILITY =
+  '(sync|visitors|subscribers|segments|campaigns|automations|stats|shop|site-files|dashboard|import|webhooks|members|feeds)';
+const THROUGH_INDEX = {
+  regex: `^(\\.{1,2}/)+(server/)?${CAPABILITY}/(?!index\\.ts$)`,
+  message: 'another capability is used through its index.ts, its small public file',
+};
+const NO_COMPOSITION = {
+  regex: '^\\.\\./http/(app|owner-api)\\.ts$',
+  message: 'http/app.ts registers the capabilities; a capability never imports it',
+};
+const NO_CAPABILITY = {
+  regex: `^\\.\\./${CAPABILITY}/`,
+  message: 'plumbing (http/, db/, push/) never imports a capability: capabilities import plumbing',
+};
+const layer = (name, message) => ({ regex: `^\\.\\./${name}/`, message });
 const restrict = (files, patterns) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns }] } });
 
 export default tseslint.config(
@@ -58,7 +74,17 @@ export default tseslint.config(
     [NODE, { regex: '^(\\.\\./){2,}(?!contract/)[a-z-]+/', message: 'the dashboard imports only contract/ from outside its folder' }],
   ),
   restrict(['config/**', 'compiler/**'], [CLI, SERVER, EMIT, REACT]),
-  restrict(['emit/**', 'templates/**', 'server/**', 'bench/**', 'index.ts'], [CLI]),
+  restrict(['emit/**', 'templates/**', 'bench/**', 'index.ts'], [CLI]),
+  restrict(['server/*.ts', 'server/http/app.ts'], [CLI, THROUGH_INDEX]),
+  restrict(['server/*/**'], [CLI, THROUGH_INDEX, NO_COMPOSITION]),
+  restrict(['server/http/**'], [CLI, NO_CAPABILITY]),
+  restrict(['server/http/app.ts'], [CLI, THROUGH_INDEX]),
+  restrict(['server/db/**'], [CLI, NO_CAPABILITY, layer('(http|push)', 'the database layer imports no HTTP or push transport code')]),
+  restrict(
+    ['server/push/**'],
+    [CLI, NO_CAPABILITY, layer('(http|db)', 'the push transport sends and encrypts: no HTTP routes or database (as web-push/src)')],
+  ),
+  restrict(['cli/**'], [THROUGH_INDEX]),
   { files: ['examples/**/*.js'], languageOptions: { globals: { document: 'readonly', window: 'readonly' } } },
   {
     files: ['bin/**', 'bench/**', 'tests/**', 'cli/**', 'server/**', 'config/**', 'compiler/**', 'emit/**', 'scripts/**', 'index.ts'],

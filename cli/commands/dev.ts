@@ -13,12 +13,12 @@ import { DEV_DIST_DIR, localDevConfig, writeDevConfig } from '../dev/dev-config.
 import { startExampleSite, type RunningExampleSite } from '../dev/example-site-server.ts';
 import { parsePortFlag, pickPort } from '../dev/pick-port.ts';
 import { stopSignal } from '../stop-signal.ts';
-import { prepareDashboard } from '../../server/dashboard/dashboard-build.ts';
+import { prepareDashboard } from '../../server/dashboard/index.ts';
 import { ServerError } from '../../server/errors.ts';
 import { loadSites } from '../../server/sites.ts';
 import { startProvider, type Provider } from '../../server/start-provider.ts';
 import { STATE_DIR, vapidKeyFile } from '../../server/state-paths.ts';
-import { storeShopOrder } from '../../server/shop/shop-orders.ts';
+import { storeShopOrder } from '../../server/shop/index.ts';
 import { readVapidKeyFile, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 
 // The repository's example (not in the published package): its config, pages and demo key pair.

@@ -2,7 +2,7 @@
 // subscribers (or one segment's) and sends it from this process (server/campaigns/send-campaign.ts), with a progress bar
 // and the final counts; with an owner key the running provider sends it.
 import { cliError, fromServerError } from '../errors.ts';
-import { sendCampaign, type SendCampaignOptions } from '../../server/campaigns/send-campaign.ts';
+import { sendCampaign, type SendCampaignOptions } from '../../server/campaigns/index.ts';
 import { siteNamed } from '../../server/sites.ts';
 import { campaignInputSchema, type CampaignInput, type CampaignRequest } from '../../contract/campaign-input.ts';
 import type { CampaignCreatedReply, CampaignReply } from '../../contract/owner-api.ts';

@@ -1,7 +1,7 @@
 // `push-kit serve`: the provider server for the hosted site configs, on the embedded database in
 // .push-kit/db or on PostgreSQL (--database or DATABASE_URL). Runs until SIGINT / SIGTERM.
 import cluster from 'node:cluster';
-import { prepareDashboard } from '../../server/dashboard/dashboard-build.ts';
+import { prepareDashboard } from '../../server/dashboard/index.ts';
 import { startProvider } from '../../server/start-provider.ts';
 import { parseTrustProxy, type TrustProxy } from '../../server/http/trust-proxy.ts';
 import { cliError, fromServerError } from '../errors.ts';

@@ -6,7 +6,7 @@ import type { Database } from '../db/database.ts';
 import { isServerError } from '../errors.ts';
 import { AutomationDeliveryStore, dropPendingMessages, settleMessages } from './automation-messages.ts';
 import { automationSettings } from './automation-settings.ts';
-import { runCampaign, vapidSubjectOf, type CampaignCounts, type SendCampaignOptions } from '../campaigns/index.ts';
+import { runCampaign, vapidSubjectOf, type CampaignCounts, type CampaignSenderOptions } from '../campaigns/index.ts';
 import type { HostedSite } from '../sites.ts';
 import { vapidKeyFile } from '../state-paths.ts';
 import { readVapidKeyFile, type VapidKeyPair } from '../push/vapid-keys.ts';
@@ -18,7 +18,7 @@ import { DEFAULT_URGENCY } from '../../contract/urgency.ts';
 /** How often a provider looks for due messages: a message is sent at most this late. */
 export const AUTOMATION_POLL_MS = 5000;
 
-export interface AutomationRunnerOptions extends Pick<SendCampaignOptions, 'ca' | 'concurrency' | 'pushServices'> {
+export interface AutomationRunnerOptions extends Pick<CampaignSenderOptions, 'ca' | 'concurrency' | 'pushServices'> {
   clock: Clock;
   /** Milliseconds between passes; default AUTOMATION_POLL_MS. 0: no passes but those runDue asks for. */
   pollMs?: number;

@@ -4,7 +4,7 @@ export { campaignRoutes } from './routes.ts';
 export { notificationEventRoute } from './report-routes.ts';
 export { CampaignQueue, type CampaignQueueOptions } from './campaign-queue.ts';
 export { runCampaign, type CampaignCounts } from './campaign-runner.ts';
-export { vapidSubjectOf, type SendCampaignOptions } from './campaign-sender.ts';
+export { vapidSubjectOf, type SendCampaignOptions as CampaignSenderOptions } from './campaign-sender.ts';
 export { DEFAULT_CONVERSION_WINDOW_HOURS } from './campaign-store.ts';
 export { CAP_WINDOW_MS } from './guardrails.ts';
 export type { Delivery } from './delivery-store.ts';
@@ -18,3 +18,4 @@ export {
   type DeliveryStoreSite,
   type GuardedRow,
 } from './database-delivery-store.ts';
+export { sendCampaign, type SendCampaignOptions, type SendCampaignResult } from './send-campaign.ts';

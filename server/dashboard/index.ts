@@ -1,0 +1,3 @@
+// The owner dashboard: its files at /dashboard/ and how the provider gets them built.
+export { dashboardRoutes } from './routes.ts';
+export { prepareDashboard, viteBuild } from './dashboard-build.ts';

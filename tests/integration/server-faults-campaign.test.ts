@@ -12,7 +12,6 @@ import type { DeclarativePushMessage } from '../../contract/push-payload.ts';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../server/http/app.ts';
 import { createCampaign } from '../../server/campaigns/campaign-store.ts';
 import type { Campaign } from '../../contract/owner-api.ts';
 import { CLAIM_LEASE_SECONDS, CLAIM_RENEW_MS, DatabaseDeliveryStore } from '../../server/campaigns/database-delivery-store.ts';
@@ -26,7 +25,8 @@ import {
 } from '../support/fake-push-service.ts';
 import { postgresBinDir, startPostgresCluster } from '../support/postgres-cluster.ts';
 import { createThrowawayDatabase } from '../support/throwaway-postgres.ts';
-import { newSubscription, openTempDatabase, postSync as postSyncInProcess, SITE_HASH, tempDir, testSite } from '../support/server.ts';
+import { startProviderHarness } from '../support/provider-harness.ts';
+import { newSubscription, postSync as postSyncInProcess, SITE_HASH, tempDir } from '../support/server.ts';
 import {
   closeAgents,
   insertForm,
@@ -234,11 +234,9 @@ describe.concurrent('a campaign sent by a process that is killed -9', () => {
   );
 
   it('a live runner renews its claims: another runner does not take them once the lease has passed, but takes them when not renewed', async () => {
-    const { db, cleanup } = await openTempDatabase();
-    cleanups.push(cleanup);
-    const site = testSite();
-    const app = await createApp({ sites: [site], db, rateLimit: false });
-    cleanups.push(() => app.close());
+    const harness = await startProviderHarness({ via: 'createApp', service: false, rateLimit: false });
+    cleanups.push(() => harness.close());
+    const { app, db, site } = harness;
     for (let i = 0; i < 3; i += 1) {
       expect((await postSyncInProcess(app, { hash: SITE_HASH, action: 'insert', subscription: newSubscription().json })).statusCode).toBe(
         200,
@@ -255,7 +253,15 @@ describe.concurrent('a campaign sent by a process that is killed -9', () => {
     expect(await live.claimPending(campaignId, 10)).toHaveLength(3);
     // as if the claims were a lease old: the live runner's next renewal makes them fresh again
     await lapse();
-    await sleep(CLAIM_RENEW_MS + 1000);
+    // within the renewal period (and a second), not a fixed wait: the renewal is seen in the database
+    const fresh = async () =>
+      (
+        await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM deliveries WHERE campaign_id = $1 AND claimed_at > now() - make_interval(secs => $2)`,
+          [campaignId, CLAIM_LEASE_SECONDS],
+        )
+      ).rows[0]!.n;
+    await expect.poll(fresh, { timeout: CLAIM_RENEW_MS + 1000, interval: 50 }).toBe(3);
     expect(await other.claimPending(campaignId, 10)).toEqual([]);
     // a runner that stopped renewing (as a dead one does) loses them once the lease has passed
     live.abandonClaims();

@@ -99,7 +99,8 @@ async function readRows(dataDir: string): Promise<{ rows: StoredSubscriber[]; co
   }
 }
 
-describe('embedded database under kill -9', () => {
+// The two tests use folders and processes of their own: they run side by side, as the other fault files' do.
+describe.concurrent('embedded database under kill -9', () => {
   it(`keeps every answered insert intact across ${KILLS} kills mid-write, and the restarted provider takes the lock over`, async () => {
     const project = await tempDir('pushkit-faults-embedded-');
     removals.push(project.remove);

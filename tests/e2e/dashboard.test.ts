@@ -16,6 +16,7 @@ import { vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { retryOnPortInUse } from '../support/port-retry.ts';
 import { freePort } from '../support/ports.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -87,39 +88,43 @@ beforeAll(async () => {
   await mkdir(SHOTS, { recursive: true });
   work = await mkdtemp(join(tmpdir(), 'push-kit-dashboard-'));
   pushService = await startFakePushService();
-  const port = await freePort();
-  providerUrl = `http://127.0.0.1:${port}`;
   const letters = generateVapidKeyPair();
   const journal = generateVapidKeyPair();
   await mkdir(join(work, 'site-configs'), { recursive: true });
-  await writeFile(
-    join(work, 'site-configs/letters.json'),
-    JSON.stringify(siteConfig(LETTERS_HASH, 'Letters', 'https://letters.example', letters.publicKey)),
-  );
-  await writeFile(
-    join(work, 'site-configs/journal.json'),
-    JSON.stringify(siteConfig('journal-dash-01', 'Journal', 'https://journal.example', journal.publicKey)),
-  );
   await writeVapidKeyFile(vapidKeyFile(join(work, '.push-kit'), 'letters'), letters);
   await writeVapidKeyFile(vapidKeyFile(join(work, '.push-kit'), 'journal'), journal);
   await seed();
 
-  provider = spawn(
-    process.execPath,
-    [join(REPO, 'bin/push-kit.js'), 'serve', '--port', String(port), '--sites', 'site-configs/*.json', '--dist', 'dist'],
-    {
-      cwd: work,
-      env: { ...process.env, NODE_EXTRA_CA_CERTS: pushService.certPath, PUSHKIT_PUSH_SERVICES: pushService.origin, DATABASE_URL: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  provider.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  provider.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const started = Date.now();
-  while (!output.includes('Press Ctrl+C to stop.')) {
-    if (provider.exitCode !== null || Date.now() - started > 30_000) throw new Error(`push-kit serve did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  // the configs name the provider's port: a start that loses it to another process is made again on another
+  await retryOnPortInUse(async () => {
+    const port = await freePort();
+    providerUrl = `http://127.0.0.1:${port}`;
+    output = '';
+    await writeFile(
+      join(work, 'site-configs/letters.json'),
+      JSON.stringify(siteConfig(LETTERS_HASH, 'Letters', 'https://letters.example', letters.publicKey)),
+    );
+    await writeFile(
+      join(work, 'site-configs/journal.json'),
+      JSON.stringify(siteConfig('journal-dash-01', 'Journal', 'https://journal.example', journal.publicKey)),
+    );
+    provider = spawn(
+      process.execPath,
+      [join(REPO, 'bin/push-kit.js'), 'serve', '--port', String(port), '--sites', 'site-configs/*.json', '--dist', 'dist'],
+      {
+        cwd: work,
+        env: { ...process.env, NODE_EXTRA_CA_CERTS: pushService.certPath, PUSHKIT_PUSH_SERVICES: pushService.origin, DATABASE_URL: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    provider.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    provider.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const started = Date.now();
+    while (!output.includes('Press Ctrl+C to stop.')) {
+      if (provider.exitCode !== null || Date.now() - started > 30_000) throw new Error(`push-kit serve did not start:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
   expect(output).toContain(`owner dashboard: ${providerUrl}/dashboard/`);
 
   browser = await launchPersistentChromium([], { viewport: { width: 1280, height: 900 } });

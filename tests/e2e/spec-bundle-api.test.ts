@@ -7,7 +7,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribeThroughApi } from '../support/subscribe.ts';
-import { freePort } from '../support/ports.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { startVisitorBrowser, type VisitorBrowser } from '../support/visitor-browser.ts';
 
@@ -256,16 +255,15 @@ describe('the public API and stored state, through the built push.js', () => {
   });
 
   it("a site's own swPath, firefoxSwPath, manifestUrl and servicesServerURL: push.js registers, links and calls them", async () => {
-    const port = await freePort();
     const custom = await startStack({
-      providerPort: port,
-      overrides: {
+      overrides: ({ providerPort }) => ({
         swPath: '/push-sw.js?v=2',
         firefoxSwPath: '/push-sw-firefox.js',
         manifestUrl: '/push-manifest.json',
-        servicesServerURL: `http://127.0.0.1:${port}`,
-      },
+        servicesServerURL: `http://127.0.0.1:${providerPort}`,
+      }),
     });
+    const port = new URL(custom.providerUrl).port;
     try {
       await context.grantPermissions(['notifications'], { origin: custom.siteUrl });
       const visit = async (userAgent?: string) => {

@@ -11,6 +11,7 @@ import type { Database } from '../../server/db/database.ts';
 import { loadSites, type HostedSite } from '../../server/sites.ts';
 import { startProvider, type Provider } from '../../server/start-provider.ts';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { retryOnPortInUse } from '../support/port-retry.ts';
 import { freePort } from '../support/ports.ts';
 import { startFakeNotificationServer, type DesktopNotification, type FakeNotificationServer } from '../support/worker-dbus.ts';
 import { deliverPush, registerWorker, startWorkerSite, type WorkerSite } from '../support/worker.ts';
@@ -27,16 +28,22 @@ let otherOrigin: string;
 
 beforeAll(async () => {
   desktop = await startFakeNotificationServer();
-  const providerPort = await freePort();
-  site = await startWorkerSite({
-    serverSyncUrl: `http://127.0.0.1:${providerPort}`,
-    overrides: (port) => ({ notificationClickOrigins: [`http://127.0.0.1:${port}`] }),
+  // the provider's port is named in the built config: a start that loses it to another process is made again
+  await retryOnPortInUse(async () => {
+    const providerPort = await freePort();
+    site = await startWorkerSite({
+      serverSyncUrl: `http://127.0.0.1:${providerPort}`,
+      overrides: (port) => ({ notificationClickOrigins: [`http://127.0.0.1:${port}`] }),
+    });
+    const { sites, problems } = await loadSites([site.configFile], dirname(site.builtDir));
+    if (problems.length) throw new Error(problems.join('\n'));
+    hosted = sites[0]!;
+    provider = await startProvider({ sites, port: providerPort, stateDir: `${site.builtDir}-state` }).catch(async (error: unknown) => {
+      await site.close();
+      throw error;
+    });
   });
   otherOrigin = (site.config.notificationClickOrigins as string[])[0]!;
-  const { sites, problems } = await loadSites([site.configFile], dirname(site.builtDir));
-  if (problems.length) throw new Error(problems.join('\n'));
-  hosted = sites[0]!;
-  provider = await startProvider({ sites, port: providerPort, stateDir: `${site.builtDir}-state` });
   db = provider.db;
   browser = await launchPersistentChromium([], { env: { DBUS_SESSION_BUS_ADDRESS: desktop.address } });
   await browser.context.grantPermissions(['notifications'], { origin: site.origin });

@@ -10,6 +10,7 @@ import { buildSite } from '../../emit/build-site.ts';
 import { startExampleSite, type RunningExampleSite } from '../../cli/dev/example-site-server.ts';
 import { loadSites } from '../../server/sites.ts';
 import { startProvider, type Provider } from '../../server/start-provider.ts';
+import { retryOnPortInUse } from './port-retry.ts';
 import { freePort } from './ports.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -33,7 +34,11 @@ export interface HttpSitesStack {
   close(): Promise<void>;
 }
 
-export async function startHttpSitesStack(names: string[], overrides: Record<string, unknown> = {}): Promise<HttpSitesStack> {
+export function startHttpSitesStack(names: string[], overrides: Record<string, unknown> = {}): Promise<HttpSitesStack> {
+  return retryOnPortInUse(() => startHttpSitesStackOnce(names, overrides));
+}
+
+async function startHttpSitesStackOnce(names: string[], overrides: Record<string, unknown>): Promise<HttpSitesStack> {
   const work = await mkdtemp(join(tmpdir(), 'push-kit-e2e-sites-'));
   const providerPort = await freePort();
   const providerUrl = `http://localhost:${providerPort}`;
@@ -64,31 +69,40 @@ export async function startHttpSitesStack(names: string[], overrides: Record<str
     join(work, 'dist'),
   );
   if (problems.length) throw new Error(problems.join('\n'));
-  const provider = await startProvider({ sites, port: providerPort, stateDir: work });
+  const provider = await startProvider({ sites, port: providerPort, stateDir: work }).catch(async (error: unknown) => {
+    await rm(work, { recursive: true, force: true });
+    throw error;
+  });
   const running: HttpSite[] = [];
-  for (const site of planned) {
-    const example = await startExampleSite({
-      root: join(REPO, 'examples/calligraphy-site'),
-      bundleDir: site.builtDir,
-      port: Number(new URL(site.config.origin).port),
-    });
-    running.push({
-      name: site.name,
-      hash: site.config.hash,
-      siteUrl: site.config.origin,
-      childWindowOrigin: site.config.childWindowOrigin,
-      example,
-    });
+  const closeAll = async () => {
+    for (const site of running) await site.example.close();
+    await provider.close();
+    await rm(work, { recursive: true, force: true });
+  };
+  try {
+    for (const site of planned) {
+      const example = await startExampleSite({
+        root: join(REPO, 'examples/calligraphy-site'),
+        bundleDir: site.builtDir,
+        port: Number(new URL(site.config.origin).port),
+      });
+      running.push({
+        name: site.name,
+        hash: site.config.hash,
+        siteUrl: site.config.origin,
+        childWindowOrigin: site.config.childWindowOrigin,
+        example,
+      });
+    }
+  } catch (error) {
+    await closeAll().catch(() => undefined);
+    throw error;
   }
   return {
     providerUrl,
     provider,
     sites: running,
     hostResolverRules: `--host-resolver-rules=${names.map((name) => `MAP ${name}.test 127.0.0.1`).join(', ')}`,
-    async close() {
-      for (const site of running) await site.example.close();
-      await provider.close();
-      await rm(work, { recursive: true, force: true });
-    },
+    close: closeAll,
   };
 }

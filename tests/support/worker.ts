@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { buildSite } from '../../emit/build-site.ts';
+import { retryOnPortInUse } from './port-retry.ts';
 import { freePort } from './ports.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -30,9 +31,16 @@ export interface WorkerSite {
 }
 
 /** Builds calligraphy.json for `origin` (with overrides) and serves it; the provider URL may be a dead port. */
-export async function startWorkerSite(
-  options: { overrides?: Record<string, unknown> | ((port: number) => Record<string, unknown>); serverSyncUrl?: string } = {},
-): Promise<WorkerSite> {
+export function startWorkerSite(options: WorkerSiteOptions = {}): Promise<WorkerSite> {
+  return retryOnPortInUse(() => startWorkerSiteOnce(options));
+}
+
+interface WorkerSiteOptions {
+  overrides?: Record<string, unknown> | ((port: number) => Record<string, unknown>);
+  serverSyncUrl?: string;
+}
+
+async function startWorkerSiteOnce(options: WorkerSiteOptions): Promise<WorkerSite> {
   const work = await mkdtemp(join(tmpdir(), 'push-kit-worker-'));
   const port = await freePort();
   const origin = `http://localhost:${port}`;
@@ -72,7 +80,13 @@ export async function startWorkerSite(
     if (path === '/favicon.ico') return send(404, 'text/plain', '');
     return send(200, 'text/html; charset=utf-8', `<!doctype html><title>${path}</title><h1>${path}</h1>`);
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  }).catch(async (error: unknown) => {
+    await rm(work, { recursive: true, force: true });
+    throw error;
+  });
   site.close = async () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -6,17 +6,15 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../server/http/app.ts';
-import type { Database } from '../../server/db/database.ts';
-import { openTempDatabase, postSync, tempDir, testSite } from '../support/server.ts';
+import { startProviderHarness, type ProviderHarness } from '../support/provider-harness.ts';
+import { postSync, tempDir, testSite } from '../support/server.ts';
 
 const PROVIDER_HOST = 'push.letters.example';
 const A_CHILD_ORIGIN = 'https://a.push.letters.example';
 const B_CHILD_ORIGIN = 'https://b.push.letters.example';
 
 let app: FastifyInstance;
-let db: Database;
-let cleanup: () => Promise<void>;
+let harness: ProviderHarness;
 let removeDist: () => Promise<void>;
 
 async function builtSite(root: string, name: string): Promise<string> {
@@ -28,7 +26,6 @@ async function builtSite(root: string, name: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  ({ db, cleanup } = await openTempDatabase());
   const dist = await tempDir('pushkit-child-origin-');
   removeDist = dist.remove;
   const sites = [
@@ -48,11 +45,11 @@ beforeAll(async () => {
     }),
     testSite({ name: 'c', hash: 'site-c-hash', origin: 'http://c.example', builtDir: await builtSite(dist.path, 'c') }),
   ];
-  app = await createApp({ sites, db, rateLimit: false });
+  harness = await startProviderHarness({ via: 'createApp', service: false, sites, rateLimit: false });
+  app = harness.app;
 });
 afterAll(async () => {
-  await app?.close();
-  await cleanup?.();
+  await harness?.close();
   await removeDist?.();
 });
 

@@ -3,25 +3,25 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatConditionError, type ConditionCheckReply } from '../../contract/conditions.ts';
-import { createApp } from '../../server/http/app.ts';
-import type { Database } from '../../server/db/database.ts';
-import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
-import { openTempDatabase, testSite } from '../support/server.ts';
+import { startProviderHarness, type ProviderHarness } from '../support/provider-harness.ts';
+import { testSite } from '../support/server.ts';
 
-let db: Database;
-let cleanup: () => Promise<void>;
+let harness: ProviderHarness;
 let app: FastifyInstance;
 let key: string;
 const site = testSite();
 
 beforeAll(async () => {
-  ({ db, cleanup } = await openTempDatabase());
-  app = await createApp({ sites: [site], db, rateLimit: { windowMs: 60_000, perIp: 8, perSite: 1000 } });
-  key = (await ensureOwnerKey(db, site))!;
+  harness = await startProviderHarness({
+    via: 'createApp',
+    service: false,
+    sites: [site],
+    rateLimit: { windowMs: 60_000, perIp: 8, perSite: 1000 },
+  });
+  ({ app, ownerKey: key } = harness);
 });
 afterAll(async () => {
-  await app.close();
-  await cleanup();
+  await harness?.close();
 });
 
 const check = (payload: unknown, bearer: string | null = key, name = 'letters') =>

@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
 import { createCampaign } from '../../server/campaigns/campaign-store.ts';
 import { databaseUnavailable, type Database } from '../../server/db/database.ts';
-import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
 import type { HostedSite } from '../../server/sites.ts';
-import { insertSubscriber, openTempDatabase, postSync, SITE_HASH, SITE_ORIGIN, tempDir, testSite } from '../support/server.ts';
+import { startProviderHarness, type ProviderHarness } from '../support/provider-harness.ts';
+import { insertSubscriber, postSync, SITE_HASH, SITE_ORIGIN, tempDir, testSite } from '../support/server.ts';
 
+let harness: ProviderHarness;
 let db: Database;
-let cleanup: () => Promise<void>;
 let app: FastifyInstance;
 let site: HostedSite;
 let ownerKey: string;
@@ -20,7 +20,6 @@ let removeDist: () => Promise<void>;
 const OTHER_HASH = 'other-site-hash';
 
 beforeAll(async () => {
-  ({ db, cleanup } = await openTempDatabase());
   const dist = await tempDir('pushkit-dist-');
   removeDist = dist.remove;
   await mkdir(join(dist.path, 'letters', 'http-v4', 'css'), { recursive: true });
@@ -28,12 +27,11 @@ beforeAll(async () => {
   await writeFile(join(dist.path, 'letters', 'http-v4', 'css', 'pc-iframe.css'), '.pk-child{color:#222}');
   site = testSite({ builtDir: join(dist.path, 'letters') });
   const other = testSite({ name: 'other', hash: OTHER_HASH, origin: 'https://other.example', builtDir: join(dist.path, 'other') });
-  app = await createApp({ sites: [site, other], db });
-  ownerKey = (await ensureOwnerKey(db, site))!;
+  harness = await startProviderHarness({ via: 'createApp', service: false, sites: [site, other] });
+  ({ app, db, ownerKey } = harness);
 });
 afterAll(async () => {
-  await app.close();
-  await cleanup();
+  await harness?.close();
   await removeDist();
 });
 

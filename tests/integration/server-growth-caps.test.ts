@@ -2,7 +2,6 @@
 // created by visitors per site, and events by age.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../server/http/app.ts';
 import { startProvider } from '../../server/start-provider.ts';
 import { embeddedDatabaseDir } from '../../server/state-paths.ts';
 import { openDatabase, type Database } from '../../server/db/database.ts';
@@ -10,21 +9,21 @@ import { pruneEvents } from '../../server/db/event-retention.ts';
 import { createSegment } from '../../server/segments/segment-store.ts';
 import { MAX_TAGS_PER_SUBSCRIBER } from '../../server/subscribers/subscriber-records.ts';
 import { VISITOR_SEGMENTS_PER_SITE } from '../../server/visitors/visitor-segments.ts';
-import { insertSubscriber, openTempDatabase, SITE_HASH, tempDir, testSite } from '../support/server.ts';
+import { startProviderHarness, type ProviderHarness } from '../support/provider-harness.ts';
+import { insertSubscriber, SITE_HASH, tempDir, testSite } from '../support/server.ts';
 
 const site = testSite();
 site.config.segmentations.push({ sid: 'from-config', ss: 'true', vn: 1 });
+let harness: ProviderHarness;
 let db: Database;
-let cleanup: () => Promise<void>;
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  ({ db, cleanup } = await openTempDatabase());
-  app = await createApp({ sites: [site], db, rateLimit: false });
+  harness = await startProviderHarness({ via: 'createApp', service: false, sites: [site], rateLimit: false });
+  ({ app, db } = harness);
 });
 afterAll(async () => {
-  await app.close();
-  await cleanup();
+  await harness?.close();
 });
 
 /** A subscriber as its own browser knows itself: the id and the secret the insert issued (SECURITY.md). */

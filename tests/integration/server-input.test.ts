@@ -7,13 +7,13 @@ import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_ERRORS, type ServerErrorCode } from '../../server/errors.ts';
-import { BODY_LIMIT, createApp } from '../../server/http/app.ts';
+import { BODY_LIMIT } from '../../server/http/app.ts';
 import { createCampaign } from '../../server/campaigns/campaign-store.ts';
 import type { Database } from '../../server/db/database.ts';
-import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
 import { storeShopOrder } from '../../server/shop/shop-orders.ts';
 import { encodeQuery, requestOf, routeTable, type Fields, type Route, type RouteFixture } from '../support/route-table.ts';
-import { insertSubscriber, openTempDatabase, SITE_HASH, tempDir, testSite } from '../support/server.ts';
+import { startProviderHarness, type ProviderHarness } from '../support/provider-harness.ts';
+import { insertSubscriber, SITE_HASH, tempDir, testSite } from '../support/server.ts';
 
 const OTHER_HASH = 'other-site-hash';
 const UNKNOWN_HASH = 'no-such-site-hash';
@@ -23,8 +23,8 @@ const LONE_SURROGATE = 'a\ud800b';
 const UNSAFE_CALLBACKS = ['alert(1)', 'a.b;c', '<script>', 'x'.repeat(300), 'cb_1//', 'a..b', '1abc', ''];
 const VALID_CALLBACKS = ['cb_1', 'jQuery123_456', '$', 'pushkit._cb.r1'];
 
+let harness: ProviderHarness;
 let db: Database;
-let cleanup: () => Promise<void>;
 let removeDist: () => Promise<void>;
 let app: FastifyInstance;
 let ownerKey: string;
@@ -41,7 +41,6 @@ const fixture: RouteFixture = {
 };
 
 beforeAll(async () => {
-  ({ db, cleanup } = await openTempDatabase());
   const dist = await tempDir('pushkit-input-dist-');
   removeDist = dist.remove;
   await mkdir(join(dist.path, 'letters'), { recursive: true });
@@ -49,9 +48,10 @@ beforeAll(async () => {
   await writeFile(join(dist.path, 'letters', 'sw.js'), 'self.addEventListener("push", () => {});');
   const site = testSite({ builtDir: join(dist.path, 'letters') });
   const other = testSite({ name: 'other', hash: OTHER_HASH, origin: 'https://other.example' });
-  app = await createApp({ sites: [site, other], db, rateLimit: false });
-  ownerKey = (await ensureOwnerKey(db, site))!;
-  otherOwnerKey = (await ensureOwnerKey(db, other))!;
+  harness = await startProviderHarness({ via: 'createApp', service: false, sites: [site, other], rateLimit: false });
+  ({ app, db } = harness);
+  ownerKey = harness.ownerKeyOf(site.name);
+  otherOwnerKey = harness.ownerKeyOf(other.name);
   const subscriber = await insertSubscriber(app, { uuid: 'visitor-uuid-input' });
   ({ id: fixture.subscriberId, secret: fixture.secret } = subscriber);
   fixture.endpoint = subscriber.subscription.endpoint;
@@ -74,8 +74,7 @@ beforeAll(async () => {
   await storeShopOrder(db, SITE_HASH, fixture.orderId, { total: 10, shipping: 0, tax: 0, discount: 0, items: [] });
 });
 afterAll(async () => {
-  await app?.close();
-  await cleanup?.();
+  await harness?.close();
   await removeDist?.();
 });
 

@@ -6,10 +6,11 @@ import { createApp } from '../../server/http/app.ts';
 import { createCampaign } from '../../server/campaigns/campaign-store.ts';
 import type { Database } from '../../server/db/database.ts';
 import { ensureOwnerKey, rotateOwnerKey } from '../../server/http/owner-keys.ts';
-import { insertSubscriber, openTempDatabase, postSync, SITE_HASH, testSite } from '../support/server.ts';
+import { startProviderHarness, type ProviderHarness } from '../support/provider-harness.ts';
+import { insertSubscriber, postSync, SITE_HASH, testSite } from '../support/server.ts';
 
+let harness: ProviderHarness;
 let db: Database;
-let cleanup: () => Promise<void>;
 let app: FastifyInstance;
 let key: string;
 let otherKey: string;
@@ -21,10 +22,10 @@ const secrets: Record<string, string> = {};
 const asList = (...ids: string[]) => ids.map((id) => `subscriber_list[]=${id}&subscriberSecret[]=${secrets[id]}`).join('&');
 
 beforeAll(async () => {
-  ({ db, cleanup } = await openTempDatabase());
-  app = await createApp({ sites: [site, other], db });
-  key = (await ensureOwnerKey(db, site))!;
-  otherKey = (await ensureOwnerKey(db, other))!;
+  harness = await startProviderHarness({ via: 'createApp', service: false, sites: [site, other] });
+  ({ app, db } = harness);
+  key = harness.ownerKeyOf(site.name);
+  otherKey = harness.ownerKeyOf(other.name);
   for (let index = 0; index < 7; index += 1) {
     const { id, secret } = await insertSubscriber(app, { userLanguage: index < 2 ? 'pt-BR' : 'en-US' });
     subscribers.push(id);
@@ -38,8 +39,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await app.close();
-  await cleanup();
+  await harness?.close();
 });
 
 const owner = (method: 'GET' | 'POST' | 'DELETE' | 'PUT', url: string, payload?: object, bearer: string | null = key) =>

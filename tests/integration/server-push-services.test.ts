@@ -2,7 +2,6 @@
 // to them, and never to a loopback, private or link-local address unless its origin is listed explicitly.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../server/http/app.ts';
 import { sendCampaign } from '../../server/campaigns/campaign-sender.ts';
 import { PushServiceAllowlist } from '../../server/push/push-services.ts';
 import { closePushConnections, sendPush } from '../../server/push/send.ts';
@@ -11,29 +10,29 @@ import type { Database } from '../../server/db/database.ts';
 import { startProvider } from '../../server/start-provider.ts';
 import { generateVapidKeyPair } from '../../server/push/vapid-keys.ts';
 import { createSubscriberKeys, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
-import { insertSubscriber, openTempDatabase, postSync, SITE_HASH, tempDir, testSite } from '../support/server.ts';
+import { startProviderHarness, type ProviderHarness } from '../support/provider-harness.ts';
+import { insertSubscriber, postSync, SITE_HASH, tempDir, testSite } from '../support/server.ts';
 
 const ADMIN_ENDPOINT = 'https://127.0.0.1:18443/internal/admin/reset?confirm=yes';
 const site = testSite();
 const vapid = generateVapidKeyPair();
 const keys = createSubscriberKeys();
+let harness: ProviderHarness;
 let db: Database;
-let cleanup: () => Promise<void>;
 let app: FastifyInstance;
 let service: FakePushService;
 
 beforeAll(async () => {
   delete process.env.PUSHKIT_PUSH_SERVICES;
-  ({ db, cleanup } = await openTempDatabase());
   service = await startFakePushService();
   // the default list: the browsers' push services only
-  app = await createApp({ sites: [site], db, rateLimit: false });
+  harness = await startProviderHarness({ via: 'createApp', service: false, sites: [site], rateLimit: false });
+  ({ app, db } = harness);
 });
 afterAll(async () => {
   await closePushConnections();
   await service.close();
-  await app.close();
-  await cleanup();
+  await harness?.close();
 });
 
 const subscriptionJson = (endpoint: string) =>

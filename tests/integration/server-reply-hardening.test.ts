@@ -3,25 +3,22 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, STORAGE_FULL_RETRY_SECONDS } from '../../server/http/app.ts';
-import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
 import type { Database } from '../../server/db/database.ts';
 import { databaseUnavailable } from '../../server/db/database.ts';
-import { insertSubscriber, openTempDatabase, postSync, SITE_HASH, SITE_ORIGIN, testSite } from '../support/server.ts';
+import { startProviderHarness, type ProviderHarness } from '../support/provider-harness.ts';
+import { insertSubscriber, postSync, SITE_HASH, SITE_ORIGIN, testSite } from '../support/server.ts';
 
 const site = testSite();
-let db: Database;
-let cleanup: () => Promise<void>;
+let harness: ProviderHarness;
 let app: FastifyInstance;
 let key: string;
 
 beforeAll(async () => {
-  ({ db, cleanup } = await openTempDatabase());
-  app = await createApp({ sites: [site], db, rateLimit: false });
-  key = (await ensureOwnerKey(db, site))!;
+  harness = await startProviderHarness({ via: 'createApp', service: false, sites: [site], rateLimit: false });
+  ({ app, ownerKey: key } = harness);
 });
 afterAll(async () => {
-  await app.close();
-  await cleanup();
+  await harness?.close();
 });
 
 describe('CORS on the owner API', () => {
@@ -79,10 +76,7 @@ describe('a full disk', () => {
     ],
     ['a Node file call (ENOSPC)', Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })],
     ['a quota (EDQUOT)', Object.assign(new Error('EDQUOT: disk quota exceeded, write'), { code: 'EDQUOT' })],
-    [
-      'a PostgreSQL server, as the pool reports it',
-      databaseUnavailable(Object.assign(new Error('could not write'), { code: '53100' })),
-    ],
+    ['a PostgreSQL server, as the pool reports it', databaseUnavailable(Object.assign(new Error('could not write'), { code: '53100' }))],
   ])('answers 503 with Retry-After and E_STORAGE_FULL: %s', async (_label, error) => {
     const fullApp = await createApp({ sites: [site], db: failingWith(error), rateLimit: false });
     try {

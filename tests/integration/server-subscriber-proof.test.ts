@@ -4,22 +4,21 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { createApp } from '../../server/http/app.ts';
 import { storeShopOrder } from '../../server/shop/shop-orders.ts';
 import type { Database } from '../../server/db/database.ts';
-import { insertSubscriber, newSubscription, openTempDatabase, postSync, SITE_HASH, SITE_ORIGIN, testSite } from '../support/server.ts';
+import { startProviderHarness, type ProviderHarness } from '../support/provider-harness.ts';
+import { insertSubscriber, newSubscription, postSync, SITE_HASH, SITE_ORIGIN } from '../support/server.ts';
 
+let harness: ProviderHarness;
 let db: Database;
-let cleanup: () => Promise<void>;
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  ({ db, cleanup } = await openTempDatabase());
-  app = await createApp({ sites: [testSite()], db });
+  harness = await startProviderHarness({ via: 'createApp', service: false });
+  ({ app, db } = harness);
 });
 afterAll(async () => {
-  await app?.close();
-  await cleanup?.();
+  await harness?.close();
 });
 
 /** A subscriber as its browser knows it: the id, the secret of the insert reply, and the push subscription. */

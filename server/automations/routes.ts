@@ -3,59 +3,58 @@
 //   GET   /api/v1/sites/:name/automations          every automation, its settings and its figures
 //   GET   /api/v1/sites/:name/automations/:kind    one of them
 //   PATCH /api/v1/sites/:name/automations/:kind    change (pause: {"enabled": false}); answers the automation
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { FastifyInstance } from 'fastify';
 import { ownedSite } from '../http/owner-auth.ts';
-import { parseParams } from '../http/params.ts';
 import type { RouteContext } from '../http/route-context.ts';
+import type { ZodTypeProvider } from '../http/route-schemas.ts';
+import { SITE_PARAMS } from '../http/params.ts';
 import type { HostedSite } from '../sites.ts';
 import type { Queryable } from '../db/database.ts';
 import { automationSettings, changeAutomation, type EffectiveSettings } from './automation-settings.ts';
 import { automationStats, dropPendingMessages } from './automation-messages.ts';
-import {
-  AUTOMATION_KINDS,
-  type Automation,
-  type AutomationKind,
-  type AutomationReply,
-  type AutomationsReply,
-} from '../../contract/automations.ts';
+import { AUTOMATION_REPLY, automationParams, AUTOMATIONS_REPLY } from './schemas.ts';
+import { AUTOMATION_KINDS, type Automation, type AutomationKind } from '../../contract/automations.ts';
 import { automationChangeSchema } from '../../contract/automation-input.ts';
-
-const kindParams = z.object({
-  kind: z.enum(AUTOMATION_KINDS, { error: `must be one of ${AUTOMATION_KINDS.join(', ')}` }),
-});
 
 async function describe(db: Queryable, site: HostedSite, kind: AutomationKind, settings: EffectiveSettings): Promise<Automation> {
   const { changed, ...current } = settings;
   return { kind, ...current, changed, stats: await automationStats(db, site.hash, kind, settings.conversionWindowHours) };
 }
 
-export async function automationRoutes(app: FastifyInstance, { db }: RouteContext): Promise<void> {
-  const kindOf = (request: FastifyRequest) => parseParams(kindParams, request.params).kind;
+export async function automationRoutes(fastify: FastifyInstance, { db }: RouteContext): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/api/v1/sites/:name/automations', async (request): Promise<AutomationsReply> => {
+  app.get('/api/v1/sites/:name/automations', { schema: { params: SITE_PARAMS, response: { 200: AUTOMATIONS_REPLY } } }, async (request) => {
     const site = ownedSite(request);
     const settings = await automationSettings(db, site);
     const automations: Automation[] = [];
     for (const kind of AUTOMATION_KINDS) automations.push(await describe(db, site, kind, settings[kind]));
-    return { status: 'success', automations };
+    return { status: 'success' as const, automations };
   });
 
-  app.get('/api/v1/sites/:name/automations/:kind', async (request): Promise<AutomationReply> => {
-    const site = ownedSite(request);
-    const kind = kindOf(request);
-    const settings = await automationSettings(db, site);
-    return { status: 'success', automation: await describe(db, site, kind, settings[kind]) };
-  });
+  app.get(
+    '/api/v1/sites/:name/automations/:kind',
+    { schema: { params: automationParams, response: { 200: AUTOMATION_REPLY } } },
+    async (request) => {
+      const site = ownedSite(request);
+      const { kind } = request.params;
+      const settings = await automationSettings(db, site);
+      return { status: 'success' as const, automation: await describe(db, site, kind, settings[kind]) };
+    },
+  );
 
-  app.patch('/api/v1/sites/:name/automations/:kind', async (request): Promise<AutomationReply> => {
-    const site = ownedSite(request);
-    const kind = kindOf(request);
-    const change = parseParams(automationChangeSchema, request.body, 'body');
-    await changeAutomation(db, site.hash, kind, change);
-    // A pause withdraws what the automation had scheduled: nothing of it is sent, now or on resuming.
-    if (change.enabled === false) await dropPendingMessages(db, site.hash, kind);
-    const settings = await automationSettings(db, site);
-    return { status: 'success', automation: await describe(db, site, kind, settings[kind]) };
-  });
+  app.patch(
+    '/api/v1/sites/:name/automations/:kind',
+    { schema: { params: automationParams, body: automationChangeSchema, response: { 200: AUTOMATION_REPLY } } },
+    async (request) => {
+      const site = ownedSite(request);
+      const { kind } = request.params;
+      const change = request.body;
+      await changeAutomation(db, site.hash, kind, change);
+      // A pause withdraws what the automation had scheduled: nothing of it is sent, now or on resuming.
+      if (change.enabled === false) await dropPendingMessages(db, site.hash, kind);
+      const settings = await automationSettings(db, site);
+      return { status: 'success' as const, automation: await describe(db, site, kind, settings[kind]) };
+    },
+  );
 }

@@ -2,9 +2,11 @@
 // only with proof that it comes from the subscriber: its delivery's click token, or else its push subscription.
 // The body is JSON; a navigator.sendBeacon body arrives as text/plain and is read the same way.
 import { ServerError } from '../errors.ts';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { httpUrlParam, parseParams, siteHash } from '../http/params.ts';
+import { httpUrlParam, siteHash } from '../http/params.ts';
+import { STORED_REPLY } from '../http/reply-schemas.ts';
+import type { ZodTypeProvider } from '../http/route-schemas.ts';
 import { sendReply } from '../http/reply.ts';
 import { requireOrigin } from '../http/site-access.ts';
 import type { RouteContext } from '../http/route-context.ts';
@@ -28,10 +30,11 @@ const eventSchema = z.strictObject({
   event: z.enum(NOTIFICATION_EVENTS, { error: 'must be shown, clicked or closed' }),
 } satisfies Record<keyof NotificationEventReport, z.ZodType>);
 
-function jsonBody(body: unknown): unknown {
-  if (typeof body !== 'string') return body;
+/** A navigator.sendBeacon body arrives as text/plain: read as JSON before the schema checks it. */
+async function readJsonText(request: FastifyRequest): Promise<void> {
+  if (typeof request.body !== 'string') return;
   try {
-    return JSON.parse(body);
+    request.body = JSON.parse(request.body);
   } catch {
     throw new ServerError('E_BODY_INVALID', { problem: 'must be JSON' });
   }
@@ -69,30 +72,35 @@ async function subscriberOfEndpoint(db: Queryable, siteHash: string, campaignId:
   return rows[0].id;
 }
 
-export async function notificationEventRoute(app: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
-  app.post('/notificationEvent', async (request, reply) => {
-    const params = parseParams(eventSchema, jsonBody(request.body), 'body');
-    const site = registry.require(params.hash, 'hash');
-    requireOrigin(request, site);
-    let delivery: { campaignId: string; subscriberId: string };
-    if (params.click) {
-      delivery = await deliveryOfToken(db, site.hash, params.click);
-      if (params.campaignId !== undefined && params.campaignId !== delivery.campaignId) throw new ServerError('E_CLICK_TOKEN_WRONG', {});
-    } else {
-      const campaignId = params.campaignId;
-      if (campaignId === undefined) throw new ServerError('E_CAMPAIGN_ID_MISSING', {});
-      const campaign = await db.query('SELECT 1 FROM campaigns WHERE site_hash = $1 AND id = $2', [site.hash, campaignId]);
-      if (campaign.rows.length === 0) throw new ServerError('E_CAMPAIGN_UNKNOWN', { param: 'campaignId', id: campaignId });
-      delivery = { campaignId, subscriberId: await subscriberOfEndpoint(db, site.hash, campaignId, params.endpoint) };
-    }
-    // Once per subscriber, campaign and kind: a report repeated (the worker and the landing page both report a
-    // click, a replayed request) adds no row.
-    await db.query(
-      `INSERT INTO events (site_hash, subscriber_id, campaign_id, kind)
+export async function notificationEventRoute(fastify: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.post(
+    '/notificationEvent',
+    { preValidation: readJsonText, schema: { body: eventSchema, response: { 200: STORED_REPLY } } },
+    async (request, reply) => {
+      const params = request.body;
+      const site = registry.require(params.hash, 'hash');
+      requireOrigin(request, site);
+      let delivery: { campaignId: string; subscriberId: string };
+      if (params.click) {
+        delivery = await deliveryOfToken(db, site.hash, params.click);
+        if (params.campaignId !== undefined && params.campaignId !== delivery.campaignId) throw new ServerError('E_CLICK_TOKEN_WRONG', {});
+      } else {
+        const campaignId = params.campaignId;
+        if (campaignId === undefined) throw new ServerError('E_CAMPAIGN_ID_MISSING', {});
+        const campaign = await db.query('SELECT 1 FROM campaigns WHERE site_hash = $1 AND id = $2', [site.hash, campaignId]);
+        if (campaign.rows.length === 0) throw new ServerError('E_CAMPAIGN_UNKNOWN', { param: 'campaignId', id: campaignId });
+        delivery = { campaignId, subscriberId: await subscriberOfEndpoint(db, site.hash, campaignId, params.endpoint) };
+      }
+      // Once per subscriber, campaign and kind: a report repeated (the worker and the landing page both report a
+      // click, a replayed request) adds no row.
+      await db.query(
+        `INSERT INTO events (site_hash, subscriber_id, campaign_id, kind)
        SELECT $1, $2, $3, $4
        WHERE NOT EXISTS (SELECT 1 FROM events WHERE campaign_id = $3 AND subscriber_id = $2 AND kind = $4)`,
-      [site.hash, delivery.subscriberId, delivery.campaignId, params.event],
-    );
-    return sendReply(request, reply, { status: 'success' });
-  });
+        [site.hash, delivery.subscriberId, delivery.campaignId, params.event],
+      );
+      return sendReply(request, reply, { status: 'success' });
+    },
+  );
 }

@@ -4,66 +4,72 @@
 //   GET  /api/v1/sites/:name/campaigns/:id          one, with figures (and its variants')
 //   POST /api/v1/sites/:name/campaigns/:id/cancel   withdraws what has not gone
 //   GET  /api/v1/sites/:name/audience               how many a campaign to all, a segment or a subscriber reaches
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { FastifyInstance } from 'fastify';
 import { ownedSite } from '../http/owner-auth.ts';
-import { optionalText, pageQuery, parseParams, segmentIdParam, subscriberIdParam } from '../http/params.ts';
+import { pageQuery, SITE_PARAMS } from '../http/params.ts';
 import type { RouteContext } from '../http/route-context.ts';
-import { AUDIENCE_REPLY } from '../http/owner-api-replies.ts';
+import type { ZodTypeProvider } from '../http/route-schemas.ts';
 import { requireSegment } from '../segments/index.ts';
 import { requireSubscriber } from '../subscribers/index.ts';
 import { audienceSize } from './audience.ts';
 import { cancelSiteCampaign, createSiteCampaign, siteCampaign, siteCampaigns } from './owner-campaigns.ts';
+import {
+  AUDIENCE_REPLY,
+  audienceQuery,
+  CAMPAIGN_CANCELLED_REPLY,
+  CAMPAIGN_CREATED_REPLY,
+  CAMPAIGN_REPLY,
+  campaignParams,
+  CAMPAIGNS_REPLY,
+} from './schemas.ts';
 import { campaignInputSchema } from '../../contract/campaign-input.ts';
-import { CAMPAIGN_ID_PATTERN } from '../../contract/ids.ts';
-import type {
-  AudienceReply,
-  CampaignCancelledReply,
-  CampaignCreatedReply,
-  CampaignReply,
-  CampaignsReply,
-} from '../../contract/owner-api.ts';
 
-const audienceSchema = z
-  .object({ segment: optionalText(segmentIdParam), subscriberId: optionalText(subscriberIdParam) })
-  .refine((query) => !(query.segment && query.subscriberId), { message: 'give a segment or a subscriberId, not both', path: ['segment'] });
+export async function campaignRoutes(fastify: FastifyInstance, { db, campaigns }: RouteContext): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
 
-const campaignParams = z.object({ id: z.string().regex(CAMPAIGN_ID_PATTERN, 'must be a campaign id (digits)') });
+  app.post(
+    '/api/v1/sites/:name/campaigns',
+    { schema: { params: SITE_PARAMS, body: campaignInputSchema, response: { 201: CAMPAIGN_CREATED_REPLY } } },
+    async (request, reply) => {
+      const site = ownedSite(request);
+      const body = request.body;
+      const created = await createSiteCampaign(db, site, body, campaigns?.now());
+      // A scheduled campaign is started by the provider's scheduler when its first delivery comes due.
+      if (body.sendAt === undefined && body.localTime === undefined) campaigns?.enqueue(site.hash, created.campaignId);
+      return reply.code(201).send({ status: 'success', ...created });
+    },
+  );
 
-export async function campaignRoutes(app: FastifyInstance, { db, campaigns }: RouteContext): Promise<void> {
-  const campaignOf = (request: FastifyRequest) => parseParams(campaignParams, request.params).id;
+  app.get(
+    '/api/v1/sites/:name/campaigns',
+    { schema: { params: SITE_PARAMS, querystring: pageQuery, response: { 200: CAMPAIGNS_REPLY } } },
+    async (request) => ({ status: 'success' as const, campaigns: await siteCampaigns(db, ownedSite(request), request.query) }),
+  );
 
-  app.post('/api/v1/sites/:name/campaigns', async (request, reply) => {
-    const site = ownedSite(request);
-    const body = parseParams(campaignInputSchema, request.body, 'body');
-    const created = await createSiteCampaign(db, site, body, campaigns?.now());
-    // A scheduled campaign is started by the provider's scheduler when its first delivery comes due.
-    if (body.sendAt === undefined && body.localTime === undefined) campaigns?.enqueue(site.hash, created.campaignId);
-    const createdReply: CampaignCreatedReply = { status: 'success', ...created };
-    return reply.code(201).send(createdReply);
-  });
+  app.post(
+    '/api/v1/sites/:name/campaigns/:id/cancel',
+    { schema: { params: campaignParams, response: { 200: CAMPAIGN_CANCELLED_REPLY } } },
+    async (request) => {
+      const { id } = request.params;
+      return { status: 'success' as const, campaignId: id, cancelled: await cancelSiteCampaign(db, ownedSite(request), id) };
+    },
+  );
 
-  app.get('/api/v1/sites/:name/campaigns', async (request): Promise<CampaignsReply> => {
-    const page = parseParams(pageQuery, request.query);
-    return { status: 'success', campaigns: await siteCampaigns(db, ownedSite(request), page) };
-  });
+  app.get(
+    '/api/v1/sites/:name/campaigns/:id',
+    { schema: { params: campaignParams, response: { 200: CAMPAIGN_REPLY } } },
+    async (request) => ({ status: 'success' as const, campaign: await siteCampaign(db, ownedSite(request), request.params.id) }),
+  );
 
-  app.post('/api/v1/sites/:name/campaigns/:id/cancel', async (request): Promise<CampaignCancelledReply> => {
-    const site = ownedSite(request);
-    const id = campaignOf(request);
-    return { status: 'success', campaignId: id, cancelled: await cancelSiteCampaign(db, site, id) };
-  });
-
-  app.get('/api/v1/sites/:name/campaigns/:id', async (request): Promise<CampaignReply> => {
-    const site = ownedSite(request);
-    return { status: 'success', campaign: await siteCampaign(db, site, campaignOf(request)) };
-  });
-
-  app.get('/api/v1/sites/:name/audience', { schema: { response: AUDIENCE_REPLY } }, async (request): Promise<AudienceReply> => {
-    const site = ownedSite(request);
-    const audience = parseParams(audienceSchema, request.query);
-    if (audience.segment) await requireSegment(db, site, audience.segment, 'segment');
-    if (audience.subscriberId) await requireSubscriber(db, site, audience.subscriberId, 'subscriberId');
-    return { status: 'success', recipients: await audienceSize(db, site.hash, audience) };
-  });
+  app.get(
+    '/api/v1/sites/:name/audience',
+    { schema: { params: SITE_PARAMS, querystring: audienceQuery, response: { 200: AUDIENCE_REPLY } } },
+    async (request) => {
+      const site = ownedSite(request);
+      const audience = request.query;
+      if (audience.segment) await requireSegment(db, site, audience.segment, 'segment');
+      if (audience.subscriberId) await requireSubscriber(db, site, audience.subscriberId, 'subscriberId');
+      return { status: 'success' as const, recipients: await audienceSize(db, site.hash, audience) };
+    },
+  );
 }

@@ -1,13 +1,13 @@
 // The owner dashboard at /dashboard/: the built React app (dashboard-build.ts) as static files, registered with the
-// prefix /dashboard. The
-// app talks to the owner API on the same origin with the key the owner types in; nothing here needs a key.
+// prefix /dashboard. The app talks to the owner API on the same origin with the key the owner types in; nothing
+// here needs a key.
 import { ServerError } from '../errors.ts';
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { dashboardFiles } from './dashboard-build.ts';
-import { parseParams } from '../http/params.ts';
+import type { ZodTypeProvider } from '../http/route-schemas.ts';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'application/javascript; charset=utf-8',
@@ -47,7 +47,9 @@ function secured(reply: FastifyReply): FastifyReply {
     .header('referrer-policy', 'no-referrer');
 }
 
-export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
+// Files, not JSON: the routes declare what they take, their replies are the built app's bytes.
+export async function dashboardRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.get('', async (_request, reply) => reply.redirect('/dashboard/'));
 
   app.get('/', { prefixTrailingSlash: 'slash' }, async (_request, reply) => {
@@ -55,8 +57,8 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
     return secured(reply).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);
   });
 
-  app.get('/assets/:file', async (request, reply) => {
-    const { file } = parseParams(assetParams, request.params);
+  app.get('/assets/:file', { schema: { params: assetParams } }, async (request, reply) => {
+    const { file } = request.params;
     const type = CONTENT_TYPES[extname(file)];
     if (!type || file.startsWith('.')) throw new ServerError('E_DASHBOARD_FILE_UNKNOWN', { file });
     let body: Buffer;

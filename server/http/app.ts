@@ -25,6 +25,7 @@ import { subscriberRoutes } from '../subscribers/index.ts';
 import { syncRoute } from '../sync/index.ts';
 import { visitorDataRoutes } from '../visitors/index.ts';
 import type { TrustProxy } from './trust-proxy.ts';
+import { serializerCompiler, validatorCompiler } from './route-schemas.ts';
 import { systemClock, type Clock } from '../clock.ts';
 
 export const BODY_LIMIT = 64 * 1024;
@@ -64,8 +65,12 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     clock: options.clock ?? systemClock,
   };
 
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
-  await app.register(cors, { hook: 'preHandler', delegator: corsDelegator(context.registry) });
+  // preValidation, as every check before a route's own: a request its schemas refuse still gets CORS headers
+  // (the page can read why), is counted by the rate limit and, on the owner API, needs the key first.
+  await app.register(cors, { hook: 'preValidation', delegator: corsDelegator(context.registry) });
 
   // No reply is ever sniffed into another type: a JSON reply naming a caller's text must stay JSON.
   app.addHook('onSend', async (_request, reply) => {

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { ownerSiteHook } from './owner-auth.ts';
 import { siteSummary, sitesOpenedBy } from './owner-sites.ts';
-import { SITES_REPLY } from './owner-api-replies.ts';
+import { SITES_REPLY } from './reply-schemas.ts';
 import type { RouteContext } from './route-context.ts';
 import type { SitesReply } from '../../contract/owner-api.ts';
 
@@ -16,14 +16,14 @@ export interface OwnerApiOptions extends RouteContext {
 export async function ownerApi(app: FastifyInstance, { siteRoutes, ...context }: OwnerApiOptions): Promise<void> {
   const { db, registry } = context;
   // 401 when the key opens no site.
-  app.get('/api/v1/sites', { schema: { response: SITES_REPLY } }, async (request): Promise<SitesReply> => {
+  app.get('/api/v1/sites', { schema: { response: { 200: SITES_REPLY } } }, async (request): Promise<SitesReply> => {
     const opened = await sitesOpenedBy(db, request, registry.sites);
     return { status: 'success', sites: opened.map(siteSummary) };
   });
 
   // A plugin of its own, so that the key check stays inside it.
   await app.register(async (scope) => {
-    scope.addHook('preHandler', ownerSiteHook(context));
+    scope.addHook('preValidation', ownerSiteHook(context));
     for (const routes of siteRoutes) await scope.register(routes, context);
   });
 }

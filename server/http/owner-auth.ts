@@ -1,9 +1,9 @@
 // `Authorization: Bearer <key>` of the owner API, checked against the site's stored key hash. The owner API's
-// site routes share one preHandler (ownerSiteHook): it finds the site the path names and checks the key once,
-// and the handlers read the site with ownedSite(request). A preHandler, not onRequest, so the rate limit
-// (a preHandler of the root) counts a wrong key before the database is asked about it.
+// site routes share one preValidation hook (ownerSiteHook): it finds the site the path names and checks the key
+// once, before the route's schemas look at anything, and the handlers read the site with ownedSite(request). Not
+// onRequest, so the rate limit (a preValidation hook of the root) counts a wrong key before the database is asked.
 import { ServerError } from '../errors.ts';
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import { z } from 'zod';
 import type { Queryable } from '../db/database.ts';
 import { isOwnerKey } from './owner-keys.ts';
@@ -31,7 +31,7 @@ const ownedSites = new WeakMap<FastifyRequest, HostedSite>();
  * The hook of the routes under `/:name`: the named site opened by the request's key (401). A name no site
  * has is answered exactly like a wrong key, so a caller without a key cannot tell which sites are hosted.
  */
-export function ownerSiteHook({ db, registry }: RouteContext): preHandlerAsyncHookHandler {
+export function ownerSiteHook({ db, registry }: RouteContext): preValidationAsyncHookHandler {
   return async (request) => {
     const { name } = parseParams(nameParams, request.params);
     const site = registry.byNameOrNull(name);

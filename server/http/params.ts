@@ -63,3 +63,5 @@ export const pageQuery = z.object({
   limit: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1).max(PAGE_MAX).default(100),
   offset: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(0).default(0),
 });
+/** The path of the owner API's site routes, `/api/v1/sites/:name/...` (ownerSiteHook has checked the name). */
+export const SITE_PARAMS = z.object({ name: z.string() });

@@ -90,6 +90,7 @@ export function registerRateLimit(app: FastifyInstance, registry: SiteRegistry, 
     }
   };
 
-  // preHandler: the body is parsed by then, so a form POST's site hash is known
-  app.addHook('preHandler', async (request) => check(request));
+  // preValidation: the body is parsed by then, so a form POST's site hash is known, and a request the route's
+  // schemas would refuse is counted too
+  app.addHook('preValidation', async (request) => check(request));
 }

@@ -22,6 +22,11 @@ export function checkCallback(request: FastifyRequest): void {
   callbackOf(request);
 }
 
+/** checkCallback as a JSONP route's preValidation hook: before its schemas look at the other parameters. */
+export async function checkCallbackHook(request: FastifyRequest): Promise<void> {
+  callbackOf(request);
+}
+
 export function sendReply(request: FastifyRequest, reply: FastifyReply, payload: unknown, statusCode = 200): FastifyReply {
   let callback: string | undefined;
   try {
@@ -30,11 +35,11 @@ export function sendReply(request: FastifyRequest, reply: FastifyReply, payload:
     callback = undefined;
   }
   reply.code(statusCode);
-  if (!callback) return reply.type('application/json; charset=utf-8').send(JSON.stringify(payload));
+  // through the route's response schema for this status, when it has one (route-schemas.ts)
+  const serialized = reply.serialize(payload) as string;
+  if (!callback) return reply.type('application/json; charset=utf-8').send(serialized);
   // U+2028/2029 are valid in JSON but ended string literals in older JavaScript engines.
-  const json = JSON.stringify(payload)
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
+  const json = serialized.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
   return reply.type('application/javascript; charset=utf-8').send(`/**/ ${callback}(${json});`);
 }
 

@@ -7,7 +7,8 @@ import { ServerError } from '../errors.ts';
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { parseParams, siteHash } from '../http/params.ts';
+import { siteHash } from '../http/params.ts';
+import { successReply, type ZodTypeProvider } from '../http/route-schemas.ts';
 
 import { readBuiltFile, type HostedSite } from '../sites.ts';
 import type { SiteRegistry } from '../http/site-access.ts';
@@ -15,6 +16,10 @@ import type { RouteContext } from '../http/route-context.ts';
 
 const TEMPLATE_STYLESHEET = new URL('../../templates/pc-iframe.css', import.meta.url);
 const STYLESHEET_PATH = 'http-v4/css/pc-iframe.css';
+
+const pageParams = z.object({ hash: siteHash });
+const workerParams = z.object({ hash: siteHash, worker: z.enum(['sw.js', 'sw-firefox.js']) });
+const HEALTH_REPLY = successReply({ database: z.enum(['embedded', 'postgres']), sites: z.int() });
 
 /** Where a site's child window lives: its own origin, or (none configured) any host that is no site's own. */
 function requireChildWindowHost(request: FastifyRequest, registry: SiteRegistry, site: HostedSite): void {
@@ -27,9 +32,11 @@ function requireChildWindowHost(request: FastifyRequest, registry: SiteRegistry,
   });
 }
 
-export async function siteFileRoutes(app: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
-  app.get('/sites/:hash/child-window.html', async (request, reply) => {
-    const params = parseParams(z.object({ hash: siteHash }), request.params);
+// The pages, workers and stylesheet are files: their routes declare what they take, their replies are bytes.
+export async function siteFileRoutes(fastify: FastifyInstance, { db, registry }: RouteContext): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.get('/sites/:hash/child-window.html', { schema: { params: pageParams } }, async (request, reply) => {
+    const params = request.params;
     const site = registry.require(params.hash, 'hash');
     const { childWindowOrigin } = site.config;
     // A bundle built before the site had an origin of its own still opens the shared URL: send it over.
@@ -44,8 +51,8 @@ export async function siteFileRoutes(app: FastifyInstance, { db, registry }: Rou
   });
 
   // Chromium and Firefox workers; the scope is the folder of the script, so no Service-Worker-Allowed header.
-  app.get('/sites/:hash/:worker', async (request, reply) => {
-    const params = parseParams(z.object({ hash: siteHash, worker: z.enum(['sw.js', 'sw-firefox.js']) }), request.params);
+  app.get('/sites/:hash/:worker', { schema: { params: workerParams } }, async (request, reply) => {
+    const params = request.params;
     const site = registry.require(params.hash, 'hash');
     requireChildWindowHost(request, registry, site);
     const code = await readBuiltFile(site, params.worker);
@@ -63,7 +70,7 @@ export async function siteFileRoutes(app: FastifyInstance, { db, registry }: Rou
     return reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(template);
   });
 
-  app.get('/health', async (_request, reply) => {
+  app.get('/health', { schema: { response: { 200: HEALTH_REPLY } } }, async (_request, reply) => {
     await db.query('SELECT 1');
     return reply.send({ status: 'success', database: db.kind, sites: registry.sites.length });
   });

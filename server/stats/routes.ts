@@ -1,23 +1,23 @@
 // GET /api/v1/sites/:name/stats?days=N: the owner dashboard's overview figures, inside the owner scope
 // (ownerSiteHook has checked the site's key).
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { ownedSite } from '../http/owner-auth.ts';
-import { daysQuery, parseParams } from '../http/params.ts';
+import { SITE_PARAMS } from '../http/params.ts';
 import type { RouteContext } from '../http/route-context.ts';
+import type { ZodTypeProvider } from '../http/route-schemas.ts';
 import { DEFAULT_CONVERSION_WINDOW_HOURS } from '../campaigns/index.ts';
+import { STATS_REPLY, statsQuery } from './schemas.ts';
 import { siteStats } from './site-stats.ts';
-import type { StatsReply } from '../../contract/owner-api.ts';
 
-const statsSchema = z.object({ days: daysQuery });
-
-export async function statsRoutes(app: FastifyInstance, { db }: RouteContext): Promise<void> {
-  app.get('/api/v1/sites/:name/stats', async (request): Promise<StatsReply> => {
-    const site = ownedSite(request);
-    const { days } = parseParams(statsSchema, request.query);
-    return {
-      status: 'success',
-      ...(await siteStats(db, site.hash, days, site.config.conversionWindowHours ?? DEFAULT_CONVERSION_WINDOW_HOURS)),
-    };
-  });
+export async function statsRoutes(fastify: FastifyInstance, { db }: RouteContext): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.get(
+    '/api/v1/sites/:name/stats',
+    { schema: { params: SITE_PARAMS, querystring: statsQuery, response: { 200: STATS_REPLY } } },
+    async (request) => {
+      const site = ownedSite(request);
+      const windowHours = site.config.conversionWindowHours ?? DEFAULT_CONVERSION_WINDOW_HOURS;
+      return { status: 'success' as const, ...(await siteStats(db, site.hash, request.query.days, windowHours)) };
+    },
+  );
 }

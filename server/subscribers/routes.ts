@@ -6,82 +6,67 @@
 //   DELETE /api/v1/sites/:name/subscribers/:id          erased with what refers to them
 //   PUT    /api/v1/sites/:name/subscribers/:id/dimensions
 //   GET    /api/v1/sites/:name/subscriber-health        subscribers at risk and expiries per day
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
-import { ownedSite } from '../http/owner-auth.ts';
-import { countQuery, daysQuery, optionalText, pageQuery, parseParams, segmentIdParam, subscriberIdParam, text } from '../http/params.ts';
-import type { RouteContext } from '../http/route-context.ts';
-import { requireSegment } from '../segments/index.ts';
+import type { FastifyInstance } from 'fastify';
 import { ServerError } from '../errors.ts';
+import { ownedSite } from '../http/owner-auth.ts';
+import { SITE_PARAMS } from '../http/params.ts';
+import { DELETED_REPLY, STORED_REPLY } from '../http/reply-schemas.ts';
+import type { RouteContext } from '../http/route-context.ts';
+import type { ZodTypeProvider } from '../http/route-schemas.ts';
+import { requireSegment } from '../segments/index.ts';
 import { requireSubscriber } from './require-subscriber.ts';
-import { countSubscribers, deleteSubscriber, exportSubscriber, listSubscribers, setDimensions } from './subscriber-records.ts';
-import { subscriberHealth, AT_RISK_DELIVERIES_DEFAULT, AT_RISK_DELIVERIES_MAX } from './subscriber-health.ts';
-import { DELETED_REPLY, SUBSCRIBER_COUNT_REPLY } from '../http/owner-api-replies.ts';
 import {
-  SUBSCRIBER_SEARCH_MAX_LENGTH,
-  SUBSCRIBER_STATUSES,
-  type DeletedReply,
-  type DimensionsReply,
-  type SubscriberCountsReply,
-  type SubscriberExportFile,
-  type SubscriberPageReply,
-  type SubscriberReply,
-} from '../../contract/owner-api.ts';
-import type { SubscriberHealthReply } from '../../contract/automations.ts';
+  dimensionsBody,
+  healthQuery,
+  SUBSCRIBER_COUNT_REPLY,
+  SUBSCRIBER_HEALTH_REPLY,
+  SUBSCRIBER_PAGE_REPLY,
+  SUBSCRIBER_REPLY,
+  subscriberListQuery,
+  subscriberParams,
+} from './schemas.ts';
+import { countSubscribers, deleteSubscriber, exportSubscriber, listSubscribers, setDimensions } from './subscriber-records.ts';
+import { subscriberHealth } from './subscriber-health.ts';
+import type { SubscriberExportFile } from '../../contract/owner-api.ts';
 
-const subscriberListSchema = pageQuery.extend({
-  status: optionalText(z.enum(SUBSCRIBER_STATUSES, { error: `must be one of ${SUBSCRIBER_STATUSES.join(', ')}` })),
-  search: optionalText(
-    z
-      .string({ error: 'must be a single text value' })
-      .max(SUBSCRIBER_SEARCH_MAX_LENGTH, `must be at most ${SUBSCRIBER_SEARCH_MAX_LENGTH} characters`),
-  ),
-  segment: optionalText(segmentIdParam),
-  order: z.enum(['oldest', 'newest'], { error: 'must be oldest or newest' }).default('oldest'),
-});
-
-const dimensionsSchema = z.record(
-  z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'dimension names are 1 to 64 letters, digits, "_" or "-"'),
-  z.union([text(256), z.number(), z.boolean(), z.null()]),
-);
-
-const healthSchema = z.object({
-  days: daysQuery,
-  deliveries: countQuery(AT_RISK_DELIVERIES_MAX, AT_RISK_DELIVERIES_DEFAULT),
-});
-
-const subscriberOf = (request: FastifyRequest) => parseParams(z.object({ id: subscriberIdParam }), request.params).id;
-
-export async function subscriberRoutes(app: FastifyInstance, { db }: RouteContext): Promise<void> {
-  app.get('/api/v1/sites/:name/subscribers', async (request): Promise<SubscriberPageReply> => {
-    const site = ownedSite(request);
-    const query = parseParams(subscriberListSchema, request.query);
-    if (query.segment) await requireSegment(db, site, query.segment, 'segment');
-    const page = await listSubscribers(db, site.hash, query);
-    return { status: 'success', total: page.total, limit: query.limit, offset: query.offset, subscribers: page.subscribers };
-  });
+export async function subscriberRoutes(fastify: FastifyInstance, { db }: RouteContext): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
 
   app.get(
-    '/api/v1/sites/:name/subscribers/count',
-    { schema: { response: SUBSCRIBER_COUNT_REPLY } },
-    async (request): Promise<SubscriberCountsReply> => {
+    '/api/v1/sites/:name/subscribers',
+    { schema: { params: SITE_PARAMS, querystring: subscriberListQuery, response: { 200: SUBSCRIBER_PAGE_REPLY } } },
+    async (request) => {
       const site = ownedSite(request);
-      return { status: 'success', ...(await countSubscribers(db, site.hash)) };
+      const query = request.query;
+      if (query.segment) await requireSegment(db, site, query.segment, 'segment');
+      const page = await listSubscribers(db, site.hash, query);
+      return { status: 'success' as const, total: page.total, limit: query.limit, offset: query.offset, subscribers: page.subscribers };
     },
   );
 
-  app.get('/api/v1/sites/:name/subscribers/:id', async (request): Promise<SubscriberReply> => {
-    const site = ownedSite(request);
-    const id = subscriberOf(request);
-    const exported = await exportSubscriber(db, site.hash, id);
-    if (!exported) throw new ServerError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
-    return { status: 'success', ...exported };
-  });
+  app.get(
+    '/api/v1/sites/:name/subscribers/count',
+    { schema: { params: SITE_PARAMS, response: { 200: SUBSCRIBER_COUNT_REPLY } } },
+    async (request) => ({ status: 'success' as const, ...(await countSubscribers(db, ownedSite(request).hash)) }),
+  );
 
-  // A privacy access request: everything stored about the subscriber, as a file to hand over.
-  app.get('/api/v1/sites/:name/subscribers/:id/export', async (request, reply) => {
+  app.get(
+    '/api/v1/sites/:name/subscribers/:id',
+    { schema: { params: subscriberParams, response: { 200: SUBSCRIBER_REPLY } } },
+    async (request) => {
+      const site = ownedSite(request);
+      const { id } = request.params;
+      const exported = await exportSubscriber(db, site.hash, id);
+      if (!exported) throw new ServerError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
+      return { status: 'success' as const, ...exported };
+    },
+  );
+
+  // A privacy access request: everything stored about the subscriber, as a file to hand over (its shape is
+  // SUBSCRIBER_REPLY's record beside the site and the time, written as it is stored).
+  app.get('/api/v1/sites/:name/subscribers/:id/export', { schema: { params: subscriberParams } }, async (request, reply) => {
     const site = ownedSite(request);
-    const id = subscriberOf(request);
+    const { id } = request.params;
     const exported = await exportSubscriber(db, site.hash, id);
     if (!exported) throw new ServerError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
     const file: SubscriberExportFile = { site: site.name, exportedAt: new Date().toISOString(), ...exported };
@@ -92,29 +77,36 @@ export async function subscriberRoutes(app: FastifyInstance, { db }: RouteContex
       .send(JSON.stringify(file, null, 2));
   });
 
-  app.delete('/api/v1/sites/:name/subscribers/:id', { schema: { response: DELETED_REPLY } }, async (request): Promise<DeletedReply> => {
-    const site = ownedSite(request);
-    const id = subscriberOf(request);
-    if (!(await deleteSubscriber(db, site.hash, id))) throw new ServerError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
-    return { status: 'success', deleted: id };
-  });
+  app.delete(
+    '/api/v1/sites/:name/subscribers/:id',
+    { schema: { params: subscriberParams, response: { 200: DELETED_REPLY } } },
+    async (request) => {
+      const site = ownedSite(request);
+      const { id } = request.params;
+      if (!(await deleteSubscriber(db, site.hash, id))) throw new ServerError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
+      return { status: 'success' as const, deleted: id };
+    },
+  );
 
-  app.put('/api/v1/sites/:name/subscribers/:id/dimensions', async (request): Promise<DimensionsReply> => {
-    const site = ownedSite(request);
-    const id = subscriberOf(request);
-    const dimensions = parseParams(dimensionsSchema, request.body, 'body');
-    await requireSubscriber(db, site, id, 'id');
-    await setDimensions(
-      db,
-      id,
-      Object.fromEntries(Object.entries(dimensions).map(([key, value]) => [key, value === null ? null : String(value)])),
-    );
-    return { status: 'success' };
-  });
+  app.put(
+    '/api/v1/sites/:name/subscribers/:id/dimensions',
+    { schema: { params: subscriberParams, body: dimensionsBody, response: { 200: STORED_REPLY } } },
+    async (request) => {
+      const site = ownedSite(request);
+      const { id } = request.params;
+      await requireSubscriber(db, site, id, 'id');
+      const dimensions = Object.entries(request.body).map(([key, value]) => [key, value === null ? null : String(value)]);
+      await setDimensions(db, id, Object.fromEntries(dimensions));
+      return { status: 'success' as const };
+    },
+  );
 
-  app.get('/api/v1/sites/:name/subscriber-health', async (request): Promise<SubscriberHealthReply> => {
-    const site = ownedSite(request);
-    const query = parseParams(healthSchema, request.query);
-    return { status: 'success', ...(await subscriberHealth(db, site.hash, query.days, query.deliveries)) };
-  });
+  app.get(
+    '/api/v1/sites/:name/subscriber-health',
+    { schema: { params: SITE_PARAMS, querystring: healthQuery, response: { 200: SUBSCRIBER_HEALTH_REPLY } } },
+    async (request) => {
+      const query = request.query;
+      return { status: 'success' as const, ...(await subscriberHealth(db, ownedSite(request).hash, query.days, query.deliveries)) };
+    },
+  );
 }

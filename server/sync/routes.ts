@@ -1,9 +1,11 @@
 // POST /syncSubscriptionAction.php: the subscription sync of spec section 7. A failure is a 4xx with the
 // `{status: "failure", message, code}` body, which the runtime treats like any failed sync.
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { SERVER_ERRORS } from '../errors.ts';
-import { parseParams } from '../http/params.ts';
-import { checkCallback, sendReply } from '../http/reply.ts';
+import { checkCallbackHook, sendReply } from '../http/reply.ts';
+import { FAILURE_REPLY } from '../http/reply-schemas.ts';
+import { successReply, type ZodTypeProvider } from '../http/route-schemas.ts';
 import { requireOrigin } from '../http/site-access.ts';
 import { runSyncAction } from './subscription-sync.ts';
 import { requireAllowedPushService } from './push-endpoint.ts';
@@ -12,20 +14,26 @@ import type { RouteContext } from '../http/route-context.ts';
 import { subscriberInserted } from '../automations/index.ts';
 import type { SyncReply } from '../../contract/sync.ts';
 
-export async function syncRoute(app: FastifyInstance, { db, registry, pushServices, clock }: RouteContext): Promise<void> {
-  app.post('/syncSubscriptionAction.php', async (request, reply) => {
-    checkCallback(request);
-    const payload = parseParams(syncPayloadSchema, request.body, 'body');
-    const site = registry.require(payload.hash, 'hash');
-    requireOrigin(request, site);
-    requireAllowedPushService(payload, pushServices);
-    const result = await runSyncAction(db, site.hash, payload);
-    // Scheduled after the sync is stored: a failure here answers 503, the browser syncs again (insert-failed)
-    // and the welcome, scheduled once per subscriber, is not doubled.
-    if (result.status === 'success' && (payload.action === 'insert' || payload.action === 'insert-failed')) {
-      await subscriberInserted(db, site, result.subscriberId, clock());
-    }
-    const status = result.status === 'success' ? 200 : SERVER_ERRORS[result.code].status;
-    return sendReply(request, reply, result satisfies SyncReply, status);
-  });
+const SYNC_SUCCESS = successReply({ subscriberId: z.string(), subscriberSecret: z.string().optional() });
+
+export async function syncRoute(fastify: FastifyInstance, { db, registry, pushServices, clock }: RouteContext): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.post(
+    '/syncSubscriptionAction.php',
+    { preValidation: checkCallbackHook, schema: { body: syncPayloadSchema, response: { 200: SYNC_SUCCESS, '4xx': FAILURE_REPLY } } },
+    async (request, reply) => {
+      const payload = request.body;
+      const site = registry.require(payload.hash, 'hash');
+      requireOrigin(request, site);
+      requireAllowedPushService(payload, pushServices);
+      const result = await runSyncAction(db, site.hash, payload);
+      // Scheduled after the sync is stored: a failure here answers 503, the browser syncs again (insert-failed)
+      // and the welcome, scheduled once per subscriber, is not doubled.
+      if (result.status === 'success' && (payload.action === 'insert' || payload.action === 'insert-failed')) {
+        await subscriberInserted(db, site, result.subscriberId, clock());
+      }
+      const status = result.status === 'success' ? 200 : SERVER_ERRORS[result.code].status;
+      return sendReply(request, reply, result satisfies SyncReply, status);
+    },
+  );
 }

@@ -1,0 +1,82 @@
+// The owner API's campaign routes: what they take and what they answer (route-schemas.ts). The body of a new
+// campaign is contract/campaign-input.ts's schema, which `push-kit send` and the dashboard check with too.
+import { z } from 'zod';
+import { optionalText, segmentIdParam, subscriberIdParam } from '../http/params.ts';
+import { isoTime } from '../http/reply-schemas.ts';
+import { fieldsOf, successReply } from '../http/route-schemas.ts';
+import { CAMPAIGN_ID_PATTERN } from '../../contract/ids.ts';
+import { URGENCIES } from '../../contract/urgency.ts';
+import type { Campaign, CampaignAction, CampaignCounts, CampaignVariantFigures } from '../../contract/owner-api.ts';
+
+export const campaignParams = z.object({ name: z.string(), id: z.string().regex(CAMPAIGN_ID_PATTERN, 'must be a campaign id (digits)') });
+
+export const audienceQuery = z
+  .object({ segment: optionalText(segmentIdParam), subscriberId: optionalText(subscriberIdParam) })
+  .refine((query) => !(query.segment && query.subscriberId), { message: 'give a segment or a subscriberId, not both', path: ['segment'] });
+
+export const campaignCounts = fieldsOf<CampaignCounts>()({
+  recipients: z.int(),
+  sent: z.int(),
+  pending: z.int(),
+  delivered: z.int(),
+  failed: z.int(),
+  expired: z.int(),
+  capped: z.int(),
+  dropped: z.int(),
+  shown: z.int(),
+  clicked: z.int(),
+  closed: z.int(),
+  clickRate: z.number().nullable(),
+  conversions: z.int(),
+});
+
+const action = z.object(fieldsOf<CampaignAction>()({ action: z.string(), title: z.string(), url: z.string().optional() }));
+
+const variantFigures = z.object(
+  fieldsOf<CampaignVariantFigures>()({
+    variant: z.int(),
+    title: z.string().nullable(),
+    body: z.string().nullable(),
+    url: z.string().nullable(),
+    icon: z.string().nullable(),
+    image: z.string().nullable(),
+    recipients: z.int(),
+    delivered: z.int(),
+    clicked: z.int(),
+    clickRate: z.number().nullable(),
+  }),
+);
+
+const campaign = z.object(
+  fieldsOf<Campaign>()({
+    ...campaignCounts,
+    campaignId: z.string(),
+    title: z.string(),
+    body: z.string(),
+    url: z.string().nullable(),
+    icon: z.string().nullable(),
+    image: z.string().nullable(),
+    actions: z.array(action),
+    variants: z.array(variantFigures),
+    winnerAt: isoTime.nullable(),
+    winnerVariant: z.int().nullable(),
+    topic: z.string().nullable(),
+    appBadge: z.int().nullable(),
+    segment: z.string().nullable(),
+    subscriberId: z.string().nullable(),
+    ttl: z.int(),
+    urgency: z.enum(URGENCIES),
+    status: z.enum(['pending', 'scheduled', 'sending', 'done', 'cancelled']),
+    sendAt: isoTime.nullable(),
+    localTime: z.string().nullable(),
+    nextDueAt: isoTime.nullable(),
+    createdAt: isoTime,
+    completedAt: isoTime.nullable(),
+  }),
+);
+
+export const CAMPAIGN_CREATED_REPLY = successReply({ campaignId: z.string(), recipients: z.int() });
+export const CAMPAIGNS_REPLY = successReply({ campaigns: z.array(campaign) });
+export const CAMPAIGN_REPLY = successReply({ campaign });
+export const CAMPAIGN_CANCELLED_REPLY = successReply({ campaignId: z.string(), cancelled: z.int() });
+export const AUDIENCE_REPLY = successReply({ recipients: z.int() });

@@ -1,0 +1,27 @@
+// Reply schemas more than one capability answers with (route-schemas.ts writes every reply through its schema).
+import { z } from 'zod';
+import { successReply } from './route-schemas.ts';
+import { SUBSCRIBER_STATUSES, type SiteSummary } from '../../contract/owner-api.ts';
+import { fieldsOf } from './route-schemas.ts';
+
+export const subscriberStatus = z.enum(SUBSCRIBER_STATUSES);
+/** A count for each subscriber status. */
+export const byStatus = z.object(
+  Object.fromEntries(SUBSCRIBER_STATUSES.map((status) => [status, z.int()])) as Record<(typeof SUBSCRIBER_STATUSES)[number], z.ZodInt>,
+);
+export const isoTime = z.string();
+export const STORED_REPLY = successReply({});
+/** `{status: "failure", message, code}`: every refusal (reply.ts). */
+export const FAILURE_REPLY = z.object({ status: z.literal('failure'), message: z.string(), code: z.string() });
+export const DELETED_REPLY = successReply({ deleted: z.string() });
+
+const siteSummary = z.object(
+  fieldsOf<SiteSummary>()({
+    name: z.string(),
+    hash: z.string(),
+    companyName: z.string(),
+    origin: z.string(),
+    iconUrl: z.string().nullable(),
+  }),
+);
+export const SITES_REPLY = successReply({ sites: z.array(siteSummary) });

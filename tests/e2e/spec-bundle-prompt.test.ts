@@ -26,6 +26,15 @@ async function stackWith(overrides: Record<string, unknown>): Promise<Stack> {
   return stack;
 }
 
+/** Runs `each` on every item, at most `size` at once. */
+async function inBatches<T>(items: T[], size: number, each: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) await each(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(size, items.length) }, lane));
+}
+
 const offerShown = (url: string, watchMs: number, userAgent?: string) => offerShownIn(browser.context, url, watchMs, userAgent);
 
 const desktop = (product: string) => `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) ${product}`;
@@ -56,7 +65,8 @@ describe('whether and when the built push.js offers the subscription', () => {
   it('each browser minimum of section 1 is offered the default text; the version below it is offered nothing', async () => {
     const stack = await stackWith({ triggers: { when: 'delay', delaySeconds: 0 } });
     const offered: Record<string, boolean> = {};
-    for (const [browser, userAgent, expected] of BROWSERS) {
+    // each browser in a page of its own, a few at a time (the watch is real time: one after another, 8 s of it)
+    await inBatches(BROWSERS, 4, async ([browser, userAgent, expected]) => {
       // an offered browser shows it at once (delay 0); one not offered is watched as long
       const { page, shownAt } = await offerShown(`${stack.siteUrl}/`, expected ? 5000 : 1000, userAgent);
       offered[browser] = shownAt !== null;
@@ -73,7 +83,7 @@ describe('whether and when the built push.js offers the subscription', () => {
         );
       }
       await page.close();
-    }
+    });
     expect(offered).toEqual(Object.fromEntries(BROWSERS.map(([browser, , expected]) => [browser, expected])));
   });
 
@@ -85,16 +95,17 @@ describe('whether and when the built push.js offers the subscription', () => {
       triggers: { when: 'delay and scroll', delaySeconds: 0, scroll: { percent: 90 } },
     });
     const seen: Record<string, boolean> = {};
-    for (const [path, expected] of [
+    const pages: [string, boolean][] = [
       ['/', true],
       ['/submissions.html', true],
       ['/centered.html', false],
       ['/checkouts/1001', false],
-    ] as const) {
+    ];
+    await inBatches(pages, 4, async ([path, expected]) => {
       const { page, shownAt } = await offerShown(`${stack.siteUrl}${path}`, expected ? 5000 : 1500);
       seen[path] = shownAt !== null;
       await page.close();
-    }
+    });
     expect(seen).toEqual({ '/': true, '/submissions.html': true, '/centered.html': false, '/checkouts/1001': false });
   });
 

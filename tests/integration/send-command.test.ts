@@ -6,12 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../server/http/app.ts';
 import { openDatabase } from '../../server/db/database.ts';
 import { loadSites } from '../../server/sites.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 import { freePort } from '../support/ports.ts';
+import { startProviderHarness } from '../support/provider-harness.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/push-kit.js', import.meta.url));
 const ORIGIN = 'https://letters.example';
@@ -48,14 +48,10 @@ beforeAll(async () => {
   // One subscriber, stored through the real sync endpoint into the project's embedded database.
   const db = await openDatabase({ dataDir: join(project, '.push-kit', 'db') });
   const { sites } = await loadSites([join(project, 'site-configs', 'letters.json')], join(project, 'dist'));
-  const app = await createApp({ sites, db, pushServices: service.pushServices });
-  await app.inject({
-    method: 'POST',
-    url: '/syncSubscriptionAction.php',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: syncForm('/send/direct'),
-  });
-  await app.close();
+  // no owner key yet: the provider started below makes it and prints it once
+  const harness = await startProviderHarness({ via: 'createApp', db, sites, service, keys, vapid, ownerKeys: false });
+  await harness.subscribe({ path: '/send/direct', subscriptionId: null });
+  await harness.close();
   await db.close();
 });
 afterAll(async () => {

@@ -5,10 +5,9 @@
 // rows from the database, and on PostgreSQL the plans of the list, search and count queries are checked.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../server/http/app.ts';
 import type { Database, Queryable } from '../../server/db/database.ts';
-import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
 import { openThrowawayPostgres } from '../support/throwaway-postgres.ts';
+import { startProviderHarness, type ProviderHarness } from '../support/provider-harness.ts';
 import { openTempDatabase, SITE_HASH, testSite } from '../support/server.ts';
 
 const SIZE = 100_000;
@@ -112,6 +111,7 @@ describe.each(backends)('owner API at 100,000 subscribers on $label', ({ label, 
   let raw: Database;
   let log: LoggedQuery[];
   let cleanup: () => Promise<void>;
+  let harness: ProviderHarness;
   let app: FastifyInstance;
   let key: string;
   const now = new Date();
@@ -124,13 +124,18 @@ describe.each(backends)('owner API at 100,000 subscribers on $label', ({ label, 
     timings.push(`seeding ${SIZE + OTHER_SIZE} subscribers: ${Date.now() - started} ms`);
     ({ db, log } = recording(raw));
     const site = testSite();
-    app = await createApp({ sites: [site, testSite({ name: 'other', hash: 'other-site-hash', origin: 'https://other.example' })], db });
-    key = (await ensureOwnerKey(raw, site))!;
+    harness = await startProviderHarness({
+      via: 'createApp',
+      service: false,
+      db,
+      sites: [site, testSite({ name: 'other', hash: 'other-site-hash', origin: 'https://other.example' })],
+    });
+    ({ app, ownerKey: key } = harness);
   }, 120_000);
 
   afterAll(async () => {
     console.log(`${label}, owner API at ${SIZE} subscribers:\n  ${timings.join('\n  ')}`);
-    await app?.close();
+    await harness?.close();
     await cleanup?.();
   });
 

@@ -59,6 +59,8 @@ export interface ProviderHarnessOptions {
   eventRetentionDays?: StartProviderOptions['eventRetentionDays'];
   /** createApp: the database (not closed by the harness); default an embedded one in a temporary folder. */
   db?: Database;
+  /** createApp: false makes no owner keys (a provider started later on the same database makes and prints them). */
+  ownerKeys?: boolean;
 }
 
 export interface SubscribeOptions {
@@ -196,7 +198,7 @@ export class ProviderHarness {
         ...(service ? { pushServices: service.pushServices } : {}),
       });
       this.started = { app, db };
-      for (const site of sites) {
+      for (const site of options.ownerKeys === false ? [] : sites) {
         const key = await ensureOwnerKey(db, site);
         if (key) this.ownerKeys.set(site.name, key);
       }

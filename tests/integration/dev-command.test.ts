@@ -58,7 +58,8 @@ async function holdPort(): Promise<{ port: number; server: Server }> {
   return { port: typeof address === 'object' && address ? address.port : 0, server };
 }
 
-describe('push-kit dev', () => {
+// Each test has its own folder and free ports, and waits on its own dev process: they run side by side.
+describe.concurrent('push-kit dev', () => {
   it('runs an https production config on local ports: a local page with the snippet, the provider, its URLs', async () => {
     const dir = await tempDir('pushkit-dev-');
     removals.push(dir.remove);

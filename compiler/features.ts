@@ -3,6 +3,44 @@ import type { SiteConfig } from '../config/schema.ts';
 import type { SiteFeatures } from '../runtime/site-module.ts';
 import type { CompiledSite } from './compiled-site.ts';
 
+/** Every feature flag, once: the build's constants (emit/bundle.ts) and the unit tests' all-on build are made from it. */
+export const FEATURE_NAMES = [
+  'brandingModal',
+  'mobileBox',
+  'childWindow',
+  'safari',
+  'iosHomeScreen',
+  'segments',
+  'clickSegments',
+  'shop',
+  'trackingConsent',
+  'triggerLoad',
+  'triggerClick',
+  'triggerMousedown',
+  'triggerInterval',
+  'triggerLeaveIntent',
+  'triggerScroll',
+  'triggerSubscribe',
+  'triggerEcom',
+  'triggerPersist',
+  'customDimensions',
+  'userProperties',
+] as const satisfies readonly (keyof SiteFeatures)[];
+
+// A flag of SiteFeatures missing from FEATURE_NAMES fails the typecheck here.
+const everyFlagListed: Record<Exclude<keyof SiteFeatures, (typeof FEATURE_NAMES)[number]>, never> = {};
+void everyFlagListed;
+
+/** The `PK_FEATURES.<name>` constants esbuild (and vitest) replace, each true or false. */
+export function featureDefines(features: SiteFeatures): Record<string, string> {
+  return Object.fromEntries(FEATURE_NAMES.map((name) => [`PK_FEATURES.${name}`, features[name] ? 'true' : 'false']));
+}
+
+/** Every feature on, as in an everything-on build. */
+export function allFeatures(): SiteFeatures {
+  return Object.fromEntries(FEATURE_NAMES.map((name) => [name, true])) as unknown as SiteFeatures;
+}
+
 function isLocalHost(hostname: string): boolean {
   return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import type { SiteFeatures } from '../runtime/site-module.ts';
+import { featureDefines } from '../compiler/features.ts';
 import { emitError } from './errors.ts';
 import { MANGLED_PROPS, RESERVED_PROPS } from './mangle-props.ts';
 
@@ -38,10 +39,6 @@ function generatedModulesPlugin(modules: GeneratedModules): Plugin {
       }));
     },
   };
-}
-
-export function featureDefines(features: SiteFeatures): Record<string, string> {
-  return Object.fromEntries(Object.entries(features).map(([name, on]) => [`PK_FEATURES.${name}`, on ? 'true' : 'false']));
 }
 
 /** The settings of every browser bundle: a minified IIFE with the site's modules and feature constants. */

@@ -2,6 +2,7 @@
 // Everything from the config reaches the output only through safeStringLiteral or as a number.
 import { conditionFailure } from './condition-failure.ts';
 import type { ConditionNode } from './condition-parser.ts';
+import { CART_EVENT_FIELDS, ORDER_EVENT_FIELDS } from '../contract/shop-events.ts';
 
 export type ConditionScope = 'page' | 'shop';
 type ValueType = 'string' | 'number' | 'boolean';
@@ -20,25 +21,8 @@ const PAGE_MAPS: Record<string, { object: string; type: ValueType }> = {
   tag: { object: 'c.tags', type: 'string' },
   event: { object: 'c.events', type: 'boolean' },
 };
-/** Spec section 3: the cart event data fields and the order event data fields (`items` is the item count). */
-export const SHOP_FIELDS: Record<string, ValueType> = {
-  pId: 'string',
-  pName: 'string',
-  price: 'number',
-  sku: 'string',
-  cat: 'string',
-  pUrl: 'string',
-  brand: 'string',
-  quant: 'number',
-  cTotal: 'number',
-  cItemsCount: 'number',
-  total: 'number',
-  shipping: 'number',
-  tax: 'number',
-  discount: 'number',
-  coupon: 'string',
-  items: 'number',
-};
+/** Spec section 3: the cart event data fields and the order event data fields (contract/shop-events.ts). */
+export const SHOP_FIELDS: Record<string, ValueType> = { ...CART_EVENT_FIELDS, ...ORDER_EVENT_FIELDS };
 
 /** JSON.stringify plus the characters that would end a <script> element or a JS line in older engines. */
 export function safeStringLiteral(value: string): string {

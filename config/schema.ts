@@ -5,7 +5,13 @@
 import { z } from 'zod';
 import { isP256PublicKey } from './vapid-key.ts';
 import { DEFAULT_TEXTS } from './default-texts.ts';
-import { DIMENSION_NAME_PATTERN, DIMENSION_NAME_RULE, MAX_DIMENSIONS, SEGMENT_ID_PATTERN } from '../contract/ids.ts';
+import {
+  DIMENSION_NAME_PATTERN,
+  DIMENSION_NAME_RULE,
+  MAX_DIMENSIONS,
+  SEGMENT_ID_OR_NUMBER_RULE,
+  SEGMENT_ID_PATTERN,
+} from '../contract/ids.ts';
 import {
   AUTOMATION_DEFAULTS,
   AUTOMATION_DELAY_MAX_MINUTES,
@@ -77,9 +83,8 @@ const urlPattern = z.string().min(1, 'a URL pattern must not be empty');
 /** A condition (docs/conditions.md). */
 const conditionString = z.string().min(1);
 
-const SEGMENT_ID_RULE = 'must be a positive integer, or 1 to 29 letters, digits, "_" or "-"';
-const segmentId = z.union([z.int().positive(SEGMENT_ID_RULE), z.string().regex(SEGMENT_ID_PATTERN, SEGMENT_ID_RULE)], {
-  error: SEGMENT_ID_RULE,
+const segmentId = z.union([z.int().positive(SEGMENT_ID_OR_NUMBER_RULE), z.string().regex(SEGMENT_ID_PATTERN, SEGMENT_ID_OR_NUMBER_RULE)], {
+  error: SEGMENT_ID_OR_NUMBER_RULE,
 });
 const zeroOrOne = z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' });
 

@@ -5,6 +5,8 @@
 export const SEGMENT_ID_PATTERN = /^[A-Za-z0-9_-]{1,29}$/;
 export const SEGMENT_ID_MAX_LENGTH = 29;
 export const SEGMENT_ID_RULE = 'must be 1 to 29 letters, digits, "_" or "-"';
+/** Where a segment id may also be given as a number (a site config's segmentations, a new segment's sid). */
+export const SEGMENT_ID_OR_NUMBER_RULE = 'must be a positive integer, or 1 to 29 letters, digits, "_" or "-"';
 
 /** A subscriber id as the provider accepts it in any call (it issues UUIDs; imported ids may hold "." or ":"). */
 export const SUBSCRIBER_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;

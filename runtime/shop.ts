@@ -6,6 +6,7 @@ import type { QueryParams, RuntimeServices } from './services.ts';
 import { joinOnce } from './segments.ts';
 import type { OrderDetailsQuery } from '../contract/shop-order.ts';
 import type { CartEventForm } from '../contract/automations.ts';
+import type { CartEventData } from '../contract/shop-events.ts';
 import { CART_POSTED, ECOM_DATA } from './storage-keys.ts';
 
 const CART_READ_DELAY_MS = 2000;
@@ -39,7 +40,7 @@ function addedLine(cart: Cart, variant: string | undefined): CartItem {
   return cart.items.find((line) => variant && String(line.variant_id || line.id) === variant) || cart.items[0]!;
 }
 
-function cartEventData(cart: Cart, item: CartItem): Record<string, unknown> {
+function cartEventData(cart: Cart, item: CartItem): CartEventData {
   return {
     pId: item.product_id,
     pName: item.title,

@@ -5,14 +5,14 @@ import { isoTime } from '../http/reply-schemas.ts';
 import { fieldsOf, successReply } from '../http/route-schemas.ts';
 import { compileCondition } from '../../compiler/segment-condition.ts';
 import { CONDITION_MAX_LENGTH, formatConditionError, type ConditionCheckReply } from '../../contract/conditions.ts';
-import { SEGMENT_ID_RULE } from '../../contract/ids.ts';
+import { SEGMENT_ID_OR_NUMBER_RULE } from '../../contract/ids.ts';
 import { SEGMENT_NAME_MAX_LENGTH, type Segment } from '../../contract/owner-api.ts';
 
 export const segmentParams = z.object({ name: z.string(), sid: segmentIdParam });
 export const memberParams = z.object({ name: z.string(), sid: segmentIdParam, id: subscriberIdParam });
 
 export const segmentBody = z.strictObject({
-  sid: z.union([z.int().positive().transform(String), segmentIdParam], { error: SEGMENT_ID_RULE }),
+  sid: z.union([z.int().positive().transform(String), segmentIdParam], { error: SEGMENT_ID_OR_NUMBER_RULE }),
   name: text(SEGMENT_NAME_MAX_LENGTH).min(1, 'must not be empty').optional(),
   condition: z
     .string({ error: 'must be text' })

@@ -6,7 +6,7 @@ import type { Database } from '../db/database.ts';
 import { isServerError } from '../errors.ts';
 import { AutomationDeliveryStore, dropPendingMessages, settleMessages } from './automation-messages.ts';
 import { automationSettings } from './automation-settings.ts';
-import { runCampaign, vapidSubjectOf, type CampaignCounts, type CampaignSenderOptions } from '../campaigns/index.ts';
+import { runCampaign, vapidSubjectOf, type RunCounts, type CampaignSenderOptions } from '../campaigns/index.ts';
 import type { HostedSite } from '../sites.ts';
 import { vapidKeyFile } from '../state-paths.ts';
 import { readVapidKeyFile, type VapidKeyPair } from '../push/vapid-keys.ts';
@@ -25,10 +25,10 @@ export interface AutomationRunnerOptions extends Pick<CampaignSenderOptions, 'ca
   log?: (line: string) => void;
 }
 
-const none = (): CampaignCounts => ({ sent: 0, delivered: 0, failed: 0, expired: 0 });
+const none = (): RunCounts => ({ sent: 0, delivered: 0, failed: 0, expired: 0 });
 
 export class AutomationRunner {
-  private pass: Promise<CampaignCounts> = Promise.resolve(none());
+  private pass: Promise<RunCounts> = Promise.resolve(none());
   private timer: NodeJS.Timeout | undefined;
   private readonly abort = new AbortController();
   private readonly keys = new Map<string, VapidKeyPair>();
@@ -54,7 +54,7 @@ export class AutomationRunner {
   }
 
   /** Sends what is due now (after the pass under way, if any); resolves with what this pass sent. */
-  runDue(): Promise<CampaignCounts> {
+  runDue(): Promise<RunCounts> {
     const next = this.pass.catch(none).then(() => this.runPass());
     this.pass = next;
     return next;
@@ -84,7 +84,7 @@ export class AutomationRunner {
     }
   }
 
-  private async runPass(): Promise<CampaignCounts> {
+  private async runPass(): Promise<RunCounts> {
     const total = none();
     for (const site of this.sites) {
       if (this.abort.signal.aborted) break;
@@ -100,7 +100,7 @@ export class AutomationRunner {
     return total;
   }
 
-  private async runSite(site: HostedSite, total: CampaignCounts): Promise<void> {
+  private async runSite(site: HostedSite, total: RunCounts): Promise<void> {
     const settings = await automationSettings(this.db, site);
     for (const kind of AUTOMATION_KINDS) {
       if (this.abort.signal.aborted) return;
@@ -122,7 +122,7 @@ export class AutomationRunner {
           ca: this.options.ca,
           pushServices: this.options.pushServices,
         });
-        for (const key of Object.keys(total) as (keyof CampaignCounts)[]) total[key] += counts[key];
+        for (const key of Object.keys(total) as (keyof RunCounts)[]) total[key] += counts[key];
         if (counts.sent > 0) {
           this.log(`automation ${kind} of ${site.name}: ${counts.delivered} delivered, ${counts.expired} expired, ${counts.failed} failed`);
         }

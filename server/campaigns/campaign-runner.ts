@@ -4,7 +4,8 @@ import type { Delivery, DeliveryStore } from './delivery-store.js';
 import { isServerError } from '../errors.ts';
 import { sendPush, type PushResult, type SendPushOptions } from '../push/send.js';
 
-export interface CampaignCounts {
+/** What one run of the sender did (the campaign's own figures are contract/owner-api.ts's CampaignCounts). */
+export interface RunCounts {
   /** Push requests made, retries included. */
   sent: number;
   delivered: number;
@@ -19,7 +20,7 @@ export interface RunCampaignOptions extends SendPushOptions {
   maxAttempts?: number;
   /** First retry delay when the push service gives no Retry-After; doubled per attempt. Default 1000 ms. */
   backoffMs?: number;
-  onProgress?(counts: CampaignCounts): void;
+  onProgress?(counts: RunCounts): void;
   /** Stops claiming new work; requests in flight finish and are recorded. */
   signal?: AbortSignal;
   /** The sender; sendPush unless a test or benchmark substitutes one. */
@@ -37,7 +38,7 @@ function isRequestError(error: unknown): boolean {
   );
 }
 
-export async function runCampaign(store: DeliveryStore, campaignId: string, options: RunCampaignOptions): Promise<CampaignCounts> {
+export async function runCampaign(store: DeliveryStore, campaignId: string, options: RunCampaignOptions): Promise<RunCounts> {
   const concurrency = options.concurrency ?? 100;
   const maxAttempts = options.maxAttempts ?? 5;
   const backoffMs = options.backoffMs ?? 1000;
@@ -47,7 +48,7 @@ export async function runCampaign(store: DeliveryStore, campaignId: string, opti
     options.send ??
     ((delivery: Delivery, sendOptions: SendPushOptions) =>
       sendPush(delivery.subscription, delivery.payload, delivery.topic ? { ...sendOptions, topic: delivery.topic } : sendOptions));
-  const counts: CampaignCounts = { sent: 0, delivered: 0, failed: 0, expired: 0 };
+  const counts: RunCounts = { sent: 0, delivered: 0, failed: 0, expired: 0 };
   const report = () => options.onProgress?.({ ...counts });
 
   const queue: Delivery[] = [];

@@ -4,10 +4,11 @@
 // is left pending: deliveries claimed by a runner that died are taken once their claims lapse.
 import type { Database } from '../db/database.ts';
 import { DatabaseDeliveryStore } from './database-delivery-store.ts';
-import { runCampaign, type CampaignCounts } from './campaign-runner.ts';
+import { runCampaign, type RunCounts } from './campaign-runner.ts';
 import type { HostedSite } from '../sites.ts';
 import type { VapidKeyPair } from '../push/vapid-keys.ts';
 import type { Urgency } from '../../contract/urgency.ts';
+import type { CampaignCounts } from '../../contract/owner-api.ts';
 import type { PushServiceAllowlist } from '../push/push-services.ts';
 import { vapidSubjectFor } from '../../config/vapid-subject.ts';
 import { sharedEncryptionPool } from '../push/encryption-pool.ts';
@@ -16,7 +17,7 @@ import { decideWinner } from './ab-tests.ts';
 
 export interface SendCampaignOptions {
   concurrency?: number;
-  onProgress?(counts: CampaignCounts): void;
+  onProgress?(counts: RunCounts): void;
   signal?: AbortSignal;
   /** Extra trusted CA certificates for push services (tests use a local one). */
   ca?: string | string[];
@@ -33,17 +34,8 @@ export function vapidSubjectOf(site: Pick<HostedSite, 'config'>): string {
   return vapidSubjectFor(site.config);
 }
 
-export interface CampaignProgress {
-  recipients: number;
-  pending: number;
-  delivered: number;
-  failed: number;
-  expired: number;
-  /** Skipped: the subscriber had reached the site's frequency cap. */
-  capped: number;
-  /** Dropped: the subscriber's quiet hours outlasted the message's TTL. */
-  dropped: number;
-}
+/** Where a campaign's deliveries stand: the delivery-side figures of its CampaignCounts. */
+export type CampaignProgress = Pick<CampaignCounts, 'recipients' | 'pending' | 'delivered' | 'failed' | 'expired' | 'capped' | 'dropped'>;
 
 export async function campaignProgress(db: Database, campaignId: string): Promise<CampaignProgress> {
   const { rows } = await db.query<{ status: string; count: string }>(
@@ -68,7 +60,7 @@ export async function sendCampaign(
   campaignId: string,
   keys: VapidKeyPair,
   options: SendCampaignOptions = {},
-): Promise<CampaignCounts> {
+): Promise<RunCounts> {
   const { rows } = await db.query<{ ttl: number; urgency: Urgency; status: string; topic: string | null }>(
     'SELECT ttl, urgency, status, topic FROM campaigns WHERE id = $1 AND site_hash = $2',
     [campaignId, site.hash],
@@ -84,8 +76,8 @@ export async function sendCampaign(
   }
   await db.query(`UPDATE campaigns SET status = 'sending' WHERE id = $1 AND status IN ('pending', 'scheduled')`, [campaignId]);
   const store = new DatabaseDeliveryStore(db, site.config, clock);
-  const total: CampaignCounts = { sent: 0, delivered: 0, failed: 0, expired: 0 };
-  const add = (counts: CampaignCounts): CampaignCounts => ({
+  const total: RunCounts = { sent: 0, delivered: 0, failed: 0, expired: 0 };
+  const add = (counts: RunCounts): RunCounts => ({
     sent: total.sent + counts.sent,
     delivered: total.delivered + counts.delivered,
     failed: total.failed + counts.failed,

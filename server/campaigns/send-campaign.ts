@@ -6,7 +6,7 @@ import { createSiteCampaign } from './owner-campaigns.ts';
 import { ServerError } from '../errors.ts';
 import { redactedDatabaseUrl } from '../db/database-url.ts';
 import type { CampaignProgress } from './campaign-sender.ts';
-import type { CampaignCounts } from './campaign-runner.ts';
+import type { RunCounts } from './campaign-runner.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { siteNamed, type HostedSite } from '../sites.ts';
 import { readVapidKeyFile, type VapidKeyPair } from '../push/vapid-keys.ts';
@@ -47,7 +47,7 @@ export interface SendCampaignOptions {
   stateDir?: string;
   /** Called once the campaign exists, before sending. */
   onCreated?(campaign: { campaignId: string; recipients: number; site: HostedSite }): void;
-  onProgress?(counts: CampaignCounts): void;
+  onProgress?(counts: RunCounts): void;
   /** Push service origins allowed beside none other (`--push-services`); default PUSHKIT_PUSH_SERVICES, else the known ones. */
   pushServices?: string | readonly string[];
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCampaign, type CampaignCounts } from '../../server/campaigns/campaign-runner.js';
+import { runCampaign, type RunCounts } from '../../server/campaigns/campaign-runner.js';
 import { InMemoryDeliveryStore } from '../../server/campaigns/delivery-store.js';
 import { PushServiceAllowlist } from '../../server/push/push-services.ts';
 import { closePushConnections, sendPush, type SendPushOptions } from '../../server/push/send.js';
@@ -76,7 +76,7 @@ describe('runCampaign', () => {
     service.answer('/mixed/throttled', { status: 429, retryAfter: '1', times: 1 });
     service.answer('/mixed/broken', { status: 500 });
     const store = campaign('mixed', ['/mixed/ok', '/mixed/gone', '/mixed/throttled', '/mixed/broken']);
-    const progress: CampaignCounts[] = [];
+    const progress: RunCounts[] = [];
     const counts = await runCampaign(store, 'mixed', {
       ...options,
       maxAttempts: 3,

@@ -14,6 +14,11 @@ import { freePort } from '../support/ports.ts';
 import { startProviderHarness } from '../support/provider-harness.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/push-kit.js', import.meta.url));
+/**
+ * Several tests run the CLI ten times or so, one after the other: each run starts Node, tsx and often the
+ * embedded database (1 to 3 s on a busy 2-core machine), so the default 30 s per test was met under load.
+ */
+const CLI_RUNS_TIMEOUT_MS = 120_000;
 const ORIGIN = 'https://letters.example';
 let project: string;
 let service: FakePushService;
@@ -73,7 +78,7 @@ function runCli(args: string[]): Promise<{ status: number | null; stdout: string
   });
 }
 
-describe('push-kit send', () => {
+describe('push-kit send', { timeout: CLI_RUNS_TIMEOUT_MS }, () => {
   it('sends from the embedded database and prints the final counts', async () => {
     const run = await runCli([
       'send',

@@ -7,7 +7,6 @@
 //   PUT    /api/v1/sites/:name/subscribers/:id/dimensions
 //   GET    /api/v1/sites/:name/subscriber-health        subscribers at risk and expiries per day
 import type { FastifyInstance } from 'fastify';
-import { ServerError } from '../errors.ts';
 import { ownedSite } from '../http/owner-auth.ts';
 import { SITE_PARAMS } from '../http/params.ts';
 import { DELETED_REPLY, STORED_REPLY } from '../http/reply-schemas.ts';
@@ -25,7 +24,8 @@ import {
   subscriberListQuery,
   subscriberParams,
 } from './schemas.ts';
-import { countSubscribers, deleteSubscriber, exportSubscriber, listSubscribers, setDimensions } from './subscriber-records.ts';
+import { countSubscribers, listSubscribers, setDimensions } from './subscriber-records.ts';
+import { eraseSubscriber, subscriberRecord } from './owner-subscribers.ts';
 import { subscriberHealth } from './subscriber-health.ts';
 import type { SubscriberExportFile } from '../../contract/owner-api.ts';
 
@@ -54,11 +54,7 @@ export async function subscriberRoutes(fastify: FastifyInstance, { db }: RouteCo
     '/api/v1/sites/:name/subscribers/:id',
     { schema: { params: subscriberParams, response: { 200: SUBSCRIBER_REPLY } } },
     async (request) => {
-      const site = ownedSite(request);
-      const { id } = request.params;
-      const exported = await exportSubscriber(db, site.hash, id);
-      if (!exported) throw new ServerError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
-      return { status: 'success' as const, ...exported };
+      return { status: 'success' as const, ...(await subscriberRecord(db, ownedSite(request), request.params.id)) };
     },
   );
 
@@ -67,8 +63,7 @@ export async function subscriberRoutes(fastify: FastifyInstance, { db }: RouteCo
   app.get('/api/v1/sites/:name/subscribers/:id/export', { schema: { params: subscriberParams } }, async (request, reply) => {
     const site = ownedSite(request);
     const { id } = request.params;
-    const exported = await exportSubscriber(db, site.hash, id);
-    if (!exported) throw new ServerError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
+    const exported = await subscriberRecord(db, site, id);
     const file: SubscriberExportFile = { site: site.name, exportedAt: new Date().toISOString(), ...exported };
     return reply
       .type('application/json; charset=utf-8')
@@ -81,9 +76,8 @@ export async function subscriberRoutes(fastify: FastifyInstance, { db }: RouteCo
     '/api/v1/sites/:name/subscribers/:id',
     { schema: { params: subscriberParams, response: { 200: DELETED_REPLY } } },
     async (request) => {
-      const site = ownedSite(request);
       const { id } = request.params;
-      if (!(await deleteSubscriber(db, site.hash, id))) throw new ServerError('E_SUBSCRIBER_UNKNOWN', { param: 'id', id, site: site.name });
+      await eraseSubscriber(db, ownedSite(request), id);
       return { status: 'success' as const, deleted: id };
     },
   );

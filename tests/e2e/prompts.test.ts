@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_PATH, OFFLINE_FLAGS } from '../support/browser.ts';
 import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStacks, type Stack } from '../support/stack.ts';
 import { subscribeThroughApi } from '../support/subscribe.ts';
 
 const ARTIFACTS = join(process.cwd(), 'tests/artifacts/prompts');
@@ -55,11 +55,14 @@ beforeAll(async () => {
     });
     browsers[name] = { context, profileDir };
   };
-  [chickletSite, modalSite] = await Promise.all([
-    startStack({ overrides: NO_AUTO_PROMPT }),
-    startStack({
-      overrides: { ...NO_AUTO_PROMPT, pcBranding: 1, isNativeOptin: 1, style: { brandingType: 'custom', brandingText: CUSTOM_BRANDING } },
-    }),
+  // the two sites (each its own build and origin) on one provider
+  [[chickletSite, modalSite]] = await Promise.all([
+    startStacks([
+      { overrides: NO_AUTO_PROMPT },
+      {
+        overrides: { ...NO_AUTO_PROMPT, pcBranding: 1, isNativeOptin: 1, style: { brandingType: 'custom', brandingText: CUSTOM_BRANDING } },
+      },
+    ]) as Promise<[Stack, Stack]>,
     launch('desktop'),
     launch('mobile'),
   ]);

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TEXTS } from '../../config/default-texts.ts';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStacks, type Stack } from '../support/stack.ts';
 import { subscribeThroughApi } from '../support/subscribe.ts';
 
 const SAFARI_15 = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/15.6 Safari/605.1.15';
@@ -34,17 +34,20 @@ let browser: TestBrowser;
 beforeAll(async () => {
   gcm = await startFakeGcm();
   const triggers = { when: 'delay', delaySeconds: 1 };
-  [ios, plain, browser] = await Promise.all([
-    startStack({
-      overrides: {
-        safariWebsitePushId: WEBSITE_PUSH_ID,
-        safariWebServiceUrl: WEB_SERVICE_URL,
-        iosHomeScreen: { enabled: true },
-        pageClickTrackingConcent: false,
-        triggers,
+  // the two sites (each its own build and origin) on one provider
+  [[ios, plain], browser] = await Promise.all([
+    startStacks([
+      {
+        overrides: {
+          safariWebsitePushId: WEBSITE_PUSH_ID,
+          safariWebServiceUrl: WEB_SERVICE_URL,
+          iosHomeScreen: { enabled: true },
+          pageClickTrackingConcent: false,
+          triggers,
+        },
       },
-    }),
-    startStack({ overrides: { pageClickTrackingConcent: false, triggers } }),
+      { overrides: { pageClickTrackingConcent: false, triggers } },
+    ]) as Promise<[Stack, Stack]>,
     launchPersistentChromium(gcm.chromiumArgs),
   ]);
 });
@@ -259,7 +262,7 @@ describe('iOS home-screen web apps', () => {
     await resetOrigin(plain);
     const page = await pageAs(IPHONE_SAFARI);
     expect(await promptsAfterTriggers(page, plain)).toBe(0);
-    const pushJs = (name: Stack) => readFile(join(name.distDir, 'calligraphy', 'push.js'), 'utf8');
+    const pushJs = (stack: Stack) => readFile(join(stack.site.builtDir, 'push.js'), 'utf8');
     expect(await pushJs(plain)).not.toContain('homeScreen');
     expect(await pushJs(ios)).toContain('homeScreen');
     await page.close();

@@ -7,17 +7,25 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import { offerShown } from '../support/offer.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStacks, type Stack } from '../support/stack.ts';
+
+const PERSISTS = ['page', 'session', 'always'] as const;
 
 let browser: TestBrowser;
-const stacks: Stack[] = [];
+/** One site (its own build and origin) per persist value, all on one provider. */
+const stacks = {} as Record<(typeof PERSISTS)[number], Stack>;
 
 beforeAll(async () => {
-  browser = await launchPersistentChromium();
+  const [launched, started] = await Promise.all([
+    launchPersistentChromium(),
+    startStacks(PERSISTS.map((persist) => ({ overrides: { triggers: { when: 'click', clickSelector: '#subscribe-button', persist } } }))),
+  ]);
+  browser = launched;
+  PERSISTS.forEach((persist, index) => (stacks[persist] = started[index]!));
 });
 afterAll(async () => {
   await browser?.close();
-  for (const stack of stacks) await stack.close();
+  for (const stack of Object.values(stacks)) await stack.close();
 });
 
 /** Whether the offer was shown on a view of the site within `watchMs`, the page untouched. */
@@ -40,8 +48,7 @@ describe('trigger events persisted for the session or longer, through the built 
     ['always', true, true],
   ] as const) {
     it(`persist ${persist}: a click counts on the next view ${nextView ? 'too' : 'no more'}, in a new session ${nextSession ? 'too' : 'no more'}`, async () => {
-      const stack = await startStack({ overrides: { triggers: { when: 'click', clickSelector: '#subscribe-button', persist } } });
-      stacks.push(stack);
+      const stack = stacks[persist];
       const first = await offered(stack, 1000);
       expect(first.shown, 'nothing before the click').toBe(false);
       await first.page.locator('#subscribe-button').click();

@@ -7,24 +7,47 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import { offerShown as offerShownIn } from '../support/offer.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStacks, type Stack } from '../support/stack.ts';
+
+const HOSTILE = `<img src=x onerror="window.__pwned=1"> & "quotes" </div><script>window.__pwned=2</script>`;
+/** The variants of the site the tests look at, each its own build and origin, all on one provider. */
+const SITES = {
+  minimums: { triggers: { when: 'delay', delaySeconds: 0 } },
+  patterns: {
+    includeUrls: ['/', '/submissions*', '/checkouts/*'],
+    excludeUrls: ['/checkouts/*'],
+    // section 5: every and/or of a trigger expression is read as or
+    triggers: { when: 'delay and scroll', delaySeconds: 0, scroll: { percent: 90 } },
+  },
+  hostileTexts: {
+    triggers: { when: 'delay', delaySeconds: 0 },
+    pcBranding: 1,
+    isNativeOptin: 1,
+    texts: { offer: `Offer ${HOSTILE}`, noButton: 'No <b>thanks</b>' },
+    style: { brandingType: 'custom', brandingText: `Brand ${HOSTILE}` },
+  },
+  onLoad: { triggers: { when: 'load' } },
+  onMousedown: { triggers: { when: 'mousedown', mousedownSelector: '#subscribe-button' } },
+  inactive: { isInactive: true, triggers: { when: 'delay', delaySeconds: 0 } },
+  chickletBranding: { triggers: { when: 'delay', delaySeconds: 0 }, pcBranding: 1, isNativeOptin: 0 },
+};
 
 let browser: TestBrowser;
-const stacks: Stack[] = [];
+const stacks = {} as Record<keyof typeof SITES, Stack>;
 
 beforeAll(async () => {
-  browser = await launchPersistentChromium();
+  const names = Object.keys(SITES) as (keyof typeof SITES)[];
+  const [launched, started] = await Promise.all([
+    launchPersistentChromium(),
+    startStacks(names.map((name) => ({ overrides: SITES[name] }))),
+  ]);
+  browser = launched;
+  names.forEach((name, index) => (stacks[name] = started[index]!));
 });
 afterAll(async () => {
   await browser?.close();
-  for (const stack of stacks) await stack.close();
+  for (const stack of Object.values(stacks)) await stack.close();
 });
-
-async function stackWith(overrides: Record<string, unknown>): Promise<Stack> {
-  const stack = await startStack({ overrides });
-  stacks.push(stack);
-  return stack;
-}
 
 /** Runs `each` on every item, at most `size` at once. */
 async function inBatches<T>(items: T[], size: number, each: (item: T) => Promise<void>): Promise<void> {
@@ -63,7 +86,7 @@ const BROWSERS: [string, string, boolean][] = [
 
 describe('whether and when the built push.js offers the subscription', () => {
   it('each browser minimum of section 1 is offered the default text; the version below it is offered nothing', async () => {
-    const stack = await stackWith({ triggers: { when: 'delay', delaySeconds: 0 } });
+    const stack = stacks.minimums;
     const offered: Record<string, boolean> = {};
     // each browser in a page of its own, a few at a time (the watch is real time: one after another, 8 s of it)
     await inBatches(BROWSERS, 4, async ([browser, userAgent, expected]) => {
@@ -88,12 +111,7 @@ describe('whether and when the built push.js offers the subscription', () => {
   });
 
   it('include and exclude patterns decide the pages; a trigger expression with "and" fires on either side', async () => {
-    const stack = await stackWith({
-      includeUrls: ['/', '/submissions*', '/checkouts/*'],
-      excludeUrls: ['/checkouts/*'],
-      // section 5: every and/or of a trigger expression is read as or
-      triggers: { when: 'delay and scroll', delaySeconds: 0, scroll: { percent: 90 } },
-    });
+    const stack = stacks.patterns;
     const seen: Record<string, boolean> = {};
     const pages: [string, boolean][] = [
       ['/', true],
@@ -110,19 +128,12 @@ describe('whether and when the built push.js offers the subscription', () => {
   });
 
   it("config text is shown as text: markup in the offer, the buttons and the branding never becomes the page's", async () => {
-    const hostile = `<img src=x onerror="window.__pwned=1"> & "quotes" </div><script>window.__pwned=2</script>`;
-    const stack = await stackWith({
-      triggers: { when: 'delay', delaySeconds: 0 },
-      pcBranding: 1,
-      isNativeOptin: 1,
-      texts: { offer: `Offer ${hostile}`, noButton: 'No <b>thanks</b>' },
-      style: { brandingType: 'custom', brandingText: `Brand ${hostile}` },
-    });
+    const stack = stacks.hostileTexts;
     const { page, shownAt } = await offerShown(`${stack.siteUrl}/`, 5000);
     expect(shownAt).not.toBeNull();
     const shown = (await page.locator('[data-pk]:visible').allTextContents()).join(' ');
-    expect(shown).toContain(`Offer ${hostile}`);
-    expect(shown).toContain(`Brand ${hostile}`);
+    expect(shown).toContain(`Offer ${HOSTILE}`);
+    expect(shown).toContain(`Brand ${HOSTILE}`);
     expect(shown).toContain('No <b>thanks</b>');
     expect(await page.locator('[data-pk] img[src="x"], [data-pk] script, [data-pk] b').count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
@@ -130,14 +141,14 @@ describe('whether and when the built push.js offers the subscription', () => {
   });
 
   it('the load trigger offers as the page loads; the mousedown trigger only on a mousedown on its selector', async () => {
-    const onLoad = await stackWith({ triggers: { when: 'load' } });
+    const onLoad = stacks.onLoad;
     const loaded = await offerShown(`${onLoad.siteUrl}/`, 5000);
     const loadedAt = await loaded.page.evaluate(() => performance.getEntriesByType('navigation')[0]!.toJSON().loadEventEnd as number);
     expect(loaded.shownAt).not.toBeNull();
     expect(loaded.shownAt! - loadedAt).toBeLessThan(1000);
     await loaded.page.close();
 
-    const onMousedown = await stackWith({ triggers: { when: 'mousedown', mousedownSelector: '#subscribe-button' } });
+    const onMousedown = stacks.onMousedown;
     const { page, shownAt } = await offerShown(`${onMousedown.siteUrl}/`, 1500);
     expect(shownAt).toBeNull();
     await page.mouse.move(5, 5);
@@ -154,7 +165,7 @@ describe('whether and when the built push.js offers the subscription', () => {
   });
 
   it('isInactive: push.js leaves the page alone (the queue untouched, no prompt, no call to the provider)', async () => {
-    const stack = await stackWith({ isInactive: true, triggers: { when: 'delay', delaySeconds: 0 } });
+    const stack = stacks.inactive;
     const page = await browser.context.newPage();
     const toProvider: string[] = [];
     page.on('request', (request) => {
@@ -170,7 +181,7 @@ describe('whether and when the built push.js offers the subscription', () => {
   });
 
   it('pcBranding 1 with isNativeOptin 0: no branding modal; the chicklet offers instead', async () => {
-    const stack = await stackWith({ triggers: { when: 'delay', delaySeconds: 0 }, pcBranding: 1, isNativeOptin: 0 });
+    const stack = stacks.chickletBranding;
     const { page, shownAt } = await offerShown(`${stack.siteUrl}/`, 5000);
     expect(shownAt).not.toBeNull();
     expect(await page.locator('[data-pk]:visible').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-pk')))).toEqual([

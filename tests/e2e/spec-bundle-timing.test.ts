@@ -14,7 +14,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_PRODUCTS } from '../../cli/dev/example-site-server.ts';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStacks, type Stack } from '../support/stack.ts';
 
 let browser: TestBrowser;
 let minimal: Stack;
@@ -39,13 +39,16 @@ beforeAll(async () => {
     }),
   );
   const shop = { isShopifyConnectedAccount: true, segmentations: [], pageClickTrackingConcent: false };
-  [browser, minimal, interval, leave, cartShop, orderShop] = await Promise.all([
+  // five sites (each its own build and origin) on one provider
+  [browser, [minimal, interval, leave, cartShop, orderShop]] = await Promise.all([
     launchPersistentChromium(),
-    startStack({ configFile }),
-    startStack({ overrides: { triggers: { when: 'interval', intervalSeconds: 3 } } }),
-    startStack({ overrides: { triggers: { when: 'leaveIntent' }, pcBranding: 1, isNativeOptin: 1 } }),
-    startStack({ overrides: { ...shop, triggers: { when: 'ecom.add_cart' } } }),
-    startStack({ overrides: { ...shop, excludeUrls: [], triggers: { when: 'ecom.order' } } }),
+    startStacks([
+      { configFile },
+      { overrides: { triggers: { when: 'interval', intervalSeconds: 3 } } },
+      { overrides: { triggers: { when: 'leaveIntent' }, pcBranding: 1, isNativeOptin: 1 } },
+      { overrides: { ...shop, triggers: { when: 'ecom.add_cart' } } },
+      { overrides: { ...shop, excludeUrls: [], triggers: { when: 'ecom.order' } } },
+    ]) as Promise<[Stack, Stack, Stack, Stack, Stack]>,
   ]);
   // The clock lives as long as the context: installed once, paused (and moved by runFor) per test.
   await browser.context.clock.install();

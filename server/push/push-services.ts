@@ -37,8 +37,16 @@ for (const [network, prefix] of [
 ] as const) {
   PRIVATE_ADDRESSES.addSubnet(network, prefix, 'ipv4');
 }
+// An IPv6 form of an IPv4 address reaches that address (or a gateway's network) without being one: the
+// IPv4-compatible ::/96 (also :: and ::1), IPv4-translated, NAT64, 6to4 and Teredo are refused whole; an
+// IPv4-mapped ::ffff:0:0/96 is judged by its IPv4 (BlockList reads the dotted and the hex form alike).
 for (const [network, prefix] of [
-  ['::', 127],
+  ['::', 96],
+  ['::ffff:0:0:0', 96],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['2001::', 32],
+  ['2002::', 16],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
@@ -46,7 +54,7 @@ for (const [network, prefix] of [
   PRIVATE_ADDRESSES.addSubnet(network, prefix, 'ipv6');
 }
 
-/** Loopback, private, link-local, shared, multicast or unspecified (IPv4-mapped IPv6 addresses as their IPv4). */
+/** Loopback, private, link-local, shared, multicast, unspecified, or an IPv6 form of IPv4 (mapped ones as their IPv4). */
 export function isPrivateAddress(address: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
   if (mapped) return PRIVATE_ADDRESSES.check(mapped, 'ipv4');

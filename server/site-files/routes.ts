@@ -19,6 +19,8 @@ const STYLESHEET_PATH = 'http-v4/css/pc-iframe.css';
 
 const pageParams = z.object({ hash: siteHash });
 const workerParams = z.object({ hash: siteHash, worker: z.enum(['sw.js', 'sw-firefox.js']) });
+// The child window is opened as a popup, never framed: a page framing it could overlay its consent flow.
+const NO_FRAMING = { 'content-security-policy': "frame-ancestors 'none'", 'x-frame-options': 'DENY' };
 const HEALTH_REPLY = successReply({ database: z.enum(['embedded', 'postgres']), sites: z.int() });
 
 /** Where a site's child window lives: its own origin, or (none configured) any host that is no site's own. */
@@ -47,7 +49,7 @@ export async function siteFileRoutes(fastify: FastifyInstance, { db, registry }:
     requireChildWindowHost(request, registry, site);
     const page = await readBuiltFile(site, 'child-window.html');
     if (!page) throw new ServerError('E_SITE_NOT_BUILT', { site: site.name, file: 'child window', config: site.file });
-    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
+    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').headers(NO_FRAMING).send(page);
   });
 
   // Chromium and Firefox workers; the scope is the folder of the script, so no Service-Worker-Allowed header.

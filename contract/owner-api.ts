@@ -173,6 +173,10 @@ export interface CampaignCounts {
   shown: number;
   clicked: number;
   closed: number;
+  /** The reports behind shown, clicked and closed that carried the delivery's click token ... */
+  reportsWithToken: number;
+  /** ... and those that proved the subscriber by its push subscription alone (a message without a token). */
+  reportsWithEndpoint: number;
   /** clicked / delivered, or null before anything was delivered. */
   clickRate: number | null;
   /** Shop orders of subscribers who clicked, within the site's conversionWindowHours after their click. */

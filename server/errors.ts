@@ -74,6 +74,14 @@ export const SERVER_ERRORS = {
     403,
     () => 'endpoint: without a click token, the push subscription of a subscriber this campaign was sent to is required',
   ),
+  E_NOTIFICATION_NOT_DELIVERED: entry<{ campaignId: string }>(
+    403,
+    ({ campaignId }) => `campaignId: the push service has not taken campaign ${campaignId}'s message to this subscriber; nothing to report`,
+  ),
+  E_NOTIFICATION_REPORT_LATE: entry<{ campaignId: string }>(
+    403,
+    ({ campaignId }) => `campaignId: campaign ${campaignId}'s message to this subscriber is past its TTL; a report no longer counts`,
+  ),
   E_CAMPAIGN_NOT_CANCELLABLE: entry<{ id: string; status: string }>(
     409,
     ({ id, status }) => `id: campaign ${id} is ${status}; only a scheduled or sending campaign can be cancelled`,

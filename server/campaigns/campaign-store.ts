@@ -147,6 +147,8 @@ interface CampaignRow {
   shown: string;
   clicked: string;
   closed: string;
+  reports_with_token: string;
+  reports_with_endpoint: string;
   conversions: string;
 }
 
@@ -163,6 +165,8 @@ const CAMPAIGN_SELECT = `
     (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'shown') AS shown,
     (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'clicked') AS clicked,
     (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'closed') AS closed,
+    (SELECT count(*) FROM events e WHERE e.campaign_id = c.id AND e.kind IN ('shown', 'clicked', 'closed') AND e.detail->>'proof' = 'token') AS reports_with_token,
+    (SELECT count(*) FROM events e WHERE e.campaign_id = c.id AND e.kind IN ('shown', 'clicked', 'closed') AND e.detail->>'proof' = 'endpoint') AS reports_with_endpoint,
     (SELECT count(DISTINCT o.order_id) FROM shop_orders o
        JOIN (SELECT e.subscriber_id, min(e.created_at) AS clicked_at FROM events e
              WHERE e.campaign_id = c.id AND e.kind = 'clicked' AND e.subscriber_id IS NOT NULL GROUP BY e.subscriber_id) k
@@ -213,6 +217,8 @@ function summary(row: CampaignRow): Campaign {
     shown: Number(row.shown),
     clicked: Number(row.clicked),
     closed: Number(row.closed),
+    reportsWithToken: Number(row.reports_with_token),
+    reportsWithEndpoint: Number(row.reports_with_endpoint),
     // of the subscribers the push service took it for, the share who clicked
     clickRate: delivered > 0 ? Number(row.clicked) / delivered : null,
     conversions: Number(row.conversions),

@@ -1,5 +1,6 @@
 // POST /notificationEvent: the service worker reports a notification shown, clicked or closed. A report counts
-// only with proof that it comes from the subscriber: its delivery's click token, or else its push subscription.
+// only with proof that it comes from the subscriber (its delivery's click token, or else its push subscription),
+// and only for a delivery the push service took, within its TTL (delivered-report.ts).
 // The body is JSON; a navigator.sendBeacon body arrives as text/plain and is read the same way.
 import { ServerError } from '../errors.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -11,6 +12,7 @@ import { sendReply } from '../http/reply.ts';
 import { requireOrigin } from '../http/site-access.ts';
 import type { RouteContext } from '../http/route-context.ts';
 import type { Queryable } from '../db/database.ts';
+import { requireDeliveredReport } from './delivered-report.ts';
 import { CAMPAIGN_ID_PATTERN, CLICK_TOKEN_PATTERN, CLICK_TOKEN_RULE } from '../../contract/ids.ts';
 import { clickTokenMatches, deliveryIdOf } from './click-token.ts';
 import { NOTIFICATION_EVENTS, type NotificationEventReport } from '../../contract/notification-event.ts';
@@ -82,6 +84,7 @@ export async function notificationEventRoute(fastify: FastifyInstance, { db, reg
       const site = registry.require(params.hash, 'hash');
       requireOrigin(request, site);
       let delivery: { campaignId: string; subscriberId: string };
+      const proof = params.click ? 'token' : 'endpoint';
       if (params.click) {
         delivery = await deliveryOfToken(db, site.hash, params.click);
         if (params.campaignId !== undefined && params.campaignId !== delivery.campaignId) throw new ServerError('E_CLICK_TOKEN_WRONG', {});
@@ -92,13 +95,14 @@ export async function notificationEventRoute(fastify: FastifyInstance, { db, reg
         if (campaign.rows.length === 0) throw new ServerError('E_CAMPAIGN_UNKNOWN', { param: 'campaignId', id: campaignId });
         delivery = { campaignId, subscriberId: await subscriberOfEndpoint(db, site.hash, campaignId, params.endpoint) };
       }
+      await requireDeliveredReport(db, delivery.campaignId, delivery.subscriberId);
       // Once per subscriber, campaign and kind: a report repeated (the worker and the landing page both report a
-      // click, a replayed request) adds no row.
+      // click, a replayed request) adds no row. The proof it came with is kept for the figures.
       await db.query(
-        `INSERT INTO events (site_hash, subscriber_id, campaign_id, kind)
-       SELECT $1, $2, $3, $4
+        `INSERT INTO events (site_hash, subscriber_id, campaign_id, kind, detail)
+       SELECT $1, $2, $3, $4, $5
        WHERE NOT EXISTS (SELECT 1 FROM events WHERE campaign_id = $3 AND subscriber_id = $2 AND kind = $4)`,
-        [site.hash, delivery.subscriberId, delivery.campaignId, params.event],
+        [site.hash, delivery.subscriberId, delivery.campaignId, params.event, JSON.stringify({ proof })],
       );
       return sendReply(request, reply, { status: 'success' });
     },

@@ -26,6 +26,8 @@ export const campaignCounts = fieldsOf<CampaignCounts>()({
   shown: z.int(),
   clicked: z.int(),
   closed: z.int(),
+  reportsWithToken: z.int(),
+  reportsWithEndpoint: z.int(),
   clickRate: z.number().nullable(),
   conversions: z.int(),
 });

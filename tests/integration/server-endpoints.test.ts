@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
 import { createCampaign } from '../../server/campaigns/campaign-store.ts';
+import { markDelivered } from '../support/deliveries.ts';
 import { databaseUnavailable, type Database } from '../../server/db/database.ts';
 import type { HostedSite } from '../../server/sites.ts';
 import { startProviderHarness, type ProviderHarness } from '../support/provider-harness.ts';
@@ -253,6 +254,7 @@ describe('/notificationEvent', () => {
       ttl: 60,
       urgency: 'normal',
     });
+    await markDelivered(db, campaignId);
     const report = (event: string, contentType = 'application/json') =>
       app.inject({
         method: 'POST',
@@ -281,6 +283,7 @@ describe('/notificationEvent', () => {
   it('counts a report without a click token only from a subscriber the campaign went to, once: forged ones count nothing', async () => {
     const { subscription } = await insertSubscriber(app);
     const { campaignId } = await createCampaign(db, site, { title: 'Inflated?', body: 'No', ttl: 60, urgency: 'normal' });
+    await markDelivered(db, campaignId);
     const later = await insertSubscriber(app);
     const report = (fields: Record<string, unknown>) =>
       app.inject({

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_ERRORS, type ServerErrorCode } from '../../server/errors.ts';
 import { BODY_LIMIT } from '../../server/http/app.ts';
 import { createCampaign } from '../../server/campaigns/campaign-store.ts';
+import { markDelivered } from '../support/deliveries.ts';
 import type { Database } from '../../server/db/database.ts';
 import { storeShopOrder } from '../../server/shop/shop-orders.ts';
 import { encodeQuery, requestOf, routeTable, type Fields, type Route, type RouteFixture } from '../support/route-table.ts';
@@ -71,6 +72,7 @@ beforeAll(async () => {
   });
   fixture.otherSubscriberId = otherSubscriber.json().subscriberId;
   fixture.campaignId = (await createCampaign(db, site, { title: 'Hello', body: 'World', ttl: 60, urgency: 'normal' })).campaignId;
+  await markDelivered(db, fixture.campaignId);
   await storeShopOrder(db, SITE_HASH, fixture.orderId, { total: 10, shipping: 0, tax: 0, discount: 0, items: [] });
 });
 afterAll(async () => {

@@ -263,4 +263,13 @@ export const MIGRATIONS: Migration[] = [
       `DROP INDEX deliveries_pending`,
     ],
   },
+  {
+    version: 13,
+    name: "an order's one-time read token",
+    statements: [
+      // The shop hands the buyer's order page a token the provider issued with the order; only its SHA-256 is
+      // kept, and it is cleared by the one read it allows (server/shop/order-reads.ts).
+      `ALTER TABLE shop_orders ADD COLUMN read_token_hash text`,
+    ],
+  },
 ];

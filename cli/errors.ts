@@ -49,6 +49,7 @@ const catalogue = {
     message: ({ database, reason, hint }: { database?: string; reason: string; hint?: string }) =>
       `cannot open the database${database === undefined ? '' : ` ${database}`}: ${reason}${hint === undefined ? '' : `\n  ${hint}`}`,
   },
+  E_STATE_NOT_PRIVATE: { exit: EXIT.ENVIRONMENT, message: fromProvider },
   E_LISTEN: {
     exit: EXIT.ENVIRONMENT,
     message: ({ address, reason }: { address: string; reason: string }) => `cannot listen on ${address}: ${reason}`,
@@ -105,6 +106,7 @@ const FROM_SERVER: Partial<Record<ServerErrorCode, { code: CliErrorCode; option?
   E_LISTEN: { code: 'E_LISTEN' },
   E_DATABASE_OPEN: { code: 'E_DATABASE' },
   E_DATABASE_IN_USE: { code: 'E_DATABASE' },
+  E_STATE_NOT_PRIVATE: { code: 'E_STATE_NOT_PRIVATE' },
   E_PUSH_SERVICES_SETTING: { code: 'E_ARGUMENT', option: 'push-services' },
   E_EVENT_RETENTION_SETTING: { code: 'E_ARGUMENT', option: 'event-retention-days' },
   E_SITE_NAME_UNKNOWN: { code: 'E_SITE', option: 'site' },

@@ -90,7 +90,6 @@ export const SERVER_ERRORS = {
     404,
     ({ param, id, site }) => `${param}: no campaign ${id} on ${onSite(site)}`,
   ),
-  E_ORDER_UNKNOWN: entry<{ orderId: string }>(404, ({ orderId }) => `orderId: no order ${orderId} on this site`),
 
   // The sync actions of spec section 4 (server/sync/subscription-sync.ts)
   E_SYNC_NO_SUBSCRIPTION: entry(400, () => 'subscription: an endpoint or a subscriptionId is required'),
@@ -167,6 +166,11 @@ export const SERVER_ERRORS = {
   E_EVENT_RETENTION_SETTING: entry<{ value: string }>(
     500,
     ({ value }) => `event retention: "${value}" is not a number of days (a whole number from 1 to 36500)`,
+  ),
+  E_STATE_NOT_PRIVATE: entry<{ path: string; mode: string; fix: string }>(
+    500,
+    ({ path, mode, fix }) =>
+      `${path} is open to other users of this machine (mode ${mode}) and holds the provider's keys or database; run ${fix}`,
   ),
   E_LISTEN: entry<{ host: string; port: number; reason: string }>(
     500,

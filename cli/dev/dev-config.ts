@@ -40,7 +40,7 @@ export function localDevConfig(raw: RawConfig, local: LocalUrls): RawConfig {
 
 /** Writes the dev copy as `.push-kit/dev/<name>.json`: the same base name, so the site keeps its name and keys. */
 export async function writeDevConfig(name: string, config: RawConfig): Promise<string> {
-  await mkdir(DEV_DIR, { recursive: true });
+  await mkdir(DEV_DIR, { recursive: true, mode: 0o700 });
   const file = join(DEV_DIR, `${name}.json`);
   await writeFile(file, `${JSON.stringify(config, null, 2)}\n`);
   return file;

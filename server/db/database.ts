@@ -8,6 +8,7 @@ import { ServerError } from '../errors.ts';
 import { initialiseEmbeddedDatabase } from './embedded-initdb.ts';
 import { lockEmbeddedDatabase } from './embedded-lock.ts';
 import { MIGRATIONS } from './migrations.ts';
+import { makePrivate } from './private-files.ts';
 
 export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
@@ -93,7 +94,7 @@ function embeddedStartParams(client: { defaultStartParams?: string[] }): string[
   return client.defaultStartParams ? [...client.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`] : undefined;
 }
 
-function embedded(client: PGlite, unlock: () => Promise<void>): Database {
+function embedded(client: PGlite, dataDir: string, unlock: () => Promise<void>): Database {
   const queued = turnByTurn();
   return {
     kind: 'embedded',
@@ -115,6 +116,9 @@ function embedded(client: PGlite, unlock: () => Promise<void>): Database {
     async close() {
       try {
         await queued(() => client.close());
+        // What PostgreSQL wrote with fopen while running (pg_internal.init) and at shutdown (pg_stat/) has the umask's
+        // modes; the folder's 0700 already shuts others out, so a failure here does not fail the close.
+        await makePrivate(dataDir).catch(() => undefined);
       } finally {
         await unlock();
       }
@@ -193,13 +197,14 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     pool.on('error', () => undefined);
     db = server(pool);
   } else {
-    await mkdir(options.dataDir, { recursive: true });
+    // (the mode applies to every folder this creates, the state folder included)
+    await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
     const unlock = await lockEmbeddedDatabase(options.dataDir);
     try {
       const { PGlite: EmbeddedPostgres } = await import('@electric-sql/pglite');
       const startParams = embeddedStartParams(EmbeddedPostgres);
       await initialiseEmbeddedDatabase(options.dataDir, startParams);
-      db = embedded(await EmbeddedPostgres.create(options.dataDir, { startParams }), unlock);
+      db = embedded(await EmbeddedPostgres.create(options.dataDir, { startParams }), options.dataDir, unlock);
     } catch (error) {
       await unlock();
       throw error;
@@ -211,6 +216,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       // Only one process at a time opens the embedded database: a claim found here is of a process that is
       // gone (killed, crashed), so its deliveries are sent by the next runner now, not after the lease.
       await db.query(`UPDATE deliveries SET claimed_at = NULL WHERE status = 'pending' AND claimed_at IS NOT NULL`);
+      // files of a database made before its modes were narrowed, and those PostgreSQL wrote while starting
+      await makePrivate(options.dataDir);
     }
   } catch (error) {
     await db.close().catch(() => undefined);

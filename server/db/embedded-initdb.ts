@@ -4,7 +4,8 @@
 // and PGlite version in a short-lived child process, into a template folder in the user's cache
 // (`$PUSHKIT_CACHE_DIR`, else `$XDG_CACHE_HOME/push-kit`, else `~/.cache/push-kit`); a new database is a copy of
 // it. Folders are built beside their place and renamed into it only once complete, so a start killed half-way
-// leaves no half-made template or database behind.
+// leaves no half-made template or database behind. PGlite writes the template with the umask's modes (0755/0666
+// files), so a template and a new database are made private (private-files.ts) before they are renamed into place.
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { cp, mkdir, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { makePrivate } from './private-files.ts';
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);
@@ -85,6 +87,7 @@ async function template(startParams: string[] | undefined): Promise<string> {
   const building = `${folder}.${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     await initdb(building, startParams);
+    await makePrivate(building);
     // another process may have finished the same template first: then its copy is as good as ours
     await rename(building, folder).catch(async (error: unknown) => {
       if (!(await isFolder(folder))) throw error;
@@ -108,6 +111,8 @@ export async function initialiseEmbeddedDatabase(dataDir: string, startParams: s
     const made = await template(startParams).catch(() => undefined);
     if (made) await cp(made, building, { recursive: true });
     else await initdb(building, startParams);
+    // a template made before its modes were narrowed is still 0755/0666, and cp keeps modes
+    await makePrivate(building);
     // The data folder is empty (checked above) and its lock is ours.
     await rmdir(dataDir);
     await rename(building, dataDir);

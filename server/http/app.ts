@@ -24,7 +24,8 @@ import { statsRoutes } from '../stats/index.ts';
 import { subscriberRoutes } from '../subscribers/index.ts';
 import { syncRoute } from '../sync/index.ts';
 import { visitorDataRoutes } from '../visitors/index.ts';
-import type { TrustProxy } from './trust-proxy.ts';
+import { isTrustedProxy, type TrustProxy } from './trust-proxy.ts';
+import { capConnectionsPerAddress, DEFAULT_CONNECTION_LIMITS, timeoutCheckIntervalMs, type ConnectionLimits } from './connection-limit.ts';
 import { serializerCompiler, validatorCompiler } from './route-schemas.ts';
 import { systemClock, type Clock } from '../clock.ts';
 
@@ -46,9 +47,16 @@ export interface CreateAppOptions {
   pushServices?: PushServiceAllowlist;
   /** The time automated messages are scheduled by; default the system clock. */
   clock?: Clock;
+  /** Request and idle timeouts and the cap on one address's open connections; default DEFAULT_CONNECTION_LIMITS. */
+  connectionLimits?: Partial<ConnectionLimits>;
 }
 
 export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
+  const limits: ConnectionLimits = {
+    requestTimeoutMs: options.connectionLimits?.requestTimeoutMs ?? DEFAULT_CONNECTION_LIMITS.requestTimeoutMs,
+    connectionTimeoutMs: options.connectionLimits?.connectionTimeoutMs ?? DEFAULT_CONNECTION_LIMITS.connectionTimeoutMs,
+    maxConnectionsPerAddress: options.connectionLimits?.maxConnectionsPerAddress ?? DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress,
+  };
   // maxParamLength: a path id longer than fastify's 100 would get its own 414 before the route names it
   const app = Fastify({
     logger: options.logger ?? false,
@@ -56,7 +64,15 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     return503OnClosing: true,
     trustProxy: options.trustProxy ?? false,
     routerOptions: { maxParamLength: 256 },
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.connectionTimeoutMs,
+    http: {
+      connectionsCheckingInterval: timeoutCheckIntervalMs(limits.requestTimeoutMs),
+      // Node (20) lets a body trickle past the request timeout while the headers timeout is the longer of the two
+      ...(limits.requestTimeoutMs > 0 ? { headersTimeout: Math.min(60_000, limits.requestTimeoutMs) } : {}),
+    },
   });
+  capConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress, isTrustedProxy(options.trustProxy));
   const context: RouteContext = {
     db: options.db,
     registry: new SiteRegistry(options.sites),

@@ -60,6 +60,12 @@ export async function main(argv: string[]): Promise<number> {
       'days events are kept, pruned at start and daily (default 180; also PUSHKIT_EVENT_RETENTION_DAYS)',
     )
     .option('--workers <n>', 'provider processes sharing the port (default 1; more than one needs PostgreSQL)')
+    .option('--request-timeout-ms <ms>', 'time a client has to send a whole request, body included (default 30000; 0: none)')
+    .option('--connection-timeout-ms <ms>', 'time a connection may stay silent (default 10000; 0: none)')
+    .option(
+      '--max-connections-per-address <n>',
+      'connections one client address (IPv6: its /64) may hold open; trusted proxies are exempt (default 64; 0: no cap)',
+    )
     .action(async (options) => setExit(await (await import('./commands/serve.ts')).runServe(options)));
 
   program

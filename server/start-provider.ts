@@ -16,6 +16,7 @@ import { embeddedDatabaseDir, STATE_DIR } from './state-paths.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { redactedDatabaseUrl } from './db/database-url.ts';
 import { ensureOwnerKey, ownerKeyHashFromInit } from './http/owner-keys.ts';
+import { requirePrivateState } from './state-privacy.ts';
 
 export interface StartProviderOptions {
   /** Site config files or globs (`site-configs/*.json`) to host; or `sites`, already loaded. */
@@ -36,6 +37,12 @@ export interface StartProviderOptions {
   rateLimit?: CreateAppOptions['rateLimit'];
   /** Proxies trusted to name the client (`--trust-proxy`): true, or proxy addresses/CIDRs; default none. */
   trustProxy?: CreateAppOptions['trustProxy'];
+  /** Milliseconds a client has to send a whole request (headers and body); default 30 000. */
+  requestTimeoutMs?: number;
+  /** Milliseconds a connection may stay silent; default 10 000. */
+  connectionTimeoutMs?: number;
+  /** Connections one client address (an IPv6 /64) may hold open; default 64; 0: no cap. Trusted proxies are not capped. */
+  maxConnectionsPerAddress?: number;
   logger?: boolean;
   /** Options of the campaign sender (a test's push service certificate, concurrency, where it logs). */
   campaigns?: Omit<CampaignQueueOptions, 'pushServices'>;
@@ -105,6 +112,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
   const host = options.host ?? '127.0.0.1';
   const sites = await hostedSites(options);
   const dataDir = embeddedDatabaseDir(stateDir);
+  await requirePrivateState(stateDir);
   const db = await openProviderDatabase(options.database, dataDir);
   // fastify, the routes and the sender load when a provider starts, not with the package's entry.
   const [{ createApp }, { CampaignQueue }, { AutomationRunner }, { closePushConnections }] = await Promise.all([
@@ -137,6 +145,11 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
       rateLimit: options.rateLimit,
       trustProxy: options.trustProxy,
       logger: options.logger,
+      connectionLimits: {
+        requestTimeoutMs: options.requestTimeoutMs,
+        connectionTimeoutMs: options.connectionTimeoutMs,
+        maxConnectionsPerAddress: options.maxConnectionsPerAddress,
+      },
     });
     try {
       await app.listen({ port: options.port ?? 0, host });

@@ -21,6 +21,12 @@ export interface ServeOptions {
   eventRetentionDays?: string;
   /** Provider processes sharing the port (node:cluster); more than one needs PostgreSQL. */
   workers?: string;
+  /** Milliseconds a client has to send a whole request (default 30000; 0: none). */
+  requestTimeoutMs?: string;
+  /** Milliseconds a connection may stay silent (default 10000; 0: none). */
+  connectionTimeoutMs?: string;
+  /** Connections one client address may hold open (default 64; 0: no cap). */
+  maxConnectionsPerAddress?: string;
 }
 
 function portNumber(value: string): number {
@@ -28,6 +34,13 @@ function portNumber(value: string): number {
   if (!/^\d+$/.test(value) || port < 0 || port > 65535)
     throw cliError('E_ARGUMENT', { option: 'port', rule: `"${value}" is not a port number (0 to 65535)` });
   return port;
+}
+
+function countOption(option: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
+    throw cliError('E_ARGUMENT', { option, rule: `"${value}" is not a whole number (0 turns the limit off)` });
+  return Number(value);
 }
 
 function trustProxyOption(value: string | undefined): TrustProxy | undefined {
@@ -46,6 +59,9 @@ export async function runServe(options: ServeOptions): Promise<number> {
   const port = portNumber(options.port);
   const trustProxy = trustProxyOption(options.trustProxy ?? process.env.PUSHKIT_TRUST_PROXY);
   const database = options.database ?? (process.env.DATABASE_URL || undefined);
+  const requestTimeoutMs = countOption('request-timeout-ms', options.requestTimeoutMs);
+  const connectionTimeoutMs = countOption('connection-timeout-ms', options.connectionTimeoutMs);
+  const maxConnectionsPerAddress = countOption('max-connections-per-address', options.maxConnectionsPerAddress);
   const workers = workerCount(options.workers);
   requireSharedDatabase(workers, database);
   // Handlers first: a SIGTERM sent as soon as the ready line is read must stop the provider cleanly.
@@ -59,6 +75,9 @@ export async function runServe(options: ServeOptions): Promise<number> {
     host: options.host,
     database,
     trustProxy,
+    requestTimeoutMs,
+    connectionTimeoutMs,
+    maxConnectionsPerAddress,
     pushServices: options.pushServices,
     eventRetentionDays: options.eventRetentionDays,
     log: (line) => console.log(line),

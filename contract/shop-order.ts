@@ -22,7 +22,11 @@ export interface ShopOrder {
   items: ShopOrderItem[];
 }
 
-/** POST /api/v1/shopify/orders (JSON, with the owner key); answered `{status: "success", orderId}` with 201. */
+/**
+ * POST /api/v1/shopify/orders (JSON, with the owner key); answered `{status: "success", orderId, readToken}` with
+ * 201. The shop puts `readToken` on the buyer's order page (`<meta name="pushkit-order" content="...">`):
+ * push.js reads the order with it, once.
+ */
 export interface ShopOrderRequest {
   hash: string;
   orderId: string;
@@ -30,14 +34,26 @@ export interface ShopOrderRequest {
   /** The buyer's subscriber id (pushkit.getSubscriberId() at checkout), when the shop knows it: only that subscriber reads the order. */
   subscriberId?: string;
 }
-export type ShopOrderStoredReply = { status: 'success'; orderId: string };
+export type ShopOrderStoredReply = { status: 'success'; orderId: string; readToken: string };
+
+/** The meta tag of the buyer's order page that carries the order's read token. */
+export const ORDER_TOKEN_META = 'pushkit-order';
+export const ORDER_TOKEN_SELECTOR = '[name=pushkit-order]';
 
 /**
- * GET {sync server}/api/v1/shopify/getOrderDetails (JSON or JSONP). The details go only to a subscriber's
- * browser that shows its secret, and only to the subscriber the shop named, or else the first one that reads
- * them (the order is then theirs); any other caller gets the order id alone.
+ * GET {sync server}/api/v1/shopify/getOrderDetails (JSON or JSONP). The details go only to the subscriber the
+ * shop named (its browser showing its secret), or to the bearer of the order's read token, once (a subscriber who
+ * brings it becomes the order's buyer when the shop named none); any other caller gets the order id alone, and an
+ * unknown order answers the same.
  */
-export type OrderDetailsQuery = { hash: string; orderId: string; subscriberId?: string; subscriberSecret?: string; callback?: string };
+export type OrderDetailsQuery = {
+  hash: string;
+  orderId: string;
+  subscriberId?: string;
+  subscriberSecret?: string;
+  readToken?: string;
+  callback?: string;
+};
 export type OrderDetailsReply = {
   status: 'success';
   order: { orderId: string } & (

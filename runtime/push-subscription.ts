@@ -46,7 +46,8 @@ async function manifestSenderId(manifestUrl: string): Promise<string | undefined
   try {
     const manifest = (await Promise.race([
       fetch(manifestUrl).then((response) => response.json()),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('manifest timeout')), MANIFEST_TIMEOUT_MS))),
+      // a bare rejection: the catch below reads no reason
+      new Promise((_, reject) => (timer = setTimeout(reject, MANIFEST_TIMEOUT_MS))),
     ])) as { gcm_sender_id?: unknown } | null;
     const id = String((manifest && manifest.gcm_sender_id) || '');
     return /^\d+$/.test(id) ? id : undefined;

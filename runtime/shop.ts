@@ -4,7 +4,7 @@
 // opted out (docs/spec-silent-cases.md, "Shop and Safari"): neither /cart.js nor the order is read then.
 import type { QueryParams, RuntimeServices } from './services.ts';
 import { joinOnce } from './segments.ts';
-import type { OrderDetailsQuery } from '../contract/shop-order.ts';
+import { ORDER_TOKEN_SELECTOR, type OrderDetailsQuery } from '../contract/shop-order.ts';
 import type { CartEventForm } from '../contract/automations.ts';
 import type { CartEventData } from '../contract/shop-events.ts';
 import { CART_POSTED, ECOM_DATA } from './storage-keys.ts';
@@ -156,6 +156,7 @@ export function startShop(services: RuntimeServices): void {
 
   const orderId = (ORDER_PAGE.exec(location.pathname) || [])[1];
   if (orderId) {
+    const token = document.querySelector<HTMLMetaElement>(ORDER_TOKEN_SELECTOR);
     setTimeout(() => {
       if (!allowed()) return;
       services
@@ -164,6 +165,8 @@ export function startShop(services: RuntimeServices): void {
           orderId,
           subscriberId: services.subscriberId_(),
           subscriberSecret: services.secret_(),
+          // the one-time token the shop put on its buyer's order page (contract/shop-order.ts)
+          readToken: token ? token.content : undefined,
         } satisfies OrderDetailsQuery)
         .then((reply) => {
           if (reply) record('order', orderEventData(reply));

@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { ORDER_TOKEN_META } from '../../contract/shop-order.ts';
 
 const SNIPPET_MARKER = '<!--push-kit snippet-->';
 /** The bundle's files, served at their default paths and at the ones the site's config names. */
@@ -65,7 +66,8 @@ export interface ExampleSiteOptions {
   port: number;
   host?: string;
   /** Called when the shop completes an order, so the provider can answer getOrderDetails for it. */
-  onOrder?: (orderId: string, order: ShopOrder) => Promise<void> | void;
+  /** Stores the order; resolves with the read token the order page carries (contract/shop-order.ts). */
+  onOrder?: (orderId: string, order: ShopOrder) => Promise<string | void> | string | void;
   /** Where the site's config puts its workers and manifest (paths on this site; absolute URLs are elsewhere). */
   paths?: { swPath: string; firefoxSwPath: string; manifestUrl: string };
 }
@@ -139,6 +141,8 @@ function cartIdOf(request: IncomingMessage): string | undefined {
 
 export async function startExampleSite(options: ExampleSiteOptions): Promise<RunningExampleSite> {
   const carts = new Map<string, Cart>();
+  /** Each order's read token, put on its order page. */
+  const orderTokens = new Map<string, string>();
   const bundleFiles: Record<string, string> = { ...BUNDLE_FILES };
   if (options.paths) {
     const { swPath, firefoxSwPath, manifestUrl } = options.paths;
@@ -160,12 +164,14 @@ export async function startExampleSite(options: ExampleSiteOptions): Promise<Run
   // absolute, no trailing separator: the containment check below compares against `root + sep`
   const root = resolve(options.root);
 
-  async function serveFile(response: ServerResponse, file: string, status = 200): Promise<void> {
+  async function serveFile(response: ServerResponse, file: string, status = 200, orderToken?: string): Promise<void> {
     let body: Buffer | string = await readFile(file);
     const type = CONTENT_TYPES[extname(file)] ?? 'application/octet-stream';
     if (extname(file) === '.html') {
       const snippet = await readFile(join(options.bundleDir, 'snippet.html'), 'utf8').catch(() => '');
-      body = body.toString('utf8').replace(SNIPPET_MARKER, snippet.trim());
+      // the buyer's order page carries the order's read token, as a shop's own order page would
+      const meta = orderToken ? `<meta name="${ORDER_TOKEN_META}" content="${orderToken}">` : '';
+      body = body.toString('utf8').replace(SNIPPET_MARKER, meta + snippet.trim());
     }
     response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
     response.end(body);
@@ -210,7 +216,7 @@ export async function startExampleSite(options: ExampleSiteOptions): Promise<Run
     if (request.method === 'POST' && path === '/checkout') {
       const orderId = String(1000 + Math.floor(Math.random() * 9_000_000));
       const summary = cartJson(cart);
-      await options.onOrder?.(orderId, {
+      const readToken = await options.onOrder?.(orderId, {
         total: summary.total_price / 100,
         shipping: 4.5,
         tax: 0,
@@ -227,6 +233,7 @@ export async function startExampleSite(options: ExampleSiteOptions): Promise<Run
           pImgUrl: new URL('/icon.png', `http://${request.headers.host ?? 'localhost'}`).href,
         })),
       });
+      if (readToken) orderTokens.set(orderId, readToken);
       cart.clear();
       response.writeHead(303, { location: `/checkouts/${orderId}` });
       response.end();
@@ -244,7 +251,8 @@ export async function startExampleSite(options: ExampleSiteOptions): Promise<Run
       );
       return;
     }
-    if (/^\/checkouts\/[\w-]+\/?$/.test(path)) return serveFile(response, join(root, 'checkouts', 'order.html'));
+    const order = /^\/checkouts\/([\w-]+)\/?$/.exec(path);
+    if (order) return serveFile(response, join(root, 'checkouts', 'order.html'), 200, orderTokens.get(order[1]!));
     if (Object.hasOwn(bundleFiles, path)) return serveFile(response, join(options.bundleDir, bundleFiles[path]!));
 
     const file = normalize(join(root, path.endsWith('/') ? `${path}index.html` : path));

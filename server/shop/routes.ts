@@ -1,11 +1,11 @@
 // Shop orders (spec section 3, "Shop order event data"): the shop's back end posts an order with the site's
 // owner key, and the order page's script reads it by id through /api/v1/shopify/getOrderDetails. An order's
-// items, totals and coupon are the buyer's: only a subscriber's browser showing its secret reads them, and only
-// the subscriber the shop named, or else the first that reads them. Anyone else learns the order id only (the
-// order event still fires for a visitor who is not a subscriber, without its details).
+// items, totals and coupon are the buyer's: the subscriber the shop named (its browser showing its secret), or
+// the bearer of the one-time read token the order was stored with, which the shop puts on the buyer's order page
+// (shop-orders.ts). Anyone else learns the order id only, an unknown order alike (the order event still fires for a
+// visitor who is not its buyer, without its details).
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
-import { ServerError } from '../errors.ts';
 import { requireOwner } from '../http/owner-auth.ts';
 import { checkCallbackHook, sendReply } from '../http/reply.ts';
 import type { RouteContext } from '../http/route-context.ts';
@@ -14,7 +14,7 @@ import { requireOrigin } from '../http/site-access.ts';
 import { cartAdded, orderPlaced } from '../automations/index.ts';
 import { requireProvenSubscriber } from '../subscribers/index.ts';
 import { CART_REPLY, cartSchema, ORDER_DETAILS_REPLY, ORDER_STORED_REPLY, orderQuerySchema, orderSchema } from './schemas.ts';
-import { claimShopOrder, shopOrderExists, storeShopOrder } from './shop-orders.ts';
+import { readShopOrder, storeShopOrder } from './shop-orders.ts';
 import type { OrderDetailsReply } from '../../contract/shop-order.ts';
 
 export async function shopRoutes(fastify: FastifyInstance, { db, registry, clock }: RouteContext): Promise<void> {
@@ -35,9 +35,9 @@ export async function shopRoutes(fastify: FastifyInstance, { db, registry, clock
     const params = request.body;
     const site = registry.require(params.hash, 'hash');
     await requireOwner(db, request, site);
-    await storeShopOrder(db, site.hash, params.orderId, params.order, params.subscriberId);
+    const readToken = await storeShopOrder(db, site.hash, params.orderId, params.order, params.subscriberId);
     if (params.subscriberId) await orderPlaced(db, site, params.subscriberId);
-    return reply.code(201).send({ status: 'success', orderId: params.orderId });
+    return reply.code(201).send({ status: 'success', orderId: params.orderId, readToken });
   });
 
   app.get(
@@ -48,12 +48,10 @@ export async function shopRoutes(fastify: FastifyInstance, { db, registry, clock
       const site = registry.require(params.hash, 'hash');
       requireOrigin(request, site);
       if (params.subscriberId) await requireProvenSubscriber(db, site, params.subscriberId, params.subscriberSecret, 'subscriberId');
-      const details = params.subscriberId ? await claimShopOrder(db, site.hash, params.orderId, params.subscriberId) : undefined;
+      const reader = { subscriberId: params.subscriberId, readToken: params.readToken };
+      const details = reader.subscriberId || reader.readToken ? await readShopOrder(db, site.hash, params.orderId, reader) : undefined;
       // The order is this subscriber's: their cart reminder is not sent.
       if (details && params.subscriberId) await orderPlaced(db, site, params.subscriberId);
-      if (!details && !(await shopOrderExists(db, site.hash, params.orderId))) {
-        throw new ServerError('E_ORDER_UNKNOWN', { orderId: params.orderId });
-      }
       const order = details
         ? { orderId: params.orderId, ...(details as z.output<typeof orderSchema>['order']) }
         : { orderId: params.orderId };

@@ -38,6 +38,7 @@ export const orderQuerySchema = z.object({
   orderId,
   subscriberId: optionalText(subscriberIdParam),
   subscriberSecret: optionalText(subscriberSecretParam),
+  readToken: optionalText(text(64, /^[A-Za-z0-9_-]{1,64}$/, 'must be the read token the order was stored with')),
   callback: optionalText(z.string()),
 } satisfies Record<keyof OrderDetailsQuery, z.ZodType>);
 
@@ -76,5 +77,5 @@ export const ORDER_DETAILS_REPLY = successReply({
     items: z.array(storedItem).optional(),
   } satisfies Record<keyof ShopOrder | 'orderId', z.ZodType>),
 });
-export const ORDER_STORED_REPLY = successReply({ orderId: z.string() });
+export const ORDER_STORED_REPLY = successReply({ orderId: z.string(), readToken: z.string() });
 export const CART_REPLY = successReply({ scheduled: z.boolean() });

@@ -145,11 +145,15 @@ describe('online shop', () => {
     expect(orderReads[0]!.at - loadedAt).toBeGreaterThanOrEqual(2800);
     // the checkout form posts to /checkout, not the cart-add action: more than 2 s later, no cart read
     expect(cartReads).toEqual([]);
+    // the order page carries the read token the provider issued with the order, as a shop's would
+    const readToken = await page.evaluate(() => document.querySelector('meta[name="pushkit-order"]')?.getAttribute('content'));
+    expect(readToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(Object.fromEntries(orderReads[0]!.url.searchParams)).toEqual({
       hash: stack.config.hash,
       orderId,
       subscriberId,
       subscriberSecret: await page.evaluate(() => localStorage.getItem('pushkit_subscriber_secret')),
+      readToken,
     });
     await expect
       .poll(() => ecomData(page, 'order'))

@@ -602,7 +602,6 @@ const BAD_COMBINATIONS: Record<string, [string, () => Fields, number, string, st
     ],
   ],
   'POST /notificationEvent': [['a campaign of no site', () => ({ campaignId: '999999' }), 404, 'campaignId', 'no campaign']],
-  'GET /api/v1/shopify/getOrderDetails': [['an order of no one', () => ({ orderId: 'order-9999' }), 404, 'orderId', 'no order']],
 };
 
 function rowsOf(route: Route): Row[] {

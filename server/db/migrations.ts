@@ -272,4 +272,14 @@ export const MIGRATIONS: Migration[] = [
       `ALTER TABLE shop_orders ADD COLUMN read_token_hash text`,
     ],
   },
+  {
+    version: 14,
+    name: 'who created a segment from a visitor call',
+    statements: [
+      // Visitor-created segments are capped per subscriber and per address before the site-wide bound
+      // (server/visitors/visitor-segments.ts), so one caller cannot use up every visitor's room.
+      `ALTER TABLE segments ADD COLUMN creator_subscriber text`,
+      `ALTER TABLE segments ADD COLUMN creator_address text`,
+    ],
+  },
 ];

@@ -87,6 +87,8 @@ async function startProvider(work: string): Promise<Provider> {
     join(work, 'site-configs', '*.json'),
   ];
   args.push('--dist', join(work, 'dist'));
+  // the soak's load generator is one address with hundreds of connections
+  args.push('--max-connections-per-address', '0');
   if (postgresUrl) args.push('--database', postgresUrl);
   if (WORKERS > 1) args.push('--workers', String(WORKERS));
   const child = spawn(process.execPath, args, {

@@ -61,7 +61,7 @@ export async function main(argv: string[]): Promise<number> {
     )
     .option('--workers <n>', 'provider processes sharing the port (default 1; more than one needs PostgreSQL)')
     .option('--request-timeout-ms <ms>', 'time a client has to send a whole request, body included (default 30000; 0: none)')
-    .option('--connection-timeout-ms <ms>', 'time a connection may stay silent (default 10000; 0: none)')
+    .option('--connection-timeout-ms <ms>', 'time a connection may stay silent (default 60000; 0: none)')
     .option(
       '--max-connections-per-address <n>',
       'connections one client address (IPv6: its /64) may hold open; trusted proxies are exempt (default 64; 0: no cap)',

@@ -18,7 +18,8 @@ export interface ConnectionLimits {
 
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   requestTimeoutMs: 30_000,
-  connectionTimeoutMs: 10_000,
+  // not shorter: a silent handler (a campaign created for a large site) counts as silence too
+  connectionTimeoutMs: 60_000,
   maxConnectionsPerAddress: 64,
 };
 

@@ -37,6 +37,8 @@ const messages = {
   E_URL_PATTERN_EMPTY_CONTAINS: ({ pattern }: { pattern: string }) => `URL pattern "${pattern}" has nothing after "contains:"`,
   E_URL_PATTERN_FORM: ({ pattern }: { pattern: string }) =>
     `URL pattern "${pattern}" must be "*", start with "/" or "http(s)://", or use "contains:" or "regex:"`,
+  E_PATTERN_BACKTRACKING: ({ pattern, part }: { pattern: string; part: string }) =>
+    `URL pattern "${pattern}" can take exponential time on a crafted URL: "${part}" repeats nested or overlapping quantifiers (one text matched in more than one way); rewrite it so each character can match only one way, e.g. (x+)+ as x+`,
 };
 
 const COMPILER_ERRORS = defineCatalogue(messages);
@@ -44,7 +46,7 @@ const COMPILER_ERRORS = defineCatalogue(messages);
 export type CompilerErrorCode = keyof typeof messages;
 export type ConditionErrorCode = Extract<CompilerErrorCode, `E_CONDITION_${string}`>;
 export type TriggerErrorCode = Extract<CompilerErrorCode, `E_TRIGGER_${string}`>;
-export type UrlPatternErrorCode = Extract<CompilerErrorCode, `E_URL_PATTERN_${string}`>;
+export type UrlPatternErrorCode = Extract<CompilerErrorCode, `E_URL_PATTERN_${string}` | 'E_PATTERN_BACKTRACKING'>;
 
 /** What a code's message is filled with (nothing for most). */
 export type CompilerErrorDetails<C extends CompilerErrorCode> = DetailsOf<typeof messages, C>;

@@ -3,6 +3,7 @@
 import type { SiteConfig } from '../config/schema.ts';
 import type { PromptBundle, PromptMarkup } from '../runtime/site-module.ts';
 import type { CompiledSite } from './compiled-site.ts';
+import { MAX_MATCHED_URL_LENGTH } from './url-patterns.ts';
 
 /** A JS literal of any JSON value that is also safe inside an inline <script> and in pre-ES2019 parsers. */
 export function jsLiteral(value: unknown): string {
@@ -18,17 +19,19 @@ function stripTrailingSlashes(url: string): string {
 
 /**
  * The RegExp as `new RegExp("source", "flags")`: the source travels as a safe string literal, since rewriting
- * `<` inside a RegExp literal would break lookbehinds `(?<=` and change escapes such as `\<`.
+ * `<` inside a RegExp literal would break lookbehinds `(?<=` and change escapes such as `\<`. In a string `/`
+ * needs no escape, so the `\/` of RegExp.source is written `/` (bytes of every page view).
  */
 function regexLiteral(regex: RegExp): string {
-  return `new RegExp(${jsLiteral(regex.source)},${jsLiteral(regex.flags)})`;
+  const source = regex.source.replace(/(?<!\\)((?:\\\\)*)\\\//g, '$1/');
+  return `new RegExp(${jsLiteral(source)}${regex.flags ? `,${jsLiteral(regex.flags)}` : ''})`;
 }
 
 function urlQualifiesSource(config: SiteConfig, { include, exclude }: CompiledSite): string {
   const includeTest = config.includeUrls.includes('*') ? 'true' : include ? `${regexLiteral(include)}.test(u)` : 'false';
   const excludeTest = exclude ? `&&!${regexLiteral(exclude)}.test(u)` : '';
   if (includeTest === 'true' && !excludeTest) return '()=>true';
-  return `(url)=>{const u=url.split('#')[0];return ${includeTest}${excludeTest}}`;
+  return `u=>(u=u.slice(0,${MAX_MATCHED_URL_LENGTH}).split('#')[0],${includeTest}${excludeTest})`;
 }
 
 function triggersSource(config: SiteConfig, compiled: CompiledSite): string {

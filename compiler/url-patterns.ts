@@ -6,10 +6,15 @@
 //   contains:newsletter   any URL that contains the text
 //   regex:^https://[^/]+/p/\d+$       a JavaScript regular expression, tested against the whole URL
 // Without a `?` in it, a path or URL pattern ignores the query string; the fragment is never matched.
+// A regular expression that can backtrack exponentially is refused (regex-backtracking.ts); against the slower
+// but polynomial ones push.js reads at most MAX_MATCHED_URL_LENGTH characters of a URL.
 
 import { compilerMessage, type UrlPatternErrorCode, type UrlPatternProblem } from './errors.ts';
+import { exponentialBacktracking } from './regex-backtracking.ts';
 
 const REGEX_PREFIX = 'regex:';
+/** How much of a URL push.js tests against the patterns (issue 27): a crafted long link costs no more. */
+export const MAX_MATCHED_URL_LENGTH = 2048;
 const CONTAINS_PREFIX = 'contains:';
 
 function escapeRegExp(text: string): string {
@@ -30,7 +35,10 @@ export function patternSource(pattern: string): string {
   return `${globSource(pattern)}${query}`;
 }
 
-function problem(code: Exclude<UrlPatternErrorCode, 'E_URL_PATTERN_INVALID_REGEX'>, pattern: string): UrlPatternProblem {
+function problem(
+  code: Exclude<UrlPatternErrorCode, 'E_URL_PATTERN_INVALID_REGEX' | 'E_PATTERN_BACKTRACKING'>,
+  pattern: string,
+): UrlPatternProblem {
   return { code, message: compilerMessage(code, { pattern }) };
 }
 
@@ -46,7 +54,9 @@ export function compilePatternError(pattern: string): UrlPatternProblem | undefi
       const code = 'E_URL_PATTERN_INVALID_REGEX';
       return { code, message: compilerMessage(code, { pattern, reason: (error as Error).message }) };
     }
-    return undefined;
+    const part = exponentialBacktracking(body);
+    if (part === undefined) return undefined;
+    return { code: 'E_PATTERN_BACKTRACKING', message: compilerMessage('E_PATTERN_BACKTRACKING', { pattern, part }) };
   }
   if (pattern.startsWith(CONTAINS_PREFIX)) {
     return pattern.length > CONTAINS_PREFIX.length ? undefined : problem('E_URL_PATTERN_EMPTY_CONTAINS', pattern);

@@ -57,10 +57,10 @@ export const SERVER_ERRORS = {
     404,
     ({ param, sid, site }) => `${param}: no segment ${sid} on ${onSite(site)}`,
   ),
-  E_SEGMENT_NOT_DEFINED: entry<{ param: string; sid: string; limit: number }>(
+  E_SEGMENT_NOT_DEFINED: entry<{ param: string; sid: string; who: string; limit: number }>(
     403,
-    ({ param, sid, limit }) =>
-      `${param}: segment ${sid} is not defined on this site, and visitors have created the ${limit} segments they may; the owner creates it first`,
+    ({ param, sid, who, limit }) =>
+      `${param}: segment ${sid} is not defined on this site, and ${who} created the ${limit} segments ${who === 'visitors' ? 'they' : 'it'} may; the owner creates it first`,
   ),
   E_TAG_LIMIT: entry<{ limit: number }>(
     409,

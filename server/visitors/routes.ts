@@ -24,7 +24,8 @@ import {
   tagsSchema,
   USER_PROPERTIES_REPLY,
 } from './schemas.ts';
-import { segmentForVisitor, VISITOR_SEGMENTS_PER_SITE } from './visitor-segments.ts';
+import { segmentForVisitor } from './visitor-segments.ts';
+import { clientAddressKey } from '../http/client-address.ts';
 
 /** `name[]=a&name[]=b` or `name=a&name=b`, one value or many: the subscriber list of /as and its secrets. */
 function listParam(query: Record<string, unknown>, name: string): unknown {
@@ -55,16 +56,19 @@ export async function visitorDataRoutes(fastify: FastifyInstance, { db, registry
       const params = request.query;
       const site = registry.require(params.customer_hash, 'customer_hash');
       requireOrigin(request, site);
-      // Each listed subscriber is proven by the secret at the same place in subscriberSecret[].
+      // Each listed subscriber is proven by the secret at the same place in subscriberSecret[]; one listed twice is
+      // one member, written once.
+      const listed = new Map<string, string | undefined>();
       for (const [index, id] of params.subscriber_list.entries()) {
-        await requireProvenSubscriber(db, site, id, params.subscriberSecret?.[index], 'subscriber_list');
+        if (!listed.has(id)) listed.set(id, params.subscriberSecret?.[index]);
       }
+      for (const [id, secret] of listed) await requireProvenSubscriber(db, site, id, secret, 'subscriber_list');
+      const creator = { subscriberId: params.subscriber_list[0]!, address: clientAddressKey(request.ip) };
       await db.transaction(async (tx) => {
-        const segmentId = await segmentForVisitor(tx, site, params.id);
-        if (segmentId === null)
-          throw new ServerError('E_SEGMENT_NOT_DEFINED', { param: 'id', sid: params.id, limit: VISITOR_SEGMENTS_PER_SITE });
-        for (const id of params.subscriber_list) {
-          await addMembershipTo(tx, segmentId, id, 'as', params.customTag);
+        const segment = await segmentForVisitor(tx, site, params.id, creator);
+        if ('bound' in segment) throw new ServerError('E_SEGMENT_NOT_DEFINED', { param: 'id', sid: params.id, ...segment.bound });
+        for (const id of listed.keys()) {
+          await addMembershipTo(tx, segment.id, id, 'as', params.customTag);
           await tx.query('INSERT INTO events (site_hash, subscriber_id, kind, detail) VALUES ($1, $2, $3, $4)', [
             site.hash,
             id,
@@ -146,11 +150,12 @@ export async function visitorDataRoutes(fastify: FastifyInstance, { db, registry
     await requireProvenSubscriber(db, site, params.subscriberId, params.subscriberSecret, 'subscriberId');
     await db.transaction(async (tx) => {
       if (params.action === 'add-segment') {
-        const segmentId = await segmentForVisitor(tx, site, params.segment);
-        if (segmentId === null) {
-          throw new ServerError('E_SEGMENT_NOT_DEFINED', { param: 'segment', sid: params.segment, limit: VISITOR_SEGMENTS_PER_SITE });
-        }
-        await addMembershipTo(tx, segmentId, params.subscriberId, 'click');
+        const segment = await segmentForVisitor(tx, site, params.segment, {
+          subscriberId: params.subscriberId,
+          address: clientAddressKey(request.ip),
+        });
+        if ('bound' in segment) throw new ServerError('E_SEGMENT_NOT_DEFINED', { param: 'segment', sid: params.segment, ...segment.bound });
+        await addMembershipTo(tx, segment.id, params.subscriberId, 'click');
       } else await removeMembership(tx, site.hash, params.segment, params.subscriberId);
       await tx.query('INSERT INTO events (site_hash, subscriber_id, kind, detail) VALUES ($1, $2, $3, $4)', [
         site.hash,

@@ -8,7 +8,11 @@ import { openDatabase, type Database } from '../../server/db/database.ts';
 import { pruneEvents } from '../../server/db/event-retention.ts';
 import { createSegment } from '../../server/segments/segment-store.ts';
 import { MAX_TAGS_PER_SUBSCRIBER } from '../../server/subscribers/subscriber-records.ts';
-import { VISITOR_SEGMENTS_PER_SITE } from '../../server/visitors/visitor-segments.ts';
+import {
+  VISITOR_SEGMENTS_PER_ADDRESS,
+  VISITOR_SEGMENTS_PER_SITE,
+  VISITOR_SEGMENTS_PER_SUBSCRIBER,
+} from '../../server/visitors/visitor-segments.ts';
 import { startProviderHarness, type ProviderHarness } from '../support/provider-harness.ts';
 import { insertSubscriber, SITE_HASH, tempDir, testSite } from '../support/server.ts';
 
@@ -68,30 +72,71 @@ describe('tags per subscriber', () => {
 });
 
 describe('segments created by visitors', () => {
-  const addToSegment = (sid: string, { id, secret }: Subscriber) =>
-    app.inject({
-      url: `/as?${new URLSearchParams({ id: sid, customer_hash: SITE_HASH, 'subscriber_list[]': id, 'subscriberSecret[]': secret })}`,
-    });
-  const beacon = (sid: string, { id, secret }: Subscriber) =>
+  const addToSegment = (sid: string, subscriber: Subscriber | Subscriber[], remoteAddress = '127.0.0.1') => {
+    const listed = Array.isArray(subscriber) ? subscriber : [subscriber];
+    const query = new URLSearchParams({ id: sid, customer_hash: SITE_HASH });
+    for (const { id, secret } of listed) {
+      query.append('subscriber_list[]', id);
+      query.append('subscriberSecret[]', secret);
+    }
+    return app.inject({ url: `/as?${query}`, remoteAddress });
+  };
+  const beacon = (sid: string, { id, secret }: Subscriber, remoteAddress = '127.0.0.1') =>
     app.inject({
       url: `/c.gif?${new URLSearchParams({ hash: SITE_HASH, subscriberId: id, subscriberSecret: secret, segment: sid, action: 'add-segment' })}`,
+      remoteAddress,
     });
   const segmentCount = async () =>
     Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM segments WHERE site_hash = $1', [SITE_HASH])).rows[0]!.n);
+  const created = async (calls: Promise<{ statusCode: number; json(): { code?: string; message?: string } }>[]) => {
+    const replies = await Promise.all(calls);
+    for (const reply of replies) if (reply.statusCode !== 200) expect(reply.json().code).toBe('E_SEGMENT_NOT_DEFINED');
+    return replies.filter((reply) => reply.statusCode === 200).length;
+  };
 
-  it(`200 GET /as?id=junk-seg-N create ${VISITOR_SEGMENTS_PER_SITE} segments; the rest are refused`, async () => {
-    const subscriber = await insertSubscriber(app);
+  // Issue 27, item 5: one caller (a minted subscriber, then many from one address) used to take the site's whole
+  // room for visitor-created segments, and every other visitor's new segment was refused until the owner cleaned up.
+  it(`one subscriber creates ${VISITOR_SEGMENTS_PER_SUBSCRIBER}; its address ${VISITOR_SEGMENTS_PER_ADDRESS}; the site ${VISITOR_SEGMENTS_PER_SITE}, and others keep their room until then`, async () => {
     const before = await segmentCount();
-    const statuses: number[] = [];
-    for (let n = 0; n < 200; n += 1) {
-      const reply = await addToSegment(`junk-seg-${n}`, subscriber);
-      statuses.push(reply.statusCode);
-      if (reply.statusCode !== 200) expect(reply.json().code).toBe('E_SEGMENT_NOT_DEFINED');
+    const greedy = await insertSubscriber(app);
+    expect(await created(Array.from({ length: 20 }, (_, n) => addToSegment(`junk-seg-${n}`, greedy)))).toBe(
+      VISITOR_SEGMENTS_PER_SUBSCRIBER,
+    );
+    const refused = await addToSegment('junk-more', greedy);
+    expect(refused.json().message).toBe(
+      `id: segment junk-more is not defined on this site, and this subscriber created the ${VISITOR_SEGMENTS_PER_SUBSCRIBER} segments it may; the owner creates it first`,
+    );
+    expect((await beacon('junk-beacon', greedy)).json()).toMatchObject({ code: 'E_SEGMENT_NOT_DEFINED' });
+
+    // more subscribers from the same address: the address's bound
+    let fromAddress = VISITOR_SEGMENTS_PER_SUBSCRIBER;
+    for (let n = 0; n < 5; n += 1) {
+      const minted = await insertSubscriber(app);
+      fromAddress += await created([0, 1, 2].map((k) => addToSegment(`addr-${n}-${k}`, minted)));
     }
-    expect(statuses.filter((status) => status === 200)).toHaveLength(VISITOR_SEGMENTS_PER_SITE);
-    expect(statuses.filter((status) => status === 403)).toHaveLength(200 - VISITOR_SEGMENTS_PER_SITE);
-    expect((await beacon('junk-beacon', subscriber)).json()).toMatchObject({ code: 'E_SEGMENT_NOT_DEFINED' });
+    expect(fromAddress).toBe(VISITOR_SEGMENTS_PER_ADDRESS);
+
+    // another visitor, elsewhere, still creates hers, until the site-wide bound
+    const visitor = await insertSubscriber(app);
+    expect((await addToSegment('her-own', visitor, '10.1.2.3')).statusCode).toBe(200);
+    let total = VISITOR_SEGMENTS_PER_ADDRESS + 1;
+    for (let n = 0; total < VISITOR_SEGMENTS_PER_SITE + 2; n += 1) {
+      const elsewhere = await insertSubscriber(app);
+      const made = await created([addToSegment(`site-${n}`, elsewhere, `10.9.${n}.1`)]);
+      if (made === 0) break;
+      total += made;
+    }
+    expect(total).toBe(VISITOR_SEGMENTS_PER_SITE);
     expect(await segmentCount()).toBe(before + VISITOR_SEGMENTS_PER_SITE);
+  });
+
+  it('one subscriber listed a hundred times in one /as call is one member and one event', async () => {
+    const subscriber = await insertSubscriber(app);
+    expect((await addToSegment('from-config', Array(100).fill(subscriber))).statusCode).toBe(200);
+    const rows = async (from: string) =>
+      Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${from} AND subscriber_id = $1`, [subscriber.id])).rows[0]!.n);
+    expect(await rows('segment_memberships WHERE true')).toBe(1);
+    expect(await rows(`events WHERE kind = 'segment-add'`)).toBe(1);
   });
 
   it('past the limit, segments of the site config, of the owner, and ones created before still take visitors', async () => {
@@ -100,12 +145,12 @@ describe('segments created by visitors', () => {
     await createSegment(db, SITE_HASH, 'owners-own', 'Owner');
     expect((await addToSegment('from-config', subscriber)).statusCode).toBe(200);
     expect((await beacon('owners-own', subscriber)).statusCode).toBe(200);
-    expect((await addToSegment('junk-seg-3', subscriber)).statusCode).toBe(200);
+    expect((await addToSegment('junk-seg-1', subscriber)).statusCode).toBe(200);
     const { rows } = await db.query<{ sid: string }>(
       'SELECT s.sid FROM segment_memberships m JOIN segments s ON s.id = m.segment_id WHERE m.subscriber_id = $1 ORDER BY s.sid',
       [id],
     );
-    expect(rows.map((row) => row.sid)).toEqual(['from-config', 'junk-seg-3', 'owners-own']);
+    expect(rows.map((row) => row.sid)).toEqual(['from-config', 'junk-seg-1', 'owners-own']);
   });
 });
 

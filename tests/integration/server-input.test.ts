@@ -12,6 +12,7 @@ import { createCampaign } from '../../server/campaigns/campaign-store.ts';
 import { markDelivered } from '../support/deliveries.ts';
 import type { Database } from '../../server/db/database.ts';
 import { storeShopOrder } from '../../server/shop/shop-orders.ts';
+import { createSegment } from '../../server/segments/segment-store.ts';
 import { encodeQuery, requestOf, routeTable, type Fields, type Route, type RouteFixture } from '../support/route-table.ts';
 import { startProviderHarness, type ProviderHarness } from '../support/provider-harness.ts';
 import { insertSubscriber, SITE_HASH, tempDir, testSite } from '../support/server.ts';
@@ -824,6 +825,8 @@ describe('every site call refuses bad input with a 4xx naming the parameter, sto
   }
 
   it('the snapshot sees a stored row (the rows above would notice anything stored)', async () => {
+    // the owner's segment: the fixture subscriber has used up the segments a subscriber may create
+    await createSegment(db, SITE_HASH, 'probe', 'probe');
     const before = await snapshot();
     const reply = await app.inject({
       method: 'GET',

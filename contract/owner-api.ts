@@ -155,8 +155,11 @@ export interface SegmentRequest {
   condition?: string;
 }
 
-/** scheduled: waiting for its send time (or its subscribers' local time); cancelled: stopped before it all went. */
-export type CampaignStatus = 'pending' | 'scheduled' | 'sending' | 'done' | 'cancelled';
+/**
+ * scheduled: waiting for its send time (or its subscribers' local time); cancelled: stopped before it all went;
+ * waiting_for_key: the site's VAPID key cannot sign, nothing goes until the key file is fixed.
+ */
+export type CampaignStatus = 'pending' | 'scheduled' | 'sending' | 'done' | 'cancelled' | 'waiting_for_key';
 
 export interface CampaignCounts {
   recipients: number;

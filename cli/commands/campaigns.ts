@@ -69,6 +69,7 @@ function campaignLine(campaign: Campaign): string {
     `${campaign.clicked} clicked`,
     ...(campaign.pending ? [`${campaign.pending} waiting${campaign.nextDueAt ? ` (next ${campaign.nextDueAt})` : ''}`] : []),
     ...(campaign.failed ? [`${campaign.failed} failed`] : []),
+    ...(campaign.status === 'waiting_for_key' ? ["held until the site's VAPID key file can sign (.push-kit/keys/)"] : []),
   ];
   return `${campaign.campaignId.padStart(6)}  ${campaign.status.padEnd(9)}  ${JSON.stringify(campaign.title)}  ${figures.join(', ')}`;
 }

@@ -158,7 +158,13 @@ export function Overview({ api, onError }: { api: SiteApi; onError(error: unknow
               <tr key={campaign.campaignId}>
                 <td>
                   <strong>{campaign.title}</strong>
-                  {campaign.status !== 'done' && <span className="badge">{campaign.status}</span>}
+                  {campaign.status === 'waiting_for_key' ? (
+                    <span className="badge" title="The site's VAPID key file cannot sign: nothing is sent until it is fixed">
+                      waiting for key
+                    </span>
+                  ) : (
+                    campaign.status !== 'done' && <span className="badge">{campaign.status}</span>
+                  )}
                 </td>
                 <td>{campaign.segment ? `segment ${campaign.segment}` : campaign.subscriberId ? 'one subscriber' : 'all'}</td>
                 <td>{formatDate(campaign.createdAt)}</td>

@@ -26,6 +26,8 @@ export class CampaignQueue {
   /** Campaigns queued or being sent by this process: the scheduler does not queue them twice. */
   private readonly queued = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
+  /** Campaigns waiting for their site's key, said once each, not at every look of the scheduler. */
+  private readonly waitingForKey = new Set<string>();
 
   constructor(
     private readonly db: Database,
@@ -53,7 +55,7 @@ export class CampaignQueue {
   async tick(): Promise<number> {
     const { rows } = await this.db.query<{ id: string; site_hash: string }>(
       `SELECT c.id, c.site_hash FROM campaigns c
-       WHERE c.status IN ('pending', 'scheduled', 'sending') AND c.automation IS NULL AND c.id IN (
+       WHERE c.status IN ('pending', 'scheduled', 'sending', 'waiting_for_key') AND c.automation IS NULL AND c.id IN (
          SELECT d.campaign_id FROM deliveries d
          WHERE d.status = 'pending' AND d.next_attempt_at <= $1
            AND (d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => $2)))
@@ -106,8 +108,15 @@ export class CampaignQueue {
     if (!site) return;
     try {
       const keys = await readVapidKeyFile(vapidKeyFile(this.stateDir, site.name));
-      const counts = await sendCampaign(this.db, site, campaignId, keys, { ...this.options, signal: this.abort.signal });
+      const onWaitingForKey = (problem: string) => {
+        if (this.waitingForKey.has(campaignId)) return;
+        this.waitingForKey.add(campaignId);
+        const file = vapidKeyFile(this.stateDir, site.name);
+        log(`campaign ${campaignId} of ${site.name} waits for a VAPID key that can sign (${problem}): fix ${file}; it goes out then`);
+      };
+      const counts = await sendCampaign(this.db, site, campaignId, keys, { ...this.options, signal: this.abort.signal, onWaitingForKey });
       if (counts.sent === 0) return;
+      this.waitingForKey.delete(campaignId);
       log(`campaign ${campaignId} of ${site.name}: ${counts.delivered} delivered, ${counts.expired} expired, ${counts.failed} failed`);
     } catch (error) {
       if (isServerError(error, 'E_DATABASE_UNAVAILABLE') && !this.abort.signal.aborted) {

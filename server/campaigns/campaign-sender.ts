@@ -14,6 +14,7 @@ import { vapidSubjectFor } from '../../config/vapid-subject.ts';
 import { sharedEncryptionPool } from '../push/encryption-pool.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { decideWinner } from './ab-tests.ts';
+import { vapidKeyPairProblem } from '../push/vapid.ts';
 
 export interface SendCampaignOptions {
   concurrency?: number;
@@ -27,6 +28,8 @@ export interface SendCampaignOptions {
   http2?: boolean;
   /** Whose time says a scheduled delivery has come due (tests move one by hand). */
   clock?: Clock;
+  /** The site's key pair cannot sign, so the campaign waits for it (status waiting_for_key): why. */
+  onWaitingForKey?(problem: string): void;
 }
 
 /** RFC 8292's contact: the site's vapidSubject, else its https origin, else a mailto: address at its host. */
@@ -74,7 +77,19 @@ export async function sendCampaign(
   if (campaign.status === 'cancelled' || (campaign.status === 'scheduled' && (await nextDue(db, campaignId, clock)) === 'later')) {
     return { sent: 0, delivered: 0, failed: 0, expired: 0 };
   }
-  await db.query(`UPDATE campaigns SET status = 'sending' WHERE id = $1 AND status IN ('pending', 'scheduled')`, [campaignId]);
+  // Every push would be refused (a signature the public key does not verify) and marked failed for good: the
+  // campaign waits instead, untouched, until a run finds the key fixed.
+  const keyProblem = vapidKeyPairProblem(keys);
+  if (keyProblem !== undefined) {
+    await db.query(`UPDATE campaigns SET status = 'waiting_for_key' WHERE id = $1 AND status IN ('pending', 'scheduled', 'sending')`, [
+      campaignId,
+    ]);
+    options.onWaitingForKey?.(keyProblem);
+    return { sent: 0, delivered: 0, failed: 0, expired: 0 };
+  }
+  await db.query(`UPDATE campaigns SET status = 'sending' WHERE id = $1 AND status IN ('pending', 'scheduled', 'waiting_for_key')`, [
+    campaignId,
+  ]);
   const store = new DatabaseDeliveryStore(db, site.config, clock);
   const total: RunCounts = { sent: 0, delivered: 0, failed: 0, expired: 0 };
   const add = (counts: RunCounts): RunCounts => ({

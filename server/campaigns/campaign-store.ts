@@ -104,7 +104,7 @@ export async function cancelCampaign(db: Database, siteHash: string, campaignId:
       [siteHash, campaignId],
     );
     const status = rows[0]?.status;
-    if (status !== 'scheduled' && status !== 'sending' && status !== 'pending') return null;
+    if (status !== 'scheduled' && status !== 'sending' && status !== 'pending' && status !== 'waiting_for_key') return null;
     const removed = await tx.query(
       `WITH removed AS (DELETE FROM deliveries WHERE campaign_id = $1 AND status = 'pending' AND claimed_at IS NULL RETURNING 1)
        SELECT count(*)::int AS count FROM removed`,

@@ -68,7 +68,7 @@ const campaign = z.object(
     subscriberId: z.string().nullable(),
     ttl: z.int(),
     urgency: z.enum(URGENCIES),
-    status: z.enum(['pending', 'scheduled', 'sending', 'done', 'cancelled']),
+    status: z.enum(['pending', 'scheduled', 'sending', 'done', 'cancelled', 'waiting_for_key']),
     sendAt: isoTime.nullable(),
     localTime: z.string().nullable(),
     nextDueAt: isoTime.nullable(),

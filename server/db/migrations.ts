@@ -282,4 +282,12 @@ export const MIGRATIONS: Migration[] = [
       `ALTER TABLE segments ADD COLUMN creator_address text`,
     ],
   },
+  {
+    version: 15,
+    name: 'a campaign waits while its site key cannot sign',
+    statements: [
+      `ALTER TABLE campaigns DROP CONSTRAINT campaigns_status_check`,
+      `ALTER TABLE campaigns ADD CONSTRAINT campaigns_status_check CHECK (status IN ('pending', 'scheduled', 'sending', 'done', 'cancelled', 'waiting_for_key'))`,
+    ],
+  },
 ];

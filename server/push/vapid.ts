@@ -1,6 +1,6 @@
 // RFC 8292 VAPID: an ES256 JWT per push-service origin, reused until shortly before it expires, so a
 // campaign of a million messages signs a handful of tokens instead of a million.
-import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
+import { createECDH, createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import type { VapidKeyPair } from './vapid-keys.js';
 
 const TOKEN_LIFETIME_SECONDS = 12 * 60 * 60;
@@ -25,6 +25,22 @@ export function vapidPrivateKeyObject(keys: VapidKeyPair): KeyObject {
       y: point.subarray(33).toString('base64url'),
     },
   });
+}
+
+/**
+ * Why the pair cannot sign tokens a push service accepts, or undefined. Node signs even with a private key that
+ * is not the public key's (or is no valid scalar at all), so the pair is checked here rather than at signing.
+ */
+export function vapidKeyPairProblem(keys: VapidKeyPair): string | undefined {
+  try {
+    vapidPrivateKeyObject(keys);
+    const ecdh = createECDH('prime256v1');
+    ecdh.setPrivateKey(Buffer.from(keys.privateKey, 'base64url'));
+    if (!ecdh.getPublicKey().equals(Buffer.from(keys.publicKey, 'base64url'))) return "the VAPID private key is not the public key's";
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 export function signVapidJwt(privateKey: KeyObject, audience: string, subject: string, expiresAt: number): string {

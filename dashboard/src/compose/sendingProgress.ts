@@ -12,6 +12,15 @@ export interface SendingProgress {
 export function sendingProgress(campaign: Campaign | null, now: number): SendingProgress {
   const done = campaign !== null && campaign.pending === 0;
   const waiting = campaign !== null && !done && campaign.nextDueAt !== null && Date.parse(campaign.nextDueAt) > now;
-  const heading = campaign?.status === 'cancelled' ? 'Cancelled' : done ? 'Sent' : waiting ? 'Scheduled' : 'Sending…';
+  const heading =
+    campaign?.status === 'cancelled'
+      ? 'Cancelled'
+      : campaign?.status === 'waiting_for_key'
+        ? "Waiting for the site's VAPID key"
+        : done
+          ? 'Sent'
+          : waiting
+            ? 'Scheduled'
+            : 'Sending…';
   return { done, waiting, heading };
 }

@@ -3,6 +3,7 @@
 // `close()` stops them in the order that loses nothing: no new requests, then the campaigns in flight, then
 // the push connections, then the database.
 import type { FastifyInstance } from 'fastify';
+import { openProviderDatabase } from './db/open-provider-database.ts';
 import { ServerError } from './errors.ts';
 import type { CreateAppOptions } from './http/app.ts';
 import type { CampaignQueue, CampaignQueueOptions } from './campaigns/index.ts';
@@ -13,7 +14,7 @@ import { EVENT_RETENTION_ENV, retentionDays } from './db/event-retention.ts';
 import { scheduleEventPruning } from './db/event-pruning-schedule.ts';
 import { loadSites, type HostedSite } from './sites.ts';
 import { embeddedDatabaseDir, STATE_DIR } from './state-paths.ts';
-import { openDatabase, type Database } from './db/database.ts';
+import type { Database } from './db/database.ts';
 import { redactedDatabaseUrl } from './db/database-url.ts';
 import { ensureOwnerKey, ownerKeyHashFromInit } from './http/owner-keys.ts';
 import { requirePrivateState } from './state-privacy.ts';
@@ -89,17 +90,6 @@ async function hostedSites(options: StartProviderOptions): Promise<HostedSite[]>
   for (const problem of problems) options.onConfigProblem?.(problem);
   if (sites.length === 0) throw new ServerError('E_NO_SITES', { globs: configs.join(' ') });
   return sites;
-}
-
-async function openProviderDatabase(url: string | undefined, dataDir: string): Promise<Database> {
-  try {
-    return await openDatabase({ url, dataDir });
-  } catch (error) {
-    throw ServerError.causedBy(error, 'E_DATABASE_OPEN', {
-      database: url ? redactedDatabaseUrl(url) : dataDir,
-      reason: (error as Error).message,
-    });
-  }
 }
 
 export async function startProvider(options: StartProviderOptions = {}): Promise<Provider> {

@@ -3,11 +3,10 @@
 // a progress bar; the package exports it as `sendCampaign`. Throws a ServerError with its catalogue code
 // (server/errors.ts) for anything the caller can fix.
 import { createSiteCampaign } from './owner-campaigns.ts';
+import { openProviderDatabase } from '../db/open-provider-database.ts';
 import { ServerError } from '../errors.ts';
-import { redactedDatabaseUrl } from '../db/database-url.ts';
 import type { CampaignProgress } from './campaign-sender.ts';
 import type { RunCounts } from './campaign-runner.ts';
-import { openDatabase, type Database } from '../db/database.ts';
 import { siteNamed, type HostedSite } from '../sites.ts';
 import { readVapidKeyFile, type VapidKeyPair } from '../push/vapid-keys.ts';
 import { embeddedDatabaseDir, STATE_DIR, vapidKeyFile } from '../state-paths.ts';
@@ -71,18 +70,6 @@ async function siteKeys(site: HostedSite, stateDir: string): Promise<VapidKeyPai
   return keys;
 }
 
-async function openProviderDatabase(url: string | undefined, stateDir: string): Promise<Database> {
-  const dataDir = embeddedDatabaseDir(stateDir);
-  try {
-    return await openDatabase({ url, dataDir });
-  } catch (error) {
-    throw ServerError.causedBy(error, 'E_DATABASE_OPEN', {
-      database: url ? redactedDatabaseUrl(url) : dataDir,
-      reason: (error as Error).message,
-    });
-  }
-}
-
 /** Creates the campaign and sends it from this process; resolves with the final counts. */
 export async function sendCampaign(options: SendCampaignOptions): Promise<SendCampaignResult> {
   const parsed = campaignInputSchema.safeParse({
@@ -113,7 +100,7 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
     import('./campaign-sender.ts'),
     import('../push/send.ts'),
   ]);
-  const db = await openProviderDatabase(options.database ?? process.env.DATABASE_URL, stateDir);
+  const db = await openProviderDatabase(options.database ?? process.env.DATABASE_URL, embeddedDatabaseDir(stateDir));
   try {
     // The site's icon, as the dashboard's compose form offers it; the owner API leaves it to the caller.
     const { campaignId, recipients } = await createSiteCampaign(db, site, { ...campaign, icon: site.config.style.iconUrl });

@@ -1,6 +1,7 @@
 // Property tests of the segment condition and trigger expression compilers (docs/conditions.md): random
 // condition trees with hostile string literals are printed to source, compiled, and the generated predicate
 // must agree with a reference evaluator written here on random visitor contexts; garbage gets a clean error.
+import { CART_EVENT_FIELDS, ORDER_EVENT_FIELDS } from '../../contract/shop-events.ts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileCondition, type ConditionScope } from '../../compiler/segment-condition.ts';
@@ -20,24 +21,7 @@ type Node =
   | { t: 'cmp'; op: Op; left: Node; right: Node };
 
 const PAGE_VARS: Record<string, Kind> = { url: 'string', path: 'string', referrer: 'string', visitCount: 'number', timeOnSite: 'number' };
-const SHOP_VARS: Record<string, Kind> = {
-  pId: 'string',
-  pName: 'string',
-  price: 'number',
-  sku: 'string',
-  cat: 'string',
-  pUrl: 'string',
-  brand: 'string',
-  quant: 'number',
-  cTotal: 'number',
-  cItemsCount: 'number',
-  total: 'number',
-  shipping: 'number',
-  tax: 'number',
-  discount: 'number',
-  coupon: 'string',
-  items: 'number',
-};
+const SHOP_VARS: Record<string, Kind> = { ...CART_EVENT_FIELDS, ...ORDER_EVENT_FIELDS };
 /** Map keys after query./tag./event., including names of Object.prototype members. */
 const KEYS = ['a', 'utm_source', 'x-y', 'a.b', '$', 'constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'Z9'];
 const OPS: Op[] = ['==', '!=', '<', '<=', '>', '>=', 'contains', 'startsWith', 'endsWith', 'matches'];

@@ -10,6 +10,7 @@ import { runCampaign, vapidSubjectOf, type RunCounts, type CampaignSenderOptions
 import type { HostedSite } from '../sites.ts';
 import { vapidKeyFile } from '../state-paths.ts';
 import { readVapidKeyFile, type VapidKeyPair } from '../push/vapid-keys.ts';
+import { vapidKeyPairProblem } from '../push/vapid.ts';
 import type { Clock } from '../clock.ts';
 import { AUTOMATION_KINDS } from '../../contract/automations.ts';
 import { DEFAULT_TTL_SECONDS } from '../../contract/campaign-limits.ts';
@@ -75,7 +76,12 @@ export class AutomationRunner {
     if (known) return known;
     try {
       const keys = await readVapidKeyFile(vapidKeyFile(this.stateDir, site.name));
+      // A key that cannot sign would get every message refused and marked failed: they wait, and the file is read
+      // again next pass, until it is fixed.
+      const problem = vapidKeyPairProblem(keys);
+      if (problem !== undefined) throw new Error(problem);
       this.keys.set(site.name, keys);
+      this.reported.delete(site.name);
       return keys;
     } catch (error) {
       if (!this.reported.has(site.name)) this.log(`automations of ${site.name} not sent: ${(error as Error).message}`);

@@ -83,3 +83,24 @@ describe('a campaign whose site key cannot sign waits for the key', () => {
     for (const path of paths) expect(harness.received(path)).toBe(1);
   });
 });
+
+describe('an automated message whose site key cannot sign', () => {
+  it('waits too: nothing is marked failed or sent, and the fixed key file sends it at the next pass', async () => {
+    expect((await harness.owner('PATCH', '/automations/welcome', { enabled: true, delayMinutes: 0 })).statusCode).toBe(200);
+    await writeVapidKeyFile(keyFile(), BAD_KEYS[0]![1]());
+    const { path } = await harness.subscribe({ path: '/welcome-bad-key/0' });
+    await harness.automations.runDue();
+    await harness.automations.runDue();
+    expect(harness.received(path)).toBe(0);
+    const welcome = async () =>
+      (await harness.owner('GET', '/automations/welcome')).json<{ automation: { stats: { scheduled: number; sent: number } } }>().automation
+        .stats;
+    expect(await welcome()).toMatchObject({ scheduled: 1, sent: 0 });
+
+    await writeVapidKeyFile(keyFile(), harness.vapid);
+    await harness.automations.runDue();
+    expect(harness.received(path)).toBe(1);
+    expect(await welcome()).toMatchObject({ scheduled: 0, sent: 1 });
+    await harness.owner('PATCH', '/automations/welcome', { enabled: false });
+  });
+});

@@ -25,9 +25,12 @@ export async function main(argv: string[]): Promise<number> {
 
   program
     .command('validate')
-    .description('Check site configs; prints FILE: field.path: message per problem')
+    .description('Check site configs as build and serve do, each and together; prints FILE: field.path: message per problem')
     .argument('<configs...>', 'site config files')
-    .action(async (configs: string[]) => setExit(await (await import('./commands/validate.ts')).runValidate(configs)));
+    .option('--strict', 'warnings fail too (exit 1), for CI')
+    .action(async (configs: string[], options: { strict?: boolean }) =>
+      setExit(await (await import('./commands/validate.ts')).runValidate(configs, options)),
+    );
 
   program
     .command('build')

@@ -41,7 +41,8 @@ export function allFeatures(): SiteFeatures {
   return Object.fromEntries(FEATURE_NAMES.map((name) => [name, true])) as unknown as SiteFeatures;
 }
 
-function isLocalHost(hostname: string): boolean {
+/** Hosts a browser treats as a secure context over plain http (localhost, loopback). */
+export function isLocalHost(hostname: string): boolean {
   return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 

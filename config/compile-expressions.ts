@@ -49,3 +49,49 @@ export function compileExpressions(config: SiteConfig): CompiledExpressions {
   );
   return { ok: true, compiled: { include, exclude, triggerEvents: trigger.anyOf, segmentEvents, segmentTests, shopSegmentTests } };
 }
+
+/** A config field as the JSON holds it: a list, or (click and shop segmentations) a JSON string of one. */
+function rawList(value: unknown): unknown[] {
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value) as unknown;
+    } catch {
+      return [];
+    }
+  }
+  return Array.isArray(value) ? value : [];
+}
+
+function rawString(value: unknown, key: string): string | undefined {
+  const field = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof field === 'string' && field.length > 0 ? field : undefined;
+}
+
+/**
+ * The problems of every expression of a config the schema refused, read from its JSON as written: the schema's
+ * type error elsewhere (a number where a string belongs) must not hide a bad URL pattern or condition, so each
+ * string where an expression belongs is compiled here and every problem of the file is listed at once.
+ */
+export function rawExpressionProblems(raw: unknown): ConfigProblem[] {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return [];
+  const config = raw as Record<string, unknown>;
+  const problems: ConfigProblem[] = [];
+  const conditions = (field: 'segmentations' | 'shopifySegmentations', scope: 'page' | 'shop') =>
+    rawList(config[field]).forEach((segment, index) => {
+      const ss = rawString(segment, 'ss');
+      const compiled = ss === undefined ? undefined : compileCondition(ss, scope);
+      if (compiled && !compiled.ok) problems.push(configProblem('E_CONDITION', `${field}.${index}.ss`, { error: compiled.error }));
+    });
+  conditions('segmentations', 'page');
+  conditions('shopifySegmentations', 'shop');
+  for (const field of ['includeUrls', 'excludeUrls'] as const) {
+    rawList(config[field]).forEach((pattern, index) => {
+      const problem = typeof pattern === 'string' && pattern.length > 0 ? compilePatternError(pattern) : undefined;
+      if (problem) problems.push(configProblem('E_URL_PATTERN', `${field}.${index}`, { problem }));
+    });
+  }
+  const when = rawString(config.triggers, 'when');
+  const trigger = when === undefined ? undefined : compileTriggerExpression(when);
+  if (trigger && !trigger.ok) problems.push(configProblem('E_TRIGGER', 'triggers.when', { error: trigger.error }));
+  return problems;
+}

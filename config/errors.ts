@@ -21,7 +21,19 @@ const messages = {
   E_TRIGGER: ({ error }: { error: ConditionError }) => formatConditionError(error),
   E_SAFARI_WEB_SERVICE_URL: () =>
     "is required with safariWebsitePushId: the https URL where the site serves the push package service of Safari's legacy push (the provider does not serve it)",
+  /** An https page may not call an http URL: the browser blocks every such call as mixed content. */
+  E_MIXED_CONTENT: ({ origin }: { origin: string }) =>
+    `must be an https URL: the site's origin ${origin} is https, and the browser blocks every http call from its pages as mixed content`,
   E_IOS_ICON: () => 'is required when iosHomeScreen.enabled is true: the home-screen app needs an icon (manifest.json icons)',
+  /** Across files: the provider knows a site by its hash, so `serve` hosts only the first of two that share one. */
+  E_DUPLICATE_HASH: ({ hash, first }: { hash: string; first: string }) =>
+    `"${hash}" is also the hash of ${first}: the provider knows a site by its hash, so serve would host only one of them`,
+  /** Across files: a site is named by its config file's base name (its build folder, `send --site NAME`). */
+  E_DUPLICATE_NAME: ({ name, first }: { name: string; first: string }) =>
+    `${first} is also named "${name}" (the file's base name): build writes both into one folder <out>/${name}, and serve hosts only one`,
+  /** Across files: two http sites on one child window origin would share its browser state (issue 17, item 6). */
+  E_SHARED_CHILD_WINDOW_ORIGIN: ({ origin, first }: { origin: string; first: string }) =>
+    `"${origin}" is already the child window origin of ${first}`,
   /** A warning: Safari's legacy push needs a service push-kit's provider does not run (README, "Safari"). */
   W_SAFARI_LEGACY_ELSEWHERE: ({ url, id }: { url: string; id: string }) =>
     `Safari's legacy push (macOS Safari before 16) asks ${url}/v2/pushPackages/${id} for a signed push package and reports devices to ${url}/v2/devices/... and ${url}/v2/log: the push-kit provider serves none of these (nor sends through APNs), so the site must host them there; Safari 16+ uses standard Web Push and needs none of it`,

@@ -21,6 +21,7 @@ import {
 import { CAMPAIGN_BODY_MAX_LENGTH, CAMPAIGN_TITLE_MAX_LENGTH, TIME_OF_DAY_PATTERN } from '../contract/campaign-limits.ts';
 import { configMessage } from './errors.ts';
 import { isAcceptedVapidSubject } from './vapid-subject.ts';
+import { isLocalHost } from '../compiler/features.ts';
 
 /** The first character a URL or path may not hold (space, control character, lone surrogate), as "U+XXXX at character N". */
 function badUrlCharacter(value: string): string | undefined {
@@ -67,6 +68,16 @@ function displayText(min: number, max: number) {
     if (surrogate >= 0)
       ctx.addIssue({ code: 'custom', message: `must be valid Unicode text (a lone surrogate at character ${surrogate + 1})` });
   });
+}
+
+/** The provider's URLs the site's pages call (fetch, script, image). */
+export const MIXED_CONTENT_FIELDS = ['serverSyncUrl', 'servicesServerURL'] as const;
+
+/** Whether a page of `origin` calling `url` is blocked as mixed content: an https page, an http URL not on this machine. */
+export function isMixedContent(origin: string, url: string): boolean {
+  if (!URL.canParse(origin) || !URL.canParse(url)) return false;
+  const target = new URL(url);
+  return new URL(origin).protocol === 'https:' && target.protocol === 'http:' && !isLocalHost(target.hostname);
 }
 
 /** A path on the site's own origin, or an absolute URL; the runtime resolves it against the page. */
@@ -341,6 +352,16 @@ export const siteConfigSchema = z
         message: configMessage('E_SAFARI_WEB_SERVICE_URL'),
         params: { code: 'E_SAFARI_WEB_SERVICE_URL' },
       });
+    for (const field of MIXED_CONTENT_FIELDS) {
+      const url = config[field];
+      if (url !== undefined && isMixedContent(config.origin, url))
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: configMessage('E_MIXED_CONTENT', { origin: config.origin }),
+          params: { code: 'E_MIXED_CONTENT' },
+        });
+    }
     if (config.iosHomeScreen.enabled && !config.style.iconUrl)
       ctx.addIssue({
         code: 'custom',

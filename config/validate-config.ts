@@ -2,9 +2,10 @@
 // compilation of every expression (compile-expressions.ts). A valid config comes back with its compiled forms.
 import type { z } from 'zod';
 import type { CompiledSite } from '../compiler/compiled-site.ts';
-import { compileExpressions } from './compile-expressions.ts';
+import { needsChildWindow } from '../compiler/features.ts';
+import { compileExpressions, rawExpressionProblems } from './compile-expressions.ts';
 import { configProblem, type ConfigErrorCode, type ConfigProblem } from './errors.ts';
-import { siteConfigSchema, type SiteConfig } from './schema.ts';
+import { isMixedContent, MIXED_CONTENT_FIELDS, siteConfigSchema, type SiteConfig } from './schema.ts';
 import { derivedVapidSubject, isAcceptedVapidSubject } from './vapid-subject.ts';
 
 export interface ValidatedConfig {
@@ -60,11 +61,52 @@ function vapidSubjectWarnings(config: SiteConfig): ConfigProblem[] {
   return isAcceptedVapidSubject(subject) ? [] : [configProblem('W_VAPID_SUBJECT_DERIVED', 'vapidSubject', { subject })];
 }
 
+/**
+ * The schema's checks across fields (an https origin calling an http provider) as the JSON holds them: zod skips
+ * an object's refinements once a field of it has a type error, and such a problem must not hide behind one.
+ */
+function rawCrossFieldProblems(raw: unknown): ConfigProblem[] {
+  if (typeof raw !== 'object' || raw === null) return [];
+  const { origin } = raw as Record<string, unknown>;
+  if (typeof origin !== 'string') return [];
+  return MIXED_CONTENT_FIELDS.flatMap((field) => {
+    const url = (raw as Record<string, unknown>)[field];
+    return typeof url === 'string' && isMixedContent(origin, url)
+      ? [configProblem('E_MIXED_CONTENT', field, { origin: new URL(origin).origin })]
+      : [];
+  });
+}
+
+/** A plain-http site (it gets the child window) without a child window origin of its own shares the provider's. */
+function childWindowWarnings(config: SiteConfig): ConfigProblem[] {
+  return needsChildWindow(config.origin) && !config.childWindowOrigin
+    ? [configProblem('W_CHILD_WINDOW_SHARED_ORIGIN', 'childWindowOrigin')]
+    : [];
+}
+
+/** Safari's legacy push needs Apple's push package service at safariWebServiceUrl, which the site hosts itself. */
+function safariWarnings(config: SiteConfig): ConfigProblem[] {
+  const { safariWebsitePushId: id, safariWebServiceUrl: url } = config;
+  return id && url ? [configProblem('W_SAFARI_LEGACY_ELSEWHERE', 'safariWebServiceUrl', { url: url.replace(/\/+$/, ''), id })] : [];
+}
+
 export function validateConfig(raw: unknown): ConfigValidation {
   const result = siteConfigSchema.safeParse(raw);
-  if (!result.success) return { ok: false, problems: problemsOf(result.error) };
+  if (!result.success) {
+    // the schema stops at its errors; cross-field rules and expressions are still checked from the JSON so none hides behind them
+    const problems = problemsOf(result.error);
+    const seen = new Set(problems.map((problem) => problem.path));
+    const more = [...rawCrossFieldProblems(raw), ...rawExpressionProblems(raw)].filter((problem) => !seen.has(problem.path));
+    return { ok: false, problems: [...problems, ...more] };
+  }
   const expressions = compileExpressions(result.data);
   if (!expressions.ok) return { ok: false, problems: expressions.problems };
-  const warnings = [...jsonStringWarnings(raw as Record<string, unknown>), ...vapidSubjectWarnings(result.data)];
+  // every warning of a config is found here, so `validate` reports what `build` would (`--strict` fails on them)
+  const warnings = [
+    ...jsonStringWarnings(raw as Record<string, unknown>),
+    ...vapidSubjectWarnings(result.data),
+    ...childWindowWarnings(result.data),
+    ...safariWarnings(result.data),
+  ];
   return { ok: true, config: result.data, compiled: expressions.compiled, warnings };
 }

@@ -3,7 +3,6 @@
 // config). The config's expressions were compiled by its validation; the site module is generated from those.
 import { configProblem, type ConfigErrorCode, type ConfigProblem } from '../config/errors.ts';
 import { loadConfig, siteNameOf, type LoadedConfig } from '../config/load-config.ts';
-import type { SiteConfig } from '../config/schema.ts';
 import type { SiteFeatures } from '../runtime/site-module.ts';
 import { siteFeatures } from '../compiler/features.ts';
 import { generateSiteModule, generateWorkerSiteModule } from '../compiler/site-module.ts';
@@ -32,17 +31,6 @@ export type SiteBuildResult =
     }
   | { ok: false; name: string; problems: BuildProblem[] };
 
-/** A plain-http site (it gets the child window) without a child window origin of its own shares the provider's. */
-function childWindowWarnings(config: SiteConfig, features: SiteFeatures): ConfigProblem[] {
-  return features.childWindow && !config.childWindowOrigin ? [configProblem('W_CHILD_WINDOW_SHARED_ORIGIN', 'childWindowOrigin')] : [];
-}
-
-/** Safari's legacy push needs Apple's push package service at safariWebServiceUrl, which the site hosts itself. */
-function safariWarnings(config: SiteConfig): ConfigProblem[] {
-  const { safariWebsitePushId: id, safariWebServiceUrl: url } = config;
-  return id && url ? [configProblem('W_SAFARI_LEGACY_ELSEWHERE', 'safariWebServiceUrl', { url: url.replace(/\/+$/, ''), id })] : [];
-}
-
 export async function buildSite(configFile: string, outDir: string): Promise<SiteBuildResult> {
   let loaded: LoadedConfig;
   try {
@@ -58,7 +46,7 @@ export async function buildSite(configFile: string, outDir: string): Promise<Sit
   const { name, config, compiled } = loaded;
   try {
     const features = siteFeatures(config, compiled);
-    const warnings = [...loaded.warnings, ...childWindowWarnings(config, features), ...safariWarnings(config)];
+    const { warnings } = loaded;
     const prompts = await renderPrompts(config, features);
     const modules = {
       'pushkit:site': generateSiteModule(config, compiled, prompts),

@@ -3,7 +3,7 @@
 import { readdir } from 'node:fs/promises';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { formatProblem } from '../config/errors.ts';
+import { configProblem, formatProblem } from '../config/errors.ts';
 import { ServerError } from './errors.ts';
 import { loadConfig } from '../config/load-config.ts';
 import type { SiteConfig } from '../config/schema.ts';
@@ -61,16 +61,24 @@ export async function loadSites(globs: string[], distDir: string): Promise<Loade
       problems.push(...loaded.problems.map((problem) => formatProblem(file, problem)));
       continue;
     }
-    const clash = sites.find((site) => site.hash === loaded.config.hash || site.name === loaded.name);
-    if (clash) {
-      problems.push(`${file}: hash: "${loaded.config.hash}" or name "${loaded.name}" is already hosted by ${clash.file}`);
+    // `push-kit validate` makes the same checks (cli/commands/validate.ts), with the same messages
+    const { hash } = loaded.config;
+    const sameHash = sites.find((site) => site.hash === hash);
+    if (sameHash) {
+      problems.push(formatProblem(file, configProblem('E_DUPLICATE_HASH', 'hash', { hash, first: sameHash.file })));
+      continue;
+    }
+    const sameName = sites.find((site) => site.name === loaded.name);
+    if (sameName) {
+      problems.push(formatProblem(file, configProblem('E_DUPLICATE_NAME', '(file)', { name: loaded.name, first: sameName.file })));
       continue;
     }
     // Two sites on one child window origin would share its browser state again (issue 17, item 6).
     const { childWindowOrigin } = loaded.config;
     const sharer = childWindowOrigin && sites.find((site) => site.config.childWindowOrigin === childWindowOrigin);
     if (sharer) {
-      problems.push(`${file}: childWindowOrigin: "${childWindowOrigin}" is already the child window origin of ${sharer.file}`);
+      const problem = configProblem('E_SHARED_CHILD_WINDOW_ORIGIN', 'childWindowOrigin', { origin: childWindowOrigin, first: sharer.file });
+      problems.push(formatProblem(file, problem));
       continue;
     }
     sites.push({ name: loaded.name, hash: loaded.config.hash, file, config: loaded.config, builtDir: join(distDir, loaded.name) });

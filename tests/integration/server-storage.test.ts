@@ -121,7 +121,7 @@ describe('loadSites', () => {
     expect(problems).toEqual([
       `${join(configs, 'broken.json')}: hash: must be 8 to 64 letters, digits, "_" or "-"`,
       `${join(configs, 'two.json')}: childWindowOrigin: "${childWindowOrigin}" is already the child window origin of ${join(configs, 'one.json')}`,
-      `${join(configs, 'zcopy.json')}: hash: "letters-hash-01" or name "zcopy" is already hosted by ${join(configs, 'letters.json')}`,
+      `${join(configs, 'zcopy.json')}: hash: "letters-hash-01" is also the hash of ${join(configs, 'letters.json')}: the provider knows a site by its hash, so serve would host only one of them`,
     ]);
   });
 });

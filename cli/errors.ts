@@ -35,6 +35,10 @@ const catalogue = {
     exit: EXIT.INVALID_INPUT,
     message: ({ problems }: { problems: string }) => problems,
   },
+  E_SITE_EXISTS: {
+    exit: EXIT.INVALID_INPUT,
+    message: ({ file }: { file: string }) => `${file} already exists; pass --force to overwrite it`,
+  },
   E_ARGUMENT: {
     exit: EXIT.INVALID_INPUT,
     message: ({ option, rule }: { option: string; rule: string }) => `--${option}: ${rule}`,

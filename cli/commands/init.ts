@@ -10,6 +10,7 @@ import {
   type AnswerName,
   type WizardAnswers,
 } from '../wizard/answers.ts';
+import { cliError } from '../errors.ts';
 import { fileExists, nextStepsText, siteConfigPath, writeSite } from '../wizard/write-site.ts';
 
 export interface InitOptions {
@@ -45,10 +46,7 @@ async function runNonInteractive(options: InitOptions): Promise<number> {
     return 1;
   }
   const configFile = siteConfigPath(options.dir, answers.name);
-  if (!options.force && (await fileExists(configFile))) {
-    process.stderr.write(`${configFile} already exists; pass --force to overwrite it\n`);
-    return 1;
-  }
+  if (!options.force && (await fileExists(configFile))) throw cliError('E_SITE_EXISTS', { file: configFile });
   const written = await writeSite(options.dir, answers);
   process.stdout.write(`${nextStepsText(written, answers.name, options.dir)}\n`);
   return 0;

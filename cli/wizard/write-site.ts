@@ -1,6 +1,6 @@
 // Answers -> files: the site config, the VAPID key pair and the owner API key, written all-or-nothing.
 import { randomBytes } from 'node:crypto';
-import { access, chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { access, appendFile, chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ownerKeyFile, STATE_DIR, vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair } from '../../server/push/vapid-keys.ts';
@@ -14,6 +14,30 @@ export interface WrittenSite {
   ownerKeyFile: string;
   /** The owner API key in clear; only its SHA-256 is stored, so it is shown once. */
   ownerApiKey: string;
+  /** What became of the project's `.gitignore` line for the private state folder. */
+  gitignore: GitignoreChange;
+}
+
+/** The `.gitignore` line that keeps the private state folder (keys, database) out of git. */
+export const GITIGNORE_LINE = `${STATE_DIR}/`;
+
+export type GitignoreChange = { file: string; change: 'created' | 'added' | 'present' };
+
+/** Adds `.push-kit/` to `<dir>/.gitignore` (created when absent) unless a line already ignores the folder. */
+export async function ensureGitignored(dir: string): Promise<GitignoreChange> {
+  const file = join(dir, '.gitignore');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await writeFile(file, `${GITIGNORE_LINE}\n`);
+    return { file, change: 'created' };
+  }
+  const ignored = new Set([STATE_DIR, `/${STATE_DIR}`, GITIGNORE_LINE, `/${GITIGNORE_LINE}`]);
+  if (text.split(/\r?\n/).some((line) => ignored.has(line.trim()))) return { file, change: 'present' };
+  await appendFile(file, `${text === '' || text.endsWith('\n') ? '' : '\n'}${GITIGNORE_LINE}\n`);
+  return { file, change: 'added' };
 }
 
 export function siteConfigPath(dir: string, name: string): string {
@@ -82,7 +106,8 @@ export async function writeSite(dir: string, answers: WizardAnswers): Promise<Wr
     { file: ownerKeyFile, content: `${JSON.stringify({ sha256 }, null, 2)}\n`, secret: true },
     { file: configFile, content: `${JSON.stringify(config, null, 2)}\n`, secret: false },
   ]);
-  return { configFile, keyFile, ownerKeyFile, ownerApiKey };
+  const gitignore = await ensureGitignored(dir);
+  return { configFile, keyFile, ownerKeyFile, ownerApiKey, gitignore };
 }
 
 /**
@@ -94,6 +119,7 @@ export function nextStepsText(written: WrittenSite, name: string, dir: string): 
   return [
     `Wrote ${written.configFile}`,
     `VAPID private key: ${written.keyFile} (mode 0600)`,
+    ...gitignoreText(written.gitignore),
     `Owner API key (shown once, only its SHA-256 is stored in ${written.ownerKeyFile}):`,
     `  ${written.ownerApiKey}`,
     'Next:',
@@ -101,6 +127,12 @@ export function nextStepsText(written: WrittenSite, name: string, dir: string): 
     `  npx push-kit build site-configs/${name}.json`,
     `  npx push-kit dev site-configs/${name}.json`,
   ].join('\n');
+}
+
+function gitignoreText({ file, change }: GitignoreChange): string[] {
+  if (change === 'present') return [];
+  const did = change === 'created' ? `Created ${file} with` : `Added to ${file}:`;
+  return [`${did} ${GITIGNORE_LINE} (private keys and the database stay out of git)`];
 }
 
 /** A path as one shell word: quoted when it holds anything but the usual path characters. */

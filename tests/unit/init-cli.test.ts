@@ -49,11 +49,19 @@ describe('push-kit init (spawned)', () => {
     expect(JSON.parse(await readFile(ownerKeyFile, 'utf8'))).toEqual({ sha256: createHash('sha256').update(printedKey!).digest('hex') });
     expect((await stat(join(dir, '.push-kit', 'keys', 'ink-quill.json'))).mode & 0o777).toBe(0o600);
 
+    // the private state folder is kept out of git, once
+    expect(init.stdout).toContain(`Created ${join(dir, '.gitignore')} with .push-kit/`);
+    expect(await readFile(join(dir, '.gitignore'), 'utf8')).toBe('.push-kit/\n');
+
+    // a second init for the same site: the command line's error format and exit code, nothing written
     const again = await pushKit(['init', '--answers', answersFile, '--dir', dir]);
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain('already exists; pass --force');
+    expect(again.stderr.trim()).toBe(`push-kit: ${configFile} already exists; pass --force to overwrite it`);
     expect(await readFile(configFile, 'utf8')).toBe(JSON.stringify(config, null, 2) + '\n');
-    expect((await pushKit(['init', '--answers', answersFile, '--dir', dir, '--force'])).code).toBe(0);
+    const forced = await pushKit(['init', '--answers', answersFile, '--dir', dir, '--force']);
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).not.toContain('.gitignore');
+    expect(await readFile(join(dir, '.gitignore'), 'utf8')).toBe('.push-kit/\n');
   }, 60_000);
 
   it('prints answers.<field>: message for wrong answers and writes nothing', async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeSite } from '../../cli/wizard/write-site.ts';
+import { ensureGitignored, writeSite } from '../../cli/wizard/write-site.ts';
 import { defaultAnswers, sampleUrlVerdict, slugify, validateAnswer } from '../../cli/wizard/answers.ts';
 
 describe('init: answers and files', () => {
@@ -12,6 +12,19 @@ describe('init: answers and files', () => {
     await expect(writeSite(dir, defaultAnswers())).rejects.toThrow();
     expect(await readdir(join(dir, '.push-kit', 'keys'))).toEqual([]);
     expect(await readdir(join(dir, '.push-kit', 'owner-keys'))).toEqual([]);
+  });
+
+  it('adds .push-kit/ to an existing .gitignore once, on a line of its own', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pk-write-'));
+    const file = join(dir, '.gitignore');
+    await writeFile(file, 'node_modules\ndist');
+    expect(await ensureGitignored(dir)).toEqual({ file, change: 'added' });
+    expect(await ensureGitignored(dir)).toEqual({ file, change: 'present' });
+    expect(await readFile(file, 'utf8')).toBe('node_modules\ndist\n.push-kit/\n');
+    const other = await mkdtemp(join(tmpdir(), 'pk-write-'));
+    await writeFile(join(other, '.gitignore'), '/.push-kit\n');
+    expect(await ensureGitignored(other)).toEqual({ file: join(other, '.gitignore'), change: 'present' });
+    expect(await readFile(join(other, '.gitignore'), 'utf8')).toBe('/.push-kit\n');
   });
 
   it('validates answers with the schema messages and checks sample URLs', () => {

@@ -188,9 +188,10 @@ describe('property: URL patterns', () => {
             ...(include ?? []).map((text, index) => [`includeUrls.${index}`, text]),
             ...exclude.map((text, index) => [`excludeUrls.${index}`, text]),
           ];
-          // validation checks the schema (an empty pattern) before it compiles the patterns
+          // validation names every bad entry at once: the schema's (an empty pattern) first, then the patterns that
+          // do not compile
           const empty = entries.filter(([, text]) => text === '');
-          const bad = empty.length > 0 ? empty : entries.filter(([, text]) => compilePatternError(text!) !== undefined);
+          const bad = [...empty, ...entries.filter(([, text]) => text !== '' && compilePatternError(text!) !== undefined)];
           if (bad.length > 0) {
             expect(parsed.ok).toBe(false);
             if (!parsed.ok) expect(parsed.problems.map((problem) => problem.path)).toEqual(bad.map(([path]) => path));

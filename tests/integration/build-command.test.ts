@@ -4,7 +4,7 @@
 // segment condition and trigger expression languages refusing a config with the field and the column of each
 // error, and the VAPID key every build needs (section 1's "missing vapid key in Edge" cannot be built).
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -112,5 +112,23 @@ describe('push-kit build: the config rules decided at build time', () => {
     expect(result.stdout).toContain('1 failed');
     // nothing half-written: no bundle for the refused config
     expect(existsSync(join(work, 'dist', 'bad-expressions'))).toBe(false);
+  }, 60_000);
+});
+
+describe('push-kit build: output', () => {
+  it("follows the umask, so a web server running as another user reads the site's folder", async () => {
+    const base = JSON.parse(await readFile(join(root, 'site-configs/calligraphy.json'), 'utf8')) as Record<string, unknown>;
+    delete base.$schema;
+    const file = join(work, 'umask-022.json');
+    await writeFile(file, JSON.stringify(base));
+    const out = join(work, 'dist-umask');
+    await run('sh', ['-c', `umask 022 && exec node "${join(root, 'bin/push-kit.js')}" build "${file}" --out "${out}"`], {
+      cwd: work,
+      timeout: 60_000,
+    });
+    const mode = async (path: string) => (await stat(path)).mode & 0o777;
+    expect(await mode(join(out, 'umask-022'))).toBe(0o755);
+    expect(await mode(join(out, 'umask-022', 'push.js'))).toBe(0o644);
+    expect(await mode(join(out, 'umask-022', 'http-v4', 'css'))).toBe(0o755);
   }, 60_000);
 });

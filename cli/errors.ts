@@ -2,7 +2,7 @@
 // process exit code (README, "Exit codes"). The entry (index.ts) prints a CliError as `push-kit: <message>`,
 // with no stack unless --debug is given; any other error is a bug and prints its stack.
 import { defineCatalogue, type DetailsOf } from '../contract/catalogue.ts';
-import { isServerError, ServerError, type ServerErrorCode } from '../server/errors.ts';
+import { causeChain, isServerError, ServerError, type ServerErrorCode } from '../server/errors.ts';
 
 /** Exit codes of `push-kit`; 0 is success. */
 export const EXIT = {
@@ -142,8 +142,5 @@ export function fromServerError(error: unknown, advice?: { databaseInUse?: strin
 
 /** Whether the failure (or what caused it) is the embedded database held by another process. */
 export function isDatabaseInUse(error: unknown): boolean {
-  for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
-    if (isServerError(current, 'E_DATABASE_IN_USE')) return true;
-  }
-  return false;
+  return [...causeChain(error)].some((current) => isServerError(current, 'E_DATABASE_IN_USE'));
 }

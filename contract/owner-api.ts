@@ -159,7 +159,8 @@ export interface SegmentRequest {
  * scheduled: waiting for its send time (or its subscribers' local time); cancelled: stopped before it all went;
  * waiting_for_key: the site's VAPID key cannot sign, nothing goes until the key file is fixed.
  */
-export type CampaignStatus = 'pending' | 'scheduled' | 'sending' | 'done' | 'cancelled' | 'waiting_for_key';
+export const CAMPAIGN_STATUSES = ['pending', 'scheduled', 'sending', 'done', 'cancelled', 'waiting_for_key'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
 export interface CampaignCounts {
   recipients: number;

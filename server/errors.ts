@@ -212,6 +212,11 @@ export class ServerError<C extends ServerErrorCode = ServerErrorCode> extends Er
   }
 }
 
+/** The error and what caused it, nearest first (at most five deep: a cycle of causes ends too). */
+export function* causeChain(error: unknown): Generator<unknown> {
+  for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) yield current;
+}
+
 /** Whether `error` is the catalogue's failure `code`. */
 export function isServerError<C extends ServerErrorCode>(error: unknown, code: C): error is ServerError<C> {
   return error instanceof ServerError && error.code === code;

@@ -1,11 +1,11 @@
 // The owner API's automation routes: what they take and what they answer (route-schemas.ts). The body of a
 // change is contract/automation-input.ts's schema, which the dashboard checks with too.
 import { z } from 'zod';
+import { SITE_PARAMS } from '../http/params.ts';
 import { fieldsOf, successReply } from '../http/route-schemas.ts';
 import { AUTOMATION_KINDS, type Automation, type AutomationSettings, type AutomationStats } from '../../contract/automations.ts';
 
-export const automationParams = z.object({
-  name: z.string(),
+export const automationParams = SITE_PARAMS.extend({
   kind: z.enum(AUTOMATION_KINDS, { error: `must be one of ${AUTOMATION_KINDS.join(', ')}` }),
 });
 

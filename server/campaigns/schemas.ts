@@ -1,14 +1,20 @@
 // The owner API's campaign routes: what they take and what they answer (route-schemas.ts). The body of a new
 // campaign is contract/campaign-input.ts's schema, which `push-kit send` and the dashboard check with too.
 import { z } from 'zod';
-import { optionalText, segmentIdParam, subscriberIdParam } from '../http/params.ts';
+import { optionalText, segmentIdParam, SITE_PARAMS, subscriberIdParam } from '../http/params.ts';
 import { isoTime } from '../http/reply-schemas.ts';
 import { fieldsOf, successReply } from '../http/route-schemas.ts';
 import { CAMPAIGN_ID_PATTERN } from '../../contract/ids.ts';
 import { URGENCIES } from '../../contract/urgency.ts';
-import type { Campaign, CampaignAction, CampaignCounts, CampaignVariantFigures } from '../../contract/owner-api.ts';
+import {
+  CAMPAIGN_STATUSES,
+  type Campaign,
+  type CampaignAction,
+  type CampaignCounts,
+  type CampaignVariantFigures,
+} from '../../contract/owner-api.ts';
 
-export const campaignParams = z.object({ name: z.string(), id: z.string().regex(CAMPAIGN_ID_PATTERN, 'must be a campaign id (digits)') });
+export const campaignParams = SITE_PARAMS.extend({ id: z.string().regex(CAMPAIGN_ID_PATTERN, 'must be a campaign id (digits)') });
 
 export const audienceQuery = z
   .object({ segment: optionalText(segmentIdParam), subscriberId: optionalText(subscriberIdParam) })
@@ -68,7 +74,7 @@ const campaign = z.object(
     subscriberId: z.string().nullable(),
     ttl: z.int(),
     urgency: z.enum(URGENCIES),
-    status: z.enum(['pending', 'scheduled', 'sending', 'done', 'cancelled', 'waiting_for_key']),
+    status: z.enum(CAMPAIGN_STATUSES),
     sendAt: isoTime.nullable(),
     localTime: z.string().nullable(),
     nextDueAt: isoTime.nullable(),

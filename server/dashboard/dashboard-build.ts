@@ -87,7 +87,8 @@ export async function buildDashboard(cacheDir = process.env.PUSHKIT_DASHBOARD_CA
   const hash = await dashboardSourceHash();
   const dir = join(cacheDir, hash);
   if (await exists(join(dir, 'index.html'))) return { dir, hash, buildMs: 0 };
-  await mkdir(cacheDir, { recursive: true });
+  // under .push-kit/, whose folders are the user's alone (DESIGN: 0700)
+  await mkdir(cacheDir, { recursive: true, mode: 0o700 });
   const started = Date.now();
   const temporary = join(cacheDir, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {

@@ -4,10 +4,9 @@
 // onRequest, so the rate limit (a preValidation hook of the root) counts a wrong key before the database is asked.
 import { ServerError } from '../errors.ts';
 import type { FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
-import { z } from 'zod';
 import type { Queryable } from '../db/database.ts';
 import { isOwnerKey } from './owner-keys.ts';
-import { parseParams } from './params.ts';
+import { parseParams, SITE_PARAMS } from './params.ts';
 
 import type { HostedSite } from '../sites.ts';
 import type { RouteContext } from './route-context.ts';
@@ -24,7 +23,6 @@ export async function requireOwner(db: Queryable, request: FastifyRequest, site:
   if (!(await isOwnerKey(db, site, key))) throw new ServerError('E_OWNER_KEY', { site: site.name });
 }
 
-const nameParams = z.object({ name: z.string() });
 const ownedSites = new WeakMap<FastifyRequest, HostedSite>();
 
 /**
@@ -33,7 +31,7 @@ const ownedSites = new WeakMap<FastifyRequest, HostedSite>();
  */
 export function ownerSiteHook({ db, registry }: RouteContext): preValidationAsyncHookHandler {
   return async (request) => {
-    const { name } = parseParams(nameParams, request.params);
+    const { name } = parseParams(SITE_PARAMS, request.params);
     const site = registry.byNameOrNull(name);
     if (!site) {
       // the same lookup a wrong key costs (no site has the empty hash), so timing does not tell them apart either

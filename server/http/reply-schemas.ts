@@ -1,8 +1,7 @@
 // Reply schemas more than one capability answers with (route-schemas.ts writes every reply through its schema).
 import { z } from 'zod';
-import { successReply } from './route-schemas.ts';
+import { fieldsOf, successReply } from './route-schemas.ts';
 import { SUBSCRIBER_STATUSES, type SiteSummary } from '../../contract/owner-api.ts';
-import { fieldsOf } from './route-schemas.ts';
 
 export const subscriberStatus = z.enum(SUBSCRIBER_STATUSES);
 /** A count for each subscriber status. */

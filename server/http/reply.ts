@@ -17,12 +17,7 @@ function callbackOf(request: FastifyRequest): string | undefined {
   return callback;
 }
 
-/** Throws a 400 E_CALLBACK_INVALID when the callback name is malformed; call before doing any work. */
-export function checkCallback(request: FastifyRequest): void {
-  callbackOf(request);
-}
-
-/** checkCallback as a JSONP route's preValidation hook: before its schemas look at the other parameters. */
+/** A JSONP route's preValidation hook: a malformed callback name is a 400 E_CALLBACK_INVALID before its schemas look at the other parameters. */
 export async function checkCallbackHook(request: FastifyRequest): Promise<void> {
   callbackOf(request);
 }

@@ -1,6 +1,6 @@
 // The owner API's segment routes: what they take and what they answer (route-schemas.ts).
 import { z } from 'zod';
-import { segmentIdParam, subscriberIdParam, text } from '../http/params.ts';
+import { segmentIdParam, SITE_PARAMS, subscriberIdParam, text } from '../http/params.ts';
 import { isoTime } from '../http/reply-schemas.ts';
 import { fieldsOf, successReply } from '../http/route-schemas.ts';
 import { compileCondition } from '../../compiler/segment-condition.ts';
@@ -8,8 +8,8 @@ import { CONDITION_MAX_LENGTH, formatConditionError, type ConditionCheckReply } 
 import { SEGMENT_ID_OR_NUMBER_RULE } from '../../contract/ids.ts';
 import { SEGMENT_NAME_MAX_LENGTH, type Segment } from '../../contract/owner-api.ts';
 
-export const segmentParams = z.object({ name: z.string(), sid: segmentIdParam });
-export const memberParams = z.object({ name: z.string(), sid: segmentIdParam, id: subscriberIdParam });
+export const segmentParams = SITE_PARAMS.extend({ sid: segmentIdParam });
+export const memberParams = segmentParams.extend({ id: subscriberIdParam });
 
 export const segmentBody = z.strictObject({
   sid: z.union([z.int().positive().transform(String), segmentIdParam], { error: SEGMENT_ID_OR_NUMBER_RULE }),

@@ -1,6 +1,6 @@
 // The owner API's subscriber routes: what they take and what they answer (route-schemas.ts).
 import { z } from 'zod';
-import { countQuery, daysQuery, optionalText, pageQuery, segmentIdParam, subscriberIdParam, text } from '../http/params.ts';
+import { countQuery, daysQuery, optionalText, pageQuery, segmentIdParam, SITE_PARAMS, subscriberIdParam, text } from '../http/params.ts';
 import { byStatus, isoTime, subscriberStatus } from '../http/reply-schemas.ts';
 import { fieldsOf, successReply } from '../http/route-schemas.ts';
 import { AT_RISK_DELIVERIES_DEFAULT, AT_RISK_DELIVERIES_MAX } from './subscriber-health.ts';
@@ -13,7 +13,7 @@ import {
 } from '../../contract/owner-api.ts';
 import type { SubscriberHealth } from '../../contract/automations.ts';
 
-export const subscriberParams = z.object({ name: z.string(), id: subscriberIdParam });
+export const subscriberParams = SITE_PARAMS.extend({ id: subscriberIdParam });
 
 export const subscriberListQuery = pageQuery.extend({
   status: optionalText(z.enum(SUBSCRIBER_STATUSES, { error: `must be one of ${SUBSCRIBER_STATUSES.join(', ')}` })),

@@ -142,6 +142,30 @@ export const SERVER_ERRORS = {
     ({ keyFile, configFile }) => `${keyFile} is not the key pair of ${configFile}'s vapidPublicKey: subscribers would refuse its messages`,
   ),
 
+  // A site's VAPID key ring (server/keys/)
+  E_VAPID_KEY_INVALID: entry<{ param: string; problem: string }>(
+    400,
+    ({ param, problem }) => `${param}: not a VAPID key pair that can sign: ${problem}`,
+  ),
+  E_VAPID_KEY_UNKNOWN: entry<{ param: string; id: string; site: string; known: string }>(
+    404,
+    ({ param, id, site, known }) => `${param}: no key ${id} on the key ring of site ${site} (keys: ${known})`,
+  ),
+  E_VAPID_KEY_CURRENT: entry<{ param: string; id: string; site: string }>(
+    409,
+    ({ param, id, site }) => `${param}: ${id} is the current key of site ${site}; rotate first, then retire it once no subscriber uses it`,
+  ),
+  E_VAPID_KEY_IN_USE: entry<{ param: string; id: string; site: string; count: number }>(
+    409,
+    ({ param, id, site, count }) =>
+      `${param}: ${count} subscriber${count === 1 ? '' : 's'} of site ${site} still use${count === 1 ? 's' : ''} key ${id}; ` +
+      'retire it once none does (their browsers move to the current key on their next visit)',
+  ),
+  E_SITE_CONFIG_WRITE: entry<{ configFile: string; reason: string }>(
+    500,
+    ({ configFile, reason }) => `cannot write the site config ${configFile}: ${reason}`,
+  ),
+
   // The database and the process
   E_DATABASE_IN_USE: entry<{ dataDir: string; by: string }>(
     503,

@@ -290,4 +290,17 @@ export const MIGRATIONS: Migration[] = [
       `ALTER TABLE campaigns ADD CONSTRAINT campaigns_status_check CHECK (status IN ('pending', 'scheduled', 'sending', 'done', 'cancelled', 'waiting_for_key'))`,
     ],
   },
+  {
+    version: 16,
+    name: 'a VAPID key ring per site: the key each subscription was made with',
+    statements: [
+      // The id (server/keys/key-ring.ts vapidKeyId: a short hash of the public key) of the key pair on the site's
+      // ring that signs this subscription's pushes. NULL (rows stored before this version) is the site's current
+      // key: a migration cannot read the key files, and a rotation writes the old key's id into these rows
+      // before it makes a new key current (server/keys/rotate-key.ts).
+      `ALTER TABLE subscribers ADD COLUMN vapid_key_id text`,
+      // The ring's listing counts subscribers per key; a retire counts one key's.
+      `CREATE INDEX subscribers_site_vapid_key ON subscribers (site_hash, vapid_key_id) WHERE status = 'subscribed'`,
+    ],
+  },
 ];

@@ -187,6 +187,25 @@ export const SERVER_ERRORS = {
     500,
     ({ entry }) => `push services: "${entry}" is not an https origin (https://host[:port], or https://*.host)`,
   ),
+  E_WEBHOOK_SETTING: entry<{ entry: string }>(
+    500,
+    ({ entry }) => `webhook private origins: "${entry}" is not an origin (https://host[:port] or http://host[:port])`,
+  ),
+
+  // Webhooks (server/webhooks/)
+  E_WEBHOOK_URL: entry<{ param: string; problem: string }>(400, ({ param, problem }) => `${param}: ${problem}`),
+  E_WEBHOOK_UNKNOWN: entry<{ param: string; id: string; site: string }>(
+    404,
+    ({ param, id, site }) => `${param}: no webhook endpoint ${id} on site ${site} (push-kit webhooks list --site ${site})`,
+  ),
+  E_WEBHOOK_MESSAGE_UNKNOWN: entry<{ param: string; id: string; endpointId: string }>(
+    404,
+    ({ param, id, endpointId }) => `${param}: no event ${id} in the log of webhook endpoint ${endpointId}`,
+  ),
+  E_WEBHOOK_ENDPOINTS_MAX: entry<{ site: string; max: number }>(
+    409,
+    ({ site, max }) => `site ${site} has ${max} webhook endpoints, the most it may have: remove one first`,
+  ),
   E_EVENT_RETENTION_SETTING: entry<{ value: string }>(
     500,
     ({ value }) => `event retention: "${value}" is not a number of days (a whole number from 1 to 36500)`,

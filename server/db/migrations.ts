@@ -303,4 +303,63 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX subscribers_site_vapid_key ON subscribers (site_hash, vapid_key_id) WHERE status = 'subscribed'`,
     ],
   },
+  {
+    version: 17,
+    name: 'webhooks: endpoints per site, a queue of signed events, the delivery log',
+    statements: [
+      // An owner's endpoint (server/webhooks/): the events it takes and its signing secret, kept as is since every
+      // request is signed with it (Standard Webhooks: whsec_ and base64). A rotation keeps the old one signing
+      // beside the new one until previous_secret_expires_at.
+      `CREATE TABLE webhook_endpoints (
+        id bigserial PRIMARY KEY,
+        site_hash text NOT NULL,
+        url text NOT NULL,
+        events text[] NOT NULL,
+        description text,
+        secret text NOT NULL,
+        previous_secret text,
+        previous_secret_expires_at timestamptz,
+        disabled_at timestamptz,
+        disabled_reason text,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      `CREATE INDEX webhook_endpoints_site ON webhook_endpoints (site_hash, id)`,
+      // One event for one endpoint, its body as sent (text: the signed bytes never change between attempts).
+      // Claimed like deliveries (claimed_at, a lease); order_key (the subscriber) holds an event back while an
+      // earlier one of that subscriber to that endpoint is pending; dedupe_key makes an emission idempotent.
+      `CREATE TABLE webhook_messages (
+        id bigserial PRIMARY KEY,
+        endpoint_id bigint NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+        message_id text NOT NULL DEFAULT ('msg_' || replace(gen_random_uuid()::text, '-', '')),
+        event_type text NOT NULL,
+        payload text NOT NULL,
+        order_key text,
+        dedupe_key text,
+        status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
+        attempts integer NOT NULL DEFAULT 0,
+        next_attempt_at timestamptz NOT NULL DEFAULT now(),
+        claimed_at timestamptz,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (endpoint_id, message_id)
+      )`,
+      `CREATE INDEX webhook_messages_due ON webhook_messages (next_attempt_at, id) WHERE status = 'pending'`,
+      `CREATE INDEX webhook_messages_order ON webhook_messages (endpoint_id, order_key, id) WHERE status = 'pending'`,
+      `CREATE UNIQUE INDEX webhook_messages_once ON webhook_messages (endpoint_id, dedupe_key) WHERE dedupe_key IS NOT NULL`,
+      `CREATE INDEX webhook_messages_endpoint ON webhook_messages (endpoint_id, id)`,
+      // The delivery log: every attempt, its answer's status, latency and first bytes (at most 256).
+      `CREATE TABLE webhook_attempts (
+        id bigserial PRIMARY KEY,
+        endpoint_id bigint NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+        message_id bigint NOT NULL REFERENCES webhook_messages (id) ON DELETE CASCADE,
+        attempted_at timestamptz NOT NULL DEFAULT now(),
+        status_code integer,
+        outcome text NOT NULL CHECK (outcome IN ('delivered', 'retrying', 'failed')),
+        latency_ms integer NOT NULL,
+        response text NOT NULL
+      )`,
+      `CREATE INDEX webhook_attempts_endpoint ON webhook_attempts (endpoint_id, id)`,
+      `CREATE INDEX webhook_attempts_message ON webhook_attempts (message_id)`,
+    ],
+  },
 ];

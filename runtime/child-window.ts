@@ -15,6 +15,8 @@ import { readState, syncAction } from './sync.ts';
 import { visitorUuid } from './visitor-id.ts';
 import { storeConsent } from './tracking-consent.ts';
 import { childWindowTexts } from './child-window-texts.ts';
+import { deniedByIncognito, firefoxPrivate, incognitoRefusal } from './child-window-incognito.ts';
+import { urlBase64ToBytes } from './base64url.ts';
 import {
   DO_NOT_TRACK,
   OPT_OUT,
@@ -90,6 +92,10 @@ export async function runChildWindow(): Promise<void> {
     // The target origin makes the browser drop the message unless the opener is still on the site's origin.
     window.opener?.postMessage(message, new URL(site.origin).origin);
   };
+  /**
+   * Posts, then closes the window 500 ms later: only after a screen the visitor need not read (a subscribe that
+   * succeeded, No). A screen that says "You can close this window" stays until the visitor closes it.
+   */
   const finish = (fields: ChildWindowMessage): void => {
     post(fields);
     setTimeout(() => window.close(), CLOSE_AFTER_MS);
@@ -133,13 +139,21 @@ export async function runChildWindow(): Promise<void> {
         await ('serviceWorker' in navigator ? await held() : undefined)?.unsubscribe();
         if (services.subscriberId_() && !(await syncAction(services, browser, 'unsubscribe-ui'))) throw new Error('unsubscribe-ui failed');
         say(already ? texts.alreadyOptedOut : texts.optedOut);
-        finish({ [OPT_OUT]: true });
+        post({ [OPT_OUT]: true });
       } catch (error) {
         logSwallowed(error);
         say(texts.optOutFailed);
       }
     });
   }
+  /** The spec's Incognito/Private mode text; the page hears "Could Not Subscribe.", not a block. */
+  const incognito = (): void => {
+    say(texts.incognito);
+    show('pc-steps', false);
+    show('pc-buttons', false);
+    post({ pushkit_failure: 'subscribe' });
+  };
+  if (firefoxPrivate(browser, 'serviceWorker' in navigator)) return incognito();
   if (support.failure || !('serviceWorker' in navigator) || !('PushManager' in window)) return say(texts.unsupported);
 
   /** This origin's subscription as it is (the permission the visitor gave or took back here, the browser's language). */
@@ -174,13 +188,18 @@ export async function runChildWindow(): Promise<void> {
     post({ is_blocked_user: true });
     onPermissionChange(() => Notification.permission !== 'denied' && offer());
   };
+  /** A denied permission: incognito's own (its text), or the visitor's block (the unblock picture). */
+  const denied = async (): Promise<void> =>
+    (await deniedByIncognito(() => activeRegistration(workerSite, browser === 'firefox'), urlBase64ToBytes(site.vapidPublicKey)))
+      ? incognito()
+      : blocked();
   const subscribe = async (): Promise<void> => {
     show('pc-buttons', false);
     show('pc-spinner', true);
     step(2);
     await adoptOpener();
     const answer = Notification.permission === 'granted' ? 'granted' : await askPermission();
-    if (answer === 'denied') return blocked();
+    if (answer === 'denied') return denied();
     if (answer !== 'granted') return finish({});
     step(3);
     // which part failed, for the opener: the browser's subscription, or the provider's insert
@@ -196,9 +215,9 @@ export async function runChildWindow(): Promise<void> {
       show('pc-spinner', false);
       finish({ subscribedToWebPush: true, is_new_user: true });
     } catch (error) {
-      // Chromium refuses push registrations in incognito windows ("Registration failed - permission denied").
-      say(/permission denied/i.test(String(error)) ? texts.incognito : texts.notSubscribed);
-      show('pc-spinner', false);
+      // Chromium's incognito refuses push registrations even with the permission granted.
+      if (incognitoRefusal(error)) return incognito();
+      say(texts.notSubscribed);
       show('pc-steps', false);
       post({ pushkit_failure: failure });
     }
@@ -229,14 +248,14 @@ export async function runChildWindow(): Promise<void> {
         return say(texts.optOutFailed);
       }
       say(texts.unsubscribed);
-      finish({});
+      post({});
     });
   }
   // subscribe and unblock: the unblock picture while blocked, otherwise the offer (or "already subscribed").
-  if (permission === 'denied') return blocked();
+  if (permission === 'denied') return denied();
   if (existing && permission === 'granted' && services.subscriberId_()) {
     say(texts.alreadySubscribed);
-    return finish({ subscribedToWebPush: true });
+    return post({ subscribedToWebPush: true });
   }
   if (params.get('isAPIcall') === 'true' && permission === 'granted') return subscribe();
   offer();

@@ -170,12 +170,11 @@ describe('child window of an http site', () => {
       browser.context.waitForEvent('page'),
       evil.evaluate((href) => void window.open(href, 'child'), url.href),
     ]);
-    const closed = child.waitForEvent('close', { timeout: 10_000 });
-    // Already subscribed: the child window says so, posts its message (to the site's origin) and closes.
+    // Already subscribed: the child window says so and posts its message (to the site's origin).
     await expect
       .poll(() => child.locator('#pc-text').textContent())
       .toBe('You seem to have already been subscribed to push notifications from Calligraphy Submissions. You can close this window.');
-    await closed;
+    await child.close();
     await evil.waitForTimeout(300);
     expect((await received(evil)).filter((message) => message.origin === new URL(stack.providerUrl).origin)).toEqual([]);
 
@@ -184,14 +183,14 @@ describe('child window of an http site', () => {
       browser.context.waitForEvent('page'),
       page.evaluate((href) => void window.open(href, 'child'), url.href),
     ]);
-    await again.waitForEvent('close', { timeout: 10_000 });
     await expect
       .poll(async () => (await received(page)).filter((message) => message.origin === new URL(stack.providerUrl).origin).length)
       .toBe(2);
+    await again.close();
     await evil.close();
   });
 
-  it('the child window loads its stylesheet from /http-v4/css/pc-iframe.css, and closes 500 ms after it completes', async () => {
+  it('the child window loads its stylesheet from /http-v4/css/pc-iframe.css; "You can close this window" stays, No closes 500 ms after', async () => {
     // Playwright's clock, paused: the close timer runs only as far as the test moves it.
     await browser.context.clock.install();
     await page.clock.pauseAt(Date.now() + 3_600_000);
@@ -209,12 +208,27 @@ describe('child window of an http site', () => {
     expect(
       await child.evaluate(() => [...document.styleSheets].map((sheet) => ({ href: sheet.href, rules: sheet.cssRules.length > 0 }))),
     ).toEqual([{ href: `${stack.providerUrl}/http-v4/css/pc-iframe.css`, rules: true }]);
-    // completion (already subscribed): the message reaches the opener, then the window waits 500 ms to close
+    // already subscribed: the message reaches the opener; the text tells the visitor to close the window, so it stays
     await expect.poll(async () => (await received(page)).length).toBe(before + 1);
+    await page.clock.runFor(60_000);
+    expect(closed).toBe(false);
+    expect(await child.locator('#pc-text').textContent()).toContain('You can close this window.');
+    await child.close();
+
+    // a screen with nothing to read (No, on the unsubscribe question) closes 500 ms after
+    url.searchParams.set('action', 'unsubscribe');
+    const [question] = await Promise.all([
+      browser.context.waitForEvent('page'),
+      page.evaluate((href) => void window.open(href, 'child'), url.href),
+    ]);
+    closed = false;
+    question.on('close', () => (closed = true));
+    await question.locator('#pc-no').click();
+    await expect.poll(async () => (await received(page)).length).toBe(before + 2);
     await page.clock.runFor(499);
     await page.waitForTimeout(200);
     expect(closed).toBe(false);
-    const closing = child.waitForEvent('close', { timeout: 5000 });
+    const closing = question.waitForEvent('close', { timeout: 5000 });
     await page.clock.runFor(1);
     await closing;
   });

@@ -3,11 +3,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { site } from '../fixtures/site-module.ts';
 import { runChildWindow } from '../../runtime/child-window.ts';
+import { firefoxPrivate, incognitoRefusal } from '../../runtime/child-window-incognito.ts';
 import { installBrowser, resetPage, settle } from '../support/runtime-test-browser.ts';
 
 const PAGE = `<div id="pc-spinner"></div><section id="pc-text"></section><ol id="pc-steps" hidden></ol>
 <div id="pc-buttons" hidden><button id="pc-no">No</button><button id="pc-allow">Allow</button></div>`;
 
+const INCOGNITO =
+  "You seem to be browsing in Incognito/Private mode. The website can't get your permission to opt-in to push notifications in the Incognito/Private mode. Please switch to normal mode and try again.";
 let posted: [Record<string, unknown>, string][];
 const text = () => document.getElementById('pc-text')!.textContent;
 
@@ -74,7 +77,7 @@ describe('child window', () => {
     expect(posted[0]![0]).toMatchObject({ is_blocked_user: true, subscribedToWebPush: false });
   });
 
-  it('incognito: the Incognito/Private mode message', async () => {
+  it('incognito: the Incognito/Private mode message when the subscription is refused with the permission granted', async () => {
     installBrowser({ answer: 'granted' });
     const subscribe = vi.fn(async () => {
       throw new DOMException('Registration failed - permission denied', 'AbortError');
@@ -84,9 +87,43 @@ describe('child window', () => {
     await runChildWindow();
     document.getElementById('pc-allow')!.click();
     await settle(40);
-    expect(text()).toBe(
-      "You seem to be browsing in Incognito/Private mode. The website can't get your permission to opt-in to push notifications in the Incognito/Private mode. Please switch to normal mode and try again.",
-    );
+    expect(text()).toBe(INCOGNITO);
+  });
+
+  it('incognito, Chromium: the permission the browser denied by itself gives the incognito text, a block the picture', async () => {
+    for (const [refusal, expected] of [
+      [new DOMException('Registration failed - permission denied', 'AbortError'), INCOGNITO],
+      [new DOMException('Registration failed - permission denied', 'NotAllowedError'), 'previously blocked or denied'],
+    ] as const) {
+      openChildWindow('uuid=visitor-1&action=subscribe');
+      const browser = installBrowser({ answer: 'denied' });
+      (await navigator.serviceWorker.register('/sw.js')).pushManager.subscribe = vi.fn(() => Promise.reject(refusal));
+      await runChildWindow();
+      document.getElementById('pc-allow')!.click();
+      await settle(40);
+      expect(text()).toContain(expected);
+      expect(posted.at(-1)![0]).toMatchObject(
+        expected === INCOGNITO ? { pushkit_failure: 'subscribe', is_blocked_user: false } : { is_blocked_user: true },
+      );
+      expect(browser.requestPermission).toHaveBeenCalledTimes(1);
+    }
+  });
+
+  it('incognito, Firefox: a private window (no service workers) gets the incognito text, not "use Chrome 42"', async () => {
+    installBrowser({ serviceWorker: false, userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0' });
+    await runChildWindow();
+    expect(text()).toBe(INCOGNITO);
+    expect(document.getElementById('pc-buttons')!.hidden).toBe(true);
+  });
+
+  it('incognito decisions: Firefox without service workers; AbortError "permission denied" only', () => {
+    expect(firefoxPrivate('firefox', false)).toBe(true);
+    expect(firefoxPrivate('firefox', true)).toBe(false);
+    expect(firefoxPrivate('chrome', false)).toBe(false);
+    expect(incognitoRefusal(new DOMException('Registration failed - permission denied', 'AbortError'))).toBe(true);
+    expect(incognitoRefusal(new DOMException('Registration failed - permission denied', 'NotAllowedError'))).toBe(false);
+    expect(incognitoRefusal(new DOMException('Registration failed - missing applicationServerKey', 'AbortError'))).toBe(false);
+    expect(incognitoRefusal(undefined)).toBe(false);
   });
 
   it('already subscribed', async () => {

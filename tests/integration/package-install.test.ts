@@ -1,11 +1,12 @@
 // push-kit as an integrator gets it: `npm pack` (its prepack builds the compiled package), the tarball installed
 // into a fresh project offline from the npm cache, then the README's "Use it in your project" steps with the
 // installed bin: init --yes, build --json, serve (the dashboard page and its files, a sync insert) and send;
-// then `push-kit dev` of the project's own config and the programmatic startProvider.
+// then `push-kit dev` of the project's own config and the programmatic startProvider; and the steps of
+// docs/deploy/Dockerfile, built as root and served as another uid.
 // Nothing here runs the repository's sources: the project has no tsx, TypeScript or Vite.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -93,18 +94,45 @@ afterAll(async () => {
 });
 
 describe('the packed push-kit, installed in a fresh project', () => {
-  it('holds only what runs, the schema, the README and the licence, and installs without engine warnings', async () => {
+  it('holds only what runs, the schema and the docs, and installs without engine warnings', async () => {
     const { stdout } = await run('tar', ['tzf', tarball]);
-    const top = new Set(
-      stdout
-        .split('\n')
-        .filter(Boolean)
-        .map((path) => path.replace(/^package\//, '').split('/')[0]),
-    );
-    expect([...top].sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist-pkg', 'package.json', 'schema']);
-    expect(stdout).toContain('package/dist-pkg/dashboard/dist/index.html');
+    const packed = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((path) => path.replace(/^package\//, ''));
+    const top = new Set(packed.map((path) => path.split('/')[0]));
+    expect([...top].sort()).toEqual(['LICENSE', 'README.md', 'SECURITY.md', 'bin', 'dist-pkg', 'docs', 'package.json', 'schema']);
+    expect(packed).toContain('dist-pkg/dashboard/dist/index.html');
+    expect(packed).toContain('docs/deploy/Dockerfile');
+    // push-kit's own test notes are not the user's
+    expect(packed).not.toContain('docs/testing.md');
     expect(installOutput.join('\n')).not.toContain('EBADENGINE');
     for (const devOnly of ['tsx', 'typescript', 'vite']) expect(existsSync(join(project, 'node_modules', devOnly)), devOnly).toBe(false);
+  });
+
+  it("has a README whose links work on the npm page: each to the package's own files, an anchor, or absolute", async () => {
+    const installed = join(project, 'node_modules', 'push-kit');
+    const readme = await readFile(join(installed, 'README.md'), 'utf8');
+    const { repository, homepage, bugs } = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const repo = 'https://github.com/push-kit/push-kit';
+    expect({ repository, homepage, bugs }).toEqual({
+      repository: { type: 'git', url: `git+${repo}.git` },
+      homepage: `${repo}#readme`,
+      bugs: { url: `${repo}/issues` },
+    });
+    const targets = [...readme.matchAll(/\]\(([^)\s]+)\)|(?:src|href)="([^"]+)"/g)].map((match) => (match[1] ?? match[2])!);
+    expect(targets.length).toBeGreaterThan(10);
+    const broken = targets.filter((target) => {
+      if (target.startsWith('#')) return false;
+      const path = target.split('#')[0]!;
+      // a file of the repository on GitHub (the package ships docs/ too, for reading offline)
+      if (target.startsWith(`${repo}/blob/main/`)) return !existsSync(join(REPOSITORY, path.slice(`${repo}/blob/main/`.length)));
+      if (/^[a-z]+:/.test(target)) return false;
+      // the snippet's `/push.js` is the site's own path, not a link
+      if (target === '/push.js') return false;
+      return !existsSync(join(installed, path));
+    });
+    expect(broken).toEqual([]);
   });
 
   it('runs init --yes, build --json, serve and send from the installed bin', async () => {
@@ -256,43 +284,86 @@ describe('the packed push-kit, installed in a fresh project', () => {
     });
   }, 60_000);
 
-  it('runs the commands of docs/deploy/Dockerfile: the image builds every site and serves them on PostgreSQL', async () => {
+  // No docker daemon runs here (nor in CI): the test runs the Dockerfile's lines itself, as docker would. COPY copies
+  // from the installed project, RUN runs as root with docker's umask 022 and the ARG values in its environment,
+  // and CMD runs as the USER line's uid:gid (setpriv), a user this machine need not have, as in the image. Run by
+  // a user other than root, the build arguments are that user's uid:gid instead (docs/ci.md's
+  // `PUSHKIT_UID=$(id -u)`), and CMD runs as it.
+  it('runs docs/deploy/Dockerfile: built as root, served as its USER (uid 1000) on PostgreSQL; its state private', async () => {
     const dockerfile = await readFile(join(REPOSITORY, 'docs', 'deploy', 'Dockerfile'), 'utf8');
-    const image = join(work, 'image');
-    await mkdir(image);
+    // WORKDIR /app: a folder of root's that everyone may enter
+    const image = await mkdtemp(join(tmpdir(), 'pk-image-'));
+    await chmod(image, 0o755);
     let database: ThrowawayDatabase | undefined;
     const serverUrl = process.env.PUSHKIT_TEST_DATABASE_URL;
     if (serverUrl) database = await createThrowawayDatabase(serverUrl, 'pushkit_image');
+    const root = process.getuid!() === 0;
+    const buildArgs: Record<string, string> = root
+      ? {}
+      : { PUSHKIT_UID: String(process.getuid!()), PUSHKIT_GID: String(process.getgid!()) };
     // as compose.yaml runs the image: DATABASE_URL names PostgreSQL (the embedded database when the test has none)
-    const imageEnv = { ...env(), NODE_ENV: 'production', DATABASE_URL: database?.url ?? '', npm_config_offline: 'true' };
+    const imageEnv: NodeJS.ProcessEnv = { ...env(), NODE_ENV: 'production', DATABASE_URL: database?.url ?? '', npm_config_offline: 'true' };
+    // the fake push service's certificate is in the test's private folder, and the image has none
+    delete imageEnv.NODE_EXTRA_CA_CERTS;
+    const args: Record<string, string> = {};
+    let user = '';
     let command: string[] = [];
     try {
       for (const line of dockerfile.split('\n')) {
         const [instruction, ...rest] = line.trim().split(/\s+/);
         const argument = line.trim().slice(instruction!.length).trim();
-        if (instruction === 'COPY') {
+        if (instruction === 'ARG') {
+          const [name, value = ''] = argument.split('=');
+          args[name!] = buildArgs[name!] ?? value;
+        } else if (instruction === 'COPY') {
           for (const source of rest.slice(0, -1)) await cp(join(project, source), join(image, source), { recursive: true });
         } else if (instruction === 'RUN') {
-          await run('sh', ['-c', argument], { cwd: image, env: imageEnv, timeout: 120_000 });
+          await run('sh', ['-c', `umask 022; ${argument}`], { cwd: image, env: { ...imageEnv, ...args }, timeout: 120_000 });
+        } else if (instruction === 'USER') {
+          user = argument.replace(/\$\{(\w+)\}/g, (_, name: string) => args[name] ?? '');
         } else if (instruction === 'CMD') {
           command = JSON.parse(argument) as string[];
         }
       }
-      expect(existsSync(join(image, 'dist', 'my-site', 'push.js'))).toBe(true);
+      if (root) expect(user, 'the image runs as uid 1000, not root').toBe('1000:1000');
+      const [uid, gid] = user.split(':').map(Number) as [number, number];
+      const asUser = (argv: string[]): string[] =>
+        uid === process.getuid!() ? argv : ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--', ...argv];
       expect(command.slice(0, 2)).toEqual(['node_modules/.bin/push-kit', 'serve']);
       // the image listens on 8787; here any free port
-      const port = command.indexOf('--port') + 1;
-      command[port] = '0';
+      command[command.indexOf('--port') + 1] = '0';
       command[0] = join(image, command[0]!);
-      const provider = await startServe(command, image, imageEnv);
+      const provider = await startServe(asUser(command), image, imageEnv);
       try {
         const health = await (await fetch(`${provider.url}/health`)).json();
         expect(health).toEqual({ status: 'success', database: database ? 'postgres' : 'embedded', sites: 1 });
+        // the child window root built, read by the provider's user (E_SITE_NOT_BUILT when it cannot)
+        const { hash } = JSON.parse(await readFile(join(image, 'site-configs', 'my-site.json'), 'utf8')) as { hash: string };
+        const childWindow = await fetch(`${provider.url}/sites/${hash}/child-window.html`);
+        const page = await childWindow.text();
+        expect(childWindow.status, page).toBe(200);
+        expect(page).toContain('<title>Subscribe to notifications from');
+        // what the running provider keeps in its state folder is its own, and no one else's to read
+        const state = join(image, '.push-kit');
+        const open: string[] = [];
+        for (const path of [state, ...(await readdir(state, { recursive: true })).map((entry) => join(state, entry))]) {
+          // (a draft renamed meanwhile is gone)
+          const found = await lstat(path).catch(() => undefined);
+          if (found && (found.uid !== uid || (found.mode & 0o077) !== 0))
+            open.push(`${path}: uid ${found.uid}, mode ${(found.mode & 0o7777).toString(8)}`);
+        }
+        expect(open).toEqual([]);
       } finally {
         await provider.stop();
       }
+      // push.js, as a web server running as that user reads it
+      const pushJs = join(image, 'dist', 'my-site', 'push.js');
+      const [reader, ...readArgs] = asUser(['cat', pushJs]);
+      const read = await run(reader!, readArgs, { encoding: 'buffer' });
+      expect(read.stdout.equals(await readFile(pushJs))).toBe(true);
     } finally {
       await database?.drop();
+      await rm(image, { recursive: true, force: true });
     }
   }, 180_000);
 });

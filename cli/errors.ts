@@ -70,6 +70,11 @@ const catalogue = {
     exit: EXIT.INVALID_INPUT,
     message: ({ reason }: { reason: string }) => `the provider refused: ${reason}`,
   },
+  E_FILE_READ: {
+    exit: EXIT.INVALID_INPUT,
+    message: ({ file, reason }: { file: string; reason: string }) => `cannot read ${file}: ${reason}`,
+  },
+  E_IMPORT: { exit: EXIT.INVALID_INPUT, message: fromProvider },
   E_PROVIDER_REPLY: {
     exit: EXIT.ENVIRONMENT,
     message: () => 'the provider sent no campaign progress',
@@ -122,6 +127,9 @@ const FROM_SERVER: Partial<Record<ServerErrorCode, { code: CliErrorCode; option?
   E_PARAM_MISSING: { code: 'E_ARGUMENT' },
   E_VAPID_KEY_READ: { code: 'E_KEY_READ' },
   E_VAPID_KEY_MISMATCH: { code: 'E_KEY_MISMATCH' },
+  E_IMPORT_FORMAT: { code: 'E_IMPORT' },
+  E_IMPORT_PARAM: { code: 'E_IMPORT' },
+  E_VAPID_KEY_INVALID: { code: 'E_IMPORT' },
 };
 
 /**

@@ -1,6 +1,6 @@
 // The `push-kit` program. Each command's module loads only when that command runs, so `--help` stays
 // instant and Ink/React load only for `init`.
-import { Argument, Command, CommanderError } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { CliError, EXIT } from './errors.ts';
 
 export async function main(argv: string[]): Promise<number> {
@@ -123,6 +123,31 @@ export async function main(argv: string[]): Promise<number> {
     .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
     .option('--sites <glob...>', 'site configs', ['site-configs/*.json'])
     .action(async (action: string | undefined, options) => setExit(await (await import('./commands/keys.ts')).runKeys(action, options)));
+
+  program
+    .command('import')
+    .description("Import another service's subscribers into a site (CSV, NDJSON or OneSignal's export); bad rows are listed by line")
+    .argument('<file>', 'the file of subscriptions (docs/migrating.md)')
+    .requiredOption('--site <name>', 'site name (config base name)')
+    .addOption(
+      new Option('--format <format>', 'the file format (auto: from its first line)')
+        .choices(['auto', 'csv', 'ndjson', 'onesignal'])
+        .default('auto'),
+    )
+    .option(
+      '--vapid-key <file>',
+      'the previous service\'s VAPID key pair {"publicKey","privateKey"}: it joins the site\'s key ring and signs the imported subscriptions',
+    )
+    .option('--dry-run', 'check every row and print the counts and the first problems; write nothing')
+    .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
+    .option('--key <key>', 'owner API key: the running provider imports (also PUSHKIT_OWNER_KEY)')
+    .option('--provider <url>', "provider URL for --key (default: the site's serverSyncUrl)")
+    .option('--sites <glob...>', 'site configs', ['site-configs/*.json'])
+    .option(
+      '--push-services <origins>',
+      'comma-separated push service origins to allow instead of the known ones (also PUSHKIT_PUSH_SERVICES)',
+    )
+    .action(async (file: string, options) => setExit(await (await import('./commands/import.ts')).runImport(file, options)));
 
   program
     .command('dev')

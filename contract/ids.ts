@@ -40,6 +40,11 @@ export const DIMENSION_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const DIMENSION_NAME_RULE = 'must be 1 to 64 letters, digits, "_" or "-"';
 export const MAX_DIMENSIONS = 50;
 
+/** A tag's key (`/tags`, an import's tags column) and the longest value a tag holds. */
+export const TAG_KEY_PATTERN = /^[A-Za-z0-9_. -]{1,64}$/;
+export const TAG_KEY_RULE = 'must be 1 to 64 letters, digits, " ", ".", "_" or "-"';
+export const TAG_VALUE_MAX_LENGTH = 256;
+
 /** A site's hash (its config's `hash`) as a call names it. */
 export const SITE_HASH_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const SITE_HASH_MAX_LENGTH = 64;

@@ -38,6 +38,8 @@ export interface Subscriber {
   browserType: string | null;
   language: string | null;
   timezone: string | null;
+  /** The person's id at the service the subscriber was imported from (`external_id`), or null. */
+  externalId: string | null;
   timezoneOffset: number | null;
   pageClickTrackingPermission: number | null;
   origin: string | null;

@@ -18,7 +18,7 @@ import {
 } from './ids.ts';
 
 /** A lone UTF-16 surrogate: not text, and refused by PostgreSQL inside jsonb. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** A single query or form value; a repeated parameter (an array) is refused. */
 export function text(max: number, pattern?: RegExp, rule?: string) {

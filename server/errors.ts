@@ -101,6 +101,10 @@ export const SERVER_ERRORS = {
     400,
     ({ param, origin }) => `${param}: ${origin} is not a push service this provider sends to`,
   ),
+
+  // Imports (server/import/): what stops a whole file; a refused row is a problem of the report instead
+  E_IMPORT_FORMAT: entry<{ problem: string }>(400, ({ problem }) => `file: ${problem}`),
+  E_IMPORT_PARAM: entry<{ param: string; problem: string }>(400, ({ param, problem }) => `${param}: ${problem}`),
   E_SYNC_VISITOR_UNKNOWN: entry(404, () => 'uuid: no subscriber for this visitor (nor for its subscription)'),
 
   // Files the provider serves

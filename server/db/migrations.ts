@@ -362,4 +362,13 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX webhook_attempts_message ON webhook_attempts (message_id)`,
     ],
   },
+  {
+    version: 18,
+    name: "an imported subscriber's id at the service it came from",
+    statements: [
+      // `external_id` of an import file (OneSignal's external_user_id): the owner's own id of the person, kept so
+      // the owner can find the subscriber again (the owner API's search reads it).
+      `ALTER TABLE subscribers ADD COLUMN external_id text`,
+    ],
+  },
 ];

@@ -17,6 +17,7 @@ import { ownerApi } from './owner-api.ts';
 import { automationRoutes } from '../automations/index.ts';
 import { campaignRoutes, notificationEventRoute } from '../campaigns/index.ts';
 import { dashboardRoutes } from '../dashboard/index.ts';
+import { importRoutes } from '../import/index.ts';
 import { segmentRoutes } from '../segments/index.ts';
 import { shopRoutes } from '../shop/index.ts';
 import { siteFileRoutes } from '../site-files/index.ts';
@@ -134,7 +135,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   await app.register(siteFileRoutes, context);
   await app.register(ownerApi, {
     ...context,
-    siteRoutes: [subscriberRoutes, segmentRoutes, campaignRoutes, statsRoutes, automationRoutes],
+    siteRoutes: [subscriberRoutes, segmentRoutes, campaignRoutes, statsRoutes, automationRoutes, importRoutes],
   });
   await app.register(dashboardRoutes, { prefix: '/dashboard' });
   return app;

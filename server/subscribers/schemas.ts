@@ -45,6 +45,7 @@ const subscriberFields = fieldsOf<Subscriber>()({
   browserType: z.string().nullable(),
   language: z.string().nullable(),
   timezone: z.string().nullable(),
+  externalId: z.string().nullable(),
   timezoneOffset: z.number().nullable(),
   pageClickTrackingPermission: z.number().nullable(),
   origin: z.string().nullable(),

@@ -23,6 +23,7 @@ interface SubscriberRow {
   browser_type: string | null;
   language: string | null;
   timezone: string | null;
+  external_id: string | null;
   timezone_offset: number | null;
   page_click_tracking_permission: number | null;
   origin: string | null;
@@ -45,6 +46,7 @@ function publicFields(row: SubscriberRow): Subscriber {
     browserType: row.browser_type,
     language: row.language,
     timezone: row.timezone,
+    externalId: row.external_id,
     timezoneOffset: row.timezone_offset,
     pageClickTrackingPermission: row.page_click_tracking_permission,
     origin: row.origin,
@@ -73,11 +75,13 @@ function filters(siteHash: string, query: Pick<SubscriberQuery, 'status' | 'sear
     );
   }
   if (query.search) {
-    // A case-blind substring of the id, uuid, endpoint, language or browser, looked for once in the five
-    // joined by a control character (a search never holds one): a third of the work of five ILIKE tests.
+    // A case-blind substring of the id, uuid, endpoint, language, browser or external id, looked for once in
+    // the six joined by a control character (a search never holds one): a third of the work of six ILIKE tests.
     // eslint-disable-next-line no-control-regex
     params.push(query.search.replace(/[\u0000-\u001f]/g, ''));
-    conditions.push(`strpos(lower(concat_ws(chr(1), id, uuid, endpoint, language, browser_type)), lower($${params.length})) > 0`);
+    conditions.push(
+      `strpos(lower(concat_ws(chr(1), id, uuid, endpoint, language, browser_type, external_id)), lower($${params.length})) > 0`,
+    );
   }
   return { where: conditions.join(' AND '), params };
 }

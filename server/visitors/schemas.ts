@@ -12,10 +12,9 @@ import {
   type TrackingConsentQuery,
   type UserPropertiesQuery,
 } from '../../contract/visitor-calls.ts';
-import { DIMENSION_NAME_PATTERN, MAX_DIMENSIONS } from '../../contract/ids.ts';
+import { DIMENSION_NAME_PATTERN, MAX_DIMENSIONS, TAG_KEY_PATTERN, TAG_VALUE_MAX_LENGTH } from '../../contract/ids.ts';
 
 const MAX_LIST = 100;
-const TAG_KEY = /^[A-Za-z0-9_. -]{1,64}$/;
 
 const jsonText = <T extends z.ZodType>(schema: T, rule: string) =>
   text(8192).transform((value, ctx): z.output<T> => {
@@ -39,7 +38,7 @@ export const tagsSchema = z.object({
   subscriberSecret: optionalText(subscriberSecretParam),
   tags: jsonText(
     z
-      .record(z.string().regex(TAG_KEY), z.union([text(256), z.number().finite(), z.boolean(), z.null()]))
+      .record(z.string().regex(TAG_KEY_PATTERN), z.union([text(TAG_VALUE_MAX_LENGTH), z.number().finite(), z.boolean(), z.null()]))
       .refine((tags) => Object.keys(tags).length >= 1 && Object.keys(tags).length <= 50),
     'must be a JSON object of 1 to 50 tags: keys of 1 to 64 letters, digits, " ", ".", "_" or "-"; values text (at most 256 characters, no NUL characters), numbers, booleans or null',
   ),

@@ -1,0 +1,184 @@
+// `push-kit import --site NAME [--format auto|csv|ndjson|onesignal] [--vapid-key FILE] [--dry-run] FILE`: moves
+// another service's subscribers into a site (docs/migrating.md). The file is read as a stream into the
+// database (server/import/), or sent to a running provider's owner API with the site's owner key; a progress
+// bar on a terminal, then the report: counts, the first refused rows by line, what a dry run would do.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { cliError, fromServerError } from '../errors.ts';
+import { addLegacyVapidKey, currentVapidKeyId, vapidKeyId } from '../../server/keys/index.ts';
+import { importSubscribers, type ImportProgress } from '../../server/import/index.ts';
+import { openProviderDatabase } from '../../server/db/open-provider-database.ts';
+import { allowedPushServices } from '../../server/push/push-services.ts';
+import { readVapidKeyFile, type VapidKeyPair } from '../../server/push/vapid-keys.ts';
+import { siteNamed, type HostedSite } from '../../server/sites.ts';
+import { embeddedDatabaseDir, STATE_DIR } from '../../server/state-paths.ts';
+import type { ImportFormatChoice, ImportReply, ImportReport } from '../../contract/imports.ts';
+import type { FailureReply } from '../../contract/owner-api.ts';
+
+export interface ImportCommandOptions {
+  site: string;
+  format?: ImportFormatChoice;
+  /** A JSON file `{ "publicKey", "privateKey" }`: the previous service's VAPID key pair. */
+  vapidKey?: string;
+  dryRun?: boolean;
+  database?: string;
+  /** Import through a running provider's owner API with this key (or PUSHKIT_OWNER_KEY) instead of the database. */
+  key?: string;
+  provider?: string;
+  sites?: string[];
+  pushServices?: string;
+}
+
+const number = (value: number) => value.toLocaleString('en-US');
+
+function progressLine(progress: ImportProgress, size: number, width = 30): string {
+  const share = size > 0 ? Math.min(1, progress.bytes / size) : 1;
+  const filled = Math.round(share * width);
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.floor(share * 100)}% ${number(progress.rows)} rows`;
+}
+
+/** What the report says, as lines: the counts, the refused rows by line, what else the owner should know. */
+export function reportLines(site: string, report: ImportReport): string[] {
+  const seconds = (report.durationMs / 1000).toFixed(1);
+  const verb = report.dryRun ? 'would be imported' : 'imported';
+  const lines = [
+    `${site}: ${number(report.rows)} rows read (${report.format}, ${seconds} s): ${number(report.imported)} ${verb}, ` +
+      `${number(report.existing)} already there, ${number(report.invalid)} refused`,
+  ];
+  for (const problem of report.problems) lines.push(`  line ${problem.line}: ${problem.reason}`);
+  if (report.invalid > report.problems.length) {
+    lines.push(
+      `  ... and ${number(report.invalid - report.problems.length)} more refused rows (the first ${report.problems.length} are listed)`,
+    );
+  }
+  if (report.segmentsCreated.length > 0) {
+    lines.push(`segments ${report.dryRun ? 'to create' : 'created'}: ${report.segmentsCreated.join(', ')}`);
+  }
+  if (report.ignoredColumns.length > 0) lines.push(`columns not read: ${report.ignoredColumns.join(', ')}`);
+  if (report.vapidKeyId) lines.push(`the imported subscriptions are signed with the key ${report.vapidKeyId} of the site's key ring`);
+  if (report.dryRun) lines.push('dry run: nothing was written');
+  else if (report.invalid > 0) lines.push('fix the refused rows and run the same file again: the rows imported now are not imported twice');
+  return lines;
+}
+
+async function fileSize(file: string): Promise<number> {
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) throw new Error('not a file');
+    return info.size;
+  } catch (error) {
+    throw cliError('E_FILE_READ', { file, reason: (error as Error).message });
+  }
+}
+
+async function readKeyPair(file: string): Promise<VapidKeyPair> {
+  try {
+    return await readVapidKeyFile(file);
+  } catch (error) {
+    throw cliError('E_FILE_READ', {
+      file,
+      reason: `${(error as Error).message} (a VAPID key file is {"publicKey": "...", "privateKey": "..."})`,
+    });
+  }
+}
+
+/** The key's id on the site's ring: added to it (a 0600 file in .push-kit/keys/) unless this is a dry run. */
+async function ringKey(site: HostedSite, file: string, dryRun: boolean): Promise<string> {
+  const pair = await readKeyPair(file);
+  if (dryRun) return vapidKeyId(pair.publicKey);
+  const id = await addLegacyVapidKey(STATE_DIR, site, pair, '--vapid-key');
+  if (id !== currentVapidKeyId(site)) console.log(`--vapid-key: the key ${id} is on the key ring of ${site.name} (a legacy key)`);
+  return id;
+}
+
+function contentTypeOf(file: string, format: ImportFormatChoice): string {
+  return format === 'ndjson' || /\.(nd)?jsonl?$/i.test(extname(file)) ? 'application/x-ndjson' : 'text/csv';
+}
+
+/** Streams the file to POST sites/:name/imports of a running provider; its reply is the report. */
+async function importThroughProvider(
+  file: string,
+  size: number,
+  site: HostedSite,
+  provider: string,
+  key: string,
+  query: Record<string, string>,
+  format: ImportFormatChoice,
+  onBytes: (bytes: number) => void,
+): Promise<ImportReport> {
+  const url = `${provider.replace(/\/+$/, '')}/api/v1/sites/${encodeURIComponent(site.name)}/imports?${new URLSearchParams(query)}`;
+  async function* body(): AsyncGenerator<Buffer> {
+    let sent = 0;
+    for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+      sent += chunk.length;
+      onBytes(sent);
+      yield chunk;
+    }
+  }
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': contentTypeOf(file, format), 'content-length': String(size) },
+      body: body() as unknown as BodyInit,
+      duplex: 'half',
+    } as RequestInit);
+  } catch (error) {
+    throw cliError('E_PROVIDER_UNREACHABLE', { provider, reason: (error as Error).message });
+  }
+  const reply = (await response.json().catch(() => undefined)) as ImportReply | FailureReply | undefined;
+  if (!response.ok || reply?.status !== 'success') {
+    throw cliError('E_PROVIDER_REFUSED', { reason: (reply as FailureReply | undefined)?.message ?? `HTTP ${response.status}` });
+  }
+  return reply.report;
+}
+
+export async function runImport(file: string, options: ImportCommandOptions): Promise<number> {
+  const format = options.format ?? 'auto';
+  const dryRun = options.dryRun === true;
+  const tty = process.stdout.isTTY === true;
+  const size = await fileSize(file);
+  let last = 0;
+  const draw = (progress: ImportProgress) => {
+    if (!tty || Date.now() - last < 100) return;
+    last = Date.now();
+    process.stdout.write(`\r${progressLine(progress, size)}`);
+  };
+  const ownerKey = options.key ?? (process.env.PUSHKIT_OWNER_KEY || undefined);
+  let report: ImportReport;
+  try {
+    const site = await siteNamed(options.site, options.sites);
+    const keyId = options.vapidKey === undefined ? null : await ringKey(site, options.vapidKey, dryRun);
+    if (ownerKey) {
+      const query: Record<string, string> = { format, dryRun: dryRun ? '1' : '0', ...(keyId ? { vapidKeyId: keyId } : {}) };
+      const provider = options.provider ?? site.config.serverSyncUrl;
+      report = await importThroughProvider(file, size, site, provider, ownerKey, query, format, (bytes) =>
+        draw({ bytes, rows: 0, imported: 0, existing: 0, invalid: 0 }),
+      );
+    } else {
+      const db = await openProviderDatabase(options.database ?? (process.env.DATABASE_URL || undefined), embeddedDatabaseDir(STATE_DIR));
+      try {
+        report = await importSubscribers(db, createReadStream(file), {
+          site,
+          format,
+          dryRun,
+          pushServices: allowedPushServices(options.pushServices),
+          vapidKeyId: keyId,
+          onProgress: draw,
+        });
+      } finally {
+        await db.close();
+      }
+    }
+  } catch (error) {
+    if (tty && last > 0) process.stdout.write('\n');
+    fromServerError(error, {
+      databaseInUse: `A provider is running on it: import through it, with the site's owner key: push-kit import --site ${options.site} --key <owner key> ${file}`,
+    });
+  }
+  if (tty && last > 0)
+    process.stdout.write(`\r${progressLine({ bytes: size, rows: report.rows, imported: 0, existing: 0, invalid: 0 }, size)}\n`);
+  for (const line of reportLines(options.site, report)) console.log(line);
+  return report.invalid > 0 ? 1 : 0;
+}

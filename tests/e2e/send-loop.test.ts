@@ -1,6 +1,6 @@
 // Issue 6's full loop: subscribe on the example site, send a campaign from the provider, the message reaches
 // the subscription's (fake, HTTPS) push service encrypted for that subscription, is delivered to the service
-// worker (CDP) and shown. The subscription comes from a page-level seam (TESTING.md): a real Chromium
+// worker (CDP) and shown. The subscription comes from a page-level seam (docs/testing.md): a real Chromium
 // subscription's private key cannot be read, so the test keeps the key pair and points the endpoint at the
 // local fake push service.
 import { readFile } from 'node:fs/promises';

@@ -1,6 +1,6 @@
 // Issue 18: how the built push.js fails to subscribe (spec sections 4, 5 and 8), in Debian's Chromium against the
 // real provider. Every pushManager.subscribe() is refused as Chromium reports a push service error (the page seam
-// of TESTING.md: offline, Chromium's own registration never settles), and each call's options are kept. The
+// of docs/testing.md: offline, Chromium's own registration never settles), and each call's options are kept. The
 // manifest the retry reads is answered by the test: a numeric gcm_sender_id (one retry, without the key), a
 // non-numeric one, none (404) or an empty one (no retry). The 2000 ms manifest timeout and the 500 ms close are
 // proven at their boundaries in spec-bundle-timing.test.ts.

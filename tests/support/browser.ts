@@ -1,5 +1,5 @@
 // Debian's Chromium driven by playwright-core, with a persistent profile (the Push API refuses in
-// incognito-like contexts) and the offline launch flags of TESTING.md.
+// incognito-like contexts) and the offline launch flags of docs/testing.md.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 // A stand-in for Google's push check-in and registration servers, so Chromium's real
-// pushManager.subscribe() resolves offline (TESTING.md, "A real pushManager.subscribe()").
+// pushManager.subscribe() resolves offline (docs/testing.md, "A real pushManager.subscribe()").
 import { createServer, type Server } from 'node:http';
 
 function fixed64(value: bigint): Buffer {

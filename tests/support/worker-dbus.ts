@@ -1,7 +1,7 @@
 // A fake desktop notification server (org.freedesktop.Notifications) on a private D-Bus session bus. Headless
 // Chromium started with DBUS_SESSION_BUS_ADDRESS pointing here shows its notifications through it, and
 // emitting ActionInvoked(id, 'default') makes Chromium fire a trusted `notificationclick` in the service
-// worker, which no CDP call can do (TESTING.md).
+// worker, which no CDP call can do (docs/testing.md).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

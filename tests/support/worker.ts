@@ -1,6 +1,6 @@
 // Shared by the worker*.test.ts files: a site built by the real build and served from loopback with a blank
 // page, push-kit's workers and a site's own worker (a fetch handler that imports push-kit-sw.js); pushes
-// delivered to a registration through CDP (TESTING.md); the notifications a registration shows, read back.
+// delivered to a registration through CDP (docs/testing.md); the notifications a registration shows, read back.
 import { createServer, type Server } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
-// The embed of DESIGN.md: calls queued on `window.pushkit = window.pushkit || []` run once push.js loads,
-// then `window.pushkit` is the API and its push keeps working.
+// The embed snippet (README, "In the browser"): calls queued on `window.pushkit = window.pushkit || []` run once
+// push.js loads, then `window.pushkit` is the API and its push keeps working.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { site } from '../fixtures/site-module.ts';
 import { installBrowser, resetPage, settle } from '../support/runtime-test-browser.ts';

@@ -132,6 +132,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
       campaigns,
       pushServices,
       clock,
+      stateDir,
       rateLimit: options.rateLimit,
       trustProxy: options.trustProxy,
       logger: options.logger,

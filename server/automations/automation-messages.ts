@@ -15,6 +15,8 @@ import {
   type GuardedRow,
   CAP_WINDOW_MS,
   type Delivery,
+  onSignableKey,
+  type SignableKeys,
 } from '../campaigns/index.ts';
 import type { HostedSite } from '../sites.ts';
 import type { Clock } from '../clock.ts';
@@ -190,7 +192,19 @@ export async function settleMessages(db: Queryable, siteHash: string, kind: Auto
 type ClaimedMessage = GuardedRow &
   Pick<
     ClaimedRow,
-    'campaign_id' | 'attempts' | 'endpoint' | 'p256dh' | 'auth' | 'title' | 'body' | 'url' | 'icon' | 'image' | 'tag' | 'secret_hash'
+    | 'campaign_id'
+    | 'attempts'
+    | 'endpoint'
+    | 'p256dh'
+    | 'auth'
+    | 'title'
+    | 'body'
+    | 'url'
+    | 'icon'
+    | 'image'
+    | 'tag'
+    | 'secret_hash'
+    | 'vapid_key_id'
   > & {
     topic: string | null;
   };
@@ -208,8 +222,10 @@ export class AutomationDeliveryStore extends DatabaseDeliveryStore {
     private readonly dueClock: Clock,
     /** The site's origins (the base store's landing rule; automated messages are claimed here). */
     site: DeliveryStoreSite,
+    /** Claim only messages to subscribers whose key can sign; default: all. */
+    signable?: SignableKeys,
   ) {
-    super(database, site);
+    super(database, site, undefined, signable);
   }
 
   protected override async claim(_campaignId: string, limit: number): Promise<Delivery[]> {
@@ -235,6 +251,7 @@ export class AutomationDeliveryStore extends DatabaseDeliveryStore {
            WHERE c.site_hash = $1 AND c.automation = $2 AND c.status <> 'done' AND d.status = 'pending'
              AND (d.next_attempt_at <= $3 OR (d.attempts > 0 AND d.next_attempt_at <= now()))
              AND (d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => $5))
+             ${this.signable ? `AND EXISTS (SELECT 1 FROM subscribers s WHERE s.id = d.subscriber_id AND ${onSignableKey(7, 8)})` : ''}
            ORDER BY d.next_attempt_at, d.id LIMIT $4 FOR UPDATE OF d SKIP LOCKED
          )
          UPDATE deliveries d SET claimed_at = now(), attempts = d.attempts + 1, updated_at = now()
@@ -242,9 +259,17 @@ export class AutomationDeliveryStore extends DatabaseDeliveryStore {
          WHERE d.id = picked.id AND s.id = d.subscriber_id AND c.id = d.campaign_id
            AND s.status = 'subscribed' AND s.endpoint IS NOT NULL AND s.p256dh IS NOT NULL AND s.auth IS NOT NULL
          RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth, s.secret_hash, c.title, c.body, c.url, c.icon, c.image, c.topic, c.tag,
-           s.timezone, s.timezone_offset, c.ttl,
+           s.timezone, s.timezone_offset, c.ttl, s.vapid_key_id,
            (SELECT count(*)::int FROM deliveries x WHERE x.subscriber_id = d.subscriber_id AND x.status = 'delivered' AND x.updated_at > $6) AS recent`,
-        [this.siteHash, this.kind, now, limit, CLAIM_LEASE_SECONDS, countSince],
+        [
+          this.siteHash,
+          this.kind,
+          now,
+          limit,
+          CLAIM_LEASE_SECONDS,
+          countSince,
+          ...(this.signable ? [this.signable.currentId, this.signable.ids] : []),
+        ],
       );
       // The site's quiet hours and frequency cap hold automated messages back as they do campaigns.
       const sendable = await this.applyGuardrails(tx, rows, nowMs);

@@ -8,9 +8,7 @@ import { AutomationDeliveryStore, dropPendingMessages, settleMessages } from './
 import { automationSettings } from './automation-settings.ts';
 import { runCampaign, vapidSubjectOf, type RunCounts, type CampaignSenderOptions } from '../campaigns/index.ts';
 import type { HostedSite } from '../sites.ts';
-import { vapidKeyFile } from '../state-paths.ts';
-import { readVapidKeyFile, type VapidKeyPair } from '../push/vapid-keys.ts';
-import { vapidKeyPairProblem } from '../push/vapid.ts';
+import { signingKeys, type SigningKeys } from '../keys/index.ts';
 import type { Clock } from '../clock.ts';
 import { AUTOMATION_KINDS } from '../../contract/automations.ts';
 import { DEFAULT_TTL_SECONDS } from '../../contract/campaign-limits.ts';
@@ -32,7 +30,6 @@ export class AutomationRunner {
   private pass: Promise<RunCounts> = Promise.resolve(none());
   private timer: NodeJS.Timeout | undefined;
   private readonly abort = new AbortController();
-  private readonly keys = new Map<string, VapidKeyPair>();
   private readonly reported = new Set<string>();
 
   constructor(
@@ -71,23 +68,16 @@ export class AutomationRunner {
     (this.options.log ?? ((text: string) => console.log(text)))(line);
   }
 
-  private async keysOf(site: HostedSite): Promise<VapidKeyPair | undefined> {
-    const known = this.keys.get(site.name);
-    if (known) return known;
-    try {
-      const keys = await readVapidKeyFile(vapidKeyFile(this.stateDir, site.name));
-      // A key that cannot sign would get every message refused and marked failed: they wait, and the file is read
-      // again next pass, until it is fixed.
-      const problem = vapidKeyPairProblem(keys);
-      if (problem !== undefined) throw new Error(problem);
-      this.keys.set(site.name, keys);
-      this.reported.delete(site.name);
-      return keys;
-    } catch (error) {
-      if (!this.reported.has(site.name)) this.log(`automations of ${site.name} not sent: ${(error as Error).message}`);
-      this.reported.add(site.name);
-      return undefined;
-    }
+  /** The site's key ring, read at each pass (a rotation counts at once); undefined when no key can sign. */
+  private async keysOf(site: HostedSite): Promise<SigningKeys | undefined> {
+    const ring = await signingKeys(this.stateDir, site);
+    // A key that cannot sign would get every message refused and marked failed: messages to its subscribers
+    // wait (the claims skip them), and the files are read again next pass, until the key is fixed.
+    const problems = [...ring.problems].map(([id, problem]) => `key ${id}: ${problem}`).join('; ');
+    if (problems && !this.reported.has(site.name)) this.log(`automations of ${site.name} wait for a VAPID key that can sign: ${problems}`);
+    if (problems) this.reported.add(site.name);
+    else this.reported.delete(site.name);
+    return ring.pairs.size > 0 ? ring : undefined;
   }
 
   private async runPass(): Promise<RunCounts> {
@@ -108,18 +98,21 @@ export class AutomationRunner {
 
   private async runSite(site: HostedSite, total: RunCounts): Promise<void> {
     const settings = await automationSettings(this.db, site);
+    let ring: Promise<SigningKeys | undefined> | undefined;
     for (const kind of AUTOMATION_KINDS) {
       if (this.abort.signal.aborted) return;
       if (!settings[kind].enabled) {
         await dropPendingMessages(this.db, site.hash, kind, this.options.clock());
         continue;
       }
-      const keys = await this.keysOf(site);
+      const keys = await (ring ??= this.keysOf(site));
       if (!keys) return;
-      const store = new AutomationDeliveryStore(this.db, site.hash, kind, this.options.clock, site.config);
+      const signable = { currentId: keys.currentId, ids: [...keys.pairs.keys()] };
+      const store = new AutomationDeliveryStore(this.db, site.hash, kind, this.options.clock, site.config, signable);
       try {
         const counts = await runCampaign(store, kind, {
-          vapid: keys,
+          vapid: keys.pairs.get(keys.currentId) ?? keys.pairs.values().next().value!,
+          vapidKeys: keys.pairs,
           subject: vapidSubjectOf(site),
           ttl: DEFAULT_TTL_SECONDS,
           urgency: DEFAULT_URGENCY,

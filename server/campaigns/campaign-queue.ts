@@ -6,8 +6,8 @@ import type { Database } from '../db/database.ts';
 import { isServerError } from '../errors.ts';
 import { sendCampaign, type SendCampaignOptions } from './campaign-sender.ts';
 import type { HostedSite } from '../sites.ts';
-import { vapidKeyFile } from '../state-paths.ts';
-import { readVapidKeyFile } from '../push/vapid-keys.ts';
+import { join } from 'node:path';
+import { signingKeys } from '../keys/index.ts';
 import { systemClock } from '../clock.ts';
 import { CLAIM_LEASE_SECONDS } from './database-delivery-store.ts';
 
@@ -107,12 +107,13 @@ export class CampaignQueue {
     const site = this.sites.find((candidate) => candidate.hash === siteHash);
     if (!site) return;
     try {
-      const keys = await readVapidKeyFile(vapidKeyFile(this.stateDir, site.name));
+      // The site's key ring, read at each send: a rotation, an import or a fixed key file counts at once.
+      const keys = await signingKeys(this.stateDir, site);
       const onWaitingForKey = (problem: string) => {
         if (this.waitingForKey.has(campaignId)) return;
         this.waitingForKey.add(campaignId);
-        const file = vapidKeyFile(this.stateDir, site.name);
-        log(`campaign ${campaignId} of ${site.name} waits for a VAPID key that can sign (${problem}): fix ${file}; it goes out then`);
+        const dir = join(this.stateDir, 'keys');
+        log(`campaign ${campaignId} of ${site.name} waits for a VAPID key that can sign (${problem}): fix it in ${dir}; it goes out then`);
       };
       const counts = await sendCampaign(this.db, site, campaignId, keys, { ...this.options, signal: this.abort.signal, onWaitingForKey });
       if (counts.sent === 0) return;

@@ -3,6 +3,7 @@
 import type { Delivery, DeliveryStore } from './delivery-store.js';
 import { isServerError } from '../errors.ts';
 import { sendPush, type PushResult, type SendPushOptions } from '../push/send.js';
+import type { VapidKeyPair } from '../push/vapid-keys.ts';
 
 /** What one run of the sender did (the campaign's own figures are contract/owner-api.ts's CampaignCounts). */
 export interface RunCounts {
@@ -25,6 +26,11 @@ export interface RunCampaignOptions extends SendPushOptions {
   signal?: AbortSignal;
   /** The sender; sendPush unless a test or benchmark substitutes one. */
   send?: (delivery: Delivery, options: SendPushOptions) => Promise<PushResult>;
+  /**
+   * The site's key ring by key id (server/keys/): a delivery with a vapidKeyId is signed with that key, one
+   * without it with `vapid` (the current key). Without a ring every delivery is signed with `vapid`.
+   */
+  vapidKeys?: ReadonlyMap<string, VapidKeyPair>;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -48,6 +54,15 @@ export async function runCampaign(store: DeliveryStore, campaignId: string, opti
     options.send ??
     ((delivery: Delivery, sendOptions: SendPushOptions) =>
       sendPush(delivery.subscription, delivery.payload, delivery.topic ? { ...sendOptions, topic: delivery.topic } : sendOptions));
+  // One options object per key of the ring, made once: a campaign's audience may span keys.
+  const optionsByKey = new Map([...(options.vapidKeys ?? [])].map(([id, vapid]) => [id, { ...options, vapid }]));
+  const optionsFor = (delivery: Delivery): SendPushOptions => {
+    if (delivery.vapidKeyId === undefined || !options.vapidKeys) return options;
+    const keyed = optionsByKey.get(delivery.vapidKeyId);
+    // Claims skip subscribers whose key is not on the ring; signing with another key would be refused anyway.
+    if (!keyed) throw new Error(`VAPID key ${delivery.vapidKeyId} of this subscription is not on the site's key ring`);
+    return keyed;
+  };
   const counts: RunCounts = { sent: 0, delivered: 0, failed: 0, expired: 0 };
   const report = () => options.onProgress?.({ ...counts });
 
@@ -91,7 +106,7 @@ export async function runCampaign(store: DeliveryStore, campaignId: string, opti
     let result: PushResult;
     try {
       counts.sent += 1;
-      result = await send(delivery, options);
+      result = await send(delivery, optionsFor(delivery));
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
       result = isRequestError(error) ? { outcome: 'retry', statusCode: 0, detail } : { outcome: 'failed', statusCode: 0, detail };

@@ -3,7 +3,7 @@
 // so an interrupted campaign resumes where it stopped, in this process or another. A run ends when nothing
 // is left pending: deliveries claimed by a runner that died are taken once their claims lapse.
 import type { Database } from '../db/database.ts';
-import { DatabaseDeliveryStore } from './database-delivery-store.ts';
+import { DatabaseDeliveryStore, onSignableKey, type SignableKeys } from './database-delivery-store.ts';
 import { runCampaign, type RunCounts } from './campaign-runner.ts';
 import type { HostedSite } from '../sites.ts';
 import type { VapidKeyPair } from '../push/vapid-keys.ts';
@@ -15,6 +15,8 @@ import { sharedEncryptionPool } from '../push/encryption-pool.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { decideWinner } from './ab-tests.ts';
 import { vapidKeyPairProblem } from '../push/vapid.ts';
+import { campaignCompleted } from '../webhooks/index.ts';
+import { currentVapidKeyId, type SigningKeys } from '../keys/index.ts';
 
 export interface SendCampaignOptions {
   concurrency?: number;
@@ -57,13 +59,48 @@ export async function campaignProgress(db: Database, campaignId: string): Promis
   return { recipients: Object.values(progress).reduce((sum, value) => sum + value, 0), ...progress };
 }
 
+/**
+ * The ring a send signs with: a site's ring (server/keys/ signingKeys), or one pair, which then signs the
+ * deliveries of the site's current key (subscribers on a legacy key wait for theirs).
+ */
+function ringOf(site: HostedSite, keys: VapidKeyPair | SigningKeys): SigningKeys {
+  if ('pairs' in keys) return keys;
+  const currentId = currentVapidKeyId(site);
+  const problem = vapidKeyPairProblem(keys);
+  return problem === undefined
+    ? { currentId, pairs: new Map([[currentId, keys]]), problems: new Map() }
+    : { currentId, pairs: new Map(), problems: new Map([[currentId, problem]]) };
+}
+
+/** Why the keys of the deliveries left pending cannot sign, one key after the other. */
+async function waitingKeysProblem(db: Database, campaignId: string, ring: SigningKeys): Promise<string | undefined> {
+  const { rows } = await db.query<{ id: string; count: string }>(
+    `SELECT coalesce(s.vapid_key_id, $2) AS id, count(*) AS count
+     FROM deliveries d JOIN subscribers s ON s.id = d.subscriber_id
+     WHERE d.campaign_id = $1 AND d.status = 'pending' AND NOT ${onSignableKey(2, 3)}
+     GROUP BY 1 ORDER BY 1`,
+    [campaignId, ring.currentId, [...ring.pairs.keys()]],
+  );
+  if (rows.length === 0) return undefined;
+  return rows
+    .map((row) => {
+      const which = row.id === ring.currentId ? 'the current key' : `legacy key ${row.id}`;
+      const count = Number(row.count);
+      return `${which} (${count} subscriber${count === 1 ? '' : 's'}): ${ring.problems.get(row.id) ?? 'not on the key ring'}`;
+    })
+    .join('; ');
+}
+
 export async function sendCampaign(
   db: Database,
   site: HostedSite,
   campaignId: string,
-  keys: VapidKeyPair,
+  keys: VapidKeyPair | SigningKeys,
   options: SendCampaignOptions = {},
 ): Promise<RunCounts> {
+  const ring = ringOf(site, keys);
+  const signable = { currentId: ring.currentId, ids: [...ring.pairs.keys()] };
+  const current = ring.pairs.get(ring.currentId) ?? ring.pairs.values().next().value;
   const { rows } = await db.query<{ ttl: number; urgency: Urgency; status: string; topic: string | null }>(
     'SELECT ttl, urgency, status, topic FROM campaigns WHERE id = $1 AND site_hash = $2',
     [campaignId, site.hash],
@@ -74,23 +111,33 @@ export async function sendCampaign(
   // An A/B test whose time has come gets its winner before its rest is claimed.
   await decideWinner(db, campaignId, clock());
   // A scheduled campaign whose time has not come is left alone (the provider's scheduler starts it then).
-  if (campaign.status === 'cancelled' || (campaign.status === 'scheduled' && (await nextDue(db, campaignId, clock)) === 'later')) {
+  if (
+    campaign.status === 'cancelled' ||
+    (campaign.status === 'scheduled' && (await nextDue(db, campaignId, clock, signable)) === 'later')
+  ) {
     return { sent: 0, delivered: 0, failed: 0, expired: 0 };
   }
-  // Every push would be refused (a signature the public key does not verify) and marked failed for good: the
-  // campaign waits instead, untouched, until a run finds the key fixed.
-  const keyProblem = vapidKeyPairProblem(keys);
-  if (keyProblem !== undefined) {
+  // A push signed with a key that cannot sign would be refused (a signature the public key does not verify)
+  // and marked failed for good: deliveries whose subscriber's key cannot sign (broken, or its file missing from
+  // the ring) wait instead, untouched, and the campaign with them (waiting_for_key) once the rest is sent, until
+  // a run finds the key fixed. A campaign's audience may span keys: each delivery is signed with its own.
+  const waitForKey = async (): Promise<boolean> => {
+    const problem = await waitingKeysProblem(db, campaignId, ring);
+    if (problem === undefined) return false;
     await db.query(`UPDATE campaigns SET status = 'waiting_for_key' WHERE id = $1 AND status IN ('pending', 'scheduled', 'sending')`, [
       campaignId,
     ]);
-    options.onWaitingForKey?.(keyProblem);
+    options.onWaitingForKey?.(problem);
+    return true;
+  };
+  if (current === undefined) {
+    await waitForKey();
     return { sent: 0, delivered: 0, failed: 0, expired: 0 };
   }
   await db.query(`UPDATE campaigns SET status = 'sending' WHERE id = $1 AND status IN ('pending', 'scheduled', 'waiting_for_key')`, [
     campaignId,
   ]);
-  const store = new DatabaseDeliveryStore(db, site.config, clock);
+  const store = new DatabaseDeliveryStore(db, site.config, clock, signable);
   const total: RunCounts = { sent: 0, delivered: 0, failed: 0, expired: 0 };
   const add = (counts: RunCounts): RunCounts => ({
     sent: total.sent + counts.sent,
@@ -101,7 +148,8 @@ export async function sendCampaign(
   try {
     for (;;) {
       const counts = await runCampaign(store, campaignId, {
-        vapid: keys,
+        vapid: current,
+        vapidKeys: ring.pairs,
         subject: vapidSubjectOf(site),
         ttl: campaign.ttl,
         urgency: campaign.urgency,
@@ -123,13 +171,15 @@ export async function sendCampaign(
           `UPDATE campaigns SET status = 'done', completed_at = now() WHERE id = $1 AND status IN ('pending', 'scheduled', 'sending')`,
           [campaignId],
         );
+        await campaignCompleted(db, campaignId);
         return total;
       }
       if (options.signal?.aborted) return total;
       // What is left is claimed by another runner, or by one that died and whose claims will lapse, or is due
       // soon: wait for the first of these, then take what has become free. What is due later (a schedule) is
-      // the provider's scheduler's to start when its time comes.
-      const next = await nextDue(db, campaignId, clock);
+      // the provider's scheduler's to start when its time comes; what waits for its key waits.
+      const next = await nextDue(db, campaignId, clock, signable);
+      if (next === 'none') await waitForKey();
       if (next === 'later' || next === 'none') return total;
       await sleep(next, options.signal);
       await decideWinner(db, campaignId, clock());
@@ -151,12 +201,17 @@ const HANDOFF_MS = 5000;
  * claim held elsewhere, one that lapses, one due soon), 'later' when every one left is due past HANDOFF_MS
  * (by `clock`), 'none' when nothing is pending (a cancelled campaign).
  */
-async function nextDue(db: Database, campaignId: string, clock: Clock): Promise<number | 'later' | 'none'> {
+async function nextDue(db: Database, campaignId: string, clock: Clock, signable?: SignableKeys): Promise<number | 'later' | 'none'> {
   const { rows } = await db.query<{ due: number | null; claimed: boolean | null }>(
-    `SELECT extract(epoch FROM min(next_attempt_at) FILTER (WHERE claimed_at IS NULL)) * 1000 AS due,
-       bool_or(claimed_at IS NOT NULL) AS claimed
-     FROM deliveries WHERE campaign_id = $1 AND status = 'pending'`,
-    [campaignId],
+    signable
+      ? `SELECT extract(epoch FROM min(d.next_attempt_at) FILTER (WHERE d.claimed_at IS NULL)) * 1000 AS due,
+           bool_or(d.claimed_at IS NOT NULL) AS claimed
+         FROM deliveries d JOIN subscribers s ON s.id = d.subscriber_id
+         WHERE d.campaign_id = $1 AND d.status = 'pending' AND ${onSignableKey(2, 3)}`
+      : `SELECT extract(epoch FROM min(next_attempt_at) FILTER (WHERE claimed_at IS NULL)) * 1000 AS due,
+           bool_or(claimed_at IS NOT NULL) AS claimed
+         FROM deliveries WHERE campaign_id = $1 AND status = 'pending'`,
+    signable ? [campaignId, signable.currentId, signable.ids] : [campaignId],
   );
   const { due, claimed } = rows[0] ?? { due: null, claimed: null };
   if (claimed) return RECHECK_MS;

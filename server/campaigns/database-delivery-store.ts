@@ -18,6 +18,7 @@ import type { CampaignAction } from '../../contract/campaign-input.ts';
 import { declarativePayload, type LandingOrigins } from './declarative-payload.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { CAP_WINDOW_MS, guardrailVerdict, type CampaignGuardrails } from './guardrails.ts';
+import { deliveryResults } from '../webhooks/index.ts';
 
 /** A claim not renewed for this long belongs to a runner that is gone. */
 export const CLAIM_LEASE_SECONDS = 20;
@@ -47,11 +48,28 @@ export interface ClaimedRow {
   timezone_offset: number | null;
   ttl: number;
   recent: number;
+  /** The subscriber's key on the site's ring (NULL: the current key). */
+  vapid_key_id?: string | null;
+}
+
+/** The keys of a site's ring that can sign: only deliveries of subscribers on these are claimed. */
+export interface SignableKeys {
+  /** The current key's id, which a NULL subscribers.vapid_key_id stands for. */
+  currentId: string;
+  ids: readonly string[];
+}
+
+/**
+ * SQL true when subscriber `s` is on one of the keys that can sign (or cannot be sent to anyway), with the
+ * current key's id and the signable ids as parameters $currentParam and $idsParam.
+ */
+export function onSignableKey(currentParam: number, idsParam: number): string {
+  return `(s.status <> 'subscribed' OR s.endpoint IS NULL OR coalesce(s.vapid_key_id, $${currentParam}::text) = ANY($${idsParam}::text[]))`;
 }
 
 /** The Delivery of a claimed row, with the payload built for it. */
 export function claimedDelivery(
-  row: Pick<ClaimedRow, 'id' | 'campaign_id' | 'attempts' | 'endpoint' | 'p256dh' | 'auth'>,
+  row: Pick<ClaimedRow, 'id' | 'campaign_id' | 'attempts' | 'endpoint' | 'p256dh' | 'auth' | 'vapid_key_id'>,
   payload: string,
 ): Delivery {
   return {
@@ -60,6 +78,7 @@ export function claimedDelivery(
     attempts: row.attempts,
     subscription: { endpoint: row.endpoint, keys: { p256dh: row.p256dh, auth: row.auth } },
     payload,
+    ...(row.vapid_key_id ? { vapidKeyId: row.vapid_key_id } : {}),
   };
 }
 
@@ -108,6 +127,8 @@ export class DatabaseDeliveryStore implements DeliveryStore {
     protected readonly site: DeliveryStoreSite,
     /** Whose time says a scheduled delivery has come due. */
     private readonly clock: Clock = systemClock,
+    /** Claim only deliveries whose subscriber's key can sign (the rest wait for theirs); default: all. */
+    protected readonly signable?: SignableKeys,
   ) {}
 
   private hold(ids: string[]): void {
@@ -161,8 +182,15 @@ export class DatabaseDeliveryStore implements DeliveryStore {
            -- an A/B test's rest waits for its winner
            AND (d.variant IS NOT NULL OR NOT EXISTS (
              SELECT 1 FROM campaigns t WHERE t.id = $1 AND t.winner_at IS NOT NULL AND t.winner_variant IS NULL))
+           ${this.signable ? `AND ${onSignableKey(5, 6)}` : ''}
          ORDER BY d.next_attempt_at, d.id LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
-        [campaignId, limit, CLAIM_LEASE_SECONDS, new Date(now).toISOString()],
+        [
+          campaignId,
+          limit,
+          CLAIM_LEASE_SECONDS,
+          new Date(now).toISOString(),
+          ...(this.signable ? [this.signable.currentId, this.signable.ids] : []),
+        ],
       );
       if (picked.length === 0) return [];
       const gone = picked.filter((row) => row.gone).map((row) => row.id);
@@ -184,7 +212,7 @@ export class DatabaseDeliveryStore implements DeliveryStore {
          RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth,
            coalesce(v.title, c.title) AS title, coalesce(v.body, c.body) AS body, coalesce(v.url, c.url) AS url,
            coalesce(v.icon, c.icon) AS icon, coalesce(v.image, c.image) AS image, c.actions,
-           c.app_badge, s.secret_hash, s.timezone, s.timezone_offset, c.ttl,
+           c.app_badge, s.secret_hash, s.timezone, s.timezone_offset, c.ttl, s.vapid_key_id,
            ${
              cap
                ? `(SELECT count(*)::int FROM deliveries x WHERE x.subscriber_id = d.subscriber_id AND x.status = 'delivered' AND x.updated_at > $2)`
@@ -273,6 +301,11 @@ export class DatabaseDeliveryStore implements DeliveryStore {
            )
            INSERT INTO events (site_hash, subscriber_id, kind) SELECT site_hash, id, 'expired' FROM expired`,
           [batch.map((result) => result.id), batch.map((result) => result.status), batch.map((result) => result.detail)],
+        );
+        // the owner's webhooks of these results (notification.delivered, .failed, subscriber.expired): one statement
+        await deliveryResults(
+          this.db,
+          batch.map((result) => result.id),
         );
         for (const result of batch) result.resolve();
         unavailableSince = undefined;

@@ -15,6 +15,8 @@ export interface Delivery {
   attempts: number;
   /** Its own Topic header (RFC 8030), instead of the run's. */
   topic?: string;
+  /** The id of the key on the site's ring its subscription was made with (server/keys/); signed with it. */
+  vapidKeyId?: string;
 }
 
 export interface DeliveryStore {

@@ -17,5 +17,7 @@ export {
   type ClaimedRow,
   type DeliveryStoreSite,
   type GuardedRow,
+  onSignableKey,
+  type SignableKeys,
 } from './database-delivery-store.ts';
 export { sendCampaign, type SendCampaignOptions, type SendCampaignResult } from './send-campaign.ts';

@@ -12,6 +12,7 @@ import { readVapidKeyFile, type VapidKeyPair } from '../push/vapid-keys.ts';
 import { embeddedDatabaseDir, STATE_DIR, vapidKeyFile } from '../state-paths.ts';
 import { campaignInputSchema, type CampaignRequest } from '../../contract/campaign-input.ts';
 import { allowedPushServices } from '../push/push-services.ts';
+import { signingKeys } from '../keys/index.ts';
 
 export interface SendCampaignOptions {
   /** The site's name: its config file's base name. */
@@ -94,7 +95,8 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
   const pushServices = allowedPushServices(options.pushServices);
   const stateDir = options.stateDir ?? STATE_DIR;
   const site = await siteNamed(options.site, options.sites, options.dist);
-  const keys = await siteKeys(site, stateDir);
+  // The current key must be readable and the config's: `send` stops with a clear error rather than wait.
+  await siteKeys(site, stateDir);
   // The sender (and its HTTP client) loads when a campaign is sent, not with the package's entry.
   const [{ campaignProgress, sendCampaign: sendStoredCampaign }, { closePushConnections }] = await Promise.all([
     import('./campaign-sender.ts'),
@@ -113,7 +115,8 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
       const scheduledFor = due.rows[0]?.due ? new Date(due.rows[0].due).toISOString() : undefined;
       return { campaignId, site: site.name, ...(await campaignProgress(db, campaignId)), ...(scheduledFor ? { scheduledFor } : {}) };
     }
-    await sendStoredCampaign(db, site, campaignId, keys, { onProgress: options.onProgress, pushServices });
+    // Each subscriber's push is signed with the key on the site's ring it was made with (server/keys/).
+    await sendStoredCampaign(db, site, campaignId, await signingKeys(stateDir, site), { onProgress: options.onProgress, pushServices });
     const progress = await campaignProgress(db, campaignId);
     if (campaign.variants !== undefined && progress.pending > 0) {
       // an A/B test's rest waits for the winner, which the provider sends

@@ -29,6 +29,7 @@ import { isTrustedProxy, type TrustProxy } from './trust-proxy.ts';
 import { capConnectionsPerAddress, DEFAULT_CONNECTION_LIMITS, timeoutCheckIntervalMs, type ConnectionLimits } from './connection-limit.ts';
 import { serializerCompiler, validatorCompiler } from './route-schemas.ts';
 import { systemClock, type Clock } from '../clock.ts';
+import { STATE_DIR } from '../state-paths.ts';
 
 export const BODY_LIMIT = 64 * 1024;
 /** Seconds a client waits before trying again when the disk is full (an operator has to free room). */
@@ -50,6 +51,8 @@ export interface CreateAppOptions {
   clock?: Clock;
   /** Request and idle timeouts and the cap on one address's open connections; default DEFAULT_CONNECTION_LIMITS. */
   connectionLimits?: Partial<ConnectionLimits>;
+  /** The project's state folder, where the sites' key files are; default `.push-kit`. */
+  stateDir?: string;
 }
 
 export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
@@ -80,6 +83,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     campaigns: options.campaigns,
     pushServices: options.pushServices ?? PushServiceAllowlist.fromEnvironment(),
     clock: options.clock ?? systemClock,
+    stateDir: options.stateDir ?? STATE_DIR,
   };
 
   app.setValidatorCompiler(validatorCompiler);

@@ -20,4 +20,6 @@ export interface RouteContext {
   pushServices: PushServiceAllowlist;
   /** When automated messages fall due (server/clock.ts). */
   clock: Clock;
+  /** The project's state folder (`.push-kit`): the sites' key files (server/state-paths.ts). */
+  stateDir: string;
 }

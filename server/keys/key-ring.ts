@@ -48,36 +48,32 @@ export interface RingKey {
   keys?: VapidKeyPair;
   /** Why this key cannot sign (file missing or unreadable, pair broken), or undefined. */
   problem?: string;
+  /** Something to fix that does not stop it signing (the current key file is not the config's key). */
+  note?: string;
 }
 
 /**
- * The site's ring as its files say: the current key first (from the site config, with its file's pair), then
- * the legacy keys by id. A legacy file whose public key does not hash to its name is reported, not used.
+ * The site's ring as its files say: the current key first (its file's pair), then the legacy keys by id. A
+ * current key file that is not the pair of the site config's vapidPublicKey (a rotation the running provider
+ * has not seen, a hand-edited file) still signs for the subscribers made with it, and says so in `note`; the
+ * config's key is then found among the legacy keys, or reported missing. A legacy file whose public key does
+ * not hash to its name is reported, not used.
  */
 export async function readKeyRing(stateDir: string, site: KeyRingSite): Promise<RingKey[]> {
   const currentFile = vapidKeyFile(stateDir, site.name);
-  const current: RingKey = { id: currentVapidKeyId(site), publicKey: site.config.vapidPublicKey, current: true, file: currentFile };
+  let current: RingKey;
   try {
     const keys = await readVapidKeyFile(currentFile);
-    if (keys.publicKey !== site.config.vapidPublicKey)
-      current.problem = `${currentFile} is not the key pair of ${site.file}'s vapidPublicKey`;
-    else {
-      current.keys = keys;
-      current.problem = vapidKeyPairProblem(keys);
-    }
+    current = { id: vapidKeyId(keys.publicKey), publicKey: keys.publicKey, current: true, file: currentFile, keys };
+    current.problem = vapidKeyPairProblem(keys);
+    if (keys.publicKey !== site.config.vapidPublicKey) current.note = `${currentFile} is not the key pair of ${site.file}'s vapidPublicKey`;
   } catch (error) {
+    current = { id: currentVapidKeyId(site), publicKey: site.config.vapidPublicKey, current: true, file: currentFile };
     current.problem = (error as Error).message;
   }
   const ring = [current];
-  let names: string[];
-  try {
-    names = await readdir(legacyVapidKeyDir(stateDir, site.name));
-  } catch {
-    names = [];
-  }
-  for (const name of names.sort()) {
-    const id = name.replace(/\.json$/, '');
-    if (!name.endsWith('.json') || !isVapidKeyId(id) || id === current.id) continue;
+  for (const id of await legacyFileIds(stateDir, site)) {
+    if (id === current.id) continue;
     const file = legacyVapidKeyFile(stateDir, site.name, id);
     try {
       const keys = await readVapidKeyFile(file);
@@ -91,6 +87,20 @@ export async function readKeyRing(stateDir: string, site: KeyRingSite): Promise<
     }
   }
   return ring;
+}
+
+/** The ids of the site's legacy key files, sorted. */
+async function legacyFileIds(stateDir: string, site: KeyRingSite): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(legacyVapidKeyDir(stateDir, site.name));
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => name.endsWith('.json') && isVapidKeyId(name.slice(0, -5)))
+    .map((name) => name.slice(0, -5))
+    .sort();
 }
 
 /** The pairs that can sign, by id, and why the others cannot: what a sender needs. */
@@ -108,7 +118,8 @@ export async function signingKeys(stateDir: string, site: KeyRingSite): Promise<
     if (key.keys && key.problem === undefined) pairs.set(key.id, key.keys);
     else problems.set(key.id, key.problem ?? 'unreadable');
   }
-  return { currentId: ring[0]!.id, pairs, problems };
+  // A NULL subscribers.vapid_key_id is a subscription made with the config's key (what push.js was built with).
+  return { currentId: currentVapidKeyId(site), pairs, problems };
 }
 
 /**
@@ -134,7 +145,7 @@ export async function addLegacyVapidKey(stateDir: string, site: KeyRingSite, key
     // not there yet (or unreadable): written below
   }
   await writeVapidKeyFile(file, pair);
-  forgetLegacyIds(stateDir, site);
+  forgetRingIds(stateDir, site);
   return id;
 }
 
@@ -145,39 +156,38 @@ export async function removeLegacyVapidKeyFile(stateDir: string, site: KeyRingSi
 
 /**
  * The key id to record for a subscription a browser reports having made with `reportedPublicKey` (the sync
- * call's vapidPublicKey): that key's id when it is the current key or a legacy key on the ring, else the current
- * key's. A browser that names a key the ring does not hold gets the current key, so no row waits for a key that
- * will never come.
+ * call's vapidPublicKey): that key's id when it is on the ring (the current key file's or a legacy key's), else
+ * the id of the site config's key. A browser that names a key the ring does not hold gets the config's key, so
+ * no row waits for a key that will never come.
  */
 export async function subscriptionVapidKeyId(stateDir: string, site: KeyRingSite, reportedPublicKey?: string): Promise<string> {
-  const current = currentVapidKeyId(site);
-  if (!reportedPublicKey || reportedPublicKey === site.config.vapidPublicKey) return current;
+  const configured = currentVapidKeyId(site);
+  if (!reportedPublicKey || reportedPublicKey === site.config.vapidPublicKey) return configured;
   const id = vapidKeyId(reportedPublicKey);
-  return (await legacyIds(stateDir, site)).has(id) ? id : current;
+  return (await ringIds(stateDir, site)).has(id) ? id : configured;
 }
 
-const LEGACY_IDS_TTL_MS = 5000;
-const legacyIdCache = new Map<string, { at: number; ids: Set<string> }>();
+const RING_IDS_TTL_MS = 5000;
+const ringIdCache = new Map<string, { at: number; ids: Set<string> }>();
 
-/** The ids of the site's legacy key files, read at most every few seconds (the sync path asks per insert). */
-async function legacyIds(stateDir: string, site: KeyRingSite): Promise<Set<string>> {
-  const dir = legacyVapidKeyDir(stateDir, site.name);
-  const cached = legacyIdCache.get(dir);
-  if (cached && Date.now() - cached.at < LEGACY_IDS_TTL_MS) return cached.ids;
-  let names: string[];
+/** The ids of the site's key files, current and legacy, read at most every few seconds (sync asks per insert). */
+async function ringIds(stateDir: string, site: KeyRingSite): Promise<Set<string>> {
+  const file = vapidKeyFile(stateDir, site.name);
+  const cached = ringIdCache.get(file);
+  if (cached && Date.now() - cached.at < RING_IDS_TTL_MS) return cached.ids;
+  const ids = new Set(await legacyFileIds(stateDir, site));
   try {
-    names = await readdir(dir);
+    ids.add(vapidKeyId((await readVapidKeyFile(file)).publicKey));
   } catch {
-    names = [];
+    // no current key file: the config's key stands for it
   }
-  const ids = new Set(names.filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -5)));
-  legacyIdCache.set(dir, { at: Date.now(), ids });
+  ringIdCache.set(file, { at: Date.now(), ids });
   return ids;
 }
 
-/** Forgets the cached legacy ids of a site (after an add, rotate or retire in this process). */
-export function forgetLegacyIds(stateDir: string, site: KeyRingSite): void {
-  legacyIdCache.delete(legacyVapidKeyDir(stateDir, site.name));
+/** Forgets the cached ring ids of a site (after an add, rotate or retire in this process). */
+export function forgetRingIds(stateDir: string, site: KeyRingSite): void {
+  ringIdCache.delete(vapidKeyFile(stateDir, site.name));
 }
 
 /** Subscribed subscribers per key id (NULL counted on the current key). */

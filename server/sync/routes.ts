@@ -12,11 +12,12 @@ import { requireAllowedPushService } from './push-endpoint.ts';
 import { syncPayloadSchema } from './sync-payload.ts';
 import type { RouteContext } from '../http/route-context.ts';
 import { subscriberInserted } from '../automations/index.ts';
+import { subscriptionVapidKeyId } from '../keys/index.ts';
 import type { SyncReply } from '../../contract/sync.ts';
 
 const SYNC_SUCCESS = successReply({ subscriberId: z.string(), subscriberSecret: z.string().optional() });
 
-export async function syncRoute(fastify: FastifyInstance, { db, registry, pushServices, clock }: RouteContext): Promise<void> {
+export async function syncRoute(fastify: FastifyInstance, { db, registry, pushServices, clock, stateDir }: RouteContext): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.post(
     '/syncSubscriptionAction.php',
@@ -26,7 +27,11 @@ export async function syncRoute(fastify: FastifyInstance, { db, registry, pushSe
       const site = registry.require(payload.hash, 'hash');
       requireOrigin(request, site);
       requireAllowedPushService(payload, pushServices);
-      const result = await runSyncAction(db, site.hash, payload);
+      const keyId =
+        payload.subscription?.endpoint || payload.subscriptionEndPoint
+          ? await subscriptionVapidKeyId(stateDir, site, payload.vapidPublicKey)
+          : undefined;
+      const result = await runSyncAction(db, site.hash, payload, keyId);
       // Scheduled after the sync is stored: a failure here answers 503, the browser syncs again (insert-failed)
       // and the welcome, scheduled once per subscriber, is not doubled.
       if (result.status === 'success' && (payload.action === 'insert' || payload.action === 'insert-failed')) {

@@ -110,7 +110,7 @@ function profileColumns(payload: SyncPayload): Record<string, unknown> {
   return columns;
 }
 
-function subscriptionColumns(payload: SyncPayload): Record<string, unknown> {
+function subscriptionColumns(payload: SyncPayload, vapidKeyId?: string): Record<string, unknown> {
   const endpoint = endpointOf(payload);
   return {
     subscription: payload.subscription ? JSON.stringify(payload.subscription) : undefined,
@@ -118,6 +118,8 @@ function subscriptionColumns(payload: SyncPayload): Record<string, unknown> {
     endpoint,
     p256dh: payload.subscription?.keys?.p256dh,
     auth: payload.subscription?.keys?.auth,
+    // the key on the site's ring this push subscription was made with: its pushes are signed with it
+    vapid_key_id: endpoint ? vapidKeyId : undefined,
   };
 }
 
@@ -143,7 +145,7 @@ async function recordEvent(tx: Queryable, siteHash: string, subscriberId: string
   await tx.query('INSERT INTO events (site_hash, subscriber_id, kind) VALUES ($1, $2, $3)', [siteHash, subscriberId, kind]);
 }
 
-async function insert(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+async function insert(tx: Queryable, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncResult> {
   const endpoint = endpointOf(payload);
   if (!endpoint && !payload.subscriptionId) return fail('E_SYNC_NO_SUBSCRIPTION');
   await lockSubscription(tx, siteHash, endpoint ?? payload.subscriptionId!);
@@ -151,7 +153,7 @@ async function insert(tx: Queryable, siteHash: string, payload: SyncPayload): Pr
     (await findBySubscription(tx, siteHash, endpoint, payload.subscriptionId)) ?? (await findById(tx, siteHash, payload.subscriberId));
   // A subscriber id alone never re-keys a subscriber: without its secret or its subscription, this is a new one.
   const proof = candidate && prove(candidate, payload, 'subscriberId', true);
-  const columns = { ...subscriptionColumns(payload), ...profileColumns(payload), status: 'subscribed' };
+  const columns = { ...subscriptionColumns(payload, vapidKeyId), ...profileColumns(payload), status: 'subscribed' };
   if (candidate && proof?.ok) {
     await releaseEndpoint(tx, siteHash, endpoint, candidate.id);
     await updateSubscriber(tx, candidate.id, columns);
@@ -173,7 +175,7 @@ async function insert(tx: Queryable, siteHash: string, payload: SyncPayload): Pr
   return { status: 'success', subscriberId: id, subscriberSecret: secret };
 }
 
-async function update(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+async function update(tx: Queryable, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncResult> {
   const endpoint = endpointOf(payload);
   if (!endpoint && !payload.subscriptionId) return fail('E_SYNC_NO_SUBSCRIPTION');
   await lockSubscription(tx, siteHash, endpoint ?? payload.subscriptionId!);
@@ -183,11 +185,15 @@ async function update(tx: Queryable, siteHash: string, payload: SyncPayload): Pr
   const proof = prove(subscriber, payload, 'subscriberId');
   if (!proof.ok) return proof.failure;
   await releaseEndpoint(tx, siteHash, endpoint, subscriber.id);
-  await updateSubscriber(tx, subscriber.id, { ...subscriptionColumns(payload), ...profileColumns(payload), status: 'subscribed' });
+  await updateSubscriber(tx, subscriber.id, {
+    ...subscriptionColumns(payload, vapidKeyId),
+    ...profileColumns(payload),
+    status: 'subscribed',
+  });
   return succeed(tx, subscriber.id, proof.issue);
 }
 
-async function moveRegistration(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+async function moveRegistration(tx: Queryable, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncResult> {
   if (!payload.previousSubscriptionId) return fail('E_PARAM_MISSING', { param: 'previousSubscriptionId' });
   const endpoint = endpointOf(payload);
   if (!endpoint && !payload.subscriptionId) return fail('E_SYNC_NO_SUBSCRIPTION');
@@ -212,7 +218,7 @@ async function moveRegistration(tx: Queryable, siteHash: string, payload: SyncPa
   const issue = !bySecret && Boolean(payload.subscriberId);
   await releaseEndpoint(tx, siteHash, endpoint, subscriber.id);
   await updateSubscriber(tx, subscriber.id, {
-    ...subscriptionColumns(payload),
+    ...subscriptionColumns(payload, vapidKeyId),
     // a new registration without keys (Safari) must not keep the old subscription's keys
     p256dh: payload.subscription?.keys?.p256dh ?? null,
     auth: payload.subscription?.keys?.auth ?? null,
@@ -300,16 +306,17 @@ async function trackBlock(tx: Queryable, siteHash: string, payload: SyncPayload)
   return { status: 'success', subscriberId: proven ?? '' };
 }
 
-export function runSyncAction(db: Database, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
+/** `vapidKeyId`: the ring key the payload's subscription was made with (server/keys/ subscriptionVapidKeyId). */
+export function runSyncAction(db: Database, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncResult> {
   return db.transaction(async (tx) => {
     switch (payload.action) {
       case 'insert':
       case 'insert-failed':
-        return insert(tx, siteHash, payload);
+        return insert(tx, siteHash, payload, vapidKeyId);
       case 'update':
-        return update(tx, siteHash, payload);
+        return update(tx, siteHash, payload, vapidKeyId);
       case 'update-google-registration-id':
-        return moveRegistration(tx, siteHash, payload);
+        return moveRegistration(tx, siteHash, payload, vapidKeyId);
       case 'http-sync':
         return httpSync(tx, siteHash, payload);
       case 'unsubscribe-ui':

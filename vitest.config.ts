@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { allFeatures, featureDefines } from './compiler/features.ts';
+import { allFeatures, constantDefines, DEFAULT_CONSTANTS, featureDefines } from './compiler/features.ts';
 
 // Unit tests (tests/unit) and provider integration tests (tests/integration). Runtime tests pick happy-dom per file (`// @vitest-environment happy-dom`); `pushkit:site`
 // resolves to a fixture site module and every feature flag is on, as in an everything-on build.
@@ -8,7 +8,7 @@ export default defineConfig({
   resolve: {
     alias: { 'pushkit:site': fileURLToPath(new URL('./tests/fixtures/site-module.ts', import.meta.url)) },
   },
-  define: featureDefines(allFeatures()),
+  define: { ...featureDefines(allFeatures()), ...constantDefines(DEFAULT_CONSTANTS) },
   test: {
     include: ['tests/unit/**/*.test.{ts,tsx}', 'tests/integration/**/*.test.{ts,tsx}'],
     testTimeout: 30_000,

@@ -36,6 +36,21 @@ export function featureDefines(features: SiteFeatures): Record<string, string> {
   return Object.fromEntries(FEATURE_NAMES.map((name) => [`PK_FEATURES.${name}`, features[name] ? 'true' : 'false']));
 }
 
+/** The site's numbers the runtime reads as build-time constants (`PK_CONSTANTS.<name>`, runtime/globals.d.ts). */
+export interface SiteConstants {
+  doNotShowDays: number;
+}
+
+/** The schema's defaults: what the unit tests and a build without a config use. */
+export const DEFAULT_CONSTANTS: SiteConstants = { doNotShowDays: 7 };
+
+export const siteConstants = (config: Pick<SiteConfig, 'doNotShowDays'>): SiteConstants => ({ doNotShowDays: config.doNotShowDays });
+
+/** The `PK_CONSTANTS.<name>` literals esbuild (and vitest) replace: a constant costs no more than the number itself. */
+export function constantDefines(constants: SiteConstants): Record<string, string> {
+  return { 'PK_CONSTANTS.doNotShowDays': String(constants.doNotShowDays) };
+}
+
 /** Every feature on, as in an everything-on build. */
 export function allFeatures(): SiteFeatures {
   return Object.fromEntries(FEATURE_NAMES.map((name) => [name, true])) as unknown as SiteFeatures;

@@ -22,6 +22,7 @@ import { CAMPAIGN_BODY_MAX_LENGTH, CAMPAIGN_TITLE_MAX_LENGTH, TIME_OF_DAY_PATTER
 import { configMessage } from './errors.ts';
 import { isAcceptedVapidSubject } from './vapid-subject.ts';
 import { isLocalHost } from '../compiler/features.ts';
+import { CSS_COLOR_RULE, isCssColor } from './css-color.ts';
 
 /** The first character a URL or path may not hold (space, control character, lone surrogate), as "U+XXXX at character N". */
 function badUrlCharacter(value: string): string | undefined {
@@ -135,6 +136,21 @@ function arrayOrJsonString<T extends z.ZodType>(item: T) {
   }, z.array(item).default([]));
 }
 
+const cssColor = z.string().refine(isCssColor, CSS_COLOR_RULE);
+
+const colorsSchema = z
+  .strictObject({
+    background: cssColor.optional().describe('Background of the prompts (chicklet, boxes, branding modal).'),
+    text: cssColor.optional().describe('Text of the prompts, their close button and branding line.'),
+    yesBackground: cssColor.optional().describe('Background (and border) of the Yes button.'),
+    yesText: cssColor.optional().describe('Text of the Yes button.'),
+    noBackground: cssColor.optional().describe('Background of the No button.'),
+    noText: cssColor.optional().describe('Text (and border) of the No button.'),
+  })
+  .describe(
+    "Colours of the host-page prompts, compiled into their stylesheet: #rgb, #rrggbb (or with alpha), rgb(), rgba(), hsl(), hsla() or a colour name; an unset one keeps push-kit's.",
+  );
+
 const styleSchema = z
   .strictObject({
     iconUrl: httpUrl.optional().describe('Icon shown in the prompts, the child window and notifications.'),
@@ -146,6 +162,7 @@ const styleSchema = z
     isMobileEnabled: z.boolean().default(false).describe('Show the mobile box (with a close button) on phones.'),
     allowTextChildWindow: displayText(1, 40).default('Allow'),
     offerTextChildWindow: displayText(1, 300).default(DEFAULT_TEXTS.offer),
+    colors: colorsSchema.optional(),
   })
   .describe('Prompt styling, spec section 3.');
 
@@ -245,6 +262,20 @@ export const siteConfigSchema = z
       .describe(
         "Origin of this http site's child window, its own (e.g. https://calligraphy.push.example.com, a host name routed to the provider), so no browser state crosses sites; serverSyncUrl's origin, shared by every site on the provider, when absent.",
       ),
+    cdnUrl: httpUrl
+      .refine((value) => !URL.canParse(value) || new URL(value).protocol === 'https:' || isLocalHost(new URL(value).hostname), {
+        message: 'must be an https URL (http only for localhost)',
+      })
+      .refine((value) => !URL.canParse(value) || (!new URL(value).search && !new URL(value).hash && !value.includes('#')), {
+        message: 'must have no query or fragment',
+      })
+      .refine((value) => !/\.js$/i.test(URL.canParse(value) ? new URL(value).pathname : value), {
+        message: 'must be the folder where push.js is served, not the file (the snippet adds /push.js)',
+      })
+      .optional()
+      .describe(
+        "The folder URL where this site's push.js (and the chunks beside it) is served, e.g. https://cdn.example.com/calligraphy; the snippet loads {cdnUrl}/push.js. The site's own /push.js when absent. The service workers and the manifest stay on the site's origin.",
+      ),
     manifestUrl: sitePath.default('/manifest.json'),
     swPath: sitePath.default('/sw.js'),
     firefoxSwPath: sitePath.default('/sw-firefox.js'),
@@ -320,6 +351,14 @@ export const siteConfigSchema = z
     isShopifyConnectedAccount: z.boolean().default(false),
     includeUrls: z.array(urlPattern).default(['*']).describe('URL patterns where the prompt shows (default: all).'),
     excludeUrls: z.array(urlPattern).default([]).describe('URL patterns where it never shows (default: none).'),
+    doNotShowDays: z
+      .int()
+      .min(0)
+      .max(3650)
+      .default(7)
+      .describe(
+        'Days the prompt stays hidden after the visitor answers No (or closes the home-screen instructions); 0 offers it again on the next view.',
+      ),
     pcBranding: zeroOrOne.default(0).describe('1 shows the branding modal box.'),
     isNativeOptin: zeroOrOne.default(1).describe('0 never shows the branding modal box.'),
     style: styleSchema.prefault({}),

@@ -4,7 +4,7 @@
 import { configProblem, type ConfigErrorCode, type ConfigProblem } from '../config/errors.ts';
 import { loadConfig, siteNameOf, type LoadedConfig } from '../config/load-config.ts';
 import type { SiteFeatures } from '../runtime/site-module.ts';
-import { siteFeatures } from '../compiler/features.ts';
+import { siteConstants, siteFeatures } from '../compiler/features.ts';
 import { generateSiteModule, generateWorkerSiteModule } from '../compiler/site-module.ts';
 import { EmitError, emitError, type EmitErrorCode } from './errors.ts';
 import { bundleSite } from './bundle.ts';
@@ -52,7 +52,7 @@ export async function buildSite(configFile: string, outDir: string): Promise<Sit
       'pushkit:site': generateSiteModule(config, compiled, prompts),
       'pushkit:worker-site': generateWorkerSiteModule(config),
     };
-    const bundles = await bundleSite(modules, features);
+    const bundles = await bundleSite(modules, features, siteConstants(config));
     const serverSyncUrl = config.serverSyncUrl.replace(/\/+$/, '');
     const outputs: OutputFile[] = [
       { path: 'push.js', content: bundles.push.code },

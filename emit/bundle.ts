@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import type { SiteFeatures } from '../runtime/site-module.ts';
-import { featureDefines } from '../compiler/features.ts';
+import { constantDefines, DEFAULT_CONSTANTS, featureDefines, type SiteConstants } from '../compiler/features.ts';
 import { emitError } from './errors.ts';
 import { MANGLED_PROPS, RESERVED_PROPS } from './mangle-props.ts';
 
@@ -41,8 +41,8 @@ function generatedModulesPlugin(modules: GeneratedModules): Plugin {
   };
 }
 
-/** The settings of every browser bundle: a minified IIFE with the site's modules and feature constants. */
-function browserBundleOptions(modules: GeneratedModules, features: SiteFeatures) {
+/** The settings of every browser bundle: a minified IIFE with the site's modules, feature flags and constants. */
+function browserBundleOptions(modules: GeneratedModules, features: SiteFeatures, constants: SiteConstants) {
   return {
     bundle: true,
     write: false,
@@ -53,15 +53,20 @@ function browserBundleOptions(modules: GeneratedModules, features: SiteFeatures)
     legalComments: 'none',
     mangleProps: MANGLED_PROPS,
     reserveProps: RESERVED_PROPS,
-    define: featureDefines(features),
+    define: { ...featureDefines(features), ...constantDefines(constants) },
     plugins: [generatedModulesPlugin(modules)],
     metafile: true,
     logLevel: 'silent',
   } satisfies BuildOptions;
 }
 
-export async function bundleEntry(entry: string, modules: GeneratedModules, features: SiteFeatures): Promise<Bundle> {
-  const result = await build({ ...browserBundleOptions(modules, features), entryPoints: [join(BROWSER_ROOT, entry)] });
+export async function bundleEntry(
+  entry: string,
+  modules: GeneratedModules,
+  features: SiteFeatures,
+  constants: SiteConstants = DEFAULT_CONSTANTS,
+): Promise<Bundle> {
+  const result = await build({ ...browserBundleOptions(modules, features, constants), entryPoints: [join(BROWSER_ROOT, entry)] });
   const output = result.outputFiles[0];
   if (!output) throw emitError('E_BUNDLE_NO_OUTPUT', { entry });
   return { code: output.text, metafile: result.metafile };
@@ -89,11 +94,15 @@ const SITE_ENTRIES = {
  * modules they have in common (the same defines apply to all), which makes a build about twice as fast as
  * five separate runs. Each output is still its own self-contained IIFE (no code splitting).
  */
-export async function bundleSite(modules: GeneratedModules, features: SiteFeatures): Promise<SiteBundles> {
+export async function bundleSite(
+  modules: GeneratedModules,
+  features: SiteFeatures,
+  constants: SiteConstants = DEFAULT_CONSTANTS,
+): Promise<SiteBundles> {
   const result = await build({
     entryPoints: Object.fromEntries(Object.entries(SITE_ENTRIES).map(([name, entry]) => [name, join(BROWSER_ROOT, entry)])),
     outdir: '/pushkit-out',
-    ...browserBundleOptions(modules, features),
+    ...browserBundleOptions(modules, features, constants),
   });
   const bundles: Partial<SiteBundles> = {};
   for (const name of Object.keys(SITE_ENTRIES) as Array<keyof SiteBundles>) {

@@ -7,6 +7,7 @@ const messages = {
   E_MANIFEST_JSON: ({ reason }: { reason: string }) => `manifest.json template produced invalid JSON: ${reason}`,
   E_PROMPTS_CSS_TRAILING_TEXT: ({ text }: { text: string }) => `prompts CSS: text after the last rule: ${text}`,
   E_PROMPTS_CSS_UNCLOSED: ({ prelude }: { prelude: string }) => `prompts CSS: unclosed block after "${prelude}"`,
+  E_PROMPTS_CSS_RULE: ({ selector }: { selector: string }) => `prompts CSS: no rule "${selector}" to set the site's colours in`,
   /** Anything else that stopped the build: esbuild, a template, the file system. */
   E_BUILD: ({ reason }: { reason: string }) => reason,
 };

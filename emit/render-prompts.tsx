@@ -12,6 +12,7 @@ import { BrandingModal } from '../templates/prompts/branding-modal.tsx';
 import { MobileBox } from '../templates/prompts/mobile-box.tsx';
 import { HomeScreenInstructions } from '../templates/prompts/home-screen.tsx';
 import { pruneCss } from './prune-css.ts';
+import { applyPromptColors } from './prompt-colors.ts';
 
 const PROMPTS_CSS = join(dirname(fileURLToPath(import.meta.url)), '../templates/prompts/prompts.css');
 
@@ -30,6 +31,6 @@ export async function renderPrompts(config: SiteConfig, features: SiteFeatures):
     ...(features.mobileBox ? { mobileBox: html(<MobileBox config={config} />) } : {}),
     ...(features.iosHomeScreen ? { homeScreen: html(<HomeScreenInstructions config={config} />) } : {}),
   };
-  const css = pruneCss(await readFile(PROMPTS_CSS, 'utf8'), Object.values(markup).join(''));
+  const css = pruneCss(applyPromptColors(await readFile(PROMPTS_CSS, 'utf8'), config.style.colors), Object.values(markup).join(''));
   return { ...markup, css };
 }

@@ -52,7 +52,9 @@ export async function renderChildWindow(config: SiteConfig, serverSyncUrl: strin
 export async function renderSnippet(config: SiteConfig): Promise<string> {
   // iOS names the home-screen icon by this link; a site with iOS home-screen apps gets it.
   const appleTouchIcon = config.iosHomeScreen.enabled ? config.style.iconUrl : undefined;
-  return render('snippet.html.hbs', { manifestUrl: config.manifestUrl, appleTouchIcon });
+  // push.js from the site's own origin, or from the folder the config names (cdnUrl)
+  const pushJsUrl = config.cdnUrl ? `${config.cdnUrl.replace(/\/+$/, '')}/push.js` : '/push.js';
+  return render('snippet.html.hbs', { manifestUrl: config.manifestUrl, appleTouchIcon, pushJsUrl });
 }
 
 let iframeCss: Promise<string> | undefined;

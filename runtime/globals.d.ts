@@ -1,5 +1,10 @@
 // Build-time constants (esbuild `define`) and the generated site module; see runtime/site-module.ts.
 declare const PK_FEATURES: import('./site-module.ts').SiteFeatures;
+/** The site's numbers, inlined by the build (compiler/features.ts `constantDefines`). */
+declare const PK_CONSTANTS: {
+  /** Days the prompt stays hidden after the visitor's No (config doNotShowDays). */
+  doNotShowDays: number;
+};
 
 declare module 'pushkit:site' {
   export const site: import('./site-module.ts').SiteModule;

@@ -48,5 +48,5 @@ export const triggerEventKey = (kind: string): string => 'pushkit_event_' + kind
 
 /** Subscriber identifier lifetime (spec section 9). */
 export const UUID_DAYS = 10000;
-/** How long a refused prompt stays hidden; the spec only says the expiry is in days. */
-export const DO_NOT_SHOW_DAYS = 7;
+/** How long a refused prompt stays hidden (the config's doNotShowDays, 7 by default); the spec only says the expiry is in days. */
+export const DO_NOT_SHOW_DAYS = PK_CONSTANTS.doNotShowDays;

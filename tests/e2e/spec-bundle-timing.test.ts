@@ -6,7 +6,8 @@
 // interval event's 1 s period, the leave intent's 1 s delay and 2 px threshold, the modal's 500 ms fade, a
 // permission prompt closed within 500 ms counting as blocked, the 2000 ms manifest timeout, and the shop's cart
 // read 2 s after the cart-add post and order read 3 s after the order page loads (whose events are the
-// ecom.add_cart and ecom.order trigger kinds).
+// ecom.add_cart and ecom.order trigger kinds); and the do-not-show period after No (doNotShowDays, 7 by default),
+// with the config's colours compiled into the same site's prompt.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,7 +45,7 @@ beforeAll(async () => {
     launchPersistentChromium(),
     startStacks([
       { configFile },
-      { overrides: { triggers: { when: 'interval', intervalSeconds: 3 } } },
+      { overrides: { triggers: { when: 'interval', intervalSeconds: 3 }, doNotShowDays: 2, style: { colors: COLORS } } },
       { overrides: { triggers: { when: 'leaveIntent' }, pcBranding: 1, isNativeOptin: 1 } },
       { overrides: { ...shop, triggers: { when: 'ecom.add_cart' } } },
       { overrides: { ...shop, excludeUrls: [], triggers: { when: 'ecom.order' } } },
@@ -60,6 +61,15 @@ afterAll(async () => {
 });
 
 const PEN = EXAMPLE_PRODUCTS[0]!;
+/** The interval site's style.colors: each form the schema takes. */
+const COLORS = {
+  background: '#102030',
+  text: 'rgb(250, 240, 230)',
+  yesBackground: 'gold',
+  yesText: '#000',
+  noBackground: 'transparent',
+  noText: 'hsl(0, 100%, 50%)',
+};
 let views = 0;
 
 /** A new visitor's view of `url`, the clock paused before the page loads; resolves once push.js's view work is done. */
@@ -261,6 +271,49 @@ describe('the time constants, at their exact boundaries, through the built push.
     await checkOut(page, orderShop);
     // the cart read of the add (2 s) is an add_cart event, which this site's trigger does not name
     await readAndOfferedAt(page, 3000, orderReads);
+    await page.close();
+  });
+
+  // Last: it moves the clock days ahead, past every other test's paused time.
+  it("doNotShowDays: a No hides the prompt for exactly the configured days (7 by default); the site's colours show", async () => {
+    /** The visitor answers No: how long the prompt is hidden, in ms. */
+    const hiddenFor = async (target: Page): Promise<number> => {
+      await target.locator('[data-pk="chicklet"] [data-pk-action="no"]').click();
+      return target.evaluate(() => Number(localStorage.getItem('wingify_push_do_not_show_notification_popup')) - Date.now());
+    };
+    const byDefault = await pausedView(`${minimal.siteUrl}/`);
+    await byDefault.clock.runFor(5000);
+    // push-kit's own colours where the config sets none
+    expect(await byDefault.locator('[data-pk="chicklet"]').evaluate((node) => getComputedStyle(node).backgroundColor)).toBe(
+      'rgb(255, 255, 255)',
+    );
+    expect(await hiddenFor(byDefault)).toBe(7 * 86_400_000);
+    await byDefault.close();
+
+    const page = await pausedView(`${interval.siteUrl}/`);
+    await page.clock.runFor(3000);
+    const computed = (selector: string) =>
+      page
+        .locator(selector)
+        .first()
+        .evaluate((node) => {
+          const style = getComputedStyle(node);
+          return [style.backgroundColor, style.color, style.borderTopColor];
+        });
+    expect((await computed('[data-pk="chicklet"]')).slice(0, 2)).toEqual(['rgb(16, 32, 48)', 'rgb(250, 240, 230)']);
+    expect(await computed('[data-pk="chicklet"] [data-pk-action="yes"]')).toEqual(['rgb(255, 215, 0)', 'rgb(0, 0, 0)', 'rgb(255, 215, 0)']);
+    expect(await computed('[data-pk="chicklet"] [data-pk-action="no"]')).toEqual(['rgba(0, 0, 0, 0)', 'rgb(255, 0, 0)', 'rgb(255, 0, 0)']);
+
+    expect(await hiddenFor(page)).toBe(2 * 86_400_000);
+    const until = await page.evaluate(() => Number(localStorage.getItem('wingify_push_do_not_show_notification_popup')));
+    // a view 1 ms before the period ends offers nothing; the next view, after it, offers again
+    await page.clock.pauseAt(until - 1);
+    for (const shown of [0, 1]) {
+      await page.reload();
+      await viewDone(page);
+      await page.clock.runFor(3000);
+      expect((await seen(page)).shown).toBe(shown);
+    }
     await page.close();
   });
 });

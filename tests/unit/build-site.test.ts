@@ -183,6 +183,33 @@ describe('child window origin', () => {
   });
 });
 
+describe('site config options in the build', () => {
+  const site = {
+    hash: 'options-site-01',
+    companyName: 'Options',
+    origin: 'https://options.example',
+    serverSyncUrl: 'https://push.options.example',
+    vapidPublicKey: VAPID,
+  };
+
+  it('cdnUrl: the snippet loads push.js from the CDN folder; without it, from the site', async () => {
+    const out = join(work, 'cdn');
+    const file = await writeConfig('cdn', { ...site, cdnUrl: 'https://cdn.options.example/sites/options/' });
+    built(await buildSite(file, out));
+    expect(await readFile(join(out, 'cdn', 'snippet.html'), 'utf8')).toBe(
+      '<link rel="manifest" href="/manifest.json">\n<script>window.pushkit=window.pushkit||[];</script><script async src="https://cdn.options.example/sites/options/push.js"></script>\n',
+    );
+  });
+
+  it('a colour that is not a colour is refused, naming the field, and nothing is written', async () => {
+    const out = join(work, 'bad-colour');
+    const file = await writeConfig('bad-colour', { ...site, style: { colors: { yesBackground: 'red;position:fixed' } } });
+    const result = await buildSite(file, out);
+    expect(result).toMatchObject({ ok: false, problems: [{ path: 'style.colors.yesBackground' }] });
+    await expect(stat(join(out, 'bad-colour'))).rejects.toThrow(/ENOENT/);
+  });
+});
+
 describe('atomic write', () => {
   const good = {
     hash: 'atomic-site-01',

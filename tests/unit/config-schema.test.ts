@@ -200,6 +200,62 @@ describe('validation errors name the field', () => {
   });
 });
 
+describe('doNotShowDays, style.colors and cdnUrl', () => {
+  it('doNotShowDays: 7 by default; whole days from 0 to 3650', () => {
+    expect(siteConfigSchema.parse(minimal).doNotShowDays).toBe(7);
+    expect(siteConfigSchema.parse({ ...minimal, doNotShowDays: 30 }).doNotShowDays).toBe(30);
+    expect(problems({ ...minimal, doNotShowDays: 1.5 })).toEqual(['doNotShowDays: Invalid input: expected int, received number']);
+    expect(problems({ ...minimal, doNotShowDays: -1 })).toHaveLength(1);
+  });
+
+  it('colours: every CSS colour form is accepted', () => {
+    const colors = {
+      background: '#fffdf5',
+      text: 'rgb(20 20 20 / 90%)',
+      yesBackground: 'hsl(210, 80%, 40%)',
+      yesText: '#FFF',
+      noBackground: 'Transparent',
+      noText: 'rebeccapurple',
+    };
+    expect(siteConfigSchema.parse({ ...minimal, style: { colors } }).style.colors).toEqual(colors);
+    expect(problems({ ...minimal, style: { colors: { background: 'rgba(0,0,0,.5)', text: '#12345678' } } })).toEqual([]);
+  });
+
+  it('colours: anything else is refused, naming the field (they are copied into CSS)', () => {
+    for (const bad of [
+      'red;background:url(//evil.example/x)',
+      'red}body{display:none',
+      '#fff</style><script>alert(1)</script>',
+      'url(https://evil.example/track.png)',
+      'var(--x)',
+      'expression(alert(1))',
+      'rgb(1,2,3);x:y',
+      '#ggg',
+      'blue ',
+      'notacolour',
+      '',
+    ]) {
+      expect(problems({ ...minimal, style: { colors: { noText: bad } } }), bad).toEqual([
+        'style.colors.noText: must be a CSS colour: #rgb, #rrggbb (or with alpha), rgb(...), rgba(...), hsl(...), hsla(...) or a colour name such as navy',
+      ]);
+    }
+    expect(problems({ ...minimal, style: { colors: { border: '#000' } } })[0]).toMatch(/^style\.colors/);
+  });
+
+  it('cdnUrl: an https folder URL (http only for localhost), not the file, no query', () => {
+    expect(problems({ ...minimal, cdnUrl: 'https://cdn.example.com/acme' })).toEqual([]);
+    expect(problems({ ...minimal, cdnUrl: 'http://localhost:8080/dist/acme/' })).toEqual([]);
+    expect(problems({ ...minimal, cdnUrl: 'http://cdn.example.com/acme' })).toEqual([
+      'cdnUrl: must be an https URL (http only for localhost)',
+    ]);
+    expect(problems({ ...minimal, cdnUrl: 'https://cdn.example.com/acme/push.js' })).toEqual([
+      'cdnUrl: must be the folder where push.js is served, not the file (the snippet adds /push.js)',
+    ]);
+    expect(problems({ ...minimal, cdnUrl: 'https://cdn.example.com/acme?v=2' })).toEqual(['cdnUrl: must have no query or fragment']);
+    expect(problems({ ...minimal, cdnUrl: 'cdn.example.com' })).toEqual(['cdnUrl: must be an absolute http(s) URL']);
+  });
+});
+
 describe('JSON Schema export', () => {
   it('is current (run `npm run schema` after changing config/schema.ts)', async () => {
     const file = await readFile(new URL('../../schema/site-config.schema.json', import.meta.url), 'utf8');
@@ -239,6 +295,7 @@ describe('JSON Schema export', () => {
       'isMobileEnabled',
       'allowTextChildWindow',
       'offerTextChildWindow',
+      'colors',
     ]);
   });
 

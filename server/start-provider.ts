@@ -8,6 +8,7 @@ import { ServerError } from './errors.ts';
 import type { CreateAppOptions } from './http/app.ts';
 import type { CampaignQueue, CampaignQueueOptions } from './campaigns/index.ts';
 import type { AutomationRunner } from './automations/index.ts';
+import type { WebhookDispatcher, WebhookDispatcherOptions, WebhookUrlSettings } from './webhooks/index.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { allowedPushServices } from './push/push-services.ts';
 import { EVENT_RETENTION_ENV, retentionDays } from './db/event-retention.ts';
@@ -61,6 +62,12 @@ export interface StartProviderOptions {
   clock?: Clock;
   /** Milliseconds between looks for due automated messages; default 5000; 0: only when `automations.runDue()` is called. */
   automationPollMs?: number;
+  /**
+   * Webhooks (docs/webhooks.md): where endpoints may point (`allowHttp`: http to loopback, --allow-http-webhooks;
+   * `privateOrigins`: origins that may resolve to private addresses; default from the environment), a test
+   * receiver's certificate, and how often the queue is read (`pollMs` 0: only on `webhooks.runDue()`).
+   */
+  webhooks?: WebhookUrlSettings & Pick<WebhookDispatcherOptions, 'ca' | 'pollMs' | 'concurrency' | 'timeoutMs'>;
 }
 
 export interface Provider {
@@ -78,6 +85,8 @@ export interface Provider {
   campaigns: CampaignQueue;
   /** Sends the automated messages (welcome, abandoned cart) as they fall due. */
   automations: AutomationRunner;
+  /** Sends the queued webhook events. */
+  webhooks: WebhookDispatcher;
   /** Campaigns a previous process left unfinished, queued again on start. */
   resumed: number;
   close(): Promise<void>;
@@ -103,6 +112,8 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
   const sites = await hostedSites(options);
   const dataDir = embeddedDatabaseDir(stateDir);
   await requirePrivateState(stateDir);
+  const { WebhookDispatcher, webhookUrlPolicy } = await import('./webhooks/index.ts');
+  const webhookPolicy = webhookUrlPolicy(options.webhooks);
   const db = await openProviderDatabase(options.database, dataDir);
   // fastify, the routes and the sender load when a provider starts, not with the package's entry.
   const [{ createApp }, { CampaignQueue }, { AutomationRunner }, { closePushConnections }] = await Promise.all([
@@ -112,6 +123,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     import('./push/send.ts'),
   ]);
   const clock = options.clock ?? systemClock;
+  const webhooks = new WebhookDispatcher(db, { ...options.webhooks, policy: webhookPolicy, clock, log: options.campaigns?.log });
 
   let app: FastifyInstance | undefined;
   let campaigns: CampaignQueue | undefined;
@@ -133,6 +145,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
       pushServices,
       clock,
       stateDir,
+      webhooks: webhookPolicy,
       rateLimit: options.rateLimit,
       trustProxy: options.trustProxy,
       logger: options.logger,
@@ -158,6 +171,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
     const resumed = await campaigns.resumeUnfinished();
     automations.start();
+    await webhooks.start();
     campaigns.startScheduler();
     const pruning = scheduleEventPruning(db, eventRetention, options.log);
     const urlHost = host.includes(':') ? `[${host}]` : host;
@@ -173,11 +187,13 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
       ownerKeys,
       campaigns,
       automations,
+      webhooks,
       resumed,
       async close() {
         await pruning.stop();
         await running.app.close();
         await running.automations.close();
+        await webhooks.close();
         await running.campaigns.close();
         await closePushConnections();
         await db.close();
@@ -187,6 +203,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     await app?.close().catch(() => undefined);
     await campaigns?.close().catch(() => undefined);
     await automations?.close().catch(() => undefined);
+    await webhooks.close().catch(() => undefined);
     await db.close().catch(() => undefined);
     throw error;
   }

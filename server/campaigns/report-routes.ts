@@ -16,6 +16,7 @@ import { requireDeliveredReport } from './delivered-report.ts';
 import { CAMPAIGN_ID_PATTERN, CLICK_TOKEN_PATTERN, CLICK_TOKEN_RULE } from '../../contract/ids.ts';
 import { clickTokenMatches, deliveryIdOf } from './click-token.ts';
 import { NOTIFICATION_EVENTS, type NotificationEventReport } from '../../contract/notification-event.ts';
+import { notificationReported } from '../webhooks/index.ts';
 
 const CAMPAIGN_ID_RULE = 'must be a campaign id (1 to 18 digits)';
 
@@ -104,6 +105,7 @@ export async function notificationEventRoute(fastify: FastifyInstance, { db, reg
        WHERE NOT EXISTS (SELECT 1 FROM events WHERE campaign_id = $3 AND subscriber_id = $2 AND kind = $4)`,
         [site.hash, delivery.subscriberId, delivery.campaignId, params.event, JSON.stringify({ proof })],
       );
+      await notificationReported(db, site.hash, delivery.campaignId, delivery.subscriberId, params.event);
       return sendReply(request, reply, { status: 'success' });
     },
   );

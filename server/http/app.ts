@@ -25,6 +25,7 @@ import { statsRoutes } from '../stats/index.ts';
 import { subscriberRoutes } from '../subscribers/index.ts';
 import { syncRoute } from '../sync/index.ts';
 import { visitorDataRoutes } from '../visitors/index.ts';
+import { webhookRoutes, webhookUrlPolicy, type WebhookUrlPolicy } from '../webhooks/index.ts';
 import { isTrustedProxy, type TrustProxy } from './trust-proxy.ts';
 import { capConnectionsPerAddress, DEFAULT_CONNECTION_LIMITS, timeoutCheckIntervalMs, type ConnectionLimits } from './connection-limit.ts';
 import { serializerCompiler, validatorCompiler } from './route-schemas.ts';
@@ -51,6 +52,8 @@ export interface CreateAppOptions {
   clock?: Clock;
   /** Request and idle timeouts and the cap on one address's open connections; default DEFAULT_CONNECTION_LIMITS. */
   connectionLimits?: Partial<ConnectionLimits>;
+  /** Where webhook endpoints may point (server/webhooks/webhook-urls.ts); default: the environment's settings. */
+  webhooks?: WebhookUrlPolicy;
   /** The project's state folder, where the sites' key files are; default `.push-kit`. */
   stateDir?: string;
 }
@@ -139,7 +142,15 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   await app.register(siteFileRoutes, context);
   await app.register(ownerApi, {
     ...context,
-    siteRoutes: [subscriberRoutes, segmentRoutes, campaignRoutes, statsRoutes, automationRoutes, importRoutes],
+    siteRoutes: [
+      subscriberRoutes,
+      segmentRoutes,
+      campaignRoutes,
+      statsRoutes,
+      automationRoutes,
+      webhookRoutes(options.webhooks ?? webhookUrlPolicy()),
+      importRoutes,
+    ],
   });
   await app.register(dashboardRoutes, { prefix: '/dashboard' });
   return app;

@@ -9,6 +9,7 @@ import type { SyncPayload } from './sync-payload.ts';
 import type { SyncReply } from '../../contract/sync.ts';
 import { serverErrorMessage, type ErrorDetails, type ServerErrorCode } from '../errors.ts';
 import { issueSecret, newSecret, secretMatches } from '../subscribers/index.ts';
+import { subscriberBlocked, subscriberEvent } from '../webhooks/index.ts';
 
 export type SyncResult = Extract<SyncReply, { status: 'success' }> | { status: 'failure'; message: string; code: ServerErrorCode };
 
@@ -157,6 +158,7 @@ async function insert(tx: Queryable, siteHash: string, payload: SyncPayload, vap
   if (candidate && proof?.ok) {
     await releaseEndpoint(tx, siteHash, endpoint, candidate.id);
     await updateSubscriber(tx, candidate.id, columns);
+    await subscriberEvent(tx, siteHash, candidate.id, 'subscriber.updated');
     return succeed(tx, candidate.id, proof.issue);
   }
   const id = randomUUID();
@@ -172,6 +174,7 @@ async function insert(tx: Queryable, siteHash: string, payload: SyncPayload, vap
      INSERT INTO events (site_hash, subscriber_id, kind) SELECT $2, id, 'subscribed' FROM inserted`,
     [id, siteHash, hash, ...entries.map(([, value]) => value)],
   );
+  await subscriberEvent(tx, siteHash, id, 'subscriber.created');
   return { status: 'success', subscriberId: id, subscriberSecret: secret };
 }
 
@@ -190,6 +193,7 @@ async function update(tx: Queryable, siteHash: string, payload: SyncPayload, vap
     ...profileColumns(payload),
     status: 'subscribed',
   });
+  await subscriberEvent(tx, siteHash, subscriber.id, 'subscriber.updated');
   return succeed(tx, subscriber.id, proof.issue);
 }
 
@@ -227,6 +231,7 @@ async function moveRegistration(tx: Queryable, siteHash: string, payload: SyncPa
     status: 'subscribed',
   });
   await recordEvent(tx, siteHash, subscriber.id, 'registration-moved');
+  await subscriberEvent(tx, siteHash, subscriber.id, 'subscriber.updated');
   return succeed(tx, subscriber.id, issue);
 }
 
@@ -253,6 +258,7 @@ async function unsubscribe(tx: Queryable, siteHash: string, payload: SyncPayload
   if (!proof.ok) return proof.failure;
   await updateSubscriber(tx, subscriber.id, { status: 'unsubscribed' });
   await recordEvent(tx, siteHash, subscriber.id, kind);
+  await subscriberEvent(tx, siteHash, subscriber.id, 'subscriber.unsubscribed');
   return succeed(tx, subscriber.id, proof.issue);
 }
 
@@ -303,6 +309,7 @@ async function trackBlock(tx: Queryable, siteHash: string, payload: SyncPayload)
     'block',
     JSON.stringify({ uuid: payload.uuid ?? null, browserType: payload.browserType ?? null }),
   ]);
+  await subscriberBlocked(tx, siteHash, proven, payload.browserType ?? null);
   return { status: 'success', subscriberId: proven ?? '' };
 }
 

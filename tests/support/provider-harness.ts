@@ -56,6 +56,8 @@ export interface ProviderHarnessOptions {
   /** startProvider: the campaign sender's options (the service's certificate and a silent log are given). */
   campaigns?: StartProviderOptions['campaigns'];
   automationPollMs?: number;
+  /** startProvider: the webhook settings (a receiver's origin listed, its certificate, `pollMs: 0` to drive it by hand). */
+  webhooks?: StartProviderOptions['webhooks'];
   eventRetentionDays?: StartProviderOptions['eventRetentionDays'];
   /** createApp: the database (not closed by the harness); default an embedded one in a temporary folder. */
   db?: Database;
@@ -136,6 +138,10 @@ export class ProviderHarness {
   get campaigns(): Provider['campaigns'] {
     return this.runningProvider().campaigns;
   }
+  /** The provider's webhook dispatcher (startProvider). */
+  get webhooks(): Provider['webhooks'] {
+    return this.runningProvider().webhooks;
+  }
   /** The provider's automation runner (startProvider). */
   get automations(): Provider['automations'] {
     return this.runningProvider().automations;
@@ -178,6 +184,7 @@ export class ProviderHarness {
         campaigns: { ...(service ? { ca: service.ca } : {}), log: () => undefined, ...options.campaigns },
         clock: this.clock,
         automationPollMs: options.automationPollMs,
+        webhooks: options.webhooks,
         eventRetentionDays: options.eventRetentionDays,
       });
       this.started = { app: this.provider.app, db: this.provider.db };

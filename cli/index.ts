@@ -1,7 +1,11 @@
 // The `push-kit` program. Each command's module loads only when that command runs, so `--help` stays
 // instant and Ink/React load only for `init`.
+import { createRequire } from 'node:module';
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { CliError, EXIT } from './errors.ts';
+
+/** The installed package's version (the package names itself: package.json is among its exports). */
+const VERSION = (createRequire(import.meta.url)('push-kit/package.json') as { version: string }).version;
 
 export async function main(argv: string[]): Promise<number> {
   let exitCode = 0;
@@ -10,6 +14,7 @@ export async function main(argv: string[]): Promise<number> {
   };
   const program = new Command('push-kit')
     .description('Web push for websites: validate and build site bundles, run the provider, send notifications.')
+    .version(VERSION, '-V, --version', 'print the version of push-kit')
     .option('--debug', "print an error's stack trace")
     .exitOverride()
     .showHelpAfterError();
@@ -92,8 +97,11 @@ export async function main(argv: string[]): Promise<number> {
     .option('--topic <topic>', 'Topic header: a newer message of the topic replaces an undelivered older one')
     .option('--ttl <seconds>', 'seconds the push service keeps the message for an offline browser (default 86400)')
     .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
-    .option('--key <key>', 'owner API key: the running provider sends (also PUSHKIT_OWNER_KEY)')
-    .option('--provider <url>', "provider URL for --key (default: the site's serverSyncUrl)")
+    .option('--key <key>', "the site's owner API key: a provider sends (also PUSHKIT_OWNER_KEY); not needed for one running here")
+    .option(
+      '--provider <url>',
+      "the provider's URL (default: the one running on .push-kit/db, found by itself; with --key, else the site's serverSyncUrl)",
+    )
     .option(
       '--push-services <origins>',
       'comma-separated push service origins to allow instead of the known ones (also PUSHKIT_PUSH_SERVICES)',
@@ -108,8 +116,11 @@ export async function main(argv: string[]): Promise<number> {
     .requiredOption('--site <name>', 'site name (config base name)')
     .option('--limit <n>', 'campaigns listed, newest first (default 20, at most 100)')
     .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
-    .option('--key <key>', 'owner API key: ask the running provider (also PUSHKIT_OWNER_KEY)')
-    .option('--provider <url>', "provider URL for --key (default: the site's serverSyncUrl)")
+    .option('--key <key>', "the site's owner API key: ask a provider (also PUSHKIT_OWNER_KEY); not needed for one running here")
+    .option(
+      '--provider <url>',
+      "the provider's URL (default: the one running on .push-kit/db, found by itself; with --key, else the site's serverSyncUrl)",
+    )
     .option('--sites <glob...>', 'site configs', ['site-configs/*.json'])
     .action(async (action: string | undefined, id: string | undefined, options) =>
       setExit(await (await import('./commands/campaigns.ts')).runCampaigns(action, id, options)),
@@ -152,11 +163,11 @@ export async function main(argv: string[]): Promise<number> {
   program
     .command('dev')
     .description('Run a site on this machine: its config with local URLs, built, the provider and a page that embeds it')
-    .argument('[config]', 'site config (any: its URLs are rewritten to the local ports)', 'site-configs/calligraphy.json')
+    .argument('[config]', "site config (any: its URLs are rewritten to the local ports; default: the project's one in site-configs/)")
     .option('--port <n>', 'provider port (default 8787, or a free one when taken)')
     .option('--site-port <n>', 'site page port (default 8080, or a free one when taken)')
     .option('--examples <dir>', 'folder of pages to serve (default: the example site for its config, else a local page)')
-    .action(async (config: string, options) => setExit(await (await import('./commands/dev.ts')).runDev(config, options)));
+    .action(async (config: string | undefined, options) => setExit(await (await import('./commands/dev.ts')).runDev(config, options)));
 
   try {
     await program.parseAsync(argv);

@@ -17,8 +17,9 @@ import { loadSites, type HostedSite } from './sites.ts';
 import { embeddedDatabaseDir, STATE_DIR } from './state-paths.ts';
 import type { Database } from './db/database.ts';
 import { redactedDatabaseUrl } from './db/database-url.ts';
-import { ensureOwnerKey, ownerKeyHashFromInit } from './http/owner-keys.ts';
+import { ensureOwnerKey, ownerKeyCreatedAt, ownerKeyHashFromInit } from './http/owner-keys.ts';
 import { requirePrivateState } from './state-privacy.ts';
+import { localProviderUrl, newProviderToken, writeProviderFile } from './provider-file.ts';
 
 export interface StartProviderOptions {
   /** Site config files or globs (`site-configs/*.json`) to host; or `sites`, already loaded. */
@@ -68,6 +69,11 @@ export interface StartProviderOptions {
    * receiver's certificate, and how often the queue is read (`pollMs` 0: only on `webhooks.runDue()`).
    */
   webhooks?: WebhookUrlSettings & Pick<WebhookDispatcherOptions, 'ca' | 'pollMs' | 'concurrency' | 'timeoutMs'>;
+  /**
+   * On the embedded database: write `<stateDir>/provider.json` while it runs (server/provider-file.ts), so that
+   * `send`, `campaigns` and `keys` of the same folder find it and open the owner API with its token. `serve`, `dev`.
+   */
+  providerFile?: boolean;
 }
 
 export interface Provider {
@@ -124,10 +130,13 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
   ]);
   const clock = options.clock ?? systemClock;
   const webhooks = new WebhookDispatcher(db, { ...options.webhooks, policy: webhookPolicy, clock, log: options.campaigns?.log });
+  const announce = options.providerFile === true && !options.database;
+  const providerToken = announce ? newProviderToken() : undefined;
 
   let app: FastifyInstance | undefined;
   let campaigns: CampaignQueue | undefined;
   let automations: AutomationRunner | undefined;
+  let removeProviderFile = async () => {};
   try {
     campaigns = new CampaignQueue(db, sites, stateDir, { clock, ...options.campaigns, pushServices });
     automations = new AutomationRunner(db, sites, stateDir, {
@@ -145,6 +154,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
       pushServices,
       clock,
       stateDir,
+      providerToken,
       webhooks: webhookPolicy,
       rateLimit: options.rateLimit,
       trustProxy: options.trustProxy,
@@ -169,6 +179,16 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     }
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
+    if (providerToken) {
+      const ownerKeyDates: Record<string, string | null> = {};
+      for (const site of sites) ownerKeyDates[site.name] = (await ownerKeyCreatedAt(db, site))?.toISOString() ?? null;
+      removeProviderFile = await writeProviderFile(stateDir, {
+        url: localProviderUrl(host, port),
+        pid: process.pid,
+        token: providerToken,
+        ownerKeys: ownerKeyDates,
+      });
+    }
     const resumed = await campaigns.resumeUnfinished();
     automations.start();
     await webhooks.start();
@@ -190,6 +210,8 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
       webhooks,
       resumed,
       async close() {
+        // first: from now on the command line opens the database itself instead of asking
+        await removeProviderFile().catch(() => undefined);
         await pruning.stop();
         await running.app.close();
         await running.automations.close();
@@ -200,6 +222,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
       },
     };
   } catch (error) {
+    await removeProviderFile().catch(() => undefined);
     await app?.close().catch(() => undefined);
     await campaigns?.close().catch(() => undefined);
     await automations?.close().catch(() => undefined);

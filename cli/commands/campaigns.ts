@@ -1,8 +1,9 @@
 // `push-kit campaigns --site NAME`: the site's campaigns, newest first, with their figures and what is still
 // waiting; `push-kit campaigns cancel ID --site NAME`: cancels a scheduled or sending campaign (what has not gone
-// is withdrawn). Straight on the database, or with the owner key through the running provider that holds it.
+// is withdrawn). Straight on the database, or through the running provider that holds it (cli/provider-route.ts).
 import { cliError, fromServerError, isDatabaseInUse } from '../errors.ts';
 import { ownerApiClient } from '../owner-api-client.ts';
+import { databaseInUseAdvice, routeOf, type Route } from '../provider-route.ts';
 import { embeddedDatabaseDir, STATE_DIR } from '../../server/state-paths.ts';
 import { openDatabase, type Database } from '../../server/db/database.ts';
 import { cancelSiteCampaign, siteCampaigns } from '../../server/campaigns/index.ts';
@@ -42,7 +43,7 @@ function idOf(value: string | undefined): string {
   return value;
 }
 
-async function openFor(site: HostedSite, url: string | undefined): Promise<Database> {
+async function openFor(site: HostedSite, url: string | undefined, route: Route): Promise<Database> {
   const dataDir = embeddedDatabaseDir(STATE_DIR);
   try {
     return await openDatabase({ url, dataDir });
@@ -51,11 +52,7 @@ async function openFor(site: HostedSite, url: string | undefined): Promise<Datab
     throw cliError('E_DATABASE', {
       database: url ? 'given' : dataDir,
       reason: (error as Error).message,
-      ...(inUse
-        ? {
-            hint: `A provider is running on it: ask it, with the site's owner key: push-kit campaigns ... --site ${site.name} --key <owner key>`,
-          }
-        : {}),
+      ...(inUse ? { hint: databaseInUseAdvice(route, `push-kit campaigns ... --site ${site.name}`) } : {}),
     });
   }
 }
@@ -75,25 +72,27 @@ function campaignLine(campaign: Campaign): string {
 }
 
 export async function runCampaigns(action: string | undefined, id: string | undefined, options: CampaignsOptions): Promise<number> {
-  let site: HostedSite;
-  try {
-    site = await siteNamed(options.site, options.sites);
-  } catch (error) {
-    fromServerError(error);
-  }
   const cancelling = action === 'cancel';
   const campaignId = cancelling ? idOf(id) : undefined;
   const limit = limitOf(options.limit);
-  const key = options.key ?? process.env.PUSHKIT_OWNER_KEY;
+  const configured = async (): Promise<HostedSite> => {
+    try {
+      return await siteNamed(options.site, options.sites);
+    } catch (error) {
+      fromServerError(error);
+    }
+  };
+  const route = await routeOf(options.site, options, async () => (await configured()).config.serverSyncUrl);
 
   let campaigns: Campaign[] | undefined;
   let cancelled: number | undefined;
-  if (key) {
-    const call = ownerApiClient(options.provider ?? site.config.serverSyncUrl, site.name, key);
+  if (route.via === 'provider') {
+    const call = ownerApiClient(route.url, options.site, route.key);
     if (campaignId) cancelled = (await call<CampaignCancelledReply>(`/campaigns/${campaignId}/cancel`, { method: 'POST' })).cancelled;
     else campaigns = (await call<CampaignsReply>(`/campaigns?limit=${limit}`)).campaigns;
   } else {
-    const db = await openFor(site, options.database ?? process.env.DATABASE_URL ?? undefined);
+    const site = await configured();
+    const db = await openFor(site, route.database, route);
     try {
       if (campaignId) cancelled = await cancelSiteCampaign(db, site, campaignId);
       else campaigns = await siteCampaigns(db, site, { limit, offset: 0 });
@@ -108,7 +107,7 @@ export async function runCampaigns(action: string | undefined, id: string | unde
     return 0;
   }
   if (!campaigns?.length) {
-    console.log(`${site.name}: no campaigns yet`);
+    console.log(`${options.site}: no campaigns yet`);
     return 0;
   }
   for (const campaign of campaigns) console.log(campaignLine(campaign));

@@ -2,8 +2,8 @@
 // local ports (`cli/dev/dev-config.ts`), runs the provider on one with the embedded database, and serves on the
 // other the example site (for the example's own config) or a local page that embeds the site's snippet.
 import { existsSync } from 'node:fs';
-import { access, readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { access, readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSite } from '../../emit/build-site.ts';
 import { formatProblem } from '../../config/errors.ts';
@@ -26,6 +26,8 @@ const EXAMPLE_CONFIG = fileURLToPath(new URL('../../site-configs/calligraphy.jso
 const EXAMPLE_ROOT = fileURLToPath(new URL('../../examples/calligraphy-site/', import.meta.url));
 const DEMO_KEY_FILE = fileURLToPath(new URL('../../examples/calligraphy-site/demo-vapid-key.json', import.meta.url));
 const LOCAL_PAGE_ROOT = fileURLToPath(new URL('../dev/local-site/', import.meta.url));
+/** Where a project keeps its configs (`push-kit init` writes there): dev's config when none is named. */
+const CONFIG_DIR = 'site-configs';
 const HOST = '127.0.0.1';
 const PROVIDER_PORT = 8787;
 const SITE_PORT = 8080;
@@ -63,6 +65,24 @@ async function ensureVapidKey(name: string, publicKey: string): Promise<string |
   return undefined;
 }
 
+/** The project's one config in site-configs/, when dev is not given one. */
+async function projectConfig(): Promise<string> {
+  const names = (await readdir(CONFIG_DIR).catch(() => [] as string[])).filter((name) => name.endsWith('.json')).sort();
+  if (names.length === 1) return join(CONFIG_DIR, names[0]!);
+  throw cliError('E_ARGUMENT', {
+    option: 'config',
+    rule:
+      names.length === 0
+        ? `no site config given and none in ${CONFIG_DIR}/: run push-kit init, or name one: push-kit dev path/to/site.json`
+        : `${CONFIG_DIR}/ holds ${names.length} site configs (${names.join(', ')}): name one, e.g. push-kit dev ${join(CONFIG_DIR, names[0]!)}`,
+  });
+}
+
+/** A word for a POSIX shell, quoted when it needs to be. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
 function pagesFor(configFile: string, options: DevOptions): { root: string; label: string } {
   if (options.examples) return { root: options.examples, label: 'site' };
   if (resolve(configFile) === EXAMPLE_CONFIG && existsSync(EXAMPLE_ROOT)) return { root: EXAMPLE_ROOT, label: 'example site' };
@@ -86,7 +106,8 @@ async function listenSite(start: () => Promise<RunningExampleSite>, port: number
   }
 }
 
-export async function runDev(configFile: string, options: DevOptions = {}): Promise<number> {
+export async function runDev(configArgument: string | undefined, options: DevOptions = {}): Promise<number> {
+  const configFile = configArgument ?? (await projectConfig());
   const loaded = await loadConfig(configFile);
   if (!loaded.ok) {
     for (const problem of loaded.problems) console.error(formatProblem(configFile, problem));
@@ -128,6 +149,7 @@ export async function runDev(configFile: string, options: DevOptions = {}): Prom
     port: providerPort.port,
     host: HOST,
     database: process.env.DATABASE_URL || undefined,
+    providerFile: true,
   }).catch((error: unknown) => {
     if (error instanceof ServerError) throwIfPortTaken(error, providerPort.port, 'port');
     return fromServerError(error);
@@ -144,6 +166,8 @@ export async function runDev(configFile: string, options: DevOptions = {}): Prom
         host: HOST,
         onOrder: (orderId, order) => storeShopOrder(provider.db, site.hash, orderId, order),
         paths: site.config,
+        // any other path of the site is a page with the snippet: includeUrls such as /products/* can be tried
+        fallbackRoot: LOCAL_PAGE_ROOT,
       }),
     sitePort.port,
     provider,
@@ -157,9 +181,9 @@ export async function runDev(configFile: string, options: DevOptions = {}): Prom
   );
   console.log(`  dashboard     ${local.provider}/dashboard/`);
   if (ownerKey) console.log(`  owner API key for ${site.name} (shown once): ${ownerKey}`);
-  console.log(
-    `\n  send a notification: npx push-kit send --site ${site.name} --title "Hello" --body "New submissions are in" --key ${ownerKey ?? '<owner key>'} --provider ${local.provider}`,
-  );
+  // the provider file (.push-kit/provider.json) lets send find this provider: no key, no URL
+  const title = shellWord(`News from ${site.config.companyName}`);
+  console.log(`\n  send a notification: npx push-kit send --site ${site.name} --title ${title} --body 'Something new is waiting for you'`);
   console.log('  press Ctrl-C to stop\n');
   prepareDashboard((line) => console.log(line));
 

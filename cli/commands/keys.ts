@@ -1,15 +1,15 @@
 // `push-kit keys --site NAME`: whether the site has an owner API key; `push-kit keys rotate --site NAME`: a new
 // key, printed once, that replaces the old one at once. Only a key's SHA-256 is stored, so a lost key cannot
 // be shown again, only rotated. The embedded database opens in one process at a time: while `serve` or `dev`
-// holds it, this says to stop the provider first (a PostgreSQL database rotates under a running provider,
-// which checks keys against the database on every call).
+// holds it, the status is read from the provider's file (.push-kit/provider.json) and a rotation says to stop the
+// provider first (a PostgreSQL database rotates under a running provider, which checks keys against it on every call).
 import { join } from 'node:path';
 import { cliError, fromServerError, isDatabaseInUse } from '../errors.ts';
 import { openDatabase, type Database } from '../../server/db/database.ts';
 import { ownerKeyCreatedAt, ownerKeyHashFromInit, replaceOwnerKeyFromInit, rotateOwnerKey } from '../../server/http/owner-keys.ts';
 import { siteNamed, type HostedSite } from '../../server/sites.ts';
-
-const STATE_DIR = '.push-kit';
+import { readRunningProvider } from '../../server/provider-file.ts';
+import { STATE_DIR } from '../../server/state-paths.ts';
 
 export interface KeysOptions {
   site: string;
@@ -32,6 +32,14 @@ async function openFor(site: HostedSite, url: string | undefined, rotating: bool
   }
 }
 
+function printStatus(name: string, createdAt: string | null): void {
+  console.log(
+    createdAt
+      ? `${name}: an owner key exists (made ${createdAt}); push-kit keys rotate --site ${name} replaces it`
+      : `${name}: no owner key yet; push-kit keys rotate --site ${name} makes one`,
+  );
+}
+
 export async function runKeys(action: string | undefined, options: KeysOptions): Promise<number> {
   let site: HostedSite;
   try {
@@ -39,7 +47,15 @@ export async function runKeys(action: string | undefined, options: KeysOptions):
   } catch (error) {
     fromServerError(error);
   }
-  const url = options.database ?? process.env.DATABASE_URL ?? undefined;
+  const url = options.database ?? (process.env.DATABASE_URL || undefined);
+  if (action !== 'rotate' && !url) {
+    // a provider holding the embedded database wrote its sites' key dates (server/provider-file.ts)
+    const running = (await readRunningProvider(STATE_DIR)).provider;
+    if (running && site.name in running.ownerKeys) {
+      printStatus(site.name, running.ownerKeys[site.name] ?? null);
+      return 0;
+    }
+  }
   const db = await openFor(site, url, action === 'rotate');
   try {
     if (action === 'rotate') {
@@ -55,9 +71,7 @@ export async function runKeys(action: string | undefined, options: KeysOptions):
     }
     const createdAt = await ownerKeyCreatedAt(db, site);
     if (createdAt) {
-      console.log(
-        `${site.name}: an owner key exists (made ${createdAt.toISOString()}); push-kit keys rotate --site ${site.name} replaces it`,
-      );
+      printStatus(site.name, createdAt.toISOString());
     } else if (await ownerKeyHashFromInit(STATE_DIR, site.name)) {
       console.log(
         `${site.name}: the owner key push-kit init printed is waiting in ${join(STATE_DIR, 'owner-keys', `${site.name}.json`)}; the provider takes it at its next start`,

@@ -1,12 +1,13 @@
 // `push-kit send --site NAME --title T --body B [--url U] [--segment S]`: creates a campaign for the site's
 // subscribers (or one segment's) and sends it from this process (server/campaigns/send-campaign.ts), with a progress bar
-// and the final counts; with an owner key the running provider sends it.
+// and the final counts. While a provider holds the embedded database, that provider sends it (cli/provider-route.ts).
 import { cliError, fromServerError } from '../errors.ts';
 import { sendCampaign, type SendCampaignOptions } from '../../server/campaigns/index.ts';
 import { siteNamed } from '../../server/sites.ts';
 import { campaignInputSchema, type CampaignInput, type CampaignRequest } from '../../contract/campaign-input.ts';
 import type { CampaignCreatedReply, CampaignReply } from '../../contract/owner-api.ts';
 import { ownerApiClient } from '../owner-api-client.ts';
+import { databaseInUseAdvice, routeOf, type Route } from '../provider-route.ts';
 
 /** The command's options: those of the library's sendCampaign, plus sending through a running provider. */
 export interface SendOptions extends Pick<
@@ -135,12 +136,14 @@ function progressBar(done: number, total: number, width = 30): string {
 
 export async function runSend(options: SendOptions): Promise<number> {
   const campaign = campaignOf(options);
-  const ownerKey = options.key ?? process.env.PUSHKIT_OWNER_KEY;
+  let route: Route | undefined;
   try {
-    if (ownerKey) {
-      const site = await siteNamed(options.site, options.sites, options.dist);
-      return await sendThroughProvider(campaign, site.name, options.provider ?? site.config.serverSyncUrl, ownerKey);
-    }
+    route = await routeOf(
+      options.site,
+      options,
+      async () => (await siteNamed(options.site, options.sites, options.dist)).config.serverSyncUrl,
+    );
+    if (route.via === 'provider') return await sendThroughProvider(campaign, options.site, route.url, route.key);
     const tty = process.stdout.isTTY === true;
     let recipients = 0;
     let last = 0;
@@ -183,8 +186,6 @@ export async function runSend(options: SendOptions): Promise<number> {
     );
     return final.failed > 0 ? 1 : 0;
   } catch (error) {
-    fromServerError(error, {
-      databaseInUse: `A provider is running on it: let it send, with the site's owner key: push-kit send --site ${options.site} ... --key <owner key>`,
-    });
+    fromServerError(error, route && { databaseInUse: databaseInUseAdvice(route, `push-kit send --site ${options.site} ...`) });
   }
 }

@@ -81,6 +81,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     pushServices: options.pushServices,
     eventRetentionDays: options.eventRetentionDays,
     log: (line) => console.log(line),
+    providerFile: true,
   }).catch(fromServerError);
   // Which worker answered, for an operator checking the balance (and the cluster test): its number, not its pid.
   const workerId = cluster.worker?.id;

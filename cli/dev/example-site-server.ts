@@ -70,6 +70,11 @@ export interface ExampleSiteOptions {
   onOrder?: (orderId: string, order: ShopOrder) => Promise<string | void> | string | void;
   /** Where the site's config puts its workers and manifest (paths on this site; absolute URLs are elsewhere). */
   paths?: { swPath: string; firefoxSwPath: string; manifestUrl: string };
+  /**
+   * A folder whose files are served where `root` has none, and whose index.html (with the snippet) answers every
+   * other page path: `dev` puts its local page on every path of the site, e.g. one its includeUrls name.
+   */
+  fallbackRoot?: string;
 }
 
 export interface RunningExampleSite {
@@ -163,6 +168,7 @@ export async function startExampleSite(options: ExampleSiteOptions): Promise<Run
   }
   // absolute, no trailing separator: the containment check below compares against `root + sep`
   const root = resolve(options.root);
+  const fallbackRoot = options.fallbackRoot === undefined ? undefined : resolve(options.fallbackRoot);
 
   async function serveFile(response: ServerResponse, file: string, status = 200, orderToken?: string): Promise<void> {
     let body: Buffer | string = await readFile(file);
@@ -255,16 +261,25 @@ export async function startExampleSite(options: ExampleSiteOptions): Promise<Run
     if (order) return serveFile(response, join(root, 'checkouts', 'order.html'), 200, orderTokens.get(order[1]!));
     if (Object.hasOwn(bundleFiles, path)) return serveFile(response, join(options.bundleDir, bundleFiles[path]!));
 
-    const file = normalize(join(root, path.endsWith('/') ? `${path}index.html` : path));
-    if (!file.startsWith(root + sep) || file.endsWith('.json')) {
+    const relative = path.endsWith('/') ? `${path}index.html` : path;
+    const notFound = () => {
       response.writeHead(404, { 'content-type': 'text/plain' });
       response.end('Not found');
-      return;
-    }
-    await serveFile(response, file).catch(() => {
-      response.writeHead(404, { 'content-type': 'text/plain' });
-      response.end('Not found');
-    });
+    };
+    const servedFrom = async (folder: string) => {
+      const file = normalize(join(folder, relative));
+      if (!file.startsWith(folder + sep) || file.endsWith('.json')) return false;
+      return serveFile(response, file).then(
+        () => true,
+        () => false,
+      );
+    };
+    if (await servedFrom(root)) return;
+    if (!fallbackRoot) return notFound();
+    if (await servedFrom(fallbackRoot)) return;
+    // a page path (no file extension, or .html): the fallback page, with the snippet
+    if (request.method === 'GET' && /(^|\/)[^./]*(\.html?)?$/.test(path)) return serveFile(response, join(fallbackRoot, 'index.html'));
+    notFound();
   }
 
   const server = createServer((request, response) => {

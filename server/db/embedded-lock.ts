@@ -98,3 +98,17 @@ async function lockByFile(dataDir: string): Promise<() => Promise<void>> {
 export function lockEmbeddedDatabase(dataDir: string): Promise<() => Promise<void>> {
   return process.platform === 'linux' ? lockBySocket(dataDir) : lockByFile(dataDir);
 }
+
+/**
+ * The pid of the live process that holds `dataDir`, or undefined when none does; takes nothing. On Linux the lock's
+ * socket must be bound too, so a lock file left behind (or planted) with a live pid in it names nobody.
+ */
+export async function embeddedDatabaseHolder(dataDir: string): Promise<number | undefined> {
+  const pid = Number((await readFile(pidFileOf(dataDir), 'utf8').catch(() => '')).trim());
+  if (!Number.isInteger(pid) || pid <= 0 || !isRunning(pid, dataDir)) return undefined;
+  if (process.platform === 'linux') {
+    const sockets = await readFile('/proc/net/unix', 'utf8').catch(() => undefined);
+    if (sockets !== undefined && !new RegExp(` @${lockSocketName(dataDir).slice(1)}@*$`, 'm').test(sockets)) return undefined;
+  }
+  return pid;
+}

@@ -56,6 +56,8 @@ export interface CreateAppOptions {
   webhooks?: WebhookUrlPolicy;
   /** The project's state folder, where the sites' key files are; default `.push-kit`. */
   stateDir?: string;
+  /** The token of the provider file (server/provider-file.ts): a bearer that opens every hosted site's owner API. */
+  providerToken?: string;
 }
 
 export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
@@ -87,6 +89,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     pushServices: options.pushServices ?? PushServiceAllowlist.fromEnvironment(),
     clock: options.clock ?? systemClock,
     stateDir: options.stateDir ?? STATE_DIR,
+    providerToken: options.providerToken,
   };
 
   app.setValidatorCompiler(validatorCompiler);

@@ -14,10 +14,10 @@ export interface OwnerApiOptions extends RouteContext {
 }
 
 export async function ownerApi(app: FastifyInstance, { siteRoutes, ...context }: OwnerApiOptions): Promise<void> {
-  const { db, registry } = context;
+  const { db, registry, providerToken } = context;
   // 401 when the key opens no site.
   app.get('/api/v1/sites', { schema: { response: { 200: SITES_REPLY } } }, async (request): Promise<SitesReply> => {
-    const opened = await sitesOpenedBy(db, request, registry.sites);
+    const opened = await sitesOpenedBy(db, request, registry.sites, providerToken);
     return { status: 'success', sites: opened.map(siteSummary) };
   });
 

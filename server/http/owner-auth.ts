@@ -2,6 +2,7 @@
 // site routes share one preValidation hook (ownerSiteHook): it finds the site the path names and checks the key
 // once, before the route's schemas look at anything, and the handlers read the site with ownedSite(request). Not
 // onRequest, so the rate limit (a preValidation hook of the root) counts a wrong key before the database is asked.
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { ServerError } from '../errors.ts';
 import type { FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import type { Queryable } from '../db/database.ts';
@@ -18,8 +19,17 @@ function bearerKey(request: FastifyRequest): string {
   return match[1]!;
 }
 
-export async function requireOwner(db: Queryable, request: FastifyRequest, site: HostedSite): Promise<void> {
+const sha256 = (text: string) => createHash('sha256').update(text).digest();
+
+/** Whether `key` is the token of the provider file (server/provider-file.ts), which opens every hosted site. */
+function isProviderToken(key: string, token: string | undefined): boolean {
+  return token !== undefined && timingSafeEqual(sha256(key), sha256(token));
+}
+
+/** Throws E_OWNER_KEY unless the request's bearer is the site's owner key or this run's provider-file token. */
+export async function requireOwner(db: Queryable, request: FastifyRequest, site: HostedSite, providerToken?: string): Promise<void> {
   const key = bearerKey(request);
+  if (isProviderToken(key, providerToken)) return;
   if (!(await isOwnerKey(db, site, key))) throw new ServerError('E_OWNER_KEY', { site: site.name });
 }
 
@@ -29,7 +39,7 @@ const ownedSites = new WeakMap<FastifyRequest, HostedSite>();
  * The hook of the routes under `/:name`: the named site opened by the request's key (401). A name no site
  * has is answered exactly like a wrong key, so a caller without a key cannot tell which sites are hosted.
  */
-export function ownerSiteHook({ db, registry }: RouteContext): preValidationAsyncHookHandler {
+export function ownerSiteHook({ db, registry, providerToken }: RouteContext): preValidationAsyncHookHandler {
   return async (request) => {
     const { name } = parseParams(SITE_PARAMS, request.params);
     const site = registry.byNameOrNull(name);
@@ -38,7 +48,7 @@ export function ownerSiteHook({ db, registry }: RouteContext): preValidationAsyn
       await isOwnerKey(db, { hash: '' }, bearerKey(request));
       throw new ServerError('E_OWNER_KEY', { site: name });
     }
-    await requireOwner(db, request, site);
+    await requireOwner(db, request, site, providerToken);
     ownedSites.set(request, site);
   };
 }

@@ -8,11 +8,16 @@ import { requireOwner } from './owner-auth.ts';
 import type { HostedSite } from '../sites.ts';
 import type { SiteSummary } from '../../contract/owner-api.ts';
 
-export async function sitesOpenedBy(db: Queryable, request: FastifyRequest, sites: readonly HostedSite[]): Promise<HostedSite[]> {
+export async function sitesOpenedBy(
+  db: Queryable,
+  request: FastifyRequest,
+  sites: readonly HostedSite[],
+  providerToken?: string,
+): Promise<HostedSite[]> {
   const opened: HostedSite[] = [];
   for (const site of sites) {
     try {
-      await requireOwner(db, request, site);
+      await requireOwner(db, request, site, providerToken);
       opened.push(site);
     } catch (error) {
       // A missing or malformed header is the same answer for every site: give it as requireOwner words it.

@@ -22,4 +22,6 @@ export interface RouteContext {
   clock: Clock;
   /** The project's state folder (`.push-kit`): the sites' key files (server/state-paths.ts). */
   stateDir: string;
+  /** The provider file's token of this run (server/provider-file.ts): it opens every hosted site's owner API. */
+  providerToken?: string;
 }

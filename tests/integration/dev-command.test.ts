@@ -1,7 +1,7 @@
 // `push-kit dev` as a user runs it: a real process in a fresh folder, with any config (here an https production
 // one), on free local ports; stopped with SIGTERM. A port named with a flag and already taken is one line, exit 3.
 import { spawn } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,7 @@ const PRODUCTION_CONFIG = {
   serverSyncUrl: 'https://push.production-shop.example',
   servicesServerURL: 'https://services.production-shop.example',
   vapidPublicKey: 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s',
+  includeUrls: ['/products/*'],
 };
 const removals: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -60,15 +61,20 @@ async function holdPort(): Promise<{ port: number; server: Server }> {
 
 // Each test has its own folder and free ports, and waits on its own dev process: they run side by side.
 describe.concurrent('push-kit dev', () => {
-  it('runs an https production config on local ports: a local page with the snippet, the provider, its URLs', async () => {
+  it("runs the project's https production config on local ports: the snippet on every path, the provider, its URLs", async () => {
     const dir = await tempDir('pushkit-dev-');
     removals.push(dir.remove);
-    await writeFile(join(dir.path, 'shop.json'), JSON.stringify(PRODUCTION_CONFIG));
+    // a user's project: no config named, the one in site-configs/ is the site
+    await mkdir(join(dir.path, 'site-configs'));
+    await writeFile(join(dir.path, 'site-configs', 'shop.json'), JSON.stringify(PRODUCTION_CONFIG));
     let page = '';
     let pushJs = '';
     let sync: unknown;
-    const run = await devOnce(dir.path, ['shop.json', '--port', '0', '--site-port', '0'], async ({ site, provider }) => {
-      page = await (await fetch(`${site}/`)).text();
+    const run = await devOnce(dir.path, ['--port', '0', '--site-port', '0'], async ({ site, provider }) => {
+      // a path the site's includeUrls name, where the site has no page of its own
+      const product = await fetch(`${site}/products/shoes`);
+      expect(product.status).toBe(200);
+      page = await product.text();
       pushJs = await (await fetch(`${site}/push.js`)).text();
       const response = await fetch(`${provider}/syncSubscriptionAction.php`, {
         method: 'POST',
@@ -85,7 +91,9 @@ describe.concurrent('push-kit dev', () => {
     expect(pushJs).toContain(provider);
     expect(pushJs).not.toContain('production-shop.example');
     expect(sync).toMatchObject({ origin: site });
-    expect(run.output).toContain(`--provider ${provider}`);
+    // the send example is this site's, and needs neither key nor URL: send finds the provider by itself
+    expect(run.output).toContain("send a notification: npx push-kit send --site shop --title 'News from Production Shop' --body ");
+    expect(run.output).not.toMatch(/--key|--provider|New submissions/);
     const devConfig = JSON.parse(await readFile(join(dir.path, '.push-kit', 'dev', 'shop.json'), 'utf8')) as Record<string, string>;
     expect(devConfig).toMatchObject({ origin: site, serverSyncUrl: provider, servicesServerURL: provider, hash: PRODUCTION_CONFIG.hash });
   }, 90_000);

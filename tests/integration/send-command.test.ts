@@ -208,14 +208,15 @@ describe('push-kit send', { timeout: CLI_RUNS_TIMEOUT_MS }, () => {
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: syncForm('/send/through-provider'),
       });
+      // no key: the provider's file (.push-kit/provider.json) names it and opens its owner API
       const direct = await runCli(['send', '--site', 'letters', '--title', 't', '--body', 'b']);
-      expect(direct.status).toBe(3);
-      expect(direct.stderr).toContain("A provider is running on it: let it send, with the site's owner key");
+      expect(direct.stdout).toContain(`(sent by the provider at http://127.0.0.1:${providerPort})`);
+      expect(direct.status).toBe(0);
 
       const through = await runCli(['send', '--site', 'letters', '--title', 'Through', '--body', 'the provider', '--key', ownerKey]);
       expect(through.stdout).toContain('sent to 2: 2 delivered, 0 expired, 0 failed');
       expect(through.status).toBe(0);
-      expect(service.countFor('/send/through-provider')).toBe(1);
+      expect(service.countFor('/send/through-provider')).toBe(2);
       const wrongKey = await runCli(['send', '--site', 'letters', '--title', 't', '--body', 'b', '--key', 'pk_wrong']);
       expect(wrongKey.status).toBe(1);
       expect(wrongKey.stderr).toContain('the provider refused');
@@ -237,9 +238,7 @@ describe('push-kit send', { timeout: CLI_RUNS_TIMEOUT_MS }, () => {
       const id = /campaign (\d+):/.exec(later.stdout)![1]!;
       const listed = await runCli(['campaigns', '--site', 'letters', '--key', ownerKey]);
       expect(listed.stdout).toMatch(new RegExp(`^ *${id}  scheduled  "Later"  2 recipients`, 'm'));
-      expect((await runCli(['campaigns', '--site', 'letters'])).stderr).toContain(
-        "A provider is running on it: ask it, with the site's owner key: push-kit campaigns ... --site letters --key <owner key>",
-      );
+      expect((await runCli(['campaigns', '--site', 'letters'])).stdout).toBe(listed.stdout);
       const cancel = await runCli(['campaigns', 'cancel', id, '--site', 'letters', '--key', ownerKey]);
       expect(cancel.stdout).toContain(`campaign ${id} cancelled: 2 waiting deliveries withdrawn`);
       const refused = await runCli(['campaigns', 'cancel', id, '--site', 'letters', '--key', ownerKey]);

@@ -2,7 +2,7 @@
 // compilation of every expression (compile-expressions.ts). A valid config comes back with its compiled forms.
 import type { z } from 'zod';
 import type { CompiledSite } from '../compiler/compiled-site.ts';
-import { needsChildWindow } from '../compiler/features.ts';
+import { isLocalHost, needsChildWindow } from '../compiler/features.ts';
 import { compileExpressions, rawExpressionProblems } from './compile-expressions.ts';
 import { configProblem, type ConfigErrorCode, type ConfigProblem } from './errors.ts';
 import { isMixedContent, MIXED_CONTENT_FIELDS, siteConfigSchema, type SiteConfig } from './schema.ts';
@@ -56,7 +56,9 @@ function jsonStringWarnings(raw: Record<string, unknown>): ConfigProblem[] {
 }
 
 function vapidSubjectWarnings(config: SiteConfig): ConfigProblem[] {
-  if (config.vapidSubject !== undefined) return [];
+  // a site on this machine (`push-kit init --yes`, a dev copy) is a development site: the warning comes once its
+  // origin is a real host
+  if (config.vapidSubject !== undefined || isLocalHost(new URL(config.origin).hostname)) return [];
   const subject = derivedVapidSubject(config.origin);
   return isAcceptedVapidSubject(subject) ? [] : [configProblem('W_VAPID_SUBJECT_DERIVED', 'vapidSubject', { subject })];
 }

@@ -1,7 +1,7 @@
 // Chains the questions, then the summary, the overwrite question when needed, and the writing of the files.
 import React, { useState } from 'react';
 import { Box, Text } from 'ink';
-import { QUESTIONS } from './questions/index.ts';
+import { isAsked, QUESTIONS } from './questions/index.ts';
 import { Summary } from './Summary.tsx';
 import { OverwriteConfirm } from './OverwriteConfirm.tsx';
 import { defaultAnswers, type WizardAnswers } from './answers.ts';
@@ -48,8 +48,10 @@ export function Wizard({ dir, force, onExit }: WizardProps) {
   if (stage.kind === 'question') {
     const question = QUESTIONS[stage.index]!;
     const onAnswer = (changes: Partial<WizardAnswers>) => {
-      setAnswers((current) => ({ ...current, ...changes }));
-      const next = stage.index + 1;
+      const updated = { ...answers, ...changes };
+      setAnswers(updated);
+      let next = stage.index + 1;
+      while (next < QUESTIONS.length && !isAsked(next, updated)) next += 1;
       setStage(
         stage.backToSummary || next >= QUESTIONS.length ? { kind: 'summary' } : { kind: 'question', index: next, backToSummary: false },
       );

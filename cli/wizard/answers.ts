@@ -6,6 +6,7 @@ import { validateConfig } from '../../config/validate-config.ts';
 import { DEFAULT_TEXTS } from '../../config/default-texts.ts';
 import { generateVapidKeyPair } from '../../server/push/vapid-keys.ts';
 import { compilePatternError, compileUrlList } from '../../compiler/url-patterns.ts';
+import { needsChildWindow } from '../../compiler/features.ts';
 import { SITE_NAME_PATTERN, SITE_NAME_RULE } from '../../contract/ids.ts';
 
 export const PROMPT_STYLES = ['native', 'modal', 'chicklet', 'mobile'] as const;
@@ -83,6 +84,24 @@ export function randomHash(): string {
   return randomBytes(12).toString('base64url');
 }
 
+/**
+ * Whether the site gets the child window (a remote plain-http origin, compiler/features.ts): only then are its
+ * texts (`style.offerTextChildWindow`, `style.allowTextChildWindow`) asked and written. An origin not valid yet
+ * counts as one that may need it.
+ */
+export function hasChildWindow(origin: string): boolean {
+  try {
+    return needsChildWindow(origin);
+  } catch {
+    return true;
+  }
+}
+
+/** The Allow button's text labels the child window's button and the branded box's (pcBranding): only those ask it. */
+export function asksAllowText(answers: Pick<WizardAnswers, 'origin' | 'promptStyle'>): boolean {
+  return answers.promptStyle === 'modal' || hasChildWindow(answers.origin);
+}
+
 /** A segment id typed as digits becomes a number, as the spec's sids usually are. */
 function segmentIdValue(sid: string): string | number {
   return /^[1-9]\d{0,14}$/.test(sid) ? Number(sid) : sid;
@@ -105,9 +124,10 @@ export function configFromAnswers(answers: WizardAnswers, hash: string, vapidPub
   if (answers.promptStyle === 'chicklet') config.isNativeOptin = 0;
   const style: NonNullable<SiteConfigInput['style']> = {};
   if (answers.promptStyle === 'mobile') style.isMobileEnabled = true;
-  if (answers.allowText !== DEFAULT_ALLOW_TEXT) style.allowTextChildWindow = answers.allowText;
+  const childWindow = hasChildWindow(answers.origin);
+  if (asksAllowText(answers) && answers.allowText !== DEFAULT_ALLOW_TEXT) style.allowTextChildWindow = answers.allowText;
   if (answers.offerText !== DEFAULT_TEXTS.offer) {
-    style.offerTextChildWindow = answers.offerText;
+    if (childWindow) style.offerTextChildWindow = answers.offerText;
     config.texts = { offer: answers.offerText };
   }
   if (Object.keys(style).length > 0) config.style = style;
@@ -188,7 +208,10 @@ export function validateAllAnswers(answers: WizardAnswers): Array<[AnswerName, s
   return problems;
 }
 
-/** "qualifies" / "excluded" for a sample URL, or the pattern problem that keeps the check from running. */
+/**
+ * "qualifies", "excluded" (an exclude pattern matches) or "not included" (no include pattern matches) for a sample
+ * URL, or the pattern problem that keeps the check from running.
+ */
 export function sampleUrlVerdict(sampleUrl: string, includeUrls: string[], excludeUrls: string[]): string {
   for (const pattern of [...includeUrls, ...excludeUrls]) {
     const problem = compilePatternError(pattern);
@@ -197,7 +220,7 @@ export function sampleUrlVerdict(sampleUrl: string, includeUrls: string[], exclu
   const url = sampleUrl.split('#')[0] ?? '';
   const included = compileUrlList(includeUrls)?.test(url) ?? false;
   const excluded = compileUrlList(excludeUrls)?.test(url) ?? false;
-  return included && !excluded ? 'qualifies' : 'excluded';
+  return !included ? 'not included' : excluded ? 'excluded' : 'qualifies';
 }
 
 /** "a, b" -> ["a", "b"]; patterns are typed comma-separated on one line. */

@@ -64,6 +64,17 @@ describe('push-kit init (spawned)', () => {
     expect(await readFile(join(dir, '.gitignore'), 'utf8')).toBe('.push-kit/\n');
   }, 60_000);
 
+  it('init --yes writes a config whose first build warns of nothing, with no child window texts', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pk-init-yes-'));
+    expect((await pushKit(['init', '--yes', '--dir', dir])).code).toBe(0);
+    const configFile = join(dir, 'site-configs', 'my-site.json');
+    const build = await pushKit(['build', configFile, '--out', join(dir, 'dist')]);
+    expect(build.code).toBe(0);
+    expect(build.stderr).toBe('');
+    // a localhost origin is a secure context: no child window, so none of its texts
+    expect(JSON.parse(await readFile(configFile, 'utf8'))).not.toHaveProperty('style');
+  }, 60_000);
+
   it('prints answers.<field>: message for wrong answers and writes nothing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pk-init-'));
     const answersFile = join(dir, 'answers.json');

@@ -3,7 +3,8 @@ import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureGitignored, writeSite } from '../../cli/wizard/write-site.ts';
-import { defaultAnswers, sampleUrlVerdict, slugify, validateAnswer } from '../../cli/wizard/answers.ts';
+import { configFromAnswers, defaultAnswers, sampleUrlVerdict, slugify, validateAnswer } from '../../cli/wizard/answers.ts';
+import { isAsked, QUESTIONS } from '../../cli/wizard/questions/index.ts';
 
 describe('init: answers and files', () => {
   it('leaves no key file behind when the config cannot be written', async () => {
@@ -36,5 +37,18 @@ describe('init: answers and files', () => {
     expect(slugify('Café Script & Co')).toBe('cafe-script-co');
     expect(sampleUrlVerdict('https://a.example/shop/1', ['/shop/*'], ['contains:/cart'])).toBe('qualifies');
     expect(sampleUrlVerdict('https://a.example/shop/cart', ['/shop/*'], ['contains:/cart'])).toBe('excluded');
+    expect(sampleUrlVerdict('https://a.example/blog/1', ['/shop/*'], ['contains:/cart'])).toBe('not included');
+  });
+
+  it('asks and writes child window texts only for a site that has the child window', () => {
+    const allowText = QUESTIONS.findIndex((question) => question.title === 'Allow text');
+    const https = { ...defaultAnswers(), origin: 'https://a.example', offerText: 'Hear from us', allowText: 'Yes please' };
+    expect(isAsked(allowText, https)).toBe(false);
+    expect(configFromAnswers(https, 'h', 'k')).not.toHaveProperty('style');
+    const http = { ...https, origin: 'http://a.example' };
+    expect(isAsked(allowText, http)).toBe(true);
+    expect(configFromAnswers(http, 'h', 'k').style).toEqual({ allowTextChildWindow: 'Yes please', offerTextChildWindow: 'Hear from us' });
+    // the branded box shows the Allow text on any site
+    expect(isAsked(allowText, { ...https, promptStyle: 'modal' })).toBe(true);
   });
 });

@@ -80,9 +80,8 @@ describe('push-kit init wizard', () => {
     const { see, press, pressUntil, burstUntil, focusKey, screen } = wizard;
     await see('Company name: My Site');
 
-    // typing replaces the default shown as the placeholder
-    await pressUntil('Acme Inks', 'Company name: Acme Inks');
-    await pressUntil(ENTER, 'Config name: acme-inks');
+    // typing replaces the default shown as the placeholder; pasted text ending in Enter is kept and submitted
+    await pressUntil(`Acme Inks${ENTER}`, 'Config name: acme-inks');
     await pressUntil(ENTER, 'Site origin');
 
     expect(screen()).toContain('child window');
@@ -94,17 +93,22 @@ describe('push-kit init wizard', () => {
     await pressUntil('https://acme.example/', 'Site origin: https://acme.example/');
     await pressUntil(ENTER, 'Provider URL');
     expect(screen()).not.toContain('serverSyncUrl');
+    // an https site's pages cannot call an http provider (mixed content); localhost, the default, is exempt
+    await pressUntil('http://push.acme.example', 'Provider URL: http://push.acme.example');
+    await pressUntil(ENTER, '✖ must be an https URL');
+    await pressUntil(CTRL_U, 'Provider URL: http://localhost:8787');
     await pressUntil(ENTER, 'Prompt style');
     expect(screen()).not.toMatch(/pcBranding|isNativeOptin|isMobileEnabled/);
 
     await press(DOWN); // branded box
     await pressUntil(ENTER, 'Offer text');
     expect(screen()).toContain('Acme Inks wants to notify you when there is something new.');
+    // the branded box has an Allow button (an https site without it would not be asked)
     await pressUntil(ENTER, 'Allow button text');
     await pressUntil(ENTER, 'Show the prompt on');
 
     expect(screen()).toContain('https://acme.example/ qualifies');
-    await pressUntil('/blog/*', 'https://acme.example/ excluded');
+    await pressUntil('/blog/*', 'https://acme.example/ not included');
     await pressUntil(ENTER, 'Never show it on');
 
     expect(screen()).toMatch(/^❯ Never show it on/m);
@@ -128,6 +132,7 @@ describe('push-kit init wizard', () => {
     await press(DOWN);
     await pressUntil(ENTER, 'online shop');
     await pressUntil(ENTER, 'First segment id');
+    expect(screen()).toContain('The name you send to: push-kit send --segment ID (e.g. readers).');
     await pressUntil('readers', 'First segment id (empty for none): readers');
     await pressUntil(ENTER, 'Condition of segment readers');
     expect(screen()).toContain('e.g. path startsWith "/pricing"');
@@ -152,6 +157,8 @@ describe('push-kit init wizard', () => {
     expect(screen()).toContain('npx push-kit dev site-configs/acme-pens.json');
 
     const text = await readFile(join(dir, 'site-configs', 'acme-pens.json'), 'utf8');
+    // an https site has no child window: none of its texts are written
+    expect(text).not.toContain('ChildWindow');
     const config = siteConfigSchema.parse(JSON.parse(text));
     expect(config).toMatchObject({
       companyName: 'Acme Pens',

@@ -46,6 +46,13 @@ describe('the wizard line input', () => {
     expect(input.submitted).toEqual(['https://acme.example']);
   });
 
+  it('keeps pasted text that ends in Enter, and submits it', async () => {
+    const input = await lineInput('placeholder');
+    await input.type(`https://pasted.example${KEYS.enter}`);
+    expect(input.submitted).toEqual(['https://pasted.example']);
+    expect(input.text()).toBe('https://pasted.example');
+  });
+
   it('moves with Home/End and Ctrl-A/Ctrl-E and inserts at the cursor', async () => {
     const input = await lineInput();
     await input.type('pens');

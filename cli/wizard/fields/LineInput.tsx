@@ -1,6 +1,7 @@
 // One line of text input with the keys a shell user expects: arrows, Home/End and Ctrl-A/Ctrl-E move,
 // Backspace/Delete, Ctrl-U (to the start) and Ctrl-W (the word before the cursor) erase. An empty line shows
-// its placeholder, which is what Enter then takes. Typed text never keeps a control character.
+// its placeholder, which is what Enter then takes. Typed text never keeps a control character; pasted text ending
+// in Enter is kept and submitted.
 import React, { useRef, useState } from 'react';
 import { Text, useInput } from 'ink';
 
@@ -69,7 +70,14 @@ export function LineInput({ placeholder = '', focus = true, onChange, onSubmit }
       else if (key.ctrl && input === 'w') update(eraseWord(now));
       else if (key.backspace || key.delete) update(eraseBefore(now, 1));
       else if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow || key.pageUp || key.pageDown) return;
-      else update(typed(now, input));
+      else {
+        // a paste arrives as one chunk: an Enter at its end (or inside) submits what came before it
+        const enter = input.search(/[\r\n]/);
+        if (enter === -1) return update(typed(now, input));
+        const line = typed(now, input.slice(0, enter));
+        update(line);
+        onSubmit(line.text);
+      }
     },
     { isActive: focus },
   );

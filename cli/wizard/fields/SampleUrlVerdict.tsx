@@ -13,7 +13,7 @@ export function SampleUrlVerdict({
   excludeUrls: string[];
 }) {
   const verdict = sampleUrlVerdict(sampleUrl, includeUrls, excludeUrls);
-  const color = verdict === 'qualifies' ? 'green' : verdict === 'excluded' ? 'yellow' : 'red';
+  const color = verdict === 'qualifies' ? 'green' : verdict === 'excluded' || verdict === 'not included' ? 'yellow' : 'red';
   return (
     <Text>
       {sampleUrl} <Text color={color}>{verdict}</Text>

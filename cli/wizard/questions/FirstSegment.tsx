@@ -6,6 +6,9 @@ import type { QuestionProps } from './types.ts';
 /** A condition the language accepts (a test compiles it), for the owner to copy. */
 export const SEGMENT_CONDITION_EXAMPLE = 'path startsWith "/pricing"';
 const SEGMENT_CONDITION_HINT = `e.g. ${SEGMENT_CONDITION_EXAMPLE} (docs/conditions.md)`;
+/** What a segment id is: the name pages, the provider and `send --segment` know a group of visitors by. */
+export const SEGMENT_ID_HINT =
+  'The name you send to: push-kit send --segment ID (e.g. readers). A segment groups the visitors its condition picks.';
 
 /** Optional: an id, then its condition; an empty id skips the segment. */
 export function FirstSegment({ answers, onAnswer }: QuestionProps) {
@@ -15,6 +18,7 @@ export function FirstSegment({ answers, onAnswer }: QuestionProps) {
       <TextField
         key="sid"
         label="First segment id (empty for none)"
+        hint={SEGMENT_ID_HINT}
         initial={answers.segmentSid}
         validate={(text) =>
           text === '' ? undefined : validateAnswer({ ...answers, segmentSid: text, segmentCondition: 'true' }, 'segmentSid')

@@ -1,7 +1,7 @@
 // The questions in the order they are asked; the summary names each answer with `title`.
 import type React from 'react';
 import type { QuestionProps } from './types.ts';
-import type { WizardAnswers } from '../answers.ts';
+import { asksAllowText, type WizardAnswers } from '../answers.ts';
 import { CompanyName } from './CompanyName.tsx';
 import { ConfigName } from './ConfigName.tsx';
 import { SiteOrigin } from './SiteOrigin.tsx';
@@ -20,7 +20,12 @@ export interface Question {
   title: string;
   Component: (props: QuestionProps) => React.ReactElement;
   show: (answers: WizardAnswers) => string;
+  /** Whether the question applies to these answers (default: always); one that does not is skipped and not shown. */
+  asked?: (answers: WizardAnswers) => boolean;
 }
+
+/** Whether question `index` is asked for these answers. */
+export const isAsked = (index: number, answers: WizardAnswers): boolean => QUESTIONS[index]?.asked?.(answers) ?? true;
 
 const yesNo = (value: boolean) => (value ? 'yes' : 'no');
 
@@ -31,7 +36,7 @@ export const QUESTIONS: Question[] = [
   { title: 'Provider URL', Component: ServerSyncUrl, show: (a) => a.serverSyncUrl },
   { title: 'Prompt style', Component: PromptStyle, show: (a) => PROMPT_STYLE_LABELS[a.promptStyle] },
   { title: 'Offer text', Component: OfferText, show: (a) => a.offerText },
-  { title: 'Allow text', Component: AllowText, show: (a) => a.allowText },
+  { title: 'Allow text', Component: AllowText, show: (a) => a.allowText, asked: asksAllowText },
   { title: 'Include URLs', Component: IncludeUrls, show: (a) => a.includeUrls.join(', ') },
   { title: 'Exclude URLs', Component: ExcludeUrls, show: (a) => a.excludeUrls.join(', ') || '(none)' },
   { title: 'Delay', Component: DelaySeconds, show: (a) => `${a.delaySeconds} s` },

@@ -37,6 +37,8 @@ export interface ImportReport {
   imported: number;
   /** Rows whose endpoint the site already has (or an earlier row of the file had): left as they are. */
   existing: number;
+  /** Of those, subscribers whose key the import's VAPID key replaced (the file imported again with its key). */
+  rekeyed: number;
   /** Rows refused, each for the reason its problem gives. */
   invalid: number;
   /** The first IMPORT_PROBLEMS_SHOWN problems, in file order. */
@@ -61,3 +63,12 @@ export interface ImportQuery {
 }
 
 export type ImportReply = { status: 'success'; report: ImportReport };
+
+/** POST sites/:name/imports/vapid-key: the previous service's VAPID key pair (url-safe base64). */
+export interface ImportVapidKeyRequest {
+  publicKey: string;
+  privateKey: string;
+}
+
+/** Its id on the site's key ring (the vapidKeyId of an import); `current`: it is the site's current key. */
+export type ImportVapidKeyReply = { status: 'success'; keyId: string; current: boolean };

@@ -13,7 +13,8 @@ import { allowedPushServices } from '../../server/push/push-services.ts';
 import { readVapidKeyFile, type VapidKeyPair } from '../../server/push/vapid-keys.ts';
 import { siteNamed, type HostedSite } from '../../server/sites.ts';
 import { embeddedDatabaseDir, STATE_DIR } from '../../server/state-paths.ts';
-import type { ImportFormatChoice, ImportReply, ImportReport } from '../../contract/imports.ts';
+import type { ImportFormatChoice, ImportReply, ImportReport, ImportVapidKeyReply } from '../../contract/imports.ts';
+import { ownerApiClient } from '../owner-api-client.ts';
 import type { FailureReply } from '../../contract/owner-api.ts';
 
 export interface ImportCommandOptions {
@@ -46,6 +47,11 @@ export function reportLines(site: string, report: ImportReport): string[] {
     `${site}: ${number(report.rows)} rows read (${report.format}, ${seconds} s): ${number(report.imported)} ${verb}, ` +
       `${number(report.existing)} already there, ${number(report.invalid)} refused`,
   ];
+  if (report.rekeyed > 0) {
+    lines.push(
+      `${number(report.rekeyed)} of those already there ${report.dryRun ? 'would be' : 'are now'} signed with the key ${report.vapidKeyId}`,
+    );
+  }
   for (const problem of report.problems) lines.push(`  line ${problem.line}: ${problem.reason}`);
   if (report.invalid > report.problems.length) {
     lines.push(
@@ -83,13 +89,24 @@ async function readKeyPair(file: string): Promise<VapidKeyPair> {
   }
 }
 
-/** The key's id on the site's ring: added to it (a 0600 file in .push-kit/keys/) unless this is a dry run. */
-async function ringKey(site: HostedSite, file: string, dryRun: boolean): Promise<string> {
+/**
+ * The key's id on the site's ring: added to it (a 0600 file in .push-kit/keys/) unless this is a dry run; null
+ * for the site's current key (what a subscriber without a key id is signed with).
+ */
+async function ringKey(site: HostedSite, file: string, dryRun: boolean): Promise<string | null> {
   const pair = await readKeyPair(file);
-  if (dryRun) return vapidKeyId(pair.publicKey);
-  const id = await addLegacyVapidKey(STATE_DIR, site, pair, '--vapid-key');
-  if (id !== currentVapidKeyId(site)) console.log(`--vapid-key: the key ${id} is on the key ring of ${site.name} (a legacy key)`);
+  const id = dryRun ? vapidKeyId(pair.publicKey) : await addLegacyVapidKey(STATE_DIR, site, pair, '--vapid-key');
+  if (id === currentVapidKeyId(site)) return null;
+  if (!dryRun) console.log(`--vapid-key: the key ${id} is on the key ring of ${site.name} (a legacy key)`);
   return id;
+}
+
+/** The pair added to the key ring of a running provider (POST sites/:name/imports/vapid-key); null: its current key. */
+async function providerRingKey(site: HostedSite, provider: string, key: string, pair: VapidKeyPair): Promise<string | null> {
+  const reply = await ownerApiClient(provider, site.name, key)<ImportVapidKeyReply>('/imports/vapid-key', { method: 'POST', body: pair });
+  if (reply.current) return null;
+  console.log(`--vapid-key: the key ${reply.keyId} is on the key ring of ${site.name} (a legacy key)`);
+  return reply.keyId;
 }
 
 function contentTypeOf(file: string, format: ImportFormatChoice): string {
@@ -149,14 +166,21 @@ export async function runImport(file: string, options: ImportCommandOptions): Pr
   let report: ImportReport;
   try {
     const site = await siteNamed(options.site, options.sites);
-    const keyId = options.vapidKey === undefined ? null : await ringKey(site, options.vapidKey, dryRun);
     if (ownerKey) {
-      const query: Record<string, string> = { format, dryRun: dryRun ? '1' : '0', ...(keyId ? { vapidKeyId: keyId } : {}) };
       const provider = options.provider ?? site.config.serverSyncUrl;
+      // the provider keeps the key ring (its state folder): the pair goes to it, and a dry run only names its id
+      let keyId: string | null = null;
+      if (options.vapidKey !== undefined) {
+        const pair = await readKeyPair(options.vapidKey);
+        if (dryRun) console.log(`--vapid-key: the key ${vapidKeyId(pair.publicKey)} would join the key ring of ${site.name}`);
+        else keyId = await providerRingKey(site, provider, ownerKey, pair);
+      }
+      const query: Record<string, string> = { format, dryRun: dryRun ? '1' : '0', ...(keyId ? { vapidKeyId: keyId } : {}) };
       report = await importThroughProvider(file, size, site, provider, ownerKey, query, format, (bytes) =>
-        draw({ bytes, rows: 0, imported: 0, existing: 0, invalid: 0 }),
+        draw({ bytes, rows: 0, imported: 0, existing: 0, rekeyed: 0, invalid: 0 }),
       );
     } else {
+      const keyId = options.vapidKey === undefined ? null : await ringKey(site, options.vapidKey, dryRun);
       const db = await openProviderDatabase(options.database ?? (process.env.DATABASE_URL || undefined), embeddedDatabaseDir(STATE_DIR));
       try {
         report = await importSubscribers(db, createReadStream(file), {
@@ -177,8 +201,7 @@ export async function runImport(file: string, options: ImportCommandOptions): Pr
       databaseInUse: `A provider is running on it: import through it, with the site's owner key: push-kit import --site ${options.site} --key <owner key> ${file}`,
     });
   }
-  if (tty && last > 0)
-    process.stdout.write(`\r${progressLine({ bytes: size, rows: report.rows, imported: 0, existing: 0, invalid: 0 }, size)}\n`);
+  if (tty && last > 0) process.stdout.write(`\r${progressLine({ ...report, bytes: size }, size)}\n`);
   for (const line of reportLines(options.site, report)) console.log(line);
   return report.invalid > 0 ? 1 : 0;
 }

@@ -31,6 +31,7 @@ export interface ImportProgress {
   rows: number;
   imported: number;
   existing: number;
+  rekeyed: number;
   invalid: number;
 }
 
@@ -66,18 +67,21 @@ async function siteSegments(db: Queryable, siteHash: string): Promise<Map<string
   return new Map(rows.map((row) => [row.sid, String(row.id)]));
 }
 
-/** Endpoints of `endpoints` the site already has. */
-async function knownEndpoints(db: Queryable, siteHash: string, endpoints: string[]): Promise<Set<string>> {
-  const { rows } = await db.query<{ endpoint: string }>(
-    'SELECT endpoint FROM subscribers WHERE site_hash = $1 AND endpoint = ANY($2::text[])',
+/** Endpoints of `endpoints` the site already has, with the key id each one is signed with. */
+async function knownEndpoints(db: Queryable, siteHash: string, endpoints: string[]): Promise<Map<string, string | null>> {
+  const { rows } = await db.query<{ endpoint: string; vapid_key_id: string | null }>(
+    'SELECT endpoint, vapid_key_id FROM subscribers WHERE site_hash = $1 AND endpoint = ANY($2::text[])',
     [siteHash, endpoints],
   );
-  return new Set(rows.map((row) => row.endpoint));
+  return new Map(rows.map((row) => [row.endpoint, row.vapid_key_id]));
 }
 
 /**
- * Stores one batch in one transaction and returns how many subscribers it added. Each endpoint is locked as
- * the sync call locks it, in one order, so a browser's insert of the same subscription waits for the batch.
+ * Stores one batch in one transaction and returns how many subscribers it added, and how many it moved to the
+ * file's key. Each endpoint is locked as the sync call locks it, in one order, so a browser's insert of the
+ * same subscription waits for the batch. A subscriber the site has is left as it is, but for its key when the
+ * import names one: a subscription is bound to the key that made it, so a file imported again with its
+ * `--vapid-key` (forgotten the first time) sets the key the pushes must be signed with.
  */
 async function storeBatch(
   db: Database,
@@ -85,7 +89,7 @@ async function storeBatch(
   rows: ImportRow[],
   segments: Map<string, string>,
   vapidKeyId: string | null,
-): Promise<{ added: number; created: Map<string, string> }> {
+): Promise<{ added: number; rekeyed: number; created: Map<string, string> }> {
   const sorted = [...rows].sort((a, b) => (a.endpoint < b.endpoint ? -1 : a.endpoint > b.endpoint ? 1 : 0));
   return db.transaction(async (tx) => {
     await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1 || ' ' || e)) FROM unnest($2::text[]) WITH ORDINALITY AS t(e, n) ORDER BY n`, [
@@ -98,7 +102,7 @@ async function storeBatch(
     }
     const ids = sorted.map(() => randomUUID());
     const column = <T>(pick: (row: ImportRow) => T) => sorted.map(pick);
-    const { rows: inserted } = await tx.query<{ id: string }>(
+    const { rows: stored } = await tx.query<{ id: string; inserted: boolean }>(
       `INSERT INTO subscribers (id, site_hash, status, subscription, subscription_id, endpoint, p256dh, auth, browser_type,
                                 language, timezone, created_at, updated_at, external_id, vapid_key_id)
        SELECT t.id, $1, t.status,
@@ -108,8 +112,13 @@ async function storeBatch(
          FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::text[], $9::text[],
                      $10::text[], $11::text[], $12::timestamptz[], $13::text[])
            AS t(id, status, endpoint, p256dh, auth, expiration, subscription_id, browser_type, language, timezone, created_at, external_id)
-       ON CONFLICT (site_hash, endpoint) WHERE endpoint IS NOT NULL DO NOTHING
-       RETURNING id`,
+       ON CONFLICT (site_hash, endpoint) WHERE endpoint IS NOT NULL DO ${
+         vapidKeyId
+           ? `UPDATE SET vapid_key_id = EXCLUDED.vapid_key_id, updated_at = now()
+                WHERE subscribers.vapid_key_id IS DISTINCT FROM EXCLUDED.vapid_key_id`
+           : 'NOTHING'
+       }
+       RETURNING id, (xmax = 0) AS inserted`,
       [
         siteHash,
         ids,
@@ -127,7 +136,7 @@ async function storeBatch(
         vapidKeyId,
       ],
     );
-    const added = new Set(inserted.map((row) => row.id));
+    const added = new Set(stored.filter((row) => row.inserted).map((row) => row.id));
     const tagIds: string[] = [];
     const tagKeys: string[] = [];
     const tagValues: string[] = [];
@@ -160,7 +169,7 @@ async function storeBatch(
         [memberSegments, memberIds],
       );
     }
-    return { added: added.size, created };
+    return { added: added.size, rekeyed: stored.length - added.size, created };
   });
 }
 
@@ -189,7 +198,7 @@ export async function importSubscribers(
   const newSegments = new Set<string>();
   const segmentsCreated: string[] = [];
   const problems: ImportProblem[] = [];
-  const counts = { rows: 0, imported: 0, existing: 0, invalid: 0 };
+  const counts = { rows: 0, imported: 0, existing: 0, rekeyed: 0, invalid: 0 };
   const progress = () => options.onProgress?.({ bytes, ...counts });
 
   const refuse = (line: number, problem: { code: string; reason: string }) => {
@@ -201,14 +210,21 @@ export async function importSubscribers(
     if (batch.rows.length === 0) return;
     if (dryRun) {
       const known = await knownEndpoints(db, siteHash, [...batch.endpoints]);
-      for (const row of batch.rows) counts[known.has(row.endpoint) ? 'existing' : 'imported'] += 1;
+      for (const row of batch.rows) {
+        if (!known.has(row.endpoint)) counts.imported += 1;
+        else {
+          counts.existing += 1;
+          if (vapidKeyId && known.get(row.endpoint) !== vapidKeyId) counts.rekeyed += 1;
+        }
+      }
     } else {
-      const { added, created } = await storeBatch(db, siteHash, batch.rows, segments, vapidKeyId);
+      const { added, rekeyed, created } = await storeBatch(db, siteHash, batch.rows, segments, vapidKeyId);
       for (const [sid, id] of created) {
         segments.set(sid, id);
         segmentsCreated.push(sid);
       }
       counts.imported += added;
+      counts.rekeyed += rekeyed;
       counts.existing += batch.rows.length - added;
     }
     progress();

@@ -3,7 +3,14 @@ import { z } from 'zod';
 import { isVapidKeyId } from '../keys/index.ts';
 import { flagText, optionalText } from '../http/params.ts';
 import { fieldsOf, successReply } from '../http/route-schemas.ts';
-import { IMPORT_FORMAT_CHOICES, IMPORT_FORMATS, type ImportProblem, type ImportQuery, type ImportReport } from '../../contract/imports.ts';
+import {
+  IMPORT_FORMAT_CHOICES,
+  IMPORT_FORMATS,
+  type ImportProblem,
+  type ImportQuery,
+  type ImportReport,
+  type ImportVapidKeyRequest,
+} from '../../contract/imports.ts';
 
 export const importQuery = z
   .object({
@@ -23,6 +30,7 @@ export const IMPORT_REPLY = successReply({
       rows: z.number(),
       imported: z.number(),
       existing: z.number(),
+      rekeyed: z.number(),
       invalid: z.number(),
       problems: z.array(problem),
       ignoredColumns: z.array(z.string()),
@@ -33,3 +41,10 @@ export const IMPORT_REPLY = successReply({
     }),
   ),
 });
+
+/** The previous service's key pair, as its file holds it (url-safe base64); addLegacyVapidKey checks it can sign. */
+export const importVapidKeyBody = z
+  .object({ publicKey: z.string().max(128), privateKey: z.string().max(64) } satisfies Record<keyof ImportVapidKeyRequest, z.ZodType>)
+  .strict();
+
+export const IMPORT_VAPID_KEY_REPLY = successReply({ keyId: z.string(), current: z.boolean() });

@@ -4,10 +4,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ImportReport } from '../../contract/imports.ts';
 import type { SubscriberListItem } from '../../contract/owner-api.ts';
+import { vapidKeyId } from '../../server/keys/index.ts';
+import { generateVapidKeyPair } from '../../server/push/vapid-keys.ts';
 import { verifyVapidAuthorization } from '../support/fake-push-service.ts';
 import { useProviderHarness } from '../support/provider-harness.ts';
 
 const harness = useProviderHarness();
+/** Endpoint paths whose subscriptions were made with another key than the site's. */
+const signedWith = new Map<string, string>();
 
 let paths = 0;
 /** A subscription on the fake push service with the harness's keys (so its pushes can be decrypted). */
@@ -213,12 +217,47 @@ describe('the owner key', () => {
   });
 });
 
+describe("the previous service's VAPID key", () => {
+  const previous = generateVapidKeyPair();
+  let legacy: string[] = [];
+  beforeAll(() => {
+    legacy = [endpoint('legacy'), endpoint('legacy')];
+  });
+
+  it('joins the key ring through the owner API; an import names it, and a key not on the ring is refused', async () => {
+    const { keys } = harness;
+    const added = await harness.owner('POST', '/imports/vapid-key', previous);
+    expect(added.statusCode, added.body).toBe(200);
+    const { keyId } = added.json() as { keyId: string; current: boolean };
+    expect(added.json()).toEqual({ status: 'success', keyId: vapidKeyId(previous.publicKey), current: false });
+
+    const broken = await harness.owner('POST', '/imports/vapid-key', { ...previous, privateKey: generateVapidKeyPair().privateKey });
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json().code).toBe('E_VAPID_KEY_INVALID');
+    const unknown = await postImport(`endpoint,p256dh,auth\n${legacy[0]},${keys.p256dh},${keys.auth}\n`, { vapidKeyId: 'abcdef123456' });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().code).toBe('E_IMPORT_PARAM');
+
+    // one new subscription of the old service, and one imported before without its key (it was forgotten)
+    const forgotten = await importFile(`endpoint,p256dh,auth\n${legacy[1]},${keys.p256dh},${keys.auth}\n`);
+    expect(forgotten).toMatchObject({ imported: 1, vapidKeyId: null });
+    const file = `endpoint,p256dh,auth\n${legacy[0]},${keys.p256dh},${keys.auth}\n${legacy[1]},${keys.p256dh},${keys.auth}\n`;
+    const dry = await importFile(file, { vapidKeyId: keyId, dryRun: '1' });
+    expect(dry).toMatchObject({ imported: 1, existing: 1, rekeyed: 1, vapidKeyId: keyId });
+    const report = await importFile(file, { vapidKeyId: keyId });
+    expect(report).toMatchObject({ imported: 1, existing: 1, rekeyed: 1, vapidKeyId: keyId });
+    expect(await importFile(file, { vapidKeyId: keyId })).toMatchObject({ imported: 0, existing: 2, rekeyed: 0 });
+    signedWith.set(new URL(legacy[0]!).pathname, previous.publicKey);
+    signedWith.set(new URL(legacy[1]!).pathname, previous.publicKey);
+  });
+});
+
 describe('a campaign to the imported subscribers', () => {
-  it('reaches every imported subscriber once, each message signed with the site key and readable with its keys', async () => {
+  it('reaches every imported subscriber once, each message signed with the key of its subscription, readable with its keys', async () => {
     const subscribed = await listed({ status: 'subscribed', limit: '1000' });
     const targets = subscribed.subscribers.map((s) => new URL(s.endpoint!).pathname);
-    // two of the CSV, one of the NDJSON, two of the OneSignal export (the others are refused or unsubscribed)
-    expect(targets.length).toBe(5);
+    // two of the CSV, one of the NDJSON, two of the OneSignal export, two of the old service's key
+    expect(targets.length).toBe(7);
     const created = await harness.owner('POST', '/campaigns', { title: 'We moved', body: 'Same news, new sender' });
     expect(created.statusCode, created.body).toBe(201);
     expect(created.json().recipients).toBe(targets.length);
@@ -226,7 +265,8 @@ describe('a campaign to the imported subscribers', () => {
     for (const path of targets) {
       const [push] = harness.deliveries(path);
       expect(harness.messageOf(push!).notification.title).toBe('We moved');
-      expect(() => verifyVapidAuthorization(push!.headers.authorization as string, harness.vapid.publicKey)).not.toThrow();
+      const key = signedWith.get(path) ?? harness.vapid.publicKey;
+      expect(() => verifyVapidAuthorization(push!.headers.authorization as string, key), path).not.toThrow();
     }
   });
 });

@@ -75,6 +75,7 @@ const catalogue = {
     message: ({ file, reason }: { file: string; reason: string }) => `cannot read ${file}: ${reason}`,
   },
   E_IMPORT: { exit: EXIT.INVALID_INPUT, message: fromProvider },
+  E_WEBHOOK: { exit: EXIT.INVALID_INPUT, message: fromProvider },
   E_PROVIDER_REPLY: {
     exit: EXIT.ENVIRONMENT,
     message: () => 'the provider sent no campaign progress',
@@ -130,6 +131,11 @@ const FROM_SERVER: Partial<Record<ServerErrorCode, { code: CliErrorCode; option?
   E_IMPORT_FORMAT: { code: 'E_IMPORT' },
   E_IMPORT_PARAM: { code: 'E_IMPORT' },
   E_VAPID_KEY_INVALID: { code: 'E_IMPORT' },
+  E_WEBHOOK_URL: { code: 'E_WEBHOOK' },
+  E_WEBHOOK_UNKNOWN: { code: 'E_WEBHOOK' },
+  E_WEBHOOK_MESSAGE_UNKNOWN: { code: 'E_WEBHOOK' },
+  E_WEBHOOK_ENDPOINTS_MAX: { code: 'E_WEBHOOK' },
+  E_WEBHOOK_SETTING: { code: 'E_ARGUMENT', option: 'webhook-private-origins' },
 };
 
 /**

@@ -74,6 +74,11 @@ export async function main(argv: string[]): Promise<number> {
       '--max-connections-per-address <n>',
       'connections one client address (IPv6: its /64) may hold open; trusted proxies are exempt (default 64; 0: no cap)',
     )
+    .option('--allow-http-webhooks', 'webhooks may go to http:// on this machine (127.0.0.1, [::1], localhost); else https only')
+    .option(
+      '--webhook-private-origins <origins>',
+      'comma-separated webhook origins that may resolve to private addresses (also PUSHKIT_WEBHOOK_PRIVATE_ORIGINS)',
+    )
     .action(async (options) => setExit(await (await import('./commands/serve.ts')).runServe(options)));
 
   program
@@ -124,6 +129,38 @@ export async function main(argv: string[]): Promise<number> {
     .option('--sites <glob...>', 'site configs', ['site-configs/*.json'])
     .action(async (action: string | undefined, id: string | undefined, options) =>
       setExit(await (await import('./commands/campaigns.ts')).runCampaigns(action, id, options)),
+    );
+
+  program
+    .command('webhooks')
+    .description("A site's webhook endpoints: list, add URL --events, remove, enable, disable, rotate-secret, log, replay")
+    .addArgument(
+      new Argument('[action]', 'what to do (default list)').choices([
+        'list',
+        'add',
+        'remove',
+        'enable',
+        'disable',
+        'rotate-secret',
+        'log',
+        'replay',
+      ]),
+    )
+    .argument('[target]', 'add: the endpoint URL; the others: the endpoint id')
+    .argument('[message]', 'replay: the event id (msg_...) the log shows')
+    .requiredOption('--site <name>', 'site name (config base name)')
+    .option('--events <names>', 'add: the events it takes, comma-separated, or all (docs/webhooks.md)')
+    .option('--description <text>', 'add: a note shown beside it')
+    .option('--overlap-hours <n>', 'rotate-secret: hours the old secret keeps signing beside the new one (default 24; 0: none)')
+    .option('--limit <n>', 'log: entries shown (default 20)')
+    .option('--allow-http-webhooks', 'add (on the database): allow http:// to this machine, as the provider flag does')
+    .option('--webhook-private-origins <origins>', 'add (on the database): origins that may resolve to private addresses')
+    .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
+    .option('--key <key>', 'owner API key: ask the running provider (also PUSHKIT_OWNER_KEY)')
+    .option('--provider <url>', "provider URL for --key (default: the site's serverSyncUrl)")
+    .option('--sites <glob...>', 'site configs', ['site-configs/*.json'])
+    .action(async (action: string | undefined, target: string | undefined, message: string | undefined, options) =>
+      setExit(await (await import('./commands/webhooks.ts')).runWebhooks(action, target, message, options)),
     );
 
   program

@@ -27,6 +27,10 @@ export interface ServeOptions {
   connectionTimeoutMs?: string;
   /** Connections one client address may hold open (default 64; 0: no cap). */
   maxConnectionsPerAddress?: string;
+  /** Webhooks may go to http:// on this machine's loopback (default: PUSHKIT_ALLOW_HTTP_WEBHOOKS). */
+  allowHttpWebhooks?: boolean;
+  /** Comma-separated webhook origins that may resolve to private addresses (default: PUSHKIT_WEBHOOK_PRIVATE_ORIGINS). */
+  webhookPrivateOrigins?: string;
 }
 
 function portNumber(value: string): number {
@@ -80,6 +84,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     maxConnectionsPerAddress,
     pushServices: options.pushServices,
     eventRetentionDays: options.eventRetentionDays,
+    webhooks: { allowHttp: options.allowHttpWebhooks, privateOrigins: options.webhookPrivateOrigins },
     log: (line) => console.log(line),
     providerFile: true,
   }).catch(fromServerError);

@@ -188,8 +188,11 @@ export async function main(argv: string[]): Promise<number> {
     )
     .option('--dry-run', 'check every row and print the counts and the first problems; write nothing')
     .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
-    .option('--key <key>', 'owner API key: the running provider imports (also PUSHKIT_OWNER_KEY)')
-    .option('--provider <url>', "provider URL for --key (default: the site's serverSyncUrl)")
+    .option('--key <key>', "the site's owner API key: a provider imports (also PUSHKIT_OWNER_KEY); not needed for one running here")
+    .option(
+      '--provider <url>',
+      "the provider's URL (default: the one running on .push-kit/db, found by itself; with --key, else the site's serverSyncUrl)",
+    )
     .option('--sites <glob...>', 'site configs', ['site-configs/*.json'])
     .option(
       '--push-services <origins>',

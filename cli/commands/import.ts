@@ -1,6 +1,7 @@
 // `push-kit import --site NAME [--format auto|csv|ndjson|onesignal] [--vapid-key FILE] [--dry-run] FILE`: moves
 // another service's subscribers into a site (docs/migrating.md). The file is read as a stream into the
-// database (server/import/), or sent to a running provider's owner API with the site's owner key; a progress
+// database (server/import/), or sent to the owner API of the provider that holds it (found by itself, or named with
+// --provider and the site's owner key: cli/provider-route.ts); a progress
 // bar on a terminal, then the report: counts, the first refused rows by line, what a dry run would do.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -15,6 +16,7 @@ import { siteNamed, type HostedSite } from '../../server/sites.ts';
 import { embeddedDatabaseDir, STATE_DIR } from '../../server/state-paths.ts';
 import type { ImportFormatChoice, ImportReply, ImportReport, ImportVapidKeyReply } from '../../contract/imports.ts';
 import { ownerApiClient } from '../owner-api-client.ts';
+import { databaseInUseAdvice, routeOf, type Route } from '../provider-route.ts';
 import type { FailureReply } from '../../contract/owner-api.ts';
 
 export interface ImportCommandOptions {
@@ -162,12 +164,13 @@ export async function runImport(file: string, options: ImportCommandOptions): Pr
     last = Date.now();
     process.stdout.write(`\r${progressLine(progress, size)}`);
   };
-  const ownerKey = options.key ?? (process.env.PUSHKIT_OWNER_KEY || undefined);
   let report: ImportReport;
+  let route: Route | undefined;
   try {
     const site = await siteNamed(options.site, options.sites);
-    if (ownerKey) {
-      const provider = options.provider ?? site.config.serverSyncUrl;
+    route = await routeOf(site.name, options, async () => site.config.serverSyncUrl);
+    if (route.via === 'provider') {
+      const { url: provider, key: ownerKey } = route;
       // the provider keeps the key ring (its state folder): the pair goes to it, and a dry run only names its id
       let keyId: string | null = null;
       if (options.vapidKey !== undefined) {
@@ -181,7 +184,7 @@ export async function runImport(file: string, options: ImportCommandOptions): Pr
       );
     } else {
       const keyId = options.vapidKey === undefined ? null : await ringKey(site, options.vapidKey, dryRun);
-      const db = await openProviderDatabase(options.database ?? (process.env.DATABASE_URL || undefined), embeddedDatabaseDir(STATE_DIR));
+      const db = await openProviderDatabase(route.database, embeddedDatabaseDir(STATE_DIR));
       try {
         report = await importSubscribers(db, createReadStream(file), {
           site,
@@ -197,9 +200,7 @@ export async function runImport(file: string, options: ImportCommandOptions): Pr
     }
   } catch (error) {
     if (tty && last > 0) process.stdout.write('\n');
-    fromServerError(error, {
-      databaseInUse: `A provider is running on it: import through it, with the site's owner key: push-kit import --site ${options.site} --key <owner key> ${file}`,
-    });
+    fromServerError(error, route && { databaseInUse: databaseInUseAdvice(route, `push-kit import --site ${options.site} ... ${file}`) });
   }
   if (tty && last > 0) process.stdout.write(`\r${progressLine({ ...report, bytes: size }, size)}\n`);
   for (const line of reportLines(options.site, report)) console.log(line);

@@ -30,6 +30,8 @@ const keys = createSubscriberKeys();
 let project: string;
 let service: FakePushService;
 const paths = ['/moved/1', '/moved/2', '/moved/3'];
+/** A row exported later, imported while the provider runs (it holds the embedded database): through its owner API. */
+const latePath = '/moved/late';
 
 beforeAll(async () => {
   service = await startFakePushService();
@@ -48,6 +50,7 @@ beforeAll(async () => {
   await writeVapidKeyFile(join(project, '.push-kit', 'keys', 'letters.json'), siteKey);
   await writeFile(join(project, 'previous-key.json'), JSON.stringify(previousKey));
   const rows = paths.map((path) => `${service.origin}${path},${keys.p256dh},${keys.auth}`);
+  await writeFile(join(project, 'late.ndjson'), `${JSON.stringify({ endpoint: `${service.origin}${latePath}`, keys })}\n`);
   await writeFile(
     join(project, 'subscribers.csv'),
     ['endpoint,p256dh,auth', ...rows, `${service.origin}/moved/4,${keys.p256dh},tooshort`, ''].join('\n'),
@@ -103,13 +106,21 @@ it(
     expect(run.stdout).toContain('3 imported, 0 already there, 1 refused');
     expect((await storedSubscribers()).map((row) => row.vapid_key_id)).toEqual([id, id, id]);
 
-    // the provider of this folder sends a campaign: each message is signed with the key its subscription was made with
+    // the provider of this folder holds its database: a later file goes through its owner API, streamed
     const { sites } = await loadSites([join(project, 'site-configs', 'letters.json')], join(project, 'dist'));
     const harness = await startProviderHarness({ sites, service, keys, vapid: siteKey, stateDir: join(project, '.push-kit') });
     try {
+      const late = await runCli([...args.slice(0, -1), '--provider', harness.provider!.url, '--key', harness.ownerKey, 'late.ndjson']);
+      expect(late.stderr).toBe('');
+      expect(late.stdout).toContain('letters: 1 rows read (ndjson, ');
+      expect(late.stdout).toContain('1 imported, 0 already there, 0 refused');
+      expect(late.status).toBe(0);
+      paths.push(latePath);
+
+      // a campaign: each message is signed with the key its subscription was made with
       const created = await harness.owner('POST', '/campaigns', { title: 'Still here', body: 'Moved without a prompt' });
       expect(created.statusCode, created.body).toBe(201);
-      await expect.poll(() => paths.filter((path) => service.countFor(path) === 1).length, { timeout: 20_000 }).toBe(3);
+      await expect.poll(() => paths.filter((path) => service.countFor(path) === 1).length, { timeout: 20_000 }).toBe(4);
       for (const path of paths) {
         const authorization = service.requests.find((request) => request.path === path)!.headers.authorization as string;
         expect(() => verifyVapidAuthorization(authorization, previousKey.publicKey)).not.toThrow();

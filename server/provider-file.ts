@@ -44,6 +44,8 @@ export function localProviderUrl(host: string, port: number): string {
 export async function writeProviderFile(stateDir: string, content: ProviderFile): Promise<() => Promise<void>> {
   const file = providerFile(stateDir);
   const draft = `${file}.${process.pid}`;
+  // a new file: the mode applies only to a file writeFile creates
+  await rm(draft, { force: true });
   await writeFile(draft, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
   await rename(draft, file);
   return async () => {

@@ -163,14 +163,29 @@ export async function main(argv: string[]): Promise<number> {
       setExit(await (await import('./commands/webhooks.ts')).runWebhooks(action, target, message, options)),
     );
 
-  program
+  const keys = program
     .command('keys')
     .description('Say whether a site has an owner API key; `keys rotate` prints a new one once and the old one stops working')
     .addArgument(new Argument('[action]', 'rotate: replace the key').choices(['rotate']))
-    .requiredOption('--site <name>', 'site name (config base name)')
+    // required, but checked here: `keys vapid --site S` gives it to the subcommand
+    .option('--site <name>', 'site name (config base name)')
     .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
     .option('--sites <glob...>', 'site configs', ['site-configs/*.json'])
-    .action(async (action: string | undefined, options) => setExit(await (await import('./commands/keys.ts')).runKeys(action, options)));
+    .action(async (action: string | undefined, options, command: Command) => {
+      if (!options.site) command.error("error: required option '--site <name>' not specified");
+      setExit(await (await import('./commands/keys.ts')).runKeys(action, options));
+    });
+  keys
+    .command('vapid')
+    .description("List the site's VAPID key ring with the subscribers on each key; rotate it; retire a legacy key")
+    .addArgument(new Argument('[action]', 'rotate: a new current key; retire: remove a legacy key').choices(['rotate', 'retire']))
+    .argument('[key]', 'retire: the id of the legacy key')
+    .option('--site <name>', 'site name (config base name)')
+    .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
+    .option('--sites <glob...>', 'site configs', ['site-configs/*.json'])
+    .action(async (action: string | undefined, key: string | undefined, _options, command: Command) =>
+      setExit(await (await import('./commands/keys-vapid.ts')).runKeysVapid(action, key, command.optsWithGlobals())),
+    );
 
   program
     .command('import')

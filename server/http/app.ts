@@ -18,6 +18,7 @@ import { automationRoutes } from '../automations/index.ts';
 import { campaignRoutes, notificationEventRoute } from '../campaigns/index.ts';
 import { dashboardRoutes } from '../dashboard/index.ts';
 import { importRoutes } from '../import/index.ts';
+import { vapidKeyRoutes } from '../keys/index.ts';
 import { segmentRoutes } from '../segments/index.ts';
 import { shopRoutes } from '../shop/index.ts';
 import { siteFileRoutes } from '../site-files/index.ts';
@@ -153,6 +154,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
       automationRoutes,
       webhookRoutes(options.webhooks ?? webhookUrlPolicy()),
       importRoutes,
+      vapidKeyRoutes,
     ],
   });
   await app.register(dashboardRoutes, { prefix: '/dashboard' });

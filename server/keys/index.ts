@@ -1,5 +1,5 @@
 // The VAPID key ring capability: a site's current key plus its legacy keys, the key each subscription was made
-// with, listing, rotating and retiring keys (server/keys/key-ring.ts).
+// with (server/keys/key-ring.ts), and the owner's list, rotate and retire (server/keys/vapid-key-ring.ts).
 export {
   addLegacyVapidKey,
   currentVapidKeyId,
@@ -10,3 +10,5 @@ export {
   type KeyRingSite,
   type SigningKeys,
 } from './key-ring.ts';
+export { retireVapidKey, rotateVapidKey, vapidKeyRing } from './vapid-key-ring.ts';
+export { vapidKeyRoutes } from './routes.ts';

@@ -137,6 +137,13 @@ export async function addLegacyVapidKey(stateDir: string, site: KeyRingSite, key
   if (problem !== undefined) throw new ServerError('E_VAPID_KEY_INVALID', { param, problem });
   const id = vapidKeyId(pair.publicKey);
   if (id === currentVapidKeyId(site)) return id;
+  await writeLegacyVapidKey(stateDir, site, pair);
+  return id;
+}
+
+/** Writes a pair that can sign into the site's legacy keys (0600), unless the same pair is there already. */
+export async function writeLegacyVapidKey(stateDir: string, site: KeyRingSite, pair: VapidKeyPair): Promise<string> {
+  const id = vapidKeyId(pair.publicKey);
   const file = legacyVapidKeyFile(stateDir, site.name, id);
   try {
     const existing = await readVapidKeyFile(file);
@@ -149,7 +156,7 @@ export async function addLegacyVapidKey(stateDir: string, site: KeyRingSite, key
   return id;
 }
 
-/** Removes a legacy key's file (the use case checks first: server/keys/owner-keys.ts retireVapidKey). */
+/** Removes a legacy key's file (the use case checks first: server/keys/vapid-key-ring.ts retireVapidKey). */
 export async function removeLegacyVapidKeyFile(stateDir: string, site: KeyRingSite, id: string): Promise<void> {
   await unlink(legacyVapidKeyFile(stateDir, site.name, id));
 }

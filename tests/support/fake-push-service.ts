@@ -14,6 +14,8 @@ export interface RecordedPush {
   headers: Record<string, string | string[] | undefined>;
   body: Buffer;
   at: number;
+  /** Why the push service refused its VAPID authorization (FakePushServiceOptions.subscriptionKey), if it did. */
+  vapidRefused?: string;
 }
 
 export type FakeAnswer = { status: 201 | 202 | 404 | 410 | 400 | 413 } | { status: 429 | 500 | 503; retryAfter?: string; times?: number };
@@ -67,6 +69,11 @@ export interface FakePushServiceOptions {
   onPush?: (push: RecordedPush) => void;
   /** Keep every push in `requests` (default); a long benchmark turns it off. */
   record?: boolean;
+  /**
+   * The VAPID public key the subscription at `path` was made with, as a real push service knows it: a push whose
+   * `Authorization` is not a valid JWT of that key is answered 403 (and recorded, with `vapidRefused`).
+   */
+  subscriptionKey?: (path: string) => string | undefined;
 }
 
 export async function startFakePushService(options: FakePushServiceOptions = {}): Promise<FakePushService> {
@@ -82,10 +89,22 @@ export async function startFakePushService(options: FakePushServiceOptions = {})
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const path = req.url ?? '/';
-      const push = { path, headers: req.headers, body: Buffer.concat(chunks), at: Date.now() };
+      const push: RecordedPush = { path, headers: req.headers, body: Buffer.concat(chunks), at: Date.now() };
       if (options.record !== false) requests.push(push);
       options.onPush?.(push);
       counts.set(path, (counts.get(path) ?? 0) + 1);
+      const expectedKey = options.subscriptionKey?.(path);
+      if (expectedKey !== undefined) {
+        try {
+          verifyVapidAuthorization(req.headers.authorization, expectedKey);
+        } catch (error) {
+          push.vapidRefused = (error as Error).message;
+          res
+            .writeHead(403, { 'content-type': 'text/plain' })
+            .end('the VAPID credentials do not match those the subscription was made with');
+          return;
+        }
+      }
       const answer = answers.get(path);
       if (!answer || answer.status === 201 || answer.status === 202) {
         res.writeHead(answer?.status ?? 201, { location: `${path}/message` }).end();

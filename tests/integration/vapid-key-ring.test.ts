@@ -54,12 +54,12 @@ async function ring(): Promise<VapidKeyRing> {
   return reply.json<VapidKeyRing>();
 }
 
-async function sendCampaign(title: string): Promise<Campaign & { campaignId: string }> {
+async function sendCampaign(title: string): Promise<Campaign> {
   const created = await harness.owner('POST', '/campaigns', { title, body: 'Fresh ink' });
   expect(created.statusCode, created.body).toBe(201);
   const id = created.json<{ campaignId: string }>().campaignId;
   await harness.campaigns.idle();
-  return { campaignId: id, ...(await harness.owner('GET', `/campaigns/${id}`)).json<{ campaign: Campaign }>().campaign };
+  return (await harness.owner('GET', `/campaigns/${id}`)).json<{ campaign: Campaign }>().campaign;
 }
 
 const mode = async (path: string) => (await stat(path)).mode & 0o777;

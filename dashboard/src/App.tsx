@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { ApiError, siteApi } from './api.ts';
 import { Automations } from './Automations.tsx';
 import { Compose } from './compose/Compose.tsx';
+import { Import } from './imports/Import.tsx';
 import { Overview } from './Overview.tsx';
 import { Segments } from './segments/Segments.tsx';
 import { SignIn } from './SignIn.tsx';
@@ -16,6 +17,7 @@ const SCREENS = [
   { path: 'segments', label: 'Segments' },
   { path: 'subscribers', label: 'Subscribers' },
   { path: 'webhooks', label: 'Webhooks' },
+  { path: 'import', label: 'Import' },
 ] as const;
 
 /** The screen named by the hash: `#/subscribers/<id>` and the like; the key never goes there. */
@@ -117,6 +119,7 @@ export function App() {
         {screen === 'automations' && <Automations api={api} onError={onError} />}
         {screen === 'segments' && <Segments api={api} onError={onError} />}
         {screen === 'subscribers' && <Subscribers api={api} onError={onError} selected={route[1]} />}
+        {screen === 'import' && <Import api={api} onError={onError} />}
         {screen === 'webhooks' && <Webhooks api={api} onError={onError} selected={route[1]} />}
       </main>
     </div>

@@ -23,6 +23,7 @@ import type {
   SubscriberStatus,
 } from '../../contract/owner-api.ts';
 import type { ConditionCheckReply } from '../../contract/conditions.ts';
+import type { ImportQuery, ImportReply, ImportReport, ImportVapidKeyReply, ImportVapidKeyRequest } from '../../contract/imports.ts';
 import type {
   AutomationChange,
   AutomationKind,
@@ -93,6 +94,33 @@ const query = (params: Record<string, string | number | undefined>) => {
   return text ? `?${text}` : '';
 };
 
+/**
+ * A file sent as the body of POST .../imports (streamed on the provider): XMLHttpRequest, since fetch reports no
+ * upload progress. `onSent(bytes)` follows the upload; the reply (the report) comes once the last row is stored.
+ */
+function upload(key: string, path: string, file: Blob, onSent: (bytes: number) => void): Promise<ImportReport> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', `/api/v1/${path}`);
+    xhr.setRequestHeader('authorization', `Bearer ${key}`);
+    xhr.setRequestHeader('content-type', /\.(nd)?jsonl?$/i.test((file as File).name ?? '') ? 'application/x-ndjson' : 'text/csv');
+    xhr.upload.onprogress = (event) => onSent(event.loaded);
+    xhr.onerror = () => reject(new ApiError(0, 'The provider server cannot be reached.'));
+    xhr.onload = () => {
+      let payload: unknown;
+      try {
+        payload = JSON.parse(xhr.responseText);
+      } catch {
+        payload = undefined;
+      }
+      if (xhr.status >= 200 && xhr.status < 300) return resolve((payload as ImportReply).report);
+      const message = (payload as { message?: unknown } | undefined)?.message;
+      reject(new ApiError(xhr.status, typeof message === 'string' ? message : `HTTP ${xhr.status}`));
+    };
+    xhr.send(file);
+  });
+}
+
 /** The sites a key opens; an ApiError 401 when it opens none. */
 export function sitesFor(key: string) {
   return request<SitesReply>(key, 'sites').then((reply) => reply.sites);
@@ -126,6 +154,10 @@ export function siteApi(key: string, site: string) {
     changeAutomation: (kind: AutomationKind, change: AutomationChange) =>
       request<AutomationReply>(key, `${base}/automations/${id(kind)}`, { method: 'PATCH', body: change }).then((reply) => reply.automation),
     subscriberHealth: (days: number) => request<SubscriberHealthReply>(key, `${base}/subscriber-health${query({ days })}`),
+    importFile: (file: Blob, params: ImportQuery, onSent: (bytes: number) => void) =>
+      upload(key, `${base}/imports${query({ ...params })}`, file, onSent),
+    addImportKey: (pair: ImportVapidKeyRequest) =>
+      request<ImportVapidKeyReply>(key, `${base}/imports/vapid-key`, { method: 'POST', body: pair }),
     cancelCampaign: (campaignId: string) =>
       request<CampaignCancelledReply>(key, `${base}/campaigns/${id(campaignId)}/cancel`, { method: 'POST' }),
     webhooks: () => request<WebhookEndpointsReply>(key, `${base}/webhooks`).then((reply) => reply.endpoints),

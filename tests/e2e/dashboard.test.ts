@@ -468,4 +468,41 @@ describe('owner dashboard', () => {
     expect(await overviewVariants.locator('tr[data-variant="A"] td').first().textContent()).toBe('A: Autumn letters are here');
     expect(await overviewVariants.locator('tr[data-variant="A"] td').nth(3).textContent()).toBe('1');
   });
+  it('imports a file: a dry run lists the refused rows by line and writes nothing, the import stores the good ones', async () => {
+    await page.getByRole('link', { name: 'Import' }).click();
+    const paths = ['/push/imported-1', '/push/imported-2'];
+    const csv = [
+      'endpoint,p256dh,auth,segments',
+      ...paths.map((path) => `${pushService.origin}${path},${subscriberKeys.p256dh},${subscriberKeys.auth},from-import`),
+      `https://push.evil.example/x,${subscriberKeys.p256dh},${subscriberKeys.auth},`,
+    ].join('\n');
+    await page
+      .getByLabel('File of subscriptions')
+      .setInputFiles({ name: 'subscribers.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    const imported = async () => {
+      const reply = await fetch(`${providerUrl}/api/v1/sites/letters/subscribers?segment=from-import`, {
+        headers: { authorization: `Bearer ${lettersKey}` },
+      });
+      return reply.status === 200 ? ((await reply.json()) as { total: number }).total : 0;
+    };
+
+    await page.getByRole('button', { name: 'Check (dry run)' }).click();
+    await page.getByRole('heading', { name: 'Dry run: nothing was written' }).waitFor();
+    const figures = page.getByRole('definition');
+    expect(await figures.allTextContents()).toEqual(['3', '2', '0', '1']);
+    const refused = page.getByRole('table', { name: 'Refused rows' });
+    expect(await refused.locator('tbody tr td').allTextContents()).toEqual([
+      '4',
+      'endpoint: https://push.evil.example is not a push service this provider sends to',
+    ]);
+    expect(await imported()).toBe(0);
+    await shot('import-dry-run');
+
+    await page.getByRole('button', { name: 'Import 2 subscribers' }).click();
+    await page.getByRole('heading', { name: 'Imported', exact: true }).waitFor();
+    expect(await figures.allTextContents()).toEqual(['3', '2', '0', '1']);
+    expect(await page.getByText('Segments created: from-import').count()).toBe(1);
+    expect(await imported()).toBe(2);
+    await shot('import-done');
+  });
 });

@@ -2,7 +2,7 @@
 // triggers, shop, tags), so each feature file depends on this interface only. Types only.
 import type { SiteModule } from './site-module.ts';
 
-export type QueryParams = Record<string, string | number | boolean | readonly string[] | undefined>;
+export type QueryParams = Record<string, string | number | boolean | undefined>;
 
 export interface KeyValueStore {
   get(key: string): string | null;

@@ -1,13 +1,10 @@
 // HTTP calls of spec section 7: GET, POST with a form body, JSONP and the image beacon.
 import type { QueryParams } from './services.ts';
 
+/** The parameters as a query string; undefined ones are left out. */
 export const queryString = (params: QueryParams): string => {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) for (const item of value) search.append(key + '[]', item);
-    else search.append(key, String(value));
-  }
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) search.append(key, String(value));
   return search.toString();
 };
 
@@ -35,30 +32,12 @@ export const parseReply = (text: string, jsonp?: boolean): unknown => {
 };
 
 function request(method: 'GET' | 'POST', url: string, params: QueryParams, body?: string): Promise<unknown> {
-  const jsonp = params.callback === JSONP_CALLBACK;
+  // Every browser that runs push.js (ES2017: async functions) has fetch: only a page that removed it has none.
+  if (typeof fetch !== 'function') return Promise.reject(new Error('No Transport exists'));
   const headers = body === undefined ? undefined : { 'content-type': 'application/x-www-form-urlencoded' };
-  if (typeof fetch === 'function') {
-    return fetch(url, { method, body, headers }).then(async (response) => {
-      if (!response.ok) throw new Error('HTTP ' + response.status + ' from ' + url);
-      return parseReply(await response.text(), jsonp);
-    });
-  }
-  // Only Safari's legacy push reaches browsers without fetch (Safari 7 to 10).
-  if (!PK_FEATURES.safari || typeof XMLHttpRequest !== 'function') return Promise.reject(new Error('No Transport exists'));
-  return new Promise((resolve, reject) => {
-    const xhr = new XMLHttpRequest();
-    xhr.open(method, url);
-    if (headers) xhr.setRequestHeader('content-type', headers['content-type']);
-    xhr.onload = () => {
-      try {
-        if (xhr.status < 200 || xhr.status > 299) throw new Error('HTTP ' + xhr.status + ' from ' + url);
-        resolve(parseReply(xhr.responseText, jsonp));
-      } catch (error) {
-        reject(error as Error);
-      }
-    };
-    xhr.onerror = () => reject(new Error('network error from ' + url));
-    xhr.send(body);
+  return fetch(url, { method, body, headers }).then(async (response) => {
+    if (!response.ok) throw new Error('HTTP ' + response.status + ' from ' + url);
+    return parseReply(await response.text(), params.callback === JSONP_CALLBACK);
   });
 }
 

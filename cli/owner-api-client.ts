@@ -27,7 +27,7 @@ function* everyCause(error: unknown): Generator<unknown> {
 }
 
 /** Why a call got no answer, in words that name the cause and what to check. */
-export function networkFailureReason(error: unknown, url: string, waitedMs: number): string {
+export function networkFailureReason(error: unknown, url: string, waitedMs?: number): string {
   const parsed = URL.canParse(url) ? new URL(url) : undefined;
   const host = parsed?.host ?? url;
   for (const cause of everyCause(error)) {
@@ -35,7 +35,9 @@ export function networkFailureReason(error: unknown, url: string, waitedMs: numb
     const code = String((cause as { code?: unknown }).code ?? '');
     const message = (cause as { message?: unknown }).message;
     if (name === 'TimeoutError' || TIMEOUT_CODES.has(code))
-      return `timed out: no answer within ${Math.round(waitedMs / 100) / 10} s (PUSHKIT_PROVIDER_TIMEOUT_MS sets how long to wait)`;
+      return waitedMs === undefined
+        ? `timed out (${code || name})`
+        : `timed out: no answer within ${Math.round(waitedMs / 100) / 10} s (PUSHKIT_PROVIDER_TIMEOUT_MS sets how long to wait)`;
     if (code === 'ECONNREFUSED') return `connection refused (ECONNREFUSED): nothing listens on ${host}; is the provider running?`;
     if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
       return `unknown host (DNS, ${code}): ${parsed?.hostname ?? url} has no address; check the URL`;

@@ -15,7 +15,7 @@ import { readVapidKeyFile, type VapidKeyPair } from '../../server/push/vapid-key
 import { siteNamed, type HostedSite } from '../../server/sites.ts';
 import { embeddedDatabaseDir, STATE_DIR } from '../../server/state-paths.ts';
 import type { ImportFormatChoice, ImportReply, ImportReport, ImportVapidKeyReply } from '../../contract/imports.ts';
-import { ownerApiClient } from '../owner-api-client.ts';
+import { networkFailureReason, ownerApiClient } from '../owner-api-client.ts';
 import { databaseInUseAdvice, routeOf, type Route } from '../provider-route.ts';
 import type { FailureReply } from '../../contract/owner-api.ts';
 
@@ -144,7 +144,7 @@ async function importThroughProvider(
       duplex: 'half',
     } as RequestInit);
   } catch (error) {
-    throw cliError('E_PROVIDER_UNREACHABLE', { provider, reason: (error as Error).message });
+    throw cliError('E_PROVIDER_UNREACHABLE', { provider, reason: networkFailureReason(error, provider) });
   }
   const reply = (await response.json().catch(() => undefined)) as ImportReply | FailureReply | undefined;
   if (!response.ok || reply?.status !== 'success') {

@@ -17,7 +17,7 @@ export interface CampaignsOptions {
   sites?: string[];
   /** Through a running provider's owner API with this key (or PUSHKIT_OWNER_KEY). */
   key?: string;
-  /** The provider's URL for --key (default: the site's serverSyncUrl). */
+  /** The provider's URL (default: the one running on .push-kit/db; with a key, else the site's serverSyncUrl). */
   provider?: string;
   /** How many campaigns the list shows (default 20). */
   limit?: string;

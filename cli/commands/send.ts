@@ -16,7 +16,7 @@ export interface SendOptions extends Pick<
 > {
   /** Send through a running provider's owner API with this key (or PUSHKIT_OWNER_KEY) instead of the database. */
   key?: string;
-  /** The provider's URL for --key (default: the site's serverSyncUrl). */
+  /** The provider's URL (default: the one running on .push-kit/db; with a key, else the site's serverSyncUrl). */
   provider?: string;
   /** Comma-separated push service origins (default: PUSHKIT_PUSH_SERVICES, else the known push services). */
   pushServices?: string;

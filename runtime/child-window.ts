@@ -15,8 +15,7 @@ import { readState, syncAction } from './sync.ts';
 import { visitorUuid } from './visitor-id.ts';
 import { storeConsent } from './tracking-consent.ts';
 import { childWindowTexts } from './child-window-texts.ts';
-import { deniedByIncognito, firefoxPrivate, incognitoRefusal } from './child-window-incognito.ts';
-import { urlBase64ToBytes } from './base64url.ts';
+import { deniedByIncognito, firefoxPrivate, incognitoRefusal } from './private-window.ts';
 import {
   DO_NOT_TRACK,
   OPT_OUT,
@@ -189,10 +188,7 @@ export async function runChildWindow(): Promise<void> {
     onPermissionChange(() => Notification.permission !== 'denied' && offer());
   };
   /** A denied permission: incognito's own (its text), or the visitor's block (the unblock picture). */
-  const denied = async (): Promise<void> =>
-    (await deniedByIncognito(() => activeRegistration(workerSite, browser === 'firefox'), urlBase64ToBytes(site.vapidPublicKey)))
-      ? incognito()
-      : blocked();
+  const denied = async (): Promise<void> => ((await deniedByIncognito(workerSite, browser === 'firefox')) ? incognito() : blocked());
   const subscribe = async (): Promise<void> => {
     show('pc-buttons', false);
     show('pc-spinner', true);

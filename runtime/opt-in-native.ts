@@ -11,6 +11,7 @@ import { syncAction, syncSubscription, syncWithoutPermission } from './sync.ts';
 import { BLOCKED, CANCELLED, NOT_SUBSCRIBED, SYNC_ERROR } from './messages.ts';
 import { VAPID_KEY } from './storage-keys.ts';
 import { logSwallowed } from './guard.ts';
+import { incognitoRefusal } from './private-window.ts';
 
 const notificationPermission = (): NotificationPermission | 'unsupported' =>
   'Notification' in window ? Notification.permission : 'unsupported';
@@ -61,17 +62,29 @@ export function nativeOptInPath(services: RuntimeServices, browser: BrowserName,
       if (before === 'default') prompts.show_('context');
       const answer = before === 'granted' ? before : await askPermission();
       prompts.hide_('context');
-      if (answer === 'denied') return outcome.blocked_(BLOCKED);
-      if (answer !== 'granted') return outcome.fail_(CANCELLED);
+      // A denial the browser keeps is tried too: Chromium's incognito denies by itself, and only its refusal of the
+      // subscription tells it from the visitor's block (docs/spec-silent-cases.md). A denial within 500 ms is a block.
+      if (answer !== 'granted' && Notification.permission !== 'denied')
+        return answer === 'denied' ? outcome.blocked_(BLOCKED) : outcome.fail_(CANCELLED);
       let current: CurrentSubscription;
       try {
         current = describeSubscription(await subscribePush(site, local, await activeRegistration(site, firefox)));
       } catch (error) {
         logSwallowed(error);
-        return outcome.fail_(NOT_SUBSCRIBED);
+        return answer === 'denied' && !incognitoRefusal(error) ? outcome.blocked_(BLOCKED) : outcome.fail_(NOT_SUBSCRIBED);
       }
       if (await syncAction(services, browser, 'insert', current)) outcome.succeed_();
       else outcome.fail_(SYNC_ERROR);
+    },
+
+    // triggerOptIn while denied: the blocked copy, unless incognito denied it ("Could Not Subscribe.")
+    async _unblock() {
+      try {
+        await subscribePush(site, local, await activeRegistration(site, firefox));
+      } catch (error) {
+        if (incognitoRefusal(error)) outcome.fail_(NOT_SUBSCRIBED);
+        else prompts.show_('blocked');
+      }
     },
 
     async _unsubscribe() {

@@ -272,4 +272,40 @@ describe('child window states', () => {
       await incognito.close();
     }
   });
+
+  it('an incognito window on an https site\'s own page: "Could Not Subscribe.", no block recorded, and never the blocked copy', async () => {
+    // The calligraphy site runs on localhost (a secure context): push.js subscribes on the page itself.
+    const incognito = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: OFFLINE_FLAGS });
+    try {
+      const page = await (await incognito.newContext()).newPage();
+      const syncs: (string | null)[] = [];
+      page.on('request', (request) => {
+        if (request.url().endsWith('/syncSubscriptionAction.php')) syncs.push(new URLSearchParams(request.postData() ?? '').get('action'));
+      });
+      await page.addInitScript(() => {
+        const failures: unknown[] = [];
+        (window as unknown as { failures: unknown[]; pushkit: unknown[] }).failures = failures;
+        (window as unknown as { pushkit: unknown[] }).pushkit = [
+          ['subscriptionFailureCallback', (result: unknown) => failures.push(result)],
+        ];
+      });
+      await page.goto(`${stack.siteUrl}/`);
+      await page.waitForFunction(() => !Array.isArray((window as unknown as { pushkit?: unknown }).pushkit));
+      const failures = () => page.evaluate(() => (window as unknown as { failures: unknown[] }).failures);
+      const triggerOptIn = () => page.evaluate(() => (window as unknown as { pushkit: { triggerOptIn(): void } }).pushkit.triggerOptIn());
+      await triggerOptIn();
+      // the visitor says Yes; Chromium denies the permission by itself a second or two later
+      await page.locator('[data-pk-action="yes"]:visible').first().click();
+      const couldNotSubscribe = { status: 'CANCELLED', message: 'Could Not Subscribe.' };
+      await expect.poll(failures, { timeout: 10_000 }).toEqual([couldNotSubscribe]);
+      expect(await page.evaluate(() => localStorage.getItem('wingify_push_subscription_status'))).not.toBe('blocked');
+      expect(syncs).not.toContain('block');
+      // the permission reads "denied" for the rest of the session: a later triggerOptIn says the same, no blocked copy
+      await triggerOptIn();
+      await expect.poll(failures, { timeout: 10_000 }).toEqual([couldNotSubscribe, couldNotSubscribe]);
+      expect(await page.locator('[data-pk="blocked"]').isVisible()).toBe(false);
+    } finally {
+      await incognito.close();
+    }
+  });
 });

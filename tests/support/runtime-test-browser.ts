@@ -78,6 +78,8 @@ export function installBrowser(options: BrowserOptions = {}) {
     getSubscription: async () => (state.subscription && !state.subscription.unsubscribed ? state.subscription : null),
     subscribe: vi.fn(async (init: PushSubscriptionOptionsInit) => {
       subscribeCalls.push(init);
+      // as a browser does for a permission the visitor blocked (incognito refuses with an AbortError instead)
+      if (state.permission === 'denied') throw new DOMException('Registration failed - permission denied', 'NotAllowedError');
       if (state.subscribeFailures > 0) {
         state.subscribeFailures--;
         throw new DOMException('Registration failed - missing applicationServerKey', 'AbortError');

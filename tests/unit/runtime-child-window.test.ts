@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { site } from '../fixtures/site-module.ts';
 import { runChildWindow } from '../../runtime/child-window.ts';
-import { firefoxPrivate, incognitoRefusal } from '../../runtime/child-window-incognito.ts';
+import { firefoxPrivate, incognitoRefusal } from '../../runtime/private-window.ts';
 import { installBrowser, resetPage, settle } from '../support/runtime-test-browser.ts';
 
 const PAGE = `<div id="pc-spinner"></div><section id="pc-text"></section><ol id="pc-steps" hidden></ol>

@@ -95,6 +95,54 @@ function Health({ api, onError }: { api: SiteApi; onError(error: unknown): strin
   );
 }
 
+/** The site's VAPID key ring: how many subscribers are still on a legacy key (an import, a rotation). */
+function KeyRing({ api, onError }: { api: SiteApi; onError(error: unknown): string }) {
+  const ring = useLoad(() => api.vapidKeys(), onError, [api]);
+  if (ring.error) return <p className="error">{ring.error}</p>;
+  if (!ring.value) return null;
+  const { keys, onLegacyKey, missing } = ring.value;
+  const broken = keys.filter((key) => !key.canSign);
+  return (
+    <section className="card" aria-labelledby="keys-title">
+      <h2 id="keys-title">VAPID keys</h2>
+      <section className="counts" aria-label="Subscribers by VAPID key">
+        <div className="count">
+          <span className="count-label">On a legacy key</span>
+          <span className="count-value" data-keys="on-legacy-key">
+            {formatNumber(onLegacyKey)}
+          </span>
+        </div>
+        <div className="count">
+          <span className="count-label">Keys on the ring</span>
+          <span className="count-value" data-keys="ring">
+            {formatNumber(keys.length)}
+          </span>
+        </div>
+      </section>
+      <p className="muted">
+        On a legacy key: active subscribers whose subscription was made with an earlier key (imported, or before a rotation). Their
+        notifications are signed with that key; their browsers move to the current key on their next visit. push-kit keys vapid lists,
+        rotates and retires keys.
+      </p>
+      {(broken.length > 0 || missing.length > 0) && (
+        <ul className="error" aria-label="Keys that cannot sign">
+          {broken.map((key) => (
+            <li key={key.id}>
+              {key.current ? 'Current' : 'Legacy'} key {key.id} cannot sign ({formatNumber(key.subscribers)} subscribers wait):{' '}
+              {key.problem}
+            </li>
+          ))}
+          {missing.map((key) => (
+            <li key={key.id}>
+              Key {key.id} is no longer on the ring ({formatNumber(key.subscribers)} subscribers wait): restore its file
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
 export function Overview({ api, onError }: { api: SiteApi; onError(error: unknown): string }) {
   const stats = useLoad(() => api.stats(30), onError, [api]);
   const campaigns = useLoad(() => api.campaigns(8), onError, [api]);
@@ -144,6 +192,7 @@ export function Overview({ api, onError }: { api: SiteApi; onError(error: unknow
             <Breakdown title="Languages" entries={stats.value.languages} />
           </div>
           <Health api={api} onError={onError} />
+          <KeyRing api={api} onError={onError} />
         </>
       )}
       {stats.loading && !stats.value && <p className="muted">Loading…</p>}
@@ -159,7 +208,10 @@ export function Overview({ api, onError }: { api: SiteApi; onError(error: unknow
                 <td>
                   <strong>{campaign.title}</strong>
                   {campaign.status === 'waiting_for_key' ? (
-                    <span className="badge" title="The site's VAPID key file cannot sign: nothing is sent until it is fixed">
+                    <span
+                      className="badge"
+                      title="A VAPID key of the site cannot sign: its subscribers' notifications wait until it is fixed"
+                    >
                       waiting for key
                     </span>
                   ) : (

@@ -21,8 +21,10 @@ import type {
   SubscriberPageReply,
   SubscriberReply,
   SubscriberStatus,
+  SuccessReply,
 } from '../../contract/owner-api.ts';
 import type { ConditionCheckReply } from '../../contract/conditions.ts';
+import type { VapidKeyRing } from '../../contract/vapid-keys.ts';
 import type { ImportQuery, ImportReply, ImportReport, ImportVapidKeyReply, ImportVapidKeyRequest } from '../../contract/imports.ts';
 import type {
   AutomationChange,
@@ -154,6 +156,7 @@ export function siteApi(key: string, site: string) {
     changeAutomation: (kind: AutomationKind, change: AutomationChange) =>
       request<AutomationReply>(key, `${base}/automations/${id(kind)}`, { method: 'PATCH', body: change }).then((reply) => reply.automation),
     subscriberHealth: (days: number) => request<SubscriberHealthReply>(key, `${base}/subscriber-health${query({ days })}`),
+    vapidKeys: () => request<SuccessReply<VapidKeyRing>>(key, `${base}/vapid-keys`),
     importFile: (file: Blob, params: ImportQuery, onSent: (bytes: number) => void) =>
       upload(key, `${base}/imports${query({ ...params })}`, file, onSent),
     addImportKey: (pair: ImportVapidKeyRequest) =>

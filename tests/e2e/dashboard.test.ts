@@ -12,7 +12,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/database.ts';
 import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
-import { vapidKeyFile } from '../../server/state-paths.ts';
+import { legacyVapidKeyDir, vapidKeyFile } from '../../server/state-paths.ts';
+import { vapidKeyId } from '../../server/keys/index.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
@@ -36,6 +37,10 @@ let journalKey: string;
 /** Active members of segment vip with an endpoint: whom a campaign to vip reaches. */
 let vipPaths: string[];
 let byStatus: Record<string, number>;
+/** Active subscribers seeded on the letters site's legacy VAPID key (issue 29): the overview's "On a legacy key". */
+let onLegacyKey: number;
+/** A key pair letters subscribers were made with before a rotation or an import. */
+const legacy = generateVapidKeyPair();
 const subscriberKeys = createSubscriberKeys();
 
 function siteConfig(hash: string, companyName: string, origin: string, vapidPublicKey: string) {
@@ -48,15 +53,20 @@ async function seed(): Promise<void> {
     lettersKey = (await ensureOwnerKey(db, { hash: LETTERS_HASH }))!;
     journalKey = (await ensureOwnerKey(db, { hash: 'journal-dash-01' }))!;
     await db.query(
-      `INSERT INTO subscribers (id, site_hash, status, endpoint, p256dh, auth, browser_type, language, created_at, last_sync_at)
+      `INSERT INTO subscribers (id, site_hash, status, endpoint, p256dh, auth, browser_type, language, created_at, last_sync_at, vapid_key_id)
        SELECT 'sub-' || lpad(i::text, 4, '0'), $1,
               CASE WHEN i % 10 = 0 THEN 'unsubscribed' WHEN i % 25 = 1 THEN 'blocked' WHEN i % 45 = 2 THEN 'expired' ELSE 'subscribed' END,
               $2 || '/push/sub-' || lpad(i::text, 4, '0'), $3, $4,
               (ARRAY['chrome', 'firefox', 'edge'])[i % 3 + 1], CASE WHEN i % 4 = 0 THEN 'pt-BR' ELSE 'en-US' END,
-              now() - (i % 28) * interval '1 day', now() - (i % 5) * interval '1 hour'
+              now() - (i % 28) * interval '1 day', now() - (i % 5) * interval '1 hour',
+              CASE WHEN i % 3 = 2 THEN $6 END
          FROM generate_series(1, $5::int) AS i`,
-      [LETTERS_HASH, pushService.origin, subscriberKeys.p256dh, subscriberKeys.auth, SUBSCRIBERS],
+      [LETTERS_HASH, pushService.origin, subscriberKeys.p256dh, subscriberKeys.auth, SUBSCRIBERS, vapidKeyId(legacy.publicKey)],
     );
+    const legacyCount = await db.query<{ count: string }>(
+      `SELECT count(*) AS count FROM subscribers WHERE status = 'subscribed' AND vapid_key_id IS NOT NULL`,
+    );
+    onLegacyKey = Number(legacyCount.rows[0]!.count);
     await db.query(`INSERT INTO segments (site_hash, sid, name) VALUES ($1, 'vip', 'Very important readers')`, [LETTERS_HASH]);
     await db.query(
       `INSERT INTO segment_memberships (segment_id, subscriber_id, source)
@@ -93,6 +103,7 @@ beforeAll(async () => {
   await mkdir(join(work, 'site-configs'), { recursive: true });
   await writeVapidKeyFile(vapidKeyFile(join(work, '.push-kit'), 'letters'), letters);
   await writeVapidKeyFile(vapidKeyFile(join(work, '.push-kit'), 'journal'), journal);
+  await writeVapidKeyFile(join(legacyVapidKeyDir(join(work, '.push-kit'), 'letters'), `${vapidKeyId(legacy.publicKey)}.json`), legacy);
   await seed();
 
   // the configs name the provider's port: a start that loses it to another process is made again on another
@@ -361,10 +372,11 @@ describe('owner dashboard', () => {
     await shot('subscriber-deleted');
   });
 
-  it('automations: view, edit and pause each one; subscription health on the overview', async () => {
+  it('automations: view, edit and pause each one; subscription health and legacy keys on the overview', async () => {
     await page.getByRole('link', { name: 'Overview' }).click();
     await expect.poll(() => page.locator('[data-health="expired-total"]').textContent()).toBe(String(byStatus.expired));
     expect(await page.locator('[data-health="at-risk"]').textContent()).toBe('0');
+    expect(await page.locator('[data-keys="on-legacy-key"]').textContent()).toBe(String(onLegacyKey));
 
     await page.getByRole('link', { name: 'Automations' }).click();
     const welcome = page.locator('section[data-kind="welcome"]');

@@ -129,7 +129,13 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     import('./push/send.ts'),
   ]);
   const clock = options.clock ?? systemClock;
-  const webhooks = new WebhookDispatcher(db, { ...options.webhooks, policy: webhookPolicy, clock, log: options.campaigns?.log });
+  const webhooks = new WebhookDispatcher(db, {
+    ...options.webhooks,
+    policy: webhookPolicy,
+    clock,
+    log: options.campaigns?.log,
+    busy: () => campaigns?.busy() ?? false,
+  });
   const announce = options.providerFile === true && !options.database;
   const providerToken = announce ? newProviderToken() : undefined;
 

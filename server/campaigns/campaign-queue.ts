@@ -90,6 +90,11 @@ export class CampaignQueue {
     return rows.length;
   }
 
+  /** Whether this process is sending a campaign now (the webhook dispatcher slows down meanwhile). */
+  busy(): boolean {
+    return this.queued.size > 0;
+  }
+
   /** Resolves when every queued campaign has been sent (or stopped). */
   idle(): Promise<void> {
     return this.chain;

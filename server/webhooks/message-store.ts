@@ -46,8 +46,8 @@ export async function claimMessages(db: Queryable, now: number, limit: number): 
        FOR UPDATE OF m SKIP LOCKED
      )
      UPDATE webhook_messages m SET claimed_at = now(), attempts = m.attempts + 1
-     FROM picked, webhook_endpoints w
-     WHERE m.id = picked.id AND w.id = m.endpoint_id
+     FROM webhook_endpoints w
+     WHERE m.id = ANY (ARRAY(SELECT id FROM picked)) AND w.id = m.endpoint_id
      RETURNING m.id, m.message_id, m.event_type, m.payload, m.attempts, w.id AS endpoint_id, w.url, w.secret,
        CASE WHEN w.previous_secret_expires_at > $1 THEN w.previous_secret END AS previous_secret`,
     [new Date(now).toISOString(), WEBHOOK_CLAIM_LEASE_SECONDS, limit],
@@ -87,7 +87,7 @@ export async function recordAttempts(db: Queryable, results: readonly AttemptRes
        UPDATE webhook_messages m
        SET status = CASE r.outcome WHEN 'retrying' THEN 'pending' ELSE r.outcome END,
            next_attempt_at = coalesce(r.next_at, m.next_attempt_at), claimed_at = NULL, updated_at = now()
-       FROM r WHERE m.id = r.id
+       FROM r WHERE m.id = r.id AND m.id = ANY ($1::bigint[])
        RETURNING m.id, m.endpoint_id
      )
      INSERT INTO webhook_attempts (endpoint_id, message_id, status_code, outcome, latency_ms, response)

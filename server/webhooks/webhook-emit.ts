@@ -55,7 +55,8 @@ export function subscriberBlocked(db: Queryable, siteHash: string, subscriberId:
 /**
  * The events of deliveries whose results were just written (campaigns and automated messages alike):
  * notification.delivered (and automation.sent for an automated message), notification.failed with the
- * reason, subscriber.expired for a subscription the push service called gone.
+ * reason, subscriber.expired for a subscription the push service called gone. One row per delivery in a
+ * campaign's hot path, so no dedupe key (its unique index): a result is written once.
  */
 export function deliveryResults(db: Queryable, deliveryIds: readonly string[]): Promise<void> {
   return enqueue(
@@ -67,7 +68,7 @@ export function deliveryResults(db: Queryable, deliveryIds: readonly string[]): 
          WHEN 'notification.failed' THEN ${NOTIFICATION_DATA} || jsonb_build_object('reason', left(d.last_error, 256))
          ELSE ${NOTIFICATION_DATA}
        END AS data,
-       d.subscriber_id AS order_key, t.type || ':' || d.id AS dedupe_key
+       d.subscriber_id AS order_key, NULL::text AS dedupe_key
      FROM deliveries d
      JOIN campaigns c ON c.id = d.campaign_id
      JOIN subscribers s ON s.id = d.subscriber_id

@@ -69,9 +69,11 @@ export function needsChildWindow(origin: string): boolean {
 
 export function siteFeatures(config: SiteConfig, compiled: CompiledSite): SiteFeatures {
   const kinds = new Set([...compiled.triggerEvents, ...compiled.segmentEvents]);
+  const brandingModal = config.pcBranding === 1 && config.isNativeOptin !== 0;
   return {
-    brandingModal: config.pcBranding === 1 && config.isNativeOptin !== 0,
-    mobileBox: config.style.isMobileEnabled,
+    brandingModal,
+    // The modal is the prompt wherever it shows, phones included: a site with it never shows the mobile box.
+    mobileBox: config.style.isMobileEnabled && !brandingModal,
     childWindow: needsChildWindow(config.origin),
     safari: !!config.safariWebsitePushId,
     iosHomeScreen: config.iosHomeScreen.enabled,

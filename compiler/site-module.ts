@@ -57,7 +57,7 @@ export function childWindowUrlOf(config: SiteConfig): string {
 
 /** The prompts joined once at build time, in the order push.js inserts them (absent ones are empty). */
 export function promptBundle(prompts: PromptMarkup): PromptBundle {
-  const roots = [prompts.chicklet, prompts.contextBox, prompts.alreadySubscribed, prompts.blocked];
+  const roots = [prompts.chicklet, prompts.contextBox, prompts.alreadySubscribed, prompts.blocked, prompts.subscribeFailed];
   roots.push(prompts.brandingModal ?? '', prompts.mobileBox ?? '', prompts.homeScreen ?? '');
   return { html: roots.join(''), css: prompts.css };
 }

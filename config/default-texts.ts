@@ -10,4 +10,6 @@ export const DEFAULT_TEXTS = {
     "To get notifications from us on your iPhone or iPad, tap the Share button, choose 'Add to Home Screen', " +
     'then open this site from its new icon on your Home Screen and subscribe there.',
   offer: 'This site wants to notify you when it gets new Calligraphy submissions.',
+  /** Not a spec text: shown when the subscribe fails after the visitor's Yes (issue 28). */
+  subscribeFailed: 'Sorry, we could not subscribe you to notifications. Please try again later.',
 } as const;

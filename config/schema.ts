@@ -186,6 +186,9 @@ const textsSchema = z
     blocked: displayText(1, 600).default(DEFAULT_TEXTS.blocked),
     yesButton: displayText(1, 40).default('Yes'),
     noButton: displayText(1, 40).default('No'),
+    subscribeFailed: displayText(1, 300)
+      .default(DEFAULT_TEXTS.subscribeFailed)
+      .describe("Shown on the page when subscribing fails after the visitor's Yes (the push service or the provider refused)."),
   })
   .describe('Texts shown on the host page; spec section 2 gives the defaults.');
 

@@ -7,7 +7,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import type { SiteConfig } from '../config/schema.ts';
 import type { PromptMarkup, SiteFeatures } from '../runtime/site-module.ts';
 import { Chicklet } from '../templates/prompts/chicklet.tsx';
-import { AlreadySubscribed, Blocked, ContextBox } from '../templates/prompts/notice-boxes.tsx';
+import { AlreadySubscribed, Blocked, ContextBox, SubscribeFailed } from '../templates/prompts/notice-boxes.tsx';
 import { BrandingModal } from '../templates/prompts/branding-modal.tsx';
 import { MobileBox } from '../templates/prompts/mobile-box.tsx';
 import { HomeScreenInstructions } from '../templates/prompts/home-screen.tsx';
@@ -16,8 +16,12 @@ import { applyPromptColors } from './prompt-colors.ts';
 
 const PROMPTS_CSS = join(dirname(fileURLToPath(import.meta.url)), '../templates/prompts/prompts.css');
 
+/**
+ * The markup, with what HTML does not need dropped: the `=""` of empty attributes (`hidden`, `alt`) and the `/` of
+ * void elements. React escapes `"` and `>` in text and attribute values, so both only ever come from React.
+ */
 function html(element: ReactElement): string {
-  return renderToStaticMarkup(element);
+  return renderToStaticMarkup(element).replace(/=""/g, '').replace(/\/>/g, '>');
 }
 
 export async function renderPrompts(config: SiteConfig, features: SiteFeatures): Promise<PromptMarkup> {
@@ -27,8 +31,9 @@ export async function renderPrompts(config: SiteConfig, features: SiteFeatures):
     contextBox: html(<ContextBox config={config} />),
     alreadySubscribed: html(<AlreadySubscribed config={config} />),
     blocked: html(<Blocked config={config} />),
+    subscribeFailed: html(<SubscribeFailed config={config} />),
     ...(features.brandingModal ? { brandingModal: html(<BrandingModal config={config} trackingConsent={consent} />) } : {}),
-    ...(features.mobileBox ? { mobileBox: html(<MobileBox config={config} />) } : {}),
+    ...(features.mobileBox ? { mobileBox: html(<MobileBox config={config} trackingConsent={consent} />) } : {}),
     ...(features.iosHomeScreen ? { homeScreen: html(<HomeScreenInstructions config={config} />) } : {}),
   };
   const css = pruneCss(applyPromptColors(await readFile(PROMPTS_CSS, 'utf8'), config.style.colors), Object.values(markup).join(''));

@@ -5,11 +5,11 @@ import type { OptInResult } from './messages.ts';
 import type { CallbackKind, Readiness } from './lifecycle.ts';
 import { createServices } from './create-services.ts';
 import { startLifecycle } from './lifecycle.ts';
-import { guard } from './guard.ts';
+import { answer, guard } from './guard.ts';
 import { syncAction } from './sync.ts';
 import { storeConsent } from './tracking-consent.ts';
 import { createTagger, refreshVisitorData } from './tags.ts';
-import { addSubscriberToSegment, addToSegment, removeSubscriberFromSegment } from './segment-api.ts';
+import { addSubscriberToSegment, removeSubscriberFromSegment } from './segment-api.ts';
 import { startSegments } from './segments.ts';
 import { startShop } from './shop.ts';
 import { reportLandingClick } from './landing-click.ts';
@@ -22,7 +22,10 @@ export interface PushkitApi {
   addToSegment: (name: string, callback?: (result: boolean | -1) => void) => Promise<boolean | -1>;
   addSubscriberToSegment: (name: string, callback?: (result: boolean | -1) => void) => Promise<boolean | -1>;
   removeSubscriberFromSegment: (name: string, callback?: (result: boolean | -1) => void) => Promise<boolean | -1>;
-  triggerOptIn(): void;
+  /** Offers the opt-in; `event`, the visitor's click or key press being handled, also reaches an opted-out visitor. */
+  triggerOptIn(event?: Event): void;
+  /** Makes `element` the page's opt-in button: its clicks call triggerOptIn with the click. */
+  optInButton(element: EventTarget): void;
   triggerOptOut(): void;
   getSubscriberId(callback?: (subscriberId: string | undefined) => void): string | undefined;
   isOptedOut(callback?: (optedOut: boolean) => void): boolean;
@@ -45,6 +48,12 @@ export function startRuntime(site: SiteModule): PushkitApi {
   const lifecycle = startLifecycle(services, (kind, ...args) =>
     callbacks[kind].forEach((fn) => guard(fn as (...a: unknown[]) => void)(...args)),
   );
+  const register = (kind: CallbackKind) => (fn: unknown) => typeof fn === 'function' && void callbacks[kind].push(fn as Listener);
+  const segmentCall =
+    (fn: typeof addSubscriberToSegment) =>
+    (name: string, callback?: (result: boolean | -1) => void): Promise<boolean | -1> =>
+      fn(services, name, callback).catch(() => false);
+  const addSegment = segmentCall(addSubscriberToSegment);
   const tagger = createTagger(services);
   const api: PushkitApi = {
     push: guard((call: unknown) => {
@@ -53,35 +62,29 @@ export function startRuntime(site: SiteModule): PushkitApi {
       if (typeof fn === 'function') (fn as (...args: unknown[]) => unknown)(...call.slice(1));
     }),
     tag: guard((key: string, value: string) => tagger.tag(key, value)),
-    addToSegment: (name, callback) => addToSegment(services, name, callback).catch(() => false),
-    addSubscriberToSegment: (name, callback) => addSubscriberToSegment(services, name, callback).catch(() => false),
-    removeSubscriberFromSegment: (name, callback) => removeSubscriberFromSegment(services, name, callback).catch(() => false),
+    addToSegment: addSegment,
+    addSubscriberToSegment: addSegment,
+    removeSubscriberFromSegment: segmentCall(removeSubscriberFromSegment),
     triggerOptIn: guard(lifecycle._triggerOptIn),
+    optInButton: guard((element: EventTarget) => element.addEventListener('click', api.triggerOptIn)),
     triggerOptOut: guard(lifecycle._triggerOptOut),
-    getSubscriberId(callback) {
-      const id = services.subscriberId_();
-      if (callback) guard(callback)(id);
-      return id;
-    },
-    isOptedOut(callback) {
-      const optedOut = services.optedOut_();
-      if (callback) guard(callback)(optedOut);
-      return optedOut;
-    },
+    getSubscriberId: (callback) => answer(services.subscriberId_(), callback),
+    isOptedOut: (callback) => answer(services.optedOut_(), callback),
     setTrackingConsent: guard((allowed: boolean | number) => {
       const before = services.trackingAllowed_();
       storeConsent(services, !!allowed);
       if (before !== !!allowed && services.subscriberId_()) return syncAction(services, lifecycle._browser, 'http-sync');
     }),
-    subscriptionSuccessCallback: (fn) => typeof fn === 'function' && void callbacks.success.push(fn as Listener),
-    subscriptionFailureCallback: (fn) => typeof fn === 'function' && void callbacks.failure.push(fn as Listener),
-    optInShownCallback: (fn) => typeof fn === 'function' && void callbacks.shown.push(fn as Listener),
+    subscriptionSuccessCallback: register('success'),
+    subscriptionFailureCallback: register('failure'),
+    optInShownCallback: register('shown'),
     ready: lifecycle._ready,
     readiness: 'uninitialized',
   };
   void lifecycle._ready.then(() => (api.readiness = lifecycle._capable ? 'ready' : 'failed'));
   if (PK_FEATURES.segments || PK_FEATURES.clickSegments) guard(startSegments)(services);
   if (PK_FEATURES.shop) guard(startShop)(services);
-  if (PK_FEATURES.customDimensions || PK_FEATURES.userProperties) void lifecycle._ready.then(() => refreshVisitorData(services));
+  if (PK_FEATURES.customDimensions || PK_FEATURES.userProperties)
+    void lifecycle._ready.then(() => refreshVisitorData(services, lifecycle._browser));
   return api;
 }

@@ -25,7 +25,9 @@ export function createServices(site: SiteModule): RuntimeServices {
     },
     secret_: () => valid(local.get(SUBSCRIBER_SECRET), BROWSER_ID_PATTERN) || '',
     subscriptionId_: () => valid(local.get(SUBSCRIPTION_ID), SUBSCRIPTION_ID_PATTERN),
-    trackingAllowed_: () => local.get(DO_NOT_TRACK) !== '1',
+    // A site that asks (pageClickTrackingConcent) tracks only a visitor who ticked the box ('0'): one never asked
+    // is not tracked. A site that does not ask tracks unless told not to (setTrackingConsent(false)).
+    trackingAllowed_: () => local.get(DO_NOT_TRACK) === '0' || (!PK_FEATURES.trackingConsent && local.get(DO_NOT_TRACK) !== '1'),
     optedOut_: () => cookieStore.get(OPT_OUT) === '1',
     get_: get,
     jsonp_: jsonp,

@@ -15,3 +15,9 @@ export const guard =
       logSwallowed(error);
     }
   };
+
+/** Hands `value` to the page's `callback`, if any, guarded; returns `value`. */
+export const answer = <T>(value: T, callback?: (value: T) => void): T => {
+  if (callback) guard(callback)(value);
+  return value;
+};

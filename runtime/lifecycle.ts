@@ -16,7 +16,7 @@ import { nativeOptInPath } from './opt-in-native.ts';
 import { safariOptInPath, safariPushOf } from './opt-in-safari.ts';
 import { childWindowOptInPath } from './opt-in-child-window.ts';
 import { guard, logSwallowed } from './guard.ts';
-import { ALREADY_OPTED_OUT_TEXT, OPTED_OUT_TEXT, SUBSCRIBED } from './messages.ts';
+import { ALREADY_OPTED_OUT_TEXT, CANCELLED, OPTED_OUT_TEXT, SUBSCRIBED } from './messages.ts';
 import { DO_NOT_SHOW, DO_NOT_SHOW_DAYS, DO_NOT_TRACK, OPT_OUT, STATUS, UUID_DAYS } from './storage-keys.ts';
 import { watchTriggers } from './triggers.ts';
 
@@ -37,8 +37,11 @@ export interface Lifecycle {
   _ready: Promise<void>;
   /** Whether this browser can subscribe (no internal failure reason, a push interface). */
   _capable: boolean;
-  /** The API's triggerOptIn: the subscribed or blocked copy, or the opt-in prompt. */
-  _triggerOptIn(): Promise<void>;
+  /**
+   * The API's triggerOptIn: the subscribed or blocked copy, or the opt-in prompt. `event`: the visitor's click or
+   * key press that made the call, which lets an opted-out visitor see the prompt again.
+   */
+  _triggerOptIn(event?: Event): Promise<void>;
   /** The API's triggerOptOut. */
   _triggerOptOut(): unknown;
 }
@@ -74,10 +77,16 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
   const doNotShowActive = (): boolean => Number(local.get(DO_NOT_SHOW)) > Date.now();
   const outcome: OptInOutcome = {
     succeed_() {
+      // Only the visitor's own Yes reaches a subscribe while opted out (see _triggerOptIn): it replaces the opt-out.
+      services.cookies_.remove(OPT_OUT);
       services.emit_('subscribe');
       notify('success', services.subscriberId_(), SUBSCRIBED);
     },
-    fail_: fail,
+    fail_(result) {
+      // The visitor said Yes and nothing came of it (the push service or the provider refused): say so.
+      if (result !== CANCELLED) prompts.show_('failed');
+      fail(result);
+    },
     blocked_(result) {
       services.emit_('block');
       void reportBlock(services, browser);
@@ -117,12 +126,14 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
 
   /**
    * Shows the soft prompt (branding modal, mobile box or chicklet); without markup, asks at once. A visitor who
-   * already granted the permission is not asked again ("granted: the subscription is created").
+   * already granted the permission is not asked again ("granted: the subscription is created"), unless `ask`
+   * (an opted-out visitor is never subscribed again without the prompt).
    */
-  const offer = (isApiCall: boolean): void => {
+  const offer = (isApiCall: boolean, ask?: boolean): void => {
     apiCall = isApiCall;
-    if (path._permission() === 'granted') {
-      // the consent checkbox is on the offer: a visitor who never saw it has not consented
+    if (!ask && path._permission() === 'granted') {
+      // the consent checkbox is on the offer: a visitor who never saw it has not consented (kept, so the next view
+      // need not ask the provider)
       if (PK_FEATURES.trackingConsent && !local.get(DO_NOT_TRACK)) storeConsent(services, false);
       return void optInNow(isApiCall);
     }
@@ -152,13 +163,14 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
         watchTriggers(site.triggers, () => void prompts.show_('homeScreen'), services);
       return;
     }
+    // The provider keeps the consent of a subscriber this browser lost it for: read first, so the sync sends it.
+    if (PK_FEATURES.trackingConsent) await fetchConsent(services, browser);
     let subscribed = false;
     try {
       subscribed = await path._sync(readState(services));
     } catch (error) {
       logSwallowed(error);
     }
-    if (PK_FEATURES.trackingConsent) await fetchConsent(services, browser);
     const offering = !subscribed && path._permission() !== 'denied' && !doNotShowActive() && site.urlQualifies(location.href);
     // A subscriber's views watch the trigger events too, for the segment conditions that name them.
     watchTriggers(
@@ -173,15 +185,20 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
     _browser: browser,
     _ready: ready,
     _capable: pushCapable,
-    async _triggerOptIn() {
-      // The visitor's own click or key press (a transient activation, read at the call) lifts an opt-out; a
-      // page's call on its own (at load, on a timer) does not.
-      const byVisitor = !!navigator.userActivation?.isActive;
+    async _triggerOptIn(event) {
+      // An opted-out visitor is offered the prompt again only from the visitor's own click (or Enter / Space) on
+      // the page's opt-in element, as it happens: a trusted event (not made by script) that is the one being
+      // dispatched (window.event), not one kept from an earlier, unrelated click. Transient activation
+      // (navigator.userActivation) would not do: it lasts seconds after any click. The opt-out ends only when
+      // that prompt's Yes subscribes (outcome.succeed_).
+      const byVisitor =
+        !!event &&
+        event === window.event &&
+        event.isTrusted &&
+        (event.type === 'click' || /^(Enter| )$/.test((event as KeyboardEvent).key));
       await ready;
-      if (services.optedOut_()) {
-        if (!byVisitor) return;
-        services.cookies_.remove(OPT_OUT);
-      }
+      const optedOut = services.optedOut_();
+      if (optedOut && !byVisitor) return;
       if (PK_FEATURES.iosHomeScreen && support.homeScreen_) prompts.show_('homeScreen');
       if (!pushCapable) return;
       const permission = path._permission();
@@ -189,7 +206,7 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
         if (path._unblock) path._unblock(uuid);
         else prompts.show_('blocked');
       } else if (permission === 'granted' && readState(services).status === 'subscribed') prompts.show_('subscribed');
-      else offer(true);
+      else offer(true, optedOut);
     },
     _triggerOptOut: () => (path._triggerOptOut ? path._triggerOptOut(uuid) : optOut(false)),
   };

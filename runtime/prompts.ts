@@ -4,7 +4,7 @@
 import { closest } from './closest.ts';
 import type { PromptBundle } from './site-module.ts';
 
-export type PromptKind = 'chicklet' | 'context' | 'subscribed' | 'blocked' | 'modal' | 'mobile' | 'homeScreen';
+export type PromptKind = 'chicklet' | 'context' | 'subscribed' | 'blocked' | 'failed' | 'modal' | 'mobile' | 'homeScreen';
 export type PromptAction = 'yes' | 'no' | 'close';
 
 const FADE_MS = 500;

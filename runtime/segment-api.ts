@@ -1,19 +1,14 @@
 // The public segment API (spec sections 5 and 7): add or remove the visitor by segment name.
 import type { RuntimeServices } from './services.ts';
 import { SEGMENT_ID_PATTERN } from '../contract/ids.ts';
+import { answer } from './guard.ts';
 import type { AddToSegmentQuery, SegmentBeaconAction, SegmentBeaconQuery } from '../contract/visitor-calls.ts';
 
 type SegmentResult = boolean | -1;
 type Callback = (result: SegmentResult) => void;
 
-const report = (result: SegmentResult, callback?: Callback): SegmentResult => {
-  try {
-    if (callback) callback(result);
-  } catch {
-    // The page's callback failing is the page's business; the promise still resolves.
-  }
-  return result;
-};
+// The page's callback failing is the page's business (logged); the promise still resolves.
+const report: (result: SegmentResult, callback?: Callback) => SegmentResult = answer;
 
 const beacon = (services: RuntimeServices, subscriberId: string, segment: string, action: SegmentBeaconAction): void =>
   services.beacon_(services.site_.serverSyncUrl + '/c.gif', {

@@ -28,7 +28,10 @@ export interface RuntimeServices {
   secret_(): string;
   /** The stored subscription id (wingify_push_subscription_id). */
   subscriptionId_(): string | undefined;
-  /** False when the visitor refused page-click tracking (wingify_donot_track_actions is 1). */
+  /**
+   * Whether page clicks may be tracked (wingify_donot_track_actions): on a site that asks, only after the visitor
+   * ticked the box (0); elsewhere unless refused (1).
+   */
   trackingAllowed_(): boolean;
   /** False after an opt-out ({product}_opt_out): triggers are disabled. */
   optedOut_(): boolean;

@@ -5,7 +5,7 @@
 export interface SiteFeatures {
   /** The branding modal box: pcBranding is 1 and isNativeOptin is not 0. */
   brandingModal: boolean;
-  /** The mobile box with a close button (style.isMobileEnabled). */
+  /** The mobile box with a close button (style.isMobileEnabled), on a site without the branding modal. */
   mobileBox: boolean;
   /** The site is served over plain http: opt-in goes through the provider's child window. */
   childWindow: boolean;
@@ -77,6 +77,8 @@ export interface PromptMarkup {
   contextBox: string;
   alreadySubscribed: string;
   blocked: string;
+  /** Shown when a subscribe fails after the visitor's Yes (texts.subscribeFailed). */
+  subscribeFailed: string;
   brandingModal?: string;
   mobileBox?: string;
   /** The "Add to Home Screen" instructions (iosHomeScreen feature). */

@@ -78,7 +78,7 @@ export function createTagger(services: RuntimeServices): { tag(key: string, valu
  * (/dyn: the subscriber's tags on the provider become the local tags segment conditions read). Each part is
  * in push.js only for a site that configures it (customDimensions, refreshUserProperties).
  */
-export async function refreshVisitorData(services: RuntimeServices): Promise<void> {
+export async function refreshVisitorData(services: RuntimeServices, browser: string): Promise<void> {
   const subscriberId = services.subscriberId_();
   if (!subscriberId || services.session_.get(REFRESHED)) return;
   services.session_.set(REFRESHED, '1');
@@ -88,7 +88,7 @@ export async function refreshVisitorData(services: RuntimeServices): Promise<voi
     try {
       const query: SubscriberAttributesQuery = Object.assign({}, proof, {
         customDimensions: site.customDimensions!.join(','),
-        browser: navigator.userAgent.includes('Firefox') ? 'firefox' : 'chrome',
+        browser,
       });
       const reply = (await services.get_(
         site.serverSyncUrl + '/getSubscriberAttributes.php',

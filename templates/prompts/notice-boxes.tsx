@@ -1,8 +1,9 @@
-// The boxes that only inform: context box (while the browser asks), already subscribed, blocked.
+// The boxes that only inform: context box (while the browser asks), already subscribed, blocked, and the
+// subscribe that failed after the visitor's Yes.
 import type { SiteConfig } from '../../config/schema.ts';
 import { Branding, SiteIcon } from './parts.tsx';
 
-function Notice({ kind, config, text }: { kind: 'context' | 'subscribed' | 'blocked'; config: SiteConfig; text: string }) {
+function Notice({ kind, config, text }: { kind: 'context' | 'subscribed' | 'blocked' | 'failed'; config: SiteConfig; text: string }) {
   return (
     <div className={`pk-prompt pk-notice pk-${kind}`} data-pk={kind} role="status" hidden>
       <button type="button" className="pk-close" data-pk-action="close" aria-label="Close">
@@ -25,4 +26,8 @@ export function AlreadySubscribed({ config }: { config: SiteConfig }) {
 
 export function Blocked({ config }: { config: SiteConfig }) {
   return <Notice kind="blocked" config={config} text={config.texts.blocked} />;
+}
+
+export function SubscribeFailed({ config }: { config: SiteConfig }) {
+  return <Notice kind="failed" config={config} text={config.texts.subscribeFailed} />;
 }

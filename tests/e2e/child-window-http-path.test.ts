@@ -310,7 +310,7 @@ describe('the plain-http path', () => {
     await page.close();
   });
 
-  it("triggerOptIn lifts the opt-out only on the visitor's own click, and the child window then subscribes again", async () => {
+  it("the opt-out holds until the visitor's own click on the opt-in button and Yes, and the child window then subscribes again", async () => {
     // A call the page makes on its own (here at load) is not the visitor's: the opt-out holds, nothing is offered.
     const onLoad = await siteView('/', `window.pushkit.push(['triggerOptIn']);`);
     expect(await onLoad.evaluate(() => (window as unknown as { pushkit: { isOptedOut(): boolean } }).pushkit.isOptedOut())).toBe(true);
@@ -320,10 +320,12 @@ describe('the plain-http path', () => {
     await onLoad.close();
 
     const page = await siteView();
+    // the example site's button is its opt-in button (pushkit.optInButton): the visitor's click offers the prompt
     await page.locator('#subscribe-button').click();
     const chicklet = page.locator('[data-pk="chicklet"]');
     await chicklet.waitFor({ state: 'visible', timeout: 5000 });
-    expect(await page.evaluate(() => (window as unknown as { pushkit: { isOptedOut(): boolean } }).pushkit.isOptedOut())).toBe(false);
+    // the opt-out ends when that prompt's Yes subscribes, not before
+    expect(await page.evaluate(() => (window as unknown as { pushkit: { isOptedOut(): boolean } }).pushkit.isOptedOut())).toBe(true);
     await chicklet.locator('input[data-pk-consent]').check();
     const popup = await childWindowFrom(() => chicklet.locator('[data-pk-action="yes"]').click());
     // An API call (isAPIcall) with the permission still granted on the child window's origin subscribes at once.
@@ -336,6 +338,7 @@ describe('the plain-http path', () => {
     await expect.poll(() => outcome(page)).toEqual([['success', expect.any(String), expect.objectContaining({ status: 'SUBSCRIBED' })]]);
     const [[, id]] = (await outcome(page)) as [[string, string]];
     expect(await subscriber(id)).toMatchObject({ status: 'subscribed', page_click_tracking_permission: 1 });
+    expect(await page.evaluate(() => (window as unknown as { pushkit: { isOptedOut(): boolean } }).pushkit.isOptedOut())).toBe(false);
     expect((await childOrigin()).cookie).not.toContain('pushkit_opt_out');
     await page.close();
   });

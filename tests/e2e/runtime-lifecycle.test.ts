@@ -416,7 +416,7 @@ describe('the subscriber lifecycle in Chromium against the real provider', () =>
     await second.page.close();
   });
 
-  it("after triggerOptOut, a triggerOptIn the page makes on its own changes nothing; the visitor's own click lifts the opt-out and subscribes again", async () => {
+  it("after triggerOptOut, a triggerOptIn the page makes on its own changes nothing; the visitor's own click offers the prompt and Yes subscribes again", async () => {
     const subscribing = await view('/');
     const { subscriberId: optedOut } = await subscribeThroughApi(subscribing.page);
     await subscribing.page.evaluate(() => (window as unknown as { pushkit: { triggerOptOut(): void } }).pushkit.triggerOptOut());
@@ -437,12 +437,16 @@ describe('the subscriber lifecycle in Chromium against the real provider', () =>
     await onLoad.close();
 
     const visit = await view('/');
-    // The permission is still granted, so the visitor's click subscribes at once, with no offer (spec: "granted:
-    // the subscription is created").
+    // The permission is still granted, yet an opted-out visitor is never subscribed again without the prompt: the
+    // click on the site's opt-in button (pushkit.optInButton) offers it, and its Yes subscribes.
     await visit.page.locator('#subscribe-button').click();
+    const chicklet = visit.page.locator('[data-pk="chicklet"]');
+    await chicklet.waitFor({ state: 'visible' });
+    expect(visit.syncs()).toEqual([]);
+    expect(await cookie('pushkit_opt_out')).toBe('1');
+    await chicklet.locator('[data-pk-action="yes"]').click();
     await expect.poll(() => visit.syncs().map((sync) => sync.get('action'))).toEqual(['insert']);
-    expect(await visit.page.locator('[data-pk="chicklet"]').isVisible()).toBe(false);
-    expect(await cookie('pushkit_opt_out')).toBeUndefined();
+    await expect.poll(() => cookie('pushkit_opt_out')).toBeUndefined();
     await expect.poll(() => visit.storage().then((stored) => stored.wingify_push_subscription_status)).toBe('subscribed');
     const { wingify_push_subscriber_id: again } = await visit.storage();
     expect((await subscriberRow(again!))?.status).toBe('subscribed');

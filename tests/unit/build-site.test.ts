@@ -131,7 +131,8 @@ describe('features kept per site', () => {
     expect(Object.values(minimal.features).every((on) => !on)).toBe(true);
     expect(everything.features).toMatchObject({
       brandingModal: true,
-      mobileBox: true,
+      // isMobileEnabled, but the branding modal is the prompt on phones too: no mobile box in its push.js
+      mobileBox: false,
       childWindow: true,
       safari: true,
       segments: true,

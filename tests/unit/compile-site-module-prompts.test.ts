@@ -28,14 +28,15 @@ function parse(markup: string): HTMLElement {
 
 describe('prompt markup', () => {
   it('every prompt root is hidden and named by data-pk; buttons carry their action', async () => {
-    const prompts = await promptsOf({ pcBranding: 1, style: { isMobileEnabled: true } });
+    const prompts = await promptsOf({ pcBranding: 1 });
     const roots = {
       chicklet: prompts.chicklet,
       context: prompts.contextBox,
       subscribed: prompts.alreadySubscribed,
       blocked: prompts.blocked,
+      failed: prompts.subscribeFailed,
       modal: prompts.brandingModal ?? '',
-      mobile: prompts.mobileBox ?? '',
+      mobile: (await promptsOf({ style: { isMobileEnabled: true } })).mobileBox ?? '',
     };
     for (const [name, markup] of Object.entries(roots)) {
       const root = parse(markup);
@@ -54,6 +55,8 @@ describe('prompt markup', () => {
     expect(parse(prompts.contextBox).textContent).toContain(DEFAULT_TEXTS.contextBox);
     expect(parse(prompts.alreadySubscribed).textContent).toContain(DEFAULT_TEXTS.alreadySubscribed);
     expect(parse(prompts.blocked).textContent).toContain(DEFAULT_TEXTS.blocked);
+    expect(parse(prompts.subscribeFailed).textContent).toContain(DEFAULT_TEXTS.subscribeFailed);
+    expect(parse(prompts.subscribeFailed).querySelector('button[data-pk-action="close"]')).not.toBeNull();
     expect(parse(roots.mobile).querySelector('button[data-pk-action="close"]')).not.toBeNull();
     const dialog = parse(roots.modal).querySelector('[role="dialog"]');
     expect(dialog?.getAttribute('aria-modal')).toBe('true');
@@ -66,18 +69,24 @@ describe('prompt markup', () => {
     const prompts = await promptsOf({ pcBranding: 1, isNativeOptin: 0 });
     expect(prompts.brandingModal).toBeUndefined();
     expect(prompts.mobileBox).toBeUndefined();
+    // the branding modal is the prompt on phones too: a site with it carries no mobile box
+    const both = await promptsOf({ pcBranding: 1, style: { isMobileEnabled: true } });
+    expect([!!both.brandingModal, both.mobileBox]).toEqual([true, undefined]);
   });
 
-  it('the consent checkbox appears in the chicklet and modal only with tracking consent on', async () => {
+  it('the consent checkbox appears in the chicklet, modal and mobile box only with tracking consent on', async () => {
     const on = await promptsOf({ pcBranding: 1, pageClickTrackingConcent: true });
-    for (const markup of [on.chicklet, on.brandingModal ?? '']) {
+    const onMobile = await promptsOf({ style: { isMobileEnabled: true }, pageClickTrackingConcent: true });
+    for (const markup of [on.chicklet, on.brandingModal ?? '', onMobile.mobileBox ?? '']) {
       const box = parse(markup).querySelector<HTMLInputElement>('input[type="checkbox"][data-pk-consent]');
       expect(box).not.toBeNull();
+      expect(box?.checked).toBe(false);
       expect(parse(markup).querySelector(`label[for="${box?.id}"]`)?.textContent).toMatch(/pages I click/);
     }
     const off = await promptsOf({ pcBranding: 1 });
     expect(off.chicklet).not.toContain('data-pk-consent');
     expect(off.brandingModal).not.toContain('data-pk-consent');
+    expect((await promptsOf({ style: { isMobileEnabled: true } })).mobileBox).not.toContain('data-pk-consent');
   });
 
   it('honours brandingType, brandingText and iconUrl', async () => {

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { site } from '../fixtures/site-module.ts';
 import { startRuntime } from '../../runtime/api.ts';
 import type { OptInResult } from '../../runtime/messages.ts';
-import { installBrowser, ISSUED_SECRET, resetPage, settle } from '../support/runtime-test-browser.ts';
+import { CHROME_UA, installBrowser, ISSUED_SECRET, resetPage, settle } from '../support/runtime-test-browser.ts';
 
 const SYNC_FIELDS = [
   'hash',
@@ -537,6 +537,33 @@ describe('tracking consent', () => {
       browser: 'chrome',
     });
     expect(localStorage.getItem('wingify_donot_track_actions')).toBe('0');
+  });
+});
+
+describe('custom dimensions (getSubscriberAttributes.php)', () => {
+  // Before, `browser` said firefox for Firefox and chrome for everything else (issue 28).
+  it.each([
+    ['chrome', CHROME_UA],
+    ['firefox', 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0'],
+    ['edge', CHROME_UA + ' Edg/120.0.0.0'],
+    ['opera', CHROME_UA + ' OPR/106.0.0.0'],
+    [
+      'samsung',
+      'Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/24.0 Chrome/117.0.0.0 Mobile Safari/537.36',
+    ],
+    [
+      'uc',
+      'Mozilla/5.0 (Linux; U; Android 13; en-US; V2111) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/100.0.4896.58 UCBrowser/13.6.2.1316 Mobile Safari/537.36',
+    ],
+    ['safari', 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15'],
+  ])('names the browser family the runtime detected: %s', async (family, userAgent) => {
+    storeSyncedVisitor();
+    const browser = installBrowser({ userAgent, permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
+    await startRuntime({ ...site, customDimensions: ['tier'] }).ready;
+    await settle();
+    const call = browser.fetchCalls.find((fetched) => fetched.url.includes('/getSubscriberAttributes.php'));
+    expect(call?.form.get('browser')).toBe(family);
+    expect(call?.form.get('customDimensions')).toBe('tier');
   });
 });
 

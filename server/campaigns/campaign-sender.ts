@@ -134,6 +134,11 @@ export async function sendCampaign(
     await waitForKey();
     return { sent: 0, delivered: 0, failed: 0, expired: 0 };
   }
+  // A campaign whose every pending delivery waits for a key stays waiting_for_key, not sending for a moment at
+  // each look of the scheduler.
+  if ((await nextDue(db, campaignId, clock, signable)) === 'none' && (await waitForKey())) {
+    return { sent: 0, delivered: 0, failed: 0, expired: 0 };
+  }
   await db.query(`UPDATE campaigns SET status = 'sending' WHERE id = $1 AND status IN ('pending', 'scheduled', 'waiting_for_key')`, [
     campaignId,
   ]);

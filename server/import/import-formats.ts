@@ -2,7 +2,7 @@
 // NDJSON of PushSubscriptionJSON (what a `web-push` sender keeps), and OneSignal's subscriptions export. Each
 // yields rows by push-kit's column names with their line number; `auto` decides from the first line.
 import { Readable } from 'node:stream';
-import { createInterface } from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
 import { parse } from 'csv-parse';
 import { ServerError } from '../errors.ts';
 import { IMPORT_CSV_OPTIONAL, IMPORT_CSV_REQUIRED, type ImportFormat, type ImportFormatChoice } from '../../contract/imports.ts';
@@ -12,7 +12,8 @@ import type { SourceRow } from './import-rows.ts';
 export interface OpenedFile {
   format: ImportFormat;
   ignoredColumns: string[];
-  rows: AsyncIterable<SourceRow>;
+  /** The rows, a batch at a time (one promise per batch, not per row: a million rows are read in seconds). */
+  rows: AsyncIterable<SourceRow[]>;
 }
 
 type Column = keyof Omit<SourceRow, 'line' | 'problem'>;
@@ -96,11 +97,46 @@ function detect(head: string): ImportFormat {
   });
 }
 
+/** What an object-mode stream holds at each turn, as one array: the stream's back-pressure still holds. */
+async function* buffered<T>(stream: Readable): AsyncGenerator<T[]> {
+  let ended = false;
+  let failure: unknown;
+  let wake: (() => void) | undefined;
+  stream.on('readable', () => wake?.());
+  stream.once('end', () => {
+    ended = true;
+    wake?.();
+  });
+  stream.once('error', (error) => {
+    failure = error;
+    wake?.();
+  });
+  for (;;) {
+    const items: T[] = [];
+    for (let item = stream.read() as T | null; item !== null; item = stream.read() as T | null) items.push(item);
+    if (items.length > 0) {
+      yield items;
+      continue;
+    }
+    if (failure !== undefined) throw failure;
+    if (ended) return;
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    wake = undefined;
+  }
+}
+
 /** push-kit's CSV and OneSignal's: a header, then one subscription per record (quoted fields may span lines). */
-async function* csvRows(stream: Readable, format: 'csv' | 'onesignal', onHeader: (names: string[]) => string[]): AsyncGenerator<SourceRow> {
-  const parser = stream.pipe(
-    parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: true, skip_records_with_error: false }),
-  );
+async function* csvRows(
+  stream: Readable,
+  format: 'csv' | 'onesignal',
+  onHeader: (names: string[]) => string[],
+): AsyncGenerator<SourceRow[]> {
+  const options = { bom: true, relax_column_count: true, skip_empty_lines: true, info: true, readableHighWaterMark: 4096 };
+  const parser = parse(options);
+  stream.on('error', (error) => parser.destroy(error));
+  stream.pipe(parser);
   let header: string[] | undefined;
   let columns: (Column | undefined)[] = [];
   let deviceType = -1;
@@ -108,48 +144,48 @@ async function* csvRows(stream: Readable, format: 'csv' | 'onesignal', onHeader:
   let invalidIdentifier = -1;
   let lastLine = 1;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-      lastLine = info.lines;
-      if (!header) {
-        header = record.map((name) => name.trim().toLowerCase());
-        onHeader(header);
-        columns = header.map((name) =>
-          format === 'onesignal' ? ONESIGNAL_COLUMNS[name] : CSV_COLUMNS.has(name) ? (name as Column) : undefined,
-        );
-        deviceType = header.indexOf('device_type');
-        notificationTypes = header.indexOf('notification_types');
-        invalidIdentifier = header.indexOf('invalid_identifier');
-        continue;
+    for await (const records of buffered<{ record: string[]; info: { lines: number } }>(parser)) {
+      const rows: SourceRow[] = [];
+      for (const { record, info } of records) {
+        lastLine = info.lines;
+        if (!header) {
+          header = record.map((name) => name.trim().toLowerCase());
+          onHeader(header);
+          columns = header.map((name) =>
+            format === 'onesignal' ? ONESIGNAL_COLUMNS[name] : CSV_COLUMNS.has(name) ? (name as Column) : undefined,
+          );
+          deviceType = header.indexOf('device_type');
+          notificationTypes = header.indexOf('notification_types');
+          invalidIdentifier = header.indexOf('invalid_identifier');
+          continue;
+        }
+        const row: SourceRow = { line: info.lines };
+        if (record.length !== header.length) {
+          row.problem = rowProblem('E_ROW_CSV', { problem: `has ${record.length} fields, the header ${header.length}` });
+          rows.push(row);
+          continue;
+        }
+        for (let index = 0; index < record.length; index += 1) {
+          const column = columns[index];
+          if (column) row[column] = record[index];
+        }
+        if (format === 'onesignal') {
+          const device = deviceType >= 0 ? record[deviceType]!.trim() : '';
+          if (device !== '' && !ONESIGNAL_WEB_PUSH.has(device)) row.problem = rowProblem('E_ROW_NOT_WEB_PUSH', { deviceType: device });
+          const types = notificationTypes >= 0 ? Number(record[notificationTypes]) : Number.NaN;
+          if (types < 0) row.status = 'unsubscribed';
+          if (invalidIdentifier >= 0 && /^(t|true|1)$/i.test(record[invalidIdentifier]!.trim())) row.status = 'expired';
+        }
+        rows.push(row);
       }
-      const row: SourceRow = { line: info.lines };
-      if (record.length !== header.length) {
-        row.problem = rowProblem('E_ROW_CSV', { problem: `has ${record.length} fields, the header ${header.length}` });
-        yield row;
-        continue;
-      }
-      for (let index = 0; index < record.length; index += 1) {
-        const column = columns[index];
-        if (column) row[column] = record[index];
-      }
-      if (format === 'onesignal') {
-        const device = deviceType >= 0 ? record[deviceType]!.trim() : '';
-        if (device !== '' && !ONESIGNAL_WEB_PUSH.has(device)) row.problem = rowProblem('E_ROW_NOT_WEB_PUSH', { deviceType: device });
-        const types = notificationTypes >= 0 ? Number(record[notificationTypes]) : Number.NaN;
-        if (types < 0) row.status = 'unsubscribed';
-        if (invalidIdentifier >= 0 && /^(t|true|1)$/i.test(record[invalidIdentifier]!.trim())) row.status = 'expired';
-      }
-      yield row;
+      if (rows.length > 0) yield rows;
     }
   } catch (error) {
     if (error instanceof ServerError) throw error;
     // a quote never closed, a character where a field must end: nothing after it can be read as rows
     const line = (error as { lines?: number }).lines ?? lastLine + 1;
-    yield {
-      line,
-      problem: rowProblem('E_ROW_CSV', {
-        problem: `${(error as Error).message.replace(/^Invalid [^:]*: /, '')}; the file is read no further`,
-      }),
-    };
+    const problem = `${(error as Error).message.replace(/^Invalid [^:]*: /, '')}; the file is read no further`;
+    yield [{ line, problem: rowProblem('E_ROW_CSV', { problem }) }];
   }
 }
 
@@ -175,46 +211,66 @@ function csvHeaderCheck(format: 'csv' | 'onesignal', ignored: string[]): (names:
   };
 }
 
-/** NDJSON: one PushSubscriptionJSON per line (`{endpoint, expirationTime, keys: {p256dh, auth}}`) plus the CSV's optional fields. */
-async function* ndjsonRows(stream: Readable): AsyncGenerator<SourceRow> {
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  let line = 0;
-  for await (const text of lines) {
-    line += 1;
-    const trimmed = (line === 1 ? text.replace(/^\uFEFF/, '') : text).trim();
-    if (trimmed === '') continue;
-    if (trimmed.length > NDJSON_LINE_MAX) {
-      yield { line, problem: rowProblem('E_ROW_JSON', { problem: `longer than ${NDJSON_LINE_MAX} characters` }) };
-      continue;
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(trimmed);
-    } catch (error) {
-      yield { line, problem: rowProblem('E_ROW_JSON', { problem: (error as Error).message.slice(0, 120) }) };
-      continue;
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      yield { line, problem: rowProblem('E_ROW_JSON', { problem: 'a JSON value that is not an object' }) };
-      continue;
-    }
-    const object = value as Record<string, unknown>;
-    const keys = (typeof object.keys === 'object' && object.keys !== null ? object.keys : {}) as Record<string, unknown>;
-    yield {
-      line,
-      endpoint: object.endpoint,
-      p256dh: keys.p256dh ?? object.p256dh,
-      auth: keys.auth ?? object.auth,
-      expirationTime: object.expirationTime,
-      created_at: object.created_at ?? object.createdAt,
-      language: object.language,
-      timezone: object.timezone,
-      tags: object.tags,
-      segments: object.segments,
-      external_id: object.external_id ?? object.externalId,
-      status: object.status,
-    };
+/** One NDJSON line as a row. */
+function ndjsonRow(line: number, text: string): SourceRow | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  if (trimmed.length > NDJSON_LINE_MAX)
+    return { line, problem: rowProblem('E_ROW_JSON', { problem: `longer than ${NDJSON_LINE_MAX} characters` }) };
+  let value: unknown;
+  try {
+    value = JSON.parse(trimmed);
+  } catch (error) {
+    return { line, problem: rowProblem('E_ROW_JSON', { problem: (error as Error).message.slice(0, 120) }) };
   }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { line, problem: rowProblem('E_ROW_JSON', { problem: 'a JSON value that is not an object' }) };
+  }
+  const object = value as Record<string, unknown>;
+  const keys = (typeof object.keys === 'object' && object.keys !== null ? object.keys : {}) as Record<string, unknown>;
+  return {
+    line,
+    endpoint: object.endpoint,
+    p256dh: keys.p256dh ?? object.p256dh,
+    auth: keys.auth ?? object.auth,
+    expirationTime: object.expirationTime,
+    created_at: object.created_at ?? object.createdAt,
+    language: object.language,
+    timezone: object.timezone,
+    tags: object.tags,
+    segments: object.segments,
+    external_id: object.external_id ?? object.externalId,
+    status: object.status,
+  };
+}
+
+/**
+ * NDJSON: one PushSubscriptionJSON per line (`{endpoint, expirationTime, keys: {p256dh, auth}}`) plus the CSV's
+ * optional fields; the rows of each chunk read as one batch.
+ */
+async function* ndjsonRows(stream: Readable): AsyncGenerator<SourceRow[]> {
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  let line = 0;
+  const rowsOf = (lines: string[]): SourceRow[] => {
+    const rows: SourceRow[] = [];
+    for (const text of lines) {
+      line += 1;
+      const row = ndjsonRow(line, line === 1 ? text.replace(/^\uFEFF/, '') : text);
+      if (row) rows.push(row);
+    }
+    return rows;
+  };
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    const lines = (rest + decoder.write(chunk)).split('\n');
+    rest = lines.pop()!;
+    // a line past the limit is refused without holding more of it than the limit
+    if (rest.length > NDJSON_LINE_MAX * 4) rest = rest.slice(0, NDJSON_LINE_MAX + 1);
+    const rows = rowsOf(lines);
+    if (rows.length > 0) yield rows;
+  }
+  const rows = rowsOf([rest + decoder.end()]);
+  if (rows.length > 0) yield rows;
 }
 
 /**

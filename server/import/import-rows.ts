@@ -91,7 +91,12 @@ const refuse = (problem: RowProblem): never => {
   throw new Refused(problem);
 };
 
+/** Unpadded base64url of exactly 65 bytes starting 0x04 (its first character is then "B"), and of 16 bytes. */
+const CANONICAL = { p256dh: /^B[A-Za-z0-9_-]{85}[AEIMQUYcgkosw048]$/, auth: /^[A-Za-z0-9_-]{21}[AQgw]$/ };
+
 function key(column: 'p256dh' | 'auth', value: unknown, bytes: number): string {
+  // the form every browser gives: no need to decode it
+  if (isText(value) && CANONICAL[column].test(value)) return value;
   if (blank(value)) refuse(rowProblem('E_ROW_MISSING', { column }));
   if (!isText(value) || !BASE64.test(value.trim())) refuse(rowProblem('E_ROW_KEY', { column, problem: 'must be base64url' }));
   const decoded = Buffer.from((value as string).trim(), 'base64url');
@@ -109,11 +114,15 @@ function key(column: 'p256dh' | 'auth', value: unknown, bytes: number): string {
   return decoded.toString('base64url');
 }
 
+const HOST = /^https:\/\/([^/?#:@]+)/i;
+
 function endpointOf(value: unknown, pushServices: PushServiceAllowlist): { endpoint: string; host: string } {
   if (blank(value)) refuse(rowProblem('E_ROW_MISSING', { column: 'endpoint' }));
   if (!isText(value)) return refuse(rowProblem('E_ROW_ENDPOINT', { problem: 'must be text' }));
   const endpoint = value.trim();
   if (endpoint.length > ENDPOINT_MAX) refuse(rowProblem('E_ROW_ENDPOINT', { problem: `must be at most ${ENDPOINT_MAX} characters` }));
+  // the allowlist parses the URL once; only a refused endpoint is parsed again, to say why
+  if (pushServices.allows(endpoint) && wellFormed(endpoint)) return { endpoint, host: HOST.exec(endpoint)?.[1]?.toLowerCase() ?? '' };
   let url: URL;
   try {
     url = new URL(endpoint);

@@ -25,6 +25,8 @@ import { checkRow, type ImportRow } from './import-rows.ts';
 
 /** Rows per transaction: large enough that a million rows are few round trips, small enough to retry cheaply. */
 export const IMPORT_BATCH_ROWS = 2000;
+/** Batches written at once on PostgreSQL (each its own connection of the pool). */
+export const IMPORT_WRITERS = 2;
 
 export interface ImportProgress {
   bytes: number;
@@ -187,6 +189,8 @@ export async function importSubscribers(
   const now = options.now ?? Date.now;
   const dryRun = options.dryRun === true;
   const batchRows = options.batchRows ?? IMPORT_BATCH_ROWS;
+  // the embedded database runs one statement at a time anyway
+  const writers = db.kind === 'postgres' ? IMPORT_WRITERS : 1;
   const vapidKeyId = options.vapidKeyId ?? null;
   const siteHash = options.site.hash;
   let bytes = 0;
@@ -220,8 +224,9 @@ export async function importSubscribers(
     } else {
       const { added, rekeyed, created } = await storeBatch(db, siteHash, batch.rows, segments, vapidKeyId);
       for (const [sid, id] of created) {
+        // two batches naming a new segment both report it: the second found the first's
+        if (!segments.has(sid)) segmentsCreated.push(sid);
         segments.set(sid, id);
-        segmentsCreated.push(sid);
       }
       counts.imported += added;
       counts.rekeyed += rekeyed;
@@ -231,39 +236,56 @@ export async function importSubscribers(
   };
 
   let batch = newBatch();
-  // One batch is written while the next is read and checked.
-  let writing: Promise<void> = Promise.resolve();
-  for await (const source of file.rows) {
-    counts.rows += 1;
-    const checked = checkRow(source, options.pushServices, now());
-    if (!checked.ok) {
-      refuse(source.line, checked.problem);
-      continue;
-    }
-    const { row } = checked;
-    const unknown = row.segments.filter((sid) => !segments.has(sid) && !newSegments.has(sid));
-    if (unknown.length > 0 && newSegments.size + unknown.length > IMPORT_NEW_SEGMENTS_MAX) {
-      refuse(row.line, rowProblem('E_ROW_NEW_SEGMENTS'));
-      continue;
-    }
-    for (const sid of unknown) newSegments.add(sid);
-    if (batch.endpoints.has(row.endpoint)) {
-      counts.existing += 1;
-      continue;
-    }
-    batch.rows.push(row);
-    batch.endpoints.add(row.endpoint);
-    if (batch.rows.length >= batchRows) {
-      const full = batch;
-      batch = newBatch();
-      await writing;
-      writing = flush(full);
-      // a failed write stops the import at once (it is thrown by the next await of `writing`)
-      writing.catch(() => undefined);
+  // Batches are written by IMPORT_WRITERS transactions at once while the next is read and checked. Each
+  // locks and inserts its endpoints in sorted order, so two batches holding one endpoint (a file that repeats
+  // it) wait for each other in one order and never deadlock.
+  const writing = new Set<Promise<void>>();
+  let failure: { error: unknown } | undefined;
+  const write = async (full: Batch) => {
+    while (writing.size >= writers) await Promise.race(writing);
+    if (failure) throw failure.error;
+    const job: Promise<void> = flush(full).then(
+      () => {
+        writing.delete(job);
+      },
+      (error: unknown) => {
+        writing.delete(job);
+        failure ??= { error };
+      },
+    );
+    writing.add(job);
+  };
+  for await (const sources of file.rows) {
+    for (const source of sources) {
+      counts.rows += 1;
+      const checked = checkRow(source, options.pushServices, now());
+      if (!checked.ok) {
+        refuse(source.line, checked.problem);
+        continue;
+      }
+      const { row } = checked;
+      const unknown = row.segments.filter((sid) => !segments.has(sid) && !newSegments.has(sid));
+      if (unknown.length > 0 && newSegments.size + unknown.length > IMPORT_NEW_SEGMENTS_MAX) {
+        refuse(row.line, rowProblem('E_ROW_NEW_SEGMENTS'));
+        continue;
+      }
+      for (const sid of unknown) newSegments.add(sid);
+      if (batch.endpoints.has(row.endpoint)) {
+        counts.existing += 1;
+        continue;
+      }
+      batch.rows.push(row);
+      batch.endpoints.add(row.endpoint);
+      if (batch.rows.length >= batchRows) {
+        const full = batch;
+        batch = newBatch();
+        await write(full);
+      }
     }
   }
-  await writing;
-  await flush(batch);
+  await write(batch);
+  await Promise.all(writing);
+  if (failure) throw failure.error;
   if (dryRun) segmentsCreated.push(...[...newSegments].filter((sid) => !segments.has(sid)));
   progress();
   return {

@@ -28,6 +28,8 @@ export function localDevConfig(raw: RawConfig, local: LocalUrls): RawConfig {
   const copy: RawConfig = { ...raw, origin: local.site, serverSyncUrl: local.provider };
   // the editor's pointer is relative to the original file, and meaningless beside the copy
   delete copy.$schema;
+  // dev serves push.js itself: the snippet must load the local one, not the production CDN's
+  delete copy.cdnUrl;
   if (raw.servicesServerURL !== undefined) copy.servicesServerURL = local.provider;
   const style = raw.style as RawConfig | undefined;
   const iconUrl = style?.iconUrl;

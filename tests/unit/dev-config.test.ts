@@ -9,6 +9,7 @@ const production = {
   origin: 'https://www.example.com',
   serverSyncUrl: 'https://push.example.com',
   servicesServerURL: 'https://services.example.com',
+  cdnUrl: 'https://cdn.example.com/production',
   vapidPublicKey: 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s',
   style: { iconUrl: 'https://www.example.com/img/icon.png?v=2', brandingType: 'default' },
   notificationClickOrigins: ['https://blog.example.com'],
@@ -16,7 +17,7 @@ const production = {
 };
 
 describe("dev's local copy of a config", () => {
-  it('moves origin, serverSyncUrl and servicesServerURL to the local ports and keeps every other field', () => {
+  it('moves origin, serverSyncUrl and servicesServerURL to the local ports, drops cdnUrl and keeps every other field', () => {
     const copy = localDevConfig(production, local);
     expect(copy).toEqual({
       hash: 'production-site-01',

@@ -148,7 +148,7 @@ const colorsSchema = z
     noText: cssColor.optional().describe('Text (and border) of the No button.'),
   })
   .describe(
-    "Colours of the host-page prompts, compiled into their stylesheet: #rgb, #rrggbb (or with alpha), rgb(), rgba(), hsl(), hsla() or a colour name; an unset one keeps push-kit's.",
+    "Colours of the host-page prompts and the child window, compiled into their stylesheets: #rgb, #rrggbb (or with alpha), rgb(), rgba(), hsl(), hsla() or a colour name; an unset one keeps push-kit's.",
   );
 
 const styleSchema = z

@@ -9,6 +9,7 @@ import { generateSiteModule, generateWorkerSiteModule } from '../compiler/site-m
 import { EmitError, emitError, type EmitErrorCode } from './errors.ts';
 import { bundleSite } from './bundle.ts';
 import { renderPrompts } from './render-prompts.tsx';
+import { applyChildWindowColors } from './prompt-colors.ts';
 import { readIframeCss, renderChildWindow, renderManifest, renderSnippet } from './render-templates.ts';
 import { BROTLI_QUALITY, measureSizes, type FileSizes } from './sizes.ts';
 import { writeSiteAtomically, type OutputFile } from './write-site.ts';
@@ -61,7 +62,7 @@ export async function buildSite(configFile: string, outDir: string): Promise<Sit
       { path: 'push-kit-sw.js', content: bundles.swImport.code },
       { path: 'manifest.json', content: await renderManifest(config) },
       { path: 'child-window.html', content: await renderChildWindow(config, serverSyncUrl, bundles.childWindow.code) },
-      { path: 'http-v4/css/pc-iframe.css', content: await readIframeCss() },
+      { path: 'http-v4/css/pc-iframe.css', content: applyChildWindowColors(await readIframeCss(), config.style.colors) },
       { path: 'snippet.html', content: await renderSnippet(config) },
     ];
     const files = await Promise.all(outputs.map(async (file) => ({ path: file.path, ...(await measureSizes(file.content)) })));

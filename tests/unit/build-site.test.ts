@@ -202,6 +202,22 @@ describe('site config options in the build', () => {
     );
   });
 
+  it("the site's colours are compiled into the child window's stylesheet too", async () => {
+    const out = join(work, 'colours');
+    const file = await writeConfig('colours', {
+      ...site,
+      style: { colors: { background: '#102030', text: 'ivory', yesBackground: 'gold' } },
+    });
+    built(await buildSite(file, out));
+    const css = await readFile(join(out, 'colours', 'http-v4/css/pc-iframe.css'), 'utf8');
+    expect(css).toContain(
+      '.pc-window{max-width:480px;margin:0 auto;padding:24px 20px;min-height:100vh;display:flex;flex-direction:column;gap:16px;background:#102030}',
+    );
+    expect(css).toContain('.pc-allow{background:gold;color:#fff;border-color:gold}');
+    expect(css).toMatch(/\nbody\{[^}]*color:ivory;/);
+    expect(css).toContain('.pc-step[aria-current]{color:ivory;');
+  });
+
   it('a colour that is not a colour is refused, naming the field, and nothing is written', async () => {
     const out = join(work, 'bad-colour');
     const file = await writeConfig('bad-colour', { ...site, style: { colors: { yesBackground: 'red;position:fixed' } } });

@@ -128,7 +128,7 @@ export class ProviderHarness {
     if (!service) throw new Error('this provider harness has no push service');
     return service;
   }
-  /** The state folder (startProvider). */
+  /** The state folder (a temporary one unless `stateDir` is given). */
   get stateDir(): string {
     const dir = this.options.stateDir ?? this.ownState?.path;
     if (!dir) throw new Error('this provider harness has no state folder');
@@ -190,6 +190,8 @@ export class ProviderHarness {
       this.started = { app: this.provider.app, db: this.provider.db };
       for (const [name, key] of this.provider.ownerKeys) this.ownerKeys.set(name, key);
     } else {
+      // routes that write key files (the key ring's, an import's key) write them in a state folder of the test
+      if (!options.stateDir && !this.ownState) this.ownState = await tempDir('pushkit-harness-');
       let db = options.db;
       if (!db) {
         const temp = await openTempDatabase();
@@ -202,6 +204,7 @@ export class ProviderHarness {
         rateLimit: options.rateLimit,
         trustProxy: options.trustProxy,
         clock: this.clock,
+        stateDir: this.stateDir,
         ...(service ? { pushServices: service.pushServices } : {}),
       });
       this.started = { app, db };

@@ -2,7 +2,11 @@
 // its parameters travel, a request that succeeds, the parameter naming the site, and whether it answers JSONP.
 // tests/integration/server-input.test.ts drives its bad-input rows over it; a request is built by requestOf().
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { generateVapidKeyPair } from '../../server/push/vapid-keys.ts';
 import { SITE_HASH } from './server.ts';
+
+/** The previous service's key pair a test import brings. */
+const IMPORTED_KEY = generateVapidKeyPair();
 
 export type Fields = Record<string, unknown>;
 /** How a route's parameters travel. */
@@ -31,6 +35,8 @@ export interface Route {
   subscriberParam?: string;
   /** The owner API: rows without the key, with a wrong key and with another site's key. */
   owner?: boolean;
+  /** A body sent as it is (a file) with the query carrier: its content type and text. */
+  body?: () => { contentType: string; payload: string };
   /** Creates what the valid request uses up (a subscriber to delete). */
   setup?: () => Promise<void>;
 }
@@ -74,8 +80,15 @@ export function requestOf(route: Route, allFields: Fields, extraQuery: Fields = 
   const query = encodeQuery(extraQuery);
   const withQuery = (url: string, more: string) => (more ? `${url}${url.includes('?') ? '&' : '?'}${more}` : url);
   switch (route.carrier) {
-    case 'query':
-      return { method: route.method, url: withQuery(withQuery(url, encodeQuery(fields)), query), headers };
+    case 'query': {
+      const body = route.body?.();
+      return {
+        method: route.method,
+        url: withQuery(withQuery(url, encodeQuery(fields)), query),
+        headers: body ? { ...headers, 'content-type': body.contentType } : headers,
+        ...(body ? { payload: body.payload } : {}),
+      };
+    }
     case 'beacon':
       return {
         method: 'POST',
@@ -391,6 +404,10 @@ export function routeTable(context: RouteTableContext): { routes: Route[]; owner
     ownerRoute('PATCH', '/automations/:kind', 'json', () => ({ kind: 'abandonedCart', delayMinutes: 120, url: null })),
     ownerRoute('GET', '/subscriber-health', 'query', () => ({ days: '7', deliveries: '3' })),
     ownerRoute('POST', '/campaigns/:id/cancel', 'path', () => ({ id: fixture.campaignId })),
+    ownerRoute('POST', '/imports', 'query', () => ({ format: 'csv', dryRun: '1' }), {
+      body: () => ({ contentType: 'text/csv', payload: `endpoint,p256dh,auth\n${fixture.endpoint},BAAA,AAAA\n` }),
+    }),
+    ownerRoute('POST', '/imports/vapid-key', 'json', () => ({ ...IMPORTED_KEY })),
   ];
 
   return { routes, ownerRoutes };

@@ -40,7 +40,8 @@ async function filesIn(folder: string): Promise<string[]> {
 
 /**
  * Throws E_STATE_NOT_PRIVATE when the state folder, the embedded database's folder or a key file
- * (`keys/*.json`, `owner-keys/*.json`) is open to group or others. What does not exist yet passes.
+ * (`keys/*.json`, `keys/<name>.legacy/` and its files, `owner-keys/*.json`) is open to group or others. What does
+ * not exist yet passes.
  */
 export async function requirePrivateState(stateDir: string): Promise<void> {
   await requirePrivate(stateDir);
@@ -48,4 +49,17 @@ export async function requirePrivateState(stateDir: string): Promise<void> {
   for (const folder of KEY_FOLDERS) {
     for (const file of await filesIn(join(stateDir, folder))) await requirePrivate(file);
   }
+  // a site's legacy VAPID keys (server/keys/key-ring.ts): keys/<name>.legacy/<id>.json
+  for (const folder of await foldersIn(join(stateDir, 'keys'))) {
+    await requirePrivate(folder);
+    for (const file of await filesIn(folder)) await requirePrivate(file);
+  }
+}
+
+async function foldersIn(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return [];
+    throw error;
+  });
+  return entries.filter((entry) => entry.isDirectory()).map((entry) => join(folder, entry.name));
 }

@@ -12,7 +12,7 @@ import { CliError, EXIT, fromServerError } from '../../cli/errors.ts';
 import { ServerError } from '../../server/errors.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import { startProvider } from '../../server/start-provider.ts';
-import { embeddedDatabaseDir, ownerKeyFile, vapidKeyFile } from '../../server/state-paths.ts';
+import { embeddedDatabaseDir, legacyVapidKeyDir, ownerKeyFile, vapidKeyFile } from '../../server/state-paths.ts';
 import { tempDir, testSite } from '../support/server.ts';
 
 const run = promisify(execFile);
@@ -112,6 +112,8 @@ describe('the state folder is private', () => {
   it('startProvider refuses a state folder, database folder or key file others can open, naming the path and the fix', async () => {
     const stateDir = join(await project(), '.push-kit');
     await writeVapidKeyFile(vapidKeyFile(stateDir, 'letters'), generateVapidKeyPair());
+    const legacyDir = legacyVapidKeyDir(stateDir, 'letters');
+    await writeVapidKeyFile(join(legacyDir, '0123456789ab.json'), generateVapidKeyPair());
     await mkdir(join(stateDir, 'owner-keys'), { mode: 0o700 });
     await writeFile(ownerKeyFile(stateDir, 'letters'), `${JSON.stringify({ sha256: 'a'.repeat(64) })}\n`, { mode: 0o600 });
     const provider = await startProvider({ sites: [testSite()], stateDir });
@@ -122,6 +124,9 @@ describe('the state folder is private', () => {
       { path: embeddedDatabaseDir(stateDir), mode: 0o750, fix: `chmod 700 ${embeddedDatabaseDir(stateDir)}` },
       { path: vapidKeyFile(stateDir, 'letters'), mode: 0o644, fix: `chmod 600 ${vapidKeyFile(stateDir, 'letters')}` },
       { path: ownerKeyFile(stateDir, 'letters'), mode: 0o620, fix: `chmod 600 ${ownerKeyFile(stateDir, 'letters')}` },
+      // a legacy VAPID key of the ring (issue 29), and its folder
+      { path: legacyDir, mode: 0o755, fix: `chmod 700 ${legacyDir}` },
+      { path: join(legacyDir, '0123456789ab.json'), mode: 0o640, fix: `chmod 600 ${join(legacyDir, '0123456789ab.json')}` },
     ];
     for (const { path, mode, fix } of cases) {
       const before = (await lstat(path)).mode & 0o777;

@@ -20,6 +20,7 @@ import {
   siteWebhooks,
   updateSiteWebhook,
   webhookUrlPolicy,
+  webhookUrlProblem,
 } from '../../server/webhooks/index.ts';
 import { siteNamed, type HostedSite } from '../../server/sites.ts';
 import {
@@ -242,6 +243,15 @@ export async function runWebhooks(
   const chosen = (action ?? 'list') as Action;
   if (!WEBHOOK_ACTIONS.includes(chosen))
     throw cliError('E_ARGUMENT', { option: 'action', rule: `must be one of ${WEBHOOK_ACTIONS.join(', ')}` });
+  // what the command line can tell wrong before opening anything
+  if (chosen === 'add') {
+    eventsOf(options.events);
+    const policy = webhookUrlPolicy({ allowHttp: options.allowHttpWebhooks, privateOrigins: options.webhookPrivateOrigins });
+    const problem = target === undefined ? undefined : webhookUrlProblem(target, policy);
+    if (problem) throw cliError('E_WEBHOOK', { problem: `url: ${problem}` });
+  }
+  numberOf('overlap-hours', options.overlapHours, 0, 168);
+  numberOf('limit', options.limit, 1, 500);
   let site: HostedSite;
   try {
     site = await siteNamed(options.site, options.sites);

@@ -29,6 +29,7 @@ export {
   ALLOW_HTTP_WEBHOOKS_ENV,
   WEBHOOK_PRIVATE_ORIGINS_ENV,
   webhookUrlPolicy,
+  webhookUrlProblem,
   type WebhookUrlPolicy,
   type WebhookUrlSettings,
 } from './webhook-urls.ts';

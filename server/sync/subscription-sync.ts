@@ -126,7 +126,14 @@ function subscriptionColumns(payload: SyncPayload, vapidKeyId?: string): Record<
 
 async function updateSubscriber(tx: Queryable, id: string, columns: Record<string, unknown>): Promise<void> {
   const entries = Object.entries(columns).filter(([, value]) => value !== undefined);
-  const sets = entries.map(([column], index) => `${column} = $${index + 2}`);
+  const endpoint = entries.findIndex(([column]) => column === 'endpoint');
+  const sets = entries.map(([column], index) =>
+    // A push subscription keeps the key it was made with for as long as its endpoint: a sync of the same endpoint
+    // (an imported subscription a page reports with the site's current key) leaves the recorded key alone.
+    column === 'vapid_key_id' && endpoint >= 0
+      ? `vapid_key_id = CASE WHEN endpoint IS DISTINCT FROM $${endpoint + 2} THEN $${index + 2} ELSE vapid_key_id END`
+      : `${column} = $${index + 2}`,
+  );
   await tx.query(`UPDATE subscribers SET ${[...sets, 'updated_at = now()', 'last_sync_at = now()'].join(', ')} WHERE id = $1`, [
     id,
     ...entries.map(([, value]) => value),

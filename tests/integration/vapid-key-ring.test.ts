@@ -48,6 +48,26 @@ async function subscribeWith(publicKey: string, path: string): Promise<Subscribe
   return harness.subscribe({ path, fields: { vapidPublicKey: publicKey } });
 }
 
+/** The sync call's `update` of a subscriber's subscription at `path`, from a page whose push.js has `publicKey`. */
+function syncUpdate(subscriber: Subscribed, path: string, publicKey: string) {
+  return harness.app.inject({
+    method: 'POST',
+    url: '/syncSubscriptionAction.php',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({
+      hash: harness.site.hash,
+      action: 'update',
+      subscriberId: subscriber.id,
+      subscriberSecret: subscriber.secret,
+      vapidPublicKey: publicKey,
+      subscription: JSON.stringify({
+        endpoint: `${service.origin}${path}`,
+        keys: { p256dh: harness.keys.p256dh, auth: harness.keys.auth },
+      }),
+    }).toString(),
+  });
+}
+
 async function ring(): Promise<VapidKeyRing> {
   const reply = await harness.owner('GET', '/vapid-keys');
   expect(reply.statusCode, reply.body).toBe(200);
@@ -126,26 +146,15 @@ describe('a rotated key ring', () => {
     expect(current.statusCode).toBe(409);
     expect(current.json()).toMatchObject({ code: 'E_VAPID_KEY_CURRENT' });
 
+    // a page with the new push.js syncs a subscription still made with the old key (same endpoint), naming the
+    // new key: the subscription keeps its key, as a push service does
+    expect((await syncUpdate(olds[0]!, oldPaths[0]!, rotation.publicKey)).statusCode).toBe(200);
+    expect(await ring()).toMatchObject({ onLegacyKey: 3 });
     // the browsers move to the new key (as push.js's silent move syncs it): a new subscription, the new key
     for (const [index, subscriber] of olds.entries()) {
       const path = `/ring/moved/${index}`;
       madeWith.set(path, rotation.publicKey);
-      const moved = await harness.app.inject({
-        method: 'POST',
-        url: '/syncSubscriptionAction.php',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        payload: new URLSearchParams({
-          hash: harness.site.hash,
-          action: 'update',
-          subscriberId: subscriber.id,
-          subscriberSecret: subscriber.secret,
-          vapidPublicKey: rotation.publicKey,
-          subscription: JSON.stringify({
-            endpoint: `${service.origin}${path}`,
-            keys: { p256dh: harness.keys.p256dh, auth: harness.keys.auth },
-          }),
-        }).toString(),
-      });
+      const moved = await syncUpdate(subscriber, path, rotation.publicKey);
       expect(moved.statusCode, moved.body).toBe(200);
     }
     expect(await ring()).toMatchObject({ onLegacyKey: 0 });

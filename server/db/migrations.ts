@@ -371,4 +371,16 @@ export const MIGRATIONS: Migration[] = [
       `ALTER TABLE subscribers ADD COLUMN external_id text`,
     ],
   },
+  {
+    version: 19,
+    name: 'delivery diagnostics: the push service status and host of a failed or expired delivery',
+    statements: [
+      // With last_error (now the reason: the push service's reason or a network error's class, at most 256 bytes,
+      // never a secret: server/push/push-failure.ts) and attempts, why a delivery failed; NULL status: no answer.
+      `ALTER TABLE deliveries ADD COLUMN status_code integer`,
+      `ALTER TABLE deliveries ADD COLUMN failure_host text`,
+      // A campaign's failures grouped by reason read only its failed and expired deliveries.
+      `CREATE INDEX deliveries_failures ON deliveries (campaign_id) WHERE status IN ('failed', 'expired')`,
+    ],
+  },
 ];

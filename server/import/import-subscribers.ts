@@ -8,7 +8,7 @@
 // sync that proves the subscription, as for subscribers stored before secrets existed), the subscription id the
 // runtime derives from the endpoint (so the silent move to the site's key finds them), tags and segment
 // memberships as the visitor calls store them. No welcome message is scheduled: they subscribed long ago.
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Database, Queryable } from '../db/database.ts';
 import type { PushServiceAllowlist } from '../push/push-services.ts';
 import { ensureSegment } from '../segments/index.ts';
@@ -64,6 +64,21 @@ interface Batch {
 
 const newBatch = (): Batch => ({ rows: [], endpoints: new Set() });
 
+/**
+ * A UUID of version 7 (RFC 9562): 48 bits of the time in milliseconds, then 74 random bits. Imported subscribers
+ * get these instead of the sync call's random ones so that a million new ids go to the right end of the primary
+ * key and of the campaigns' (site, id) index instead of all over them: at a million rows, random ids made every
+ * insert touch pages out of the cache. Nothing reads an order or a time from an id.
+ */
+function timeOrderedId(now: number): string {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 async function siteSegments(db: Queryable, siteHash: string): Promise<Map<string, string>> {
   const { rows } = await db.query<{ sid: string; id: string }>('SELECT sid, id FROM segments WHERE site_hash = $1', [siteHash]);
   return new Map(rows.map((row) => [row.sid, String(row.id)]));
@@ -102,7 +117,8 @@ async function storeBatch(
     for (const sid of new Set(sorted.flatMap((row) => row.segments))) {
       if (!segments.has(sid)) created.set(sid, await ensureSegment(tx, siteHash, sid));
     }
-    const ids = sorted.map(() => randomUUID());
+    const now = Date.now();
+    const ids = sorted.map(() => timeOrderedId(now));
     const column = <T>(pick: (row: ImportRow) => T) => sorted.map(pick);
     const { rows: stored } = await tx.query<{ id: string; inserted: boolean }>(
       `INSERT INTO subscribers (id, site_hash, status, subscription, subscription_id, endpoint, p256dh, auth, browser_type,
@@ -241,9 +257,15 @@ export async function importSubscribers(
   // it) wait for each other in one order and never deadlock.
   const writing = new Set<Promise<void>>();
   let failure: { error: unknown } | undefined;
+  /** Throws the first failed batch's error once no other batch is being written (the caller then sees what is stored). */
+  const stopOnFailure = async () => {
+    if (!failure) return;
+    await Promise.allSettled(writing);
+    throw failure.error;
+  };
   const write = async (full: Batch) => {
     while (writing.size >= writers) await Promise.race(writing);
-    if (failure) throw failure.error;
+    await stopOnFailure();
     const job: Promise<void> = flush(full).then(
       () => {
         writing.delete(job);
@@ -255,37 +277,43 @@ export async function importSubscribers(
     );
     writing.add(job);
   };
-  for await (const sources of file.rows) {
-    for (const source of sources) {
-      counts.rows += 1;
-      const checked = checkRow(source, options.pushServices, now());
-      if (!checked.ok) {
-        refuse(source.line, checked.problem);
-        continue;
-      }
-      const { row } = checked;
-      const unknown = row.segments.filter((sid) => !segments.has(sid) && !newSegments.has(sid));
-      if (unknown.length > 0 && newSegments.size + unknown.length > IMPORT_NEW_SEGMENTS_MAX) {
-        refuse(row.line, rowProblem('E_ROW_NEW_SEGMENTS'));
-        continue;
-      }
-      for (const sid of unknown) newSegments.add(sid);
-      if (batch.endpoints.has(row.endpoint)) {
-        counts.existing += 1;
-        continue;
-      }
-      batch.rows.push(row);
-      batch.endpoints.add(row.endpoint);
-      if (batch.rows.length >= batchRows) {
-        const full = batch;
-        batch = newBatch();
-        await write(full);
+  try {
+    for await (const sources of file.rows) {
+      for (const source of sources) {
+        counts.rows += 1;
+        const checked = checkRow(source, options.pushServices, now());
+        if (!checked.ok) {
+          refuse(source.line, checked.problem);
+          continue;
+        }
+        const { row } = checked;
+        const unknown = row.segments.filter((sid) => !segments.has(sid) && !newSegments.has(sid));
+        if (unknown.length > 0 && newSegments.size + unknown.length > IMPORT_NEW_SEGMENTS_MAX) {
+          refuse(row.line, rowProblem('E_ROW_NEW_SEGMENTS'));
+          continue;
+        }
+        for (const sid of unknown) newSegments.add(sid);
+        if (batch.endpoints.has(row.endpoint)) {
+          counts.existing += 1;
+          continue;
+        }
+        batch.rows.push(row);
+        batch.endpoints.add(row.endpoint);
+        if (batch.rows.length >= batchRows) {
+          const full = batch;
+          batch = newBatch();
+          await write(full);
+        }
       }
     }
+  } catch (error) {
+    // the file could not be read on (a body past the limit, a lost upload): the batches being written finish first
+    await Promise.allSettled(writing);
+    throw error;
   }
   await write(batch);
-  await Promise.all(writing);
-  if (failure) throw failure.error;
+  await Promise.allSettled(writing);
+  await stopOnFailure();
   if (dryRun) segmentsCreated.push(...[...newSegments].filter((sid) => !segments.has(sid)));
   progress();
   return {

@@ -2,6 +2,8 @@
 // and default texts (the site config's defaults, config/schema.ts), the owner API's replies and push.js's cart
 // report. Types and constants only (no zod: the dashboard reads them); a change's schema is automation-input.ts.
 
+import type { DeliveryFailureGroup } from './delivery-failures.ts';
+
 export type { AutomationChange } from './automation-input.ts';
 
 /** welcome: N minutes after a subscribe; abandonedCart: N minutes after an add-to-cart that no order follows. */
@@ -57,6 +59,10 @@ export interface AutomationStats {
   /** Messages the sender has finished with, whatever the push service answered. */
   sent: number;
   delivered: number;
+  /** Messages the push service refused or whose subscription was gone (failed and expired). */
+  failed: number;
+  /** Those by the push service's status, reason and host, most first. */
+  failures: DeliveryFailureGroup[];
   /** Subscribers who clicked one of its notifications. */
   clicked: number;
   /** Clicks followed by an order of the same subscriber within the conversion window. */

@@ -3,7 +3,8 @@
 // Types, the status list and the requests' limits only. A refused call answers `FailureReply` with a 4xx status.
 import type { CampaignAction } from './campaign-input.ts';
 import type { Urgency } from './urgency.ts';
-
+import type { DeliveryFailureGroup, LastDeliveryFailure } from './delivery-failures.ts';
+export type { DeliveryFailureGroup, LastDeliveryFailure } from './delivery-failures.ts';
 export type { CampaignAction, CampaignRequest } from './campaign-input.ts';
 
 /** The most rows one page of subscribers or campaigns holds. */
@@ -86,6 +87,9 @@ export interface SubscriberExport {
   segments: string[];
   events: { kind: string; campaignId: string | null; detail: unknown; at: string }[];
   deliveries: { campaignId: string; status: string; attempts: number; updatedAt: string }[];
+  /** Its failed and expired deliveries by reason, and the last of them (null when none failed). */
+  failures: DeliveryFailureGroup[];
+  lastFailure: LastDeliveryFailure | null;
 }
 
 /** GET sites/:name/subscribers/:id/export: a file to hand over (not wrapped in a success reply). */
@@ -199,6 +203,8 @@ export interface Campaign extends CampaignCounts {
   actions: CampaignAction[];
   /** An A/B test's variants with their figures ([] for a campaign without a test). */
   variants: CampaignVariantFigures[];
+  /** Its failed and expired deliveries grouped by the push service's status, reason and host, most first. */
+  failures: DeliveryFailureGroup[];
   /** When the winner goes to the rest (ISO), and which variant won (null until then). */
   winnerAt: string | null;
   winnerVariant: number | null;

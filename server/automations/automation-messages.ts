@@ -17,6 +17,7 @@ import {
   type Delivery,
   onSignableKey,
   type SignableKeys,
+  automationFailures,
 } from '../campaigns/index.ts';
 import type { HostedSite } from '../sites.ts';
 import type { Clock } from '../clock.ts';
@@ -288,10 +289,11 @@ export async function automationStats(
   kind: AutomationKind,
   conversionWindowHours: number,
 ): Promise<AutomationStats> {
-  const deliveries = await db.query<{ scheduled: string; sent: string; delivered: string }>(
+  const deliveries = await db.query<{ scheduled: string; sent: string; delivered: string; failed: string }>(
     `SELECT count(*) FILTER (WHERE d.status = 'pending') AS scheduled,
             count(*) FILTER (WHERE d.status <> 'pending') AS sent,
-            count(*) FILTER (WHERE d.status = 'delivered') AS delivered
+            count(*) FILTER (WHERE d.status = 'delivered') AS delivered,
+            count(*) FILTER (WHERE d.status IN ('failed', 'expired')) AS failed
      FROM campaigns c JOIN deliveries d ON d.campaign_id = c.id
      WHERE c.site_hash = $1 AND c.automation = $2`,
     [siteHash, kind],
@@ -320,6 +322,8 @@ export async function automationStats(
     scheduled: Number(counts.scheduled),
     sent: Number(counts.sent),
     delivered: Number(counts.delivered),
+    failed: Number(counts.failed),
+    failures: await automationFailures(db, siteHash, kind),
     clicked: Number(clicked.clicked),
     conversions: Number(clicked.conversions),
   };

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { SITE_PARAMS } from '../http/params.ts';
 import { fieldsOf, successReply } from '../http/route-schemas.ts';
+import { failureGroup } from '../http/reply-schemas.ts';
 import { AUTOMATION_KINDS, type Automation, type AutomationSettings, type AutomationStats } from '../../contract/automations.ts';
 
 export const automationParams = SITE_PARAMS.extend({
@@ -29,7 +30,15 @@ const automation = z.object(
     conversionWindowHours: z.int(),
     changed: z.array(z.enum(settingNames)),
     stats: z.object(
-      fieldsOf<AutomationStats>()({ scheduled: z.int(), sent: z.int(), delivered: z.int(), clicked: z.int(), conversions: z.int() }),
+      fieldsOf<AutomationStats>()({
+        scheduled: z.int(),
+        sent: z.int(),
+        delivered: z.int(),
+        failed: z.int(),
+        failures: z.array(failureGroup),
+        clicked: z.int(),
+        conversions: z.int(),
+      }),
     ),
   }),
 );

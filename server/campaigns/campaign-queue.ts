@@ -10,13 +10,15 @@ import { join } from 'node:path';
 import { signingKeys } from '../keys/index.ts';
 import { systemClock } from '../clock.ts';
 import { CLAIM_LEASE_SECONDS } from './database-delivery-store.ts';
+import { campaignFailures } from './delivery-failures.ts';
+import { failureGroupLine } from '../../contract/delivery-failures.ts';
 
 const RETRY_UNAVAILABLE_MS = 5000;
 
 /** How often the scheduler looks for deliveries come due. */
 export const SCHEDULER_INTERVAL_MS = 5000;
 
-export type CampaignQueueOptions = Pick<SendCampaignOptions, 'ca' | 'concurrency' | 'pushServices' | 'clock'> & {
+export type CampaignQueueOptions = Pick<SendCampaignOptions, 'ca' | 'concurrency' | 'pushServices' | 'clock' | 'retry'> & {
   log?: (line: string) => void;
 };
 
@@ -123,7 +125,12 @@ export class CampaignQueue {
       const counts = await sendCampaign(this.db, site, campaignId, keys, { ...this.options, signal: this.abort.signal, onWaitingForKey });
       if (counts.sent === 0) return;
       this.waitingForKey.delete(campaignId);
-      log(`campaign ${campaignId} of ${site.name}: ${counts.delivered} delivered, ${counts.expired} expired, ${counts.failed} failed`);
+      // one line per campaign run, with why deliveries failed (the campaign's, grouped by reason)
+      const failures = counts.failed + counts.expired > 0 ? ((await campaignFailures(this.db, [campaignId])).get(campaignId) ?? []) : [];
+      log(
+        `campaign ${campaignId} of ${site.name}: ${counts.delivered} delivered, ${counts.expired} expired, ${counts.failed} failed` +
+          (failures.length > 0 ? ` (${failures.map(failureGroupLine).join('; ')})` : ''),
+      );
     } catch (error) {
       if (isServerError(error, 'E_DATABASE_UNAVAILABLE') && !this.abort.signal.aborted) {
         // The database is away (restart, failover): the campaign goes on once it is back, from where it stopped.

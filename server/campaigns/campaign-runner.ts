@@ -1,9 +1,10 @@
 // Sends a campaign's pending deliveries with bounded concurrency. All progress is in the store: a delivery
 // is claimed before it is sent and marked right after, so a restarted run picks up only what is left.
-import type { Delivery, DeliveryStore } from './delivery-store.js';
+import type { Delivery, DeliveryFailure, DeliveryStore } from './delivery-store.js';
 import { isServerError } from '../errors.ts';
 import { sendPush, type PushResult, type SendPushOptions } from '../push/send.js';
 import type { VapidKeyPair } from '../push/vapid-keys.ts';
+import { errorReason } from '../push/push-failure.ts';
 
 /** What one run of the sender did (the campaign's own figures are contract/owner-api.ts's CampaignCounts). */
 export interface RunCounts {
@@ -42,6 +43,17 @@ function isRequestError(error: unknown): boolean {
     !(error instanceof TypeError) &&
     !(error instanceof Error && /^(push |subscription key|VAPID)/.test(error.message))
   );
+}
+
+/** What is kept of a failed or expired push: the status (none for no answer), the reason, the push service's host. */
+function failureOf(delivery: Delivery, result: Exclude<PushResult, { outcome: 'delivered' }>): DeliveryFailure {
+  let host: string | null = null;
+  try {
+    host = new URL(delivery.subscription.endpoint).hostname;
+  } catch {
+    // an endpoint that is not a URL has no host to name
+  }
+  return { statusCode: result.statusCode > 0 ? result.statusCode : null, reason: result.reason, host };
 }
 
 export async function runCampaign(store: DeliveryStore, campaignId: string, options: RunCampaignOptions): Promise<RunCounts> {
@@ -108,14 +120,18 @@ export async function runCampaign(store: DeliveryStore, campaignId: string, opti
       counts.sent += 1;
       result = await send(delivery, optionsFor(delivery));
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
-      result = isRequestError(error) ? { outcome: 'retry', statusCode: 0, detail } : { outcome: 'failed', statusCode: 0, detail };
+      // no answer: a network error's class (`network: connection refused`), else what went wrong, without secrets
+      const reason = errorReason(error, { endpoint: delivery.subscription.endpoint });
+      const detail = reason;
+      result = isRequestError(error)
+        ? { outcome: 'retry', statusCode: 0, detail, reason }
+        : { outcome: 'failed', statusCode: 0, detail, reason };
     }
     if (result.outcome === 'delivered') {
       await store.markResult(delivery.id, 'delivered');
       counts.delivered += 1;
     } else if (result.outcome === 'expired') {
-      await store.markResult(delivery.id, 'expired', result.detail);
+      await store.markResult(delivery.id, 'expired', failureOf(delivery, result));
       counts.expired += 1;
     } else if (result.outcome === 'retry' && delivery.attempts < maxAttempts) {
       const delay = result.retryAfterMs ?? backoffMs * 2 ** (delivery.attempts - 1);
@@ -124,7 +140,7 @@ export async function runCampaign(store: DeliveryStore, campaignId: string, opti
       exhausted = false;
       await store.reschedule(delivery.id, new Date(due));
     } else {
-      await store.markResult(delivery.id, 'failed', result.detail);
+      await store.markResult(delivery.id, 'failed', failureOf(delivery, result));
       counts.failed += 1;
     }
     report();

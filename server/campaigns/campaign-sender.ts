@@ -4,7 +4,7 @@
 // is left pending: deliveries claimed by a runner that died are taken once their claims lapse.
 import type { Database } from '../db/database.ts';
 import { DatabaseDeliveryStore, onSignableKey, type SignableKeys } from './database-delivery-store.ts';
-import { runCampaign, type RunCounts } from './campaign-runner.ts';
+import { runCampaign, type RunCampaignOptions, type RunCounts } from './campaign-runner.ts';
 import type { HostedSite } from '../sites.ts';
 import type { VapidKeyPair } from '../push/vapid-keys.ts';
 import type { Urgency } from '../../contract/urgency.ts';
@@ -30,6 +30,8 @@ export interface SendCampaignOptions {
   http2?: boolean;
   /** Whose time says a scheduled delivery has come due (tests move one by hand). */
   clock?: Clock;
+  /** Attempts per delivery and the first retry delay (server/campaigns/campaign-runner.ts); tests shorten them. */
+  retry?: Pick<RunCampaignOptions, 'maxAttempts' | 'backoffMs'>;
   /** The site's key pair cannot sign, so the campaign waits for it (status waiting_for_key): why. */
   onWaitingForKey?(problem: string): void;
 }
@@ -162,6 +164,7 @@ export async function sendCampaign(
         // campaign's own topic also replaces an undelivered older campaign of that topic.
         topic: campaign.topic ?? `campaign-${campaignId}`.slice(0, 32),
         concurrency: options.concurrency,
+        ...options.retry,
         onProgress: options.onProgress && ((progress) => options.onProgress!(add(progress))),
         signal: options.signal,
         ca: options.ca,

@@ -9,6 +9,7 @@ import type { Urgency } from '../../contract/urgency.ts';
 import { audienceQuery } from './audience.ts';
 import { nextLocalTime } from './local-time.ts';
 import { splitForTest, variantFigures } from './ab-tests.ts';
+import { campaignFailures } from './delivery-failures.ts';
 
 /** Creates the campaign and its deliveries; `now` (ms) is when a localTime campaign starts looking for its time. */
 export async function createCampaign(
@@ -212,6 +213,7 @@ function summary(row: CampaignRow): Campaign {
     dropped: Number(row.dropped),
     topic: row.topic,
     variants: [],
+    failures: [],
     winnerAt: row.winner_at ? new Date(row.winner_at).toISOString() : null,
     winnerVariant: row.winner_variant,
     shown: Number(row.shown),
@@ -237,10 +239,15 @@ export async function listCampaigns(
     `${CAMPAIGN_SELECT} WHERE c.site_hash = $1 AND c.automation IS NULL ORDER BY c.id DESC LIMIT $3 OFFSET $4`,
     [siteHash, conversionWindowHours, limit, offset],
   );
+  // why deliveries failed: one query for the page
+  const failures = await campaignFailures(
+    db,
+    rows.map((row) => String(row.id)),
+  );
   // an A/B test's variants with their figures: a query for each test on the page
   return Promise.all(
     rows
-      .map(summary)
+      .map((row) => ({ ...summary(row), failures: failures.get(String(row.id)) ?? [] }))
       .map(async (campaign) => (campaign.winnerAt ? { ...campaign, variants: await variantFigures(db, campaign.campaignId) } : campaign)),
   );
 }
@@ -257,6 +264,6 @@ export async function getCampaign(
     campaignId,
   ]);
   if (!rows[0]) return null;
-  const campaign = summary(rows[0]);
+  const campaign = { ...summary(rows[0]), failures: (await campaignFailures(db, [campaignId])).get(campaignId) ?? [] };
   return campaign.winnerAt ? { ...campaign, variants: await variantFigures(db, campaignId) } : campaign;
 }

@@ -13,7 +13,7 @@
 // written when it is back.
 import type { Database, Queryable } from '../db/database.ts';
 import { isServerError } from '../errors.ts';
-import type { Delivery, DeliveryResult, DeliveryStore } from './delivery-store.ts';
+import type { Delivery, DeliveryFailure, DeliveryResult, DeliveryStore } from './delivery-store.ts';
 import type { CampaignAction } from '../../contract/campaign-input.ts';
 import { declarativePayload, type LandingOrigins } from './declarative-payload.ts';
 import { systemClock, type Clock } from '../clock.ts';
@@ -268,17 +268,17 @@ export class DatabaseDeliveryStore implements DeliveryStore {
    * Results are written in batches: the ones that come in while a write is under way go together in the next
    * statement (one round trip for many answers). A result is recorded before its promise resolves.
    */
-  markResult(deliveryId: string, status: DeliveryResult, detail?: string): Promise<void> {
+  markResult(deliveryId: string, status: DeliveryResult, failure?: DeliveryFailure): Promise<void> {
     this.release(deliveryId);
     return new Promise((resolve, reject) => {
-      this.results.push({ id: deliveryId, status, detail: detail ?? null, resolve, reject });
+      this.results.push({ id: deliveryId, status, failure, resolve, reject });
       this.writing ??= this.writeResults().finally(() => {
         this.writing = undefined;
       });
     });
   }
 
-  private results: { id: string; status: DeliveryResult; detail: string | null; resolve(): void; reject(error: unknown): void }[] = [];
+  private results: { id: string; status: DeliveryResult; failure?: DeliveryFailure; resolve(): void; reject(error: unknown): void }[] = [];
   private writing: Promise<void> | undefined;
 
   private async writeResults(): Promise<void> {
@@ -290,8 +290,9 @@ export class DatabaseDeliveryStore implements DeliveryStore {
         // (the owner's subscriber health counts expiries per day from them).
         await this.db.query(
           `WITH marked AS (
-             UPDATE deliveries d SET status = m.status, last_error = m.detail, claimed_at = NULL, updated_at = now()
-             FROM unnest($1::bigint[], $2::text[], $3::text[]) AS m (id, status, detail)
+             UPDATE deliveries d SET status = m.status, last_error = m.reason, status_code = m.status_code,
+               failure_host = m.host, claimed_at = NULL, updated_at = now()
+             FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[]) AS m (id, status, reason, status_code, host)
              WHERE d.id = m.id
              RETURNING d.subscriber_id, d.status
            ), expired AS (
@@ -300,7 +301,13 @@ export class DatabaseDeliveryStore implements DeliveryStore {
              RETURNING s.id, s.site_hash
            )
            INSERT INTO events (site_hash, subscriber_id, kind) SELECT site_hash, id, 'expired' FROM expired`,
-          [batch.map((result) => result.id), batch.map((result) => result.status), batch.map((result) => result.detail)],
+          [
+            batch.map((result) => result.id),
+            batch.map((result) => result.status),
+            batch.map((result) => result.failure?.reason ?? null),
+            batch.map((result) => result.failure?.statusCode ?? null),
+            batch.map((result) => result.failure?.host ?? null),
+          ],
         );
         // the owner's webhooks of these results (notification.delivered, .failed, subscriber.expired): one statement
         await deliveryResults(

@@ -6,6 +6,16 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'expired' | 'c
 /** What a send attempt ends in (capped and dropped are decided before sending, by the guardrails). */
 export type DeliveryResult = 'delivered' | 'failed' | 'expired';
 
+/** Why a delivery failed or expired, as kept with it (server/push/push-failure.ts makes `reason` safe to show). */
+export interface DeliveryFailure {
+  /** The push service's HTTP status; null when none answered (a network error, a refusal before sending). */
+  statusCode: number | null;
+  /** At most 256 bytes, no secret: the push service's reason, its status text or the network error's class. */
+  reason: string;
+  /** The push service's host name. */
+  host: string | null;
+}
+
 export interface Delivery {
   id: string;
   campaignId: string;
@@ -28,7 +38,8 @@ export interface DeliveryStore {
    * older than a few minutes belongs to a runner that died and may be taken again.
    */
   claimPending(campaignId: string, limit: number): Promise<Delivery[]>;
-  markResult(deliveryId: string, status: DeliveryResult, detail?: string): Promise<void>;
+  /** The result of the last attempt; a failed or expired one with why (its attempts are counted by claims). */
+  markResult(deliveryId: string, status: DeliveryResult, failure?: DeliveryFailure): Promise<void>;
   /** Back to pending, not claimable before `notBefore`. */
   reschedule(deliveryId: string, notBefore: Date): Promise<void>;
 }
@@ -37,7 +48,7 @@ interface StoredDelivery extends Delivery {
   status: DeliveryStatus;
   notBefore: number;
   claimed: boolean;
-  detail?: string;
+  failure?: DeliveryFailure;
 }
 
 /** The store kept in memory: for tests, and the reference semantics of the database store. */
@@ -63,11 +74,11 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     return claimed;
   }
 
-  async markResult(deliveryId: string, status: DeliveryResult, detail?: string): Promise<void> {
+  async markResult(deliveryId: string, status: DeliveryResult, failure?: DeliveryFailure): Promise<void> {
     const row = this.require(deliveryId);
     row.status = status;
     row.claimed = false;
-    if (detail !== undefined) row.detail = detail;
+    if (failure !== undefined) row.failure = failure;
   }
 
   async reschedule(deliveryId: string, notBefore: Date): Promise<void> {
@@ -90,9 +101,9 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     return next;
   }
 
-  statusOf(deliveryId: string): { status: DeliveryStatus; attempts: number; detail?: string } {
+  statusOf(deliveryId: string): { status: DeliveryStatus; attempts: number; failure?: DeliveryFailure } {
     const row = this.require(deliveryId);
-    return { status: row.status, attempts: row.attempts, ...(row.detail === undefined ? {} : { detail: row.detail }) };
+    return { status: row.status, attempts: row.attempts, ...(row.failure === undefined ? {} : { failure: row.failure }) };
   }
 
   private require(deliveryId: string): StoredDelivery {

@@ -8,6 +8,7 @@ export { vapidSubjectOf, type SendCampaignOptions as CampaignSenderOptions } fro
 export { DEFAULT_CONVERSION_WINDOW_HOURS } from './campaign-store.ts';
 export { CAP_WINDOW_MS } from './guardrails.ts';
 export type { Delivery } from './delivery-store.ts';
+export { automationFailures, campaignFailures, subscriberFailures } from './delivery-failures.ts';
 export { cancelSiteCampaign, createSiteCampaign, siteCampaign, siteCampaigns } from './owner-campaigns.ts';
 export {
   claimedDelivery,

@@ -2,7 +2,7 @@
 // campaign is contract/campaign-input.ts's schema, which `push-kit send` and the dashboard check with too.
 import { z } from 'zod';
 import { optionalText, segmentIdParam, SITE_PARAMS, subscriberIdParam } from '../http/params.ts';
-import { isoTime } from '../http/reply-schemas.ts';
+import { failureGroup, isoTime } from '../http/reply-schemas.ts';
 import { fieldsOf, successReply } from '../http/route-schemas.ts';
 import { CAMPAIGN_ID_PATTERN } from '../../contract/ids.ts';
 import { URGENCIES } from '../../contract/urgency.ts';
@@ -66,6 +66,7 @@ const campaign = z.object(
     image: z.string().nullable(),
     actions: z.array(action),
     variants: z.array(variantFigures),
+    failures: z.array(failureGroup),
     winnerAt: isoTime.nullable(),
     winnerVariant: z.int().nullable(),
     topic: z.string().nullable(),

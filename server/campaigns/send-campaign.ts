@@ -13,6 +13,8 @@ import { embeddedDatabaseDir, STATE_DIR, vapidKeyFile } from '../state-paths.ts'
 import { campaignInputSchema, type CampaignRequest } from '../../contract/campaign-input.ts';
 import { allowedPushServices } from '../push/push-services.ts';
 import { signingKeys } from '../keys/index.ts';
+import { campaignFailures } from './delivery-failures.ts';
+import type { DeliveryFailureGroup } from '../../contract/delivery-failures.ts';
 
 export interface SendCampaignOptions {
   /** The site's name: its config file's base name. */
@@ -55,6 +57,8 @@ export interface SendCampaignOptions {
 export interface SendCampaignResult extends CampaignProgress {
   campaignId: string;
   site: string;
+  /** Its failed and expired deliveries by the push service's status, reason and host, most first. */
+  failures: DeliveryFailureGroup[];
   /** When the campaign waits for its time: the earliest delivery's due time (ISO); nothing was sent yet. */
   scheduledFor?: string;
 }
@@ -113,11 +117,20 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
         [campaignId],
       );
       const scheduledFor = due.rows[0]?.due ? new Date(due.rows[0].due).toISOString() : undefined;
-      return { campaignId, site: site.name, ...(await campaignProgress(db, campaignId)), ...(scheduledFor ? { scheduledFor } : {}) };
+      return {
+        campaignId,
+        site: site.name,
+        ...(await campaignProgress(db, campaignId)),
+        failures: [],
+        ...(scheduledFor ? { scheduledFor } : {}),
+      };
     }
     // Each subscriber's push is signed with the key on the site's ring it was made with (server/keys/).
     await sendStoredCampaign(db, site, campaignId, await signingKeys(stateDir, site), { onProgress: options.onProgress, pushServices });
-    const progress = await campaignProgress(db, campaignId);
+    const progress = {
+      ...(await campaignProgress(db, campaignId)),
+      failures: (await campaignFailures(db, [campaignId])).get(campaignId) ?? [],
+    };
     if (campaign.variants !== undefined && progress.pending > 0) {
       // an A/B test's rest waits for the winner, which the provider sends
       const winner = await db.query<{ winner_at: Date }>('SELECT winner_at FROM campaigns WHERE id = $1', [campaignId]);

@@ -1,7 +1,7 @@
 // Reply schemas more than one capability answers with (route-schemas.ts writes every reply through its schema).
 import { z } from 'zod';
 import { fieldsOf, successReply } from './route-schemas.ts';
-import { SUBSCRIBER_STATUSES, type SiteSummary } from '../../contract/owner-api.ts';
+import { SUBSCRIBER_STATUSES, type DeliveryFailureGroup, type LastDeliveryFailure, type SiteSummary } from '../../contract/owner-api.ts';
 
 export const subscriberStatus = z.enum(SUBSCRIBER_STATUSES);
 /** A count for each subscriber status. */
@@ -24,3 +24,27 @@ const siteSummary = z.object(
   }),
 );
 export const SITES_REPLY = successReply({ sites: z.array(siteSummary) });
+
+/** Failed and expired deliveries by reason (a campaign's, an automation's, a subscriber's) and a subscriber's last one. */
+export const failureGroup = z.object(
+  fieldsOf<DeliveryFailureGroup>()({
+    status: z.int().nullable(),
+    reason: z.string(),
+    host: z.string().nullable(),
+    count: z.int(),
+    docsUrl: z.string().nullable(),
+  }),
+);
+
+export const lastFailure = z.object(
+  fieldsOf<LastDeliveryFailure>()({
+    campaignId: z.string(),
+    outcome: z.enum(['failed', 'expired']),
+    status: z.int().nullable(),
+    reason: z.string(),
+    host: z.string().nullable(),
+    attempts: z.int(),
+    at: isoTime,
+    docsUrl: z.string().nullable(),
+  }),
+);

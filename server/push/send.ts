@@ -13,6 +13,7 @@ import { vapidAuthorizerFor } from './vapid.js';
 import { MAX_TTL_SECONDS } from '../../contract/campaign-limits.ts';
 import { URGENCIES, type Urgency } from '../../contract/urgency.ts';
 import { isPrivateAddress, PushServiceAllowlist } from './push-services.ts';
+import { answerReason } from './push-failure.ts';
 
 export interface PushSubscriptionTarget {
   endpoint: string;
@@ -37,11 +38,18 @@ export interface SendPushOptions {
   encryptor?: Pick<EncryptionPool, 'encrypt'>;
 }
 
+/**
+ * What a push came to. `reason`: why it did not go, safe to keep and show (server/push/push-failure.ts: the push
+ * service's reason or the status text, at most 256 bytes, no secret); `detail`: the status and that reason.
+ */
 export type PushResult =
   | { outcome: 'delivered'; statusCode: number }
-  | { outcome: 'expired'; statusCode: number; detail: string }
-  | { outcome: 'retry'; statusCode: number; detail: string; retryAfterMs?: number }
-  | { outcome: 'failed'; statusCode: number; detail: string };
+  | { outcome: 'expired'; statusCode: number; detail: string; reason: string }
+  | { outcome: 'retry'; statusCode: number; detail: string; reason: string; retryAfterMs?: number }
+  | { outcome: 'failed'; statusCode: number; detail: string; reason: string };
+
+/** A refusal before any request (statusCode 0): not an allowed push service, a private address. */
+const refusedBeforeSending = (reason: string): PushResult => ({ outcome: 'failed', statusCode: 0, detail: reason, reason });
 
 /** Without a TTL the push service keeps the message as long as any keeps one. */
 const DEFAULT_TTL_SECONDS = MAX_TTL_SECONDS;
@@ -120,13 +128,13 @@ export async function sendPush(
   if (url.protocol !== 'https:') throw new Error(`push endpoint must be https, got ${subscription.endpoint}`);
   const services = options.pushServices ?? PushServiceAllowlist.fromEnvironment();
   if (!services.allows(subscription.endpoint)) {
-    return { outcome: 'failed', statusCode: 0, detail: `push service ${url.origin} is not an allowed push service` };
+    return refusedBeforeSending(`push service ${url.origin} is not an allowed push service`);
   }
   const privateAllowed = services.allowsPrivateAddress(subscription.endpoint);
   // An address in the URL itself is never looked up, so the connection's lookup cannot check it.
   const literal = url.hostname.replace(/^\[|\]$/g, '');
   if (!privateAllowed && isIP(literal) && isPrivateAddress(literal)) {
-    return { outcome: 'failed', statusCode: 0, detail: privateAddress(url.hostname, literal).message };
+    return refusedBeforeSending(privateAddress(url.hostname, literal).message);
   }
   const body = options.encryptor ? await options.encryptor.encrypt(payload, subscription.keys) : encryptPayload(payload, subscription.keys);
   const headers: Record<string, string> = {
@@ -147,7 +155,7 @@ export async function sendPush(
       dispatcher: agentFor(options.ca, privateAllowed, options.http2 ?? false),
     });
   } catch (error) {
-    if (isServerError(error, 'E_PUSH_ADDRESS_PRIVATE')) return { outcome: 'failed', statusCode: 0, detail: error.message };
+    if (isServerError(error, 'E_PUSH_ADDRESS_PRIVATE')) return refusedBeforeSending(error.message);
     throw error;
   }
   const statusCode = response.statusCode;
@@ -155,13 +163,19 @@ export async function sendPush(
     await response.body.dump();
     return { outcome: 'delivered', statusCode };
   }
-  const text = await response.body.text();
-  const detail = `${statusCode}${text ? `: ${text.slice(0, 500)}` : ''}`;
-  if (statusCode === 404 || statusCode === 410) return { outcome: 'expired', statusCode, detail };
+  // A push service may quote the request (its JWT, the endpoint): the reason is kept without them.
+  const reason = answerReason(statusCode, await response.body.text(), {
+    endpoint: subscription.endpoint,
+    authorization: headers.authorization,
+  });
+  const detail = `${statusCode}: ${reason}`;
+  if (statusCode === 404 || statusCode === 410) return { outcome: 'expired', statusCode, detail, reason };
   if (statusCode === 429 || statusCode >= 500) {
     const header = response.headers['retry-after'];
     const retryAfterMs = parseRetryAfter(Array.isArray(header) ? header[0] : header);
-    return retryAfterMs === undefined ? { outcome: 'retry', statusCode, detail } : { outcome: 'retry', statusCode, detail, retryAfterMs };
+    return retryAfterMs === undefined
+      ? { outcome: 'retry', statusCode, detail, reason }
+      : { outcome: 'retry', statusCode, detail, reason, retryAfterMs };
   }
-  return { outcome: 'failed', statusCode, detail };
+  return { outcome: 'failed', statusCode, detail, reason };
 }

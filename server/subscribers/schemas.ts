@@ -1,7 +1,7 @@
 // The owner API's subscriber routes: what they take and what they answer (route-schemas.ts).
 import { z } from 'zod';
 import { countQuery, daysQuery, optionalText, pageQuery, segmentIdParam, SITE_PARAMS, subscriberIdParam, text } from '../http/params.ts';
-import { byStatus, isoTime, subscriberStatus } from '../http/reply-schemas.ts';
+import { byStatus, failureGroup, isoTime, lastFailure, subscriberStatus } from '../http/reply-schemas.ts';
 import { fieldsOf, successReply } from '../http/route-schemas.ts';
 import { AT_RISK_DELIVERIES_DEFAULT, AT_RISK_DELIVERIES_MAX } from './subscriber-health.ts';
 import {
@@ -75,6 +75,8 @@ export const subscriberExport = fieldsOf<SubscriberExport>()({
   segments: z.array(z.string()),
   events: z.array(z.object({ kind: z.string(), campaignId: z.string().nullable(), detail: z.unknown(), at: isoTime })),
   deliveries: z.array(z.object({ campaignId: z.string(), status: z.string(), attempts: z.int(), updatedAt: isoTime })),
+  failures: z.array(failureGroup),
+  lastFailure: lastFailure.nullable(),
 });
 
 export const SUBSCRIBER_REPLY = successReply(subscriberExport);

@@ -2,6 +2,7 @@
 import type { Database, Queryable } from '../db/database.ts';
 import { ServerError } from '../errors.ts';
 import { segmentsOfSubscriber } from '../segments/index.ts';
+import { subscriberFailures } from '../campaigns/index.ts';
 import type {
   Subscriber,
   SubscriberCounts,
@@ -183,6 +184,8 @@ export async function exportSubscriber(db: Queryable, siteHash: string, id: stri
       attempts: delivery.attempts,
       updatedAt: iso(delivery.updated_at),
     })),
+    // why pushes to them failed, by reason, and the last time
+    ...(await subscriberFailures(db, id)),
   };
 }
 

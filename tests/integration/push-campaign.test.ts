@@ -88,7 +88,11 @@ describe('runCampaign', () => {
     expect(progress.at(-1)).toEqual(counts);
     expect(store.statusOf('mixed-1')).toMatchObject({ status: 'expired', attempts: 1 });
     expect(store.statusOf('mixed-2')).toMatchObject({ status: 'delivered', attempts: 2 });
-    expect(store.statusOf('mixed-3')).toEqual({ status: 'failed', attempts: 3, detail: '500: fake push service says 500' });
+    expect(store.statusOf('mixed-3')).toEqual({
+      status: 'failed',
+      attempts: 3,
+      failure: { statusCode: 500, reason: 'fake push service says 500', host: '127.0.0.1' },
+    });
     expect(service.countFor('/mixed/gone')).toBe(1);
     expect(service.countFor('/mixed/broken')).toBe(3);
 
@@ -108,18 +112,22 @@ describe('runCampaign', () => {
     expect(store.statusOf('oversize-0')).toMatchObject({
       status: 'failed',
       attempts: 1,
-      detail: 'push payload is 4000 bytes; Web Push allows at most 3993 bytes',
+      failure: { statusCode: null, reason: 'push payload is 4000 bytes; Web Push allows at most 3993 bytes', host: '127.0.0.1' },
     });
     expect(service.countFor('/oversize/0')).toBe(0);
   });
 
-  it('retries a push service it cannot reach, then marks the delivery failed with the error', async () => {
+  it('retries a push service it cannot reach, then marks the delivery failed with the network error class', async () => {
     const store = new InMemoryDeliveryStore();
     store.add({ id: 'down-0', campaignId: 'down', subscription: { endpoint: 'https://127.0.0.1:1/push/x', keys }, payload: 'x' });
     const pushServices = PushServiceAllowlist.fromSetting([service.origin, 'https://127.0.0.1:1']);
     const counts = await runCampaign(store, 'down', { ...options, pushServices, maxAttempts: 2, backoffMs: 10 });
     expect(counts).toEqual({ sent: 2, delivered: 0, failed: 1, expired: 0 });
-    expect(store.statusOf('down-0')).toMatchObject({ status: 'failed', attempts: 2, detail: expect.stringContaining('ECONNREFUSED') });
+    expect(store.statusOf('down-0')).toMatchObject({
+      status: 'failed',
+      attempts: 2,
+      failure: { statusCode: null, reason: 'network: connection refused', host: '127.0.0.1' },
+    });
   });
 
   it('keeps at most `concurrency` requests in flight', async () => {

@@ -53,7 +53,10 @@ describe('a campaign encrypted on the thread pool', () => {
     const store = campaign('too-large', 2, (index) => (index === 0 ? 'x'.repeat(MAX_PAYLOAD_BYTES + 1) : '{"title":"fits"}'));
     const counts = await runCampaign(store, 'too-large', { ...options, encryptor: pool, backoffMs: 1 });
     expect(counts).toEqual({ sent: 2, delivered: 1, failed: 1, expired: 0 });
-    expect(store.statusOf('too-large-0')).toMatchObject({ status: 'failed', detail: expect.stringMatching(/at most 3993 bytes/) });
+    expect(store.statusOf('too-large-0')).toMatchObject({
+      status: 'failed',
+      failure: { reason: expect.stringMatching(/at most 3993 bytes/) },
+    });
     expect(service.countFor('/too-large/0')).toBe(0);
   });
 

@@ -78,19 +78,26 @@ describe('sendPush against a fake HTTPS push service', () => {
       outcome: 'retry',
       statusCode: 429,
       detail: '429: fake push service says 429',
+      reason: 'fake push service says 429',
       retryAfterMs: 7000,
     });
     expect(await sendPush({ endpoint: `${service.origin}/push/broken`, keys }, 'x', options)).toEqual({
       outcome: 'retry',
       statusCode: 500,
       detail: '500: fake push service says 500',
+      reason: 'fake push service says 500',
     });
   });
 
   it('other 4xx: failed with the response text', async () => {
     service.answer('/push/bad', { status: 400 });
     const result = await sendPush({ endpoint: `${service.origin}/push/bad`, keys: createSubscriberKeys() }, 'x', options);
-    expect(result).toEqual({ outcome: 'failed', statusCode: 400, detail: '400: fake push service says 400' });
+    expect(result).toEqual({
+      outcome: 'failed',
+      statusCode: 400,
+      detail: '400: fake push service says 400',
+      reason: 'fake push service says 400',
+    });
   });
 
   it('refuses a payload over the limit before any request', async () => {

@@ -18,7 +18,12 @@ export interface RecordedPush {
   vapidRefused?: string;
 }
 
-export type FakeAnswer = { status: 201 | 202 | 404 | 410 | 400 | 413 } | { status: 429 | 500 | 503; retryAfter?: string; times?: number };
+export type FakeAnswer = (
+  { status: 201 | 202 | 404 | 410 | 400 | 403 | 413 } | { status: 429 | 500 | 503; retryAfter?: string; times?: number }
+) & {
+  /** The answer's body (JSON when it starts with `{`); a function may echo the request. Default `fake push service says <status>`. */
+  body?: string | ((push: RecordedPush) => string);
+};
 
 export interface FakePushService {
   origin: string;
@@ -119,7 +124,14 @@ export async function startFakePushService(options: FakePushServiceOptions = {})
       }
       const headers: Record<string, string> = { 'content-type': 'text/plain' };
       if ('retryAfter' in answer && answer.retryAfter !== undefined) headers['retry-after'] = answer.retryAfter;
-      res.writeHead(answer.status, headers).end(`fake push service says ${answer.status}`);
+      const body =
+        answer.body === undefined
+          ? `fake push service says ${answer.status}`
+          : typeof answer.body === 'function'
+            ? answer.body(push)
+            : answer.body;
+      if (body.startsWith('{')) headers['content-type'] = 'application/json';
+      res.writeHead(answer.status, headers).end(body);
     });
   });
   // Real push services keep idle connections open for a while; Node's 5 s default makes idle keep-alive

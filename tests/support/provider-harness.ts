@@ -53,6 +53,8 @@ export interface ProviderHarnessOptions {
   database?: string;
   /** startProvider: the state folder (to share it between providers); default a temporary one. */
   stateDir?: string;
+  /** startProvider: push service origins allowed beside the fake push service's (one that refuses connections). */
+  morePushServices?: string[];
   /** startProvider: the campaign sender's options (the service's certificate and a silent log are given). */
   campaigns?: StartProviderOptions['campaigns'];
   automationPollMs?: number;
@@ -180,7 +182,7 @@ export class ProviderHarness {
         database: options.database,
         rateLimit: options.rateLimit,
         trustProxy: options.trustProxy,
-        pushServices: service ? [service.origin] : undefined,
+        pushServices: service ? [service.origin, ...(options.morePushServices ?? [])] : undefined,
         campaigns: { ...(service ? { ca: service.ca } : {}), log: () => undefined, ...options.campaigns },
         clock: this.clock,
         automationPollMs: options.automationPollMs,

@@ -1,0 +1,94 @@
+// Delivery diagnostics (issue 30): why each delivery failed, kept with it and shown grouped by reason. The real
+// provider sends a campaign to subscribers whose push service answers 403 {"reason":"BadJwtToken"} (Apple's
+// answer to a bad VAPID subject), 413, 400, echoes the request's secrets, or whose port refuses connections.
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { Campaign, SubscriberExport } from '../../contract/owner-api.ts';
+import { DELIVERY_FAILURES_DOCS } from '../../contract/delivery-failures.ts';
+import { freePort } from '../support/ports.ts';
+import { useProviderHarness } from '../support/provider-harness.ts';
+
+const refusedPort = await freePort();
+const refusedOrigin = `https://127.0.0.1:${refusedPort}`;
+const log: string[] = [];
+const harness = useProviderHarness({
+  morePushServices: [refusedOrigin],
+  campaigns: { log: (line) => log.push(line), retry: { maxAttempts: 2, backoffMs: 20 } },
+});
+
+describe('delivery diagnostics', () => {
+  it('groups a campaign’s failures by status, reason and host, links the owner’s fixes, keeps no secret', async () => {
+    const apple = [await harness.subscribe({ path: '/diag/apple-1' }), await harness.subscribe({ path: '/diag/apple-2' })];
+    for (const { path } of apple) harness.service.answer(path, { status: 403, body: '{"reason":"BadJwtToken"}' });
+    const big = await harness.subscribe({ path: '/diag/big' });
+    harness.service.answer(big.path, { status: 413, body: '' });
+    const bad = await harness.subscribe({ path: '/diag/bad' });
+    harness.service.answer(bad.path, { status: 400 });
+    // A push service that quotes the request: its Authorization (the VAPID JWT and key) and the endpoint's token.
+    const token = randomBytes(24).toString('base64url');
+    const echo = await harness.subscribe({ path: `/diag/${token}` });
+    let authorization = '';
+    harness.service.answer(echo.path, {
+      status: 403,
+      body: (push) => {
+        authorization = String(push.headers.authorization);
+        const jwt = /t=([^,]+)/.exec(authorization)![1]!;
+        return `refused ${authorization} for ${echo.endpoint}; token ${token}; jwt ${jwt}; ${'x'.repeat(400)}`;
+      },
+    });
+    const refused = await harness.subscribe({ path: '/diag/refused' });
+    await harness.db.query('UPDATE subscribers SET endpoint = $1 WHERE id = $2', [`${refusedOrigin}/diag/refused`, refused.id]);
+
+    const created = await harness.owner('POST', '/campaigns', { title: 'Diagnostics', body: 'Why it failed' });
+    expect(created.statusCode, created.body).toBe(201);
+    const { campaignId } = created.json() as { campaignId: string };
+    await harness.campaigns.idle();
+
+    const { campaign } = (await harness.owner('GET', `/campaigns/${campaignId}`)).json() as { campaign: Campaign };
+    expect(campaign).toMatchObject({ recipients: 6, delivered: 0, failed: 6 });
+    const docs = (anchor: string) => `${DELIVERY_FAILURES_DOCS}#${anchor}`;
+    const echoed = campaign.failures.find((group) => group.reason.startsWith('refused'))!;
+    expect(campaign.failures).toEqual(
+      expect.arrayContaining([
+        { status: 403, reason: 'BadJwtToken', host: '127.0.0.1', count: 2, docsUrl: docs('vapid-subject-badjwttoken') },
+        { status: 413, reason: 'Payload Too Large', host: '127.0.0.1', count: 1, docsUrl: docs('payload-too-large') },
+        { status: 400, reason: 'fake push service says 400', host: '127.0.0.1', count: 1, docsUrl: docs('bad-encryption') },
+        { status: null, reason: 'network: connection refused', host: '127.0.0.1', count: 1, docsUrl: null },
+        { status: 403, reason: echoed.reason, host: '127.0.0.1', count: 1, docsUrl: docs('vapid-key-mismatch') },
+      ]),
+    );
+    expect(campaign.failures).toHaveLength(5);
+    expect(campaign.failures[0]).toMatchObject({ reason: 'BadJwtToken', count: 2 });
+
+    // the echoed secrets are cut out, whole or in parts; the reason stays within 256 bytes
+    const jwt = /t=([^,]+)/.exec(authorization)![1]!;
+    const publicKey = /k=(\S+)/.exec(authorization)![1]!;
+    for (const secret of [jwt, ...jwt.split('.').slice(1), publicKey, token, echo.endpoint]) expect(echoed.reason).not.toContain(secret);
+    expect(echoed.reason).toMatch(/^refused \[redacted\]/);
+    expect(Buffer.byteLength(echoed.reason)).toBeLessThanOrEqual(256);
+    // nor does the stored reason the webhooks and exports read
+    const stored = await harness.db.query<{ last_error: string }>('SELECT last_error FROM deliveries WHERE campaign_id = $1', [campaignId]);
+    for (const row of stored.rows) expect(row.last_error).not.toContain(jwt.split('.')[2]!);
+
+    // a subscriber's record says why their last push failed, and how often it was tried
+    const record = (await harness.owner('GET', `/subscribers/${apple[0]!.id}`)).json() as SubscriberExport;
+    expect(record.lastFailure).toMatchObject({
+      campaignId,
+      outcome: 'failed',
+      status: 403,
+      reason: 'BadJwtToken',
+      host: '127.0.0.1',
+      attempts: 1,
+      docsUrl: docs('vapid-subject-badjwttoken'),
+    });
+    const unreachable = (await harness.owner('GET', `/subscribers/${refused.id}`)).json() as SubscriberExport;
+    expect(unreachable.lastFailure).toMatchObject({ status: null, reason: 'network: connection refused', attempts: 2 });
+
+    // the provider's one line for the campaign
+    const line = log.find((entry) => entry.startsWith(`campaign ${campaignId} `));
+    expect(line).toContain('0 delivered, 0 expired, 6 failed');
+    expect(line).toContain('403 BadJwtToken from 127.0.0.1: 2');
+    expect(line).toContain('network: connection refused: 1');
+    expect(line).not.toContain(token);
+  });
+});

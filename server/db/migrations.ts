@@ -344,7 +344,7 @@ export const MIGRATIONS: Migration[] = [
         updated_at timestamptz NOT NULL DEFAULT now()
       )`,
       `CREATE INDEX webhook_messages_due ON webhook_messages (next_attempt_at, id) WHERE status = 'pending'`,
-      `CREATE INDEX webhook_messages_order ON webhook_messages (endpoint_id, order_key, id) WHERE status = 'pending'`,
+      `CREATE INDEX webhook_messages_order ON webhook_messages (endpoint_id, order_key, created_at, id) WHERE status = 'pending'`,
       `CREATE UNIQUE INDEX webhook_messages_once ON webhook_messages (endpoint_id, dedupe_key) WHERE dedupe_key IS NOT NULL`,
       `CREATE INDEX webhook_messages_endpoint ON webhook_messages (endpoint_id, id)`,
       // The delivery log: every attempt, its answer's status, latency and first bytes (at most 256).
@@ -360,6 +360,13 @@ export const MIGRATIONS: Migration[] = [
       )`,
       `CREATE INDEX webhook_attempts_endpoint ON webhook_attempts (endpoint_id, id)`,
       `CREATE INDEX webhook_attempts_message ON webhook_attempts (message_id)`,
+      // A campaign's delivery results, one row per written batch (its delivery ids), turned into events for the
+      // endpoints later by the dispatcher: the campaign's hot path writes one small row, not one per delivery.
+      `CREATE TABLE webhook_outbox (
+        id bigserial PRIMARY KEY,
+        deliveries bigint[] NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`,
     ],
   },
   {

@@ -3,11 +3,13 @@
 // the queue and a message held by one that died is taken again after the lease. A message waits while an earlier
 // one of the same subscriber (order_key) to the same endpoint is pending: one subscriber's events arrive in order,
 // a retry holding back the ones after it. Results of a batch are written in one statement, the log with them.
-import type { Queryable } from '../db/database.ts';
+import type { Database, Queryable } from '../db/database.ts';
+import { expandDeliveryResults } from './webhook-emit.ts';
 import type { WebhookEventType } from '../../contract/webhook-events.ts';
 
 /** A claim not released for this long belongs to a provider that is gone (an attempt takes at most ~15 s). */
 export const WEBHOOK_CLAIM_LEASE_SECONDS = 60;
+const OUTBOX_LOCK_ID = 7_405_130;
 
 export interface ClaimedMessage {
   id: string;
@@ -20,6 +22,24 @@ export interface ClaimedMessage {
   url: string;
   /** The secrets that sign: the current one, and the previous one during a rotation's overlap. */
   secrets: string[];
+}
+
+/**
+ * Turns the oldest outbox rows (delivery results) into events, in their order, one dispatcher at a time (an
+ * advisory lock: another that finds it taken leaves the outbox alone); returns how many rows it took.
+ */
+export async function expandOutbox(db: Database, limit: number): Promise<number> {
+  return db.transaction(async (tx) => {
+    const { rows: locked } = await tx.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [OUTBOX_LOCK_ID]);
+    if (!locked[0]?.ok) return 0;
+    const { rows } = await tx.query<{ id: string; deliveries: string[]; created_at: Date | string }>(
+      'SELECT id, deliveries, created_at FROM webhook_outbox ORDER BY id LIMIT $1',
+      [limit],
+    );
+    for (const row of rows) await expandDeliveryResults(tx, row.deliveries.map(String), new Date(row.created_at).toISOString());
+    if (rows.length) await tx.query('DELETE FROM webhook_outbox WHERE id = ANY ($1::bigint[])', [rows.map((row) => row.id)]);
+    return rows.length;
+  });
 }
 
 export async function claimMessages(db: Queryable, now: number, limit: number): Promise<ClaimedMessage[]> {
@@ -41,7 +61,10 @@ export async function claimMessages(db: Queryable, now: number, limit: number): 
          AND (m.claimed_at IS NULL OR m.claimed_at < now() - make_interval(secs => $2))
          AND (m.order_key IS NULL OR NOT EXISTS (
            SELECT 1 FROM webhook_messages p
-           WHERE p.endpoint_id = m.endpoint_id AND p.order_key = m.order_key AND p.status = 'pending' AND p.id < m.id))
+           WHERE p.endpoint_id = m.endpoint_id AND p.order_key = m.order_key AND p.status = 'pending'
+             AND (p.created_at, p.id) < (m.created_at, m.id)))
+         -- an event waits for the delivery results written before it that are not events yet (webhook_outbox)
+         AND m.created_at < coalesce((SELECT min(o.created_at) FROM webhook_outbox o), 'infinity'::timestamptz)
        ORDER BY m.next_attempt_at, m.id LIMIT $3
        FOR UPDATE OF m SKIP LOCKED
      )

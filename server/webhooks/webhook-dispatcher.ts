@@ -19,7 +19,7 @@ import {
   type AddressRule,
   type WebhookUrlPolicy,
 } from './webhook-urls.ts';
-import { claimMessages, disableEndpoint, recordAttempts, type AttemptResult, type ClaimedMessage } from './message-store.ts';
+import { claimMessages, disableEndpoint, expandOutbox, recordAttempts, type AttemptResult, type ClaimedMessage } from './message-store.ts';
 
 /** Seconds before each retry: 30 s, tripled per attempt; 9 attempts span 27.3 hours. */
 export const WEBHOOK_RETRY_DELAYS_SECONDS: readonly number[] = Array.from({ length: 8 }, (_, index) => 30 * 3 ** index);
@@ -159,8 +159,11 @@ export class WebhookDispatcher {
       await this.prune();
       while (!this.closed) {
         const started = performance.now();
+        const busy = this.options.busy?.() ?? false;
+        // delivery results first (an outbox row is a batch of ~200), fewer of them while a campaign is sent
+        const expanded = await expandOutbox(this.db, busy ? 1 : 10);
         const claimed = await claimMessages(this.db, this.clock(), concurrency * 4);
-        if (claimed.length === 0) break;
+        if (claimed.length === 0 && expanded === 0) break;
         const results = await this.sendAll(claimed, concurrency);
         await recordAttempts(this.db, results);
         for (const result of results) {

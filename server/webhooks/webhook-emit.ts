@@ -17,12 +17,13 @@ const NOTIFICATION_DATA = `jsonb_build_object('campaignId', c.id::text, 'subscri
 
 /**
  * Queues the events `events` selects, columns (site_hash, type, data jsonb, order_key, dedupe_key), for every
- * enabled endpoint of their site that takes their type.
+ * enabled endpoint of their site that takes their type; `at` is when they happened (SQL), now by default.
  */
-async function enqueue(db: Queryable, events: string, params: unknown[]): Promise<void> {
+async function enqueue(db: Queryable, events: string, params: unknown[], at = 'now()'): Promise<void> {
   await db.query(
-    `INSERT INTO webhook_messages (endpoint_id, event_type, payload, order_key, dedupe_key)
-     SELECT w.id, x.type, jsonb_build_object('type', x.type, 'timestamp', ${iso('now()')}, 'data', x.data)::text, x.order_key, x.dedupe_key
+    `INSERT INTO webhook_messages (endpoint_id, event_type, payload, order_key, dedupe_key, created_at)
+     SELECT w.id, x.type, jsonb_build_object('type', x.type, 'timestamp', ${iso(at)}, 'data', x.data)::text, x.order_key, x.dedupe_key,
+       ${at}
      FROM (${events}) AS x
      JOIN webhook_endpoints w ON w.site_hash = x.site_hash AND x.type = ANY (w.events) AND w.disabled_at IS NULL
      ON CONFLICT DO NOTHING`,
@@ -53,12 +54,23 @@ export function subscriberBlocked(db: Queryable, siteHash: string, subscriberId:
 }
 
 /**
- * The events of deliveries whose results were just written (campaigns and automated messages alike):
- * notification.delivered (and automation.sent for an automated message), notification.failed with the
- * reason, subscriber.expired for a subscription the push service called gone. One row per delivery in a
- * campaign's hot path, so no dedupe key (its unique index): a result is written once.
+ * Deliveries whose results were just written (campaigns and automated messages alike), in a campaign's hot path:
+ * one row of their ids in the outbox, when the provider has any webhook endpoint; the dispatcher turns it into
+ * their events later (expandDeliveryResults).
  */
-export function deliveryResults(db: Queryable, deliveryIds: readonly string[]): Promise<void> {
+export async function deliveryResults(db: Queryable, deliveryIds: readonly string[]): Promise<void> {
+  await db.query(
+    `INSERT INTO webhook_outbox (deliveries) SELECT $1::bigint[] WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE disabled_at IS NULL)`,
+    [deliveryIds],
+  );
+}
+
+/**
+ * The events of an outbox row's deliveries, as of `at` (when their results were written): notification.delivered
+ * (and automation.sent for an automated message), notification.failed with the reason, subscriber.expired for a
+ * subscription the push service called gone. No dedupe key (its unique index): an outbox row is expanded once.
+ */
+export function expandDeliveryResults(db: Queryable, deliveryIds: readonly string[], at: string): Promise<void> {
   return enqueue(
     db,
     `SELECT c.site_hash, t.type,
@@ -78,7 +90,8 @@ export function deliveryResults(db: Queryable, deliveryIds: readonly string[]): 
        WHEN 'expired' THEN ARRAY['subscriber.expired']
        ELSE ARRAY[]::text[] END) AS t (type)
      WHERE d.id = ANY ($1::bigint[]) AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.site_hash = c.site_hash)`,
-    [deliveryIds],
+    [deliveryIds, at],
+    '$2::timestamptz',
   );
 }
 

@@ -235,7 +235,7 @@ describe('webhooks', () => {
     expect(payloads).toContainEqual(
       expect.objectContaining({
         type: 'notification.failed',
-        data: expect.objectContaining({ campaignId, subscriberId: bad.id, reason: expect.stringMatching(/^400/) }),
+        data: expect.objectContaining({ campaignId, subscriberId: bad.id, reason: expect.stringContaining('400') }),
       }),
     );
     const completed = payloads.filter((payload) => payload.type === 'campaign.completed');

@@ -53,15 +53,19 @@ export function subscriberBlocked(db: Queryable, siteHash: string, subscriberId:
   );
 }
 
+/** The events a delivery result may make. */
+const DELIVERY_EVENTS: WebhookEventType[] = ['notification.delivered', 'notification.failed', 'subscriber.expired', 'automation.sent'];
+
 /**
  * Deliveries whose results were just written (campaigns and automated messages alike), in a campaign's hot path:
- * one row of their ids in the outbox, when the provider has any webhook endpoint; the dispatcher turns it into
+ * one row of their ids in the outbox, when an endpoint takes any of their events; the dispatcher turns it into
  * their events later (expandDeliveryResults).
  */
 export async function deliveryResults(db: Queryable, deliveryIds: readonly string[]): Promise<void> {
   await db.query(
-    `INSERT INTO webhook_outbox (deliveries) SELECT $1::bigint[] WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE disabled_at IS NULL)`,
-    [deliveryIds],
+    `INSERT INTO webhook_outbox (deliveries) SELECT $1::bigint[]
+     WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE disabled_at IS NULL AND events && $2::text[])`,
+    [deliveryIds, DELIVERY_EVENTS],
   );
 }
 

@@ -216,6 +216,16 @@ export async function main(argv: string[]): Promise<number> {
     .action(async (file: string, options) => setExit(await (await import('./commands/import.ts')).runImport(file, options)));
 
   program
+    .command('doctor')
+    .description('Check deployed sites and their provider (pages, push.js, sw.js, manifest, CORS, VAPID keys, clocks); prints each fix')
+    .argument('[configs...]', 'site config files (default: site-configs/*.json)')
+    .option('--json', 'print { checks: [{ id, site, status, message, fix }] } for CI (docs/ci.md)')
+    .option('--strict', 'warnings fail too (exit 1)')
+    .option('--dist <dir>', 'the push-kit build output the served files should match', 'dist')
+    .option('--timeout-ms <ms>', 'milliseconds each network call may take (default 10000)')
+    .action(async (configs: string[], options) => setExit(await (await import('./commands/doctor.ts')).runDoctor(configs, options)));
+
+  program
     .command('dev')
     .description('Run a site on this machine: its config with local URLs, built, the provider and a page that embeds it')
     .argument('[config]', "site config (any: its URLs are rewritten to the local ports; default: the project's one in site-configs/)")

@@ -26,8 +26,8 @@ function* everyCause(error: unknown): Generator<unknown> {
   }
 }
 
-/** Why a call got no answer, in words that name the cause and what to check. */
-export function networkFailureReason(error: unknown, url: string, waitedMs?: number): string {
+/** Why a call got no answer, in words that name the cause and what to check; `server` is what was called. */
+export function networkFailureReason(error: unknown, url: string, waitedMs?: number, server = 'the provider'): string {
   const parsed = URL.canParse(url) ? new URL(url) : undefined;
   const host = parsed?.host ?? url;
   for (const cause of everyCause(error)) {
@@ -38,11 +38,11 @@ export function networkFailureReason(error: unknown, url: string, waitedMs?: num
       return waitedMs === undefined
         ? `timed out (${code || name})`
         : `timed out: no answer within ${Math.round(waitedMs / 100) / 10} s (PUSHKIT_PROVIDER_TIMEOUT_MS sets how long to wait)`;
-    if (code === 'ECONNREFUSED') return `connection refused (ECONNREFUSED): nothing listens on ${host}; is the provider running?`;
+    if (code === 'ECONNREFUSED') return `connection refused (ECONNREFUSED): nothing listens on ${host}; is ${server} running?`;
     if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
       return `unknown host (DNS, ${code}): ${parsed?.hostname ?? url} has no address; check the URL`;
     if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `no route to ${host} (${code})`;
-    if (RESET_CODES.has(code)) return `the connection was reset (${code}): is ${host} the provider, and http or https as it serves?`;
+    if (RESET_CODES.has(code)) return `the connection was reset (${code}): is ${host} ${server}, and http or https as it serves?`;
     if (TLS_CODE.test(code)) return `TLS certificate not accepted (${code}): ${String(message)}`;
   }
   const messages = [...everyCause(error)].map((cause) => String((cause as { message?: unknown }).message ?? cause));

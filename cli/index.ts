@@ -115,9 +115,16 @@ export async function main(argv: string[]): Promise<number> {
 
   program
     .command('campaigns')
-    .description("List a site's campaigns with their figures; `campaigns cancel <id>` cancels a scheduled or sending one")
-    .addArgument(new Argument('[action]', 'cancel: withdraw what of a campaign has not gone').choices(['cancel']))
-    .argument('[id]', 'the campaign to cancel')
+    .description(
+      "List a site's campaigns with their figures; `campaigns show <id>` one with why deliveries failed; `campaigns cancel <id>` cancels a scheduled or sending one",
+    )
+    .addArgument(
+      new Argument('[action]', 'show: one campaign and its failures by reason; cancel: withdraw what of a campaign has not gone').choices([
+        'show',
+        'cancel',
+      ]),
+    )
+    .argument('[id]', 'the campaign to show or cancel')
     .requiredOption('--site <name>', 'site name (config base name)')
     .option('--limit <n>', 'campaigns listed, newest first (default 20, at most 100)')
     .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')

@@ -1,15 +1,17 @@
 // `push-kit campaigns --site NAME`: the site's campaigns, newest first, with their figures and what is still
-// waiting; `push-kit campaigns cancel ID --site NAME`: cancels a scheduled or sending campaign (what has not gone
+// waiting; `push-kit campaigns show ID --site NAME`: one campaign, its figures and why deliveries failed, by
+// reason; `push-kit campaigns cancel ID --site NAME`: cancels a scheduled or sending campaign (what has not gone
 // is withdrawn). Straight on the database, or through the running provider that holds it (cli/provider-route.ts).
 import { cliError, fromServerError, isDatabaseInUse } from '../errors.ts';
 import { ownerApiClient } from '../owner-api-client.ts';
 import { databaseInUseAdvice, routeOf, type Route } from '../provider-route.ts';
 import { embeddedDatabaseDir, STATE_DIR } from '../../server/state-paths.ts';
 import { openDatabase, type Database } from '../../server/db/database.ts';
-import { cancelSiteCampaign, siteCampaigns } from '../../server/campaigns/index.ts';
+import { cancelSiteCampaign, siteCampaign, siteCampaigns } from '../../server/campaigns/index.ts';
 import { siteNamed, type HostedSite } from '../../server/sites.ts';
 import { CAMPAIGN_ID_PATTERN } from '../../contract/ids.ts';
-import type { Campaign, CampaignCancelledReply, CampaignsReply } from '../../contract/owner-api.ts';
+import type { Campaign, CampaignCancelledReply, CampaignReply, CampaignsReply } from '../../contract/owner-api.ts';
+import { failureLines } from '../failure-lines.ts';
 
 export interface CampaignsOptions {
   site: string;
@@ -33,14 +35,26 @@ function limitOf(value: string | undefined): number {
   return limit;
 }
 
-function idOf(value: string | undefined): string {
+function idOf(action: string, value: string | undefined): string {
   if (value === undefined || !CAMPAIGN_ID_PATTERN.test(value)) {
     throw cliError('E_CAMPAIGN', {
       problem:
-        value === undefined ? 'cancel needs the campaign id, as push-kit campaigns lists them' : `not a campaign id (digits): ${value}`,
+        value === undefined ? `${action} needs the campaign id, as push-kit campaigns lists them` : `not a campaign id (digits): ${value}`,
     });
   }
   return value;
+}
+
+/** One campaign: its line, its other figures, and why its deliveries failed. */
+function campaignDetail(campaign: Campaign): string[] {
+  return [
+    campaignLine(campaign),
+    `        ${campaign.expired} expired, ${campaign.failed} failed` +
+      (campaign.capped ? `, ${campaign.capped} capped` : '') +
+      (campaign.dropped ? `, ${campaign.dropped} dropped in quiet hours` : '') +
+      `; created ${campaign.createdAt}${campaign.completedAt ? `, completed ${campaign.completedAt}` : ''}`,
+    ...failureLines(campaign.failures),
+  ];
 }
 
 async function openFor(site: HostedSite, url: string | undefined, route: Route): Promise<Database> {
@@ -73,7 +87,8 @@ function campaignLine(campaign: Campaign): string {
 
 export async function runCampaigns(action: string | undefined, id: string | undefined, options: CampaignsOptions): Promise<number> {
   const cancelling = action === 'cancel';
-  const campaignId = cancelling ? idOf(id) : undefined;
+  const showing = action === 'show';
+  const campaignId = cancelling || showing ? idOf(action!, id) : undefined;
   const limit = limitOf(options.limit);
   const configured = async (): Promise<HostedSite> => {
     try {
@@ -88,19 +103,25 @@ export async function runCampaigns(action: string | undefined, id: string | unde
   let cancelled: number | undefined;
   if (route.via === 'provider') {
     const call = ownerApiClient(route.url, options.site, route.key);
-    if (campaignId) cancelled = (await call<CampaignCancelledReply>(`/campaigns/${campaignId}/cancel`, { method: 'POST' })).cancelled;
+    if (showing) campaigns = [(await call<CampaignReply>(`/campaigns/${campaignId}`)).campaign];
+    else if (campaignId) cancelled = (await call<CampaignCancelledReply>(`/campaigns/${campaignId}/cancel`, { method: 'POST' })).cancelled;
     else campaigns = (await call<CampaignsReply>(`/campaigns?limit=${limit}`)).campaigns;
   } else {
     const site = await configured();
     const db = await openFor(site, route.database, route);
     try {
-      if (campaignId) cancelled = await cancelSiteCampaign(db, site, campaignId);
+      if (showing) campaigns = [await siteCampaign(db, site, campaignId!)];
+      else if (campaignId) cancelled = await cancelSiteCampaign(db, site, campaignId);
       else campaigns = await siteCampaigns(db, site, { limit, offset: 0 });
     } catch (error) {
       fromServerError(error);
     } finally {
       await db.close();
     }
+  }
+  if (showing) {
+    for (const line of campaignDetail(campaigns![0]!)) console.log(line);
+    return 0;
   }
   if (campaignId) {
     console.log(`campaign ${campaignId} cancelled: ${cancelled} waiting deliver${cancelled === 1 ? 'y' : 'ies'} withdrawn`);

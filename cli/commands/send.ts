@@ -7,6 +7,7 @@ import { siteNamed } from '../../server/sites.ts';
 import { campaignInputSchema, type CampaignInput, type CampaignRequest } from '../../contract/campaign-input.ts';
 import type { CampaignCreatedReply, CampaignReply } from '../../contract/owner-api.ts';
 import { ownerApiClient } from '../owner-api-client.ts';
+import { failureLines } from '../failure-lines.ts';
 import { databaseInUseAdvice, routeOf, type Route } from '../provider-route.ts';
 
 /** The command's options: those of the library's sendCampaign, plus sending through a running provider. */
@@ -117,6 +118,7 @@ async function sendThroughProvider(campaign: CampaignRequest, siteName: string, 
           (progress.capped ? `, ${progress.capped} capped` : '') +
           (progress.dropped ? `, ${progress.dropped} dropped in quiet hours` : ''),
       );
+      for (const line of failureLines(progress.failures ?? [])) console.log(line);
       return progress.failed > 0 ? 1 : 0;
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -184,6 +186,7 @@ export async function runSend(options: SendOptions): Promise<number> {
         (final.dropped ? `, ${final.dropped} dropped in quiet hours` : '') +
         (final.pending && !final.scheduledFor ? `, ${final.pending} still pending (retried by the next send or serve)` : ''),
     );
+    for (const line of failureLines(final.failures)) console.log(line);
     return final.failed > 0 ? 1 : 0;
   } catch (error) {
     fromServerError(error, route && { databaseInUse: databaseInUseAdvice(route, `push-kit send --site ${options.site} ...`) });

@@ -10,7 +10,8 @@ import { activeRegistration, askPermission, describeSubscription, subscribePush 
 import { syncAction, syncSubscription, syncWithoutPermission } from './sync.ts';
 import { BLOCKED, CANCELLED, NOT_SUBSCRIBED, SYNC_ERROR } from './messages.ts';
 import { VAPID_KEY } from './storage-keys.ts';
-import { logSwallowed } from './guard.ts';
+import { guard, logSwallowed } from './guard.ts';
+import { urlBase64ToBytes } from './base64url.ts';
 import { incognitoRefusal } from './private-window.ts';
 
 const notificationPermission = (): NotificationPermission | 'unsupported' =>
@@ -36,16 +37,32 @@ export async function syncBrowserSubscription(services: RuntimeServices, browser
   }
   let subscription = await currentSubscription(site.swScope);
   const storedKey = local.get(VAPID_KEY);
-  if (subscription && storedKey && storedKey !== site.vapidPublicKey) {
-    await subscription.unsubscribe();
+  // The silent move (docs/migrating.md): a subscription made with another key (another service's script on this
+  // origin, or before a rotation; without options' key, a sender-id one, the key stored at its sync) is replaced
+  // by one with the site's key, the same subscriber (update-google-registration-id) or, with none stored, a new one.
+  const key = subscription && subscription.options && subscription.options.applicationServerKey;
+  const moving = key
+    ? String(new Uint8Array(key)) !== String(urlBase64ToBytes(site.vapidPublicKey))
+    : subscription && storedKey && storedKey !== site.vapidPublicKey;
+  if (moving) {
+    await subscription!.unsubscribe();
     subscription = null;
   }
-  if (!subscription) {
-    if (stored.status !== 'subscribed' && !stored.subscriberId) return false;
-    // Granted but the subscription is gone (expired, or a new VAPID key): renew it without asking.
-    subscription = await subscribePush(site, local, await activeRegistration(site, browser === 'firefox'));
-  }
-  await syncSubscription(services, browser, stored, describeSubscription(subscription));
+  if (!subscription && !moving && stored.status !== 'subscribed' && !stored.subscriberId) return false;
+  const renew = async (): Promise<unknown> => {
+    // Granted but the subscription is gone (expired, or moving): renew it without asking.
+    const current = describeSubscription(
+      subscription || (await subscribePush(site, local, await activeRegistration(site, browser === 'firefox'))),
+    );
+    return moving && !stored.subscriberId
+      ? syncAction(services, browser, 'insert', current)
+      : syncSubscription(services, browser, stored, current);
+  };
+  // A browser that lets a page subscribe only within a user gesture moves on the visitor's next click, unasked.
+  await renew().catch((error) => {
+    if (!moving) throw error;
+    addEventListener('click', guard(renew), { once: true });
+  });
   return true;
 }
 

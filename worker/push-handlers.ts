@@ -134,20 +134,27 @@ function renewalOf(scope: ServiceWorkerGlobalScope, site: WorkerSiteModule, brow
     try {
       const known = await readSubscription();
       const manager = scope.registration.pushManager;
-      const current =
-        renewed ??
-        (await manager.getSubscription()) ??
-        (subscribe
-          ? await manager.subscribe({ userVisibleOnly: true, applicationServerKey: urlBase64ToBytes(site.vapidPublicKey) as BufferSource })
-          : null);
-      if (!known || !current || current.endpoint === known.endpoint) return true;
+      const applicationServerKey = urlBase64ToBytes(site.vapidPublicKey);
+      const subscribeWithKey = () =>
+        manager.subscribe({ userVisibleOnly: true, applicationServerKey: applicationServerKey as BufferSource });
+      let current = renewed ?? (await manager.getSubscription()) ?? (subscribe ? await subscribeWithKey() : null);
+      let previous = known?.endpoint;
+      // The silent move (docs/migrating.md): a subscription made with another key (the previous service's script,
+      // or before a rotation) is replaced by one with the site's key, reported as the same subscriber's move.
+      const key = current?.options?.applicationServerKey;
+      if (current && key && String(new Uint8Array(key)) !== String(applicationServerKey)) {
+        previous = current.endpoint;
+        await current.unsubscribe();
+        current = await subscribeWithKey();
+      }
+      if (!previous || !current || current.endpoint === previous) return true;
       const json = current.toJSON() as { endpoint: string; keys?: Record<string, string> };
       const form = new URLSearchParams({
         hash: site.hash,
         action: 'update-google-registration-id',
         subscription: JSON.stringify(json),
         subscriptionId: idOf(current.endpoint),
-        previousSubscriptionId: idOf(known.endpoint),
+        previousSubscriptionId: idOf(previous),
         subscriptionEndPoint: current.endpoint,
         vapidPublicKey: site.vapidPublicKey,
         browserType,

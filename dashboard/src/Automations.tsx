@@ -9,6 +9,7 @@ import {
 import { CAMPAIGN_BODY_MAX_LENGTH, CAMPAIGN_TITLE_MAX_LENGTH } from '../../contract/campaign-limits.ts';
 import { formatNumber, type SiteApi } from './api.ts';
 import { useLoad } from './useLoad.ts';
+import { DeliveryFailures } from './DeliveryFailures.tsx';
 
 const NAMES: Record<AutomationKind, { title: string; what: string; delay: string }> = {
   welcome: {
@@ -109,6 +110,7 @@ function AutomationCard({
             ['Scheduled', stats.scheduled],
             ['Sent', stats.sent],
             ['Delivered', stats.delivered],
+            ['Failed', stats.failed],
             ['Clicked', stats.clicked],
             ['Conversions', stats.conversions],
           ] as const
@@ -119,6 +121,7 @@ function AutomationCard({
           </div>
         ))}
       </dl>
+      <DeliveryFailures failures={stats.failures} />
       <form onSubmit={submit} noValidate>
         <div className="field-row">
           <div className="field">

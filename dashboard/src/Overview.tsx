@@ -4,6 +4,7 @@ import { CampaignChart, NotificationChart, SubscriberChart } from './Chart.tsx';
 import { FiguresTable, type Column } from './FiguresTable.tsx';
 import { useLoad } from './useLoad.ts';
 import { VariantFigures } from './VariantFigures.tsx';
+import { DeliveryFailures } from './DeliveryFailures.tsx';
 
 const CAMPAIGN_COLUMNS: Column[] = [
   { heading: 'Notification' },
@@ -237,6 +238,13 @@ export function Overview({ api, onError }: { api: SiteApi; onError(error: unknow
                 <tr key={`${campaign.campaignId}-variants`} className="variants">
                   <td colSpan={CAMPAIGN_COLUMNS.length}>
                     <VariantFigures campaign={campaign} />
+                  </td>
+                </tr>
+              ),
+              campaign.failures.length > 0 && (
+                <tr key={`${campaign.campaignId}-failures`} className="failures">
+                  <td colSpan={CAMPAIGN_COLUMNS.length}>
+                    <DeliveryFailures failures={campaign.failures} />
                   </td>
                 </tr>
               ),

@@ -254,6 +254,8 @@ describe('owner dashboard', () => {
     expect(await page.locator('.preview-action').textContent()).toBe('Read now');
     await shot('compose');
 
+    // one of them is refused as Apple refuses a bad VAPID subject: the results say why, with the fix's page
+    pushService.answer('/push/sub-0042', { status: 403, body: '{"reason":"BadJwtToken"}' });
     await page.getByRole('button', { name: 'Review and send' }).click();
     const confirm = page.getByRole('alertdialog');
     await confirm.waitFor();
@@ -262,8 +264,11 @@ describe('owner dashboard', () => {
     await confirm.getByRole('button', { name: 'Send now' }).click();
 
     await page.getByRole('heading', { name: 'Sent' }).waitFor({ timeout: 30_000 });
-    expect(await page.locator('[data-result="delivered"]').textContent()).toBe(String(vipPaths.length));
-    expect(await page.locator('[data-result="failed"]').textContent()).toBe('0');
+    expect(await page.locator('[data-result="delivered"]').textContent()).toBe(String(vipPaths.length - 1));
+    expect(await page.locator('[data-result="failed"]').textContent()).toBe('1');
+    const why = page.locator('[data-failure="403 BadJwtToken from 127.0.0.1"]');
+    expect(await why.textContent()).toBe('403 BadJwtToken from 127.0.0.1: 1 — how to fix it');
+    expect(await why.getByRole('link').getAttribute('href')).toMatch(/docs\/delivery-failures\.md#vapid-subject-badjwttoken$/);
     await shot('compose-results');
 
     expect(pushService.requests.map((request) => request.path).sort()).toEqual(vipPaths);
@@ -285,12 +290,13 @@ describe('owner dashboard', () => {
     await page.locator('figure[data-chart="campaigns"] .recharts-bar-rectangle').first().waitFor();
     expect(await row.locator('[data-click-rate]').textContent()).toBe('0.0%');
     expect(await row.locator('td').nth(3).textContent()).toBe(`${vipPaths.length} / ${vipPaths.length}`);
+    expect(await page.locator('tr.failures [data-failure]').first().textContent()).toContain('403 BadJwtToken from 127.0.0.1: 1');
     // the site over time: this campaign's deliveries in the notifications-per-day chart
     const perDay = page.locator('figure[data-chart="notifications"]');
     await perDay.locator('.recharts-line').first().waitFor();
     expect(await perDay.getAttribute('aria-label')).toMatch(
       new RegExp(
-        `^Notifications from \\d{4}-\\d\\d-\\d\\d to \\d{4}-\\d\\d-\\d\\d: ${vipPaths.length} delivered, 0 shown, 0 clicked, 0 conversions\\.$`,
+        `^Notifications from \\d{4}-\\d\\d-\\d\\d to \\d{4}-\\d\\d-\\d\\d: ${vipPaths.length - 1} delivered, 0 shown, 0 clicked, 0 conversions\\.$`,
       ),
     );
   });
@@ -343,6 +349,8 @@ describe('owner dashboard', () => {
     await expect
       .poll(() => page.locator('[data-member-of]').evaluateAll((items) => items.map((item) => item.getAttribute('data-member-of'))))
       .toEqual(['vip']);
+    // why the campaign to vip did not reach them
+    expect(await page.locator('[data-last-failure]').getAttribute('data-last-failure')).toBe('403 BadJwtToken from 127.0.0.1');
     await shot('subscriber-detail');
 
     await page.getByLabel('Add to segment').selectOption('blog-readers');

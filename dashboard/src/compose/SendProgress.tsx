@@ -1,6 +1,7 @@
 import type { Campaign } from '../../../contract/owner-api.ts';
 import { formatDate, formatNumber } from '../api.ts';
 import { VariantFigures } from '../VariantFigures.tsx';
+import { DeliveryFailures } from '../DeliveryFailures.tsx';
 import type { SendingProgress } from './sendingProgress.ts';
 
 const RESULTS = ['sent', 'delivered', 'failed', 'expired', 'clicked'] as const;
@@ -58,6 +59,7 @@ export function SendProgress(props: {
           ))}
         </dl>
       )}
+      {done && campaign && <DeliveryFailures failures={campaign.failures} />}
       {done && (
         <p className="muted">
           Delivered: the push service took the message. Expired: the subscription is gone (the subscriber is marked expired). Clicked counts

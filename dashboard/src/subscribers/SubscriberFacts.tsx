@@ -1,5 +1,6 @@
 import type { SubscriberExport } from '../../../contract/owner-api.ts';
 import { formatDate, STATUS_LABELS } from '../api.ts';
+import { DeliveryFailures, LastFailure } from '../DeliveryFailures.tsx';
 
 const pairs = (entries: Record<string, string>) =>
   Object.keys(entries).length
@@ -38,6 +39,11 @@ export function SubscriberFacts({ detail }: { detail: SubscriberExport }) {
       <dd>
         {detail.deliveries.length} received
         {clicked > 0 ? `, ${clicked} clicked` : ''}
+      </dd>
+      <dt>Last failure</dt>
+      <dd>
+        <LastFailure failure={detail.lastFailure} />
+        <DeliveryFailures failures={detail.failures} label="Failures by reason" />
       </dd>
     </dl>
   );

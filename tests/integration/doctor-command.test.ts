@@ -27,6 +27,7 @@ let fakeProvider: string;
 let harness: ProviderHarness;
 const servers: Server[] = [];
 let secondSite: string;
+let workboxSite: string;
 let baseConfig: Record<string, unknown>;
 
 const TYPES: Record<string, string> = {
@@ -51,7 +52,7 @@ async function workerVariant(path: string, response: ServerResponse): Promise<bo
   const worker = () => readFile(join(project, 'dist/shop/sw.js'));
   const js = { 'content-type': TYPES['.js']! };
   if (path === '/text-html/sw.js') response.writeHead(200, { 'content-type': TYPES['.html'] }).end(await worker());
-  else if (path === '/workbox/sw.js') response.writeHead(200, js).end(WORKBOX);
+  else if (path === '/workbox/sw.js') response.writeHead(200, { 'content-type': 'application/javascript' }).end(WORKBOX);
   else if (path === '/combined/sw.js') response.writeHead(200, js).end(`importScripts('/push-kit-sw.js');\n${WORKBOX}`);
   else if (path === '/push/sw.js') response.writeHead(200, js).end(await worker());
   else if (path === '/allowed/sw.js') response.writeHead(200, { ...js, 'service-worker-allowed': '/' }).end(await worker());
@@ -59,11 +60,12 @@ async function workerVariant(path: string, response: ServerResponse): Promise<bo
   return true;
 }
 
-/** The site's web server: the build of `shop`, a home page with its snippet; `noPushJs`: push.js answers 404. */
-async function serveSite(request: IncomingMessage, response: ServerResponse, noPushJs = false): Promise<void> {
+/** The site's web server: the build of `shop`, a home page with its snippet; or with push.js answering 404, or
+ * with Workbox's worker at /sw.js (docs/ci.md's example). */
+async function serveSite(request: IncomingMessage, response: ServerResponse, variant?: 'no-push-js' | 'workbox'): Promise<void> {
   const path = new URL(request.url ?? '/', 'http://x').pathname;
-  if (await workerVariant(path, response)) return;
-  if (noPushJs && path === '/push.js') return void response.writeHead(404).end();
+  if (await workerVariant(variant === 'workbox' && path === '/sw.js' ? '/workbox/sw.js' : path, response)) return;
+  if (variant === 'no-push-js' && path === '/push.js') return void response.writeHead(404).end();
   const built = join(project, 'dist/shop');
   if (path === '/') {
     const snippet = await readFile(join(built, 'snippet.html'), 'utf8');
@@ -87,10 +89,11 @@ function serveFakeProvider(request: IncomingMessage, response: ServerResponse): 
 }
 
 /** `site-configs/<name>.json`: the shop's config with these fields changed (undefined: removed), and its key file. */
-async function writeConfig(name: string, fields: Record<string, unknown> = {}): Promise<string> {
+async function writeConfig(name: string, fields: Record<string, unknown> = {}, folder = 'site-configs'): Promise<string> {
   const config: Record<string, unknown> = { ...baseConfig, ...fields };
   for (const [key, value] of Object.entries(fields)) if (value === undefined) delete config[key];
-  const file = `site-configs/${name}.json`;
+  const file = `${folder}/${name}.json`;
+  await mkdir(join(project, folder), { recursive: true });
   await writeFile(join(project, file), JSON.stringify(config, null, 2));
   await writeVapidKeyFile(join(project, '.push-kit/keys', `${name}.json`), vapid);
   return file;
@@ -143,10 +146,12 @@ const BROKEN: Record<string, () => Record<string, unknown>> = {
 };
 let brokenRun: Promise<Doctored> | undefined;
 
-/** The findings of one broken config, from the shared run (which fails: exit 1). */
-async function broken(name: keyof typeof BROKEN): Promise<{ checks: Check[]; notPassed: Check[] }> {
+/** The findings of one broken config (or of docs/ci.md's example, `shop`), from the shared run (exit 1). */
+async function broken(name: keyof typeof BROKEN | 'shop'): Promise<{ checks: Check[]; notPassed: Check[] }> {
   brokenRun ??= (async () => {
     const files = await Promise.all(Object.entries(BROKEN).map(([config, fields]) => writeConfig(config, fields())));
+    // docs/ci.md's example: a shop with Workbox's worker at /sw.js and a provider clock 10 minutes ahead
+    files.push(await writeConfig('shop', { origin: workboxSite, serverSyncUrl: `${fakeProvider}/skewed` }, 'docs-example'));
     return doctor(files);
   })();
   const { code, checks } = await brokenRun;
@@ -162,10 +167,15 @@ beforeAll(async () => {
   await mkdir(join(project, 'site-configs'));
   await mkdir(join(project, '.push-kit'), { mode: 0o700 });
   site = await listen((request, response) => void serveSite(request, response));
-  secondSite = await listen((request, response) => void serveSite(request, response, true));
+  secondSite = await listen((request, response) => void serveSite(request, response, 'no-push-js'));
+  workboxSite = await listen((request, response) => void serveSite(request, response, 'workbox'));
   fakeProvider = await listen(serveFakeProvider);
   harness = await startProviderHarness({
-    sites: [testSite({ name: 'shop', hash: HASH, origin: site }), testSite({ name: 'second', hash: 'second-site-01', origin: secondSite })],
+    sites: [
+      testSite({ name: 'shop', hash: HASH, origin: site }),
+      testSite({ name: 'second', hash: 'second-site-01', origin: secondSite }),
+      testSite({ name: 'third', hash: 'third-site-001', origin: workboxSite }),
+    ],
     vapid,
     service: false,
   });
@@ -325,5 +335,40 @@ describe('push-kit doctor', () => {
     } finally {
       await rm(provider, { recursive: true, force: true });
     }
+  }, 30_000);
+});
+
+/** The keys of every object, as one shape; an array is the set of its elements' shapes (as tests/unit/docs.test.ts). */
+function shape(value: unknown): unknown {
+  if (Array.isArray(value)) return [...new Set(value.map((item) => JSON.stringify(shape(item))))].sort();
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, shape((value as Record<string, unknown>)[key])]),
+    );
+  return typeof value;
+}
+
+describe('docs/ci.md', () => {
+  it('shows doctor --json as it prints: the shape, and each check of the example word for word', async () => {
+    const doc = await readFile(join(root, 'docs/ci.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('\n## Checking a deployed site'));
+    const example = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(section)![1]!) as { checks: Check[] };
+    const { checks } = await broken('shop');
+    // the example's origins, config path and the clock's seconds stand for this run's
+    const real = checks.map(
+      (check) =>
+        JSON.parse(
+          JSON.stringify(check)
+            .replaceAll(`${fakeProvider}/skewed`, 'https://push.shop.example')
+            .replaceAll(workboxSite, 'https://shop.example')
+            .replaceAll('docs-example/shop.json', 'site-configs/shop.json')
+            .replace(/\d+ s ahead/, '600 s ahead'),
+        ) as Check,
+    );
+    expect(shape(example)).toEqual(shape({ checks: real }));
+    for (const entry of example.checks) expect(real).toContainEqual(entry);
+    expect(checks).toHaveLength(16);
   }, 30_000);
 });

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Campaign, SubscriberExport } from '../../contract/owner-api.ts';
+import type { Automation } from '../../contract/automations.ts';
 import { DELIVERY_FAILURES_DOCS } from '../../contract/delivery-failures.ts';
 import { freePort } from '../support/ports.ts';
 import { useProviderHarness } from '../support/provider-harness.ts';
@@ -90,5 +91,19 @@ describe('delivery diagnostics', () => {
     expect(line).toContain('403 BadJwtToken from 127.0.0.1: 2');
     expect(line).toContain('network: connection refused: 1');
     expect(line).not.toContain(token);
+  });
+
+  it("counts an automation's failed messages by reason", async () => {
+    const enabled = await harness.owner('PATCH', '/automations/welcome', { enabled: true });
+    expect(enabled.statusCode, enabled.body).toBe(200);
+    const welcomed = await harness.subscribe({ path: '/diag/welcome' });
+    harness.service.answer(welcomed.path, { status: 413, body: '' });
+    harness.clock.advance(6 * 60_000);
+    await harness.automations.runDue();
+    const { automation } = (await harness.owner('GET', '/automations/welcome')).json() as { automation: Automation };
+    expect(automation.stats).toMatchObject({ sent: 1, delivered: 0, failed: 1 });
+    expect(automation.stats.failures).toEqual([
+      { status: 413, reason: 'Payload Too Large', host: '127.0.0.1', count: 1, docsUrl: `${DELIVERY_FAILURES_DOCS}#payload-too-large` },
+    ]);
   });
 });

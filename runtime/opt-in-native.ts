@@ -58,11 +58,9 @@ export async function syncBrowserSubscription(services: RuntimeServices, browser
       ? syncAction(services, browser, 'insert', current)
       : syncSubscription(services, browser, stored, current);
   };
-  // A browser that lets a page subscribe only within a user gesture moves on the visitor's next click, unasked.
-  await renew().catch((error) => {
-    if (!moving) throw error;
-    addEventListener('click', guard(renew), { once: true });
-  });
+  // A browser that lets a page subscribe only within a user gesture renews on the visitor's next click, unasked (on
+  // a later view too: the old subscription is gone by then).
+  await renew().catch(() => addEventListener('click', guard(renew), { once: true }));
   return true;
 }
 

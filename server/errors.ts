@@ -32,6 +32,24 @@ export const SERVER_ERRORS = {
   E_OWNER_KEY_MISSING: entry(401, () => 'authorization: send "Authorization: Bearer <owner key>" (printed by push-kit serve)'),
   E_OWNER_KEY: entry<{ site: string }>(401, ({ site }) => `authorization: wrong owner key for site ${site}`),
   E_OWNER_KEY_NO_SITE: entry(401, () => 'authorization: this key is not the owner key of any site on this server'),
+  E_ROLE: entry<{ route: string; needed: string; name: string; role: string }>(
+    403,
+    ({ route, needed, name, role }) => `role: ${route} needs the ${needed} role; ${name} is ${role === 'owner' ? 'an' : 'a'} ${role}`,
+  ),
+  E_ROLE_UNDECLARED: entry<{ route: string }>(403, ({ route }) => `role: ${route} declares no role, so nobody may call it`),
+  E_TEAM_MEMBER_UNKNOWN: entry<{ param: string; id: string; site: string }>(
+    404,
+    ({ param, id, site }) => `${param}: ${site} has no member ${id} (push-kit members list --site ${site})`,
+  ),
+  E_MEMBER_LAST_OWNER: entry<{ site: string }>(
+    409,
+    ({ site }) => `member: ${site} would have no owner left; make another member an owner first`,
+  ),
+  E_MEMBERS_MAX: entry<{ site: string; max: number }>(
+    409,
+    ({ site, max }) => `member: ${site} has ${max} members, the most a site may have`,
+  ),
+  E_SIGN_IN_LINK: entry(401, () => 'token: this sign-in link is unknown, used already or expired; ask an owner for a new one'),
   E_RATE_LIMIT_IP: entry<{ limit: number; seconds: number; ip: string }>(
     429,
     ({ limit, seconds, ip }) => `rate limit: more than ${limit} requests in ${seconds} s from ${ip}`,

@@ -24,17 +24,21 @@ async function describe(db: Queryable, site: HostedSite, kind: AutomationKind, s
 export async function automationRoutes(fastify: FastifyInstance, { db }: RouteContext): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/api/v1/sites/:name/automations', { schema: { params: SITE_PARAMS, response: { 200: AUTOMATIONS_REPLY } } }, async (request) => {
-    const site = ownedSite(request);
-    const settings = await automationSettings(db, site);
-    const automations: Automation[] = [];
-    for (const kind of AUTOMATION_KINDS) automations.push(await describe(db, site, kind, settings[kind]));
-    return { status: 'success' as const, automations };
-  });
+  app.get(
+    '/api/v1/sites/:name/automations',
+    { config: { role: 'viewer' }, schema: { params: SITE_PARAMS, response: { 200: AUTOMATIONS_REPLY } } },
+    async (request) => {
+      const site = ownedSite(request);
+      const settings = await automationSettings(db, site);
+      const automations: Automation[] = [];
+      for (const kind of AUTOMATION_KINDS) automations.push(await describe(db, site, kind, settings[kind]));
+      return { status: 'success' as const, automations };
+    },
+  );
 
   app.get(
     '/api/v1/sites/:name/automations/:kind',
-    { schema: { params: automationParams, response: { 200: AUTOMATION_REPLY } } },
+    { config: { role: 'viewer' }, schema: { params: automationParams, response: { 200: AUTOMATION_REPLY } } },
     async (request) => {
       const site = ownedSite(request);
       const { kind } = request.params;
@@ -45,7 +49,10 @@ export async function automationRoutes(fastify: FastifyInstance, { db }: RouteCo
 
   app.patch(
     '/api/v1/sites/:name/automations/:kind',
-    { schema: { params: automationParams, body: automationChangeSchema, response: { 200: AUTOMATION_REPLY } } },
+    {
+      config: { role: 'editor', audit: 'automation.update' },
+      schema: { params: automationParams, body: automationChangeSchema, response: { 200: AUTOMATION_REPLY } },
+    },
     async (request) => {
       const site = ownedSite(request);
       const { kind } = request.params;

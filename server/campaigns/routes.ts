@@ -29,7 +29,10 @@ export async function campaignRoutes(fastify: FastifyInstance, { db, campaigns }
 
   app.post(
     '/api/v1/sites/:name/campaigns',
-    { schema: { params: SITE_PARAMS, body: campaignInputSchema, response: { 201: CAMPAIGN_CREATED_REPLY } } },
+    {
+      config: { role: 'editor', audit: 'campaign.create' },
+      schema: { params: SITE_PARAMS, body: campaignInputSchema, response: { 201: CAMPAIGN_CREATED_REPLY } },
+    },
     async (request, reply) => {
       const site = ownedSite(request);
       const body = request.body;
@@ -42,13 +45,16 @@ export async function campaignRoutes(fastify: FastifyInstance, { db, campaigns }
 
   app.get(
     '/api/v1/sites/:name/campaigns',
-    { schema: { params: SITE_PARAMS, querystring: pageQuery, response: { 200: CAMPAIGNS_REPLY } } },
+    { config: { role: 'viewer' }, schema: { params: SITE_PARAMS, querystring: pageQuery, response: { 200: CAMPAIGNS_REPLY } } },
     async (request) => ({ status: 'success' as const, campaigns: await siteCampaigns(db, ownedSite(request), request.query) }),
   );
 
   app.post(
     '/api/v1/sites/:name/campaigns/:id/cancel',
-    { schema: { params: campaignParams, response: { 200: CAMPAIGN_CANCELLED_REPLY } } },
+    {
+      config: { role: 'editor', audit: 'campaign.cancel' },
+      schema: { params: campaignParams, response: { 200: CAMPAIGN_CANCELLED_REPLY } },
+    },
     async (request) => {
       const { id } = request.params;
       return { status: 'success' as const, campaignId: id, cancelled: await cancelSiteCampaign(db, ownedSite(request), id) };
@@ -57,13 +63,13 @@ export async function campaignRoutes(fastify: FastifyInstance, { db, campaigns }
 
   app.get(
     '/api/v1/sites/:name/campaigns/:id',
-    { schema: { params: campaignParams, response: { 200: CAMPAIGN_REPLY } } },
+    { config: { role: 'viewer' }, schema: { params: campaignParams, response: { 200: CAMPAIGN_REPLY } } },
     async (request) => ({ status: 'success' as const, campaign: await siteCampaign(db, ownedSite(request), request.params.id) }),
   );
 
   app.get(
     '/api/v1/sites/:name/audience',
-    { schema: { params: SITE_PARAMS, querystring: audienceQuery, response: { 200: AUDIENCE_REPLY } } },
+    { config: { role: 'editor' }, schema: { params: SITE_PARAMS, querystring: audienceQuery, response: { 200: AUDIENCE_REPLY } } },
     async (request) => {
       const site = ownedSite(request);
       const audience = request.query;

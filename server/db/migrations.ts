@@ -390,4 +390,39 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX deliveries_failures ON deliveries (campaign_id) WHERE status IN ('failed', 'expired')`,
     ],
   },
+  {
+    version: 20,
+    name: 'a team per site: members with roles and their keys, the audit log',
+    statements: [
+      // A member of a site's team (server/members/): a role, and the SHA-256 of their own key (NULL until the
+      // one-time sign-in link they were given is used; only the link's hash is kept, until then).
+      `CREATE TABLE site_members (
+        site_hash text NOT NULL,
+        id text NOT NULL,
+        name text NOT NULL,
+        role text NOT NULL CHECK (role IN ('owner', 'editor', 'viewer')),
+        key_hash text,
+        link_hash text,
+        link_expires_at timestamptz,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (site_hash, id)
+      )`,
+      `CREATE UNIQUE INDEX site_members_key ON site_members (site_hash, key_hash) WHERE key_hash IS NOT NULL`,
+      `CREATE UNIQUE INDEX site_members_link ON site_members (link_hash) WHERE link_hash IS NOT NULL`,
+      // The site's owner key of before becomes its first owner member, "Owner": that key keeps opening everything.
+      `INSERT INTO site_members (site_hash, id, name, role, key_hash, created_at)
+        SELECT site_hash, 'owner', 'Owner', 'owner', key_hash, created_at FROM owner_keys`,
+      // Every change and send through the owner API: who (the member, or the provider token), what, when.
+      `CREATE TABLE audit_log (
+        id bigserial PRIMARY KEY,
+        site_hash text NOT NULL,
+        member_id text,
+        member_name text NOT NULL,
+        action text NOT NULL,
+        target text,
+        at timestamptz NOT NULL DEFAULT now()
+      )`,
+      `CREATE INDEX audit_log_site ON audit_log (site_hash, id)`,
+    ],
+  },
 ];

@@ -18,6 +18,7 @@ import { automationRoutes } from '../automations/index.ts';
 import { campaignRoutes, notificationEventRoute } from '../campaigns/index.ts';
 import { dashboardRoutes } from '../dashboard/index.ts';
 import { importRoutes } from '../import/index.ts';
+import { memberRoutes, signInRoute } from '../members/index.ts';
 import { vapidKeyRoutes } from '../keys/index.ts';
 import { segmentRoutes } from '../segments/index.ts';
 import { shopRoutes } from '../shop/index.ts';
@@ -57,7 +58,7 @@ export interface CreateAppOptions {
   webhooks?: WebhookUrlPolicy;
   /** The project's state folder, where the sites' key files are; default `.push-kit`. */
   stateDir?: string;
-  /** The token of the provider file (server/provider-file.ts): a bearer that opens every hosted site's owner API. */
+  /** The token of the provider file (server/provider-file.ts): a bearer that opens every hosted site's owner API as an owner. */
   providerToken?: string;
 }
 
@@ -144,6 +145,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   await app.register(shopRoutes, context);
   await app.register(notificationEventRoute, context);
   await app.register(siteFileRoutes, context);
+  await app.register(signInRoute, context);
   await app.register(ownerApi, {
     ...context,
     siteRoutes: [
@@ -155,6 +157,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
       webhookRoutes(options.webhooks ?? webhookUrlPolicy()),
       importRoutes,
       vapidKeyRoutes,
+      memberRoutes,
     ],
   });
   await app.register(dashboardRoutes, { prefix: '/dashboard' });

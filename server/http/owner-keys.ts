@@ -6,6 +6,9 @@ import type { Queryable } from '../db/database.ts';
 import type { HostedSite } from '../sites.ts';
 import { ownerKeyFile } from '../state-paths.ts';
 
+/** The member id of the site's first owner, whose key is the owner key (`push-kit keys rotate` replaces it). */
+export const FIRST_OWNER_ID = 'owner';
+
 export function hashOwnerKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
@@ -37,22 +40,28 @@ export async function ownerKeyHashFromInit(stateDir: string, name: string): Prom
  * else a new one, returned (the only time it is readable). Null when no new key was made.
  */
 export async function ensureOwnerKey(db: Queryable, site: Pick<HostedSite, 'hash'>, initKeyHash?: string): Promise<string | null> {
-  if (initKeyHash) {
-    await db.query('INSERT INTO owner_keys (site_hash, key_hash) VALUES ($1, $2) ON CONFLICT (site_hash) DO NOTHING', [
-      site.hash,
-      initKeyHash,
-    ]);
-    return null;
-  }
-  const key = newOwnerKey();
+  const key = initKeyHash ? undefined : newOwnerKey();
+  const keyHash = initKeyHash ?? hashOwnerKey(key!);
   const { rows } = await db.query(
     'INSERT INTO owner_keys (site_hash, key_hash) VALUES ($1, $2) ON CONFLICT (site_hash) DO NOTHING RETURNING site_hash',
-    [site.hash, hashOwnerKey(key)],
+    [site.hash, keyHash],
   );
-  return rows.length === 1 ? key : null;
+  if (rows.length === 0) return null;
+  // the site's first key is its first owner member's (a member removed later is not brought back at a start)
+  await setFirstOwnerKey(db, site, keyHash);
+  return key ?? null;
 }
 
-/** Replaces the site's owner key (a leaked key) and returns the new one. */
+/** The site's first owner member, "Owner" (server/members/), opened by the owner key `keyHash` is the hash of. */
+async function setFirstOwnerKey(db: Queryable, site: Pick<HostedSite, 'hash'>, keyHash: string): Promise<void> {
+  await db.query(
+    `INSERT INTO site_members (site_hash, id, name, role, key_hash) VALUES ($1, '${FIRST_OWNER_ID}', 'Owner', 'owner', $2)
+     ON CONFLICT (site_hash, id) DO UPDATE SET key_hash = EXCLUDED.key_hash, role = 'owner', link_hash = NULL`,
+    [site.hash, keyHash],
+  );
+}
+
+/** Replaces the site's owner key (a leaked key), its first owner member's, and returns the new one. */
 export async function rotateOwnerKey(db: Queryable, site: Pick<HostedSite, 'hash'>): Promise<string> {
   const key = newOwnerKey();
   await db.query(
@@ -60,6 +69,7 @@ export async function rotateOwnerKey(db: Queryable, site: Pick<HostedSite, 'hash
      ON CONFLICT (site_hash) DO UPDATE SET key_hash = EXCLUDED.key_hash, created_at = now()`,
     [site.hash, hashOwnerKey(key)],
   );
+  await setFirstOwnerKey(db, site, hashOwnerKey(key));
   return key;
 }
 

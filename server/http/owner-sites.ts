@@ -1,9 +1,9 @@
-// The sites one owner key opens: the owner dashboard signs in with a key and offers a switcher between the
-// sites it opens (a server hosting several sites holds one key per site).
+// The sites one member key opens: the owner dashboard signs in with a key and offers a switcher between the
+// sites it opens (a server hosting several sites holds one key per site and member).
 import { ServerError } from '../errors.ts';
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/database.ts';
-import { requireOwner } from './owner-auth.ts';
+import { requireMember } from './owner-auth.ts';
 
 import type { HostedSite } from '../sites.ts';
 import type { SiteSummary } from '../../contract/owner-api.ts';
@@ -17,10 +17,10 @@ export async function sitesOpenedBy(
   const opened: HostedSite[] = [];
   for (const site of sites) {
     try {
-      await requireOwner(db, request, site, providerToken);
+      await requireMember(db, request, site, providerToken);
       opened.push(site);
     } catch (error) {
-      // A missing or malformed header is the same answer for every site: give it as requireOwner words it.
+      // A missing or malformed header is the same answer for every site: give it as requireMember words it.
       if (!(error instanceof ServerError) || !request.headers.authorization) throw error;
     }
   }

@@ -36,7 +36,10 @@ export async function importRoutes(fastify: FastifyInstance, { db, pushServices,
 
   app.post(
     '/api/v1/sites/:name/imports',
-    { schema: { params: SITE_PARAMS, querystring: importQuery, response: { 200: IMPORT_REPLY } } },
+    {
+      config: { role: 'owner', audit: 'import' },
+      schema: { params: SITE_PARAMS, querystring: importQuery, response: { 200: IMPORT_REPLY } },
+    },
     async (request): Promise<ImportReply> => {
       const site = ownedSite(request);
       const body = request.body as IncomingMessage | undefined;
@@ -63,7 +66,10 @@ export async function importRoutes(fastify: FastifyInstance, { db, pushServices,
 
   app.post(
     '/api/v1/sites/:name/imports/vapid-key',
-    { schema: { params: SITE_PARAMS, body: importVapidKeyBody, response: { 200: IMPORT_VAPID_KEY_REPLY } } },
+    {
+      config: { role: 'owner', audit: 'import.vapid-key' },
+      schema: { params: SITE_PARAMS, body: importVapidKeyBody, response: { 200: IMPORT_VAPID_KEY_REPLY } },
+    },
     async (request): Promise<ImportVapidKeyReply> => {
       const site = ownedSite(request);
       const keyId = await addLegacyVapidKey(stateDir, site, request.body, 'vapidKey');

@@ -15,13 +15,13 @@ export async function vapidKeyRoutes(fastify: FastifyInstance, { db, stateDir }:
 
   app.get(
     '/api/v1/sites/:name/vapid-keys',
-    { schema: { params: SITE_PARAMS, response: { 200: VAPID_KEY_RING_REPLY } } },
+    { config: { role: 'owner' }, schema: { params: SITE_PARAMS, response: { 200: VAPID_KEY_RING_REPLY } } },
     async (request) => ({ status: 'success' as const, ...(await vapidKeyRing(db, stateDir, ownedSite(request))) }),
   );
 
   app.post(
     '/api/v1/sites/:name/vapid-keys/rotate',
-    { schema: { params: SITE_PARAMS, response: { 200: VAPID_KEY_ROTATION_REPLY } } },
+    { config: { role: 'owner', audit: 'vapid-key.rotate' }, schema: { params: SITE_PARAMS, response: { 200: VAPID_KEY_ROTATION_REPLY } } },
     async (request) => {
       const site = ownedSite(request);
       const rotation = await rotateVapidKey(db, stateDir, site);
@@ -31,7 +31,10 @@ export async function vapidKeyRoutes(fastify: FastifyInstance, { db, stateDir }:
 
   app.delete(
     '/api/v1/sites/:name/vapid-keys/:key',
-    { schema: { params: vapidKeyParams, response: { 200: VAPID_KEY_RETIRED_REPLY } } },
+    {
+      config: { role: 'owner', audit: 'vapid-key.retire' },
+      schema: { params: vapidKeyParams, response: { 200: VAPID_KEY_RETIRED_REPLY } },
+    },
     async (request) => {
       const site = ownedSite(request);
       await retireVapidKey(db, stateDir, site, request.params.key);

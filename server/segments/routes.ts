@@ -38,14 +38,21 @@ export async function segmentRoutes(fastify: FastifyInstance, { db }: RouteConte
     return site;
   };
 
-  app.get('/api/v1/sites/:name/segments', { schema: { params: SITE_PARAMS, response: { 200: SEGMENTS_REPLY } } }, async (request) => ({
-    status: 'success' as const,
-    segments: await siteSegments(db, ownedSite(request)),
-  }));
+  app.get(
+    '/api/v1/sites/:name/segments',
+    { config: { role: 'viewer' }, schema: { params: SITE_PARAMS, response: { 200: SEGMENTS_REPLY } } },
+    async (request) => ({
+      status: 'success' as const,
+      segments: await siteSegments(db, ownedSite(request)),
+    }),
+  );
 
   app.post(
     '/api/v1/sites/:name/segments',
-    { schema: { params: SITE_PARAMS, body: segmentBody, response: { 201: SEGMENT_CREATED_REPLY } } },
+    {
+      config: { role: 'editor', audit: 'segment.create' },
+      schema: { params: SITE_PARAMS, body: segmentBody, response: { 201: SEGMENT_CREATED_REPLY } },
+    },
     async (request, reply) => {
       const site = ownedSite(request);
       const body = request.body;
@@ -59,7 +66,7 @@ export async function segmentRoutes(fastify: FastifyInstance, { db }: RouteConte
 
   app.put(
     '/api/v1/sites/:name/segments/:sid/members/:id',
-    { schema: { params: memberParams, response: { 200: MEMBER_ADDED_REPLY } } },
+    { config: { role: 'editor', audit: 'segment.member.add' }, schema: { params: memberParams, response: { 200: MEMBER_ADDED_REPLY } } },
     async (request) => {
       const { sid, id } = request.params;
       const site = await memberOf(request, sid, id);
@@ -71,7 +78,10 @@ export async function segmentRoutes(fastify: FastifyInstance, { db }: RouteConte
 
   app.delete(
     '/api/v1/sites/:name/segments/:sid/members/:id',
-    { schema: { params: memberParams, response: { 200: MEMBER_REMOVED_REPLY } } },
+    {
+      config: { role: 'editor', audit: 'segment.member.remove' },
+      schema: { params: memberParams, response: { 200: MEMBER_REMOVED_REPLY } },
+    },
     async (request) => {
       const { sid, id } = request.params;
       const site = await memberOf(request, sid, id);
@@ -82,7 +92,7 @@ export async function segmentRoutes(fastify: FastifyInstance, { db }: RouteConte
 
   app.delete(
     '/api/v1/sites/:name/segments/:sid',
-    { schema: { params: segmentParams, response: { 200: DELETED_REPLY } } },
+    { config: { role: 'editor', audit: 'segment.delete' }, schema: { params: segmentParams, response: { 200: DELETED_REPLY } } },
     async (request) => {
       const site = ownedSite(request);
       const { sid } = request.params;
@@ -95,7 +105,7 @@ export async function segmentRoutes(fastify: FastifyInstance, { db }: RouteConte
   // is an answer, not a failed call: 200 with its error and column.
   app.post(
     '/api/v1/sites/:name/conditions/check',
-    { schema: { params: SITE_PARAMS, body: conditionCheckBody, response: { 200: CONDITION_CHECK_REPLY } } },
+    { config: { role: 'editor' }, schema: { params: SITE_PARAMS, body: conditionCheckBody, response: { 200: CONDITION_CHECK_REPLY } } },
     async (request) => {
       const compiled = compileCondition(request.body.condition, 'page');
       return compiled.ok

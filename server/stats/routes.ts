@@ -13,7 +13,7 @@ export async function statsRoutes(fastify: FastifyInstance, { db }: RouteContext
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.get(
     '/api/v1/sites/:name/stats',
-    { schema: { params: SITE_PARAMS, querystring: statsQuery, response: { 200: STATS_REPLY } } },
+    { config: { role: 'viewer' }, schema: { params: SITE_PARAMS, querystring: statsQuery, response: { 200: STATS_REPLY } } },
     async (request) => {
       const site = ownedSite(request);
       const windowHours = site.config.conversionWindowHours ?? DEFAULT_CONVERSION_WINDOW_HOURS;

@@ -34,7 +34,10 @@ export async function subscriberRoutes(fastify: FastifyInstance, { db }: RouteCo
 
   app.get(
     '/api/v1/sites/:name/subscribers',
-    { schema: { params: SITE_PARAMS, querystring: subscriberListQuery, response: { 200: SUBSCRIBER_PAGE_REPLY } } },
+    {
+      config: { role: 'editor' },
+      schema: { params: SITE_PARAMS, querystring: subscriberListQuery, response: { 200: SUBSCRIBER_PAGE_REPLY } },
+    },
     async (request) => {
       const site = ownedSite(request);
       const query = request.query;
@@ -46,13 +49,13 @@ export async function subscriberRoutes(fastify: FastifyInstance, { db }: RouteCo
 
   app.get(
     '/api/v1/sites/:name/subscribers/count',
-    { schema: { params: SITE_PARAMS, response: { 200: SUBSCRIBER_COUNT_REPLY } } },
+    { config: { role: 'viewer' }, schema: { params: SITE_PARAMS, response: { 200: SUBSCRIBER_COUNT_REPLY } } },
     async (request) => ({ status: 'success' as const, ...(await countSubscribers(db, ownedSite(request).hash)) }),
   );
 
   app.get(
     '/api/v1/sites/:name/subscribers/:id',
-    { schema: { params: subscriberParams, response: { 200: SUBSCRIBER_REPLY } } },
+    { config: { role: 'editor' }, schema: { params: subscriberParams, response: { 200: SUBSCRIBER_REPLY } } },
     async (request) => {
       return { status: 'success' as const, ...(await subscriberRecord(db, ownedSite(request), request.params.id)) };
     },
@@ -60,21 +63,25 @@ export async function subscriberRoutes(fastify: FastifyInstance, { db }: RouteCo
 
   // A privacy access request: everything stored about the subscriber, as a file to hand over (its shape is
   // SUBSCRIBER_REPLY's record beside the site and the time, written as it is stored).
-  app.get('/api/v1/sites/:name/subscribers/:id/export', { schema: { params: subscriberParams } }, async (request, reply) => {
-    const site = ownedSite(request);
-    const { id } = request.params;
-    const exported = await subscriberRecord(db, site, id);
-    const file: SubscriberExportFile = { site: site.name, exportedAt: new Date().toISOString(), ...exported };
-    return reply
-      .type('application/json; charset=utf-8')
-      .header('content-disposition', `attachment; filename="subscriber-${id.replace(/[^A-Za-z0-9_.-]/g, '_')}.json"`)
-      .header('cache-control', 'no-store')
-      .send(JSON.stringify(file, null, 2));
-  });
+  app.get(
+    '/api/v1/sites/:name/subscribers/:id/export',
+    { config: { role: 'owner', audit: 'subscriber.export' }, schema: { params: subscriberParams } },
+    async (request, reply) => {
+      const site = ownedSite(request);
+      const { id } = request.params;
+      const exported = await subscriberRecord(db, site, id);
+      const file: SubscriberExportFile = { site: site.name, exportedAt: new Date().toISOString(), ...exported };
+      return reply
+        .type('application/json; charset=utf-8')
+        .header('content-disposition', `attachment; filename="subscriber-${id.replace(/[^A-Za-z0-9_.-]/g, '_')}.json"`)
+        .header('cache-control', 'no-store')
+        .send(JSON.stringify(file, null, 2));
+    },
+  );
 
   app.delete(
     '/api/v1/sites/:name/subscribers/:id',
-    { schema: { params: subscriberParams, response: { 200: DELETED_REPLY } } },
+    { config: { role: 'owner', audit: 'subscriber.erase' }, schema: { params: subscriberParams, response: { 200: DELETED_REPLY } } },
     async (request) => {
       const { id } = request.params;
       await eraseSubscriber(db, ownedSite(request), id);
@@ -84,7 +91,10 @@ export async function subscriberRoutes(fastify: FastifyInstance, { db }: RouteCo
 
   app.put(
     '/api/v1/sites/:name/subscribers/:id/dimensions',
-    { schema: { params: subscriberParams, body: dimensionsBody, response: { 200: STORED_REPLY } } },
+    {
+      config: { role: 'editor', audit: 'subscriber.dimensions' },
+      schema: { params: subscriberParams, body: dimensionsBody, response: { 200: STORED_REPLY } },
+    },
     async (request) => {
       const site = ownedSite(request);
       const { id } = request.params;
@@ -97,7 +107,7 @@ export async function subscriberRoutes(fastify: FastifyInstance, { db }: RouteCo
 
   app.get(
     '/api/v1/sites/:name/subscriber-health',
-    { schema: { params: SITE_PARAMS, querystring: healthQuery, response: { 200: SUBSCRIBER_HEALTH_REPLY } } },
+    { config: { role: 'viewer' }, schema: { params: SITE_PARAMS, querystring: healthQuery, response: { 200: SUBSCRIBER_HEALTH_REPLY } } },
     async (request) => {
       const query = request.query;
       return { status: 'success' as const, ...(await subscriberHealth(db, ownedSite(request).hash, query.days, query.deliveries)) };

@@ -44,42 +44,59 @@ export function webhookRoutes(policy: WebhookUrlPolicy): FastifyPluginAsync<Rout
     const app = fastify.withTypeProvider<ZodTypeProvider>();
     const base = '/api/v1/sites/:name/webhooks';
 
-    app.get(base, { schema: { params: SITE_PARAMS, response: { 200: WEBHOOKS_REPLY } } }, async (request) => ({
+    app.get(base, { config: { role: 'owner' }, schema: { params: SITE_PARAMS, response: { 200: WEBHOOKS_REPLY } } }, async (request) => ({
       status: 'success' as const,
       endpoints: await siteWebhooks(db, ownedSite(request), clock()),
     }));
 
     app.post(
       base,
-      { schema: { params: SITE_PARAMS, body: webhookBody, response: { 201: WEBHOOK_SECRET_REPLY } } },
+      {
+        config: { role: 'owner', audit: 'webhook.create' },
+        schema: { params: SITE_PARAMS, body: webhookBody, response: { 201: WEBHOOK_SECRET_REPLY } },
+      },
       async (request, reply) => {
         const created = await addSiteWebhook(db, ownedSite(request), request.body, policy, clock());
         return reply.code(201).send({ status: 'success', ...created });
       },
     );
 
-    app.get(`${base}/:id`, { schema: { params: webhookParams, response: { 200: WEBHOOK_REPLY } } }, async (request) => ({
-      status: 'success' as const,
-      endpoint: await siteWebhook(db, ownedSite(request), request.params.id, clock()),
-    }));
+    app.get(
+      `${base}/:id`,
+      { config: { role: 'owner' }, schema: { params: webhookParams, response: { 200: WEBHOOK_REPLY } } },
+      async (request) => ({
+        status: 'success' as const,
+        endpoint: await siteWebhook(db, ownedSite(request), request.params.id, clock()),
+      }),
+    );
 
     app.patch(
       `${base}/:id`,
-      { schema: { params: webhookParams, body: webhookUpdateBody, response: { 200: WEBHOOK_REPLY } } },
+      {
+        config: { role: 'owner', audit: 'webhook.update' },
+        schema: { params: webhookParams, body: webhookUpdateBody, response: { 200: WEBHOOK_REPLY } },
+      },
       async (request) => ({
         status: 'success' as const,
         endpoint: await updateSiteWebhook(db, ownedSite(request), request.params.id, request.body, clock()),
       }),
     );
 
-    app.delete(`${base}/:id`, { schema: { params: webhookParams, response: { 200: WEBHOOK_REMOVED_REPLY } } }, async (request) => {
-      await removeSiteWebhook(db, ownedSite(request), request.params.id);
-      return { status: 'success' as const, endpointId: request.params.id, removed: true as const };
-    });
+    app.delete(
+      `${base}/:id`,
+      { config: { role: 'owner', audit: 'webhook.remove' }, schema: { params: webhookParams, response: { 200: WEBHOOK_REMOVED_REPLY } } },
+      async (request) => {
+        await removeSiteWebhook(db, ownedSite(request), request.params.id);
+        return { status: 'success' as const, endpointId: request.params.id, removed: true as const };
+      },
+    );
 
     app.post(
       `${base}/:id/rotate-secret`,
-      { schema: { params: webhookParams, body: rotateBody, response: { 200: WEBHOOK_SECRET_REPLY } } },
+      {
+        config: { role: 'owner', audit: 'webhook.rotate-secret' },
+        schema: { params: webhookParams, body: rotateBody, response: { 200: WEBHOOK_SECRET_REPLY } },
+      },
       async (request) => ({
         status: 'success' as const,
         ...(await rotateSiteWebhookSecret(db, ownedSite(request), request.params.id, request.body?.overlapHours, clock())),
@@ -88,7 +105,7 @@ export function webhookRoutes(policy: WebhookUrlPolicy): FastifyPluginAsync<Rout
 
     app.get(
       `${base}/:id/log`,
-      { schema: { params: webhookParams, querystring: logQuery, response: { 200: WEBHOOK_LOG_REPLY } } },
+      { config: { role: 'owner' }, schema: { params: webhookParams, querystring: logQuery, response: { 200: WEBHOOK_LOG_REPLY } } },
       async (request) => ({
         status: 'success' as const,
         ...(await siteWebhookLog(db, ownedSite(request), request.params.id, request.query.limit)),
@@ -97,7 +114,7 @@ export function webhookRoutes(policy: WebhookUrlPolicy): FastifyPluginAsync<Rout
 
     app.post(
       `${base}/:id/messages/:messageId/replay`,
-      { schema: { params: messageParams, response: { 200: WEBHOOK_REPLAYED_REPLY } } },
+      { config: { role: 'owner', audit: 'webhook.replay' }, schema: { params: messageParams, response: { 200: WEBHOOK_REPLAYED_REPLY } } },
       async (request) => {
         const { id, messageId } = request.params;
         await replaySiteWebhookMessage(db, ownedSite(request), id, messageId, clock());

@@ -341,6 +341,18 @@ export function routeTable(context: RouteTableContext): { routes: Route[]; owner
     };
   }
 
+  /** The team member the valid request of a member route uses up (removes, gives a new key), made by its set-up. */
+  let teamMember = '';
+  const addTeamMember = async () => {
+    const reply = await context.inject({
+      method: 'POST',
+      url: '/api/v1/sites/letters/members',
+      headers: { authorization: `Bearer ${context.ownerKey()}` },
+      payload: { name: 'Leaving', role: 'viewer' },
+    });
+    teamMember = (reply.json() as { member: { memberId: string } }).member.memberId;
+  };
+
   const ownerRoutes: Route[] = [
     ownerRoute('GET', '/subscribers', 'query', () => ({
       limit: '10',
@@ -408,6 +420,13 @@ export function routeTable(context: RouteTableContext): { routes: Route[]; owner
       body: () => ({ contentType: 'text/csv', payload: `endpoint,p256dh,auth\n${fixture.endpoint},BAAA,AAAA\n` }),
     }),
     ownerRoute('POST', '/imports/vapid-key', 'json', () => ({ ...IMPORTED_KEY })),
+    ownerRoute('GET', '/me', 'query', () => ({})),
+    ownerRoute('GET', '/members', 'query', () => ({})),
+    ownerRoute('POST', '/members', 'json', () => ({ name: 'Ana', role: 'editor' })),
+    ownerRoute('PATCH', '/members/:id', 'json', () => ({ id: 'owner', role: 'owner' })),
+    ownerRoute('DELETE', '/members/:id', 'path', () => ({ id: teamMember }), { setup: addTeamMember }),
+    ownerRoute('POST', '/members/:id/key', 'path', () => ({ id: teamMember }), { setup: addTeamMember }),
+    ownerRoute('GET', '/audit', 'query', () => ({ limit: '10', offset: '0' })),
   ];
 
   return { routes, ownerRoutes };

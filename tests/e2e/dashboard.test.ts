@@ -525,4 +525,29 @@ describe('owner dashboard', () => {
     expect(await imported()).toBe(2);
     await shot('import-done');
   });
+
+  it('webhooks: adds an endpoint (its secret shown once), refuses an http one, disables it and reads its log', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'Add an endpoint' }).waitFor();
+    await page.getByLabel('URL').fill('http://crm.example.com/hook');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^url: must be https/);
+    await page.getByLabel('URL').fill('https://203.0.113.9/push-kit');
+    await page.getByRole('checkbox', { name: 'notification.clicked' }).check();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const secret = page.locator('[data-secret]');
+    await expect.poll(() => secret.textContent()).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const row = page.locator('tr[data-endpoint]');
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await row.textContent()).toContain('subscriber.created, notification.clicked');
+    await shot('webhooks');
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await expect.poll(() => row.getAttribute('data-status')).toBe('disabled');
+    expect(await row.textContent()).toContain('disabled by the owner');
+    const listed = await fetch(`${providerUrl}/api/v1/sites/letters/webhooks`, { headers: { authorization: `Bearer ${lettersKey}` } });
+    expect(JSON.stringify(await listed.json())).not.toContain((await secret.textContent())!.slice(6));
+    await row.getByRole('link', { name: 'Log' }).click();
+    await page.getByRole('heading', { name: /^Delivery log of endpoint/ }).waitFor();
+    await expect.poll(() => page.getByText('No attempt yet.').count()).toBe(1);
+  });
 });

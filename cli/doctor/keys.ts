@@ -3,6 +3,7 @@
 // accepts; the token the sender signs expires within 24 h by this machine's and the provider's clock; and the
 // state folder is private as `push-kit serve` requires (server/state-privacy.ts).
 import { createPublicKey, verify } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { isAcceptedVapidSubject, vapidSubjectFor } from '../../config/vapid-subject.ts';
 import { isServerError } from '../../server/errors.ts';
@@ -92,6 +93,7 @@ function checkToken(context: DoctorContext, keys: VapidKeyPair, subject: string,
 
 async function checkState(context: DoctorContext): Promise<DoctorCheck> {
   const { site, stateDir } = context;
+  if (!existsSync(stateDir)) return finding('STATE_ABSENT', site, { dir: stateDir });
   try {
     await requirePrivateState(stateDir);
   } catch (error) {

@@ -359,6 +359,12 @@ const findings = {
     fix: () => 'restore the key file push-kit init wrote for this site',
   },
   STATE_OK: { id: 'state-private', status: 'pass', message: ({ dir }: { dir: string }) => `${dir} is private to this user` },
+  STATE_ABSENT: {
+    id: 'state-private',
+    status: 'warn',
+    message: ({ dir }: { dir: string }) => `there is no ${dir} folder here: the provider's keys and database are elsewhere`,
+    fix: () => 'run the doctor in the folder push-kit serve runs in',
+  },
   STATE_OPEN: {
     id: 'state-private',
     status: 'fail',

@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import { startProviderHarness, type ProviderHarness } from '../support/provider-harness.ts';
+import { freePort } from '../support/ports.ts';
 import { testSite } from '../support/server.ts';
 
 const run = promisify(execFile);
@@ -28,6 +29,8 @@ let harness: ProviderHarness;
 const servers: Server[] = [];
 let secondSite: string;
 let workboxSite: string;
+/** An origin nothing listens on. */
+let closedOrigin: string;
 let baseConfig: Record<string, unknown>;
 
 const TYPES: Record<string, string> = {
@@ -143,6 +146,7 @@ const BROKEN: Record<string, () => Record<string, unknown>> = {
   'other-key': () => ({ vapidPublicKey: generateVapidKeyPair().publicKey }),
   'localhost-subject': () => ({ vapidSubject: 'mailto:push@localhost' }),
   'derived-subject': () => ({ vapidSubject: undefined }),
+  unreachable: () => ({ origin: closedOrigin }),
 };
 let brokenRun: Promise<Doctored> | undefined;
 
@@ -170,6 +174,7 @@ beforeAll(async () => {
   secondSite = await listen((request, response) => void serveSite(request, response, 'no-push-js'));
   workboxSite = await listen((request, response) => void serveSite(request, response, 'workbox'));
   fakeProvider = await listen(serveFakeProvider);
+  closedOrigin = `http://127.0.0.1:${await freePort()}`;
   harness = await startProviderHarness({
     sites: [
       testSite({ name: 'shop', hash: HASH, origin: site }),
@@ -307,6 +312,18 @@ describe('push-kit doctor', () => {
     expect(derived.notPassed[0]!.fix).toContain('set vapidSubject to a mailto: address');
   }, 30_000);
 
+  it('names the URL and the cause of a site that cannot be reached', async () => {
+    const { notPassed } = await broken('unreachable');
+    const refused = (path: string) =>
+      `cannot load ${closedOrigin}${path}: connection refused (ECONNREFUSED): nothing listens on ${closedOrigin.slice('http://'.length)}; is the site's web server running?`;
+    expect(notPassed.filter((check) => check.id !== 'provider-cors').map((check) => [check.id, check.message])).toEqual([
+      ['page-snippet', refused('/')],
+      ['push-js', refused('/push.js')],
+      ['manifest', refused('/manifest.json')],
+      ['service-worker', refused('/sw.js')],
+    ]);
+  }, 30_000);
+
   it('warns of a provider clock 10 minutes off (exit 0), which --strict fails', async () => {
     const file = await writeConfig('skewed', { serverSyncUrl: `${fakeProvider}/skewed` });
     const [plain, strict] = await Promise.all([doctor([file]), doctor([file], ['--strict'])]);
@@ -325,13 +342,21 @@ describe('push-kit doctor', () => {
       const key = join(provider, '.push-kit/keys/shop.json');
       await writeVapidKeyFile(key, vapid);
       await chmod(key, 0o644);
-      const { code, notPassed } = await doctor([join(project, 'site-configs/shop.json')], ['--dist', join(project, 'dist')], provider);
+      const args = [join(project, 'site-configs/shop.json'), '--dist', join(project, 'dist')];
+      const [{ code, notPassed }, text] = await Promise.all([doctor(args, [], provider), pushKit(['doctor', ...args], provider)]);
       expect(ids(notPassed)).toEqual(['vapid-key-file', 'state-private']);
       expect(notPassed[0]!.message).toBe(
         ".push-kit/keys/shop.json is open to other users of this machine (mode 0644): it holds the site's VAPID private key",
       );
       expect(notPassed.map((check) => check.fix)).toEqual(['chmod 600 .push-kit/keys/shop.json', 'chmod 600 .push-kit/keys/shop.json']);
       expect(code).toBe(1);
+      // the report a person reads: the check, its message, the fix beneath
+      expect(text.code).toBe(1);
+      expect(text.stdout).toContain(
+        "  FAIL  vapid-key-file        .push-kit/keys/shop.json is open to other users of this machine (mode 0644): it holds the site's VAPID private key\n" +
+          '                              fix: chmod 600 .push-kit/keys/shop.json\n',
+      );
+      expect(text.stdout).toContain('\ndoctor: 2 failed, 0 warnings, 14 passed\n');
     } finally {
       await rm(provider, { recursive: true, force: true });
     }

@@ -69,7 +69,12 @@ async function checkSite(file: string, options: { dist: string; timeoutMs: numbe
   };
   const [files, worker, provider] = await Promise.all([siteFileChecks(context), serviceWorkerChecks(context), providerChecks(context)]);
   const keys = await keyChecks(context, provider.providerNow);
-  return [finding('CONFIG_OK', loaded.name, { file }), ...files, ...worker, ...provider.checks, ...keys];
+  // a derived subject Apple refuses is the vapid-subject check's
+  const warnings = loaded.warnings
+    .filter((warning) => warning.code !== 'W_VAPID_SUBJECT_DERIVED')
+    .map((warning) => finding('CONFIG_WARNING', loaded.name, { file, problem: `${warning.path}: ${warning.message}` }));
+  const config = warnings.length > 0 ? warnings : [finding('CONFIG_OK', loaded.name, { file })];
+  return [...config, ...files, ...worker, ...provider.checks, ...keys];
 }
 
 const LABEL = { pass: 'pass', warn: 'warn', fail: 'FAIL' } as const;

@@ -23,6 +23,13 @@ const findings = {
       `correct the config (push-kit validate ${file} lists every problem), build and deploy again`,
   },
   CONFIG_OK: { id: 'config', status: 'pass', message: ({ file }: { file: string }) => `${file} is valid` },
+  CONFIG_WARNING: {
+    id: 'config',
+    status: 'warn',
+    message: ({ file, problem }: { file: string; problem: string }) => `${file}: ${problem}`,
+    fix: ({ file }: { file: string; problem: string }) =>
+      `push-kit validate ${file} explains it; correct the config, build and deploy again`,
+  },
 
   PAGE_OK: { id: 'page-snippet', status: 'pass', message: ({ url }: Url) => `${url} loads push.js and links the manifest` },
   PAGE_UNREACHABLE: {

@@ -147,6 +147,7 @@ const BROKEN: Record<string, () => Record<string, unknown>> = {
   'localhost-subject': () => ({ vapidSubject: 'mailto:push@localhost' }),
   'derived-subject': () => ({ vapidSubject: undefined }),
   unreachable: () => ({ origin: closedOrigin }),
+  'config-warning': () => ({ clickSegmentations: 'not json' }),
 };
 let brokenRun: Promise<Doctored> | undefined;
 
@@ -310,6 +311,12 @@ describe('push-kit doctor', () => {
     expect(ids(derived.notPassed)).toEqual(['vapid-subject']);
     expect(derived.notPassed[0]!.message).toContain('VAPID subject mailto:webpush@127.0.0.1 (derived from the origin');
     expect(derived.notPassed[0]!.fix).toContain('set vapidSubject to a mailto: address');
+  }, 30_000);
+
+  it('warns of what validate warns of in the config', async () => {
+    const { notPassed } = await broken('config-warning');
+    expect(notPassed.map((check) => [check.id, check.status])).toEqual([['config', 'warn']]);
+    expect(notPassed[0]!.message).toMatch(/^site-configs\/config-warning\.json: clickSegmentations: /);
   }, 30_000);
 
   it('names the URL and the cause of a site that cannot be reached', async () => {

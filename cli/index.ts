@@ -170,6 +170,23 @@ export async function main(argv: string[]): Promise<number> {
       setExit(await (await import('./commands/webhooks.ts')).runWebhooks(action, target, message, options)),
     );
 
+  program
+    .command('members')
+    .description("A site's team: list, add --name --role [--link], role ID --role, remove ID, key ID (docs/members.md)")
+    .addArgument(new Argument('[action]', 'what to do (default list)').choices(['list', 'add', 'role', 'remove', 'key']))
+    .argument('[id]', 'role, remove, key: the member id')
+    .requiredOption('--site <name>', 'site name (config base name)')
+    .option('--name <name>', "add: the member's name, shown in the dashboard and the audit log")
+    .option('--role <role>', 'add, role: owner, editor or viewer')
+    .option('--link', 'add: print a one-time sign-in link for the dashboard instead of a key')
+    .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
+    .option('--key <key>', "an owner's key: ask the running provider (also PUSHKIT_OWNER_KEY)")
+    .option('--provider <url>', "provider URL for --key (default: the running one, else the site's serverSyncUrl)")
+    .option('--sites <glob...>', 'site configs', ['site-configs/*.json'])
+    .action(async (action: string | undefined, id: string | undefined, options) =>
+      setExit(await (await import('./commands/members.ts')).runMembers(action, id, options)),
+    );
+
   const keys = program
     .command('keys')
     .description('Say whether a site has an owner API key; `keys rotate` prints a new one once and the old one stops working')

@@ -34,7 +34,7 @@ export const SERVER_ERRORS = {
   E_OWNER_KEY_NO_SITE: entry(401, () => 'authorization: this key is not the owner key of any site on this server'),
   E_ROLE: entry<{ route: string; needed: string; name: string; role: string }>(
     403,
-    ({ route, needed, name, role }) => `role: ${route} needs the ${needed} role; ${name} is ${role === 'owner' ? 'an' : 'a'} ${role}`,
+    ({ route, needed, name, role }) => `role: ${route} needs the ${needed} role; ${name} is ${role === 'viewer' ? 'a' : 'an'} ${role}`,
   ),
   E_ROLE_UNDECLARED: entry<{ route: string }>(403, ({ route }) => `role: ${route} declares no role, so nobody may call it`),
   E_TEAM_MEMBER_UNKNOWN: entry<{ param: string; id: string; site: string }>(

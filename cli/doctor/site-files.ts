@@ -47,13 +47,15 @@ async function checkPage(context: DoctorContext, page: string): Promise<DoctorCh
   const { reply } = fetched;
   if (reply.status !== 200) return finding('PAGE_STATUS', site, { url: page, status: reply.status });
   const expected = pushJsUrl(config);
-  if (!scriptSources(reply.body, page).includes(expected)) return finding('PAGE_NO_SNIPPET', site, { url: page, pushJs: expected });
+  // relative sources are relative to where the page came from, after redirects
+  const base = reply.url;
+  if (!scriptSources(reply.body, base).includes(expected)) return finding('PAGE_NO_SNIPPET', site, { url: page, pushJs: expected });
   const manifest = siteUrl(config, config.manifestUrl);
   const linked = [...reply.body.matchAll(/<link\b[^>]*>/gi)].some(
     ([tag]) =>
       /\brel\s*=\s*["']?manifest\b/i.test(tag) &&
       [...tag.matchAll(/\bhref\s*=\s*["']([^"']+)["']/gi)].some(
-        ([, href]) => URL.canParse(href!, page) && new URL(href!, page).href === manifest,
+        ([, href]) => URL.canParse(href!, base) && new URL(href!, base).href === manifest,
       ),
   );
   if (!linked) return finding('PAGE_NO_MANIFEST_LINK', site, { url: page, manifest });

@@ -185,7 +185,7 @@ const findings = {
     message: ({ url, library }: { url: string; library: string; swPath: string }) =>
       `${url} is ${library}'s worker and does not import push-kit-sw.js: a scope has one worker, so push-kit's push handlers never run`,
     fix: ({ swPath }: { url: string; library: string; swPath: string }) =>
-      `add importScripts('/push-kit-sw.js'); at the top of ${swPath} and deploy push-kit-sw.js beside sw.js (docs/service-workers.md, set-up 2)`,
+      `add importScripts('/push-kit-sw.js'); at the top of ${swPath} and serve the build's push-kit-sw.js at /push-kit-sw.js (docs/service-workers.md, set-up 2)`,
   },
   SW_NOT_PUSH_KIT: {
     id: 'service-worker-owner',

@@ -270,7 +270,7 @@ describe('push-kit doctor', () => {
       `${site}/workbox/sw.js is Workbox's worker and does not import push-kit-sw.js: a scope has one worker, so push-kit's push handlers never run`,
     );
     expect(notPassed[0]!.fix).toBe(
-      "add importScripts('/push-kit-sw.js'); at the top of /workbox/sw.js and deploy push-kit-sw.js beside sw.js (docs/service-workers.md, set-up 2)",
+      "add importScripts('/push-kit-sw.js'); at the top of /workbox/sw.js and serve the build's push-kit-sw.js at /push-kit-sw.js (docs/service-workers.md, set-up 2)",
     );
     // the combined worker of docs/service-workers.md
     const combined = await broken('combined');

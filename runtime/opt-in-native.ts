@@ -7,9 +7,9 @@ import type { OptInPath } from './opt-in-path.ts';
 import type { Prompts } from './prompts.ts';
 import type { CurrentSubscription, StoredState } from './sync.ts';
 import { activeRegistration, askPermission, describeSubscription, subscribePush } from './push-subscription.ts';
-import { syncAction, syncSubscription, syncWithoutPermission } from './sync.ts';
+import { subscriptionIdOf, syncAction, syncSubscription, syncWithoutPermission } from './sync.ts';
 import { BLOCKED, CANCELLED, NOT_SUBSCRIBED, SYNC_ERROR } from './messages.ts';
-import { VAPID_KEY } from './storage-keys.ts';
+import { SUBSCRIPTION_ID, VAPID_KEY } from './storage-keys.ts';
 import { guard, logSwallowed } from './guard.ts';
 import { urlBase64ToBytes } from './base64url.ts';
 import { incognitoRefusal } from './private-window.ts';
@@ -45,6 +45,8 @@ export async function syncBrowserSubscription(services: RuntimeServices, browser
     ? String(new Uint8Array(key)) !== String(urlBase64ToBytes(site.vapidPublicKey))
     : subscription && storedKey && storedKey !== site.vapidPublicKey;
   if (moving) {
+    // Named as the previous registration, an imported subscriber keeps its record when its subscription moves.
+    if (!stored.subscriptionId) local.set(SUBSCRIPTION_ID, subscriptionIdOf(subscription!.endpoint));
     await subscription!.unsubscribe();
     subscription = null;
   }

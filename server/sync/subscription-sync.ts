@@ -156,6 +156,14 @@ async function recordEvent(tx: Queryable, siteHash: string, subscriberId: string
 async function insert(tx: Queryable, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncResult> {
   const endpoint = endpointOf(payload);
   if (!endpoint && !payload.subscriptionId) return fail('E_SYNC_NO_SUBSCRIPTION');
+  // The silent move of a subscription another service's script made (docs/migrating.md): a page without a subscriber
+  // of its own names that registration, and its subscriber (an imported one) moves instead of a new one being made.
+  if (
+    payload.previousSubscriptionId &&
+    !payload.subscriberId &&
+    (await findBySubscription(tx, siteHash, undefined, payload.previousSubscriptionId))
+  )
+    return moveRegistration(tx, siteHash, payload, vapidKeyId, true);
   await lockSubscription(tx, siteHash, endpoint ?? payload.subscriptionId!);
   const candidate =
     (await findBySubscription(tx, siteHash, endpoint, payload.subscriptionId)) ?? (await findById(tx, siteHash, payload.subscriberId));
@@ -204,7 +212,14 @@ async function update(tx: Queryable, siteHash: string, payload: SyncPayload, vap
   return succeed(tx, subscriber.id, proof.issue);
 }
 
-async function moveRegistration(tx: Queryable, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncResult> {
+/** `issueSecret`: the caller is a page that will keep the secret the reply carries, though it named no subscriber. */
+async function moveRegistration(
+  tx: Queryable,
+  siteHash: string,
+  payload: SyncPayload,
+  vapidKeyId?: string,
+  issueSecret = false,
+): Promise<SyncResult> {
   if (!payload.previousSubscriptionId) return fail('E_PARAM_MISSING', { param: 'previousSubscriptionId' });
   const endpoint = endpointOf(payload);
   if (!endpoint && !payload.subscriptionId) return fail('E_SYNC_NO_SUBSCRIPTION');
@@ -226,7 +241,7 @@ async function moveRegistration(tx: Queryable, siteHash: string, payload: SyncPa
   if (!subscriber) return byId ? proofFailure(payload, 'subscriberId') : fail('E_SYNC_SUBSCRIPTION_UNKNOWN');
   // A page (it names its subscriber id) that proved the registration instead of the secret gets a new one; the
   // service worker names no id and has nowhere to keep a secret.
-  const issue = !bySecret && Boolean(payload.subscriberId);
+  const issue = !bySecret && (issueSecret || Boolean(payload.subscriberId));
   await releaseEndpoint(tx, siteHash, endpoint, subscriber.id);
   await updateSubscriber(tx, subscriber.id, {
     ...subscriptionColumns(payload, vapidKeyId),

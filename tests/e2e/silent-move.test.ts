@@ -278,6 +278,48 @@ describe('the silent move to the site key', () => {
     await page.close();
   });
 
+  it("keeps an imported subscriber whose browser has no push-kit storage (OneSignal's case): same id, tags, a secret", async () => {
+    const page = await browser.context.newPage();
+    const oldEndpoint = await subscribeWithPreviousService(page);
+    const report = await importSubscribers(
+      stack.db,
+      (async function* () {
+        yield (
+          JSON.stringify({
+            endpoint: oldEndpoint,
+            keys: { p256dh: subscriberKeys.p256dh, auth: subscriberKeys.auth },
+            tags: { plan: 'pro' },
+          }) + '\n'
+        );
+      })(),
+      { site: stack.site, pushServices: pushService.pushServices, vapidKeyId: vapidKeyId(keyA.publicKey) },
+    );
+    expect(report).toMatchObject({ imported: 1 });
+    const imported = await stack.db.query<{ id: string }>('SELECT id FROM subscribers WHERE site_hash = $1 AND endpoint = $2', [
+      stack.config.hash,
+      oldEndpoint,
+    ]);
+    const subscriberId = imported.rows[0]!.id;
+    const syncs = await syncsOf(page);
+    await page.goto(`${stack.siteUrl}/`);
+    await expect
+      .poll(() => page.evaluate(() => localStorage.getItem('wingify_push_subscriber_id')), { timeout: 10_000 })
+      .toBe(subscriberId);
+    expect(syncs.map((body) => body.get('previousSubscriptionId'))).toEqual([oldEndpoint.slice(oldEndpoint.lastIndexOf('/') + 1)]);
+    expect(await page.evaluate(() => localStorage.getItem('pushkit_subscriber_secret'))).toBeTruthy();
+    const moved = await page.evaluate((store) => JSON.parse(localStorage.getItem(store)!) as { endpoint: string }, STORE);
+    const { rows } = await stack.db.query<{ id: string; vapid_key_id: string }>(
+      'SELECT id, vapid_key_id FROM subscribers WHERE site_hash = $1 AND endpoint = $2',
+      [stack.config.hash, moved.endpoint],
+    );
+    expect(rows).toEqual([{ id: subscriberId, vapid_key_id: currentVapidKeyId(stack.site) }]);
+    const tags = await stack.db.query('SELECT key, value FROM subscriber_tags WHERE subscriber_id = $1', [subscriberId]);
+    expect(tags.rows).toEqual([{ key: 'plan', value: 'pro' }]);
+    expect(await page.evaluate(() => (window as unknown as { __asked: number }).__asked)).toBe(0);
+    await clearOrigin(page);
+    await page.close();
+  });
+
   it('waits for the next click where a page may subscribe only within a user gesture, still without a prompt', async () => {
     const page = await browser.context.newPage();
     await subscribeWithPreviousService(page);

@@ -353,6 +353,22 @@ export function routeTable(context: RouteTableContext): { routes: Route[]; owner
     teamMember = (reply.json() as { member: { memberId: string } }).member.memberId;
   };
 
+  /** The webhook endpoint (and one event of its log) the valid request of a webhook route uses, made by its set-up. */
+  const webhook = { id: '', messageId: '' };
+  const addWebhook = async () => {
+    const owner = { authorization: `Bearer ${context.ownerKey()}` };
+    const reply = await context.inject({
+      method: 'POST',
+      url: '/api/v1/sites/letters/webhooks',
+      headers: owner,
+      payload: { url: 'https://203.0.113.9/hook', events: ['subscriber.created'] },
+    });
+    webhook.id = (reply.json() as { endpoint: { endpointId: string } }).endpoint.endpointId;
+    await context.insertSubscriber();
+    const log = await context.inject({ method: 'GET', url: `/api/v1/sites/letters/webhooks/${webhook.id}/log`, headers: owner });
+    webhook.messageId = (log.json() as { messages: { messageId: string }[] }).messages[0]?.messageId ?? '';
+  };
+
   const ownerRoutes: Route[] = [
     ownerRoute('GET', '/subscribers', 'query', () => ({
       limit: '10',
@@ -427,6 +443,27 @@ export function routeTable(context: RouteTableContext): { routes: Route[]; owner
     ownerRoute('DELETE', '/members/:id', 'path', () => ({ id: teamMember }), { setup: addTeamMember }),
     ownerRoute('POST', '/members/:id/key', 'path', () => ({ id: teamMember }), { setup: addTeamMember }),
     ownerRoute('GET', '/audit', 'query', () => ({ limit: '10', offset: '0' })),
+    ownerRoute('GET', '/webhooks', 'query', () => ({})),
+    ownerRoute('POST', '/webhooks', 'json', () => ({ url: 'https://203.0.113.9/hook', events: ['subscriber.created', 'conversion'] }), {
+      setup: async () => {
+        // room for the next one (a site has at most 20)
+        for (const id of [webhook.id].filter(Boolean)) {
+          await context.inject({
+            method: 'DELETE',
+            url: `/api/v1/sites/letters/webhooks/${id}`,
+            headers: { authorization: `Bearer ${context.ownerKey()}` },
+          });
+        }
+      },
+    }),
+    ownerRoute('GET', '/webhooks/:id', 'path', () => ({ id: webhook.id }), { setup: addWebhook }),
+    ownerRoute('PATCH', '/webhooks/:id', 'json', () => ({ id: webhook.id, enabled: false, description: 'CRM' }), { setup: addWebhook }),
+    ownerRoute('DELETE', '/webhooks/:id', 'path', () => ({ id: webhook.id }), { setup: addWebhook }),
+    ownerRoute('POST', '/webhooks/:id/rotate-secret', 'json', () => ({ id: webhook.id, overlapHours: 2 }), { setup: addWebhook }),
+    ownerRoute('GET', '/webhooks/:id/log', 'query', () => ({ id: webhook.id, limit: '10' }), { setup: addWebhook }),
+    ownerRoute('POST', '/webhooks/:id/messages/:messageId/replay', 'path', () => ({ id: webhook.id, messageId: webhook.messageId }), {
+      setup: addWebhook,
+    }),
   ];
 
   return { routes, ownerRoutes };

@@ -425,4 +425,14 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX audit_log_site ON audit_log (site_hash, id)`,
     ],
   },
+  {
+    version: 21,
+    name: "texts per language: a campaign's and an A/B variant's",
+    statements: [
+      // {"de": {"title", "body"}, ...} beside the default title and body (contract/languages.ts): each subscriber
+      // gets the best match of their stored language. An automated message's campaign carries its automation's.
+      `ALTER TABLE campaigns ADD COLUMN texts jsonb`,
+      `ALTER TABLE campaign_variants ADD COLUMN texts jsonb`,
+    ],
+  },
 ];

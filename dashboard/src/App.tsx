@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import { ApiError, siteApi } from './api.ts';
+import { ApiError, signInWithLink, siteApi, sitesFor } from './api.ts';
 import { Automations } from './Automations.tsx';
 import { Compose } from './compose/Compose.tsx';
 import { Import } from './imports/Import.tsx';
@@ -8,17 +8,31 @@ import { Segments } from './segments/Segments.tsx';
 import { SignIn } from './SignIn.tsx';
 import { Subscribers } from './subscribers/Subscribers.tsx';
 import { Webhooks } from './webhooks/Webhooks.tsx';
+import { AuditLog } from './members/AuditLog.tsx';
+import { Members } from './members/Members.tsx';
+import { useLoad } from './useLoad.ts';
+import { ROLES, type Role } from '../../contract/members.ts';
 import { loadSession, saveSession, withoutSite, withSites, type Session } from './session.ts';
 
-const SCREENS = [
-  { path: 'overview', label: 'Overview' },
-  { path: 'compose', label: 'Send a notification' },
-  { path: 'automations', label: 'Automations' },
-  { path: 'segments', label: 'Segments' },
-  { path: 'subscribers', label: 'Subscribers' },
-  { path: 'webhooks', label: 'Webhooks' },
-  { path: 'import', label: 'Import' },
-] as const;
+/** The screens, each shown to the roles that may use it (the provider checks every call whatever is shown). */
+const SCREENS: readonly { path: string; label: string; role: Role }[] = [
+  { path: 'overview', label: 'Overview', role: 'viewer' },
+  { path: 'compose', label: 'Send a notification', role: 'editor' },
+  { path: 'automations', label: 'Automations', role: 'viewer' },
+  { path: 'segments', label: 'Segments', role: 'viewer' },
+  { path: 'subscribers', label: 'Subscribers', role: 'editor' },
+  { path: 'webhooks', label: 'Webhooks', role: 'owner' },
+  { path: 'import', label: 'Import', role: 'owner' },
+  { path: 'members', label: 'Members', role: 'owner' },
+  { path: 'audit', label: 'Audit log', role: 'owner' },
+];
+
+const reaches = (role: Role, needed: Role) => ROLES.indexOf(role) >= ROLES.indexOf(needed);
+
+/** A sign-in link's token (`#sign-in=pl_...`, printed by push-kit members add --link), once. */
+function linkToken(): string | null {
+  return /^#sign-in=(pl_[A-Za-z0-9_-]{1,100})$/.exec(window.location.hash)?.[1] ?? null;
+}
 
 /** The screen named by the hash: `#/subscribers/<id>` and the like; the key never goes there. */
 function useRoute(): string[] {
@@ -49,10 +63,31 @@ export function App() {
   const onError = (error: unknown): string => {
     if (error instanceof ApiError && error.status === 401 && current) {
       update(withoutSite(session, current.site.name));
-      setNotice(`The owner key of ${current.site.name} is no longer valid; sign in again.`);
+      setNotice(`Your key of ${current.site.name} is no longer valid (replaced, or you were removed); sign in again.`);
     }
     return error instanceof Error ? error.message : String(error);
   };
+  const me = useLoad(async () => (api ? api.me() : null), onError, [api]);
+
+  // A sign-in link: traded once for the member's own key, which the tab keeps; the token leaves the address bar.
+  useEffect(() => {
+    const trade = () => {
+      const token = linkToken();
+      if (!token) return;
+      history.replaceState(null, '', `${window.location.pathname}${window.location.search}`);
+      signInWithLink(token)
+        .then(async (signedIn) => {
+          update(withSites(loadSession(), signedIn.key, await sitesFor(signedIn.key)));
+          const { name, role } = signedIn.member;
+          setNotice(`Welcome, ${name}: you are signed in to ${signedIn.site} as ${role === 'viewer' ? 'a' : 'an'} ${role}.`);
+          window.location.hash = '#/overview';
+        })
+        .catch((failure: unknown) => setNotice(failure instanceof Error ? failure.message : String(failure)));
+    };
+    trade();
+    window.addEventListener('hashchange', trade);
+    return () => window.removeEventListener('hashchange', trade);
+  }, []);
 
   if (!current || !api || addingSite) {
     return (
@@ -71,7 +106,9 @@ export function App() {
     );
   }
 
-  const screen = SCREENS.some((entry) => entry.path === route[0]) ? route[0]! : 'overview';
+  const role = me.value?.role ?? 'viewer';
+  const screens = SCREENS.filter((entry) => reaches(role, entry.role));
+  const screen = screens.some((entry) => entry.path === route[0]) ? route[0]! : 'overview';
   return (
     <div className="app">
       <header className="topbar">
@@ -93,6 +130,11 @@ export function App() {
               {current.site.companyName} <small>({current.site.name})</small>
             </span>
           )}
+          {me.value && (
+            <span className="signed-in" data-role={me.value.role}>
+              Signed in as <strong>{me.value.name}</strong> ({me.value.role})
+            </span>
+          )}
           <button type="button" className="link-button" onClick={() => setAddingSite(true)}>
             Sign in to another site
           </button>
@@ -102,7 +144,7 @@ export function App() {
         </div>
       </header>
       <nav className="tabs" aria-label="Screens">
-        {SCREENS.map((entry) => (
+        {screens.map((entry) => (
           <a key={entry.path} href={`#/${entry.path}`} aria-current={screen === entry.path ? 'page' : undefined}>
             {entry.label}
           </a>
@@ -121,6 +163,8 @@ export function App() {
         {screen === 'subscribers' && <Subscribers api={api} onError={onError} selected={route[1]} />}
         {screen === 'import' && <Import api={api} onError={onError} />}
         {screen === 'webhooks' && <Webhooks api={api} onError={onError} selected={route[1]} />}
+        {screen === 'members' && me.value && <Members api={api} me={me.value} onError={onError} />}
+        {screen === 'audit' && <AuditLog api={api} onError={onError} />}
       </main>
     </div>
   );

@@ -32,7 +32,10 @@ export function SignIn(props: { notice: string | null; onSignedIn(key: string, s
   return (
     <form className="card signin" onSubmit={submit} aria-labelledby="signin-title">
       <h1 id="signin-title">push-kit dashboard</h1>
-      <p>Sign in with your site's owner key. It is kept in this browser tab only, until you close it or sign out.</p>
+      <p>
+        Sign in with your key: the site's owner key, or the one an owner gave you. It is kept in this browser tab only, until you close it
+        or sign out.
+      </p>
       {props.notice && <p className="notice">{props.notice}</p>}
       <label htmlFor="owner-key">Owner key</label>
       <input

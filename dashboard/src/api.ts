@@ -43,6 +43,17 @@ import type {
   WebhookReplayedReply,
   WebhookSecretRotatedReply,
 } from '../../contract/webhook-events.ts';
+import type {
+  AuditReply,
+  MemberCreatedReply,
+  MemberKeyReply,
+  MemberReply,
+  MemberRequest,
+  MembersReply,
+  Role,
+  SignedInReply,
+  SignInReply,
+} from '../../contract/members.ts';
 
 export const STATUS_LABELS: Record<SubscriberStatus, string> = {
   subscribed: 'Active',
@@ -128,6 +139,25 @@ export function sitesFor(key: string) {
   return request<SitesReply>(key, 'sites').then((reply) => reply.sites);
 }
 
+/** Trades a sign-in link's token (`#sign-in=...`) for the member's own key, once. */
+export async function signInWithLink(token: string): Promise<SignInReply> {
+  let response: Response;
+  try {
+    response = await fetch('/api/v1/sign-in', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token }),
+      cache: 'no-store',
+    });
+  } catch {
+    throw new ApiError(0, 'The provider server cannot be reached.');
+  }
+  const payload = (await response.json().catch(() => undefined)) as SignInReply | { message?: string } | undefined;
+  if (!response.ok)
+    throw new ApiError(response.status, (payload as { message?: string } | undefined)?.message ?? `HTTP ${response.status}`);
+  return payload as SignInReply;
+}
+
 /** The calls of one site, with its key. */
 export function siteApi(key: string, site: string) {
   const base = `sites/${encodeURIComponent(site)}`;
@@ -176,6 +206,14 @@ export function siteApi(key: string, site: string) {
         body: { overlapHours },
       }),
     webhookLog: (endpointId: string) => request<WebhookLogReply>(key, `${base}/webhooks/${id(endpointId)}/log${query({ limit: 50 })}`),
+    me: () => request<SignedInReply>(key, `${base}/me`).then((reply) => reply.member),
+    members: () => request<MembersReply>(key, `${base}/members`).then((reply) => reply.members),
+    addTeamMember: (body: MemberRequest) => request<MemberCreatedReply>(key, `${base}/members`, { method: 'POST', body }),
+    changeMemberRole: (memberId: string, role: Role) =>
+      request<MemberReply>(key, `${base}/members/${id(memberId)}`, { method: 'PATCH', body: { role } }).then((reply) => reply.member),
+    removeTeamMember: (memberId: string) => request(key, `${base}/members/${id(memberId)}`, { method: 'DELETE' }),
+    newMemberKey: (memberId: string) => request<MemberKeyReply>(key, `${base}/members/${id(memberId)}/key`, { method: 'POST' }),
+    audit: (limit: number, offset: number) => request<AuditReply>(key, `${base}/audit${query({ limit, offset })}`),
     replayWebhook: (endpointId: string, messageId: string) =>
       request<WebhookReplayedReply>(key, `${base}/webhooks/${id(endpointId)}/messages/${id(messageId)}/replay`, { method: 'POST' }),
   };

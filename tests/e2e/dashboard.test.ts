@@ -550,4 +550,44 @@ describe('owner dashboard', () => {
     await page.getByRole('heading', { name: /^Delivery log of endpoint/ }).waitFor();
     await expect.poll(() => page.getByText('No attempt yet.').count()).toBe(1);
   });
+
+  it('members: a sign-in link opens it once as an editor (named, no owner screens); the owner sees the team and the audit log', async () => {
+    const owner = { authorization: `Bearer ${lettersKey}`, 'content-type': 'application/json' };
+    const added = await fetch(`${providerUrl}/api/v1/sites/letters/members`, {
+      method: 'POST',
+      headers: owner,
+      body: JSON.stringify({ name: 'Ana', role: 'editor', link: true }),
+    });
+    const { signInToken } = (await added.json()) as { signInToken: string };
+    await page.goto(`${providerUrl}/dashboard/#sign-in=${signInToken}`);
+    await expect.poll(() => page.locator('.signed-in').textContent()).toBe('Signed in as Ana (editor)');
+    expect(page.url()).not.toContain(signInToken);
+    expect(await page.getByRole('link', { name: 'Send a notification' }).count()).toBe(1);
+    for (const ownerScreen of ['Members', 'Audit log', 'Webhooks', 'Import']) {
+      expect(await page.getByRole('link', { name: ownerScreen }).count(), ownerScreen).toBe(0);
+    }
+    await shot('signed-in-editor');
+    // the link is spent: used again it signs nobody in
+    await page.goto(`${providerUrl}/dashboard/#sign-in=${signInToken}`);
+    await expect.poll(() => page.getByText(/sign-in link is unknown, used already or expired/).count()).toBe(1);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Owner key').fill(lettersKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.locator('.signed-in').textContent()).toBe('Signed in as Owner (owner)');
+    await page.getByRole('link', { name: 'Members' }).click();
+    const ana = page.locator('tr[data-member]', { hasText: 'Ana' });
+    await expect.poll(() => ana.textContent()).toContain('Has a key');
+    await page.getByLabel('Name').fill('Vic');
+    await page.getByLabel('Role', { exact: true }).selectOption('viewer');
+    await page.getByRole('button', { name: 'Add member' }).click();
+    await expect.poll(() => page.locator('code.snippet').textContent()).toMatch(/^pk_[A-Za-z0-9_-]{32}$/);
+    await shot('members');
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    const rows = page.locator('table[aria-label="Audit log"] tbody tr');
+    await expect.poll(() => rows.first().textContent()).toContain('member.add');
+    expect(await rows.first().textContent()).toContain('Owner');
+    expect(await page.locator('table[aria-label="Audit log"]').textContent()).toContain('member.sign-in');
+    await shot('audit-log');
+  });
 });

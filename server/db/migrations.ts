@@ -435,4 +435,41 @@ export const MIGRATIONS: Migration[] = [
       `ALTER TABLE campaign_variants ADD COLUMN texts jsonb`,
     ],
   },
+  {
+    version: 22,
+    name: "a site's RSS/Atom feeds and the items each has seen",
+    statements: [
+      // A feed the provider polls (server/feeds/): its URL, audience, interval and mode; the validators of its last
+      // answer (a conditional GET next time); when it was polled and why it last failed (shown to the owner);
+      // primed once its first poll has recorded the items it already had (they are never sent).
+      `CREATE TABLE feeds (
+        site_hash text NOT NULL,
+        id bigserial NOT NULL,
+        url text NOT NULL,
+        segment text,
+        interval_minutes integer NOT NULL,
+        mode text NOT NULL CHECK (mode IN ('each', 'digest')),
+        etag text,
+        last_modified text,
+        primed boolean NOT NULL DEFAULT false,
+        next_poll_at timestamptz NOT NULL,
+        last_polled_at timestamptz,
+        last_success_at timestamptz,
+        last_error text,
+        last_error_at timestamptz,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (site_hash, id)
+      )`,
+      `CREATE INDEX feeds_due ON feeds (next_poll_at)`,
+      // Every item a feed has shown, by its guid/id (else link): an item is sent at most once, ever.
+      `CREATE TABLE feed_items (
+        site_hash text NOT NULL,
+        feed_id bigint NOT NULL,
+        item_key text NOT NULL,
+        seen_at timestamptz NOT NULL,
+        campaign_id text,
+        PRIMARY KEY (site_hash, feed_id, item_key)
+      )`,
+    ],
+  },
 ];

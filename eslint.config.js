@@ -54,7 +54,7 @@ export default tseslint.config(
       CLI,
       SERVER,
       EMIT,
-      folder('(config|compiler|templates|dashboard)', 'browser code imports only runtime/, worker/ and contract/'),
+      folder('(config|compiler|templates|dashboard|react)', 'browser code imports only runtime/, worker/ and contract/'),
     ],
   ),
   restrict(

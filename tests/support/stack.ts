@@ -49,6 +49,8 @@ export interface StackOptions {
   siteHost?: string;
   /** Push service origins the provider allows (a test's fake push service); default: the known push services. */
   pushServices?: string[];
+  /** A folder of more pages for the example site, served where examples/calligraphy-site has no such file. */
+  fallbackRoot?: string;
 }
 
 export function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -119,6 +121,7 @@ async function startStacksOnce(list: StackOptions[]): Promise<Stack[]> {
           port: site.sitePort,
           onOrder: (orderId, order) => storeShopOrder(db, site.config.hash, orderId, order),
           paths: sites[index]!.config,
+          fallbackRoot: list[index]!.fallbackRoot,
         }),
       );
     }

@@ -228,6 +228,20 @@ export const SERVER_ERRORS = {
     409,
     ({ site, max }) => `site ${site} has ${max} webhook endpoints, the most it may have: remove one first`,
   ),
+  // Feeds (server/feeds/)
+  E_FEED_URL: entry<{ param: string; problem: string }>(400, ({ param, problem }) => `${param}: ${problem}`),
+  E_FEED_UNKNOWN: entry<{ param: string; id: string; site: string }>(
+    404,
+    ({ param, id, site }) => `${param}: no feed ${id} on site ${site} (GET /api/v1/sites/${site}/feeds lists them)`,
+  ),
+  E_FEEDS_MAX: entry<{ site: string; max: number }>(
+    409,
+    ({ site, max }) => `site ${site} has ${max} feeds, the most it may have: remove one first`,
+  ),
+  E_FEED_SETTING: entry<{ entry: string }>(
+    500,
+    ({ entry }) => `allowed feed hosts: "${entry}" is not a host name or address, with an optional :port`,
+  ),
   E_EVENT_RETENTION_SETTING: entry<{ value: string }>(
     500,
     ({ value }) => `event retention: "${value}" is not a number of days (a whole number from 1 to 36500)`,

@@ -8,6 +8,7 @@ import { ServerError } from './errors.ts';
 import type { CreateAppOptions } from './http/app.ts';
 import type { CampaignQueue, CampaignQueueOptions } from './campaigns/index.ts';
 import type { AutomationRunner } from './automations/index.ts';
+import type { FeedPoller, FeedPollerOptions } from './feeds/index.ts';
 import type { WebhookDispatcher, WebhookDispatcherOptions, WebhookUrlSettings } from './webhooks/index.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { allowedPushServices } from './push/push-services.ts';
@@ -70,6 +71,12 @@ export interface StartProviderOptions {
    */
   webhooks?: WebhookUrlSettings & Pick<WebhookDispatcherOptions, 'ca' | 'pollMs' | 'concurrency' | 'timeoutMs'>;
   /**
+   * Feeds (docs/feeds.md): hosts whose feeds may be http or private (`allowHosts`, --allow-feed-hosts; default
+   * PUSHKIT_ALLOW_FEED_HOSTS), how often due feeds are looked for (`pollMs` 0: only on `feeds.runDue()`), a
+   * fetch's timeout and size cap, a test feed server's certificate.
+   */
+  feeds?: { allowHosts?: string | readonly string[] } & Pick<FeedPollerOptions, 'pollMs' | 'timeoutMs' | 'maxBytes' | 'ca'>;
+  /**
    * On the embedded database: write `<stateDir>/provider.json` while it runs (server/provider-file.ts), so that
    * `send`, `campaigns` and `keys` of the same folder find it and open the owner API with its token. `serve`, `dev`.
    */
@@ -93,6 +100,8 @@ export interface Provider {
   automations: AutomationRunner;
   /** Sends the queued webhook events. */
   webhooks: WebhookDispatcher;
+  /** Polls the sites' feeds and sends their new items. */
+  feeds: FeedPoller;
   /** Campaigns a previous process left unfinished, queued again on start. */
   resumed: number;
   close(): Promise<void>;
@@ -120,6 +129,8 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
   await requirePrivateState(stateDir);
   const { WebhookDispatcher, webhookUrlPolicy } = await import('./webhooks/index.ts');
   const webhookPolicy = webhookUrlPolicy(options.webhooks);
+  const { FeedPoller, feedUrlPolicy } = await import('./feeds/index.ts');
+  const feedPolicy = feedUrlPolicy(options.feeds?.allowHosts);
   const db = await openProviderDatabase(options.database, dataDir);
   // fastify, the routes and the sender load when a provider starts, not with the package's entry.
   const [{ createApp }, { CampaignQueue }, { AutomationRunner }, { closePushConnections }] = await Promise.all([
@@ -142,6 +153,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
   let app: FastifyInstance | undefined;
   let campaigns: CampaignQueue | undefined;
   let automations: AutomationRunner | undefined;
+  let feeds: FeedPoller | undefined;
   let removeProviderFile = async () => {};
   try {
     campaigns = new CampaignQueue(db, sites, stateDir, { clock, ...options.campaigns, pushServices });
@@ -162,6 +174,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
       stateDir,
       providerToken,
       webhooks: webhookPolicy,
+      feeds: feedPolicy,
       rateLimit: options.rateLimit,
       trustProxy: options.trustProxy,
       logger: options.logger,
@@ -197,11 +210,13 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     }
     const resumed = await campaigns.resumeUnfinished();
     automations.start();
+    feeds = new FeedPoller(db, sites, campaigns, { ...options.feeds, policy: feedPolicy, clock, log: options.campaigns?.log });
+    feeds.start();
     await webhooks.start();
     campaigns.startScheduler();
     const pruning = scheduleEventPruning(db, eventRetention, options.log);
     const urlHost = host.includes(':') ? `[${host}]` : host;
-    const running = { app, campaigns, automations };
+    const running = { app, campaigns, automations, feeds };
     return {
       url: `http://${urlHost}:${port}`,
       port,
@@ -214,6 +229,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
       campaigns,
       automations,
       webhooks,
+      feeds,
       resumed,
       async close() {
         // first: from now on the command line opens the database itself instead of asking
@@ -221,6 +237,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
         await pruning.stop();
         await running.app.close();
         await running.automations.close();
+        await running.feeds.close();
         await webhooks.close();
         await running.campaigns.close();
         await closePushConnections();
@@ -232,6 +249,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     await app?.close().catch(() => undefined);
     await campaigns?.close().catch(() => undefined);
     await automations?.close().catch(() => undefined);
+    await feeds?.close().catch(() => undefined);
     await webhooks.close().catch(() => undefined);
     await db.close().catch(() => undefined);
     throw error;

@@ -17,6 +17,7 @@ import { ownerApi } from './owner-api.ts';
 import { automationRoutes } from '../automations/index.ts';
 import { campaignRoutes, notificationEventRoute } from '../campaigns/index.ts';
 import { dashboardRoutes } from '../dashboard/index.ts';
+import { feedRoutes, feedUrlPolicy, type FeedUrlPolicy } from '../feeds/index.ts';
 import { importRoutes } from '../import/index.ts';
 import { memberRoutes, signInRoute } from '../members/index.ts';
 import { vapidKeyRoutes } from '../keys/index.ts';
@@ -56,6 +57,8 @@ export interface CreateAppOptions {
   connectionLimits?: Partial<ConnectionLimits>;
   /** Where webhook endpoints may point (server/webhooks/webhook-urls.ts); default: the environment's settings. */
   webhooks?: WebhookUrlPolicy;
+  /** Where feeds may be fetched from (server/feeds/feed-urls.ts); default: the environment's --allow-feed-hosts. */
+  feeds?: FeedUrlPolicy;
   /** The project's state folder, where the sites' key files are; default `.push-kit`. */
   stateDir?: string;
   /** The token of the provider file (server/provider-file.ts): a bearer that opens every hosted site's owner API as an owner. */
@@ -155,6 +158,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
       statsRoutes,
       automationRoutes,
       webhookRoutes(options.webhooks ?? webhookUrlPolicy()),
+      feedRoutes(options.feeds ?? feedUrlPolicy()),
       importRoutes,
       vapidKeyRoutes,
       memberRoutes,

@@ -60,6 +60,8 @@ export interface ProviderHarnessOptions {
   automationPollMs?: number;
   /** startProvider: the webhook settings (a receiver's origin listed, its certificate, `pollMs: 0` to drive it by hand). */
   webhooks?: StartProviderOptions['webhooks'];
+  /** startProvider: the feed settings (a local feed server's host listed, `pollMs: 0` to drive it by hand). */
+  feeds?: StartProviderOptions['feeds'];
   eventRetentionDays?: StartProviderOptions['eventRetentionDays'];
   /** createApp: the database (not closed by the harness); default an embedded one in a temporary folder. */
   db?: Database;
@@ -144,6 +146,10 @@ export class ProviderHarness {
   get webhooks(): Provider['webhooks'] {
     return this.runningProvider().webhooks;
   }
+  /** The provider's feed poller (startProvider). */
+  get feeds(): Provider['feeds'] {
+    return this.runningProvider().feeds;
+  }
   /** The provider's automation runner (startProvider). */
   get automations(): Provider['automations'] {
     return this.runningProvider().automations;
@@ -187,6 +193,7 @@ export class ProviderHarness {
         clock: this.clock,
         automationPollMs: options.automationPollMs,
         webhooks: options.webhooks,
+        feeds: options.feeds,
         eventRetentionDays: options.eventRetentionDays,
       });
       this.started = { app: this.provider.app, db: this.provider.db };

@@ -369,6 +369,18 @@ export function routeTable(context: RouteTableContext): { routes: Route[]; owner
     webhook.messageId = (log.json() as { messages: { messageId: string }[] }).messages[0]?.messageId ?? '';
   };
 
+  /** The feed the valid request of a feed route removes, made by its set-up. */
+  let feedId = '';
+  const addFeed = async () => {
+    const reply = await context.inject({
+      method: 'POST',
+      url: '/api/v1/sites/letters/feeds',
+      headers: { authorization: `Bearer ${context.ownerKey()}` },
+      payload: { url: 'https://203.0.113.9/leaving.xml' },
+    });
+    feedId = (reply.json() as { feed: { feedId: string } }).feed.feedId;
+  };
+
   const ownerRoutes: Route[] = [
     ownerRoute('GET', '/subscribers', 'query', () => ({
       limit: '10',
@@ -461,6 +473,14 @@ export function routeTable(context: RouteTableContext): { routes: Route[]; owner
     ownerRoute('DELETE', '/webhooks/:id', 'path', () => ({ id: webhook.id }), { setup: addWebhook }),
     ownerRoute('POST', '/webhooks/:id/rotate-secret', 'json', () => ({ id: webhook.id, overlapHours: 2 }), { setup: addWebhook }),
     ownerRoute('GET', '/webhooks/:id/log', 'query', () => ({ id: webhook.id, limit: '10' }), { setup: addWebhook }),
+    ownerRoute('GET', '/feeds', 'query', () => ({})),
+    ownerRoute('POST', '/feeds', 'json', () => ({
+      url: 'https://203.0.113.9/feed.xml',
+      segment: 'news',
+      intervalMinutes: 30,
+      mode: 'digest',
+    })),
+    ownerRoute('DELETE', '/feeds/:id', 'path', () => ({ id: feedId }), { setup: addFeed }),
     ownerRoute('POST', '/webhooks/:id/messages/:messageId/replay', 'path', () => ({ id: webhook.id, messageId: webhook.messageId }), {
       setup: addWebhook,
     }),

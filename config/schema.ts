@@ -298,6 +298,12 @@ export const siteConfigSchema = z
       .max(720)
       .default(72)
       .describe("Hours after a subscriber's click on a campaign in which a shop order of theirs counts as that campaign's conversion."),
+    utm: z
+      .boolean()
+      .optional()
+      .describe(
+        'false: landing URLs of campaigns and automations get no utm_source=push-kit&utm_medium=push&utm_campaign=<id> (added when absent or true, unless the URL has a utm_ parameter).',
+      ),
     campaignGuardrails: z
       .strictObject({
         quietHours: z

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { CAMPAIGN_BODY_MAX_LENGTH, CAMPAIGN_TITLE_MAX_LENGTH, CAMPAIGN_URL_MAX_LENGTH } from './campaign-limits.ts';
 import { text } from './text-fields.ts';
+import { languageTextsSchema } from './campaign-input.ts';
 import { AUTOMATION_DELAY_MAX_MINUTES, CONVERSION_WINDOW_MAX_HOURS } from './automations.ts';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(CAMPAIGN_URL_MAX_LENGTH);
@@ -17,6 +18,8 @@ export const automationChangeSchema = z
       .max(AUTOMATION_DELAY_MAX_MINUTES, `must be 0 to ${AUTOMATION_DELAY_MAX_MINUTES} minutes`),
     title: text(CAMPAIGN_TITLE_MAX_LENGTH).trim().min(1, 'must not be empty'),
     body: text(CAMPAIGN_BODY_MAX_LENGTH).trim().min(1, 'must not be empty'),
+    /** Texts per language tag (`{}` clears them); {product} and {price} work in them as in title and body. */
+    texts: languageTextsSchema,
     url: httpUrl.nullable(),
     conversionWindowHours: z
       .int({ error: 'must be a whole number of hours' })

@@ -3,6 +3,7 @@
 // report. Types and constants only (no zod: the dashboard reads them); a change's schema is automation-input.ts.
 
 import type { DeliveryFailureGroup } from './delivery-failures.ts';
+import type { LanguageTexts } from './languages.ts';
 
 export type { AutomationChange } from './automation-input.ts';
 
@@ -29,6 +30,8 @@ export interface AutomationSettings {
   delayMinutes: number;
   title: string;
   body: string;
+  /** Texts per language tag (docs/languages.md): each subscriber gets the best match of their language. */
+  texts: LanguageTexts;
   /** The page a click opens; the cart reminder opens the product's page when the cart event names one. */
   url: string | null;
   conversionWindowHours: number;
@@ -40,6 +43,7 @@ export const AUTOMATION_DEFAULTS: Record<AutomationKind, AutomationSettings> = {
     delayMinutes: 5,
     title: 'Welcome!',
     body: "Thanks for subscribing. We'll let you know when something new comes up.",
+    texts: {},
     url: null,
     conversionWindowHours: 24,
   },
@@ -48,6 +52,7 @@ export const AUTOMATION_DEFAULTS: Record<AutomationKind, AutomationSettings> = {
     delayMinutes: 240,
     title: 'Still thinking about {product}?',
     body: '{product} ({price}) is waiting in your cart.',
+    texts: {},
     url: null,
     conversionWindowHours: 24,
   },

@@ -17,8 +17,36 @@ import {
 } from './campaign-limits.ts';
 import { segmentIdParam, subscriberIdParam, text } from './text-fields.ts';
 import { DEFAULT_URGENCY, URGENCIES } from './urgency.ts';
+import { LANGUAGE_TAG_PATTERN, LANGUAGE_TAG_RULE, LANGUAGES_MAX } from './languages.ts';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(CAMPAIGN_URL_MAX_LENGTH);
+
+/**
+ * Texts per language tag beside the default title and body (contract/languages.ts): `{"de": {"title", "body"}}`.
+ * Each subscriber gets the best match of their stored language; the automation input shares this schema.
+ */
+export const languageTextsSchema = z
+  .record(
+    z.string().regex(LANGUAGE_TAG_PATTERN, LANGUAGE_TAG_RULE),
+    z.strictObject(
+      {
+        title: text(CAMPAIGN_TITLE_MAX_LENGTH).trim().min(1, 'must not be empty'),
+        body: text(CAMPAIGN_BODY_MAX_LENGTH).trim().min(1, 'must not be empty'),
+      },
+      { error: 'must be { title, body }' },
+    ),
+    {
+      error: (issue) =>
+        issue.code === 'invalid_key'
+          ? LANGUAGE_TAG_RULE
+          : 'must be an object of language tag to { title, body }, such as {"de": {"title": "...", "body": "..."}}',
+    },
+  )
+  .refine((texts) => Object.keys(texts).length <= LANGUAGES_MAX, `at most ${LANGUAGES_MAX} languages`)
+  .refine(
+    (texts) => new Set(Object.keys(texts).map((tag) => tag.toLowerCase())).size === Object.keys(texts).length,
+    'language tags must differ (case aside)',
+  );
 
 /** A button on the notification (the worker opens `url` when it is clicked, else the campaign's url). */
 const campaignActionSchema = z.strictObject({
@@ -34,12 +62,16 @@ const campaignVariantSchema = z.strictObject({
   url: httpUrl.optional(),
   icon: httpUrl.optional(),
   image: httpUrl.optional(),
+  /** The variant's texts per language (the campaign's when absent). */
+  texts: languageTextsSchema.optional(),
 });
 
 export const campaignInputSchema = z
   .strictObject({
     title: text(CAMPAIGN_TITLE_MAX_LENGTH).min(1, 'must not be empty'),
     body: text(CAMPAIGN_BODY_MAX_LENGTH).min(1, 'must not be empty'),
+    /** Texts per language tag: each subscriber gets the best match of their language, else title and body. */
+    texts: languageTextsSchema.optional(),
     url: httpUrl.optional(),
     icon: httpUrl.optional(),
     /** A large picture shown in the notification. */
@@ -79,7 +111,7 @@ export const campaignInputSchema = z
       .optional(),
     /** An A/B test: 2 to 4 variants, sent to testFraction of the audience split evenly; the rest gets the winner. */
     variants: z
-      .array(campaignVariantSchema, { error: 'must be a list of { title?, body?, url?, icon?, image? }' })
+      .array(campaignVariantSchema, { error: 'must be a list of { title?, body?, url?, icon?, image?, texts? }' })
       .min(2, 'an A/B test needs 2 to 4 variants')
       .max(4, 'an A/B test needs 2 to 4 variants')
       .optional(),

@@ -3,6 +3,7 @@
 // Types, the status list and the requests' limits only. A refused call answers `FailureReply` with a 4xx status.
 import type { CampaignAction } from './campaign-input.ts';
 import type { Urgency } from './urgency.ts';
+import type { LanguageTexts } from './languages.ts';
 import type { DeliveryFailureGroup, LastDeliveryFailure } from './delivery-failures.ts';
 export type { DeliveryFailureGroup, LastDeliveryFailure } from './delivery-failures.ts';
 export type { CampaignAction, CampaignRequest } from './campaign-input.ts';
@@ -201,6 +202,13 @@ export interface Campaign extends CampaignCounts {
   icon: string | null;
   image: string | null;
   actions: CampaignAction[];
+  /** Texts per language tag beside title and body ({} when none): docs/languages.md. */
+  texts: LanguageTexts;
+  /**
+   * GET .../campaigns/:id only, for a campaign with texts per language: its figures by the language each
+   * subscriber got ("default": the default title and body).
+   */
+  byLanguage?: CampaignLanguageFigures[];
   /** An A/B test's variants with their figures ([] for a campaign without a test). */
   variants: CampaignVariantFigures[];
   /** Its failed and expired deliveries grouped by the push service's status, reason and host, most first. */
@@ -228,10 +236,22 @@ export interface Campaign extends CampaignCounts {
 }
 
 /** One variant of an A/B test and its figures (its test share only). */
+/** A campaign's figures in one of its languages. */
+export interface CampaignLanguageFigures {
+  /** A key of its texts, or "default". */
+  language: string;
+  recipients: number;
+  delivered: number;
+  /** Subscribers who clicked (once each). */
+  clicked: number;
+}
+
 export interface CampaignVariantFigures {
   variant: number;
   title: string | null;
   body: string | null;
+  /** The variant's texts per language; null: the campaign's. */
+  texts: LanguageTexts | null;
   url: string | null;
   icon: string | null;
   image: string | null;

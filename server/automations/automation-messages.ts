@@ -25,6 +25,7 @@ import type { EffectiveSettings } from './automation-settings.ts';
 import { CAMPAIGN_BODY_MAX_LENGTH, CAMPAIGN_TITLE_MAX_LENGTH, DEFAULT_TTL_SECONDS } from '../../contract/campaign-limits.ts';
 import { CART_REMINDER_TAG, CART_REMINDER_TOPIC, type AutomationKind, type AutomationStats } from '../../contract/automations.ts';
 import { DEFAULT_URGENCY } from '../../contract/urgency.ts';
+import type { LanguageTexts } from '../../contract/languages.ts';
 
 const MINUTE_MS = 60_000;
 /**
@@ -51,6 +52,8 @@ interface Message {
   image?: string | null;
   topic?: string;
   tag?: string;
+  /** Texts per language, placeholders filled in like title and body. */
+  texts?: LanguageTexts;
 }
 
 /** Inserts the message's campaign and its delivery, due at `due`; `once` makes a second one for the subscriber a no-op. */
@@ -64,8 +67,8 @@ async function insertMessage(
   const once = message.kind === 'welcome' ? `ON CONFLICT (site_hash, subscriber_id) WHERE automation = 'welcome' DO NOTHING` : '';
   const { rows } = await tx.query(
     `WITH created AS (
-       INSERT INTO campaigns (site_hash, title, body, url, icon, image, subscriber_id, ttl, urgency, automation, topic, tag)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12
+       INSERT INTO campaigns (site_hash, title, body, url, icon, image, subscriber_id, ttl, urgency, automation, topic, tag, texts)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14
        WHERE EXISTS (SELECT 1 FROM subscribers WHERE site_hash = $1 AND id = $7 AND status = 'subscribed')
        ${once}
        RETURNING id
@@ -85,6 +88,16 @@ async function insertMessage(
       message.topic ?? null,
       message.tag ?? null,
       new Date(due).toISOString(),
+      message.texts && Object.keys(message.texts).length
+        ? JSON.stringify(
+            Object.fromEntries(
+              Object.entries(message.texts).map(([language, texts]) => [
+                language,
+                { title: texts.title.slice(0, CAMPAIGN_TITLE_MAX_LENGTH), body: texts.body.slice(0, CAMPAIGN_BODY_MAX_LENGTH) },
+              ]),
+            ),
+          )
+        : null,
     ],
   );
   return rows.length === 1;
@@ -98,7 +111,7 @@ export async function scheduleWelcome(
   settings: EffectiveSettings,
   now: number,
 ): Promise<boolean> {
-  const message: Message = { kind: 'welcome', title: settings.title, body: settings.body, url: settings.url };
+  const message: Message = { kind: 'welcome', title: settings.title, body: settings.body, texts: settings.texts, url: settings.url };
   return insertMessage(db, site, subscriberId, message, now + settings.delayMinutes * MINUTE_MS);
 }
 
@@ -153,6 +166,12 @@ export async function scheduleCartReminder(
       kind: 'abandonedCart',
       title: withProduct(settings.title, product),
       body: withProduct(settings.body, product),
+      texts: Object.fromEntries(
+        Object.entries(settings.texts).map(([language, texts]) => [
+          language,
+          { title: withProduct(texts.title, product), body: withProduct(texts.body, product) },
+        ]),
+      ),
       url: productPage(site, product, settings.url),
       image: product.pImgUrl ?? null,
       topic: CART_REMINDER_TOPIC,
@@ -206,6 +225,9 @@ type ClaimedMessage = GuardedRow &
     | 'tag'
     | 'secret_hash'
     | 'vapid_key_id'
+    | 'texts'
+    | 'language'
+    | 'automation'
   > & {
     topic: string | null;
   };
@@ -260,6 +282,7 @@ export class AutomationDeliveryStore extends DatabaseDeliveryStore {
          WHERE d.id = picked.id AND s.id = d.subscriber_id AND c.id = d.campaign_id
            AND s.status = 'subscribed' AND s.endpoint IS NOT NULL AND s.p256dh IS NOT NULL AND s.auth IS NOT NULL
          RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth, s.secret_hash, c.title, c.body, c.url, c.icon, c.image, c.topic, c.tag,
+           c.texts, s.language, c.automation,
            s.timezone, s.timezone_offset, c.ttl, s.vapid_key_id,
            (SELECT count(*)::int FROM deliveries x WHERE x.subscriber_id = d.subscriber_id AND x.status = 'delivered' AND x.updated_at > $6) AS recent`,
         [

@@ -15,6 +15,7 @@ const settingNames = [
   'delayMinutes',
   'title',
   'body',
+  'texts',
   'url',
   'conversionWindowHours',
 ] as const satisfies readonly (keyof AutomationSettings)[];
@@ -26,6 +27,7 @@ const automation = z.object(
     delayMinutes: z.int(),
     title: z.string(),
     body: z.string(),
+    texts: z.record(z.string(), z.object({ title: z.string(), body: z.string() })),
     url: z.string().nullable(),
     conversionWindowHours: z.int(),
     changed: z.array(z.enum(settingNames)),

@@ -4,6 +4,7 @@
 import type { Queryable } from '../db/database.ts';
 import type { CampaignInput } from '../../contract/campaign-input.ts';
 import type { CampaignVariantFigures } from '../../contract/owner-api.ts';
+import type { LanguageTexts } from '../../contract/languages.ts';
 
 /** Stores the variants and splits the campaign's deliveries: the test share by variant, the rest held for the winner. */
 export async function splitForTest(
@@ -16,8 +17,17 @@ export async function splitForTest(
   const variants = input.variants!;
   for (const [index, variant] of variants.entries()) {
     await tx.query(
-      `INSERT INTO campaign_variants (campaign_id, variant, title, body, url, icon, image) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [campaignId, index, variant.title ?? null, variant.body ?? null, variant.url ?? null, variant.icon ?? null, variant.image ?? null],
+      `INSERT INTO campaign_variants (campaign_id, variant, title, body, url, icon, image, texts) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        campaignId,
+        index,
+        variant.title ?? null,
+        variant.body ?? null,
+        variant.url ?? null,
+        variant.icon ?? null,
+        variant.image ?? null,
+        variant.texts && Object.keys(variant.texts).length ? JSON.stringify(variant.texts) : null,
+      ],
     );
   }
   const testSize = Math.min(recipients, Math.max(variants.length, Math.round(recipients * input.testFraction!)));
@@ -38,6 +48,7 @@ export async function variantFigures(db: Queryable, campaignId: string): Promise
     variant: number;
     title: string | null;
     body: string | null;
+    texts: LanguageTexts | null;
     url: string | null;
     icon: string | null;
     image: string | null;
@@ -45,7 +56,7 @@ export async function variantFigures(db: Queryable, campaignId: string): Promise
     delivered: string;
     clicked: string;
   }>(
-    `SELECT v.variant, v.title, v.body, v.url, v.icon, v.image,
+    `SELECT v.variant, v.title, v.body, v.texts, v.url, v.icon, v.image,
        (SELECT count(*) FROM deliveries d WHERE d.campaign_id = v.campaign_id AND d.variant = v.variant) AS recipients,
        (SELECT count(*) FROM deliveries d WHERE d.campaign_id = v.campaign_id AND d.variant = v.variant AND d.status = 'delivered') AS delivered,
        (SELECT count(DISTINCT e.subscriber_id) FROM events e JOIN deliveries d ON d.campaign_id = e.campaign_id AND d.subscriber_id = e.subscriber_id
@@ -60,6 +71,7 @@ export async function variantFigures(db: Queryable, campaignId: string): Promise
       variant: row.variant,
       title: row.title,
       body: row.body,
+      texts: row.texts,
       url: row.url,
       icon: row.icon,
       image: row.image,

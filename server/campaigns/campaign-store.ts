@@ -10,6 +10,8 @@ import { audienceQuery } from './audience.ts';
 import { nextLocalTime } from './local-time.ts';
 import { splitForTest, variantFigures } from './ab-tests.ts';
 import { campaignFailures } from './delivery-failures.ts';
+import { bestLanguage, DEFAULT_LANGUAGE, type LanguageTexts } from '../../contract/languages.ts';
+import type { CampaignLanguageFigures, CampaignVariantFigures } from '../../contract/owner-api.ts';
 
 /** Creates the campaign and its deliveries; `now` (ms) is when a localTime campaign starts looking for its time. */
 export async function createCampaign(
@@ -22,8 +24,8 @@ export async function createCampaign(
   return db.transaction(async (tx) => {
     const { rows } = await tx.query<{ id: string }>(
       `INSERT INTO campaigns (site_hash, title, body, url, icon, segment_sid, subscriber_id, ttl, urgency, image, actions, app_badge,
-         send_at, local_time, status, topic)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`,
+         send_at, local_time, status, topic, texts)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id`,
       [
         site.hash,
         input.title,
@@ -41,6 +43,7 @@ export async function createCampaign(
         input.localTime ?? null,
         scheduled ? 'scheduled' : 'pending',
         input.topic ?? null,
+        input.texts && Object.keys(input.texts).length ? JSON.stringify(input.texts) : null,
       ],
     );
     const campaignId = String(rows[0]!.id);
@@ -124,6 +127,7 @@ interface CampaignRow {
   icon: string | null;
   image: string | null;
   actions: CampaignAction[] | null;
+  texts: LanguageTexts | null;
   app_badge: number | null;
   segment_sid: string | null;
   subscriber_id: string | null;
@@ -191,6 +195,7 @@ function summary(row: CampaignRow): Campaign {
     icon: row.icon,
     image: row.image,
     actions: row.actions ?? [],
+    texts: row.texts ?? {},
     appBadge: row.app_badge,
     segment: row.segment_sid,
     subscriberId: row.subscriber_id,
@@ -265,5 +270,53 @@ export async function getCampaign(
   ]);
   if (!rows[0]) return null;
   const campaign = { ...summary(rows[0]), failures: (await campaignFailures(db, [campaignId])).get(campaignId) ?? [] };
-  return campaign.winnerAt ? { ...campaign, variants: await variantFigures(db, campaignId) } : campaign;
+  const variants = campaign.winnerAt ? await variantFigures(db, campaignId) : [];
+  const byLanguage = await languageFigures(db, campaignId, campaign.texts, variants);
+  return { ...campaign, variants, ...(byLanguage ? { byLanguage } : {}) };
+}
+
+/**
+ * A campaign's figures by the language each subscriber got (the best match of their stored language among the
+ * texts of their variant, else of the campaign), or undefined for a campaign without texts per language. One
+ * query grouped by stored language and variant (a few rows), matched here.
+ */
+async function languageFigures(
+  db: Queryable,
+  campaignId: string,
+  texts: LanguageTexts,
+  variants: CampaignVariantFigures[],
+): Promise<CampaignLanguageFigures[] | undefined> {
+  if (Object.keys(texts).length === 0 && !variants.some((variant) => variant.texts)) return undefined;
+  const { rows } = await db.query<{
+    language: string | null;
+    variant: number | null;
+    recipients: string;
+    delivered: string;
+    clicked: string;
+  }>(
+    `SELECT s.language, coalesce(d.variant, c.winner_variant) AS variant, count(*) AS recipients,
+       count(*) FILTER (WHERE d.status = 'delivered') AS delivered, count(k.subscriber_id) AS clicked
+     FROM deliveries d JOIN campaigns c ON c.id = d.campaign_id
+     LEFT JOIN subscribers s ON s.id = d.subscriber_id
+     LEFT JOIN (SELECT DISTINCT e.subscriber_id FROM events e WHERE e.campaign_id = $1 AND e.kind = 'clicked') k
+       ON k.subscriber_id = d.subscriber_id
+     WHERE d.campaign_id = $1 GROUP BY 1, 2`,
+    [campaignId],
+  );
+  const figures = new Map<string, CampaignLanguageFigures>();
+  const entry = (language: string) => {
+    let found = figures.get(language);
+    if (!found) figures.set(language, (found = { language, recipients: 0, delivered: 0, clicked: 0 }));
+    return found;
+  };
+  entry(DEFAULT_LANGUAGE);
+  for (const language of Object.keys(texts)) entry(language);
+  for (const row of rows) {
+    const variantTexts = row.variant === null ? undefined : variants.find((variant) => variant.variant === row.variant)?.texts;
+    const figure = entry(bestLanguage(variantTexts ?? texts, row.language) ?? DEFAULT_LANGUAGE);
+    figure.recipients += Number(row.recipients);
+    figure.delivered += Number(row.delivered);
+    figure.clicked += Number(row.clicked);
+  }
+  return [...figures.values()];
 }

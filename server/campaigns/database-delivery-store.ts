@@ -15,6 +15,7 @@ import type { Database, Queryable } from '../db/database.ts';
 import { isServerError } from '../errors.ts';
 import type { Delivery, DeliveryFailure, DeliveryResult, DeliveryStore } from './delivery-store.ts';
 import type { CampaignAction } from '../../contract/campaign-input.ts';
+import { textsFor, type LanguageTexts } from '../../contract/languages.ts';
 import { declarativePayload, type LandingOrigins } from './declarative-payload.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { CAP_WINDOW_MS, guardrailVerdict, type CampaignGuardrails } from './guardrails.ts';
@@ -40,6 +41,12 @@ export interface ClaimedRow {
   icon: string | null;
   image?: string | null;
   actions?: CampaignAction[] | null;
+  /** Texts per language (the variant's, else the campaign's); null: everyone gets title and body. */
+  texts?: LanguageTexts | null;
+  /** The subscriber's stored language ("de-DE"), which picks among texts. */
+  language?: string | null;
+  /** An automated message's kind (its UTM campaign is automation-<kind>); null for a campaign. */
+  automation?: string | null;
   /** An automated message's notification tag (a newer cart reminder replaces an older one on screen). */
   tag?: string | null;
   app_badge: number | null;
@@ -88,15 +95,18 @@ export function claimedDelivery(
  */
 export function deliveryPayload(
   row: Pick<ClaimedRow, 'id' | 'campaign_id' | 'title' | 'body' | 'url' | 'icon' | 'image' | 'actions' | 'tag' | 'secret_hash'> &
-    Partial<Pick<ClaimedRow, 'app_badge'>>,
+    Partial<Pick<ClaimedRow, 'app_badge' | 'texts' | 'language' | 'automation'>>,
   site: LandingOrigins,
 ): string {
+  // the subscriber's language's texts: exact tag, else its primary subtag, else the default title and body
+  const { title, body } = textsFor(row, row.texts, row.language);
   return JSON.stringify(
     declarativePayload(
       {
         campaignId: String(row.campaign_id),
-        title: row.title,
-        body: row.body,
+        title,
+        body,
+        ...(row.automation ? { utmCampaign: `automation-${row.automation}` } : {}),
         url: row.url,
         icon: row.icon,
         image: row.image,
@@ -212,6 +222,7 @@ export class DatabaseDeliveryStore implements DeliveryStore {
          RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth,
            coalesce(v.title, c.title) AS title, coalesce(v.body, c.body) AS body, coalesce(v.url, c.url) AS url,
            coalesce(v.icon, c.icon) AS icon, coalesce(v.image, c.image) AS image, c.actions,
+           coalesce(v.texts, c.texts) AS texts, s.language, c.automation,
            c.app_badge, s.secret_hash, s.timezone, s.timezone_offset, c.ttl, s.vapid_key_id,
            ${
              cap

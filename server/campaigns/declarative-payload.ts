@@ -1,5 +1,6 @@
 // The push message of one delivery: a declarative push message (contract/push-payload.ts) built from the
-// campaign, with the delivery's click token on every page a click opens.
+// campaign, with the delivery's click token on every page a click opens and, unless the site turns it off, UTM
+// parameters naming push-kit and the campaign (docs/languages.md#utm-parameters).
 import type { CampaignAction } from '../../contract/campaign-input.ts';
 import { CLICK_PARAM, DECLARATIVE_PUSH_MAGIC, type DeclarativePushMessage } from '../../contract/push-payload.ts';
 import { clickTokenOf } from './click-token.ts';
@@ -15,12 +16,30 @@ export interface PayloadCampaign {
   appBadge?: number | null;
   /** The notification's tag; by default the campaign's, so that a copy sent twice replaces the first. */
   tag?: string | null;
+  /** utm_campaign of its landing URLs: the campaign's id, or automation-<kind> for an automated message. */
+  utmCampaign?: string;
 }
 
 /** Where a click may land: the site's origin and its notificationClickOrigins (as the worker checks). */
 export interface LandingOrigins {
   origin: string;
   notificationClickOrigins?: readonly string[];
+  /** false: landing URLs get no UTM parameters (site config `utm`); on when absent. */
+  utm?: boolean;
+}
+
+/** The UTM parameters push-kit adds to a landing URL that has none (utm_campaign is the campaign's). */
+export const UTM_SOURCE = 'push-kit';
+export const UTM_MEDIUM = 'push';
+
+/** The URL with utm_source, utm_medium and utm_campaign, unless it has a utm_ parameter of its own already. */
+export function withUtm(url: URL, campaign: string): URL {
+  if ([...url.searchParams.keys()].some((key) => key.toLowerCase().startsWith('utm_'))) return url;
+  const tagged = new URL(url.href);
+  tagged.searchParams.append('utm_source', UTM_SOURCE);
+  tagged.searchParams.append('utm_medium', UTM_MEDIUM);
+  tagged.searchParams.append('utm_campaign', campaign);
+  return tagged;
 }
 
 export interface PayloadDelivery {
@@ -34,7 +53,12 @@ export interface PayloadDelivery {
  * the site's home page. A browser that handles the message itself opens `navigate` as is, with no worker to
  * check it, so the provider applies the worker's rule before sending.
  */
-function landingUrl(wanted: string | null | undefined, site: LandingOrigins, clickToken: string | undefined): string {
+function landingUrl(
+  wanted: string | null | undefined,
+  site: LandingOrigins,
+  clickToken: string | undefined,
+  utmCampaign: string | undefined,
+): string {
   const home = new URL('/', site.origin);
   let url = home;
   if (wanted) {
@@ -45,6 +69,7 @@ function landingUrl(wanted: string | null | undefined, site: LandingOrigins, cli
       // Not a URL: the home page.
     }
   }
+  if (utmCampaign !== undefined && site.utm !== false) url = withUtm(url, utmCampaign);
   if (!clickToken) return url.href;
   const marked = new URL(url.href);
   marked.searchParams.set(CLICK_PARAM, clickToken);
@@ -53,7 +78,8 @@ function landingUrl(wanted: string | null | undefined, site: LandingOrigins, cli
 
 export function declarativePayload(campaign: PayloadCampaign, delivery: PayloadDelivery, site: LandingOrigins): DeclarativePushMessage {
   const click = delivery.secretHash ? clickTokenOf(delivery.deliveryId, delivery.secretHash) : undefined;
-  const navigate = landingUrl(campaign.url, site, click);
+  const utm = campaign.utmCampaign ?? campaign.campaignId;
+  const navigate = landingUrl(campaign.url, site, click, utm);
   return {
     web_push: DECLARATIVE_PUSH_MAGIC,
     notification: {
@@ -71,7 +97,7 @@ export function declarativePayload(campaign: PayloadCampaign, delivery: PayloadD
             actions: campaign.actions.map(({ action, title, url }) => ({
               action,
               title,
-              navigate: url ? landingUrl(url, site, click) : navigate,
+              navigate: url ? landingUrl(url, site, click, utm) : navigate,
             })),
           }
         : {}),

@@ -11,6 +11,7 @@ import {
   type Campaign,
   type CampaignAction,
   type CampaignCounts,
+  type CampaignLanguageFigures,
   type CampaignVariantFigures,
 } from '../../contract/owner-api.ts';
 
@@ -40,11 +41,18 @@ export const campaignCounts = fieldsOf<CampaignCounts>()({
 
 const action = z.object(fieldsOf<CampaignAction>()({ action: z.string(), title: z.string(), url: z.string().optional() }));
 
+const languageTexts = z.record(z.string(), z.object({ title: z.string(), body: z.string() }));
+
+const languageFigures = z.object(
+  fieldsOf<CampaignLanguageFigures>()({ language: z.string(), recipients: z.int(), delivered: z.int(), clicked: z.int() }),
+);
+
 const variantFigures = z.object(
   fieldsOf<CampaignVariantFigures>()({
     variant: z.int(),
     title: z.string().nullable(),
     body: z.string().nullable(),
+    texts: languageTexts.nullable(),
     url: z.string().nullable(),
     icon: z.string().nullable(),
     image: z.string().nullable(),
@@ -65,6 +73,8 @@ const campaign = z.object(
     icon: z.string().nullable(),
     image: z.string().nullable(),
     actions: z.array(action),
+    texts: languageTexts,
+    byLanguage: z.array(languageFigures).optional(),
     variants: z.array(variantFigures),
     failures: z.array(failureGroup),
     winnerAt: isoTime.nullable(),

@@ -114,7 +114,7 @@ describe('subscribe, send, deliver, show', () => {
       notification: {
         title: 'New Calligraphy submissions',
         body: 'Three new pieces are in.',
-        navigate: `${stack.siteUrl}/submissions.html?${CLICK_PARAM}=${click}`,
+        navigate: `${stack.siteUrl}/submissions.html?utm_source=push-kit&utm_medium=push&utm_campaign=${campaignId}&${CLICK_PARAM}=${click}`,
         tag: `pushkit-campaign-${campaignId}`,
         data: { campaignId, click },
       },

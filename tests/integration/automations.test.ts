@@ -136,6 +136,11 @@ function payloadOf(push: RecordedPush) {
   // every page a click opens carries the delivery's click token, the one the worker reports with
   expect(landing.searchParams.get(CLICK_PARAM)).toBe(data?.click);
   landing.searchParams.delete(CLICK_PARAM);
+  // and the UTM parameters of its automation (docs/languages.md), taken off for the checks of the page itself
+  expect(landing.searchParams.get('utm_source')).toBe('push-kit');
+  expect(landing.searchParams.get('utm_medium')).toBe('push');
+  expect(landing.searchParams.get('utm_campaign')).toMatch(/^automation-(welcome|abandonedCart)$/);
+  for (const key of ['utm_source', 'utm_medium', 'utm_campaign']) landing.searchParams.delete(key);
   return { title, body, icon, image, tag, url: landing.href, campaignId: data?.campaignId, click: data?.click };
 }
 

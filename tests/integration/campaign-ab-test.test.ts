@@ -38,7 +38,9 @@ describe('an A/B test', () => {
     ]);
     // one subscriber of variant B clicks (through the landing URL's token), nobody of A
     const clickedB = test.find((message) => message.notification.title.startsWith('Twelve'))!;
-    expect(clickedB.notification.navigate).toMatch(/^https:\/\/letters\.example\/spring\?b=&pushkit_click=/);
+    expect(clickedB.notification.navigate).toMatch(
+      new RegExp(`^https://letters\\.example/spring\\?b=&utm_source=push-kit&utm_medium=push&utm_campaign=${campaignId}&pushkit_click=`),
+    );
     const click = await harness.app.inject({
       method: 'POST',
       url: '/notificationEvent',

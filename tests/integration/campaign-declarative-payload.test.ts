@@ -74,20 +74,22 @@ describe('a campaign as a declarative push message', () => {
       [campaignId],
     );
     expect(tokens.map((token) => token.split('.')[0]).sort()).toEqual(deliveries.rows.map((row) => String(row.id)).sort());
+    // every landing URL carries the UTM parameters naming push-kit and the campaign, before the click token
+    const utm = `utm_source=push-kit&utm_medium=push&utm_campaign=${campaignId}`;
     for (const [index, message] of messages.entries()) {
       const token = tokens[index]!;
       expect(message).toEqual({
         web_push: 8030,
         notification: {
           title: 'New submissions',
-          navigate: `${SITE_ORIGIN}/new?from=push&pushkit_click=${token}`,
+          navigate: `${SITE_ORIGIN}/new?from=push&${utm}&pushkit_click=${token}`,
           body: 'Three new pieces',
           icon: `${SITE_ORIGIN}/icon.png`,
           image: `${SITE_ORIGIN}/wide.jpg`,
           tag: `pushkit-campaign-${campaignId}`,
           actions: [
-            { action: 'shop', title: 'Shop', navigate: `${SHOP_ORIGIN}/cart?pushkit_click=${token}` },
-            { action: 'read', title: 'Read', navigate: `${SITE_ORIGIN}/new?from=push&pushkit_click=${token}` },
+            { action: 'shop', title: 'Shop', navigate: `${SHOP_ORIGIN}/cart?${utm}&pushkit_click=${token}` },
+            { action: 'read', title: 'Read', navigate: `${SITE_ORIGIN}/new?from=push&${utm}&pushkit_click=${token}` },
           ],
           data: { campaignId, click: token },
         },
@@ -100,9 +102,11 @@ describe('a campaign as a declarative push message', () => {
   it('lands on the home page for a URL on an origin the site did not configure, and sets no badge unless asked', async () => {
     await harness.db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
     await subscribe();
-    const { messages } = await send({ title: 'Prize', body: 'Claim it', url: 'https://evil.example/prize' });
+    const { campaignId, messages } = await send({ title: 'Prize', body: 'Claim it', url: 'https://evil.example/prize' });
     const [message] = messages;
-    expect(message!.notification.navigate).toBe(`${SITE_ORIGIN}/?pushkit_click=${tokenOf(message!.notification.navigate)}`);
+    expect(message!.notification.navigate).toBe(
+      `${SITE_ORIGIN}/?utm_source=push-kit&utm_medium=push&utm_campaign=${campaignId}&pushkit_click=${tokenOf(message!.notification.navigate)}`,
+    );
     expect(message).not.toHaveProperty('app_badge');
     expect(message!.notification).not.toHaveProperty('actions');
   });

@@ -48,7 +48,7 @@ describe('sending a campaign from the database', () => {
       notification: {
         title: 'New submissions',
         body: 'New submissions body',
-        navigate: `https://letters.example/new?pushkit_click=${click}`,
+        navigate: `https://letters.example/new?utm_source=push-kit&utm_medium=push&utm_campaign=${campaignId}&pushkit_click=${click}`,
         tag: `pushkit-campaign-${campaignId}`,
         data: { campaignId, click },
       },

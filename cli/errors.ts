@@ -142,6 +142,7 @@ const FROM_SERVER: Partial<Record<ServerErrorCode, { code: CliErrorCode; option?
   E_WEBHOOK_MESSAGE_UNKNOWN: { code: 'E_WEBHOOK' },
   E_WEBHOOK_ENDPOINTS_MAX: { code: 'E_WEBHOOK' },
   E_WEBHOOK_SETTING: { code: 'E_ARGUMENT', option: 'webhook-private-origins' },
+  E_FEED_SETTING: { code: 'E_ARGUMENT', option: 'allow-feed-hosts' },
   E_TEAM_MEMBER_UNKNOWN: { code: 'E_ARGUMENT' },
   E_MEMBER_LAST_OWNER: { code: 'E_ARGUMENT' },
   E_MEMBERS_MAX: { code: 'E_ARGUMENT' },

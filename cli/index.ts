@@ -79,6 +79,10 @@ export async function main(argv: string[]): Promise<number> {
       '--webhook-private-origins <origins>',
       'comma-separated webhook origins that may resolve to private addresses (also PUSHKIT_WEBHOOK_PRIVATE_ORIGINS)',
     )
+    .option(
+      '--allow-feed-hosts <hosts>',
+      'comma-separated feed hosts (name or name:port) that may be http and private addresses (also PUSHKIT_ALLOW_FEED_HOSTS)',
+    )
     .action(async (options) => setExit(await (await import('./commands/serve.ts')).runServe(options)));
 
   program
@@ -92,6 +96,10 @@ export async function main(argv: string[]): Promise<number> {
     .option('--at <time>', 'send at this time (ISO 8601 with offset, e.g. 2026-12-01T09:00:00Z); push-kit serve sends it')
     .option('--local-time <HH:MM>', "send when each subscriber's own clock shows this time (from --at, or now)")
     .option('--app-badge <n>', "the number the site's app badge shows")
+    .option(
+      '--texts <file>',
+      'texts per language: a JSON file such as {"de": {"title": "...", "body": "..."}}; each subscriber gets the best match of their language',
+    )
     .option(
       '--variant <json>',
       'an A/B test variant, e.g. \'{"title":"B"}\' (title, body, url, icon, image); give 2 to 4',

@@ -31,6 +31,8 @@ export interface ServeOptions {
   allowHttpWebhooks?: boolean;
   /** Comma-separated webhook origins that may resolve to private addresses (default: PUSHKIT_WEBHOOK_PRIVATE_ORIGINS). */
   webhookPrivateOrigins?: string;
+  /** Comma-separated hosts whose feeds may be http and resolve to private addresses (default: PUSHKIT_ALLOW_FEED_HOSTS). */
+  allowFeedHosts?: string;
 }
 
 function portNumber(value: string): number {
@@ -85,6 +87,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     pushServices: options.pushServices,
     eventRetentionDays: options.eventRetentionDays,
     webhooks: { allowHttp: options.allowHttpWebhooks, privateOrigins: options.webhookPrivateOrigins },
+    feeds: { allowHosts: options.allowFeedHosts },
     log: (line) => console.log(line),
     providerFile: true,
   }).catch(fromServerError);

@@ -284,6 +284,48 @@ describe('the packed push-kit, installed in a fresh project', () => {
     });
   }, 60_000);
 
+  it('exports push-kit/react: its types resolve, and it renders on the server with no window', async () => {
+    await writeFile(
+      join(project, 'use-react.ts'),
+      [
+        "import { PushKit, usePushKit, type PushKitReadiness, type PushkitApi, type UsePushKit } from 'push-kit/react';",
+        "const readiness: PushKitReadiness = 'unsupported';",
+        '// @ts-expect-error the runtime says uninitialized, the hook loading',
+        "const wrong: PushKitReadiness = 'uninitialized';",
+        'const hook: () => UsePushKit = usePushKit;',
+        "const element: null = PushKit({ siteUrl: 'https://www.example.com' });",
+        "const tag: PushkitApi['tag'] = (key: string, value: string) => hook().tag(key, value);",
+        'console.log(readiness, wrong, element, tag);',
+        '',
+      ].join('\n'),
+    );
+    // the consumer's checks: strict, and no skipLibCheck, so the package's declaration files are checked too
+    const compilerOptions = { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true };
+    await writeFile(join(project, 'tsconfig.react.json'), JSON.stringify({ compilerOptions, files: ['use-react.ts'] }));
+    const tsc = join(REPOSITORY, 'node_modules', 'typescript', 'bin', 'tsc');
+    await expect(run(process.execPath, [tsc, '-p', 'tsconfig.react.json'], { cwd: project })).resolves.toBeDefined();
+
+    const rendered = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        [
+          "import { readFileSync } from 'node:fs';",
+          "import { createElement } from 'react';",
+          "import { renderToString } from 'react-dom/server';",
+          "const { PushKit, usePushKit } = await import('push-kit/react');",
+          "const Status = () => createElement('p', null, usePushKit().readiness);",
+          "const html = renderToString(createElement('main', null, createElement(PushKit, { src: '/push.js' }), createElement(Status)));",
+          "const source = readFileSync(new URL(import.meta.resolve('push-kit/react')), 'utf8');",
+          'console.log(JSON.stringify({ html, window: typeof window, firstLine: source.split("\\n")[0] }));',
+        ].join('\n'),
+      ],
+      { cwd: project },
+    );
+    expect(JSON.parse(rendered.stdout)).toEqual({ html: '<main><p>loading</p></main>', window: 'undefined', firstLine: "'use client';" });
+  });
+
   // No docker daemon runs here (nor in CI): the test runs the Dockerfile's lines itself, as docker would. COPY copies
   // from the installed project, RUN runs as root with docker's umask 022 and the ARG values in its environment,
   // and CMD runs as the USER line's uid:gid (setpriv), a user this machine need not have, as in the image. Run by

@@ -7,6 +7,7 @@ import { ownerApiClient } from '../owner-api-client.ts';
 import { databaseInUseAdvice, routeOf, type Route } from '../provider-route.ts';
 import { embeddedDatabaseDir, STATE_DIR } from '../../server/state-paths.ts';
 import { openDatabase, type Database } from '../../server/db/database.ts';
+import { COMMAND_LINE_MEMBER, recordAudit } from '../../server/http/audit-log.ts';
 import { cancelSiteCampaign, siteCampaign, siteCampaigns } from '../../server/campaigns/index.ts';
 import { siteNamed, type HostedSite } from '../../server/sites.ts';
 import { CAMPAIGN_ID_PATTERN } from '../../contract/ids.ts';
@@ -111,8 +112,11 @@ export async function runCampaigns(action: string | undefined, id: string | unde
     const db = await openFor(site, route.database, route);
     try {
       if (showing) campaigns = [await siteCampaign(db, site, campaignId!)];
-      else if (campaignId) cancelled = await cancelSiteCampaign(db, site, campaignId);
-      else campaigns = await siteCampaigns(db, site, { limit, offset: 0 });
+      else if (campaignId) {
+        cancelled = await cancelSiteCampaign(db, site, campaignId);
+        // straight on the database: the audit log names the command line (docs/members.md)
+        await recordAudit(db, site.hash, COMMAND_LINE_MEMBER, 'campaign.cancel', campaignId);
+      } else campaigns = await siteCampaigns(db, site, { limit, offset: 0 });
     } catch (error) {
       fromServerError(error);
     } finally {

@@ -8,6 +8,7 @@ import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { cliError, fromServerError } from '../errors.ts';
 import { addLegacyVapidKey, currentVapidKeyId, vapidKeyId } from '../../server/keys/index.ts';
+import { COMMAND_LINE_MEMBER, recordAudit } from '../../server/http/audit-log.ts';
 import { importSubscribers, type ImportProgress } from '../../server/import/index.ts';
 import { openProviderDatabase } from '../../server/db/open-provider-database.ts';
 import { allowedPushServices } from '../../server/push/push-services.ts';
@@ -194,6 +195,8 @@ export async function runImport(file: string, options: ImportCommandOptions): Pr
           vapidKeyId: keyId,
           onProgress: draw,
         });
+        // straight on the database: the audit log names the command line (docs/members.md)
+        if (!dryRun) await recordAudit(db, site.hash, COMMAND_LINE_MEMBER, 'import', file);
       } finally {
         await db.close();
       }

@@ -5,6 +5,7 @@
 import { createSiteCampaign } from './owner-campaigns.ts';
 import { openProviderDatabase } from '../db/open-provider-database.ts';
 import { ServerError } from '../errors.ts';
+import { COMMAND_LINE_MEMBER, recordAudit } from '../http/audit-log.ts';
 import type { CampaignProgress } from './campaign-sender.ts';
 import type { RunCounts } from './campaign-runner.ts';
 import { siteNamed, type HostedSite } from '../sites.ts';
@@ -23,6 +24,8 @@ export interface SendCampaignOptions {
   body: string;
   /** The page opened on click. */
   url?: string;
+  /** Texts per language tag beside title and body: each subscriber gets the best match of their language. */
+  texts?: CampaignRequest['texts'];
   /** Only the subscribers of the segment with this sid. */
   segment?: string;
   /** Send at this time (ISO 8601 with offset) instead of now: the campaign is stored and `push-kit serve` sends it. */
@@ -81,6 +84,7 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
     title: options.title,
     body: options.body,
     url: options.url,
+    texts: options.texts,
     segment: options.segment,
     sendAt: options.sendAt,
     localTime: options.localTime,
@@ -110,6 +114,8 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
   try {
     // The site's icon, as the dashboard's compose form offers it; the owner API leaves it to the caller.
     const { campaignId, recipients } = await createSiteCampaign(db, site, { ...campaign, icon: site.config.style.iconUrl });
+    // straight on the database, not through the owner API: the audit log names the command line (docs/members.md)
+    await recordAudit(db, site.hash, COMMAND_LINE_MEMBER, 'campaign.create', campaignId);
     options.onCreated?.({ campaignId, recipients, site });
     if (campaign.sendAt !== undefined || campaign.localTime !== undefined) {
       const due = await db.query<{ due: Date | null }>(

@@ -102,6 +102,14 @@ describe('push-kit send', { timeout: CLI_RUNS_TIMEOUT_MS }, () => {
       web_push: 8030,
       notification: { title: 'New letters', body: 'Fresh ink' },
     });
+    // a send straight on the database is in the site's audit log, as the command line's (docs/members.md)
+    const db = await openDatabase({ dataDir: join(project, '.push-kit', 'db') });
+    try {
+      const { rows } = await db.query('SELECT member_id, member_name, action FROM audit_log');
+      expect(rows).toEqual([{ member_id: null, member_name: 'push-kit command line', action: 'campaign.create' }]);
+    } finally {
+      await db.close();
+    }
   });
 
   it('--at stores the campaign for the provider to send at that time and sends nothing now', async () => {
@@ -135,6 +143,13 @@ describe('push-kit send', { timeout: CLI_RUNS_TIMEOUT_MS }, () => {
     const again = await runCli(['campaigns', 'cancel', id, '--site', 'letters']);
     expect(again.status).toBe(1);
     expect(again.stderr).toContain(`campaign ${id} is cancelled; only a scheduled or sending campaign can be cancelled`);
+    const db = await openDatabase({ dataDir: join(project, '.push-kit', 'db') });
+    try {
+      const { rows } = await db.query("SELECT member_name, target FROM audit_log WHERE action = 'campaign.cancel'");
+      expect(rows).toEqual([{ member_name: 'push-kit command line', target: id }]);
+    } finally {
+      await db.close();
+    }
     expect((await runCli(['campaigns', 'cancel', '987654', '--site', 'letters'])).stderr).toContain('no campaign 987654 on site letters');
     expect((await runCli(['campaigns', 'cancel', '1;drop', '--site', 'letters'])).stderr).toContain('not a campaign id (digits): 1;drop');
     expect((await runCli(['campaigns', 'cancel', '--site', 'letters'])).stderr).toContain('cancel needs the campaign id');
@@ -251,5 +266,27 @@ describe('push-kit send', { timeout: CLI_RUNS_TIMEOUT_MS }, () => {
       serve.kill('SIGTERM');
       await new Promise((resolve) => serve.once('exit', resolve));
     }
+  });
+
+  it('--texts sends texts per language from a JSON file, and refuses a missing or malformed one naming --texts', async () => {
+    const file = join(project, 'texts.json');
+    await writeFile(file, JSON.stringify({ de: { title: 'Neue Briefe', body: 'Frische Tinte' } }));
+    const run = await runCli(['send', '--site', 'letters', '--title', 'Texts', '--body', 'Default', '--texts', file]);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const db = await openDatabase({ dataDir: join(project, '.push-kit', 'db') });
+    try {
+      const { rows } = await db.query(`SELECT texts FROM campaigns WHERE title = 'Texts'`);
+      expect(rows).toEqual([{ texts: { de: { title: 'Neue Briefe', body: 'Frische Tinte' } } }]);
+    } finally {
+      await db.close();
+    }
+    const missing = await runCli(['send', '--site', 'letters', '--title', 'T', '--body', 'B', '--texts', join(project, 'none.json')]);
+    expect(missing.status).not.toBe(0);
+    expect(missing.stderr).toMatch(/--texts.*readable JSON file \(ENOENT/);
+    await writeFile(file, JSON.stringify({ German: { title: 'T', body: 'B' } }));
+    const badTag = await runCli(['send', '--site', 'letters', '--title', 'T', '--body', 'B', '--texts', file]);
+    expect(badTag.status).not.toBe(0);
+    expect(badTag.stderr).toMatch(/--texts\.German.*language tag such as de or fr-CA/);
   });
 });

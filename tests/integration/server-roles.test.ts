@@ -67,6 +67,9 @@ const EXPECTED: Record<string, Role> = {
   'DELETE /api/v1/sites/:name/members/:id': 'owner',
   'POST /api/v1/sites/:name/members/:id/key': 'owner',
   'GET /api/v1/sites/:name/audit': 'owner',
+  'GET /api/v1/sites/:name/feeds': 'viewer',
+  'POST /api/v1/sites/:name/feeds': 'editor',
+  'DELETE /api/v1/sites/:name/feeds/:id': 'editor',
 };
 
 const SITE = '/api/v1/sites/letters';
@@ -97,6 +100,9 @@ const MORE: Record<string, () => InjectOptions> = {
   'DELETE /api/v1/sites/:name/members/:id': () => ({ method: 'DELETE', url: `${SITE}/members/m_none` }),
   'POST /api/v1/sites/:name/members/:id/key': () => ({ method: 'POST', url: `${SITE}/members/m_none/key` }),
   'GET /api/v1/sites/:name/audit': () => ({ method: 'GET', url: `${SITE}/audit?limit=5` }),
+  'GET /api/v1/sites/:name/feeds': () => ({ method: 'GET', url: `${SITE}/feeds` }),
+  'POST /api/v1/sites/:name/feeds': () => ({ method: 'POST', url: `${SITE}/feeds`, payload: { url: 'https://letters.example/feed.xml' } }),
+  'DELETE /api/v1/sites/:name/feeds/:id': () => ({ method: 'DELETE', url: `${SITE}/feeds/999` }),
 };
 
 let harness: ProviderHarness;

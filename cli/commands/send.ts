@@ -1,6 +1,7 @@
 // `push-kit send --site NAME --title T --body B [--url U] [--segment S]`: creates a campaign for the site's
 // subscribers (or one segment's) and sends it from this process (server/campaigns/send-campaign.ts), with a progress bar
 // and the final counts. While a provider holds the embedded database, that provider sends it (cli/provider-route.ts).
+import { readFileSync } from 'node:fs';
 import { cliError, fromServerError } from '../errors.ts';
 import { sendCampaign, type SendCampaignOptions } from '../../server/campaigns/index.ts';
 import { siteNamed } from '../../server/sites.ts';
@@ -31,6 +32,8 @@ export interface SendOptions extends Pick<
   topic?: string;
   /** `--ttl`: seconds the push service keeps the message. */
   ttl?: string;
+  /** `--texts`: a JSON file of texts per language tag, {"de": {"title": "...", "body": "..."}}. */
+  texts?: string;
   /** `--variant`, repeated: an A/B test's variants as JSON. */
   variant?: string[];
   /** `--test-fraction`: the share of the audience the variants go to. */
@@ -64,12 +67,35 @@ function variantsOf(values: string[] | undefined): NonNullable<CampaignRequest['
   });
 }
 
+/** The texts per language of the `--texts` file (the schema checks them). */
+function textsOf(file: string | undefined): CampaignRequest['texts'] {
+  if (file === undefined) return undefined;
+  let source: string;
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw cliError('E_ARGUMENT', {
+      option: 'texts',
+      rule: `must name a readable JSON file (${(error as NodeJS.ErrnoException).code ?? 'unreadable'}: ${file})`,
+    });
+  }
+  try {
+    return JSON.parse(source) as CampaignRequest['texts'];
+  } catch (error) {
+    throw cliError('E_ARGUMENT', {
+      option: 'texts',
+      rule: `must be a JSON file such as {"de": {"title": "...", "body": "..."}}; ${file}: ${(error as Error).message}`,
+    });
+  }
+}
+
 /** The campaign the options ask for, checked by the owner API's own schema (limits, TTL and urgency defaults). */
 function campaignOf(options: SendOptions): CampaignInput {
   const request: CampaignRequest = {
     title: options.title.trim(),
     body: options.body.trim(),
     url: options.url,
+    texts: textsOf(options.texts),
     segment: options.segment,
     sendAt: options.at,
     localTime: options.localTime,
@@ -157,6 +183,7 @@ export async function runSend(options: SendOptions): Promise<number> {
       appBadge: campaign.appBadge,
       topic: campaign.topic,
       ttl: campaign.ttl,
+      texts: campaign.texts,
       variants: campaign.variants,
       testFraction: campaign.testFraction,
       winnerAfterMinutes: campaign.winnerAfterMinutes,

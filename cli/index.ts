@@ -171,8 +171,11 @@ export async function main(argv: string[]): Promise<number> {
     .option('--allow-http-webhooks', 'add (on the database): allow http:// to this machine, as the provider flag does')
     .option('--webhook-private-origins <origins>', 'add (on the database): origins that may resolve to private addresses')
     .option('--database <url>', 'postgres://... (default: embedded database in .push-kit/db)')
-    .option('--key <key>', 'owner API key: ask the running provider (also PUSHKIT_OWNER_KEY)')
-    .option('--provider <url>', "provider URL for --key (default: the site's serverSyncUrl)")
+    .option('--key <key>', "the site's owner API key: ask a provider (also PUSHKIT_OWNER_KEY); not needed for one running here")
+    .option(
+      '--provider <url>',
+      "the provider's URL (default: the one running on .push-kit/db, found by itself; with --key, else the site's serverSyncUrl)",
+    )
     .option('--sites <glob...>', 'site configs', ['site-configs/*.json'])
     .action(async (action: string | undefined, target: string | undefined, message: string | undefined, options) =>
       setExit(await (await import('./commands/webhooks.ts')).runWebhooks(action, target, message, options)),

@@ -1,5 +1,5 @@
-// `push-kit webhooks ...`: a site's webhook endpoints (docs/webhooks.md). Straight on the database, or with the
-// owner key through the running provider that holds it, as `push-kit campaigns` does.
+// `push-kit webhooks ...`: a site's webhook endpoints (docs/webhooks.md). Straight on the database, or through the
+// running provider that holds it (found by itself, or named with --provider and the owner key: cli/provider-route.ts).
 //   webhooks [list]                         the endpoints, their events and state (a disabled one says why)
 //   webhooks add URL --events E,E|all       a new endpoint; its signing secret is printed this once
 //   webhooks remove ID
@@ -9,6 +9,7 @@
 //   webhooks replay ID MESSAGE_ID           send an event of the log again
 import { cliError, fromServerError, isDatabaseInUse } from '../errors.ts';
 import { ownerApiClient, type OwnerApiCall } from '../owner-api-client.ts';
+import { databaseInUseAdvice, routeOf, type Route } from '../provider-route.ts';
 import { embeddedDatabaseDir, STATE_DIR } from '../../server/state-paths.ts';
 import { openDatabase, type Database } from '../../server/db/database.ts';
 import {
@@ -153,19 +154,15 @@ function databaseBackend(db: Database, site: HostedSite, options: WebhooksOption
   };
 }
 
-async function openFor(site: HostedSite, url: string | undefined): Promise<Database> {
+async function openFor(site: HostedSite, route: Route & { via: 'database' }): Promise<Database> {
   const dataDir = embeddedDatabaseDir(STATE_DIR);
   try {
-    return await openDatabase({ url, dataDir });
+    return await openDatabase({ url: route.database, dataDir });
   } catch (error) {
     throw cliError('E_DATABASE', {
-      database: url ? 'given' : dataDir,
+      database: route.database ? 'given' : dataDir,
       reason: (error as Error).message,
-      ...(isDatabaseInUse(error)
-        ? {
-            hint: `A provider is running on it: ask it, with the site's owner key: push-kit webhooks ... --site ${site.name} --key <owner key>`,
-          }
-        : {}),
+      ...(isDatabaseInUse(error) ? { hint: databaseInUseAdvice(route, `push-kit webhooks ... --site ${site.name}`) } : {}),
     });
   }
 }
@@ -258,18 +255,12 @@ export async function runWebhooks(
   } catch (error) {
     fromServerError(error);
   }
-  const key = options.key ?? process.env.PUSHKIT_OWNER_KEY;
-  if (key) {
-    await run(
-      providerBackend(ownerApiClient(options.provider ?? site.config.serverSyncUrl, site.name, key)),
-      chosen,
-      target,
-      extra,
-      options,
-    );
+  const route = await routeOf(site.name, options, async () => site.config.serverSyncUrl);
+  if (route.via === 'provider') {
+    await run(providerBackend(ownerApiClient(route.url, site.name, route.key)), chosen, target, extra, options);
     return 0;
   }
-  const db = await openFor(site, options.database ?? process.env.DATABASE_URL ?? undefined);
+  const db = await openFor(site, route);
   try {
     await run(databaseBackend(db, site, options), chosen, target, extra, options);
   } catch (error) {

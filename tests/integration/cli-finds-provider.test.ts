@@ -69,7 +69,7 @@ afterAll(async () => {
 });
 
 describe('the command line finds the running provider', () => {
-  it('send, campaigns and keys work without --key while serve holds the database; the file goes when it stops', async () => {
+  it('send, campaigns, webhooks and keys work without --key while serve holds the database; the file goes when it stops', async () => {
     expect((await stat(providerFile())).mode & 0o777).toBe(0o600);
     const [sent, status] = await Promise.all([
       runCli(['send', '--site', 'my-site', '--title', 'Hello', '--body', 'First notification']),
@@ -80,11 +80,14 @@ describe('the command line finds the running provider', () => {
     expect(sent.stdout).toContain('sent to 0: 0 delivered, 0 expired, 0 failed');
     expect(status.stdout).toMatch(/^my-site: an owner key exists \(made \d{4}-[\d-]+T[\d:.]+Z\); push-kit keys rotate --site my-site/);
     // --provider naming the same provider gets its token; another URL needs the owner key
-    const [listed, same, other] = await Promise.all([
+    const [listed, same, other, webhooks] = await Promise.all([
       runCli(['campaigns', '--site', 'my-site']),
       runCli(['campaigns', '--site', 'my-site', '--provider', serve.url]),
       runCli(['campaigns', '--site', 'my-site', '--provider', recorder.url]),
+      runCli(['webhooks', '--site', 'my-site']),
     ]);
+    expect(webhooks.stderr).toBe('');
+    expect(webhooks.status).toBe(0);
     expect(listed.stdout).toMatch(/^ +1 {2}done {7}"Hello"/m);
     expect(same.stdout).toBe(listed.stdout);
     expect(other.stderr).toContain("--provider: needs the site's owner key");

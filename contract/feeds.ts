@@ -51,3 +51,7 @@ export interface Feed {
   itemsSent: number;
   createdAt: string;
 }
+
+export type FeedsReply = { status: 'success'; feeds: Feed[] };
+export type FeedReply = { status: 'success'; feed: Feed };
+export type FeedRemovedReply = { status: 'success'; feedId: string; removed: true };

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { ApiError, signInWithLink, siteApi, sitesFor } from './api.ts';
 import { Automations } from './Automations.tsx';
 import { Compose } from './compose/Compose.tsx';
+import { Feeds } from './feeds/Feeds.tsx';
 import { Import } from './imports/Import.tsx';
 import { Overview } from './Overview.tsx';
 import { Segments } from './segments/Segments.tsx';
@@ -21,6 +22,7 @@ const SCREENS: readonly { path: string; label: string; role: Role }[] = [
   { path: 'automations', label: 'Automations', role: 'viewer' },
   { path: 'segments', label: 'Segments', role: 'viewer' },
   { path: 'subscribers', label: 'Subscribers', role: 'editor' },
+  { path: 'feeds', label: 'Feeds', role: 'viewer' },
   { path: 'webhooks', label: 'Webhooks', role: 'owner' },
   { path: 'import', label: 'Import', role: 'owner' },
   { path: 'members', label: 'Members', role: 'owner' },
@@ -161,6 +163,7 @@ export function App() {
         {screen === 'automations' && <Automations api={api} onError={onError} />}
         {screen === 'segments' && <Segments api={api} onError={onError} />}
         {screen === 'subscribers' && <Subscribers api={api} onError={onError} selected={route[1]} />}
+        {screen === 'feeds' && <Feeds api={api} onError={onError} canEdit={reaches(role, 'editor')} />}
         {screen === 'import' && <Import api={api} onError={onError} />}
         {screen === 'webhooks' && <Webhooks api={api} onError={onError} selected={route[1]} />}
         {screen === 'members' && me.value && <Members api={api} me={me.value} onError={onError} />}

@@ -43,6 +43,7 @@ import type {
   WebhookReplayedReply,
   WebhookSecretRotatedReply,
 } from '../../contract/webhook-events.ts';
+import type { FeedRemovedReply, FeedReply, FeedRequest, FeedsReply } from '../../contract/feeds.ts';
 import type {
   AuditReply,
   MemberCreatedReply,
@@ -193,6 +194,9 @@ export function siteApi(key: string, site: string) {
       request<ImportVapidKeyReply>(key, `${base}/imports/vapid-key`, { method: 'POST', body: pair }),
     cancelCampaign: (campaignId: string) =>
       request<CampaignCancelledReply>(key, `${base}/campaigns/${id(campaignId)}/cancel`, { method: 'POST' }),
+    feeds: () => request<FeedsReply>(key, `${base}/feeds`).then((reply) => reply.feeds),
+    addFeed: (body: FeedRequest) => request<FeedReply>(key, `${base}/feeds`, { method: 'POST', body }).then((reply) => reply.feed),
+    removeFeed: (feedId: string) => request<FeedRemovedReply>(key, `${base}/feeds/${id(feedId)}`, { method: 'DELETE' }),
     webhooks: () => request<WebhookEndpointsReply>(key, `${base}/webhooks`).then((reply) => reply.endpoints),
     addWebhook: (body: WebhookEndpointRequest) => request<WebhookEndpointCreatedReply>(key, `${base}/webhooks`, { method: 'POST', body }),
     changeWebhook: (endpointId: string, change: WebhookEndpointUpdate) =>

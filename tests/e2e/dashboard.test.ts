@@ -551,6 +551,27 @@ describe('owner dashboard', () => {
     await expect.poll(() => page.getByText('No attempt yet.').count()).toBe(1);
   });
 
+  it('feeds: refuses a private address, adds a digest feed, lists it, removes it', async () => {
+    await page.getByRole('link', { name: 'Feeds' }).click();
+    await page.getByRole('heading', { name: 'Add a feed' }).waitFor();
+    await page.getByLabel('RSS or Atom URL').fill('https://192.168.1.20/feed.xml');
+    await page.getByRole('button', { name: 'Add feed' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^url: 192\.168\.1\.20 is a private address/);
+    await page.getByLabel('RSS or Atom URL').fill('https://203.0.113.9/feed.xml');
+    await page.getByLabel('Minutes between polls').fill('30');
+    await page.getByRole('radio', { name: 'one digest per poll' }).check();
+    await page.getByRole('button', { name: 'Add feed' }).click();
+    const row = page.locator('tr[data-feed]');
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await row.textContent()).toContain('A digest to everyone, every 30 min');
+    expect(await row.textContent()).toContain('Not yet');
+    await shot('feeds');
+    await row.getByRole('button', { name: 'Remove' }).click();
+    await expect.poll(() => row.count()).toBe(0);
+    const listed = await fetch(`${providerUrl}/api/v1/sites/letters/feeds`, { headers: { authorization: `Bearer ${lettersKey}` } });
+    expect(((await listed.json()) as { feeds: unknown[] }).feeds).toEqual([]);
+  });
+
   it('members: a sign-in link opens it once as an editor (named, no owner screens); the owner sees the team and the audit log', async () => {
     const owner = { authorization: `Bearer ${lettersKey}`, 'content-type': 'application/json' };
     const added = await fetch(`${providerUrl}/api/v1/sites/letters/members`, {

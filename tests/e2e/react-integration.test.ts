@@ -26,14 +26,21 @@ const syncActions: string[] = [];
 
 beforeAll(async () => {
   appDir = await mkdtemp(join(tmpdir(), 'push-kit-react-'));
-  // the app's pages at /react/, on the site's origin beside its push.js and sw.js
-  [gcm] = await Promise.all([startFakeGcm(), buildReactExample(join(appDir, 'react'))]);
-  stack = await startStack({
-    // no automatic prompt: only the page's button offers it
-    overrides: { triggers: { when: 'delay', delaySeconds: 3600 }, isShopifyConnectedAccount: false },
-    fallbackRoot: appDir,
-  });
-  browser = await launchPersistentChromium(gcm.chromiumArgs);
+  await Promise.all([
+    (async () => {
+      gcm = await startFakeGcm();
+      browser = await launchPersistentChromium(gcm.chromiumArgs);
+    })(),
+    (async () => {
+      // the app's pages at /react/, on the site's origin beside its push.js and sw.js
+      await buildReactExample(join(appDir, 'react'));
+      stack = await startStack({
+        // no automatic prompt: only the page's button offers it
+        overrides: { triggers: { when: 'delay', delaySeconds: 3600 }, isShopifyConnectedAccount: false },
+        fallbackRoot: appDir,
+      });
+    })(),
+  ]);
   browser.context.on('request', (request) => {
     const url = new URL(request.url());
     if (url.pathname === '/push.js') pushJsRequests.push(request.url());

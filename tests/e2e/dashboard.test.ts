@@ -278,7 +278,9 @@ describe('owner dashboard', () => {
       notification: {
         title: 'Spring letters are in',
         body: 'Twelve new pieces from the spring workshop.',
-        navigate: expect.stringMatching(/^https:\/\/letters\.example\/spring(\?pushkit_click=\d+\.[\w-]{22})?$/),
+        navigate: expect.stringMatching(
+          /^https:\/\/letters\.example\/spring\?utm_source=push-kit&utm_medium=push&utm_campaign=\d+(&pushkit_click=\d+\.[\w-]{22})?$/,
+        ),
         actions: [{ action: 'button1', title: 'Read now' }],
       },
     });
@@ -488,6 +490,42 @@ describe('owner dashboard', () => {
     expect(await overviewVariants.locator('tr[data-variant="A"] td').first().textContent()).toBe('A: Autumn letters are here');
     expect(await overviewVariants.locator('tr[data-variant="A"] td').nth(3).textContent()).toBe('1');
   });
+  it('languages from the compose screen: add one, its checks, its preview, and the subscriber gets it in their language', async () => {
+    await page.getByRole('link', { name: 'Send a notification' }).click();
+    await page.getByRole('heading', { name: 'Send a notification' }).waitFor();
+    await page.getByLabel('Title').fill('Winter letters');
+    await page.getByLabel('Message').fill('Five pieces for the winter.');
+    await page.getByRole('button', { name: 'Add language' }).click();
+    await page.getByLabel('Language 1 tag').fill('Portuguese');
+    await page.getByLabel('Portuguese title').fill('Cartas de inverno');
+    await page.getByLabel('One subscriber').check();
+    // a pt-BR subscriber of the seed (every fourth is)
+    await page.getByLabel('Subscriber id').fill('sub-0008');
+    await page.getByRole('button', { name: 'Review and send' }).click();
+    // the owner API's own check of the tag, and the form's of the empty message, at their fields
+    await expect.poll(() => page.locator('#language0-tag-problem').textContent()).toBe('must be a language tag such as de or fr-CA');
+    expect(await page.locator('#language0-body-problem').textContent()).toBe('a message is required');
+    await page.getByLabel('Language 1 tag').fill('pt');
+    await page.getByLabel('pt message').fill('Cinco peças para o inverno.');
+    // the preview shows the language chosen
+    const preview = page.getByRole('figure', { name: 'Preview of the notification' });
+    expect(await preview.locator('.preview-title').textContent()).toBe('Winter letters');
+    await page.getByLabel('Preview in').selectOption('pt');
+    expect(await preview.locator('.preview-title').textContent()).toBe('Cartas de inverno');
+    expect(await preview.locator('.preview-body').textContent()).toBe('Cinco peças para o inverno.');
+    await shot('compose-languages');
+    await page.getByRole('button', { name: 'Review and send' }).click();
+    const confirm = page.getByRole('alertdialog');
+    await confirm.waitFor();
+    const before = pushService.requests.length;
+    await confirm.getByRole('button', { name: 'Send now' }).click();
+    await expect.poll(() => pushService.requests.length - before, { timeout: 30_000 }).toBe(1);
+    const request = pushService.requests[before]!;
+    expect(request.path).toBe('/push/sub-0008');
+    const message = JSON.parse(decryptPushBody(request.body, subscriberKeys).toString('utf8'));
+    expect(message.notification).toMatchObject({ title: 'Cartas de inverno', body: 'Cinco peças para o inverno.' });
+  });
+
   it('imports a file: a dry run lists the refused rows by line and writes nothing, the import stores the good ones', async () => {
     await page.getByRole('link', { name: 'Import' }).click();
     const paths = ['/push/imported-1', '/push/imported-2'];

@@ -12,6 +12,7 @@ import { DeliveryFields } from './DeliveryFields.tsx';
 import { blankDraft, describeAudience, type Draft } from './draft.ts';
 import { draftProblems } from './draftProblems.ts';
 import { MessageFields } from './MessageFields.tsx';
+import { LanguagesFieldset } from './LanguagesFieldset.tsx';
 import { sendingProgress } from './sendingProgress.ts';
 import { SendProgress } from './SendProgress.tsx';
 import { useCampaignProgress } from './useCampaignProgress.ts';
@@ -91,10 +92,12 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
     }
   };
 
+  // the preview in the language chosen under Languages, else the default texts
+  const previewed = draft.previewLanguage === null ? undefined : draft.languages[draft.previewLanguage];
   const preview = (
     <NotificationPreview
-      title={draft.title}
-      body={draft.body}
+      title={previewed ? previewed.title : draft.title}
+      body={previewed ? previewed.body : draft.body}
       icon={draft.icon}
       image={draft.image}
       host={new URL(site.origin).host}
@@ -134,6 +137,7 @@ export function Compose({ api, site, onError }: { api: SiteApi; site: SiteSummar
       <div className="columns">
         <form className="card compose" onSubmit={review} noValidate aria-label="Notification">
           <MessageFields {...fieldsProps} />
+          <LanguagesFieldset {...fieldsProps} />
           <ButtonsFieldset {...fieldsProps} />
           <DeliveryFields draft={draft} change={change} />
           <WhenFieldset {...fieldsProps} />

@@ -10,6 +10,11 @@ export function campaignRequestOf(draft: Draft): CampaignRequest & { segment?: s
   return {
     title: draft.title.trim(),
     body: draft.body.trim(),
+    texts: draft.languages.length
+      ? Object.fromEntries(
+          draft.languages.map((language) => [language.tag.trim(), { title: language.title.trim(), body: language.body.trim() }]),
+        )
+      : undefined,
     url: optional(draft.url),
     icon: optional(draft.icon),
     image: optional(draft.image),

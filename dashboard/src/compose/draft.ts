@@ -10,6 +10,10 @@ export type When = 'now' | 'at' | 'local';
 export interface Draft {
   title: string;
   body: string;
+  /** Texts per language (docs/languages.md), each its tag, title and message as typed. */
+  languages: LanguageDraft[];
+  /** Which language the preview shows (an index of languages), null: the default texts. */
+  previewLanguage: number | null;
   url: string;
   icon: string;
   image: string;
@@ -31,6 +35,12 @@ export interface Draft {
   testPercent: string;
   /** Minutes until the best click rate goes to the rest, as typed. */
   winnerAfter: string;
+}
+
+export interface LanguageDraft {
+  tag: string;
+  title: string;
+  body: string;
 }
 
 export interface VariantDraft {
@@ -60,6 +70,8 @@ export function blankDraft(site: Pick<SiteSummary, 'origin' | 'iconUrl'>): Draft
   return {
     title: '',
     body: '',
+    languages: [],
+    previewLanguage: null,
     url: site.origin,
     icon: site.iconUrl ?? '',
     image: '',

@@ -6,6 +6,7 @@ import {
   TIME_OF_DAY_PATTERN,
 } from '../../../contract/campaign-limits.ts';
 import { SUBSCRIBER_ID_PATTERN } from '../../../contract/ids.ts';
+import { LANGUAGE_TAG_PATTERN, LANGUAGE_TAG_RULE } from '../../../contract/languages.ts';
 import { campaignRequestOf } from './campaignRequest.ts';
 import type { Draft } from './draft.ts';
 
@@ -39,6 +40,15 @@ export function formProblems(draft: Draft): DraftProblems {
     const problem = urlProblem(button.url);
     if (problem) problems[`button${index}url`] = problem;
   });
+  const tags = new Set<string>();
+  draft.languages.forEach((language, index) => {
+    const tag = language.tag.trim();
+    if (!LANGUAGE_TAG_PATTERN.test(tag)) problems[`language${index}-tag`] = LANGUAGE_TAG_RULE;
+    else if (tags.has(tag.toLowerCase())) problems[`language${index}-tag`] = 'this language is there already';
+    tags.add(tag.toLowerCase());
+    if (!language.title.trim()) problems[`language${index}-title`] = 'a title is required';
+    if (!language.body.trim()) problems[`language${index}-body`] = 'a message is required';
+  });
   if (draft.audience === 'segment' && !draft.segment) problems.segment = 'choose a segment';
   if (draft.audience === 'subscriber' && !SUBSCRIBER_ID_PATTERN.test(draft.subscriberId.trim()))
     problems.subscriberId = 'enter a subscriber id';
@@ -48,8 +58,13 @@ export function formProblems(draft: Draft): DraftProblems {
 }
 
 /** The field of the form an issue of the owner API's input schema is about. */
-export function fieldOfIssuePath(path: readonly PropertyKey[]): string {
+export function fieldOfIssuePath(path: readonly PropertyKey[], draft?: Pick<Draft, 'languages'>): string {
   const [first, index, field] = path.map(String);
+  if (first === 'texts') {
+    // texts.<tag>.<title|body>: the language of that tag
+    const at = index === undefined ? -1 : (draft?.languages ?? []).findIndex((language) => language.tag.trim() === index);
+    return at < 0 ? 'languages' : `language${at}-${field ?? 'tag'}`;
+  }
   if (first === 'variants') return index !== undefined && field !== undefined ? `variant${index}-${field}` : 'variants';
   if (first === 'actions') return field === 'url' ? `button${index}url` : `button${index}`;
   if (first === 'testFraction') return 'testPercent';
@@ -61,7 +76,7 @@ export function fieldOfIssuePath(path: readonly PropertyKey[]): string {
 export function schemaProblems(draft: Draft): DraftProblems {
   const result = campaignInputSchema.safeParse(campaignRequestOf(draft));
   const problems: DraftProblems = {};
-  if (!result.success) for (const issue of result.error.issues) problems[fieldOfIssuePath(issue.path)] ??= issue.message;
+  if (!result.success) for (const issue of result.error.issues) problems[fieldOfIssuePath(issue.path, draft)] ??= issue.message;
   return problems;
 }
 

@@ -6,6 +6,7 @@
 // - optIn() from the button's click shows the soft prompt, Yes subscribes and the subscriber id appears in the
 //   hook; tag() reaches the provider; after optOut() the same button's click still reaches the visitor (the
 //   runtime's trusted-click rule sees the React click's DOM event) and Yes subscribes again.
+// - A push.js that does not load makes readiness 'failed'.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,5 +127,13 @@ describe('push-kit/react in the example app', () => {
     expect(pushJsRequests).toHaveLength(1);
     expect(pageErrors).toEqual([]);
     await page.close();
+  });
+
+  it("readiness is 'failed' when push.js does not load", async () => {
+    const failing = await browser.context.newPage();
+    await failing.route(`${stack.siteUrl}/push.js`, (route) => route.abort());
+    await failing.goto(`${stack.siteUrl}/react/`);
+    await expect.poll(() => text(failing, '#readiness')).toBe('failed');
+    await failing.close();
   });
 });

@@ -82,15 +82,26 @@ export async function rotateVapidKey(db: Queryable, stateDir: string, site: KeyR
   } catch (error) {
     throw ServerError.causedBy(error, 'E_VAPID_KEY_READ', { keyFile, reason: (error as Error).message });
   }
+  const pending = `${keyFile}.next`;
+  // A rotation stopped after the config took the new key: its pair waits in the pending file; finish it.
+  if (previous.publicKey !== site.config.vapidPublicKey) {
+    const next = await readVapidKeyFile(pending).catch(() => undefined);
+    if (next?.publicKey !== site.config.vapidPublicKey) throw new ServerError('E_VAPID_KEY_MISMATCH', { keyFile, configFile: site.file });
+    const previousId = await writeLegacyVapidKey(stateDir, site, previous);
+    await rename(pending, keyFile);
+    forgetRingIds(stateDir, site);
+    return { previous: previousId, current: vapidKeyId(next.publicKey), publicKey: next.publicKey, configFile: site.file };
+  }
   // The old pair must be the config's and able to sign, or its subscribers could never be reached again.
-  if (previous.publicKey !== site.config.vapidPublicKey) throw new ServerError('E_VAPID_KEY_MISMATCH', { keyFile, configFile: site.file });
   const problem = vapidKeyPairProblem(previous);
   if (problem !== undefined) throw new ServerError('E_VAPID_KEY_READ', { keyFile, reason: problem });
   const previousId = await writeLegacyVapidKey(stateDir, site, previous);
   await db.query(`UPDATE subscribers SET vapid_key_id = $2 WHERE site_hash = $1 AND vapid_key_id IS NULL`, [site.hash, previousId]);
   const next = generateVapidKeyPair();
+  // The new private key is on disk before the config names its public key, so no crash can lose it.
+  await writeVapidKeyFile(pending, next);
   await writeConfigPublicKey(site.file, previous.publicKey, next.publicKey);
-  await writeVapidKeyFile(keyFile, next);
+  await rename(pending, keyFile);
   site.config.vapidPublicKey = next.publicKey;
   forgetRingIds(stateDir, site);
   return { previous: previousId, current: vapidKeyId(next.publicKey), publicKey: next.publicKey, configFile: site.file };

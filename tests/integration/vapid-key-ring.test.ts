@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Campaign } from '../../contract/owner-api.ts';
 import type { VapidKeyRing, VapidKeyRotation } from '../../contract/vapid-keys.ts';
+import { rotateVapidKey } from '../../server/keys/index.ts';
 import { generateVapidKeyPair, readVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import { legacyVapidKeyDir, vapidKeyFile } from '../../server/state-paths.ts';
 import { startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
@@ -196,5 +197,26 @@ describe('a legacy key whose file is missing', () => {
     expect(done).toMatchObject({ status: 'done', pending: 0, failed: 0 });
     expect(harness.deliveries(onOld.path)).toHaveLength(1);
     expect(harness.deliveries(onOld.path)[0]!.vapidRefused).toBeUndefined();
+  });
+});
+
+describe('a rotation stopped half way', () => {
+  it('keeps the new private key from before the config names it; the next rotate finishes that rotation', async () => {
+    const current = (await ring()).keys[0]!;
+    const keyFile = vapidKeyFile(harness.stateDir, harness.site.name);
+    const old = await readVapidKeyFile(keyFile);
+    // what a crash between the config write and the key file's rename leaves: the config and the pending pair new
+    const next = generateVapidKeyPair();
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(`${keyFile}.next`, JSON.stringify(next), { mode: 0o600 });
+    await writeConfig({ ...JSON.parse(await readFile(configFile, 'utf8')), vapidPublicKey: next.publicKey });
+    const restarted = { ...harness.site, config: { ...harness.site.config, vapidPublicKey: next.publicKey } };
+
+    const finished = await rotateVapidKey(harness.db, harness.stateDir, restarted);
+    expect(finished).toMatchObject({ previous: current.id, publicKey: next.publicKey });
+    expect(await readVapidKeyFile(keyFile)).toEqual(next);
+    await expect(stat(`${keyFile}.next`)).rejects.toThrow(/ENOENT/);
+    const legacyFile = join(legacyVapidKeyDir(harness.stateDir, harness.site.name), `${current.id}.json`);
+    expect(await readVapidKeyFile(legacyFile)).toEqual(old);
   });
 });

@@ -114,7 +114,12 @@ function atomLink(links: Node): string | undefined {
 export function parseFeed(xml: string): ParsedFeed {
   const valid = XMLValidator.validate(xml);
   if (valid !== true) throw new Error(`not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
-  const doc = parser.parse(xml) as Record<string, Node>;
+  let doc: Record<string, Node>;
+  try {
+    doc = parser.parse(xml) as Record<string, Node>;
+  } catch (error) {
+    throw new Error(`cannot read the feed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
   const rss = doc.rss as Record<string, Node> | undefined;
   if (rss && typeof rss === 'object') {
     const channel = (rss.channel ?? {}) as Record<string, Node>;

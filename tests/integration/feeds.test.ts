@@ -20,7 +20,7 @@ interface Item {
 }
 
 interface Served {
-  kind: 'rss' | 'atom' | 'status500' | 'oversize' | 'invalid';
+  kind: 'rss' | 'atom' | 'status500' | 'oversize' | 'invalid' | 'redirect';
   title: string;
   items: Item[];
   /** Bumped on each change: the ETag. */
@@ -92,7 +92,21 @@ beforeAll(async () => {
     if (!served) return answer(404);
     served.requests.push(request.headers);
     if (served.kind === 'status500') return answer(500, 'down');
-    if (served.kind === 'oversize') return answer(200, `<rss><channel>${'<item><title>x</title></item>'.repeat(4000)}</channel></rss>`);
+    if (served.kind === 'redirect') return answer(302, '', { location: `${origin}/news.xml` });
+    if (served.kind === 'oversize') {
+      // streamed without a Content-Length: the cap counts what arrives
+      served.answers.push(200);
+      response.writeHead(200, { 'content-type': 'application/rss+xml' });
+      response.write('<rss><channel>');
+      const chunk = '<item><title>x</title></item>'.repeat(400);
+      const more = () => {
+        if (response.destroyed || response.writableEnded) return;
+        if (response.write(chunk)) setImmediate(more);
+        else response.once('drain', more);
+      };
+      response.on('close', () => response.destroy());
+      return more();
+    }
     if (served.kind === 'invalid') return answer(200, '<rss><channel><item><title>half', { 'content-type': 'application/rss+xml' });
     const etag = `"v${served.version}"`;
     if (request.headers['if-none-match'] === etag) return answer(304);
@@ -184,21 +198,25 @@ describe('feeds', () => {
       await addFeed({ url: `${origin}/status500.xml` }),
       await addFeed({ url: `${origin}/oversize.xml` }),
       await addFeed({ url: `${origin}/invalid.xml` }),
+      await addFeed({ url: `${origin}/moved.xml` }),
     ];
+    serve('/moved.xml', 'redirect', []);
     serve('/status500.xml', 'status500', []);
     serve('/oversize.xml', 'oversize', []);
     serve('/invalid.xml', 'invalid', []);
     const fine = await addFeed({ url: `${origin}/good.atom` });
-    expect(await harness.feeds.runDue()).toEqual({ polled: 4, failed: 3, campaigns: 0 });
+    expect(await harness.feeds.runDue()).toEqual({ polled: 5, failed: 4, campaigns: 0 });
 
     publish(good, item(11, { title: 'Atom story 11' }));
-    expect(await nextPoll()).toEqual({ polled: 4, failed: 3, campaigns: 1 });
+    expect(await nextPoll()).toEqual({ polled: 5, failed: 4, campaigns: 1 });
     expect(harness.messages(reader.path).map((message) => message.notification.title)).toEqual(['Atom story 11']);
 
     const errors = await Promise.all(broken.map(async (feed) => (await feedById(feed.feedId)).lastError));
     expect(errors[0]).toBe('the feed answered HTTP 500');
     expect(errors[1]).toMatch(/^the feed is larger than 65536 bytes/);
     expect(errors[2]).toMatch(/^not well-formed XML/);
+    // a redirect is not followed (its target would escape the URL check): the error names it
+    expect(errors[3]).toBe(`the feed answered HTTP 302 to ${origin}/news.xml: use the final URL`);
     for (const feed of broken) {
       const shown = await feedById(feed.feedId);
       expect(shown.lastErrorAt).toBe(shown.lastPolledAt);

@@ -15,6 +15,8 @@ import { storeShopOrder } from '../../server/shop/shop-orders.ts';
 import { createSegment } from '../../server/segments/segment-store.ts';
 import { encodeQuery, requestOf, routeTable, type Fields, type Route, type RouteFixture } from '../support/route-table.ts';
 import { startProviderHarness, type ProviderHarness } from '../support/provider-harness.ts';
+import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
+import { vapidKeyFile } from '../../server/state-paths.ts';
 import { insertSubscriber, SITE_HASH, tempDir, testSite } from '../support/server.ts';
 
 const OTHER_HASH = 'other-site-hash';
@@ -48,9 +50,16 @@ beforeAll(async () => {
   await mkdir(join(dist.path, 'letters'), { recursive: true });
   await writeFile(join(dist.path, 'letters', 'child-window.html'), '<!doctype html><title>child</title>');
   await writeFile(join(dist.path, 'letters', 'sw.js'), 'self.addEventListener("push", () => {});');
-  const site = testSite({ builtDir: join(dist.path, 'letters') });
+  // the key ring's routes read the site's VAPID key file; a rotation writes the new public key into its config file
+  const vapid = generateVapidKeyPair();
+  const letters = testSite({ builtDir: join(dist.path, 'letters') });
+  const config = { ...letters.config, vapidPublicKey: vapid.publicKey };
+  const file = join(dist.path, 'letters.json');
+  await writeFile(file, JSON.stringify(config));
+  const site = { ...letters, file, config };
   const other = testSite({ name: 'other', hash: OTHER_HASH, origin: 'https://other.example' });
   harness = await startProviderHarness({ via: 'createApp', service: false, sites: [site, other], rateLimit: false });
+  await writeVapidKeyFile(vapidKeyFile(harness.stateDir, 'letters'), vapid);
   ({ app, db } = harness);
   ownerKey = harness.ownerKeyOf(site.name);
   otherOwnerKey = harness.ownerKeyOf(other.name);

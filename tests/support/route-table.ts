@@ -381,6 +381,18 @@ export function routeTable(context: RouteTableContext): { routes: Route[]; owner
     feedId = (reply.json() as { feed: { feedId: string } }).feed.feedId;
   };
 
+  /** The legacy key the valid request of the retire route removes, put on the ring by its set-up. */
+  let legacyKey = '';
+  const addLegacyKey = async () => {
+    const reply = await context.inject({
+      method: 'POST',
+      url: '/api/v1/sites/letters/imports/vapid-key',
+      headers: { authorization: `Bearer ${context.ownerKey()}` },
+      payload: generateVapidKeyPair(),
+    });
+    legacyKey = (reply.json() as { keyId: string }).keyId;
+  };
+
   const ownerRoutes: Route[] = [
     ownerRoute('GET', '/subscribers', 'query', () => ({
       limit: '10',
@@ -448,6 +460,9 @@ export function routeTable(context: RouteTableContext): { routes: Route[]; owner
       body: () => ({ contentType: 'text/csv', payload: `endpoint,p256dh,auth\n${fixture.endpoint},BAAA,AAAA\n` }),
     }),
     ownerRoute('POST', '/imports/vapid-key', 'json', () => ({ ...IMPORTED_KEY })),
+    ownerRoute('GET', '/vapid-keys', 'query', () => ({})),
+    ownerRoute('POST', '/vapid-keys/rotate', 'query', () => ({})),
+    ownerRoute('DELETE', '/vapid-keys/:key', 'path', () => ({ key: legacyKey }), { setup: addLegacyKey }),
     ownerRoute('GET', '/me', 'query', () => ({})),
     ownerRoute('GET', '/members', 'query', () => ({})),
     ownerRoute('POST', '/members', 'json', () => ({ name: 'Ana', role: 'editor' })),

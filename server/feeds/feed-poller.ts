@@ -8,7 +8,7 @@ import { createSiteCampaign, type CampaignQueue } from '../campaigns/index.ts';
 import type { HostedSite } from '../sites.ts';
 import { CAMPAIGN_BODY_MAX_LENGTH, CAMPAIGN_TITLE_MAX_LENGTH } from '../../contract/campaign-limits.ts';
 import { campaignInputSchema, type CampaignInput } from '../../contract/campaign-input.ts';
-import { dueFeeds, markSent, recordItems, settlePoll, type FeedRow } from './feed-store.ts';
+import { claimDueFeeds, markSent, recordItems, settlePoll, type FeedRow } from './feed-store.ts';
 import { fetchFeed } from './feed-fetch.ts';
 import { parseFeed, type FeedItem, type ParsedFeed } from './feed-parse.ts';
 import type { FeedUrlPolicy } from './feed-urls.ts';
@@ -79,7 +79,7 @@ export class FeedPoller {
 
   private async runPass(): Promise<FeedPassCounts> {
     const counts = { polled: 0, failed: 0, campaigns: 0 };
-    const due = await dueFeeds(this.db, [...this.sitesByHash.keys()], this.options.clock());
+    const due = await claimDueFeeds(this.db, [...this.sitesByHash.keys()], this.options.clock());
     for (const feed of due) {
       if (this.closed) break;
       const site = this.sitesByHash.get(feed.site_hash);

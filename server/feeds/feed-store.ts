@@ -76,14 +76,17 @@ export async function deleteFeed(db: Queryable, siteHash: string, id: string): P
   return rows.length > 0;
 }
 
-/** The feeds of these sites due at `now`. */
-export async function dueFeeds(db: Queryable, siteHashes: string[], now: number): Promise<FeedRow[]> {
-  return (
-    await db.query<FeedRow>('SELECT * FROM feeds WHERE site_hash = ANY($1) AND next_poll_at <= $2 ORDER BY next_poll_at, id', [
-      siteHashes,
-      new Date(now),
-    ])
-  ).rows;
+/**
+ * Claims the feeds of these sites due at `now`: each one's next poll moves an interval on at once, so that another
+ * provider on the same database (`--workers`, several machines) does not fetch it too; settlePoll sets it again.
+ */
+export async function claimDueFeeds(db: Queryable, siteHashes: string[], now: number): Promise<FeedRow[]> {
+  const { rows } = await db.query<FeedRow>(
+    `UPDATE feeds SET next_poll_at = $2::timestamptz + interval_minutes * interval '1 minute'
+      WHERE site_hash = ANY($1) AND next_poll_at <= $2 RETURNING *`,
+    [siteHashes, new Date(now)],
+  );
+  return rows.sort((a, b) => Number(a.id) - Number(b.id));
 }
 
 /** Records the items' keys; resolves with the keys not seen before (in the order given). */

@@ -149,11 +149,13 @@ describe('subscribe, send, deliver, show', () => {
     await expect.poll(async () => (await getCampaign(stack.db, stack.site.hash, campaignId))?.shown, { timeout: 10_000 }).toBe(1);
 
     // A browser that shows the message itself opens `navigate` with no worker: push.js on the landing page
-    // reports the click and takes the token out of the address bar.
+    // reports the click and takes the token out of the address bar; the UTM parameters stay for the site's analytics.
     expect((await getCampaign(stack.db, stack.site.hash, campaignId))?.clicked).toBe(0);
     const landing = await browser.context.newPage();
     await landing.goto(navigate);
-    await expect.poll(() => landing.url(), { timeout: 10_000 }).toBe(`${stack.siteUrl}/submissions.html`);
+    await expect
+      .poll(() => landing.url(), { timeout: 10_000 })
+      .toBe(`${stack.siteUrl}/submissions.html?utm_source=push-kit&utm_medium=push&utm_campaign=${campaignId}`);
     await expect.poll(async () => (await getCampaign(stack.db, stack.site.hash, campaignId))?.clicked, { timeout: 10_000 }).toBe(1);
     await landing.close();
   });

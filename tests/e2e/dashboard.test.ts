@@ -524,6 +524,12 @@ describe('owner dashboard', () => {
     expect(request.path).toBe('/push/sub-0008');
     const message = JSON.parse(decryptPushBody(request.body, subscriberKeys).toString('utf8'));
     expect(message.notification).toMatchObject({ title: 'Cartas de inverno', body: 'Cinco peças para o inverno.' });
+    // the results split by language: the one recipient got the pt texts
+    const byLanguage = page.getByRole('table', { name: 'By language' });
+    await byLanguage.waitFor({ timeout: 30_000 });
+    await expect.poll(() => byLanguage.locator('tr[data-language="pt"] td').nth(2).textContent()).toBe('1');
+    expect(await byLanguage.locator('tr[data-language="default"] td').nth(1).textContent()).toBe('0');
+    await shot('compose-languages-results');
   });
 
   it('imports a file: a dry run lists the refused rows by line and writes nothing, the import stores the good ones', async () => {

@@ -1,6 +1,7 @@
 import type { Campaign } from '../../../contract/owner-api.ts';
 import { formatDate, formatNumber } from '../api.ts';
 import { VariantFigures } from '../VariantFigures.tsx';
+import { LanguageFigures } from '../LanguageFigures.tsx';
 import { DeliveryFailures } from '../DeliveryFailures.tsx';
 import type { SendingProgress } from './sendingProgress.ts';
 
@@ -59,6 +60,7 @@ export function SendProgress(props: {
           ))}
         </dl>
       )}
+      {done && campaign && <LanguageFigures campaign={campaign} />}
       {done && campaign && <DeliveryFailures failures={campaign.failures} />}
       {done && (
         <p className="muted">

@@ -2,56 +2,25 @@
 // --key, no --provider; the provider's file `.push-kit/provider.json` (0600) names it. A planted or stale file
 // (another host's URL, open to others, a process that does not hold the database) is ignored, and its token never
 // leaves: a recorder on this machine stands for the host it would go to.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runCli, startServe, type ServeProcess } from '../support/cli-process.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const CLI = fileURLToPath(new URL('../../bin/push-kit.js', import.meta.url));
 let project: string;
-let serve: { child: ChildProcess; url: string };
+let serve: ServeProcess;
 let recorder: { server: Server; url: string; authorizations: string[] };
-
-function runCli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const env = { ...process.env, DATABASE_URL: '', PUSHKIT_OWNER_KEY: '', NO_COLOR: '1' };
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: project, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('exit', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
-function startServe(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { cwd: project, env: { ...process.env, DATABASE_URL: '' } });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 30_000);
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const url = /listening on (http:\/\/[\d.]+:\d+) /.exec(output)?.[1];
-      if (url && output.includes('Press Ctrl+C')) {
-        clearTimeout(timer);
-        resolve({ child, url });
-      }
-    });
-  });
-}
 
 const providerFile = () => join(project, '.push-kit', 'provider.json');
 
 beforeAll(async () => {
   project = await mkdtemp(join(tmpdir(), 'pk-finds-'));
-  const init = await runCli(['init', '--yes']);
+  const init = await runCli(project, ['init', '--yes']);
   expect(init.status, init.stderr).toBe(0);
-  serve = await startServe();
+  serve = await startServe(project);
   const authorizations: string[] = [];
   const server = createServer((request, response) => {
     authorizations.push(request.headers.authorization ?? '');
@@ -72,8 +41,8 @@ describe('the command line finds the running provider', () => {
   it('send, campaigns, webhooks and keys work without --key while serve holds the database; the file goes when it stops', async () => {
     expect((await stat(providerFile())).mode & 0o777).toBe(0o600);
     const [sent, status] = await Promise.all([
-      runCli(['send', '--site', 'my-site', '--title', 'Hello', '--body', 'First notification']),
-      runCli(['keys', '--site', 'my-site']),
+      runCli(project, ['send', '--site', 'my-site', '--title', 'Hello', '--body', 'First notification']),
+      runCli(project, ['keys', '--site', 'my-site']),
     ]);
     expect(sent.stderr).toBe('');
     expect(sent.stdout).toContain(`(sent by the provider at ${serve.url})`);
@@ -81,10 +50,10 @@ describe('the command line finds the running provider', () => {
     expect(status.stdout).toMatch(/^my-site: an owner key exists \(made \d{4}-[\d-]+T[\d:.]+Z\); push-kit keys rotate --site my-site/);
     // --provider naming the same provider gets its token; another URL needs the owner key
     const [listed, same, other, webhooks] = await Promise.all([
-      runCli(['campaigns', '--site', 'my-site']),
-      runCli(['campaigns', '--site', 'my-site', '--provider', serve.url]),
-      runCli(['campaigns', '--site', 'my-site', '--provider', recorder.url]),
-      runCli(['webhooks', '--site', 'my-site']),
+      runCli(project, ['campaigns', '--site', 'my-site']),
+      runCli(project, ['campaigns', '--site', 'my-site', '--provider', serve.url]),
+      runCli(project, ['campaigns', '--site', 'my-site', '--provider', recorder.url]),
+      runCli(project, ['webhooks', '--site', 'my-site']),
     ]);
     expect(webhooks.stderr).toBe('');
     expect(webhooks.status).toBe(0);
@@ -113,7 +82,7 @@ describe('the command line finds the running provider', () => {
     try {
       await writeFile(providerFile(), JSON.stringify(plant(JSON.parse(real) as Record<string, unknown>)));
       await chmod(providerFile(), mode);
-      const refused = await runCli(['campaigns', '--site', 'my-site']);
+      const refused = await runCli(project, ['campaigns', '--site', 'my-site']);
       expect(refused.status).toBe(3);
       expect(refused.stderr).toContain(`.push-kit/provider.json is ignored: `);
       expect(refused.stderr).toContain(why);
@@ -131,7 +100,7 @@ describe('the command line finds the running provider', () => {
     await new Promise((resolve) => serve.child.once('exit', resolve));
     expect(existsSync(providerFile())).toBe(false);
     await writeFile(providerFile(), real, { mode: 0o600 }); // as after kill -9
-    const direct = await runCli(['campaigns', '--site', 'my-site']);
+    const direct = await runCli(project, ['campaigns', '--site', 'my-site']);
     expect(direct.stderr).toBe('');
     expect(direct.stdout).toMatch(/^ +1 {2}done/m);
   }, 30_000);

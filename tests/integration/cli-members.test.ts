@@ -1,33 +1,19 @@
 // `push-kit members` on the project's embedded database, as an owner runs it before `serve`: a member added with a
 // key (printed once) and one with a one-time sign-in link to the dashboard, the list, a new role, a removal, and a
 // wrong role refused before anything is opened. Each change is in the audit log as the command line's.
-import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runCli } from '../support/cli-process.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/database.ts';
 
-const CLI = fileURLToPath(new URL('../../bin/push-kit.js', import.meta.url));
 let project: string;
 let site: string;
 
-function runCli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const env = { ...process.env, DATABASE_URL: '', PUSHKIT_OWNER_KEY: '', NO_COLOR: '1' };
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: project, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('exit', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
 beforeAll(async () => {
   project = await mkdtemp(join(tmpdir(), 'pk-members-'));
-  const init = await runCli(['init', '--yes']);
+  const init = await runCli(project, ['init', '--yes']);
   expect(init.status, init.stderr).toBe(0);
   site = (await readdir(join(project, 'site-configs')))[0]!.replace(/\.json$/, '');
 });
@@ -38,27 +24,27 @@ afterAll(async () => {
 
 describe('push-kit members', () => {
   it('adds with a key or a sign-in link, lists, changes a role and removes, on the database', { timeout: 120_000 }, async () => {
-    const wrong = await runCli(['members', 'add', '--name', 'Ana', '--role', 'admin', '--site', site]);
+    const wrong = await runCli(project, ['members', 'add', '--name', 'Ana', '--role', 'admin', '--site', site]);
     expect(wrong.status).toBe(1);
     expect(wrong.stderr).toContain('--role: must be one of viewer, editor, owner');
 
-    const linked = await runCli(['members', 'add', '--name', 'Ana', '--role', 'editor', '--link', '--site', site]);
+    const linked = await runCli(project, ['members', 'add', '--name', 'Ana', '--role', 'editor', '--link', '--site', site]);
     expect(linked.status, linked.stderr).toBe(0);
     expect(linked.stdout).toMatch(/^Ana added to \S+ as an? editor \(member (m_\w+)\)\n/);
     expect(linked.stdout).toMatch(/\n {2}https?:\/\/\S+\/dashboard\/#sign-in=pl_[A-Za-z0-9_-]{43}\n$/);
     expect(linked.stdout).not.toContain('pk_');
 
-    const keyed = await runCli(['members', 'add', '--name', 'Vic', '--role', 'viewer', '--site', site]);
+    const keyed = await runCli(project, ['members', 'add', '--name', 'Vic', '--role', 'viewer', '--site', site]);
     expect(keyed.status, keyed.stderr).toBe(0);
     expect(keyed.stdout).toMatch(/their key \(shown once.*\): pk_[A-Za-z0-9_-]{32}\n$/);
     const vic = /\(member (m_\w+)\)/.exec(keyed.stdout)![1]!;
 
-    const role = await runCli(['members', 'role', vic, '--role', 'editor', '--site', site]);
+    const role = await runCli(project, ['members', 'role', vic, '--role', 'editor', '--site', site]);
     expect(role.stdout).toBe(`Vic (${vic}) is now an editor\n`);
-    const removed = await runCli(['members', 'remove', vic, '--site', site]);
+    const removed = await runCli(project, ['members', 'remove', vic, '--site', site]);
     expect(removed.status, removed.stderr).toBe(0);
 
-    const list = await runCli(['members', 'list', '--site', site]);
+    const list = await runCli(project, ['members', 'list', '--site', site]);
     expect(list.status, list.stderr).toBe(0);
     expect(list.stdout).toMatch(/^m_\w+ +editor +Ana {2}\(sign-in link unused, works until \d{4}-/);
     expect(list.stdout).not.toContain('Vic');

@@ -1,31 +1,17 @@
 // `push-kit webhooks` on the project's embedded database, as an owner runs it before `serve`: add (the secret
 // printed once), a refused http URL and event name, rotate with an overlap, disable, remove.
-import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runCli } from '../support/cli-process.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const CLI = fileURLToPath(new URL('../../bin/push-kit.js', import.meta.url));
 let project: string;
 let site: string;
 
-function runCli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const env = { ...process.env, DATABASE_URL: '', PUSHKIT_OWNER_KEY: '', NO_COLOR: '1' };
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: project, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('exit', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
 beforeAll(async () => {
   project = await mkdtemp(join(tmpdir(), 'pk-webhooks-'));
-  const init = await runCli(['init', '--yes']);
+  const init = await runCli(project, ['init', '--yes']);
   expect(init.status, init.stderr).toBe(0);
   site = (await readdir(join(project, 'site-configs')))[0]!.replace(/\.json$/, '');
 });
@@ -36,7 +22,7 @@ afterAll(async () => {
 
 describe('push-kit webhooks', () => {
   it('adds, refuses, rotates, disables and removes endpoints on the database', { timeout: 120_000 }, async () => {
-    const added = await runCli([
+    const added = await runCli(project, [
       'webhooks',
       'add',
       'https://203.0.113.9/hook',
@@ -50,26 +36,26 @@ describe('push-kit webhooks', () => {
       /^webhook endpoint 1 added: https:\/\/203\.0\.113\.9\/hook\nsigning secret .*: whsec_[A-Za-z0-9+/]{43}=\n$/,
     );
 
-    const http = await runCli(['webhooks', 'add', 'http://127.0.0.1:9/hook', '--events', 'all', '--site', site]);
+    const http = await runCli(project, ['webhooks', 'add', 'http://127.0.0.1:9/hook', '--events', 'all', '--site', site]);
     expect(http.status).toBe(1);
     expect(http.stderr).toMatch(/^push-kit: url: must be https/);
-    const unknown = await runCli(['webhooks', 'add', 'https://203.0.113.9/x', '--events', 'conversion,clicks', '--site', site]);
+    const unknown = await runCli(project, ['webhooks', 'add', 'https://203.0.113.9/x', '--events', 'conversion,clicks', '--site', site]);
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain('--events: unknown event "clicks"');
 
-    const rotated = await runCli(['webhooks', 'rotate-secret', '1', '--overlap-hours', '2', '--site', site]);
+    const rotated = await runCli(project, ['webhooks', 'rotate-secret', '1', '--overlap-hours', '2', '--site', site]);
     expect(rotated.status, rotated.stderr).toBe(0);
     expect(rotated.stdout).toMatch(/new signing secret of webhook endpoint 1 \(shown once\): whsec_/);
     expect(rotated.stdout).toMatch(/the previous secret also signs until \d{4}-/);
 
-    const disabled = await runCli(['webhooks', 'disable', '1', '--site', site]);
+    const disabled = await runCli(project, ['webhooks', 'disable', '1', '--site', site]);
     expect(disabled.stdout).toContain('https://203.0.113.9/hook');
     expect(disabled.stdout).toContain('DISABLED');
     expect(disabled.stdout).toContain('disabled by the owner');
     expect(disabled.stdout).toContain('events: subscriber.created, conversion');
     expect(disabled.stdout).not.toContain('whsec_');
 
-    const removed = await runCli(['webhooks', 'remove', '1', '--site', site]);
+    const removed = await runCli(project, ['webhooks', 'remove', '1', '--site', site]);
     expect(removed.status, removed.stderr).toBe(0);
   });
 });

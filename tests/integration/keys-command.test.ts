@@ -1,14 +1,12 @@
 // `push-kit keys` as a site owner runs it in a project folder: the key `init` printed, a rotation refused while
 // the provider holds the embedded database, a rotation after it stopped, and the provider then taking only the
 // new key.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runCli, startServe } from '../support/cli-process.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const CLI = fileURLToPath(new URL('../../bin/push-kit.js', import.meta.url));
 let project: string;
 
 beforeAll(async () => {
@@ -16,57 +14,24 @@ beforeAll(async () => {
 });
 afterAll(() => rm(project, { recursive: true, force: true }));
 
-function runCli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: project, env: { ...process.env, DATABASE_URL: '', NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('exit', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
-/** Starts `serve` on a free port and resolves its URL once it listens. */
-function startServe(): Promise<{ child: ChildProcess; url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { cwd: project, env: { ...process.env, DATABASE_URL: '' } });
-  const stop = async () => {
-    child.kill('SIGTERM');
-    if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
-  };
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 30_000);
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const url = /listening on (http:\/\/[\d.]+:\d+) /.exec(output)?.[1];
-      if (url && output.includes('Press Ctrl+C')) {
-        clearTimeout(timer);
-        resolve({ child, url, stop });
-      }
-    });
-  });
-}
-
 const statusWith = async (url: string, key: string) =>
   (await fetch(`${url}/api/v1/sites/my-site/stats`, { headers: { authorization: `Bearer ${key}` } })).status;
 
 describe('push-kit keys', () => {
   it('says where the key is, refuses to rotate under a running provider, and rotates once it stopped', async () => {
-    const init = await runCli(['init', '--yes']);
+    const init = await runCli(project, ['init', '--yes']);
     expect(init.status, init.stderr).toBe(0);
     const initKey = /^ {2}(pk_[A-Za-z0-9_-]{32})$/m.exec(init.stdout)![1]!;
 
-    const waiting = await runCli(['keys', '--site', 'my-site']);
+    const waiting = await runCli(project, ['keys', '--site', 'my-site']);
     expect(waiting.stdout).toBe(
       'my-site: the owner key push-kit init printed is waiting in .push-kit/owner-keys/my-site.json; the provider takes it at its next start\n',
     );
 
-    const provider = await startServe();
+    const provider = await startServe(project);
     try {
       expect(await statusWith(provider.url, initKey)).toBe(200);
-      const refused = await runCli(['keys', 'rotate', '--site', 'my-site']);
+      const refused = await runCli(project, ['keys', 'rotate', '--site', 'my-site']);
       expect(refused.status).toBe(3); // the environment stopped it (README, exit codes)
       expect(refused.stderr).toContain('cannot open the database .push-kit/db');
       expect(refused.stderr).toContain('stop it (Ctrl+C), run push-kit keys rotate --site my-site, then start it again');
@@ -74,11 +39,11 @@ describe('push-kit keys', () => {
       await provider.stop();
     }
 
-    const listed = await runCli(['keys', '--site', 'my-site']);
+    const listed = await runCli(project, ['keys', '--site', 'my-site']);
     expect(listed.stdout).toMatch(
       /^my-site: an owner key exists \(made \d{4}-\d\d-\d\dT[\d:.]+Z\); push-kit keys rotate --site my-site replaces it\n$/,
     );
-    const rotated = await runCli(['keys', 'rotate', '--site', 'my-site']);
+    const rotated = await runCli(project, ['keys', 'rotate', '--site', 'my-site']);
     expect(rotated.status, rotated.stderr).toBe(0);
     const newKey = /^ {2}(pk_[A-Za-z0-9_-]{32})$/m.exec(rotated.stdout)?.[1];
     expect(newKey).toBeDefined();
@@ -88,7 +53,7 @@ describe('push-kit keys', () => {
     const { createHash } = await import('node:crypto');
     expect(initFile.sha256).toBe(createHash('sha256').update(newKey!).digest('hex'));
 
-    const again = await startServe();
+    const again = await startServe(project);
     try {
       expect(await statusWith(again.url, newKey!)).toBe(200);
       expect(await statusWith(again.url, initKey)).toBe(401);
@@ -96,7 +61,7 @@ describe('push-kit keys', () => {
       await again.stop();
     }
 
-    const unknown = await runCli(['keys', '--site', 'nope']);
+    const unknown = await runCli(project, ['keys', '--site', 'nope']);
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toBe('push-kit: --site: no valid site config named "nope" (sites: my-site)\n');
   }, 120_000);

@@ -1,17 +1,15 @@
 // `push-kit keys vapid` as a site owner runs it in a project folder (issue 29): the ring listed with its
 // subscribers, a rotation that rewrites the config's public key and keeps the old pair (0600) on the ring, a
 // retire refused while a subscriber is on the key (naming the count) and allowed once none is.
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runCli } from '../support/cli-process.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/database.ts';
 import { vapidKeyId } from '../../server/keys/index.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 
-const CLI = fileURLToPath(new URL('../../bin/push-kit.js', import.meta.url));
 const HASH = 'ring-cli-01';
 const first = generateVapidKeyPair();
 let project: string;
@@ -37,17 +35,6 @@ beforeAll(async () => {
 });
 afterAll(() => rm(project, { recursive: true, force: true }));
 
-function runCli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: project, env: { ...process.env, DATABASE_URL: '', NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('exit', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
 /** A subscriber made with `keyId`, written to the project's embedded database between two commands. */
 async function subscriberOn(keyId: string, status: 'subscribed' | 'unsubscribed'): Promise<void> {
   const db = await openDatabase({ dataDir: join(project, '.push-kit/db') });
@@ -65,7 +52,7 @@ async function subscriberOn(keyId: string, status: 'subscribed' | 'unsubscribed'
 describe('push-kit keys vapid', () => {
   it('rotates (0600 files, the config rewritten), lists the ring, refuses to retire a key in use, then retires it', async () => {
     const firstId = vapidKeyId(first.publicKey);
-    const rotated = await runCli(['keys', 'vapid', 'rotate', '--site', 'shop']);
+    const rotated = await runCli(project, ['keys', 'vapid', 'rotate', '--site', 'shop']);
     expect(rotated.status, rotated.stderr).toBe(0);
     const config = JSON.parse(await readFile(join(project, 'site-configs/shop.json'), 'utf8')) as { vapidPublicKey: string; hash: string };
     expect(config.hash).toBe(HASH);
@@ -79,7 +66,7 @@ describe('push-kit keys vapid', () => {
     expect((await stat(join(project, '.push-kit/keys/shop.json'))).mode & 0o777).toBe(0o600);
 
     await subscriberOn(firstId, 'subscribed');
-    const ring = await runCli(['keys', 'vapid', '--site', 'shop']);
+    const ring = await runCli(project, ['keys', 'vapid', '--site', 'shop']);
     expect(ring.status, ring.stderr).toBe(0);
     expect(ring.stdout).toBe(
       'shop: VAPID key ring, 2 keys; on a legacy key: 1\n' +
@@ -87,14 +74,14 @@ describe('push-kit keys vapid', () => {
         `  ${firstId}  legacy    1 subscriber  ${first.publicKey}\n`,
     );
 
-    const refused = await runCli(['keys', 'vapid', 'retire', '--site', 'shop', firstId]);
+    const refused = await runCli(project, ['keys', 'vapid', 'retire', '--site', 'shop', firstId]);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toBe(
       `push-kit: KEY: 1 subscriber of site shop still uses key ${firstId}; retire it once none does (their browsers move to the current key on their next visit)\n`,
     );
 
     await subscriberOn(firstId, 'unsubscribed');
-    const retired = await runCli(['keys', 'vapid', 'retire', '--site', 'shop', firstId]);
+    const retired = await runCli(project, ['keys', 'vapid', 'retire', '--site', 'shop', firstId]);
     expect(retired.status, retired.stderr).toBe(0);
     expect(retired.stdout).toContain(`shop: legacy VAPID key ${firstId} retired`);
     await expect(stat(legacyFile)).rejects.toThrow();

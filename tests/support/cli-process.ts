@@ -1,0 +1,56 @@
+// The real `push-kit` command line run as an owner runs it, in a project folder: one command to its exit, or
+// `serve` until it listens. The environment leaves out what would send a command elsewhere (DATABASE_URL,
+// PUSHKIT_OWNER_KEY) and colours.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../bin/push-kit.js', import.meta.url));
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const quietEnv = (): NodeJS.ProcessEnv => ({ ...process.env, DATABASE_URL: '', PUSHKIT_OWNER_KEY: '', NO_COLOR: '1' });
+
+/** Runs `push-kit ...args` in `project` to its exit. */
+export function runCli(project: string, args: string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: project, env: quietEnv() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('exit', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+export interface ServeProcess {
+  child: ChildProcess;
+  url: string;
+  /** SIGTERM, resolved once it has exited. */
+  stop: () => Promise<void>;
+}
+
+/** Starts `push-kit serve --port 0` in `project` on the embedded database; resolves its URL once it listens. */
+export function startServe(project: string): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { cwd: project, env: quietEnv() });
+  const stop = async () => {
+    child.kill('SIGTERM');
+    if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
+  };
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 30_000);
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const url = /listening on (http:\/\/[\d.]+:\d+) /.exec(output)?.[1];
+      if (url && output.includes('Press Ctrl+C')) {
+        clearTimeout(timer);
+        resolve({ child, url, stop });
+      }
+    });
+  });
+}

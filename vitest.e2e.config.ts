@@ -17,5 +17,7 @@ export default defineConfig({
     isolate: false,
     fileParallelism: workers > 1,
     maxWorkers: workers,
+    // A poll returns as soon as it holds; the 1 s default was too short for a page under two files' load.
+    expect: { poll: { timeout: 10_000 } },
   },
 });

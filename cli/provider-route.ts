@@ -2,9 +2,10 @@
 // embedded database a provider (`serve`, `dev`) of this folder holds it; its file `.push-kit/provider.json`
 // (server/provider-file.ts) names its URL and a token, so no owner key is needed. `--key` (or PUSHKIT_OWNER_KEY)
 // asks a provider with the site's owner key: `--provider`, else the running one, else the site's serverSyncUrl.
-import { cliError } from './errors.ts';
+import { cliError, isDatabaseInUse } from './errors.ts';
+import { openDatabase, type Database } from '../server/db/database.ts';
 import { readRunningProvider, type ProviderFile } from '../server/provider-file.ts';
-import { STATE_DIR } from '../server/state-paths.ts';
+import { embeddedDatabaseDir, STATE_DIR } from '../server/state-paths.ts';
 
 export interface RouteOptions {
   key?: string;
@@ -58,4 +59,21 @@ export async function routeOf(site: string, options: RouteOptions, serverSyncUrl
 export function databaseInUseAdvice(route: Route, command: string): string {
   const ignored = route.via === 'database' && route.ignored ? ` (${route.ignored})` : '';
   return `A provider is running on it${ignored}: let it answer, with its URL and the site's owner key: ${command} --provider <URL> --key <owner key>`;
+}
+
+/**
+ * The database a command runs on when no provider answers for it; one a provider holds is refused with the advice
+ * to ask that provider (`command`: the command line it names, as `push-kit members ... --site S`).
+ */
+export async function openRouteDatabase(route: Route & { via: 'database' }, command: string): Promise<Database> {
+  const dataDir = embeddedDatabaseDir(STATE_DIR);
+  try {
+    return await openDatabase({ url: route.database, dataDir });
+  } catch (error) {
+    throw cliError('E_DATABASE', {
+      database: route.database ? 'given' : dataDir,
+      reason: (error as Error).message,
+      ...(isDatabaseInUse(error) ? { hint: databaseInUseAdvice(route, command) } : {}),
+    });
+  }
 }

@@ -2,11 +2,9 @@
 // waiting; `push-kit campaigns show ID --site NAME`: one campaign, its figures and why deliveries failed, by
 // reason; `push-kit campaigns cancel ID --site NAME`: cancels a scheduled or sending campaign (what has not gone
 // is withdrawn). Straight on the database, or through the running provider that holds it (cli/provider-route.ts).
-import { cliError, fromServerError, isDatabaseInUse } from '../errors.ts';
+import { cliError, fromServerError } from '../errors.ts';
 import { ownerApiClient } from '../owner-api-client.ts';
-import { databaseInUseAdvice, routeOf, type Route } from '../provider-route.ts';
-import { embeddedDatabaseDir, STATE_DIR } from '../../server/state-paths.ts';
-import { openDatabase, type Database } from '../../server/db/database.ts';
+import { openRouteDatabase, routeOf } from '../provider-route.ts';
 import { COMMAND_LINE_MEMBER, recordAudit } from '../../server/http/audit-log.ts';
 import { cancelSiteCampaign, siteCampaign, siteCampaigns } from '../../server/campaigns/index.ts';
 import { siteNamed, type HostedSite } from '../../server/sites.ts';
@@ -58,20 +56,6 @@ function campaignDetail(campaign: Campaign): string[] {
   ];
 }
 
-async function openFor(site: HostedSite, url: string | undefined, route: Route): Promise<Database> {
-  const dataDir = embeddedDatabaseDir(STATE_DIR);
-  try {
-    return await openDatabase({ url, dataDir });
-  } catch (error) {
-    const inUse = isDatabaseInUse(error);
-    throw cliError('E_DATABASE', {
-      database: url ? 'given' : dataDir,
-      reason: (error as Error).message,
-      ...(inUse ? { hint: databaseInUseAdvice(route, `push-kit campaigns ... --site ${site.name}`) } : {}),
-    });
-  }
-}
-
 /** One line per campaign: id, status, what it said, and its figures. */
 function campaignLine(campaign: Campaign): string {
   const figures = [
@@ -109,7 +93,7 @@ export async function runCampaigns(action: string | undefined, id: string | unde
     else campaigns = (await call<CampaignsReply>(`/campaigns?limit=${limit}`)).campaigns;
   } else {
     const site = await configured();
-    const db = await openFor(site, route.database, route);
+    const db = await openRouteDatabase(route, `push-kit campaigns ... --site ${site.name}`);
     try {
       if (showing) campaigns = [await siteCampaign(db, site, campaignId!)];
       else if (campaignId) {

@@ -5,11 +5,10 @@
 //   members role ID --role R                         a new role
 //   members remove ID                                removed: their key stops working at once
 //   members key ID                                   a new key for the member (printed once); the old one stops working
-import { cliError, fromServerError, isDatabaseInUse } from '../errors.ts';
+import { cliError, fromServerError } from '../errors.ts';
 import { ownerApiClient, type OwnerApiCall } from '../owner-api-client.ts';
-import { databaseInUseAdvice, routeOf, type Route } from '../provider-route.ts';
-import { embeddedDatabaseDir, STATE_DIR } from '../../server/state-paths.ts';
-import { openDatabase, type Database } from '../../server/db/database.ts';
+import { openRouteDatabase, routeOf } from '../provider-route.ts';
+import type { Database } from '../../server/db/database.ts';
 import { COMMAND_LINE_MEMBER, recordAudit } from '../../server/http/audit-log.ts';
 import {
   addSiteMember,
@@ -116,19 +115,6 @@ function memberLine(member: Member): string {
   return `${member.memberId.padEnd(12)} ${member.role.padEnd(7)} ${member.name}  (${state}; added ${member.createdAt})`;
 }
 
-async function openFor(site: HostedSite, route: Route & { via: 'database' }): Promise<Database> {
-  const dataDir = embeddedDatabaseDir(STATE_DIR);
-  try {
-    return await openDatabase({ url: route.database, dataDir });
-  } catch (error) {
-    throw cliError('E_DATABASE', {
-      database: route.database ? 'given' : dataDir,
-      reason: (error as Error).message,
-      ...(isDatabaseInUse(error) ? { hint: databaseInUseAdvice(route, `push-kit members ... --site ${site.name}`) } : {}),
-    });
-  }
-}
-
 async function run(backend: Backend, action: Action, id: string | undefined, options: MembersOptions, dashboard: string): Promise<void> {
   switch (action) {
     case 'list': {
@@ -187,7 +173,7 @@ export async function runMembers(action: string | undefined, id: string | undefi
     return 0;
   }
   const site = await configured();
-  const db = await openFor(site, route);
+  const db = await openRouteDatabase(route, `push-kit members ... --site ${site.name}`);
   try {
     await run(databaseBackend(db, site), chosen, id, options, dashboardOf(site.config.serverSyncUrl));
   } catch (error) {

@@ -7,11 +7,10 @@
 //   webhooks rotate-secret ID [--overlap-hours N]   a new secret (printed once); the old one signs for N hours more
 //   webhooks log ID [--limit N]             its delivery log: each attempt's status, latency and answer
 //   webhooks replay ID MESSAGE_ID           send an event of the log again
-import { cliError, fromServerError, isDatabaseInUse } from '../errors.ts';
+import { cliError, fromServerError } from '../errors.ts';
 import { ownerApiClient, type OwnerApiCall } from '../owner-api-client.ts';
-import { databaseInUseAdvice, routeOf, type Route } from '../provider-route.ts';
-import { embeddedDatabaseDir, STATE_DIR } from '../../server/state-paths.ts';
-import { openDatabase, type Database } from '../../server/db/database.ts';
+import { openRouteDatabase, routeOf } from '../provider-route.ts';
+import type { Database } from '../../server/db/database.ts';
 import {
   addSiteWebhook,
   removeSiteWebhook,
@@ -154,19 +153,6 @@ function databaseBackend(db: Database, site: HostedSite, options: WebhooksOption
   };
 }
 
-async function openFor(site: HostedSite, route: Route & { via: 'database' }): Promise<Database> {
-  const dataDir = embeddedDatabaseDir(STATE_DIR);
-  try {
-    return await openDatabase({ url: route.database, dataDir });
-  } catch (error) {
-    throw cliError('E_DATABASE', {
-      database: route.database ? 'given' : dataDir,
-      reason: (error as Error).message,
-      ...(isDatabaseInUse(error) ? { hint: databaseInUseAdvice(route, `push-kit webhooks ... --site ${site.name}`) } : {}),
-    });
-  }
-}
-
 async function run(
   backend: Backend,
   action: Action,
@@ -260,7 +246,7 @@ export async function runWebhooks(
     await run(providerBackend(ownerApiClient(route.url, site.name, route.key)), chosen, target, extra, options);
     return 0;
   }
-  const db = await openFor(site, route);
+  const db = await openRouteDatabase(route, `push-kit webhooks ... --site ${site.name}`);
   try {
     await run(databaseBackend(db, site, options), chosen, target, extra, options);
   } catch (error) {

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { ApiError, signInWithLink, siteApi, sitesFor } from './api.ts';
 import { Automations } from './Automations.tsx';
+import { Campaigns } from './campaigns/Campaigns.tsx';
 import { Compose } from './compose/Compose.tsx';
 import { Feeds } from './feeds/Feeds.tsx';
 import { Import } from './imports/Import.tsx';
@@ -18,6 +19,7 @@ import { loadSession, saveSession, withoutSite, withSites, type Session } from '
 /** The screens, each shown to the roles that may use it (the provider checks every call whatever is shown). */
 const SCREENS: readonly { path: string; label: string; role: Role }[] = [
   { path: 'overview', label: 'Overview', role: 'viewer' },
+  { path: 'campaigns', label: 'Campaigns', role: 'viewer' },
   { path: 'compose', label: 'Send a notification', role: 'editor' },
   { path: 'automations', label: 'Automations', role: 'viewer' },
   { path: 'segments', label: 'Segments', role: 'viewer' },
@@ -159,6 +161,7 @@ export function App() {
       )}
       <main key={current.site.name}>
         {screen === 'overview' && <Overview api={api} onError={onError} />}
+        {screen === 'campaigns' && <Campaigns api={api} onError={onError} selected={route[1]} canEdit={reaches(role, 'editor')} />}
         {screen === 'compose' && <Compose api={api} site={current.site} onError={onError} />}
         {screen === 'automations' && <Automations api={api} onError={onError} />}
         {screen === 'segments' && <Segments api={api} onError={onError} />}

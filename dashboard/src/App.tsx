@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { ApiError, signInWithLink, siteApi, sitesFor } from './api.ts';
 import { Automations } from './Automations.tsx';
+import { ClockSetting } from './clock/index.ts';
 import { Campaigns } from './campaigns/Campaigns.tsx';
 import { Compose } from './compose/Compose.tsx';
 import { Feeds } from './feeds/Feeds.tsx';
@@ -139,6 +140,7 @@ export function App() {
               Signed in as <strong>{me.value.name}</strong> ({me.value.role})
             </span>
           )}
+          <ClockSetting />
           <button type="button" className="link-button" onClick={() => setAddingSite(true)}>
             Sign in to another site
           </button>

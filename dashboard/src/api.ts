@@ -24,6 +24,7 @@ import type {
   SuccessReply,
 } from '../../contract/owner-api.ts';
 import type { ConditionCheckReply } from '../../contract/conditions.ts';
+import { displayZone, formatInstant } from './clock/index.ts';
 import type { VapidKeyRing } from '../../contract/vapid-keys.ts';
 import type { ImportQuery, ImportReply, ImportReport, ImportVapidKeyReply, ImportVapidKeyRequest } from '../../contract/imports.ts';
 import type {
@@ -227,8 +228,8 @@ export type SiteApi = ReturnType<typeof siteApi>;
 
 export const formatNumber = (value: number) => value.toLocaleString('en-US');
 
+/** An instant as text on the owner's clock (clock/); in markup use <Time>, which adds UTC on hover. */
 export function formatDate(value: string | null): string {
   if (!value) return '—';
-  const date = new Date(value);
-  return `${date.toISOString().slice(0, 10)} ${date.toISOString().slice(11, 16)} UTC`;
+  return formatInstant(value, displayZone());
 }

@@ -6,7 +6,7 @@ import type { QueryParams, RuntimeServices } from './services.ts';
 import { joinOnce } from './segments.ts';
 import { ORDER_TOKEN_SELECTOR, type OrderDetailsQuery } from '../contract/shop-order.ts';
 import type { CartEventForm } from '../contract/automations.ts';
-import type { CartEventData } from '../contract/shop-events.ts';
+import { PRODUCT_SELECTOR, type CartEventData, type ProductViewForm } from '../contract/shop-events.ts';
 import { CART_POSTED, ECOM_DATA } from './storage-keys.ts';
 
 const CART_READ_DELAY_MS = 2000;
@@ -95,24 +95,30 @@ export function startShop(services: RuntimeServices): void {
     }
   };
 
-  // A subscriber's cart event goes to the provider too: its abandoned-cart automation reminds them of the product.
-  const reportCart = (image: unknown, data: Record<string, unknown>): void => {
+  // A subscriber's shop events go to the provider too (docs/automations.md): the cart event (the abandoned-cart
+  // reminder names its product) and the view of a product page (browse abandonment, price drop, back in stock).
+  // Never without tracking consent: no request is made then.
+  const report = (path: string, form: Record<string, QueryParams[string]>): void => {
     const subscriberId = services.subscriberId_();
-    if (!subscriberId || !services.trackingAllowed_()) return;
-    const form = {
-      hash: services.site_.hash,
-      subscriberId,
-      subscriberSecret: services.secret_(),
+    if (!subscriberId || !allowed()) return;
+    form.hash = services.site_.hash;
+    form.subscriberId = subscriberId;
+    form.subscriberSecret = services.secret_();
+    services.postForm_(services.site_.serverSyncUrl + '/api/v1/shopify/' + path, form).catch(() => {
+      // No message about this event: the shop event itself already happened.
+    });
+  };
+  const reportCart = (image: unknown, data: Record<string, unknown>): void =>
+    report('cart', {
       pId: data.pId,
       pName: data.pName,
       price: data.price,
       pUrl: data.pUrl,
       pImgUrl: typeof image === 'string' && image ? new URL(image, location.href).href : undefined,
-    } as Record<keyof CartEventForm, QueryParams[string]>;
-    services.postForm_(services.site_.serverSyncUrl + '/api/v1/shopify/cart', form).catch(() => {
-      // No reminder for this cart: the shop event itself already happened.
-    });
-  };
+    } as Record<keyof CartEventForm, QueryParams[string]>);
+  // A product page names its product in <meta name="pushkit-product" content="{product id}">.
+  const product = document.querySelector<HTMLMetaElement>(PRODUCT_SELECTOR);
+  if (product) report('view', { pId: product.content } satisfies Partial<ProductViewForm>);
 
   // A plain form post leaves the page before 2 s pass, so the post time (and the variant posted) is kept for the
   // session and the page the shop redirects to (or this one, when the theme posts with fetch) reads the cart 2 s

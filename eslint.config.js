@@ -15,7 +15,7 @@ const ZOD = {
 };
 // The provider is cut by capability over shared plumbing (../shared/DESIGN.md, README "Architecture").
 const CAPABILITY =
-  '(sync|visitors|subscribers|segments|campaigns|automations|stats|shop|site-files|dashboard|import|webhooks|members|feeds|keys)';
+  '(sync|visitors|subscribers|segments|campaigns|automations|stats|shop|site-files|dashboard|import|webhooks|members|feeds|keys|compose)';
 const THROUGH_INDEX = {
   regex: `^(\\.{1,2}/)+(server/)?${CAPABILITY}/(?!index\\.ts$)`,
   message: 'another capability is used through its index.ts, its small public file',

@@ -85,6 +85,11 @@ export const SERVER_ERRORS = {
     ({ limit }) => `tags: a subscriber may have at most ${limit} tags; delete some (value null) first`,
   ),
   E_SEGMENT_EXISTS: entry<{ sid: string }>(409, ({ sid }) => `sid: segment ${sid} exists already`),
+  E_AUDIENCE_UNKNOWN: entry<{ param: string; id: string; site: string }>(
+    404,
+    ({ param, id, site }) => `${param}: no audience ${id} on ${onSite(site)}`,
+  ),
+  E_AUDIENCE_EXISTS: entry<{ id: string }>(409, ({ id }) => `id: audience ${id} exists already`),
   E_MEMBER_UNKNOWN: entry<{ id: string; sid: string }>(404, ({ id, sid }) => `id: subscriber ${id} is not in segment ${sid}`),
   E_CLICK_TOKEN_WRONG: entry<Record<string, never>>(403, () => 'click: not the click token of a delivery of this site'),
   E_CAMPAIGN_ID_MISSING: entry<Record<string, never>>(400, () => 'campaignId: required when no click token is given'),
@@ -237,6 +242,32 @@ export const SERVER_ERRORS = {
   E_FEEDS_MAX: entry<{ site: string; max: number }>(
     409,
     ({ site, max }) => `site ${site} has ${max} feeds, the most it may have: remove one first`,
+  ),
+  // Drafts, templates and test sends (server/compose/)
+  E_DRAFT_UNKNOWN: entry<{ param: string; id: string; site: string }>(
+    404,
+    ({ param, id, site }) => `${param}: no draft or template ${id} on site ${site} (GET /api/v1/sites/${site}/drafts lists them)`,
+  ),
+  E_DRAFTS_MAX: entry<{ site: string; max: number }>(
+    409,
+    ({ site, max }) => `site ${site} keeps ${max} drafts and templates, the most it may: delete one first`,
+  ),
+  E_TEST_DEVICE_UNKNOWN: entry<{ param: string; id: string; site: string }>(
+    404,
+    ({ param, id, site }) => `${param}: no test device ${id} of yours on site ${site} (GET /api/v1/sites/${site}/test-devices lists them)`,
+  ),
+  E_TEST_DEVICES_MAX: entry<{ site: string; max: number }>(
+    409,
+    ({ site, max }) => `you have ${max} test devices on site ${site}, the most one member may: remove one first`,
+  ),
+  E_TEST_SEND_VARIANT: entry<{ param: string; variant: number; count: number }>(
+    400,
+    ({ param, variant, count }) =>
+      `${param}: the message has ${count === 0 ? 'no A/B test' : `${count} variants`}, so there is no variant ${variant}`,
+  ),
+  E_TEST_SEND_KEY: entry<{ site: string; problem: string }>(
+    409,
+    ({ site, problem }) => `site ${site}'s current VAPID key cannot sign a test send: ${problem}`,
   ),
   E_FEED_SETTING: entry<{ entry: string }>(
     500,

@@ -473,27 +473,42 @@ export const MIGRATIONS: Migration[] = [
     ],
   },
   {
-    version: 23,
-    name: "a campaign's send rate and best-hour delivery",
+    version: 29,
+    name: 'drafts and templates of the compose screen',
     statements: [
-      // throttle_per_minute: the campaign's send rate (its own, else the site's campaigns.throttlePerMinute when
-      // created), NULL for as fast as possible. throttle_next_at: the next free slot of its rate, taken by every
-      // claim of every provider on the database under the campaign row's lock, so the rate holds across them.
-      `ALTER TABLE campaigns ADD COLUMN throttle_per_minute integer`,
-      `ALTER TABLE campaigns ADD COLUMN throttle_next_at timestamptz`,
-      // deliver_at 'best-hour': each subscriber at their best hour of day; best_hour_holdout the share sent at once.
-      `ALTER TABLE campaigns ADD COLUMN deliver_at text`,
-      `ALTER TABLE campaigns ADD COLUMN best_hour_holdout real`,
-      // A best-hour campaign's delivery: true in the held-out share sent at once, false at its best hour.
-      `ALTER TABLE deliveries ADD COLUMN holdout boolean`,
+      // A message being written (kind draft, deleted once sent) or kept to start others from (template): the
+      // compose form's fields as the dashboard typed them (contract/compose.ts), saved as the owner types.
+      `CREATE TABLE drafts (
+        site_hash text NOT NULL,
+        id bigserial NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('draft', 'template')),
+        name text NOT NULL,
+        content jsonb NOT NULL,
+        saved_by text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (site_hash, id)
+      )`,
     ],
   },
   {
-    version: 24,
-    name: 'feeds listed in a site config',
+    version: 30,
+    name: "a member's browsers registered for test sends",
     statements: [
-      // A feed the provider made from the site config's feeds (by URL): the config owns it, not the owner API.
-      `ALTER TABLE feeds ADD COLUMN from_config boolean NOT NULL DEFAULT false`,
+      // The dashboard tab's own push subscription (made on the provider's origin with the site's key): a test
+      // send goes to it only. Never a subscriber: no campaign, segment or figure reads this table.
+      `CREATE TABLE test_devices (
+        site_hash text NOT NULL,
+        id bigserial NOT NULL,
+        member_key text NOT NULL,
+        label text NOT NULL,
+        endpoint text NOT NULL,
+        p256dh text NOT NULL,
+        auth text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (site_hash, id),
+        UNIQUE (site_hash, endpoint)
+      )`,
     ],
   },
 ];

@@ -18,11 +18,13 @@ import { automationRoutes } from '../automations/index.ts';
 import { campaignRoutes, notificationEventRoute } from '../campaigns/index.ts';
 import { dashboardRoutes } from '../dashboard/index.ts';
 import { feedRoutes, feedUrlPolicy, type FeedUrlPolicy } from '../feeds/index.ts';
+import { composeRoutes } from '../compose/index.ts';
 import { importRoutes } from '../import/index.ts';
 import { memberRoutes, signInRoute } from '../members/index.ts';
 import { vapidKeyRoutes } from '../keys/index.ts';
 import { segmentRoutes } from '../segments/index.ts';
-import { shopRoutes } from '../shop/index.ts';
+import { audienceRoutes } from '../audiences/index.ts';
+import { productRoutes, shopRoutes } from '../shop/index.ts';
 import { siteFileRoutes } from '../site-files/index.ts';
 import { statsRoutes } from '../stats/index.ts';
 import { subscriberRoutes } from '../subscribers/index.ts';
@@ -154,14 +156,17 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     siteRoutes: [
       subscriberRoutes,
       segmentRoutes,
+      audienceRoutes,
       campaignRoutes,
       statsRoutes,
       automationRoutes,
+      productRoutes,
       webhookRoutes(options.webhooks ?? webhookUrlPolicy()),
       feedRoutes(options.feeds ?? feedUrlPolicy()),
       importRoutes,
       vapidKeyRoutes,
       memberRoutes,
+      composeRoutes,
     ],
   });
   await app.register(dashboardRoutes, { prefix: '/dashboard' });

@@ -70,6 +70,14 @@ const EXPECTED: Record<string, Role> = {
   'GET /api/v1/sites/:name/feeds': 'viewer',
   'POST /api/v1/sites/:name/feeds': 'editor',
   'DELETE /api/v1/sites/:name/feeds/:id': 'editor',
+  'GET /api/v1/sites/:name/drafts': 'viewer',
+  'POST /api/v1/sites/:name/drafts': 'editor',
+  'PUT /api/v1/sites/:name/drafts/:id': 'editor',
+  'DELETE /api/v1/sites/:name/drafts/:id': 'editor',
+  'GET /api/v1/sites/:name/test-devices': 'editor',
+  'PUT /api/v1/sites/:name/test-devices': 'editor',
+  'DELETE /api/v1/sites/:name/test-devices/:id': 'editor',
+  'POST /api/v1/sites/:name/test-sends': 'editor',
 };
 
 const SITE = '/api/v1/sites/letters';
@@ -103,6 +111,12 @@ const MORE: Record<string, () => InjectOptions> = {
   'GET /api/v1/sites/:name/feeds': () => ({ method: 'GET', url: `${SITE}/feeds` }),
   'POST /api/v1/sites/:name/feeds': () => ({ method: 'POST', url: `${SITE}/feeds`, payload: { url: 'https://letters.example/feed.xml' } }),
   'DELETE /api/v1/sites/:name/feeds/:id': () => ({ method: 'DELETE', url: `${SITE}/feeds/999` }),
+  // a test send pushes to a browser (tests/e2e/dashboard-compose.test.ts): here to a device no one has (404)
+  'POST /api/v1/sites/:name/test-sends': () => ({
+    method: 'POST',
+    url: `${SITE}/test-sends`,
+    payload: { deviceId: '999', message: { title: 'Test', body: 'Only to me' } },
+  }),
 };
 
 let harness: ProviderHarness;

@@ -381,6 +381,29 @@ export function routeTable(context: RouteTableContext): { routes: Route[]; owner
     feedId = (reply.json() as { feed: { feedId: string } }).feed.feedId;
   };
 
+  /** A draft the valid requests of save and delete use, made by their set-up. */
+  let draftId = '';
+  const addDraft = async () => {
+    const reply = await context.inject({
+      method: 'POST',
+      url: '/api/v1/sites/letters/drafts',
+      headers: { authorization: `Bearer ${context.ownerKey()}` },
+      payload: { name: 'Half-written', content: { title: 'Half' } },
+    });
+    draftId = (reply.json() as { draft: { draftId: string } }).draft.draftId;
+  };
+  /** A test device the valid request of its removal forgets, registered by its set-up. */
+  let testDeviceId = '';
+  const addTestDevice = async () => {
+    const reply = await context.inject({
+      method: 'PUT',
+      url: '/api/v1/sites/letters/test-devices',
+      headers: { authorization: `Bearer ${context.ownerKey()}` },
+      payload: { endpoint: 'https://fcm.googleapis.com/fcm/send/leaving-device', keys: { p256dh: 'BAAA', auth: 'AAAA' } },
+    });
+    testDeviceId = (reply.json() as { device: { deviceId: string } }).device.deviceId;
+  };
+
   /** The legacy key the valid request of the retire route removes, put on the ring by its set-up. */
   let legacyKey = '';
   const addLegacyKey = async () => {
@@ -496,6 +519,22 @@ export function routeTable(context: RouteTableContext): { routes: Route[]; owner
       mode: 'digest',
     })),
     ownerRoute('DELETE', '/feeds/:id', 'path', () => ({ id: feedId }), { setup: addFeed }),
+    ownerRoute('GET', '/drafts', 'query', () => ({ kind: 'template' })),
+    ownerRoute('POST', '/drafts', 'json', () => ({ kind: 'draft', name: 'Spring letters', content: { title: 'Spring letters' } })),
+    ownerRoute('PUT', '/drafts/:id', 'json', () => ({ id: draftId, name: 'Spring', content: { title: 'Spring', body: 'Twelve' } }), {
+      setup: addDraft,
+    }),
+    ownerRoute('DELETE', '/drafts/:id', 'path', () => ({ id: draftId }), { setup: addDraft }),
+    ownerRoute('GET', '/test-devices', 'query', () => ({})),
+    ownerRoute('PUT', '/test-devices', 'json', () => ({
+      endpoint: 'https://fcm.googleapis.com/fcm/send/dashboard-tab',
+      keys: {
+        p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM',
+        auth: 'tBHItJI5svbpez7KI4CCXg',
+      },
+      label: 'Chromium on Linux',
+    })),
+    ownerRoute('DELETE', '/test-devices/:id', 'path', () => ({ id: testDeviceId }), { setup: addTestDevice }),
     ownerRoute('POST', '/webhooks/:id/messages/:messageId/replay', 'path', () => ({ id: webhook.id, messageId: webhook.messageId }), {
       setup: addWebhook,
     }),

@@ -473,6 +473,30 @@ export const MIGRATIONS: Migration[] = [
     ],
   },
   {
+    version: 23,
+    name: "a campaign's send rate and best-hour delivery",
+    statements: [
+      // throttle_per_minute: the campaign's send rate (its own, else the site's campaigns.throttlePerMinute when
+      // created), NULL for as fast as possible. throttle_next_at: the next free slot of its rate, taken by every
+      // claim of every provider on the database under the campaign row's lock, so the rate holds across them.
+      `ALTER TABLE campaigns ADD COLUMN throttle_per_minute integer`,
+      `ALTER TABLE campaigns ADD COLUMN throttle_next_at timestamptz`,
+      // deliver_at 'best-hour': each subscriber at their best hour of day; best_hour_holdout the share sent at once.
+      `ALTER TABLE campaigns ADD COLUMN deliver_at text`,
+      `ALTER TABLE campaigns ADD COLUMN best_hour_holdout real`,
+      // A best-hour campaign's delivery: true in the held-out share sent at once, false at its best hour.
+      `ALTER TABLE deliveries ADD COLUMN holdout boolean`,
+    ],
+  },
+  {
+    version: 24,
+    name: 'feeds listed in a site config',
+    statements: [
+      // A feed the provider made from the site config's feeds (by URL): the config owns it, not the owner API.
+      `ALTER TABLE feeds ADD COLUMN from_config boolean NOT NULL DEFAULT false`,
+    ],
+  },
+  {
     version: 29,
     name: 'drafts and templates of the compose screen',
     statements: [

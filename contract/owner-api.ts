@@ -169,6 +169,10 @@ export interface SegmentRequest {
 export const CAMPAIGN_STATUSES = ['pending', 'scheduled', 'sending', 'done', 'cancelled', 'waiting_for_key'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
+/** Why an A/B test had no winner: a variant delivered to nobody, or no click at all. */
+export const AB_WINNER_NOTES = ['too-few-deliveries', 'too-few-clicks'] as const;
+export type AbWinnerNote = (typeof AB_WINNER_NOTES)[number];
+
 export interface CampaignCounts {
   recipients: number;
   /** Every delivery the sender has finished with, whatever the push service answered. */
@@ -213,9 +217,19 @@ export interface Campaign extends CampaignCounts {
   variants: CampaignVariantFigures[];
   /** Its failed and expired deliveries grouped by the push service's status, reason and host, most first. */
   failures: DeliveryFailureGroup[];
-  /** When the winner goes to the rest (ISO), and which variant won (null until then). */
+  /**
+   * When the winner goes to the rest (ISO), and which variant won (null until then). Until the test share has
+   * been delivered (testDeliveredAt null) winnerAt is only the earliest it may go: the winner clock
+   * (winnerAfterMinutes) starts when the test share has gone.
+   */
   winnerAt: string | null;
   winnerVariant: number | null;
+  winnerAfterMinutes: number | null;
+  testDeliveredAt: string | null;
+  /** Why an A/B test had no winner (its first variant went to the rest), or null. */
+  winnerNote: AbWinnerNote | null;
+  /** The campaign this one sent again to those who did not click, or null. */
+  resendOf: string | null;
   /** The Topic header the campaign was sent with, when the owner chose one. */
   topic: string | null;
   /** The app badge number the campaign sets, or null. */

@@ -183,6 +183,8 @@ export async function sendCampaign(
         return total;
       }
       if (options.signal?.aborted) return total;
+      // An A/B test's winner clock starts once its test share has gone: the rest becomes due from then.
+      await decideWinner(db, campaignId, clock());
       // What is left is claimed by another runner, or by one that died and whose claims will lapse, or is due
       // soon: wait for the first of these, then take what has become free. What is due later (a schedule) is
       // the provider's scheduler's to start when its time comes; what waits for its key waits.

@@ -4,7 +4,7 @@
 import type { Database, Queryable } from '../db/database.ts';
 import type { HostedSite } from '../sites.ts';
 import type { CampaignAction, CampaignInput } from '../../contract/campaign-input.ts';
-import type { Campaign, CampaignStatus, CreatedCampaign } from '../../contract/owner-api.ts';
+import type { AbWinnerNote, Campaign, CampaignStatus, CreatedCampaign } from '../../contract/owner-api.ts';
 import type { Urgency } from '../../contract/urgency.ts';
 import { audienceQuery } from './audience.ts';
 import { nextLocalTime } from './local-time.ts';
@@ -149,6 +149,10 @@ interface CampaignRow {
   topic: string | null;
   winner_at: Date | null;
   winner_variant: number | null;
+  winner_after_minutes: number | null;
+  test_delivered_at: Date | null;
+  winner_note: AbWinnerNote | null;
+  resend_of: string | null;
   shown: string;
   clicked: string;
   closed: string;
@@ -221,6 +225,10 @@ function summary(row: CampaignRow): Campaign {
     failures: [],
     winnerAt: row.winner_at ? new Date(row.winner_at).toISOString() : null,
     winnerVariant: row.winner_variant,
+    winnerAfterMinutes: row.winner_after_minutes,
+    testDeliveredAt: row.test_delivered_at ? new Date(row.test_delivered_at).toISOString() : null,
+    winnerNote: row.winner_note,
+    resendOf: row.resend_of === null ? null : String(row.resend_of),
     shown: Number(row.shown),
     clicked: Number(row.clicked),
     closed: Number(row.closed),

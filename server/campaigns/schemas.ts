@@ -7,6 +7,7 @@ import { fieldsOf, successReply } from '../http/route-schemas.ts';
 import { CAMPAIGN_ID_PATTERN } from '../../contract/ids.ts';
 import { URGENCIES } from '../../contract/urgency.ts';
 import {
+  AB_WINNER_NOTES,
   CAMPAIGN_STATUSES,
   type Campaign,
   type CampaignAction,
@@ -79,6 +80,10 @@ const campaign = z.object(
     failures: z.array(failureGroup),
     winnerAt: isoTime.nullable(),
     winnerVariant: z.int().nullable(),
+    winnerAfterMinutes: z.int().nullable(),
+    testDeliveredAt: isoTime.nullable(),
+    winnerNote: z.enum(AB_WINNER_NOTES).nullable(),
+    resendOf: z.string().nullable(),
     topic: z.string().nullable(),
     appBadge: z.int().nullable(),
     segment: z.string().nullable(),

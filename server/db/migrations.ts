@@ -535,4 +535,19 @@ export const MIGRATIONS: Migration[] = [
       )`,
     ],
   },
+  {
+    version: 27,
+    name: "an A/B test's winner clock from its test share's delivery; a campaign sent again to non-clickers",
+    statements: [
+      // The winner goes to the rest winner_after_minutes after the test share has been delivered
+      // (test_delivered_at, by the sender's clock), not after the campaign was created; winner_note says why a
+      // test had no winner (the first variant went to the rest).
+      `ALTER TABLE campaigns ADD COLUMN winner_after_minutes integer`,
+      `ALTER TABLE campaigns ADD COLUMN test_delivered_at timestamptz`,
+      `ALTER TABLE campaigns ADD COLUMN winner_note text CHECK (winner_note IN ('too-few-deliveries', 'too-few-clicks'))`,
+      // "Send again to those who did not click": the campaign this one went again from (no foreign key: the
+      // new campaign keeps its figures if the first is ever removed).
+      `ALTER TABLE campaigns ADD COLUMN resend_of bigint`,
+    ],
+  },
 ];

@@ -82,6 +82,47 @@ describe('an A/B test', () => {
     expect(listed.find((entry) => entry.campaignId === campaignId)!.variants.map((variant) => variant.clicked)).toEqual([0, 1]);
   });
 
+  it('starts the winner clock when the test share has gone, and says when there is no winner', async () => {
+    // due at 11:00, winner 30 minutes after; the provider looks again only at 11:45 (it was down): the test
+    // share has not gone, so no winner may be picked yet
+    clock.set('2031-03-03T10:00:00Z');
+    for (let i = 0; i < 6; i += 1) await harness.subscribe({ path: `/ink/${i}` });
+    const pushedBefore = harness.deliveries().length;
+    const created = await api('POST', '/campaigns', {
+      title: 'Ink samples',
+      body: 'Six inks',
+      variants: [{}, { title: 'Six new inks' }],
+      testFraction: 0.34,
+      winnerAfterMinutes: 30,
+      sendAt: '2031-03-03T11:00:00Z',
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const { campaignId, recipients } = created.json() as { campaignId: string; recipients: number };
+    const testSize = Math.round(recipients * 0.34);
+    const figures = async () => (await api('GET', `/campaigns/${campaignId}`)).json().campaign as Campaign;
+    expect(await figures()).toMatchObject({ winnerVariant: null, testDeliveredAt: null, winnerAfterMinutes: 30 });
+
+    clock.set('2031-03-03T11:45:00Z');
+    await harness.campaigns.tick();
+    await harness.campaigns.idle();
+    const test = messages().slice(pushedBefore);
+    expect(test).toHaveLength(testSize);
+    expect(new Set(test.map((message) => message.notification.title))).toEqual(new Set(['Ink samples', 'Six new inks']));
+    expect(await figures()).toMatchObject({
+      winnerVariant: null,
+      testDeliveredAt: '2031-03-03T11:45:00.000Z',
+      winnerAt: '2031-03-03T12:15:00.000Z',
+    });
+
+    clock.set('2031-03-03T12:15:00Z');
+    await harness.campaigns.tick();
+    await harness.campaigns.idle();
+    // nobody clicked: no winner, and the first variant went to the rest
+    const rest = messages().slice(pushedBefore + testSize);
+    expect(rest.map((message) => message.notification.title)).toEqual(Array(recipients - testSize).fill('Ink samples'));
+    expect(await figures()).toMatchObject({ status: 'done', winnerVariant: 0, winnerNote: 'too-few-clicks' });
+  });
+
   it('refuses an A/B test it cannot run, naming the field', async () => {
     const refused = async (body: object) => (await api('POST', '/campaigns', { title: 'T', body: 'B', ...body })).json().message as string;
     expect(await refused({ variants: [{ title: 'A' }] })).toBe('variants: an A/B test needs 2 to 4 variants');

@@ -88,6 +88,8 @@ export interface SubscriberExport {
   segments: string[];
   events: { kind: string; campaignId: string | null; detail: unknown; at: string }[];
   deliveries: { campaignId: string; status: string; attempts: number; updatedAt: string }[];
+  /** Notifications the push service took for them (delivered): not the failed, expired or still pending ones. */
+  received: number;
   /** Its failed and expired deliveries by reason, and the last of them (null when none failed). */
   failures: DeliveryFailureGroup[];
   lastFailure: LastDeliveryFailure | null;

@@ -14,6 +14,7 @@ import { vapidSubjectFor } from '../../config/vapid-subject.ts';
 import { sharedEncryptionPool } from '../push/encryption-pool.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { decideWinner } from './ab-tests.ts';
+import { deliveryCountsSql, foldDeliveryCounts } from './delivery-counts.ts';
 import { vapidKeyPairProblem } from '../push/vapid.ts';
 import { campaignCompleted } from '../webhooks/index.ts';
 import { currentVapidKeyId, type SigningKeys } from '../keys/index.ts';
@@ -45,20 +46,18 @@ export function vapidSubjectOf(site: Pick<HostedSite, 'config'>): string {
 export type CampaignProgress = Pick<CampaignCounts, 'recipients' | 'pending' | 'delivered' | 'failed' | 'expired' | 'capped' | 'dropped'>;
 
 export async function campaignProgress(db: Database, campaignId: string): Promise<CampaignProgress> {
-  const { rows } = await db.query<{ status: string; count: string }>(
-    'SELECT status, count(*) AS count FROM deliveries WHERE campaign_id = $1 GROUP BY status',
-    [campaignId],
-  );
-  const count = (status: string) => Number(rows.find((row) => row.status === status)?.count ?? 0);
-  const progress = {
-    pending: count('pending'),
-    delivered: count('delivered'),
-    failed: count('failed'),
-    expired: count('expired'),
-    capped: count('capped'),
-    dropped: count('dropped'),
+  // the folded counts (server/campaigns/delivery-counts.ts): an index range, not the campaign's delivery rows
+  const { rows } = await db.query<Record<keyof CampaignProgress, string>>(`SELECT n.* FROM ${deliveryCountsSql('$1')} n`, [campaignId]);
+  const row = rows[0]!;
+  return {
+    recipients: Number(row.recipients),
+    pending: Number(row.pending),
+    delivered: Number(row.delivered),
+    failed: Number(row.failed),
+    expired: Number(row.expired),
+    capped: Number(row.capped),
+    dropped: Number(row.dropped),
   };
-  return { recipients: Object.values(progress).reduce((sum, value) => sum + value, 0), ...progress };
 }
 
 /**
@@ -180,6 +179,7 @@ export async function sendCampaign(
           [campaignId],
         );
         await campaignCompleted(db, campaignId);
+        await foldDeliveryCounts(db, campaignId);
         return total;
       }
       if (options.signal?.aborted) return total;

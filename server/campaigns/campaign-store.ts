@@ -10,6 +10,7 @@ import { audienceQuery } from './audience.ts';
 import { nextLocalTime } from './local-time.ts';
 import { splitForTest, variantFigures } from './ab-tests.ts';
 import { campaignFailures } from './delivery-failures.ts';
+import { deliveryCountsSql } from './delivery-counts.ts';
 import { bestLanguage, DEFAULT_LANGUAGE, type LanguageTexts } from '../../contract/languages.ts';
 import type { CampaignLanguageFigures, CampaignVariantFigures } from '../../contract/owner-api.ts';
 
@@ -162,15 +163,8 @@ interface CampaignRow {
 }
 
 const CAMPAIGN_SELECT = `
-  SELECT c.*,
-    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id) AS recipients,
-    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending') AS pending,
+  SELECT c.*, n.*,
     (SELECT min(d.next_attempt_at) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending') AS next_due_at,
-    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'delivered') AS delivered,
-    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'failed') AS failed,
-    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'expired') AS expired,
-    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'capped') AS capped,
-    (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'dropped') AS dropped,
     (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'shown') AS shown,
     (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'clicked') AS clicked,
     (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'closed') AS closed,
@@ -182,7 +176,8 @@ const CAMPAIGN_SELECT = `
          ON o.subscriber_id = k.subscriber_id
        WHERE o.site_hash = c.site_hash AND o.created_at >= k.clicked_at AND o.created_at < k.clicked_at + make_interval(hours => $2)
     ) AS conversions
-  FROM campaigns c`;
+  -- the figures by status: kept when delivery rows go (an erased subscriber, the reporting window)
+  FROM campaigns c CROSS JOIN LATERAL ${deliveryCountsSql('c.id')} n`;
 
 /** Hours after a click in which the subscriber's shop order is the campaign's conversion, unless the site says. */
 export const DEFAULT_CONVERSION_WINDOW_HOURS = 72;

@@ -550,4 +550,52 @@ export const MIGRATIONS: Migration[] = [
       `ALTER TABLE campaigns ADD COLUMN resend_of bigint`,
     ],
   },
+  {
+    version: 31,
+    name: "a campaign's delivery figures kept apart from its delivery rows",
+    statements: [
+      // Counts of a campaign's deliveries by status, as deltas: statement triggers on deliveries add one row per
+      // (campaign, status) a statement changed, so nothing locks a shared counter; server/campaigns/delivery-counts.ts
+      // sums them for the figures and folds a campaign's deltas into one row per status. A delivery row that is
+      // deleted once it has a result (its subscriber erased, or pruned after the reporting window) leaves its
+      // count: past campaigns keep their figures. A pending one deleted (a cancel, an erased subscriber) is not
+      // going to be sent, and is taken off.
+      `CREATE TABLE delivery_counts (
+        campaign_id bigint NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+        status text NOT NULL,
+        count bigint NOT NULL
+      )`,
+      `CREATE INDEX delivery_counts_campaign ON delivery_counts (campaign_id, status)`,
+      `CREATE FUNCTION delivery_counts_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         INSERT INTO delivery_counts (campaign_id, status, count) SELECT campaign_id, status, count(*) FROM added GROUP BY 1, 2;
+         RETURN NULL;
+       END $$`,
+      `CREATE FUNCTION delivery_counts_update() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         INSERT INTO delivery_counts (campaign_id, status, count)
+         SELECT campaign_id, status, sum(delta) FROM (
+           SELECT n.campaign_id, n.status, 1 AS delta FROM changed n JOIN previous o ON o.id = n.id WHERE o.status <> n.status
+           UNION ALL
+           SELECT o.campaign_id, o.status, -1 FROM changed n JOIN previous o ON o.id = n.id WHERE o.status <> n.status
+         ) moved GROUP BY 1, 2;
+         RETURN NULL;
+       END $$`,
+      `CREATE FUNCTION delivery_counts_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         -- a campaign deleted with its deliveries takes its counts with it
+         INSERT INTO delivery_counts (campaign_id, status, count)
+         SELECT g.campaign_id, 'pending', -count(*) FROM removed g
+         WHERE g.status = 'pending' AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = g.campaign_id) GROUP BY 1;
+         RETURN NULL;
+       END $$`,
+      `CREATE TRIGGER deliveries_counted_insert AFTER INSERT ON deliveries REFERENCING NEW TABLE AS added
+       FOR EACH STATEMENT EXECUTE FUNCTION delivery_counts_insert()`,
+      `CREATE TRIGGER deliveries_counted_update AFTER UPDATE ON deliveries REFERENCING OLD TABLE AS previous NEW TABLE AS changed
+       FOR EACH STATEMENT EXECUTE FUNCTION delivery_counts_update()`,
+      `CREATE TRIGGER deliveries_counted_delete AFTER DELETE ON deliveries REFERENCING OLD TABLE AS removed
+       FOR EACH STATEMENT EXECUTE FUNCTION delivery_counts_delete()`,
+      `INSERT INTO delivery_counts (campaign_id, status, count) SELECT campaign_id, status, count(*) FROM deliveries GROUP BY 1, 2`,
+    ],
+  },
 ];

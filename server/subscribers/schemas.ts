@@ -75,6 +75,7 @@ export const subscriberExport = fieldsOf<SubscriberExport>()({
   segments: z.array(z.string()),
   events: z.array(z.object({ kind: z.string(), campaignId: z.string().nullable(), detail: z.unknown(), at: isoTime })),
   deliveries: z.array(z.object({ campaignId: z.string(), status: z.string(), attempts: z.int(), updatedAt: isoTime })),
+  received: z.int(),
   failures: z.array(failureGroup),
   lastFailure: lastFailure.nullable(),
 });

@@ -184,6 +184,7 @@ export async function exportSubscriber(db: Queryable, siteHash: string, id: stri
       attempts: delivery.attempts,
       updatedAt: iso(delivery.updated_at),
     })),
+    received: deliveries.rows.filter((delivery) => delivery.status === 'delivered').length,
     // why pushes to them failed, by reason, and the last time
     ...(await subscriberFailures(db, id)),
   };

@@ -107,3 +107,36 @@ describe('delivery diagnostics', () => {
     ]);
   });
 });
+
+describe('figures that stay right', () => {
+  it('a past campaign keeps its figures when a subscriber is deleted; received counts only delivered', async () => {
+    const gone = await harness.subscribe({ path: '/keep/gone' });
+    const kept = await harness.subscribe({ path: '/keep/kept' });
+    const figures = async (campaignId: string) => {
+      const { campaign } = (await harness.owner('GET', `/campaigns/${campaignId}`)).json() as { campaign: Campaign };
+      return { recipients: campaign.recipients, sent: campaign.sent, delivered: campaign.delivered, failed: campaign.failed };
+    };
+    const send = async (payload: object) => {
+      const created = await harness.owner('POST', '/campaigns', { body: 'Kept', ...payload });
+      expect(created.statusCode, created.body).toBe(201);
+      await harness.campaigns.idle();
+      return (created.json() as { campaignId: string }).campaignId;
+    };
+    const first = await send({ title: 'Before the deletion' });
+    const before = await figures(first);
+    expect(before.delivered).toBeGreaterThanOrEqual(2);
+    expect((await harness.owner('DELETE', `/subscribers/${gone.id}`)).statusCode).toBe(200);
+    expect(await figures(first)).toEqual(before);
+
+    // the kept subscriber: 1 delivered, then 1 failed, then 1 waiting for its time
+    harness.service.answer(kept.path, { status: 400 });
+    await send({ title: 'Refused' });
+    await send({ title: 'Later', sendAt: new Date(harness.clock() + 3_600_000).toISOString() });
+    const record = (await harness.owner('GET', `/subscribers/${kept.id}`)).json() as SubscriberExport;
+    // (and the welcome automation of the test above, pending)
+    const statuses = record.deliveries.map((delivery) => delivery.status);
+    expect(statuses.filter((status) => status === 'delivered')).toHaveLength(1);
+    expect(statuses).toEqual(expect.arrayContaining(['failed', 'pending']));
+    expect(record.received).toBe(1);
+  });
+});

@@ -37,7 +37,7 @@ export function SubscriberFacts({ detail }: { detail: SubscriberExport }) {
       <dd>{pairs(detail.dimensions)}</dd>
       <dt>Notifications</dt>
       <dd>
-        {detail.deliveries.length} received
+        {detail.received} received
         {clicked > 0 ? `, ${clicked} clicked` : ''}
       </dd>
       <dt>Last failure</dt>

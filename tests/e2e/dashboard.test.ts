@@ -351,8 +351,9 @@ describe('owner dashboard', () => {
     await expect
       .poll(() => page.locator('[data-member-of]').evaluateAll((items) => items.map((item) => item.getAttribute('data-member-of'))))
       .toEqual(['vip']);
-    // why the campaign to vip did not reach them
+    // why the campaign to vip did not reach them; a failed push is not one they received
     expect(await page.locator('[data-last-failure]').getAttribute('data-last-failure')).toBe('403 BadJwtToken from 127.0.0.1');
+    expect(await page.locator('dt:text-is("Notifications") + dd').textContent()).toBe('0 received');
     await shot('subscriber-detail');
 
     await page.getByLabel('Add to segment').selectOption('blog-readers');
@@ -380,6 +381,11 @@ describe('owner dashboard', () => {
     });
     expect(gone.status).toBe(404);
     await shot('subscriber-deleted');
+    // the campaign that went to them keeps its figures
+    await page.getByRole('link', { name: 'Overview' }).click();
+    const row = page.locator('tr', { hasText: 'Spring letters are in' });
+    await row.waitFor();
+    expect(await row.locator('td').nth(3).textContent()).toBe(`${vipPaths.length} / ${vipPaths.length}`);
   });
 
   it('automations: view, edit and pause each one; subscription health and legacy keys on the overview', async () => {

@@ -13,6 +13,7 @@ import {
   SEGMENT_ID_PATTERN,
 } from '../contract/ids.ts';
 import {
+  AUTOMATION_DAYS_MAX,
   AUTOMATION_DEFAULTS,
   AUTOMATION_DELAY_MAX_MINUTES,
   CONVERSION_WINDOW_MAX_HOURS,
@@ -229,6 +230,12 @@ function automationSchema(kind: AutomationKind, description: string) {
         .max(CONVERSION_WINDOW_MAX_HOURS)
         .default(defaults.conversionWindowHours)
         .describe('An order this many hours at most after a click counts as a conversion.'),
+      days: z
+        .int()
+        .min(1)
+        .max(AUTOMATION_DAYS_MAX)
+        .default(defaults.days)
+        .describe('priceDrop and backInStock: views or carts this many days back count; winBack: days without a visit or click.'),
     })
     .prefault({})
     .describe(description);
@@ -241,6 +248,19 @@ const automationsSchema = z
       'abandonedCart',
       'One reminder delayMinutes after an add-to-cart that no order follows; title and body may name {product} and {price}.',
     ),
+    browseAbandonment: automationSchema(
+      'browseAbandonment',
+      'One reminder delayMinutes after a product view that no add-to-cart or order follows, once per product; {product}, {price}, {url}.',
+    ),
+    priceDrop: automationSchema(
+      'priceDrop',
+      "To subscribers who viewed or carted a product within days, when the shop's product update lowers its price; {product}, {price}, {oldPrice}, {url}.",
+    ),
+    backInStock: automationSchema(
+      'backInStock',
+      "To subscribers who viewed or carted a product within days, when the shop's product update puts it back in stock; {product}, {price}, {url}.",
+    ),
+    winBack: automationSchema('winBack', 'Once to each subscriber with no visit and no click for days.'),
   })
   .describe("Messages the provider sends by itself (docs/automations.md): the site's defaults, changed per site through the owner API.");
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { CAMPAIGN_BODY_MAX_LENGTH, CAMPAIGN_TITLE_MAX_LENGTH, CAMPAIGN_URL_MAX_LENGTH } from './campaign-limits.ts';
 import { text } from './text-fields.ts';
 import { languageTextsSchema } from './campaign-input.ts';
-import { AUTOMATION_DELAY_MAX_MINUTES, CONVERSION_WINDOW_MAX_HOURS } from './automations.ts';
+import { AUTOMATION_DAYS_MAX, AUTOMATION_DELAY_MAX_MINUTES, CONVERSION_WINDOW_MAX_HOURS } from './automations.ts';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(CAMPAIGN_URL_MAX_LENGTH);
 
@@ -18,13 +18,18 @@ export const automationChangeSchema = z
       .max(AUTOMATION_DELAY_MAX_MINUTES, `must be 0 to ${AUTOMATION_DELAY_MAX_MINUTES} minutes`),
     title: text(CAMPAIGN_TITLE_MAX_LENGTH).trim().min(1, 'must not be empty'),
     body: text(CAMPAIGN_BODY_MAX_LENGTH).trim().min(1, 'must not be empty'),
-    /** Texts per language tag (`{}` clears them); {product} and {price} work in them as in title and body. */
+    /** Texts per language tag (`{}` clears them); placeholders work in them as in title and body. */
     texts: languageTextsSchema,
     url: httpUrl.nullable(),
     conversionWindowHours: z
       .int({ error: 'must be a whole number of hours' })
       .min(1, `must be 1 to ${CONVERSION_WINDOW_MAX_HOURS} hours`)
       .max(CONVERSION_WINDOW_MAX_HOURS, `must be 1 to ${CONVERSION_WINDOW_MAX_HOURS} hours`),
+    /** priceDrop, backInStock: views or carts this many days back count; winBack: days without a visit or click. */
+    days: z
+      .int({ error: 'must be a whole number of days' })
+      .min(1, `must be 1 to ${AUTOMATION_DAYS_MAX} days`)
+      .max(AUTOMATION_DAYS_MAX, `must be 1 to ${AUTOMATION_DAYS_MAX} days`),
   })
   .partial()
   .refine((change) => Object.keys(change).length > 0, { message: 'give at least one field to change' });

@@ -4,11 +4,17 @@
 
 import type { DeliveryFailureGroup } from './delivery-failures.ts';
 import type { LanguageTexts } from './languages.ts';
+import type { CurrencyAmount } from './shop-order.ts';
 
 export type { AutomationChange } from './automation-input.ts';
 
-/** welcome: N minutes after a subscribe; abandonedCart: N minutes after an add-to-cart that no order follows. */
-export const AUTOMATION_KINDS = ['welcome', 'abandonedCart'] as const;
+/**
+ * welcome: N minutes after a subscribe; abandonedCart: N minutes after an add-to-cart that no order follows;
+ * browseAbandonment: N minutes after a product view that no add-to-cart or order follows; priceDrop and
+ * backInStock: when the shop's product update lowers a price or puts a product back in stock, to subscribers who
+ * viewed or carted it within `days`; winBack: subscribers with no visit and no click for `days`, once.
+ */
+export const AUTOMATION_KINDS = ['welcome', 'abandonedCart', 'browseAbandonment', 'priceDrop', 'backInStock', 'winBack'] as const;
 export type AutomationKind = (typeof AUTOMATION_KINDS)[number];
 
 /** Thirty days: the longest an automation waits. */
@@ -18,6 +24,10 @@ export const CONVERSION_WINDOW_MAX_HOURS = 720;
 
 /** The abandoned-cart texts may name the product added last and its price (the cart event's, divided by 100). */
 export const CART_PLACEHOLDERS = ['{product}', '{price}'] as const;
+/** The texts of browseAbandonment, priceDrop and backInStock: the product's name, price (with its currency) and page. */
+export const PRODUCT_PLACEHOLDERS = ['{product}', '{price}', '{oldPrice}', '{url}'] as const;
+/** The longest `days` an automation looks back (priceDrop, backInStock) or waits (winBack). */
+export const AUTOMATION_DAYS_MAX = 365;
 
 /** Topic header (RFC 8030) of cart reminders: a newer reminder replaces an older one the push service still holds. */
 export const CART_REMINDER_TOPIC = 'pushkit-cart-reminder';
@@ -35,6 +45,8 @@ export interface AutomationSettings {
   /** The page a click opens; the cart reminder opens the product's page when the cart event names one. */
   url: string | null;
   conversionWindowHours: number;
+  /** priceDrop, backInStock: views or carts this many days back count; winBack: days without a visit or click. */
+  days: number;
 }
 
 export const AUTOMATION_DEFAULTS: Record<AutomationKind, AutomationSettings> = {
@@ -46,6 +58,7 @@ export const AUTOMATION_DEFAULTS: Record<AutomationKind, AutomationSettings> = {
     texts: {},
     url: null,
     conversionWindowHours: 24,
+    days: 30,
   },
   abandonedCart: {
     enabled: false,
@@ -55,6 +68,47 @@ export const AUTOMATION_DEFAULTS: Record<AutomationKind, AutomationSettings> = {
     texts: {},
     url: null,
     conversionWindowHours: 24,
+    days: 30,
+  },
+  browseAbandonment: {
+    enabled: false,
+    delayMinutes: 120,
+    title: 'Still looking at {product}?',
+    body: '{product} is {price}. Take another look.',
+    texts: {},
+    url: null,
+    conversionWindowHours: 24,
+    days: 30,
+  },
+  priceDrop: {
+    enabled: false,
+    delayMinutes: 0,
+    title: '{product} is now {price}',
+    body: 'The price dropped from {oldPrice}.',
+    texts: {},
+    url: null,
+    conversionWindowHours: 24,
+    days: 30,
+  },
+  backInStock: {
+    enabled: false,
+    delayMinutes: 0,
+    title: '{product} is back in stock',
+    body: 'Get it while it lasts: {price}.',
+    texts: {},
+    url: null,
+    conversionWindowHours: 24,
+    days: 30,
+  },
+  winBack: {
+    enabled: false,
+    delayMinutes: 0,
+    title: 'We miss you',
+    body: "Here's what's new since your last visit.",
+    texts: {},
+    url: null,
+    conversionWindowHours: 24,
+    days: 30,
   },
 };
 
@@ -72,6 +126,8 @@ export interface AutomationStats {
   clicked: number;
   /** Clicks followed by an order of the same subscriber within the conversion window. */
   conversions: number;
+  /** Those orders' totals, summed per currency (orders without a currency have none). */
+  revenue: CurrencyAmount[];
 }
 
 export interface Automation extends AutomationSettings {

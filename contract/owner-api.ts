@@ -4,6 +4,7 @@
 import type { CampaignAction } from './campaign-input.ts';
 import type { Urgency } from './urgency.ts';
 import type { LanguageTexts } from './languages.ts';
+import type { CurrencyAmount } from './shop-order.ts';
 import type { DeliveryFailureGroup, LastDeliveryFailure } from './delivery-failures.ts';
 export type { DeliveryFailureGroup, LastDeliveryFailure } from './delivery-failures.ts';
 export type { CampaignAction, CampaignRequest } from './campaign-input.ts';
@@ -198,6 +199,8 @@ export interface CampaignCounts {
   clickRate: number | null;
   /** Shop orders of subscribers who clicked, within the site's conversionWindowHours after their click. */
   conversions: number;
+  /** Those orders' totals summed per currency (contract/shop-order.ts). */
+  revenue: CurrencyAmount[];
 }
 
 export interface Campaign extends CampaignCounts {
@@ -275,6 +278,8 @@ export interface CampaignVariantFigures {
   delivered: number;
   clicked: number;
   clickRate: number | null;
+  /** The revenue of its test share's conversions, per currency. */
+  revenue: CurrencyAmount[];
 }
 
 export interface CreatedCampaign {

@@ -14,6 +14,8 @@ export interface ShopOrderItem {
 
 export interface ShopOrder {
   total: number;
+  /** ISO 4217 code of the total (`EUR`); an order without one counts as a conversion but adds no revenue. */
+  currency?: string;
   /** 0 when left out, as are tax and discount. */
   shipping?: number;
   tax?: number;
@@ -60,3 +62,10 @@ export type OrderDetailsReply = {
     Partial<Record<keyof ShopOrder, never>> | (Required<Pick<ShopOrder, 'shipping' | 'tax' | 'discount'>> & ShopOrder)
   );
 };
+
+/** Revenue in one currency: the sum of the totals of orders in it. */
+export interface CurrencyAmount {
+  /** ISO 4217 code. */
+  currency: string;
+  amount: number;
+}

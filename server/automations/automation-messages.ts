@@ -28,11 +28,13 @@ import { DEFAULT_URGENCY } from '../../contract/urgency.ts';
 import type { LanguageTexts } from '../../contract/languages.ts';
 
 const MINUTE_MS = 60_000;
+/** A second message of an automation about the same key (product change, win-back) to one subscriber is a no-op. */
+export const ONCE_PER_KEY = `ON CONFLICT (site_hash, automation, subscriber_id, automation_key) WHERE automation_key IS NOT NULL DO NOTHING`;
 /**
  * A delivery no live sender holds: never claimed, given back for a retry, or claimed by a sender that died. Only
  * such a message may be withdrawn; one being sent is the sender's.
  */
-const UNCLAIMED = `(d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => ${CLAIM_LEASE_SECONDS}))`;
+export const UNCLAIMED = `(d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => ${CLAIM_LEASE_SECONDS}))`;
 
 /** The product of a cart event (spec section 3), as push.js reports it. */
 export interface CartProduct {
@@ -44,8 +46,10 @@ export interface CartProduct {
   pImgUrl?: string;
 }
 
-interface Message {
+export interface Message {
   kind: AutomationKind;
+  /** What the message is about: a subscriber gets one message of the automation per key, ever. */
+  key?: string;
   title: string;
   body: string;
   url: string | null;
@@ -57,18 +61,23 @@ interface Message {
 }
 
 /** Inserts the message's campaign and its delivery, due at `due`; `once` makes a second one for the subscriber a no-op. */
-async function insertMessage(
+export async function insertMessage(
   tx: Queryable,
   site: Pick<HostedSite, 'hash' | 'config'>,
   subscriberId: string,
   message: Message,
   due: number,
 ): Promise<boolean> {
-  const once = message.kind === 'welcome' ? `ON CONFLICT (site_hash, subscriber_id) WHERE automation = 'welcome' DO NOTHING` : '';
+  const once =
+    message.kind === 'welcome'
+      ? `ON CONFLICT (site_hash, subscriber_id) WHERE automation = 'welcome' DO NOTHING`
+      : message.key !== undefined
+        ? ONCE_PER_KEY
+        : '';
   const { rows } = await tx.query(
     `WITH created AS (
-       INSERT INTO campaigns (site_hash, title, body, url, icon, image, subscriber_id, ttl, urgency, automation, topic, tag, texts)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14
+       INSERT INTO campaigns (site_hash, title, body, url, icon, image, subscriber_id, ttl, urgency, automation, topic, tag, texts, automation_key)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14, $15
        WHERE EXISTS (SELECT 1 FROM subscribers WHERE site_hash = $1 AND id = $7 AND status = 'subscribed')
        ${once}
        RETURNING id
@@ -88,19 +97,24 @@ async function insertMessage(
       message.topic ?? null,
       message.tag ?? null,
       new Date(due).toISOString(),
-      message.texts && Object.keys(message.texts).length
-        ? JSON.stringify(
-            Object.fromEntries(
-              Object.entries(message.texts).map(([language, texts]) => [
-                language,
-                { title: texts.title.slice(0, CAMPAIGN_TITLE_MAX_LENGTH), body: texts.body.slice(0, CAMPAIGN_BODY_MAX_LENGTH) },
-              ]),
-            ),
-          )
-        : null,
+      storedTexts(message.texts),
+      message.key ?? null,
     ],
   );
   return rows.length === 1;
+}
+
+/** A message's texts per language as stored (each cut to the campaign limits), or null for none. */
+export function storedTexts(texts: LanguageTexts | undefined): string | null {
+  if (!texts || !Object.keys(texts).length) return null;
+  return JSON.stringify(
+    Object.fromEntries(
+      Object.entries(texts).map(([language, text]) => [
+        language,
+        { title: text.title.slice(0, CAMPAIGN_TITLE_MAX_LENGTH), body: text.body.slice(0, CAMPAIGN_BODY_MAX_LENGTH) },
+      ]),
+    ),
+  );
 }
 
 /** The welcome message of a new subscriber, once ever; false when it had one already (or is not subscribed). */
@@ -122,7 +136,7 @@ function withProduct(template: string, product: CartProduct): string {
 }
 
 /** The product's page when it is on the site (a relative pUrl is), else the automation's url. */
-function productPage(site: Pick<HostedSite, 'config'>, product: CartProduct, fallback: string | null): string | null {
+export function productPage(site: Pick<HostedSite, 'config'>, product: CartProduct, fallback: string | null): string | null {
   if (!product.pUrl) return fallback;
   try {
     const url = new URL(product.pUrl, site.config.origin);
@@ -339,6 +353,22 @@ export async function automationStats(
      FROM clicks`,
     [siteHash, kind, conversionWindowHours],
   );
+  const revenue = await db.query<{ currency: string; amount: string }>(
+    `WITH clicks AS (
+       SELECT c.subscriber_id, min(e.created_at) AS clicked_at
+       FROM campaigns c JOIN events e ON e.campaign_id = c.id AND e.kind = 'clicked'
+       WHERE c.site_hash = $1 AND c.automation = $2
+       GROUP BY c.id, c.subscriber_id
+     ),
+     converted AS (
+       SELECT DISTINCT ON (o.order_id) o.details FROM clicks JOIN shop_orders o
+         ON o.site_hash = $1 AND o.subscriber_id = clicks.subscriber_id
+        AND o.created_at >= clicks.clicked_at AND o.created_at <= clicks.clicked_at + make_interval(hours => $3)
+     )
+     SELECT details->>'currency' AS currency, sum((details->>'total')::numeric) AS amount
+     FROM converted WHERE details ? 'currency' GROUP BY 1 ORDER BY 1`,
+    [siteHash, kind, conversionWindowHours],
+  );
   const counts = deliveries.rows[0]!;
   const clicked = clicks.rows[0]!;
   return {
@@ -349,5 +379,6 @@ export async function automationStats(
     failures: await automationFailures(db, siteHash, kind),
     clicked: Number(clicked.clicked),
     conversions: Number(clicked.conversions),
+    revenue: revenue.rows.map((row) => ({ currency: row.currency, amount: Number(row.amount) })),
   };
 }

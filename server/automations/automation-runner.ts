@@ -10,12 +10,15 @@ import { runCampaign, vapidSubjectOf, type RunCounts, type CampaignSenderOptions
 import type { HostedSite } from '../sites.ts';
 import { signingKeys, type SigningKeys } from '../keys/index.ts';
 import type { Clock } from '../clock.ts';
+import { scheduleWinBacks } from './shop-messages.ts';
 import { AUTOMATION_KINDS } from '../../contract/automations.ts';
 import { DEFAULT_TTL_SECONDS } from '../../contract/campaign-limits.ts';
 import { DEFAULT_URGENCY } from '../../contract/urgency.ts';
 
 /** How often a provider looks for due messages: a message is sent at most this late. */
 export const AUTOMATION_POLL_MS = 5000;
+/** How often (in the provider's clock) a provider looks for subscribers to win back: the scan reads every subscriber. */
+export const WIN_BACK_SCAN_MS = 60 * 60_000;
 
 export interface AutomationRunnerOptions extends Pick<CampaignSenderOptions, 'ca' | 'concurrency' | 'pushServices'> {
   clock: Clock;
@@ -31,6 +34,7 @@ export class AutomationRunner {
   private timer: NodeJS.Timeout | undefined;
   private readonly abort = new AbortController();
   private readonly reported = new Set<string>();
+  private readonly winBackScans = new Map<string, number>();
 
   constructor(
     private readonly db: Database,
@@ -98,6 +102,14 @@ export class AutomationRunner {
 
   private async runSite(site: HostedSite, total: RunCounts): Promise<void> {
     const settings = await automationSettings(this.db, site);
+    const now = this.options.clock();
+    const lastScan = this.winBackScans.get(site.hash);
+    // A clock set back (a system clock corrected) scans again at once rather than an hour after the old time.
+    if (settings.winBack.enabled && (lastScan === undefined || now < lastScan || lastScan + WIN_BACK_SCAN_MS <= now)) {
+      this.winBackScans.set(site.hash, now);
+      const scheduled = await scheduleWinBacks(this.db, site, settings.winBack, now);
+      if (scheduled > 0) this.log(`automation winBack of ${site.name}: ${scheduled} scheduled`);
+    }
     let ring: Promise<SigningKeys | undefined> | undefined;
     for (const kind of AUTOMATION_KINDS) {
       if (this.abort.signal.aborted) return;

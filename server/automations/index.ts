@@ -2,4 +2,5 @@
 // sync and shop calls report (a subscribe, an add-to-cart, an order).
 export { automationRoutes } from './routes.ts';
 export { AutomationRunner } from './automation-runner.ts';
-export { cartAdded, orderPlaced, subscriberInserted } from './automation-events.ts';
+export { cartAdded, orderPlaced, productChanged, productViewed, subscriberInserted } from './automation-events.ts';
+export { formatPrice } from './shop-messages.ts';

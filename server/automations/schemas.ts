@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { SITE_PARAMS } from '../http/params.ts';
 import { fieldsOf, successReply } from '../http/route-schemas.ts';
-import { failureGroup } from '../http/reply-schemas.ts';
+import { currencyAmount, failureGroup } from '../http/reply-schemas.ts';
 import { AUTOMATION_KINDS, type Automation, type AutomationSettings, type AutomationStats } from '../../contract/automations.ts';
 
 export const automationParams = SITE_PARAMS.extend({
@@ -18,6 +18,7 @@ const settingNames = [
   'texts',
   'url',
   'conversionWindowHours',
+  'days',
 ] as const satisfies readonly (keyof AutomationSettings)[];
 
 const automation = z.object(
@@ -30,6 +31,7 @@ const automation = z.object(
     texts: z.record(z.string(), z.object({ title: z.string(), body: z.string() })),
     url: z.string().nullable(),
     conversionWindowHours: z.int(),
+    days: z.int(),
     changed: z.array(z.enum(settingNames)),
     stats: z.object(
       fieldsOf<AutomationStats>()({
@@ -40,6 +42,7 @@ const automation = z.object(
         failures: z.array(failureGroup),
         clicked: z.int(),
         conversions: z.int(),
+        revenue: z.array(currencyAmount),
       }),
     ),
   }),

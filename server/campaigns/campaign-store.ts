@@ -8,6 +8,8 @@ import type { AbWinnerNote, Campaign, CampaignStatus, CreatedCampaign } from '..
 import type { Urgency } from '../../contract/urgency.ts';
 import { audienceQuery } from './audience.ts';
 import { nextLocalTime } from './local-time.ts';
+import { CAMPAIGN_REVENUE, variantRevenue } from './campaign-revenue.ts';
+import type { CurrencyAmount } from '../../contract/shop-order.ts';
 import { splitForTest, variantFigures } from './ab-tests.ts';
 import { campaignFailures } from './delivery-failures.ts';
 import { deliveryCountsSql } from './delivery-counts.ts';
@@ -160,6 +162,7 @@ interface CampaignRow {
   reports_with_token: string;
   reports_with_endpoint: string;
   conversions: string;
+  revenue: CurrencyAmount[] | null;
 }
 
 const CAMPAIGN_SELECT = `
@@ -175,7 +178,8 @@ const CAMPAIGN_SELECT = `
              WHERE e.campaign_id = c.id AND e.kind = 'clicked' AND e.subscriber_id IS NOT NULL GROUP BY e.subscriber_id) k
          ON o.subscriber_id = k.subscriber_id
        WHERE o.site_hash = c.site_hash AND o.created_at >= k.clicked_at AND o.created_at < k.clicked_at + make_interval(hours => $2)
-    ) AS conversions
+    ) AS conversions,
+    ${CAMPAIGN_REVENUE} AS revenue
   -- the figures by status: kept when delivery rows go (an erased subscriber, the reporting window)
   FROM campaigns c CROSS JOIN LATERAL ${deliveryCountsSql('c.id')} n`;
 
@@ -232,6 +236,7 @@ function summary(row: CampaignRow): Campaign {
     // of the subscribers the push service took it for, the share who clicked
     clickRate: delivered > 0 ? Number(row.clicked) / delivered : null,
     conversions: Number(row.conversions),
+    revenue: (row.revenue ?? []).map((entry) => ({ currency: entry.currency, amount: Number(entry.amount) })),
   };
 }
 
@@ -273,7 +278,11 @@ export async function getCampaign(
   ]);
   if (!rows[0]) return null;
   const campaign = { ...summary(rows[0]), failures: (await campaignFailures(db, [campaignId])).get(campaignId) ?? [] };
-  const variants = campaign.winnerAt ? await variantFigures(db, campaignId) : [];
+  const revenue = campaign.winnerAt ? await variantRevenue(db, campaignId, conversionWindowHours) : undefined;
+  const variants = (campaign.winnerAt ? await variantFigures(db, campaignId) : []).map((v) => ({
+    ...v,
+    revenue: revenue?.get(v.variant) ?? [],
+  }));
   const byLanguage = await languageFigures(db, campaignId, campaign.texts, variants);
   return { ...campaign, variants, ...(byLanguage ? { byLanguage } : {}) };
 }

@@ -2,7 +2,7 @@
 // campaign is contract/campaign-input.ts's schema, which `push-kit send` and the dashboard check with too.
 import { z } from 'zod';
 import { optionalText, segmentIdParam, SITE_PARAMS, subscriberIdParam } from '../http/params.ts';
-import { failureGroup, isoTime } from '../http/reply-schemas.ts';
+import { currencyAmount, failureGroup, isoTime } from '../http/reply-schemas.ts';
 import { fieldsOf, successReply } from '../http/route-schemas.ts';
 import { CAMPAIGN_ID_PATTERN } from '../../contract/ids.ts';
 import { URGENCIES } from '../../contract/urgency.ts';
@@ -38,6 +38,7 @@ export const campaignCounts = fieldsOf<CampaignCounts>()({
   reportsWithEndpoint: z.int(),
   clickRate: z.number().nullable(),
   conversions: z.int(),
+  revenue: z.array(currencyAmount),
 });
 
 const action = z.object(fieldsOf<CampaignAction>()({ action: z.string(), title: z.string(), url: z.string().optional() }));
@@ -61,6 +62,7 @@ const variantFigures = z.object(
     delivered: z.int(),
     clicked: z.int(),
     clickRate: z.number().nullable(),
+    revenue: z.array(currencyAmount),
   }),
 );
 

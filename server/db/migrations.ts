@@ -497,6 +497,42 @@ export const MIGRATIONS: Migration[] = [
     ],
   },
   {
+    version: 25,
+    name: 'shop automations: the product catalogue, product views and carts, one message per product change',
+    statements: [
+      // The shop's products as its last update gave them (POST sites/:name/products): a lower price or a product
+      // back in stock is a change the priceDrop and backInStock automations announce.
+      `CREATE TABLE shop_products (
+        site_hash text NOT NULL,
+        product_id text NOT NULL,
+        name text NOT NULL,
+        url text,
+        image text,
+        price numeric NOT NULL,
+        currency text NOT NULL,
+        in_stock boolean NOT NULL,
+        change_count integer NOT NULL DEFAULT 0,
+        updated_at timestamptz NOT NULL,
+        PRIMARY KEY (site_hash, product_id)
+      )`,
+      // A subscriber's last view and last add-to-cart of a product, in the provider's clock.
+      `CREATE TABLE product_interest (
+        site_hash text NOT NULL,
+        subscriber_id text NOT NULL REFERENCES subscribers (id) ON DELETE CASCADE,
+        product_id text NOT NULL,
+        viewed_at timestamptz,
+        carted_at timestamptz,
+        PRIMARY KEY (subscriber_id, product_id)
+      )`,
+      `CREATE INDEX product_interest_product ON product_interest (site_hash, product_id)`,
+      // What an automated message is about (a product and its change, "once" for a win-back): a subscriber
+      // gets at most one message of an automation per key.
+      `ALTER TABLE campaigns ADD COLUMN automation_key text`,
+      `CREATE UNIQUE INDEX campaigns_automation_once ON campaigns (site_hash, automation, subscriber_id, automation_key)
+        WHERE automation_key IS NOT NULL`,
+    ],
+  },
+  {
     version: 29,
     name: 'drafts and templates of the compose screen',
     statements: [

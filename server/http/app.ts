@@ -23,7 +23,7 @@ import { importRoutes } from '../import/index.ts';
 import { memberRoutes, signInRoute } from '../members/index.ts';
 import { vapidKeyRoutes } from '../keys/index.ts';
 import { segmentRoutes } from '../segments/index.ts';
-import { shopRoutes } from '../shop/index.ts';
+import { productRoutes, shopRoutes } from '../shop/index.ts';
 import { siteFileRoutes } from '../site-files/index.ts';
 import { statsRoutes } from '../stats/index.ts';
 import { subscriberRoutes } from '../subscribers/index.ts';
@@ -158,6 +158,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
       campaignRoutes,
       statsRoutes,
       automationRoutes,
+      productRoutes,
       webhookRoutes(options.webhooks ?? webhookUrlPolicy()),
       feedRoutes(options.feeds ?? feedUrlPolicy()),
       importRoutes,

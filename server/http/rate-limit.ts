@@ -34,6 +34,7 @@ const COSTLY_ROUTES = new Set([
   'POST /notificationEvent',
   'POST /api/v1/shopify/orders',
   'POST /api/v1/shopify/cart',
+  'POST /api/v1/shopify/view',
 ]);
 
 type RateLimitCode = 'E_RATE_LIMIT_IP' | 'E_RATE_LIMIT_SITE';

@@ -36,6 +36,9 @@ export const failureGroup = z.object(
   }),
 );
 
+/** Revenue in one currency (a campaign's, a variant's, an automation's): contract/shop-order.ts. */
+export const currencyAmount = z.object({ currency: z.string(), amount: z.number() });
+
 export const lastFailure = z.object(
   fieldsOf<LastDeliveryFailure>()({
     campaignId: z.string(),

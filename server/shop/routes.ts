@@ -11,12 +11,22 @@ import { checkCallbackHook, sendReply } from '../http/reply.ts';
 import type { RouteContext } from '../http/route-context.ts';
 import type { ZodTypeProvider } from '../http/route-schemas.ts';
 import { requireOrigin } from '../http/site-access.ts';
-import { cartAdded, orderPlaced } from '../automations/index.ts';
+import { cartAdded, orderPlaced, productViewed } from '../automations/index.ts';
 import { requireProvenSubscriber } from '../subscribers/index.ts';
 import { DEFAULT_CONVERSION_WINDOW_HOURS } from '../campaigns/index.ts';
 import { orderConverted } from '../webhooks/index.ts';
-import { CART_REPLY, cartSchema, ORDER_DETAILS_REPLY, ORDER_STORED_REPLY, orderQuerySchema, orderSchema } from './schemas.ts';
+import {
+  CART_REPLY,
+  cartSchema,
+  VIEW_REPLY,
+  viewSchema,
+  ORDER_DETAILS_REPLY,
+  ORDER_STORED_REPLY,
+  orderQuerySchema,
+  orderSchema,
+} from './schemas.ts';
 import { readShopOrder, storeShopOrder } from './shop-orders.ts';
+import { productOf, recordInterest } from './products.ts';
 import type { OrderDetailsReply } from '../../contract/shop-order.ts';
 
 export async function shopRoutes(fastify: FastifyInstance, { db, registry, clock }: RouteContext): Promise<void> {
@@ -29,8 +39,23 @@ export async function shopRoutes(fastify: FastifyInstance, { db, registry, clock
     // Only the subscriber's own browser schedules a message to that subscriber.
     await requireProvenSubscriber(db, site, params.subscriberId, params.subscriberSecret, 'subscriberId');
     const { hash: _hash, subscriberId, subscriberSecret: _secret, ...product } = params;
-    const scheduled = await cartAdded(db, site, subscriberId, product, clock());
+    const now = clock();
+    if (product.pId) await recordInterest(db, site.hash, subscriberId, product.pId, 'carted', now);
+    const scheduled = await cartAdded(db, site, subscriberId, product, now);
     return sendReply(request, reply, { status: 'success', scheduled });
+  });
+
+  // push.js reports a subscriber's product page view (only with tracking consent): browse abandonment, and the
+  // interest price drops and back-in-stock messages go to.
+  app.post('/api/v1/shopify/view', { schema: { body: viewSchema, response: { 200: VIEW_REPLY } } }, async (request, reply) => {
+    const params = request.body;
+    const site = registry.require(params.hash, 'hash');
+    requireOrigin(request, site);
+    await requireProvenSubscriber(db, site, params.subscriberId, params.subscriberSecret, 'subscriberId');
+    const now = clock();
+    await recordInterest(db, site.hash, params.subscriberId, params.pId, 'viewed', now);
+    await productViewed(db, site, params.subscriberId, await productOf(db, site.hash, params.pId), now);
+    return sendReply(request, reply, { status: 'success', recorded: true });
   });
 
   app.post('/api/v1/shopify/orders', { schema: { body: orderSchema, response: { 201: ORDER_STORED_REPLY } } }, async (request, reply) => {

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { httpUrlParam, optionalText, siteHash, subscriberIdParam, subscriberSecretParam, text } from '../http/params.ts';
 import { successReply } from '../http/route-schemas.ts';
 import type { CartEventForm } from '../../contract/automations.ts';
+import type { ProductViewForm } from '../../contract/shop-events.ts';
+import { currencySchema } from '../../contract/shop-input.ts';
 import type { OrderDetailsQuery, ShopOrder, ShopOrderItem, ShopOrderRequest } from '../../contract/shop-order.ts';
 
 const orderId = text(64, /^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, "_" or "-"');
@@ -24,6 +26,7 @@ export const orderSchema = z.strictObject({
   orderId,
   order: z.strictObject({
     total: amount,
+    currency: currencySchema.optional(),
     shipping: amount.default(0),
     tax: amount.default(0),
     discount: amount.default(0),
@@ -54,6 +57,14 @@ export const cartSchema = z.strictObject({
   pImgUrl: optionalText(httpUrlParam(2048)),
 } satisfies Record<keyof CartEventForm, z.ZodType>);
 
+export const viewSchema = z.strictObject({
+  hash: siteHash,
+  subscriberId: subscriberIdParam,
+  subscriberSecret: optionalText(subscriberSecretParam),
+  pId: text(64).trim().min(1, 'must not be empty'),
+} satisfies Record<keyof ProductViewForm, z.ZodType>);
+export const VIEW_REPLY = successReply({ recorded: z.literal(true) });
+
 /** An order as stored and read back: the fields of orderSchema's order, none of them checked again. */
 const storedItem = z.object({
   pId: z.union([z.string(), z.number()]),
@@ -70,6 +81,7 @@ export const ORDER_DETAILS_REPLY = successReply({
   order: z.object({
     orderId: z.string(),
     total: z.number().optional(),
+    currency: z.string().optional(),
     shipping: z.number().optional(),
     tax: z.number().optional(),
     discount: z.number().optional(),

@@ -279,6 +279,15 @@ export function routeTable(context: RouteTableContext): { routes: Route[]; owner
       jsonp: false,
     },
     {
+      name: 'POST /api/v1/shopify/view',
+      method: 'POST',
+      carrier: 'form',
+      path: () => '/api/v1/shopify/view',
+      valid: () => ({ hash: SITE_HASH, subscriberId: fixture.subscriberId, subscriberSecret: fixture.secret, pId: '42' }),
+      hashParam: 'hash',
+      jsonp: false,
+    },
+    {
       name: 'GET /api/v1/shopify/getOrderDetails',
       method: 'GET',
       carrier: 'query',
@@ -477,6 +486,9 @@ export function routeTable(context: RouteTableContext): { routes: Route[]; owner
     ownerRoute('GET', '/automations', 'query', () => ({})),
     ownerRoute('GET', '/automations/:kind', 'path', () => ({ kind: 'welcome' })),
     ownerRoute('PATCH', '/automations/:kind', 'json', () => ({ kind: 'abandonedCart', delayMinutes: 120, url: null })),
+    ownerRoute('POST', '/products', 'json', () => ({
+      products: [{ id: '42', name: 'Ink pot', url: 'https://letters.example/ink-pot', price: 12.99, currency: 'EUR', inStock: true }],
+    })),
     ownerRoute('GET', '/subscriber-health', 'query', () => ({ days: '7', deliveries: '3' })),
     ownerRoute('POST', '/campaigns/:id/cancel', 'path', () => ({ id: fixture.campaignId })),
     ownerRoute('POST', '/imports', 'query', () => ({ format: 'csv', dryRun: '1' }), {

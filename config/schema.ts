@@ -19,7 +19,14 @@ import {
   CONVERSION_WINDOW_MAX_HOURS,
   type AutomationKind,
 } from '../contract/automations.ts';
-import { CAMPAIGN_BODY_MAX_LENGTH, CAMPAIGN_TITLE_MAX_LENGTH, TIME_OF_DAY_PATTERN } from '../contract/campaign-limits.ts';
+import {
+  CAMPAIGN_BODY_MAX_LENGTH,
+  CAMPAIGN_TITLE_MAX_LENGTH,
+  THROTTLE_PER_MINUTE_MAX,
+  THROTTLE_PER_MINUTE_MIN,
+  TIME_OF_DAY_PATTERN,
+} from '../contract/campaign-limits.ts';
+import { feedInputSchema, FEEDS_MAX } from '../contract/feeds.ts';
 import { configMessage } from './errors.ts';
 import { isAcceptedVapidSubject } from './vapid-subject.ts';
 import { isLocalHost } from '../compiler/features.ts';
@@ -347,6 +354,40 @@ export const siteConfigSchema = z
       })
       .default({})
       .describe('Limits on sending campaigns to each subscriber.'),
+    campaigns: z
+      .strictObject({
+        throttlePerMinute: z
+          .int()
+          .min(THROTTLE_PER_MINUTE_MIN)
+          .max(THROTTLE_PER_MINUTE_MAX)
+          .optional()
+          .describe(
+            "Deliveries per minute at most of each campaign that names no throttlePerMinute of its own, across every provider on the database: the site's servers get the clicks spread out.",
+          ),
+      })
+      .default({})
+      .describe("The site's campaign defaults (docs/campaigns.md)."),
+    feeds: z
+      .array(
+        feedInputSchema.extend({
+          url: httpUrl.describe(
+            'The RSS or Atom feed: https, or http and a private address only for a host the provider lists in --allow-feed-hosts.',
+          ),
+        }),
+      )
+      .max(FEEDS_MAX)
+      .default([])
+      .superRefine((feeds, ctx) => {
+        const seen = new Set<string>();
+        feeds.forEach((feed, index) => {
+          const url = URL.canParse(feed.url) ? new URL(feed.url).href : feed.url;
+          if (seen.has(url)) ctx.addIssue({ code: 'custom', path: [index, 'url'], message: 'is listed twice' });
+          seen.add(url);
+        });
+      })
+      .describe(
+        'RSS/Atom feeds the provider polls, sending each new item (docs/feeds.md): created or updated by URL when the provider starts, stopped when removed from the list; the owner API cannot remove them.',
+      ),
     vapidPublicKey: z
       .string()
       .refine(isP256PublicKey, { message: configMessage('E_VAPID_KEY'), params: { code: 'E_VAPID_KEY' } })

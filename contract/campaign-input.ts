@@ -14,10 +14,12 @@ import {
   TIME_OF_DAY_PATTERN,
   DEFAULT_TTL_SECONDS,
   MAX_TTL_SECONDS,
+  DELIVER_AT_OPTIONS,
+  THROTTLE_PER_MINUTE_MAX,
+  THROTTLE_PER_MINUTE_MIN,
 } from './campaign-limits.ts';
 import { segmentIdParam, subscriberIdParam, text } from './text-fields.ts';
 import { DEFAULT_URGENCY, URGENCIES } from './urgency.ts';
-import { AUDIENCE_ID_PATTERN, AUDIENCE_ID_RULE } from './audiences.ts';
 import { LANGUAGE_TAG_PATTERN, LANGUAGE_TAG_RULE, LANGUAGES_MAX } from './languages.ts';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(CAMPAIGN_URL_MAX_LENGTH);
@@ -92,8 +94,6 @@ export const campaignInputSchema = z
     segment: z.union([z.int().positive().transform(String), segmentIdParam], { error: 'must be a segment id' }).optional(),
     /** Only this subscriber. */
     subscriberId: subscriberIdParam.optional(),
-    /** Only the subscribers the audience with this id matches when the campaign is created (docs/audiences.md). */
-    audience: text(40, AUDIENCE_ID_PATTERN, AUDIENCE_ID_RULE).optional(),
     /** Seconds the push service keeps the message for an offline browser (RFC 8030 TTL). */
     ttl: z.int().min(0).max(MAX_TTL_SECONDS).default(DEFAULT_TTL_SECONDS),
     /** The Topic header: a newer message with the same topic replaces an undelivered older one at the push service. */
@@ -126,12 +126,18 @@ export const campaignInputSchema = z
       .min(5, 'must be 5 or more')
       .max(10_080, 'must be 10080 (a week) or less')
       .optional(),
+    /** Deliveries per minute at most, across every provider on the database; absent: the site's default, else no limit. */
+    throttlePerMinute: z
+      .int('must be a whole number of deliveries per minute')
+      .min(THROTTLE_PER_MINUTE_MIN, `must be ${THROTTLE_PER_MINUTE_MIN} or more`)
+      .max(THROTTLE_PER_MINUTE_MAX, `must be ${THROTTLE_PER_MINUTE_MAX} or less`)
+      .optional(),
+    /** best-hour: each subscriber at the hour of day they clicked most (their clock), else the site's, within 24 h. */
+    deliverAt: z.enum(DELIVER_AT_OPTIONS, { error: `must be ${DELIVER_AT_OPTIONS.map((option) => `"${option}"`).join(' or ')}` }).optional(),
+    /** With deliverAt best-hour: the share of the audience sent at once, whose clicks the rest is compared with. */
+    bestHourHoldout: z.number('must be a number').min(0, 'must be 0 or more').max(0.5, 'must be 0.5 or less').optional(),
   })
   .refine((body) => !(body.segment && body.subscriberId), { message: 'give a segment or a subscriberId, not both', path: ['segment'] })
-  .refine((body) => !(body.audience && (body.segment || body.subscriberId)), {
-    message: 'give an audience, a segment or a subscriberId, only one',
-    path: ['audience'],
-  })
   .refine((body) => !body.variants || (body.testFraction !== undefined && body.winnerAfterMinutes !== undefined), {
     message: 'an A/B test needs testFraction and winnerAfterMinutes',
     path: ['variants'],
@@ -139,6 +145,14 @@ export const campaignInputSchema = z
   .refine((body) => !body.variants || body.localTime === undefined, {
     message: 'an A/B test cannot go at a local time',
     path: ['variants'],
+  })
+  .refine((body) => body.deliverAt === undefined || (body.localTime === undefined && body.variants === undefined), {
+    message: 'best-hour delivery picks each subscriber\'s time itself: not with localTime or an A/B test',
+    path: ['deliverAt'],
+  })
+  .refine((body) => body.bestHourHoldout === undefined || body.deliverAt === 'best-hour', {
+    message: 'goes with deliverAt "best-hour"',
+    path: ['bestHourHoldout'],
   });
 
 /** The body a caller sends: TTL and urgency may be left out. */

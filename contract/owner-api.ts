@@ -6,6 +6,7 @@ import type { Urgency } from './urgency.ts';
 import type { LanguageTexts } from './languages.ts';
 import type { CurrencyAmount } from './shop-order.ts';
 import type { DeliveryFailureGroup, LastDeliveryFailure } from './delivery-failures.ts';
+import type { DeliverAt } from './campaign-limits.ts';
 export type { DeliveryFailureGroup, LastDeliveryFailure } from './delivery-failures.ts';
 export type { CampaignAction, CampaignRequest } from './campaign-input.ts';
 
@@ -144,16 +145,12 @@ export interface NotificationDay {
 export interface AudienceQuery {
   segment?: string;
   subscriberId?: string;
-  /** An audience's id (contract/audiences.ts): those its rule matches now. */
-  audience?: string;
 }
 
 export interface Segment {
   sid: string;
   name: string;
   members: number;
-  /** Of the members, those a campaign to the segment reaches now: subscribed, with a push endpoint. */
-  reachable: number;
   /** The condition expression the owner gave (docs/conditions.md), or null. */
   condition: string | null;
   /** The segment's condition in the site config (segmentations), or null. */
@@ -256,6 +253,29 @@ export interface Campaign extends CampaignCounts {
   nextDueAt: string | null;
   createdAt: string;
   completedAt: string | null;
+  /** Its send rate in deliveries per minute (its own, else the site's default when created), or null for no limit. */
+  throttlePerMinute: number | null;
+  /** "best-hour": each subscriber at the hour they click most (docs/campaigns.md), or null. */
+  deliverAt: DeliverAt | null;
+  /** When what waits should have gone (ISO): by its rate from its next slot, or its last due time; null when done. */
+  estimatedFinishAt: string | null;
+  /** GET .../campaigns/:id only, for a best-hour campaign: the best-hour group against the held-out share sent at once. */
+  bestHour?: CampaignBestHourFigures;
+}
+
+/** One group of a best-hour campaign: its recipients, delivered, clicked (once each), clicked / delivered. */
+export interface CampaignGroupFigures {
+  recipients: number;
+  delivered: number;
+  clicked: number;
+  clickRate: number | null;
+}
+
+export interface CampaignBestHourFigures {
+  /** The share of the audience held out and sent at once. */
+  holdoutShare: number;
+  bestHour: CampaignGroupFigures;
+  holdout: CampaignGroupFigures;
 }
 
 /** One variant of an A/B test and its figures (its test share only). */

@@ -14,7 +14,7 @@ import { databaseInUseAdvice, routeOf, type Route } from '../provider-route.ts';
 /** The command's options: those of the library's sendCampaign, plus sending through a running provider. */
 export interface SendOptions extends Pick<
   SendCampaignOptions,
-  'site' | 'title' | 'body' | 'url' | 'segment' | 'audience' | 'database' | 'sites' | 'dist'
+  'site' | 'title' | 'body' | 'url' | 'segment' | 'database' | 'sites' | 'dist'
 > {
   /** Send through a running provider's owner API with this key (or PUSHKIT_OWNER_KEY) instead of the database. */
   key?: string;
@@ -40,6 +40,12 @@ export interface SendOptions extends Pick<
   testFraction?: string;
   /** `--winner-after`: minutes until the winner goes to the rest. */
   winnerAfter?: string;
+  /** `--throttle-per-minute`: deliveries per minute at most. */
+  throttlePerMinute?: string;
+  /** `--deliver-at best-hour`: each subscriber at the hour they click most. */
+  deliverAt?: string;
+  /** `--best-hour-holdout`: the share sent at once to compare against. */
+  bestHourHoldout?: string;
 }
 
 /** A number option as typed; anything but digits becomes NaN, which the schema refuses naming the option. */
@@ -54,6 +60,9 @@ const OPTION_OF: Record<string, string> = {
   variants: 'variant',
   testFraction: 'test-fraction',
   winnerAfterMinutes: 'winner-after',
+  throttlePerMinute: 'throttle-per-minute',
+  deliverAt: 'deliver-at',
+  bestHourHoldout: 'best-hour-holdout',
 };
 
 function variantsOf(values: string[] | undefined): NonNullable<CampaignRequest['variants']> | undefined {
@@ -97,7 +106,6 @@ function campaignOf(options: SendOptions): CampaignInput {
     url: options.url,
     texts: textsOf(options.texts),
     segment: options.segment,
-    audience: options.audience,
     sendAt: options.at,
     localTime: options.localTime,
     appBadge: numberOption(options.appBadge),
@@ -106,6 +114,9 @@ function campaignOf(options: SendOptions): CampaignInput {
     variants: variantsOf(options.variant),
     testFraction: options.testFraction === undefined ? undefined : Number(options.testFraction),
     winnerAfterMinutes: numberOption(options.winnerAfter),
+    throttlePerMinute: numberOption(options.throttlePerMinute),
+    deliverAt: options.deliverAt as CampaignRequest['deliverAt'],
+    bestHourHoldout: options.bestHourHoldout === undefined ? undefined : Number(options.bestHourHoldout),
   };
   const result = campaignInputSchema.safeParse(request);
   if (result.success) return result.data;
@@ -126,6 +137,11 @@ async function sendThroughProvider(campaign: CampaignRequest, siteName: string, 
   if (campaign.sendAt !== undefined || campaign.localTime !== undefined) {
     const { campaign: stored } = await call<CampaignReply>(`/campaigns/${created.campaignId}`);
     console.log(scheduledLine(stored?.nextDueAt ?? undefined));
+    return 0;
+  }
+  if (campaign.deliverAt !== undefined) {
+    const { campaign: stored } = await call<CampaignReply>(`/campaigns/${created.campaignId}`);
+    console.log(bestHourLine(stored?.pending ?? 0, stored?.estimatedFinishAt ?? undefined));
     return 0;
   }
   if (campaign.variants !== undefined) {
@@ -150,6 +166,10 @@ async function sendThroughProvider(campaign: CampaignRequest, siteName: string, 
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
+}
+
+function bestHourLine(pending: number, last: string | undefined): string {
+  return `best hour: the held-out share goes now, the other ${pending} at their best hour${last ? ` by ${last}` : ''} (sent by push-kit serve)`;
 }
 
 function scheduledLine(first: string | undefined): string {
@@ -188,6 +208,9 @@ export async function runSend(options: SendOptions): Promise<number> {
       variants: campaign.variants,
       testFraction: campaign.testFraction,
       winnerAfterMinutes: campaign.winnerAfterMinutes,
+      throttlePerMinute: campaign.throttlePerMinute,
+      deliverAt: campaign.deliverAt,
+      bestHourHoldout: campaign.bestHourHoldout,
       onCreated: (campaign) => {
         recipients = campaign.recipients;
         console.log(`campaign ${campaign.campaignId}: ${recipients} recipient${recipients === 1 ? '' : 's'}`);
@@ -205,7 +228,9 @@ export async function runSend(options: SendOptions): Promise<number> {
       return 0;
     }
     if (tty) process.stdout.write(`\r${progressBar(final.recipients - final.pending, final.recipients)}\n`);
-    if (final.scheduledFor) {
+    if (final.scheduledFor && campaign.deliverAt !== undefined) {
+      console.log(bestHourLine(final.pending, final.finishesBy));
+    } else if (final.scheduledFor) {
       console.log(`A/B test: the best click rate goes to the other ${final.pending} at ${final.scheduledFor} (sent by push-kit serve)`);
     }
     console.log(

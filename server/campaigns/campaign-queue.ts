@@ -15,6 +15,9 @@ import { failureGroupLine } from '../../contract/delivery-failures.ts';
 
 const RETRY_UNAVAILABLE_MS = 5000;
 
+/** A throttled campaign sends for this long at a time, then the process's other campaigns get a turn. */
+export const THROTTLE_SLICE_MS = 30_000;
+
 /** How often the scheduler looks for deliveries come due. */
 export const SCHEDULER_INTERVAL_MS = 5000;
 
@@ -28,6 +31,8 @@ export class CampaignQueue {
   /** Campaigns queued or being sent by this process: the scheduler does not queue them twice. */
   private readonly queued = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
+  /** Throttled campaigns that handed back after their turn (THROTTLE_SLICE_MS) and go on after the others. */
+  private readonly yielded = new Set<string>();
   /** Campaigns waiting for their site's key, said once each, not at every look of the scheduler. */
   private readonly waitingForKey = new Set<string>();
 
@@ -42,7 +47,13 @@ export class CampaignQueue {
   enqueue(siteHash: string, campaignId: string): void {
     if (this.queued.has(campaignId)) return;
     this.queued.add(campaignId);
-    this.chain = this.chain.then(() => this.send(siteHash, campaignId)).finally(() => this.queued.delete(campaignId));
+    this.chain = this.chain
+      .then(() => this.send(siteHash, campaignId))
+      .finally(() => {
+        this.queued.delete(campaignId);
+        // a throttled campaign that handed back after its turn goes to the end of the line
+        if (this.yielded.delete(campaignId) && !this.abort.signal.aborted) this.enqueue(siteHash, campaignId);
+      });
   }
 
   /** The time the campaigns go by. */
@@ -122,7 +133,13 @@ export class CampaignQueue {
         const dir = join(this.stateDir, 'keys');
         log(`campaign ${campaignId} of ${site.name} waits for a VAPID key that can sign (${problem}): fix it in ${dir}; it goes out then`);
       };
-      const counts = await sendCampaign(this.db, site, campaignId, keys, { ...this.options, signal: this.abort.signal, onWaitingForKey });
+      const counts = await sendCampaign(this.db, site, campaignId, keys, {
+        ...this.options,
+        signal: this.abort.signal,
+        onWaitingForKey,
+        throttleSliceMs: THROTTLE_SLICE_MS,
+        onThrottleYield: () => this.yielded.add(campaignId),
+      });
       if (counts.sent === 0) return;
       this.waitingForKey.delete(campaignId);
       // one line per campaign run, with why deliveries failed (the campaign's, grouped by reason)

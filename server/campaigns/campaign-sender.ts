@@ -35,6 +35,9 @@ export interface SendCampaignOptions {
   retry?: Pick<RunCampaignOptions, 'maxAttempts' | 'backoffMs'>;
   /** The site's key pair cannot sign, so the campaign waits for it (status waiting_for_key): why. */
   onWaitingForKey?(problem: string): void;
+  /** A throttled campaign hands back after this long waiting for its slots (the queue's turn), calling onThrottleYield. */
+  throttleSliceMs?: number;
+  onThrottleYield?(): void;
 }
 
 /** RFC 8292's contact: the site's vapidSubject, else its https origin, else a mailto: address at its host. */
@@ -144,6 +147,8 @@ export async function sendCampaign(
     campaignId,
   ]);
   const store = new DatabaseDeliveryStore(db, site.config, clock, signable);
+  store.throttle.signal = options.signal;
+  if (options.throttleSliceMs !== undefined) store.throttle.sliceMs = options.throttleSliceMs;
   const total: RunCounts = { sent: 0, delivered: 0, failed: 0, expired: 0 };
   const add = (counts: RunCounts): RunCounts => ({
     sent: total.sent + counts.sent,
@@ -183,6 +188,10 @@ export async function sendCampaign(
         return total;
       }
       if (options.signal?.aborted) return total;
+      if (store.throttle.yielded) {
+        options.onThrottleYield?.();
+        return total;
+      }
       // An A/B test's winner clock starts once its test share has gone: the rest becomes due from then.
       await decideWinner(db, campaignId, clock());
       // What is left is claimed by another runner, or by one that died and whose claims will lapse, or is due

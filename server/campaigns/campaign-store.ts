@@ -12,6 +12,9 @@ import { CAMPAIGN_REVENUE, variantRevenue } from './campaign-revenue.ts';
 import type { CurrencyAmount } from '../../contract/shop-order.ts';
 import { splitForTest, variantFigures } from './ab-tests.ts';
 import { campaignFailures } from './delivery-failures.ts';
+import { bestHourFigures, setCampaignTiming } from './best-hour.ts';
+import { throttledFinish } from './throttle.ts';
+import type { DeliverAt } from '../../contract/campaign-limits.ts';
 import { deliveryCountsSql } from './delivery-counts.ts';
 import { bestLanguage, DEFAULT_LANGUAGE, type LanguageTexts } from '../../contract/languages.ts';
 import type { CampaignLanguageFigures, CampaignVariantFigures } from '../../contract/owner-api.ts';
@@ -50,8 +53,7 @@ export async function createCampaign(
       ],
     );
     const campaignId = String(rows[0]!.id);
-    const audience = await audienceQuery(tx, site.hash, input, 2);
-    if (input.audience) await tx.query('UPDATE campaigns SET audience_id = $2 WHERE id = $1', [campaignId, input.audience]);
+    const audience = audienceQuery(site.hash, input, 2);
     // counted in the database: a campaign to everyone must not carry a row per recipient back to the process
     const inserted = await tx.query<{ recipients: number }>(
       `WITH inserted AS (
@@ -65,6 +67,7 @@ export async function createCampaign(
     );
     const recipients = inserted.rows[0]!.recipients;
     if (recipients > 0 && scheduled) await scheduleDeliveries(tx, campaignId, input, now);
+    await setCampaignTiming(tx, site.hash, campaignId, input, recipients, now);
     if (recipients > 0 && input.variants) {
       await splitForTest(tx, campaignId, input, recipients, input.sendAt === undefined ? now : Date.parse(input.sendAt));
     }
@@ -164,11 +167,17 @@ interface CampaignRow {
   reports_with_endpoint: string;
   conversions: string;
   revenue: CurrencyAmount[] | null;
+  throttle_per_minute: number | null;
+  throttle_next_at: Date | null;
+  deliver_at: DeliverAt | null;
+  best_hour_holdout: number | null;
+  last_due_at: Date | null;
 }
 
 const CAMPAIGN_SELECT = `
   SELECT c.*, n.*,
     (SELECT min(d.next_attempt_at) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending') AS next_due_at,
+    (SELECT max(d.next_attempt_at) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending') AS last_due_at,
     (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'shown') AS shown,
     (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'clicked') AS clicked,
     (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'closed') AS closed,
@@ -238,7 +247,23 @@ function summary(row: CampaignRow): Campaign {
     clickRate: delivered > 0 ? Number(row.clicked) / delivered : null,
     conversions: Number(row.conversions),
     revenue: (row.revenue ?? []).map((entry) => ({ currency: entry.currency, amount: Number(entry.amount) })),
+    throttlePerMinute: row.throttle_per_minute,
+    deliverAt: row.deliver_at,
+    estimatedFinishAt: estimatedFinish(row),
   };
+}
+
+/** When what waits of a campaign should have gone: by its rate from its next slot, at least its last due time. */
+function estimatedFinish(row: CampaignRow): string | null {
+  const pending = Number(row.pending);
+  if (pending === 0 || row.last_due_at === null) return null;
+  const lastDue = new Date(row.last_due_at).getTime();
+  if (row.throttle_per_minute === null) return lastDue > Date.now() ? new Date(lastDue).toISOString() : null;
+  const start = Math.max(
+    row.next_due_at ? new Date(row.next_due_at).getTime() : 0,
+    row.throttle_next_at ? new Date(row.throttle_next_at).getTime() : 0,
+  );
+  return new Date(Math.max(lastDue, throttledFinish(row.throttle_per_minute, pending, start, Date.now()))).toISOString();
 }
 
 /** The owner's campaigns, newest first (automated messages are counted per automation instead). */
@@ -285,7 +310,8 @@ export async function getCampaign(
     revenue: revenue?.get(v.variant) ?? [],
   }));
   const byLanguage = await languageFigures(db, campaignId, campaign.texts, variants);
-  return { ...campaign, variants, ...(byLanguage ? { byLanguage } : {}) };
+  const bestHour = rows[0].deliver_at === 'best-hour' ? await bestHourFigures(db, campaignId, rows[0].best_hour_holdout ?? 0) : undefined;
+  return { ...campaign, variants, ...(byLanguage ? { byLanguage } : {}), ...(bestHour ? { bestHour } : {}) };
 }
 
 /**

@@ -20,6 +20,7 @@ import { declarativePayload, type LandingOrigins } from './declarative-payload.t
 import { systemClock, type Clock } from '../clock.ts';
 import { CAP_WINDOW_MS, guardrailVerdict, type CampaignGuardrails } from './guardrails.ts';
 import { deliveryResults } from '../webhooks/index.ts';
+import { claimSlots } from './throttle.ts';
 
 /** A claim not renewed for this long belongs to a runner that is gone. */
 export const CLAIM_LEASE_SECONDS = 20;
@@ -172,16 +173,45 @@ export class DatabaseDeliveryStore implements DeliveryStore {
   }
 
   async claimPending(campaignId: string, limit: number): Promise<Delivery[]> {
-    const claimed = await this.claim(campaignId, limit);
-    this.hold(claimed.map((delivery) => delivery.id));
-    return claimed;
+    const started = Date.now();
+    for (;;) {
+      const claimed = await this.claim(campaignId, limit);
+      this.hold(claimed.map((delivery) => delivery.id));
+      // A throttled campaign with no free slot waits for its next one here, so the runner goes on at its rate;
+      // after `throttle.sliceMs` (the provider's queue) it hands back, and other campaigns get their turn.
+      const wait = this.throttle.waitMs;
+      if (claimed.length > 0 || wait === 0 || this.throttle.signal?.aborted) return claimed;
+      if (Date.now() - started + wait > this.throttle.sliceMs) {
+        this.throttle.yielded = true;
+        return claimed;
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
   }
+
+  /**
+   * A throttled campaign's pace (server/campaigns/throttle.ts): `waitMs` until its next free slot after the last
+   * claim (0: not throttled, or a slot was free), how long claimPending waits for slots before it hands back
+   * (`yielded`), and the run's stop signal.
+   */
+  readonly throttle: { waitMs: number; sliceMs: number; yielded: boolean; signal?: AbortSignal } = {
+    waitMs: 0,
+    sliceMs: Infinity,
+    yielded: false,
+  };
 
   /** Claims up to `limit` due deliveries (a subclass claims another set: server/automations/automation-messages.ts). */
   protected async claim(campaignId: string, limit: number): Promise<Delivery[]> {
+    this.throttle.waitMs = 0;
     return this.db.transaction(async (tx) => {
       const now = this.clock();
       const cap = this.site.campaignGuardrails?.frequencyCap;
+      // a throttled campaign: as many as its rate has free slots for now, across every provider on the database
+      const slots = await claimSlots(tx, campaignId, limit);
+      if (slots.free === 0) {
+        this.throttle.waitMs = slots.waitMs;
+        return [];
+      }
       // The campaign's next due deliveries, in the order of an index on (campaign, due time, id): a claim reads
       // its batch, not every pending delivery of the campaign.
       const { rows: picked } = await tx.query<{ id: string; gone: boolean }>(
@@ -196,13 +226,14 @@ export class DatabaseDeliveryStore implements DeliveryStore {
          ORDER BY d.next_attempt_at, d.id LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
         [
           campaignId,
-          limit,
+          slots.free,
           CLAIM_LEASE_SECONDS,
           new Date(now).toISOString(),
           ...(this.signable ? [this.signable.currentId, this.signable.ids] : []),
         ],
       );
       if (picked.length === 0) return [];
+      await slots.take(picked.length);
       const gone = picked.filter((row) => row.gone).map((row) => row.id);
       // A subscriber that lost its subscription since the campaign was created cannot be sent to.
       if (gone.length) {

@@ -1,12 +1,13 @@
 // The owner API's campaign routes: what they take and what they answer (route-schemas.ts). The body of a new
 // campaign is contract/campaign-input.ts's schema, which `push-kit send` and the dashboard check with too.
 import { z } from 'zod';
-import { optionalText, segmentIdParam, SITE_PARAMS, subscriberIdParam, text } from '../http/params.ts';
+import { optionalText, segmentIdParam, SITE_PARAMS, subscriberIdParam } from '../http/params.ts';
 import { currencyAmount, failureGroup, isoTime } from '../http/reply-schemas.ts';
 import { fieldsOf, successReply } from '../http/route-schemas.ts';
 import { CAMPAIGN_ID_PATTERN } from '../../contract/ids.ts';
-import { AUDIENCE_ID_PATTERN, AUDIENCE_ID_RULE } from '../../contract/audiences.ts';
 import { URGENCIES } from '../../contract/urgency.ts';
+import { DELIVER_AT_OPTIONS } from '../../contract/campaign-limits.ts';
+import type { CampaignBestHourFigures, CampaignGroupFigures } from '../../contract/owner-api.ts';
 import {
   AB_WINNER_NOTES,
   CAMPAIGN_STATUSES,
@@ -20,16 +21,8 @@ import {
 export const campaignParams = SITE_PARAMS.extend({ id: z.string().regex(CAMPAIGN_ID_PATTERN, 'must be a campaign id (digits)') });
 
 export const audienceQuery = z
-  .object({
-    segment: optionalText(segmentIdParam),
-    subscriberId: optionalText(subscriberIdParam),
-    audience: optionalText(text(40, AUDIENCE_ID_PATTERN, AUDIENCE_ID_RULE)),
-  })
-  .refine((query) => !(query.segment && query.subscriberId), { message: 'give a segment or a subscriberId, not both', path: ['segment'] })
-  .refine((query) => !(query.audience && (query.segment || query.subscriberId)), {
-    message: 'give an audience, a segment or a subscriberId, only one',
-    path: ['audience'],
-  });
+  .object({ segment: optionalText(segmentIdParam), subscriberId: optionalText(subscriberIdParam) })
+  .refine((query) => !(query.segment && query.subscriberId), { message: 'give a segment or a subscriberId, not both', path: ['segment'] });
 
 export const campaignCounts = fieldsOf<CampaignCounts>()({
   recipients: z.int(),
@@ -53,6 +46,13 @@ export const campaignCounts = fieldsOf<CampaignCounts>()({
 const action = z.object(fieldsOf<CampaignAction>()({ action: z.string(), title: z.string(), url: z.string().optional() }));
 
 const languageTexts = z.record(z.string(), z.object({ title: z.string(), body: z.string() }));
+
+const groupFigures = z.object(
+  fieldsOf<CampaignGroupFigures>()({ recipients: z.int(), delivered: z.int(), clicked: z.int(), clickRate: z.number().nullable() }),
+);
+const bestHourFigures = z.object(
+  fieldsOf<CampaignBestHourFigures>()({ holdoutShare: z.number(), bestHour: groupFigures, holdout: groupFigures }),
+);
 
 const languageFigures = z.object(
   fieldsOf<CampaignLanguageFigures>()({ language: z.string(), recipients: z.int(), delivered: z.int(), clicked: z.int() }),
@@ -107,6 +107,10 @@ const campaign = z.object(
     nextDueAt: isoTime.nullable(),
     createdAt: isoTime,
     completedAt: isoTime.nullable(),
+    throttlePerMinute: z.int().nullable(),
+    deliverAt: z.enum(DELIVER_AT_OPTIONS).nullable(),
+    estimatedFinishAt: isoTime.nullable(),
+    bestHour: bestHourFigures.optional(),
   }),
 );
 

@@ -28,8 +28,6 @@ export interface SendCampaignOptions {
   texts?: CampaignRequest['texts'];
   /** Only the subscribers of the segment with this sid. */
   segment?: string;
-  /** Only the subscribers the audience with this id matches now (docs/audiences.md). */
-  audience?: string;
   /** Send at this time (ISO 8601 with offset) instead of now: the campaign is stored and `push-kit serve` sends it. */
   sendAt?: string;
   /** Send when each subscriber's clock first shows this time ("HH:MM") at or after sendAt (or now). */
@@ -44,6 +42,11 @@ export interface SendCampaignOptions {
   variants?: CampaignRequest['variants'];
   testFraction?: number;
   winnerAfterMinutes?: number;
+  /** Deliveries per minute at most (across every provider on the database); absent: the site's campaigns.throttlePerMinute. */
+  throttlePerMinute?: number;
+  /** best-hour: each subscriber at the hour of day they click most; bestHourHoldout of them at once. */
+  deliverAt?: CampaignRequest['deliverAt'];
+  bestHourHoldout?: number;
   /** postgres://...; the embedded database in `<stateDir>/db` when absent. */
   database?: string;
   /** Site config globs (default `site-configs/*.json`). */
@@ -66,6 +69,8 @@ export interface SendCampaignResult extends CampaignProgress {
   failures: DeliveryFailureGroup[];
   /** When the campaign waits for its time: the earliest delivery's due time (ISO); nothing was sent yet. */
   scheduledFor?: string;
+  /** A best-hour campaign: when its last subscriber's hour comes (ISO). */
+  finishesBy?: string;
 }
 
 async function siteKeys(site: HostedSite, stateDir: string): Promise<VapidKeyPair> {
@@ -88,7 +93,6 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
     url: options.url,
     texts: options.texts,
     segment: options.segment,
-    audience: options.audience,
     sendAt: options.sendAt,
     localTime: options.localTime,
     appBadge: options.appBadge,
@@ -97,6 +101,9 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
     variants: options.variants,
     testFraction: options.testFraction,
     winnerAfterMinutes: options.winnerAfterMinutes,
+    throttlePerMinute: options.throttlePerMinute,
+    deliverAt: options.deliverAt,
+    bestHourHoldout: options.bestHourHoldout,
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -140,6 +147,21 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
       ...(await campaignProgress(db, campaignId)),
       failures: (await campaignFailures(db, [campaignId])).get(campaignId) ?? [],
     };
+    if (campaign.deliverAt !== undefined && progress.pending > 0) {
+      // a best-hour campaign's held-out share went now; the provider sends the rest at their hours
+      const due = await db.query<{ first: Date; last: Date }>(
+        `SELECT min(next_attempt_at) AS first, max(next_attempt_at) AS last FROM deliveries WHERE campaign_id = $1 AND status = 'pending'`,
+        [campaignId],
+      );
+      const { first, last } = due.rows[0]!;
+      return {
+        campaignId,
+        site: site.name,
+        ...progress,
+        scheduledFor: new Date(first).toISOString(),
+        finishesBy: new Date(last).toISOString(),
+      };
+    }
     if (campaign.variants !== undefined && progress.pending > 0) {
       // an A/B test's rest waits for the winner, which the provider sends
       const winner = await db.query<{ winner_at: Date }>('SELECT winner_at FROM campaigns WHERE id = $1', [campaignId]);

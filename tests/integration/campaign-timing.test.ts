@@ -1,0 +1,158 @@
+// A campaign's timing on the real provider and sender: best-hour delivery (each subscriber at the hour they
+// clicked most, on their own clock, a held-out share at once, figures split), and a send rate
+// (throttlePerMinute) that spreads deliveries evenly, reports when it will finish, and stops on cancel.
+import { describe, expect, it } from 'vitest';
+import type { Campaign } from '../../contract/owner-api.ts';
+import { runningClock } from '../support/manual-clock.ts';
+import { useProviderHarness } from '../support/provider-harness.ts';
+import { SITE_HASH, SITE_ORIGIN } from '../support/server.ts';
+
+const clock = runningClock();
+const harness = useProviderHarness({ clock, rateLimit: false, pathPrefix: 'timing' });
+const api = (method: 'GET' | 'POST', url: string, payload?: object) => harness.owner(method, url, payload);
+const campaignOf = async (id: string) => (await api('GET', `/campaigns/${id}`)).json().campaign as Campaign;
+
+/** Moves the clock and lets the provider's scheduler send what has come due. */
+async function at(iso: string): Promise<void> {
+  clock.set(iso);
+  await harness.campaigns.tick();
+  await harness.campaigns.idle();
+}
+
+async function until(done: () => boolean, timeoutMs: number): Promise<void> {
+  const stop = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > stop) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Clicks of a subscriber in the past (its history): one `clicked` event at each time. */
+async function clicked(subscriberId: string, times: string[]): Promise<void> {
+  for (const time of times) {
+    await harness.db.query(`INSERT INTO events (site_hash, subscriber_id, kind, created_at) VALUES ($1, $2, 'clicked', $3)`, [
+      SITE_HASH,
+      subscriberId,
+      time,
+    ]);
+  }
+}
+
+describe('best-hour delivery', () => {
+  it("reaches each subscriber at the hour they click most on their clock, else the site's, the held-out share at once", async () => {
+    await harness.db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
+    clock.set('2026-11-27T06:30:00Z');
+    // Paris (UTC+1) clicks at 18:xx local, New York (UTC-5) at 07:xx local; Tokyo and Berlin never clicked
+    const paris = await harness.subscribe({ fields: { userTimezone: 'Europe/Paris', userTimezoneOffset: '-60' } });
+    const newYork = await harness.subscribe({ fields: { userTimezone: 'America/New_York', userTimezoneOffset: '300' } });
+    const tokyo = await harness.subscribe({ fields: { userTimezone: 'Asia/Tokyo', userTimezoneOffset: '-540' } });
+    const berlin = await harness.subscribe({ fields: { userTimezone: 'Europe/Berlin', userTimezoneOffset: '-60' } });
+    await clicked(paris.id, ['2026-11-20T17:10:00Z', '2026-11-21T17:40:00Z', '2026-11-22T17:05:00Z', '2026-11-23T08:00:00Z']);
+    await clicked(newYork.id, ['2026-11-20T12:15:00Z', '2026-11-24T12:50:00Z']);
+    // older than 90 days: not counted
+    await clicked(newYork.id, ['2026-08-01T03:00:00Z', '2026-08-02T03:00:00Z', '2026-08-03T03:00:00Z']);
+
+    const created = await api('POST', '/campaigns', { title: 'Best hour', body: 'When you read', deliverAt: 'best-hour', bestHourHoldout: 0.25 });
+    expect(created.statusCode, created.body).toBe(201);
+    const { campaignId } = created.json() as { campaignId: string };
+    await harness.campaigns.idle();
+    // the held-out share (one of four, at random) went at once
+    const everyone = [paris, newYork, tokyo, berlin];
+    const atOnce = everyone.filter((subscriber) => harness.received(subscriber.path) === 1);
+    expect(atOnce).toHaveLength(1);
+    const expected = new Map([
+      [paris.path, '2026-11-27T17:00:00.000Z'], // 18:00 Paris
+      [newYork.path, '2026-11-27T12:00:00.000Z'], // 07:00 New York
+      // no clicks: the site's best hour, 18:00 on their own clock (most clicks, each on its clicker's clock)
+      [tokyo.path, '2026-11-27T09:00:00.000Z'], // 18:00 Tokyo
+      [berlin.path, '2026-11-27T17:00:00.000Z'], // 18:00 Berlin
+    ]);
+    const rest = everyone.filter((subscriber) => subscriber !== atOnce[0]);
+    const waiting = await campaignOf(campaignId);
+    expect(waiting).toMatchObject({ deliverAt: 'best-hour', status: 'sending', pending: 3, recipients: 4 });
+    expect(waiting.estimatedFinishAt).toBe([...rest.map((subscriber) => expected.get(subscriber.path)!)].sort().at(-1));
+    for (const subscriber of rest.sort((a, b) => expected.get(a.path)!.localeCompare(expected.get(b.path)!))) {
+      const due = Date.parse(expected.get(subscriber.path)!);
+      await at(new Date(due - 60_000).toISOString());
+      expect(harness.received(subscriber.path), `${subscriber.path} before its hour`).toBe(0);
+      await at(new Date(due).toISOString());
+      expect(harness.received(subscriber.path), `${subscriber.path} at its hour`).toBe(1);
+    }
+
+    // one of the best-hour group clicks: the figures compare the groups
+    const push = harness.deliveries(rest[0]!.path)[0]!;
+    const click = await harness.app.inject({
+      method: 'POST',
+      url: '/notificationEvent',
+      headers: { 'content-type': 'text/plain', origin: SITE_ORIGIN },
+      payload: JSON.stringify({ hash: SITE_HASH, click: harness.messageOf(push).notification.data!.click, event: 'clicked' }),
+    });
+    expect(click.statusCode).toBe(200);
+    const done = await campaignOf(campaignId);
+    expect(done).toMatchObject({ status: 'done', delivered: 4, estimatedFinishAt: null });
+    expect(done.bestHour).toEqual({
+      holdoutShare: 0.25,
+      bestHour: { recipients: 3, delivered: 3, clicked: 1, clickRate: 1 / 3 },
+      holdout: { recipients: 1, delivered: 1, clicked: 0, clickRate: 0 },
+    });
+  });
+
+  it('refuses what best-hour cannot go with, naming it', async () => {
+    const refused = async (body: object) => {
+      const reply = await api('POST', '/campaigns', { title: 'T', body: 'B', ...body });
+      expect(reply.statusCode).toBe(400);
+      return (reply.json() as { message: string }).message;
+    };
+    expect(await refused({ deliverAt: 'tonight' })).toBe('deliverAt: must be "best-hour"');
+    expect(await refused({ deliverAt: 'best-hour', localTime: '09:00' })).toMatch(/^deliverAt: best-hour delivery picks/);
+    expect(await refused({ bestHourHoldout: 0.2 })).toBe('bestHourHoldout: goes with deliverAt "best-hour"');
+    expect(await refused({ deliverAt: 'best-hour', bestHourHoldout: 0.9 })).toBe('bestHourHoldout: must be 0.5 or less');
+    expect(await refused({ throttlePerMinute: 0 })).toBe('throttlePerMinute: must be 1 or more');
+  });
+});
+
+describe('a send rate', () => {
+  it('spreads 300 deliveries at 600 a minute evenly over 30 s, saying when it will finish', async () => {
+    await harness.db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
+    clock.set(Date.now());
+    const subscribers = [];
+    for (let n = 0; n < 300; n += 1) subscribers.push(await harness.subscribe());
+    const paths = new Set(subscribers.map((subscriber) => subscriber.path));
+    const arrivals = () => harness.deliveries().filter((push) => paths.has(push.path));
+
+    const created = await api('POST', '/campaigns', { title: 'Slow', body: 'and steady', throttlePerMinute: 600 });
+    expect(created.statusCode, created.body).toBe(201);
+    const { campaignId } = created.json() as { campaignId: string };
+    const sending = await campaignOf(campaignId);
+    expect(sending.throttlePerMinute).toBe(600);
+    // 300 at 10 a second: about 30 s from now
+    expect(Date.parse(sending.estimatedFinishAt!) - Date.now()).toBeGreaterThan(25_000);
+    expect(Date.parse(sending.estimatedFinishAt!) - Date.now()).toBeLessThan(31_000);
+    await until(() => arrivals().length === 300, 60_000);
+    const times = arrivals()
+      .map((push) => push.at)
+      .sort((a, b) => a - b);
+    expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(25_000);
+    // evenly: no 10 s window carries more than its 100 and a little (a runner that fell behind catches up a second)
+    for (const [index, start] of times.entries()) {
+      const inWindow = times.slice(index).findIndex((time) => time >= start + 10_000);
+      expect(inWindow === -1 ? times.length - index : inWindow).toBeLessThanOrEqual(115);
+    }
+    expect(new Set(arrivals().map((push) => push.path)).size).toBe(300);
+    await harness.campaigns.idle();
+    expect(await campaignOf(campaignId)).toMatchObject({ status: 'done', delivered: 300, estimatedFinishAt: null });
+
+    // at one a second, cancelled after the first: the rest never goes
+    const slow = (await api('POST', '/campaigns', { title: 'Slower', body: 'cancelled', throttlePerMinute: 60 })).json() as {
+      campaignId: string;
+    };
+    await until(() => arrivals().length >= 301, 10_000);
+    const cancelled = await api('POST', `/campaigns/${slow.campaignId}/cancel`);
+    expect(cancelled.statusCode).toBe(200);
+    const sentBeforeCancel = arrivals().length;
+    // the run ends once it finds nothing left; one claimed before the cancel may still go
+    await harness.campaigns.idle();
+    expect(arrivals().length - sentBeforeCancel).toBeLessThanOrEqual(1);
+    expect(await campaignOf(slow.campaignId)).toMatchObject({ status: 'cancelled', pending: 0 });
+  }, 90_000);
+});

@@ -93,6 +93,7 @@ export async function main(argv: string[]): Promise<number> {
     .requiredOption('--body <body>', 'notification body')
     .option('--url <url>', 'page opened on click')
     .option('--segment <segment>', 'only this segment')
+    .option('--audience <id>', 'only the subscribers this audience (server-side segment) matches now')
     .option('--at <time>', 'send at this time (ISO 8601 with offset, e.g. 2026-12-01T09:00:00Z); push-kit serve sends it')
     .option('--local-time <HH:MM>', "send when each subscriber's own clock shows this time (from --at, or now)")
     .option('--app-badge <n>', "the number the site's app badge shows")

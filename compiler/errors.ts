@@ -20,6 +20,12 @@ const messages = {
   E_CONDITION_BOOLEAN_ORDER: ({ operator }: { operator: string }) => `"${operator}" cannot compare true/false values`,
   E_CONDITION_NEEDS_TEXT: ({ operator }: { operator: string }) =>
     `"${operator}" needs text on both sides; to negate it write not (... ${operator} ...)`,
+  // audience rules (server/audiences): the same language, read in SQL over what the provider stores
+  E_CONDITION_NOT_IN_AUDIENCE: ({ operator }: { operator: string }) =>
+    `"${operator}" is not available in an audience rule; use contains, startsWith or endsWith`,
+  E_CONDITION_CAMPAIGN_NUMBER: ({ map }: { map: string }) => `"${map}" needs a campaign number, as in ${map}.12`,
+  E_CONDITION_UNKNOWN_AUTOMATION: ({ name, known }: { name: string; known: string }) =>
+    `no automation ${JSON.stringify(name)}; automations are ${known}`,
 
   E_TRIGGER_EXPECTED_EVENT: ({ after }: { after?: string }) =>
     after === undefined ? 'expected an event name' : `expected an event after "${after}"`,

@@ -20,6 +20,7 @@ import {
 } from './campaign-limits.ts';
 import { segmentIdParam, subscriberIdParam, text } from './text-fields.ts';
 import { DEFAULT_URGENCY, URGENCIES } from './urgency.ts';
+import { AUDIENCE_ID_PATTERN, AUDIENCE_ID_RULE } from './audiences.ts';
 import { LANGUAGE_TAG_PATTERN, LANGUAGE_TAG_RULE, LANGUAGES_MAX } from './languages.ts';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(CAMPAIGN_URL_MAX_LENGTH);
@@ -94,6 +95,8 @@ export const campaignInputSchema = z
     segment: z.union([z.int().positive().transform(String), segmentIdParam], { error: 'must be a segment id' }).optional(),
     /** Only this subscriber. */
     subscriberId: subscriberIdParam.optional(),
+    /** Only the subscribers the audience with this id matches when the campaign is created (docs/audiences.md). */
+    audience: text(40, AUDIENCE_ID_PATTERN, AUDIENCE_ID_RULE).optional(),
     /** Seconds the push service keeps the message for an offline browser (RFC 8030 TTL). */
     ttl: z.int().min(0).max(MAX_TTL_SECONDS).default(DEFAULT_TTL_SECONDS),
     /** The Topic header: a newer message with the same topic replaces an undelivered older one at the push service. */
@@ -138,6 +141,10 @@ export const campaignInputSchema = z
     bestHourHoldout: z.number('must be a number').min(0, 'must be 0 or more').max(0.5, 'must be 0.5 or less').optional(),
   })
   .refine((body) => !(body.segment && body.subscriberId), { message: 'give a segment or a subscriberId, not both', path: ['segment'] })
+  .refine((body) => !(body.audience && (body.segment || body.subscriberId)), {
+    message: 'give an audience, a segment or a subscriberId, only one',
+    path: ['audience'],
+  })
   .refine((body) => !body.variants || (body.testFraction !== undefined && body.winnerAfterMinutes !== undefined), {
     message: 'an A/B test needs testFraction and winnerAfterMinutes',
     path: ['variants'],

@@ -145,12 +145,16 @@ export interface NotificationDay {
 export interface AudienceQuery {
   segment?: string;
   subscriberId?: string;
+  /** An audience's id (contract/audiences.ts): those its rule matches now. */
+  audience?: string;
 }
 
 export interface Segment {
   sid: string;
   name: string;
   members: number;
+  /** Of the members, those a campaign to the segment reaches now: subscribed, with a push endpoint. */
+  reachable: number;
   /** The condition expression the owner gave (docs/conditions.md), or null. */
   condition: string | null;
   /** The segment's condition in the site config (segmentations), or null. */

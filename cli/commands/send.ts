@@ -14,7 +14,7 @@ import { databaseInUseAdvice, routeOf, type Route } from '../provider-route.ts';
 /** The command's options: those of the library's sendCampaign, plus sending through a running provider. */
 export interface SendOptions extends Pick<
   SendCampaignOptions,
-  'site' | 'title' | 'body' | 'url' | 'segment' | 'database' | 'sites' | 'dist'
+  'site' | 'title' | 'body' | 'url' | 'segment' | 'audience' | 'database' | 'sites' | 'dist'
 > {
   /** Send through a running provider's owner API with this key (or PUSHKIT_OWNER_KEY) instead of the database. */
   key?: string;
@@ -106,6 +106,7 @@ function campaignOf(options: SendOptions): CampaignInput {
     url: options.url,
     texts: textsOf(options.texts),
     segment: options.segment,
+    audience: options.audience,
     sendAt: options.at,
     localTime: options.localTime,
     appBadge: numberOption(options.appBadge),

@@ -164,7 +164,7 @@ export function App() {
       <main key={current.site.name}>
         {screen === 'overview' && <Overview api={api} onError={onError} />}
         {screen === 'campaigns' && <Campaigns api={api} onError={onError} selected={route[1]} canEdit={reaches(role, 'editor')} />}
-        {screen === 'compose' && <Compose api={api} site={current.site} onError={onError} />}
+        {screen === 'compose' && <Compose api={api} site={current.site} onError={onError} route={route.slice(1)} />}
         {screen === 'automations' && <Automations api={api} onError={onError} />}
         {screen === 'segments' && <Segments api={api} onError={onError} />}
         {screen === 'subscribers' && <Subscribers api={api} onError={onError} selected={route[1]} />}

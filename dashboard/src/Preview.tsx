@@ -1,6 +1,8 @@
-// The notification as a desktop Chromium shows it: the site's host, the title, the body, the icon on the
-// right, the large image under them and up to two buttons.
-import { useState } from 'react';
+// The notification as four platforms show it, each with its own layout and truncation: Chrome on Windows (the
+// Windows notification centre), Chrome on macOS (macOS's own banner), Chrome on Android (the shade) and Firefox
+// (its own popup on Windows). The limits are what the platforms show before cutting the text, as published by push
+// services that measure them (docs/dashboard.md#previews lists the sources); each is given in characters and lines.
+import { useState, type ReactNode } from 'react';
 import type { CampaignAction } from '../../contract/owner-api.ts';
 
 export interface PreviewProps {
@@ -10,6 +12,68 @@ export interface PreviewProps {
   image: string;
   host: string;
   actions: CampaignAction[];
+  /** When it arrives, as the header says it ("now" unless scheduled). */
+  when?: string;
+  /** Choices shown above the preview (the variant and language it shows). */
+  controls?: ReactNode;
+}
+
+export const PLATFORMS = [
+  {
+    id: 'windows',
+    label: 'Chrome on Windows',
+    app: 'Google Chrome',
+    title: { chars: 70, lines: 2 },
+    body: { chars: 141, lines: 4 },
+    image: true,
+    actions: 'buttons',
+  },
+  {
+    id: 'macos',
+    label: 'Chrome on macOS',
+    app: 'Google Chrome',
+    title: { chars: 40, lines: 1 },
+    body: { chars: 88, lines: 2 },
+    image: false,
+    actions: 'menu',
+  },
+  {
+    id: 'android',
+    label: 'Chrome on Android',
+    app: 'Chrome',
+    title: { chars: 30, lines: 1 },
+    body: { chars: 65, lines: 1 },
+    image: true,
+    actions: 'buttons',
+  },
+  {
+    id: 'firefox',
+    label: 'Firefox on Windows',
+    app: 'Firefox',
+    title: { chars: 54, lines: 1 },
+    body: { chars: 200, lines: 4 },
+    image: false,
+    actions: 'none',
+  },
+] as const;
+
+export type Platform = (typeof PLATFORMS)[number];
+export type PlatformId = Platform['id'];
+
+/** The text as the platform shows it: cut after `chars` characters (code points) with an ellipsis. */
+export function truncate(text: string, chars: number): string {
+  const points = [...text];
+  return points.length <= chars ? text : `${points.slice(0, chars - 1).join('')}…`;
+}
+
+const lengthOf = (text: string) => [...text].length;
+
+/** "Title: 98 characters, cut after 70 on Chrome on Windows, 40 on Chrome on macOS, …", or null when all show it whole. */
+export function lengthHint(field: 'Title' | 'Message', text: string, limits: (platform: Platform) => number): string | null {
+  const length = lengthOf(text);
+  const cut = PLATFORMS.filter((platform) => length > limits(platform));
+  if (cut.length === 0) return null;
+  return `${field}: ${length} characters, cut after ${cut.map((platform) => `${limits(platform)} on ${platform.label}`).join(', ')}.`;
 }
 
 const isHttpUrl = (value: string) => {
@@ -21,25 +85,52 @@ const isHttpUrl = (value: string) => {
 };
 
 export function NotificationPreview(props: PreviewProps) {
+  const [platformId, setPlatformId] = useState<PlatformId>('windows');
   // a picture that does not load is left out, as the browser leaves it out
   const [broken, setBroken] = useState<string[]>([]);
   const shows = (url: string) => isHttpUrl(url) && !broken.includes(url);
   const onError = (url: string) => () => setBroken((current) => [...current, url]);
+  const platform = PLATFORMS.find((entry) => entry.id === platformId)!;
+  const title = props.title || 'Title';
+  const body = props.body || 'The message of the notification.';
+  const hints = [
+    lengthHint('Title', props.title, (entry) => entry.title.chars),
+    lengthHint('Message', props.body, (entry) => entry.body.chars),
+  ];
+  const cutHere = [
+    lengthOf(props.title) > platform.title.chars ? `title cut after ${platform.title.chars} characters` : null,
+    lengthOf(props.body) > platform.body.chars ? `message cut after ${platform.body.chars} characters` : null,
+  ].filter(Boolean);
+  const icon = shows(props.icon) && <img className="preview-icon" src={props.icon} alt="" onError={onError(props.icon)} />;
   return (
-    <figure className="preview" aria-label="Preview of the notification">
-      <div className="preview-notification">
+    <figure className="preview" aria-label="Preview of the notification" data-platform={platform.id}>
+      <div className="preview-platforms" role="radiogroup" aria-label="Preview on">
+        {PLATFORMS.map((entry) => (
+          <label key={entry.id} className="radio">
+            <input type="radio" name="preview-platform" checked={entry.id === platform.id} onChange={() => setPlatformId(entry.id)} />{' '}
+            {entry.label}
+          </label>
+        ))}
+      </div>
+      {props.controls}
+      <div className={`preview-notification preview-${platform.id}`}>
         <div className="preview-header">
-          <span className="preview-app">Chromium</span> · <span>{props.host}</span> · <span>now</span>
+          <span className="preview-app">{platform.app}</span> · <span>{props.host}</span> · <span>{props.when ?? 'now'}</span>
         </div>
         <div className="preview-main">
+          {platform.id === 'macos' && icon}
           <div className="preview-text">
-            <div className="preview-title">{props.title || 'Title'}</div>
-            <div className="preview-body">{props.body || 'The message of the notification.'}</div>
+            <div className="preview-title" style={{ WebkitLineClamp: platform.title.lines }} title={props.title}>
+              {truncate(title, platform.title.chars)}
+            </div>
+            <div className="preview-body" style={{ WebkitLineClamp: platform.body.lines }} title={props.body}>
+              {truncate(body, platform.body.chars)}
+            </div>
           </div>
-          {shows(props.icon) && <img className="preview-icon" src={props.icon} alt="" onError={onError(props.icon)} />}
+          {platform.id !== 'macos' && icon}
         </div>
-        {shows(props.image) && <img className="preview-image" src={props.image} alt="" onError={onError(props.image)} />}
-        {props.actions.length > 0 && (
+        {platform.image && shows(props.image) && <img className="preview-image" src={props.image} alt="" onError={onError(props.image)} />}
+        {props.actions.length > 0 && platform.actions === 'buttons' && (
           <div className="preview-actions">
             {props.actions.map((action) => (
               <span key={action.action} className="preview-action">
@@ -48,8 +139,28 @@ export function NotificationPreview(props: PreviewProps) {
             ))}
           </div>
         )}
+        {props.actions.length > 0 && platform.actions === 'menu' && (
+          <div className="preview-actions">
+            <span className="preview-action" title={props.actions.map((action) => action.title).join(', ')}>
+              Options
+            </span>
+          </div>
+        )}
       </div>
-      <figcaption className="muted">How a desktop Chromium shows it; other browsers lay it out their own way.</figcaption>
+      <figcaption className="muted">
+        <span data-cut={platform.id}>
+          {cutHere.length > 0 ? `On ${platform.label}: ${cutHere.join(', ')}.` : `${platform.label} shows the whole text.`}
+        </span>
+        {!platform.image && props.image && <span> {platform.label} shows no image.</span>}
+        {platform.actions === 'none' && props.actions.length > 0 && <span> {platform.label} shows no buttons.</span>}
+        {hints.some(Boolean) && (
+          <ul className="preview-hints">
+            {hints.filter(Boolean).map((hint) => (
+              <li key={hint}>{hint}</li>
+            ))}
+          </ul>
+        )}
+      </figcaption>
     </figure>
   );
 }

@@ -46,6 +46,17 @@ import type {
 } from '../../contract/webhook-events.ts';
 import type { FeedRemovedReply, FeedReply, FeedRequest, FeedsReply } from '../../contract/feeds.ts';
 import type {
+  DraftKind,
+  DraftReply,
+  DraftRequest,
+  DraftsReply,
+  TestDeviceReply,
+  TestDeviceRequest,
+  TestDevicesReply,
+  TestSendReply,
+  TestSendRequest,
+} from '../../contract/compose.ts';
+import type {
   AuditReply,
   MemberCreatedReply,
   MemberKeyReply,
@@ -219,6 +230,15 @@ export function siteApi(key: string, site: string) {
     removeTeamMember: (memberId: string) => request(key, `${base}/members/${id(memberId)}`, { method: 'DELETE' }),
     newMemberKey: (memberId: string) => request<MemberKeyReply>(key, `${base}/members/${id(memberId)}/key`, { method: 'POST' }),
     audit: (limit: number, offset: number) => request<AuditReply>(key, `${base}/audit${query({ limit, offset })}`),
+    drafts: (kind?: DraftKind) => request<DraftsReply>(key, `${base}/drafts${query({ kind })}`).then((reply) => reply.drafts),
+    addDraft: (body: DraftRequest) => request<DraftReply>(key, `${base}/drafts`, { method: 'POST', body }).then((reply) => reply.draft),
+    saveDraft: (draftId: string, body: Omit<DraftRequest, 'kind'>) =>
+      request<DraftReply>(key, `${base}/drafts/${id(draftId)}`, { method: 'PUT', body }).then((reply) => reply.draft),
+    deleteDraft: (draftId: string) => request(key, `${base}/drafts/${id(draftId)}`, { method: 'DELETE' }),
+    testDevices: () => request<TestDevicesReply>(key, `${base}/test-devices`),
+    addTestDevice: (body: TestDeviceRequest) =>
+      request<TestDeviceReply>(key, `${base}/test-devices`, { method: 'PUT', body }).then((reply) => reply.device),
+    testSend: (body: TestSendRequest) => request<TestSendReply>(key, `${base}/test-sends`, { method: 'POST', body }),
     replayWebhook: (endpointId: string, messageId: string) =>
       request<WebhookReplayedReply>(key, `${base}/webhooks/${id(endpointId)}/messages/${id(messageId)}/replay`, { method: 'POST' }),
   };

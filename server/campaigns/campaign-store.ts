@@ -53,7 +53,8 @@ export async function createCampaign(
       ],
     );
     const campaignId = String(rows[0]!.id);
-    const audience = audienceQuery(site.hash, input, 2);
+    const audience = await audienceQuery(tx, site.hash, input, 2);
+    if (input.audience) await tx.query('UPDATE campaigns SET audience_id = $2 WHERE id = $1', [campaignId, input.audience]);
     // counted in the database: a campaign to everyone must not carry a row per recipient back to the process
     const inserted = await tx.query<{ recipients: number }>(
       `WITH inserted AS (

@@ -6,6 +6,7 @@ import type { Database, Queryable } from '../db/database.ts';
 import { ServerError } from '../errors.ts';
 import type { HostedSite } from '../sites.ts';
 import { requireSegment } from '../segments/index.ts';
+import { requireAudience } from '../audiences/index.ts';
 import { requireSubscriber } from '../subscribers/index.ts';
 import { cancelCampaign, createCampaign, getCampaign, listCampaigns } from './campaign-store.ts';
 import type { CampaignInput } from '../../contract/campaign-input.ts';
@@ -15,6 +16,7 @@ import type { Campaign, CreatedCampaign } from '../../contract/owner-api.ts';
 export async function createSiteCampaign(db: Database, site: HostedSite, input: CampaignInput, now?: number): Promise<CreatedCampaign> {
   if (input.subscriberId) await requireSubscriber(db, site, input.subscriberId, 'subscriberId');
   if (input.segment) await requireSegment(db, site, input.segment, 'segment');
+  if (input.audience) await requireAudience(db, site, input.audience, 'audience');
   // the site's send rate for a campaign that names none (site config campaigns.throttlePerMinute)
   const throttlePerMinute = input.throttlePerMinute ?? site.config.campaigns.throttlePerMinute;
   return createCampaign(db, site, throttlePerMinute === undefined ? input : { ...input, throttlePerMinute }, now);

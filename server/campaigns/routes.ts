@@ -10,6 +10,7 @@ import { pageQuery, SITE_PARAMS } from '../http/params.ts';
 import type { RouteContext } from '../http/route-context.ts';
 import type { ZodTypeProvider } from '../http/route-schemas.ts';
 import { requireSegment } from '../segments/index.ts';
+import { requireAudience } from '../audiences/index.ts';
 import { requireSubscriber } from '../subscribers/index.ts';
 import { audienceSize } from './audience.ts';
 import { cancelSiteCampaign, createSiteCampaign, siteCampaign, siteCampaigns } from './owner-campaigns.ts';
@@ -74,6 +75,7 @@ export async function campaignRoutes(fastify: FastifyInstance, { db, campaigns }
       const site = ownedSite(request);
       const audience = request.query;
       if (audience.segment) await requireSegment(db, site, audience.segment, 'segment');
+      if (audience.audience) await requireAudience(db, site, audience.audience, 'audience');
       if (audience.subscriberId) await requireSubscriber(db, site, audience.subscriberId, 'subscriberId');
       return { status: 'success' as const, recipients: await audienceSize(db, site.hash, audience) };
     },

@@ -1,10 +1,11 @@
 // The owner API's campaign routes: what they take and what they answer (route-schemas.ts). The body of a new
 // campaign is contract/campaign-input.ts's schema, which `push-kit send` and the dashboard check with too.
 import { z } from 'zod';
-import { optionalText, segmentIdParam, SITE_PARAMS, subscriberIdParam } from '../http/params.ts';
+import { optionalText, segmentIdParam, SITE_PARAMS, subscriberIdParam, text } from '../http/params.ts';
 import { currencyAmount, failureGroup, isoTime } from '../http/reply-schemas.ts';
 import { fieldsOf, successReply } from '../http/route-schemas.ts';
 import { CAMPAIGN_ID_PATTERN } from '../../contract/ids.ts';
+import { AUDIENCE_ID_PATTERN, AUDIENCE_ID_RULE } from '../../contract/audiences.ts';
 import { URGENCIES } from '../../contract/urgency.ts';
 import { DELIVER_AT_OPTIONS } from '../../contract/campaign-limits.ts';
 import type { CampaignBestHourFigures, CampaignGroupFigures } from '../../contract/owner-api.ts';
@@ -21,8 +22,16 @@ import {
 export const campaignParams = SITE_PARAMS.extend({ id: z.string().regex(CAMPAIGN_ID_PATTERN, 'must be a campaign id (digits)') });
 
 export const audienceQuery = z
-  .object({ segment: optionalText(segmentIdParam), subscriberId: optionalText(subscriberIdParam) })
-  .refine((query) => !(query.segment && query.subscriberId), { message: 'give a segment or a subscriberId, not both', path: ['segment'] });
+  .object({
+    segment: optionalText(segmentIdParam),
+    subscriberId: optionalText(subscriberIdParam),
+    audience: optionalText(text(40, AUDIENCE_ID_PATTERN, AUDIENCE_ID_RULE)),
+  })
+  .refine((query) => !(query.segment && query.subscriberId), { message: 'give a segment or a subscriberId, not both', path: ['segment'] })
+  .refine((query) => !(query.audience && (query.segment || query.subscriberId)), {
+    message: 'give an audience, a segment or a subscriberId, only one',
+    path: ['audience'],
+  });
 
 export const campaignCounts = fieldsOf<CampaignCounts>()({
   recipients: z.int(),

@@ -28,6 +28,8 @@ export interface SendCampaignOptions {
   texts?: CampaignRequest['texts'];
   /** Only the subscribers of the segment with this sid. */
   segment?: string;
+  /** Only the subscribers the audience with this id matches now (docs/audiences.md). */
+  audience?: string;
   /** Send at this time (ISO 8601 with offset) instead of now: the campaign is stored and `push-kit serve` sends it. */
   sendAt?: string;
   /** Send when each subscriber's clock first shows this time ("HH:MM") at or after sendAt (or now). */
@@ -93,6 +95,7 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
     url: options.url,
     texts: options.texts,
     segment: options.segment,
+    audience: options.audience,
     sendAt: options.sendAt,
     localTime: options.localTime,
     appBadge: options.appBadge,

@@ -57,6 +57,13 @@ export async function dashboardRoutes(fastify: FastifyInstance): Promise<void> {
     return secured(reply).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);
   });
 
+  // The test device worker (dashboard/public/, docs/dashboard.md#test-sends): at the dashboard's root, so its scopes
+  // (/dashboard/test-device/<site>/) are under it; not cached, so a new one replaces the old at the next visit.
+  app.get('/test-device-sw.js', async (_request, reply) => {
+    const body = await readFile(join(await builtDir(), 'test-device-sw.js'));
+    return secured(reply).type(CONTENT_TYPES['.js']!).header('cache-control', 'no-cache').send(body);
+  });
+
   app.get('/assets/:file', { schema: { params: assetParams } }, async (request, reply) => {
     const { file } = request.params;
     const type = CONTENT_TYPES[extname(file)];

@@ -634,4 +634,22 @@ export const MIGRATIONS: Migration[] = [
       `INSERT INTO delivery_counts (campaign_id, status, count) SELECT campaign_id, status, count(*) FROM deliveries GROUP BY 1, 2`,
     ],
   },
+  {
+    version: 28,
+    name: 'audiences: server-side segments over stored data',
+    statements: [
+      // An audience is a rule (server/audiences/audience-sql.ts) over what the provider stores; its members are
+      // not stored, a campaign evaluates the rule when it is created.
+      `CREATE TABLE audiences (
+        site_hash text NOT NULL,
+        id text NOT NULL,
+        name text NOT NULL,
+        condition text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (site_hash, id)
+      )`,
+      // The audience a campaign was sent to (its id when created; the audience may be deleted since).
+      `ALTER TABLE campaigns ADD COLUMN audience_id text`,
+    ],
+  },
 ];

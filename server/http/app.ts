@@ -23,6 +23,7 @@ import { importRoutes } from '../import/index.ts';
 import { memberRoutes, signInRoute } from '../members/index.ts';
 import { vapidKeyRoutes } from '../keys/index.ts';
 import { segmentRoutes } from '../segments/index.ts';
+import { audienceRoutes } from '../audiences/index.ts';
 import { productRoutes, shopRoutes } from '../shop/index.ts';
 import { siteFileRoutes } from '../site-files/index.ts';
 import { statsRoutes } from '../stats/index.ts';
@@ -155,6 +156,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     siteRoutes: [
       subscriberRoutes,
       segmentRoutes,
+      audienceRoutes,
       campaignRoutes,
       statsRoutes,
       automationRoutes,

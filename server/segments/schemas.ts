@@ -34,6 +34,7 @@ const segment = z.object(
     sid: z.string(),
     name: z.string(),
     members: z.int(),
+    reachable: z.int(),
     condition: z.string().nullable(),
     configCondition: z.string().nullable(),
     createdAt: isoTime.nullable(),

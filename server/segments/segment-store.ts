@@ -74,17 +74,30 @@ export async function segmentsOfSubscriber(db: Queryable, subscriberId: string):
 }
 
 export async function listSegments(db: Queryable, siteHash: string): Promise<SegmentSummary[]> {
-  const { rows } = await db.query<{ sid: string; name: string; condition: string | null; members: string | number; created_at: Date }>(
-    // each segment's members counted along the memberships' primary key, never reading other sites' rows
-    `SELECT s.sid, s.name, s.condition, s.created_at,
-            (SELECT count(*) FROM segment_memberships m WHERE m.segment_id = s.id) AS members
-       FROM segments s WHERE s.site_hash = $1 ORDER BY s.sid`,
+  const { rows } = await db.query<{
+    sid: string;
+    name: string;
+    condition: string | null;
+    members: string | number;
+    reachable: string | number;
+    created_at: Date;
+  }>(
+    // each segment's members counted along the memberships' primary key, never reading other sites' rows; of
+    // them, those a campaign reaches (server/campaigns/audience.ts), so the list and the compose count agree
+    `SELECT s.sid, s.name, s.condition, s.created_at, n.members, n.reachable
+       FROM segments s CROSS JOIN LATERAL (
+         SELECT count(*) AS members,
+                count(*) FILTER (WHERE sub.status = 'subscribed' AND sub.endpoint IS NOT NULL) AS reachable
+           FROM segment_memberships m JOIN subscribers sub ON sub.id = m.subscriber_id WHERE m.segment_id = s.id
+       ) n
+      WHERE s.site_hash = $1 ORDER BY s.sid`,
     [siteHash],
   );
   return rows.map((row) => ({
     sid: row.sid,
     name: row.name,
     members: Number(row.members),
+    reachable: Number(row.reachable),
     condition: row.condition,
     createdAt: new Date(row.created_at).toISOString(),
   }));

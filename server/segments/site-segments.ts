@@ -11,7 +11,7 @@ export async function siteSegments(db: Queryable, site: HostedSite): Promise<Seg
   const segments: Segment[] = stored.map((segment) => ({ ...segment, configCondition: inConfig.get(segment.sid) ?? null }));
   for (const [sid, ss] of inConfig) {
     if (!segments.some((segment) => segment.sid === sid))
-      segments.push({ sid, name: sid, members: 0, condition: null, createdAt: null, configCondition: ss });
+      segments.push({ sid, name: sid, members: 0, reachable: 0, condition: null, createdAt: null, configCondition: ss });
   }
   return segments.sort((a, b) => (a.sid < b.sid ? -1 : a.sid > b.sid ? 1 : 0));
 }

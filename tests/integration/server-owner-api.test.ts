@@ -167,7 +167,15 @@ describe('segments', () => {
     });
     const listed = (await owner('GET', '/segments')).json();
     expect(listed.segments).toEqual([
-      { sid: 'vip', name: 'Very important', members: 2, condition: null, configCondition: null, createdAt: expect.any(String) },
+      {
+        sid: 'vip',
+        name: 'Very important',
+        members: 2,
+        reachable: 2,
+        condition: null,
+        configCondition: null,
+        createdAt: expect.any(String),
+      },
     ]);
     expect((await owner('DELETE', '/segments/vip')).json()).toEqual({ status: 'success', deleted: 'vip' });
     expect((await owner('DELETE', '/segments/vip')).statusCode).toBe(404);

@@ -451,6 +451,19 @@ export function routeTable(context: RouteTableContext): { routes: Route[]; owner
     ownerRoute('GET', '/segments', 'query', () => ({})),
     ownerRoute('POST', '/segments', 'json', () => ({ sid: 'fresh-segment', name: 'Fresh', condition: 'url contains "/pricing"' })),
     ownerRoute('POST', '/conditions/check', 'json', () => ({ condition: 'url contains "/pricing"' })),
+    ownerRoute('GET', '/audiences', 'query', () => ({})),
+    ownerRoute('POST', '/audiences', 'json', () => ({ id: 'fresh-audience', name: 'Fresh', condition: 'tag.plan == "pro"' })),
+    ownerRoute('POST', '/audiences/check', 'json', () => ({ condition: 'language startsWith "de"' })),
+    ownerRoute('DELETE', '/audiences/:id', 'path', () => ({ id: 'victim' }), {
+      setup: async () => {
+        await context.inject({
+          method: 'POST',
+          url: '/api/v1/sites/letters/audiences',
+          headers: { authorization: `Bearer ${context.ownerKey()}` },
+          payload: { id: 'victim', condition: 'language == "de"' },
+        });
+      },
+    }),
     ownerRoute('PUT', '/segments/:sid/members/:id', 'path', () => ({ sid: 'news', id: fixture.subscriberId }), { subscriberParam: 'id' }),
     ownerRoute('DELETE', '/segments/:sid/members/:id', 'path', () => ({ sid: 'news', id: fixture.subscriberId }), {
       subscriberParam: 'id',

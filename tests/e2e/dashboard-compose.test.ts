@@ -1,0 +1,316 @@
+// Issue 31's compose findings in Chromium against `push-kit serve` (spawned, embedded database, a few subscribers
+// on the fake HTTPS push service): a half-written message kept by the provider as a draft across a change of
+// screen and a reload, listed, deleted once sent (finding 8); templates; a campaign duplicated into the form from
+// the address; previews per platform with each one's truncation, per variant and language (finding 7); a test sent
+// to this very browser, subscribed as a test device on the dashboard's own scope, that shows there and counts
+// nowhere (finding 8); and every screen at 390 px: no sideways scroll, 44 px targets (finding 6). Screenshots at
+// 1280 and 390 px go to tests/artifacts/dashboard/.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../server/db/database.ts';
+import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
+import { vapidKeyFile } from '../../server/state-paths.ts';
+import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
+import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
+import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { deliverPush, shownNotifications } from '../support/worker.ts';
+import { retryOnPortInUse } from '../support/port-retry.ts';
+import { freePort } from '../support/ports.ts';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const SHOTS = join(REPO, 'tests/artifacts/dashboard');
+const HASH = 'letters-compose-01';
+const SUBSCRIBERS = 3;
+/** The test device's endpoint on the fake push service: the page's push subscription (TESTING.md's page seam). */
+const DEVICE_PATH = '/push/test-device';
+
+let work: string;
+let provider: ChildProcess;
+let providerUrl: string;
+let output = '';
+let pushService: FakePushService;
+let browser: TestBrowser;
+let page: Page;
+let key: string;
+const subscriberKeys = createSubscriberKeys();
+const deviceKeys = createSubscriberKeys();
+
+async function owner<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${providerUrl}/api/v1/sites/letters${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+beforeAll(async () => {
+  await mkdir(SHOTS, { recursive: true });
+  work = await mkdtemp(join(tmpdir(), 'push-kit-dashboard-compose-'));
+  pushService = await startFakePushService();
+  const vapid = generateVapidKeyPair();
+  await mkdir(join(work, 'site-configs'), { recursive: true });
+  await writeVapidKeyFile(vapidKeyFile(join(work, '.push-kit'), 'letters'), vapid);
+  const db = await openDatabase({ dataDir: join(work, '.push-kit/db') });
+  try {
+    key = (await ensureOwnerKey(db, { hash: HASH }))!;
+    await db.query(
+      `INSERT INTO subscribers (id, site_hash, status, endpoint, p256dh, auth, browser_type, language, created_at, last_sync_at)
+       SELECT 'sub-' || i, $1, 'subscribed', $2 || '/push/sub-' || i, $3, $4, 'chrome', 'en-US', now(), now()
+         FROM generate_series(1, $5::int) AS i`,
+      [HASH, pushService.origin, subscriberKeys.p256dh, subscriberKeys.auth, SUBSCRIBERS],
+    );
+  } finally {
+    await db.close();
+  }
+  await retryOnPortInUse(async () => {
+    const port = await freePort();
+    providerUrl = `http://127.0.0.1:${port}`;
+    output = '';
+    await writeFile(
+      join(work, 'site-configs/letters.json'),
+      JSON.stringify({
+        hash: HASH,
+        companyName: 'Letters',
+        origin: 'https://letters.example',
+        serverSyncUrl: providerUrl,
+        vapidPublicKey: vapid.publicKey,
+        style: { iconUrl: 'https://letters.example/icon.png' },
+      }),
+    );
+    provider = spawn(
+      process.execPath,
+      [join(REPO, 'bin/push-kit.js'), 'serve', '--port', String(port), '--sites', 'site-configs/*.json', '--dist', 'dist'],
+      {
+        cwd: work,
+        env: { ...process.env, NODE_EXTRA_CA_CERTS: pushService.certPath, PUSHKIT_PUSH_SERVICES: pushService.origin, DATABASE_URL: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    provider.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    provider.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const started = Date.now();
+    while (!output.includes('Press Ctrl+C to stop.')) {
+      if (provider.exitCode !== null || Date.now() - started > 30_000) throw new Error(`push-kit serve did not start:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+
+  browser = await launchPersistentChromium([], { viewport: { width: 1280, height: 900 } });
+  await browser.context.grantPermissions(['notifications'], { origin: providerUrl });
+  page = await browser.context.newPage();
+  // The page seam of TESTING.md: offline, Chromium's own subscribe never settles, so the dashboard's subscription
+  // is one whose keys the test holds, on the fake push service; the worker and its registration are real.
+  await page.addInitScript(
+    ({ endpoint, p256dh, auth }) => {
+      let made = false;
+      const subscription = {
+        endpoint,
+        expirationTime: null,
+        options: { userVisibleOnly: true, applicationServerKey: null },
+        toJSON: () => ({ endpoint, expirationTime: null, keys: { p256dh, auth } }),
+        unsubscribe: async () => true,
+      };
+      PushManager.prototype.subscribe = async function () {
+        made = true;
+        return subscription as unknown as PushSubscription;
+      };
+      PushManager.prototype.getSubscription = async function () {
+        return made ? (subscription as unknown as PushSubscription) : null;
+      };
+    },
+    { endpoint: `${pushService.origin}${DEVICE_PATH}`, p256dh: deviceKeys.p256dh, auth: deviceKeys.auth },
+  );
+  await page.goto(`${providerUrl}/dashboard/`, { timeout: 45_000 });
+  await page.getByLabel('Owner key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (provider && provider.exitCode === null) {
+    const exited = new Promise((resolve) => provider.once('exit', resolve));
+    provider.kill('SIGTERM');
+    await exited;
+  }
+  await pushService?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+const draftStatus = () => page.locator('[data-draft-status]').textContent();
+const drafts = () =>
+  owner<{ drafts: { draftId: string; kind: string; name: string; content: Record<string, unknown> }[] }>('GET', '/drafts');
+const openCompose = async () => {
+  await page.getByRole('link', { name: 'Send a notification' }).click();
+  await page.getByRole('heading', { name: 'Send a notification' }).waitFor();
+};
+
+describe('compose: drafts, templates, duplicate', () => {
+  it('keeps a half-written message on the provider: across screens and a reload, listed, deleted once sent', async () => {
+    await openCompose();
+    await page.getByLabel('Title', { exact: true }).fill('Autumn letters');
+    await page.getByLabel('Message', { exact: true }).fill('Nine new pieces, half written');
+    await expect.poll(draftStatus).toMatch(/^Draft saved at /);
+    const [saved] = (await drafts()).drafts;
+    expect(saved).toMatchObject({
+      kind: 'draft',
+      name: 'Autumn letters',
+      content: { title: 'Autumn letters', body: 'Nine new pieces, half written' },
+    });
+    expect(page.url()).toMatch(new RegExp(`#/compose/draft/${saved!.draftId}$`));
+
+    // another screen and back: the message is still there
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await openCompose();
+    await expect.poll(() => page.getByLabel('Title', { exact: true }).inputValue()).toBe('Autumn letters');
+    expect(await page.getByLabel('Message', { exact: true }).inputValue()).toBe('Nine new pieces, half written');
+
+    // typed on, then reloaded: the last words are kept too
+    await page.getByLabel('Message', { exact: true }).fill('Nine new pieces from the autumn workshop.');
+    await expect.poll(async () => (await drafts()).drafts[0]?.content.body).toBe('Nine new pieces from the autumn workshop.');
+    await page.reload();
+    await expect.poll(() => page.getByLabel('Message', { exact: true }).inputValue()).toBe('Nine new pieces from the autumn workshop.');
+    expect(await page.getByRole('list', { name: 'Drafts' }).locator(`[data-draft-id="${saved!.draftId}"]`).textContent()).toContain(
+      'Autumn letters',
+    );
+    await shot('compose-draft');
+
+    // sent: the draft is gone from the provider and from the list
+    await page.getByRole('button', { name: 'Review and send' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Send now' }).click();
+    await page.getByRole('heading', { name: 'Sent' }).waitFor({ timeout: 30_000 });
+    await expect.poll(async () => (await drafts()).drafts.length).toBe(0);
+    expect(page.url()).toMatch(/#\/compose$/);
+  });
+
+  it('saves a message as a template and starts a new one from it', async () => {
+    await page.getByRole('button', { name: 'Write another notification' }).click();
+    await page.getByLabel('Title', { exact: true }).fill('Weekly letter');
+    await page.getByLabel('Message', { exact: true }).fill('This week in the workshop.');
+    await page.getByLabel('Template name').fill('Weekly');
+    await page.getByRole('button', { name: 'Save as template' }).click();
+    await expect.poll(draftStatus).toBe('Template “Weekly” saved.');
+    const template = (await owner<{ drafts: { name: string; content: { title: string } }[] }>('GET', '/drafts?kind=template')).drafts;
+    expect(template).toMatchObject([{ name: 'Weekly', content: { title: 'Weekly letter' } }]);
+
+    // a new message, then the template: its texts fill the form, as a new draft
+    await page.getByRole('button', { name: /^Delete draft / }).click();
+    await expect.poll(async () => (await drafts()).drafts.filter((entry) => entry.kind === 'draft').length).toBe(0);
+    await page.getByLabel('Title', { exact: true }).fill('Something else');
+    await page.getByRole('button', { name: 'Start from this template' }).click();
+    await expect.poll(() => page.getByLabel('Title', { exact: true }).inputValue()).toBe('Weekly letter');
+    expect(await page.getByLabel('Message', { exact: true }).inputValue()).toBe('This week in the workshop.');
+    await expect
+      .poll(async () => (await drafts()).drafts.filter((entry) => entry.kind === 'draft').map((entry) => entry.name))
+      .toEqual(['Weekly letter']);
+  });
+
+  it('duplicates a campaign from the address: #/compose/campaign/<id> opens its message, buttons, languages and variants', async () => {
+    const { campaignId } = await owner<{ campaignId: string }>('POST', '/campaigns', {
+      title: 'Spring letters',
+      body: 'Twelve new pieces.',
+      url: 'https://letters.example/spring',
+      texts: { de: { title: 'Frühlingsbriefe', body: 'Zwölf neue Stücke.' } },
+      actions: [{ action: 'read', title: 'Read now' }],
+      variants: [{ title: 'Spring letters' }, { title: 'New: twelve spring letters' }],
+      testFraction: 0.5,
+      winnerAfterMinutes: 30,
+    });
+    await page.goto(`${providerUrl}/dashboard/#/compose/campaign/${campaignId}`);
+    await expect.poll(() => page.getByLabel('Title', { exact: true }).inputValue()).toBe('Spring letters');
+    expect(await page.getByLabel('Opens (URL)', { exact: true }).inputValue()).toBe('https://letters.example/spring');
+    expect(await page.getByLabel('Button 1 label').inputValue()).toBe('Read now');
+    expect(await page.getByLabel('de title').inputValue()).toBe('Frühlingsbriefe');
+    expect(await page.getByLabel('Test variants of this notification').isChecked()).toBe(true);
+    expect(await page.getByLabel('Variant B title').inputValue()).toBe('New: twelve spring letters');
+    expect(await page.getByLabel('Pick the winner after (minutes)').inputValue()).toBe('30');
+    // the copy is a draft of its own, the campaign untouched
+    await expect
+      .poll(async () => (await drafts()).drafts.some((entry) => entry.kind === 'draft' && entry.name === 'Spring letters'))
+      .toBe(true);
+  });
+});
+
+describe('compose: previews and a test send', () => {
+  it('previews each platform with its own truncation and length hints, each variant and each language', async () => {
+    const long = 'Ninety-eight characters of title: the spring workshop letters are in, with twelve new pieces now!!';
+    expect(long.length).toBe(98);
+    // variant A (the copy's) is previewed first: its title is the one shown
+    await page.getByLabel('Variant A title').fill(long);
+    const preview = page.getByRole('figure', { name: 'Preview of the notification' });
+    const title = preview.locator('.preview-title');
+    // Chrome on Windows: two lines, cut after 70 characters
+    expect(await title.textContent()).toBe(`${long.slice(0, 69)}…`);
+    await preview.getByLabel('Chrome on macOS').check();
+    expect(await title.textContent()).toBe(`${long.slice(0, 39)}…`);
+    expect(await title.evaluate((element) => element.getBoundingClientRect().height)).toBeLessThan(22);
+    expect(await preview.locator('[data-cut="macos"]').textContent()).toBe('On Chrome on macOS: title cut after 40 characters.');
+    expect(await preview.locator('.preview-hints').textContent()).toBe(
+      'Title: 98 characters, cut after 70 on Chrome on Windows, 40 on Chrome on macOS, 30 on Chrome on Android, 54 on Firefox on Windows.',
+    );
+    // macOS shows no button row, only Options; Firefox none
+    expect(await preview.locator('.preview-action').allTextContents()).toEqual(['Options']);
+    await preview.getByLabel('Chrome on Android').check();
+    expect(await title.textContent()).toBe(`${long.slice(0, 29)}…`);
+    await preview.getByLabel('Firefox on Windows').check();
+    expect(await preview.locator('.preview-action').count()).toBe(0);
+    await shot('compose-preview-firefox');
+
+    // each variant, and each language over it
+    await page.getByLabel('Variant A title').fill('Spring letters');
+    await preview.getByLabel('Chrome on Windows').check();
+    await preview.getByLabel('Preview variant').selectOption({ label: 'Variant B' });
+    expect(await title.textContent()).toBe('New: twelve spring letters');
+    await page.getByLabel('Preview in').selectOption('de');
+    expect(await title.textContent()).toBe('Frühlingsbriefe');
+    await page.getByLabel('Preview in').selectOption({ label: 'the default texts' });
+    expect(await title.textContent()).toBe('New: twelve spring letters');
+    await shot('compose-preview');
+  });
+
+  it('sends a test to this browser only: subscribed on the dashboard scope, the notification shows, no subscriber or figure changes', async () => {
+    const figures = async () => {
+      const stats = await owner<{ total: number; byStatus: Record<string, number>; browsers: unknown }>('GET', '/stats?days=7');
+      return { total: stats.total, byStatus: stats.byStatus, browsers: stats.browsers };
+    };
+    const before = await figures();
+    expect(before.total).toBe(SUBSCRIBERS);
+    const sentBefore = pushService.requests.length;
+    await page.getByLabel('Preview in').selectOption('de');
+    await page.getByRole('button', { name: 'Send a test to this browser' }).click();
+    await expect
+      .poll(() => page.locator('[data-test-send]').textContent())
+      .toBe('Test sent to this browser: “Frühlingsbriefe” (variant B in de).');
+
+    // one push, to the test device alone, signed and encrypted as a campaign's
+    expect(pushService.requests.slice(sentBefore).map((request) => request.path)).toEqual([DEVICE_PATH]);
+    const payload = decryptPushBody(pushService.requests.at(-1)!.body, deviceKeys).toString('utf8');
+    expect(JSON.parse(payload)).toMatchObject({
+      web_push: 8030,
+      notification: { title: 'Frühlingsbriefe', body: 'Zwölf neue Stücke.', tag: 'pushkit-test' },
+    });
+
+    // the dashboard's own worker, at its own scope on the provider's origin, shows it
+    const scope = `${providerUrl}/dashboard/test-device/letters/`;
+    await deliverPush(browser.context, page, providerUrl, scope, payload);
+    await expect
+      .poll(async () => (await shownNotifications(page, scope)).map((shown) => [shown.title, shown.body]))
+      .toEqual([['Frühlingsbriefe', 'Zwölf neue Stücke.']]);
+    expect(await page.evaluate(() => navigator.serviceWorker.controller)).toBeNull();
+
+    // not a subscriber: the figures are as they were
+    expect(await figures()).toEqual(before);
+    const devices = await owner<{ devices: { label: string; pushService: string }[] }>('GET', '/test-devices');
+    expect(devices.devices).toEqual([expect.objectContaining({ label: 'Chrome on Linux', pushService: pushService.origin })]);
+  });
+});

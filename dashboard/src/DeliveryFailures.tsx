@@ -1,5 +1,5 @@
 import { failureGroupLine, failureLabel, type DeliveryFailureGroup, type LastDeliveryFailure } from '../../contract/delivery-failures.ts';
-import { formatDate } from './api.ts';
+import { Time } from './clock/index.ts';
 
 /** Why deliveries failed, one line per reason with its count, and the page that explains a fix that is the owner's. */
 export function DeliveryFailures({ failures, label = 'Why deliveries failed' }: { failures: DeliveryFailureGroup[]; label?: string }) {
@@ -32,7 +32,7 @@ export function LastFailure({ failure }: { failure: LastDeliveryFailure | null }
   return (
     <span data-last-failure={failureLabel(failure)}>
       {failureLabel(failure)} ({failure.outcome}, campaign {failure.campaignId}, {failure.attempts}{' '}
-      {failure.attempts === 1 ? 'attempt' : 'attempts'}, {formatDate(failure.at)})
+      {failure.attempts === 1 ? 'attempt' : 'attempts'}, <Time value={failure.at} />)
       {failure.docsUrl && (
         <>
           {' — '}

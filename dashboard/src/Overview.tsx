@@ -1,5 +1,6 @@
 import { SUBSCRIBER_STATUSES, type ValueCount } from '../../contract/owner-api.ts';
-import { formatDate, formatNumber, STATUS_LABELS, type SiteApi } from './api.ts';
+import { Time } from './clock/index.ts';
+import { formatNumber, STATUS_LABELS, type SiteApi } from './api.ts';
 import { CampaignChart, NotificationChart, SubscriberChart } from './Chart.tsx';
 import { FiguresTable, type Column } from './FiguresTable.tsx';
 import { useLoad } from './useLoad.ts';
@@ -220,7 +221,9 @@ export function Overview({ api, onError }: { api: SiteApi; onError(error: unknow
                   )}
                 </td>
                 <td>{campaign.segment ? `segment ${campaign.segment}` : campaign.subscriberId ? 'one subscriber' : 'all'}</td>
-                <td>{formatDate(campaign.createdAt)}</td>
+                <td>
+                  <Time value={campaign.createdAt} />
+                </td>
                 <td className="num">
                   {formatNumber(campaign.sent)} / {formatNumber(campaign.recipients)}
                 </td>

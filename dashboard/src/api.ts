@@ -24,6 +24,7 @@ import type {
   SuccessReply,
 } from '../../contract/owner-api.ts';
 import type { ConditionCheckReply } from '../../contract/conditions.ts';
+import type { AudienceCheckReply, AudienceCreatedReply, AudienceRequest, AudiencesReply } from '../../contract/audiences.ts';
 import { displayZone, formatInstant } from './clock/index.ts';
 import type { VapidKeyRing } from '../../contract/vapid-keys.ts';
 import type { ImportQuery, ImportReply, ImportReport, ImportVapidKeyReply, ImportVapidKeyRequest } from '../../contract/imports.ts';
@@ -186,6 +187,12 @@ export function siteApi(key: string, site: string) {
     checkCondition: (condition: string) =>
       request<ConditionCheckReply>(key, `${base}/conditions/check`, { method: 'POST', body: { condition } }),
     deleteSegment: (sid: string) => request<DeletedReply>(key, `${base}/segments/${id(sid)}`, { method: 'DELETE' }),
+    audiences: () => request<AudiencesReply>(key, `${base}/audiences`),
+    createAudience: (body: AudienceRequest) =>
+      request<AudienceCreatedReply>(key, `${base}/audiences`, { method: 'POST', body }).then((reply) => reply.audience),
+    deleteAudience: (audienceId: string) => request<DeletedReply>(key, `${base}/audiences/${id(audienceId)}`, { method: 'DELETE' }),
+    checkAudience: (condition: string) =>
+      request<AudienceCheckReply>(key, `${base}/audiences/check`, { method: 'POST', body: { condition } }),
     addMember: (sid: string, subscriberId: string) =>
       request<MemberAddedReply>(key, `${base}/segments/${id(sid)}/members/${id(subscriberId)}`, { method: 'PUT' }),
     removeMember: (sid: string, subscriberId: string) =>

@@ -5,15 +5,22 @@ import type { SiteApi } from './api.ts';
 /** How long typing pauses before the provider checks the condition. */
 const CHECK_DELAY_MS = 250;
 
-export type ConditionCheckState =
-  { kind: 'empty' } | { kind: 'checking' } | { kind: 'checked'; reply: ConditionCheckReply } | { kind: 'unavailable'; message: string };
+export type RuleCheckState<Reply> =
+  { kind: 'empty' } | { kind: 'checking' } | { kind: 'checked'; reply: Reply } | { kind: 'unavailable'; message: string };
+
+export type ConditionCheckState = RuleCheckState<ConditionCheckReply>;
 
 /**
- * The provider's verdict on a condition as it is typed (POST .../conditions/check, the compiler `push-kit build`
- * uses), asked once typing pauses; an answer for text that has changed since is dropped.
+ * The provider's verdict on a rule as it is typed, asked once typing pauses; an answer for text that has
+ * changed since is dropped. `ask` is the provider's check: a browser-side condition's (POST .../conditions/check,
+ * the compiler `push-kit build` uses) or an audience rule's (POST .../audiences/check, which counts it too).
  */
-export function useConditionCheck(api: SiteApi, source: string, onError: (error: unknown) => string): ConditionCheckState {
-  const [state, setState] = useState<{ source: string; check: ConditionCheckState }>({ source: '', check: { kind: 'empty' } });
+export function useRuleCheck<Reply>(
+  ask: (source: string) => Promise<Reply>,
+  source: string,
+  onError: (error: unknown) => string,
+): RuleCheckState<Reply> {
+  const [state, setState] = useState<{ source: string; check: RuleCheckState<Reply> }>({ source: '', check: { kind: 'empty' } });
   // the latest handler, without asking again each time the caller renders a new one
   const describeFailure = useRef(onError);
   describeFailure.current = onError;
@@ -21,7 +28,7 @@ export function useConditionCheck(api: SiteApi, source: string, onError: (error:
     if (!source.trim()) return;
     let live = true;
     const timer = setTimeout(() => {
-      api.checkCondition(source).then(
+      ask(source).then(
         (reply) => live && setState({ source, check: { kind: 'checked', reply } }),
         (failure: unknown) => live && setState({ source, check: { kind: 'unavailable', message: describeFailure.current(failure) } }),
       );
@@ -30,7 +37,12 @@ export function useConditionCheck(api: SiteApi, source: string, onError: (error:
       live = false;
       clearTimeout(timer);
     };
-  }, [api, source]);
+  }, [ask, source]);
   if (!source.trim()) return { kind: 'empty' };
   return state.source === source ? state.check : { kind: 'checking' };
+}
+
+/** A browser-side segment condition checked as it is typed. */
+export function useConditionCheck(api: SiteApi, source: string, onError: (error: unknown) => string): ConditionCheckState {
+  return useRuleCheck(api.checkCondition, source, onError);
 }

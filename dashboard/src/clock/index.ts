@@ -3,3 +3,4 @@ export { browserZone, displayZone, isKnownZone, setDisplayZone, useDisplayZone, 
 export { formatInstant, formatUtc, instantToWallClock, wallClockToInstant, zoneName } from './format.ts';
 export { Time } from './Time.tsx';
 export { ClockSetting } from './ClockSetting.tsx';
+export { previewWhen, SendTime } from './SendTime.tsx';

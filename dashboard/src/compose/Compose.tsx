@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { Campaign, SiteSummary } from '../../../contract/owner-api.ts';
 import type { SiteApi } from '../api.ts';
 import { NotificationPreview } from '../Preview.tsx';
+import { displayZone, previewWhen } from '../clock/index.ts';
 import { variantLetter } from '../variantLetter.ts';
 import { useLoad } from '../useLoad.ts';
 import { AbTestFieldset } from './AbTestFieldset.tsx';
@@ -78,7 +79,8 @@ export function Compose({
     setBusy(true);
     try {
       const request = campaignRequestOf(draft);
-      setStage({ name: 'confirm', recipients: await api.audience({ segment: request.segment, subscriberId: request.subscriberId }) });
+      const audience = { segment: request.segment, subscriberId: request.subscriberId, audience: request.audience };
+      setStage({ name: 'confirm', recipients: await api.audience(audience) });
     } catch (failure) {
       setError(onError(failure));
     } finally {
@@ -134,6 +136,7 @@ export function Compose({
         icon={pick('icon')}
         image={pick('image')}
         host={new URL(site.origin).host}
+        when={previewWhen(campaignRequestOf(draft).sendAt, draft.when === 'local' ? draft.localTime : undefined, displayZone())}
         actions={draft.buttons.map((button, index) => ({ action: `button${index + 1}`, title: button.title || `Button ${index + 1}` }))}
         controls={
           variantIndex !== null && (
@@ -215,7 +218,7 @@ export function Compose({
             <DeliveryFields draft={draft} change={change} />
             <WhenFieldset {...fieldsProps} />
             <AbTestFieldset {...fieldsProps} />
-            <AudienceFieldset {...fieldsProps} segments={segments.value ?? []} />
+            <AudienceFieldset {...fieldsProps} segments={segments.value ?? []} api={api} onError={onError} />
             {error && (
               <p className="error" role="alert">
                 {error}
@@ -227,6 +230,7 @@ export function Compose({
                 recipients={stage.recipients}
                 audience={describeAudience(draft)}
                 scheduled={draft.when !== 'now'}
+                when={campaignRequestOf(draft)}
                 busy={busy}
                 onSend={send}
                 onBack={() => setStage({ name: 'edit' })}

@@ -1,4 +1,5 @@
 import { formatNumber } from '../api.ts';
+import { SendTime } from '../clock/index.ts';
 
 /** The last step before sending: how many active subscribers the audience holds, and send or go back. */
 export function Confirmation(props: {
@@ -6,6 +7,8 @@ export function Confirmation(props: {
   recipients: number;
   audience: string;
   scheduled: boolean;
+  /** When it goes (campaignRequestOf's sendAt and localTime), stated on the owner's clock and in UTC. */
+  when?: { sendAt?: string; localTime?: string };
   busy: boolean;
   onSend(): void;
   onBack(): void;
@@ -23,6 +26,7 @@ export function Confirmation(props: {
           </>
         )}
       </p>
+      {props.when && <SendTime sendAt={props.when.sendAt} localTime={props.when.localTime} />}
       <div className="buttons">
         <button type="button" onClick={props.onSend} disabled={props.busy || recipients === 0}>
           {props.scheduled ? 'Schedule' : 'Send now'}

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { formatDate } from '../api.ts';
+import { Time } from '../clock/index.ts';
 import type { DraftKeeping } from './useDraftKeeping.ts';
 
 /** The site's drafts (open, delete) and templates (start from one, save this message as one, delete). */
@@ -24,7 +24,7 @@ export function DraftsPanel({ keeping, title }: { keeping: DraftKeeping; title: 
               <li key={entry.draftId} data-draft-id={entry.draftId} aria-current={entry.draftId === keeping.draftId ? 'true' : undefined}>
                 <span className="draft-name">{name}</span>{' '}
                 <small className="muted">
-                  {entry.savedBy}, {formatDate(entry.updatedAt)}
+                  {entry.savedBy}, <Time value={entry.updatedAt} />
                 </small>
                 <span className="draft-buttons">
                   {entry.draftId !== keeping.draftId && (

@@ -1,8 +1,10 @@
+import { useDisplayZone } from '../clock/index.ts';
 import { problemIdOf, type DraftFieldsProps } from './draftFieldsProps.ts';
 import { Field } from './Field.tsx';
 
 /** When the notification goes out: now, at a moment on the owner's clock, or at a time of day on each subscriber's. */
 export function WhenFieldset({ draft, shown, change }: DraftFieldsProps) {
+  const zone = useDisplayZone();
   return (
     <fieldset>
       <legend>When</legend>
@@ -13,7 +15,7 @@ export function WhenFieldset({ draft, shown, change }: DraftFieldsProps) {
         <input type="radio" name="when" checked={draft.when === 'at'} onChange={() => change('when', 'at')} /> At a date and time
       </label>
       {draft.when === 'at' && (
-        <Field id="sendAt" label="Date and time (your clock)" problem={shown.sendAt}>
+        <Field id="sendAt" label={`Date and time (your clock, ${zone})`} problem={shown.sendAt}>
           <input
             id="sendAt"
             type="datetime-local"

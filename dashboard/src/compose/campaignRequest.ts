@@ -1,4 +1,5 @@
 import type { CampaignRequest } from '../../../contract/owner-api.ts';
+import { displayZone, wallClockToInstant } from '../clock/index.ts';
 import { VARIANT_FIELDS, type Draft } from './draft.ts';
 
 /**
@@ -22,10 +23,12 @@ export function campaignRequestOf(draft: Draft): CampaignRequest & { segment?: s
       ? draft.buttons.map((button, index) => ({ action: `button${index + 1}`, title: button.title.trim(), url: optional(button.url) }))
       : undefined,
     segment: draft.audience === 'segment' ? draft.segment : undefined,
+    audience: draft.audience === 'audience' ? draft.audienceId : undefined,
     subscriberId: draft.audience === 'subscriber' ? draft.subscriberId.trim() : undefined,
     ttl: draft.ttl,
     urgency: draft.urgency,
-    sendAt: draft.when === 'at' && !Number.isNaN(Date.parse(draft.sendAt)) ? new Date(draft.sendAt).toISOString() : undefined,
+    // typed on the owner's clock: read in the dashboard's display zone (clock/), not the machine's
+    sendAt: draft.when === 'at' ? wallClockToInstant(draft.sendAt, displayZone())?.toISOString() : undefined,
     localTime: draft.when === 'local' ? draft.localTime : undefined,
     ...(draft.abTest
       ? {

@@ -2,7 +2,9 @@ import type { SiteSummary } from '../../../contract/owner-api.ts';
 import { DEFAULT_TTL_SECONDS } from '../../../contract/campaign-limits.ts';
 import { DEFAULT_URGENCY, type Urgency } from '../../../contract/urgency.ts';
 
-export type Audience = 'all' | 'segment' | 'subscriber';
+/** Everyone; a browser segment; an audience (a rule over stored data, docs/audiences.md); one subscriber. */
+export const AUDIENCES = ['all', 'segment', 'audience', 'subscriber'] as const;
+export type Audience = (typeof AUDIENCES)[number];
 /** now; at a time (the owner's clock); at a time of day on each subscriber's own clock. */
 export type When = 'now' | 'at' | 'local';
 
@@ -22,6 +24,8 @@ export interface Draft {
   urgency: Urgency;
   audience: Audience;
   segment: string;
+  /** The audience's id when audience is 'audience'. */
+  audienceId: string;
   subscriberId: string;
   when: When;
   /** A datetime-local value, read in the owner's time zone. */
@@ -80,6 +84,7 @@ export function blankDraft(site: Pick<SiteSummary, 'origin' | 'iconUrl'>): Draft
     urgency: DEFAULT_URGENCY,
     audience: 'all',
     segment: '',
+    audienceId: '',
     subscriberId: '',
     when: 'now',
     sendAt: '',
@@ -94,6 +99,7 @@ export function blankDraft(site: Pick<SiteSummary, 'origin' | 'iconUrl'>): Draft
 /** Whom the draft goes to, as the confirmation reads it. */
 export function describeAudience(draft: Draft): string {
   if (draft.audience === 'segment') return `the segment ${draft.segment}`;
+  if (draft.audience === 'audience') return `the audience ${draft.audienceId}`;
   if (draft.audience === 'subscriber') return `subscriber ${draft.subscriberId.trim()}`;
   return 'all subscribers';
 }

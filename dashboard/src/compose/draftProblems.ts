@@ -50,6 +50,7 @@ export function formProblems(draft: Draft): DraftProblems {
     if (!language.body.trim()) problems[`language${index}-body`] = 'a message is required';
   });
   if (draft.audience === 'segment' && !draft.segment) problems.segment = 'choose a segment';
+  if (draft.audience === 'audience' && !draft.audienceId) problems.audienceId = 'choose an audience';
   if (draft.audience === 'subscriber' && !SUBSCRIBER_ID_PATTERN.test(draft.subscriberId.trim()))
     problems.subscriberId = 'enter a subscriber id';
   if (draft.when === 'at' && Number.isNaN(Date.parse(draft.sendAt))) problems.sendAt = 'choose a date and time';

@@ -2,6 +2,7 @@
 // and why it last failed, and what it has sent; removal for editors; and a small form to add one.
 import { useState, type FormEvent } from 'react';
 import { formatDate, formatNumber, type SiteApi } from '../api.ts';
+import { Time } from '../clock/index.ts';
 import { FiguresTable } from '../FiguresTable.tsx';
 import { useLoad } from '../useLoad.ts';
 import {
@@ -57,7 +58,7 @@ export function Feeds({ api, onError, canEdit }: { api: SiteApi; onError(error: 
                   {feed.lastPolledAt ? formatDate(feed.lastPolledAt) : 'Not yet'}
                   {feed.lastError && (
                     <div className="error" role="alert">
-                      Failed {formatDate(feed.lastErrorAt)}: {feed.lastError}
+                      Failed <Time value={feed.lastErrorAt} />: {feed.lastError}
                     </div>
                   )}
                 </td>

@@ -1,7 +1,8 @@
 // The site's audit log, for owners: every change and send made through the owner API, who made it, what, when;
 // newest first, a page at a time.
 import { useState } from 'react';
-import { formatDate, formatNumber, type SiteApi } from '../api.ts';
+import { formatNumber, type SiteApi } from '../api.ts';
+import { Time } from '../clock/index.ts';
 import { FiguresTable } from '../FiguresTable.tsx';
 import { Pager } from '../Pager.tsx';
 import { useLoad } from '../useLoad.ts';
@@ -27,7 +28,9 @@ export function AuditLog({ api, onError }: { api: SiteApi; onError(error: unknow
           <FiguresTable columns={COLUMNS} label="Audit log">
             {page.value.entries.map((entry) => (
               <tr key={entry.id}>
-                <td>{formatDate(entry.at)}</td>
+                <td>
+                  <Time value={entry.at} />
+                </td>
                 <td>
                   {entry.memberName}
                   {entry.memberId && <div className="muted mono">{entry.memberId}</div>}

@@ -3,6 +3,7 @@
 // provider on every call; this screen only manages who is who.
 import { useState, type FormEvent } from 'react';
 import { formatDate, type SiteApi } from '../api.ts';
+import { Time } from '../clock/index.ts';
 import { FiguresTable } from '../FiguresTable.tsx';
 import { useLoad } from '../useLoad.ts';
 import { ROLES, type Member, type Role, type SignedInMember } from '../../../contract/members.ts';
@@ -84,7 +85,9 @@ export function Members({ api, me, onError }: { api: SiteApi; me: SignedInMember
                   </select>
                 </td>
                 <td>{member.hasKey ? 'Has a key' : `Sign-in link unused, works until ${formatDate(member.linkExpiresAt)}`}</td>
-                <td>{formatDate(member.createdAt)}</td>
+                <td>
+                  <Time value={member.createdAt} />
+                </td>
                 <td>
                   <span className="buttons">
                     <button type="button" className="secondary small" onClick={() => newKey(member)}>

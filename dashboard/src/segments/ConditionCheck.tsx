@@ -1,42 +1,60 @@
 // The compiler's condition language is checked by the provider (the dashboard imports only contract/).
-import { formatConditionError } from '../../../contract/conditions.ts';
-import type { ConditionCheckState } from '../useConditionCheck.ts';
+import type { ReactNode } from 'react';
+import { formatConditionError, type ConditionCheckReply } from '../../../contract/conditions.ts';
+import type { RuleCheckState } from '../useConditionCheck.ts';
 
-/** The provider's verdict on the condition being typed (it checks with the compiler `push-kit build` uses). */
-export function ConditionCheck({ source, check }: { source: string; check: ConditionCheckState }) {
+type CheckReply = ConditionCheckReply | { ok: true };
+
+/**
+ * The provider's verdict on the condition being typed (it checks with the compiler `push-kit build` uses, or an
+ * audience rule with its SQL compiler). `id` is what the text field is described by; `valid` what a good one says.
+ */
+export function ConditionCheck<Reply extends CheckReply>({
+  source,
+  check,
+  id = 'condition-status',
+  empty = <>Optional. Example: path startsWith "/blog" and visitCount &gt; 2</>,
+  valid = () => 'The condition is valid.',
+}: {
+  source: string;
+  check: RuleCheckState<Reply>;
+  id?: string;
+  empty?: ReactNode;
+  valid?: (reply: Extract<Reply, { ok: true }>) => ReactNode;
+}) {
   if (check.kind === 'empty')
     return (
-      <p id="condition-status" className="muted">
-        Optional. Example: path startsWith "/blog" and visitCount &gt; 2
+      <p id={id} className="muted">
+        {empty}
       </p>
     );
   if (check.kind === 'checking')
     return (
-      <p id="condition-status" className="muted" role="status">
+      <p id={id} className="muted" role="status">
         Checking…
       </p>
     );
   if (check.kind === 'unavailable')
     return (
-      <p id="condition-status" className="error" role="status">
+      <p id={id} className="error" role="status">
         The condition cannot be checked now: {check.message}
       </p>
     );
   if (check.reply.ok) {
     return (
-      <p id="condition-status" className="ok" role="status">
-        The condition is valid.
+      <p id={id} className="ok" role="status">
+        {valid(check.reply as Extract<Reply, { ok: true }>)}
       </p>
     );
   }
-  const { error } = check.reply;
+  const { error } = check.reply as Extract<ConditionCheckReply, { ok: false }>;
   // the source line with a caret under the column the parser stopped at
   const lineStart = source.lastIndexOf('\n', error.column - 2) + 1;
   const lineEnd = source.indexOf('\n', lineStart);
   const line = source.slice(lineStart, lineEnd < 0 ? undefined : lineEnd);
   const column = error.column - lineStart;
   return (
-    <div id="condition-status" className="error" role="status">
+    <div id={id} className="error" role="status">
       <p data-position={error.column}>{formatConditionError(error)}</p>
       <pre className="caret" aria-hidden="true">
         {line}

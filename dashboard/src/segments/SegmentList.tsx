@@ -2,12 +2,13 @@ import { useState } from 'react';
 import type { Segment } from '../../../contract/owner-api.ts';
 import { formatNumber, type SiteApi } from '../api.ts';
 import { FiguresTable, type Column } from '../FiguresTable.tsx';
+import { describeReach } from './reach.ts';
 
 const COLUMNS: Column[] = [
   { heading: 'Segment' },
   { heading: 'Condition' },
   { heading: 'Where it runs' },
-  { heading: 'Members', numeric: true },
+  { heading: 'Can receive', numeric: true },
   { heading: <span className="visually-hidden">Actions</span> },
 ];
 
@@ -42,14 +43,14 @@ export function SegmentList(props: {
 
   return (
     <section className="card" aria-labelledby="segments-title">
-      <h2 id="segments-title">Segments of this site</h2>
+      <h3 id="segments-title">Browser segments of this site</h3>
       {props.error && (
         <p className="error" role="alert">
           {props.error}
         </p>
       )}
       {message && <p role="status">{message}</p>}
-      {segments && segments.length === 0 && <p className="muted">No segment yet.</p>}
+      {segments && segments.length === 0 && <p className="muted">No browser segment yet.</p>}
       {segments && segments.length > 0 && (
         <FiguresTable columns={COLUMNS}>
           {segments.map((segment) => (
@@ -62,8 +63,9 @@ export function SegmentList(props: {
                 <code>{segment.configCondition ?? segment.condition ?? '—'}</code>
               </td>
               <td>{whereItRuns(segment)}</td>
-              <td className="num" data-members={segment.members}>
-                {formatNumber(segment.members)}
+              <td className="num" data-members={segment.members} data-reachable={segment.reachable}>
+                <strong>{formatNumber(segment.reachable)}</strong>
+                <div className="muted">{describeReach(segment.members, segment.reachable)}</div>
               </td>
               <td>
                 {segment.createdAt === null ? null : confirmDelete === segment.sid ? (

@@ -1,5 +1,6 @@
 import type { SubscriberExport } from '../../../contract/owner-api.ts';
-import { formatDate, STATUS_LABELS } from '../api.ts';
+import { Time } from '../clock/index.ts';
+import { STATUS_LABELS } from '../api.ts';
 import { DeliveryFailures, LastFailure } from '../DeliveryFailures.tsx';
 
 const pairs = (entries: Record<string, string>) =>
@@ -28,9 +29,13 @@ export function SubscriberFacts({ detail }: { detail: SubscriberExport }) {
       <dt>Subscribed on</dt>
       <dd>{subscriber.subscriptionPageUrl ?? '—'}</dd>
       <dt>Subscribed</dt>
-      <dd>{formatDate(subscriber.createdAt)}</dd>
+      <dd>
+        <Time value={subscriber.createdAt} />
+      </dd>
       <dt>Last sync</dt>
-      <dd>{formatDate(subscriber.lastSyncAt)}</dd>
+      <dd>
+        <Time value={subscriber.lastSyncAt} />
+      </dd>
       <dt>Tags</dt>
       <dd>{pairs(detail.tags)}</dd>
       <dt>Custom dimensions</dt>

@@ -1,5 +1,6 @@
 import type { SubscriberListItem } from '../../../contract/owner-api.ts';
-import { formatDate, STATUS_LABELS } from '../api.ts';
+import { Time } from '../clock/index.ts';
+import { STATUS_LABELS } from '../api.ts';
 import { FiguresTable, type Column } from '../FiguresTable.tsx';
 
 const COLUMNS: Column[] = ['Subscriber', 'Status', 'Browser', 'Language', 'Segments', 'Tags', 'Last sync'].map((heading) => ({ heading }));
@@ -26,7 +27,9 @@ export function SubscriberTable({ subscribers, loading }: { subscribers: Subscri
               .map(([key, tag]) => `${key}=${tag}`)
               .join(', ') || '—'}
           </td>
-          <td>{formatDate(subscriber.lastSyncAt ?? subscriber.createdAt)}</td>
+          <td>
+            <Time value={subscriber.lastSyncAt ?? subscriber.createdAt} />
+          </td>
         </tr>
       ))}
     </FiguresTable>

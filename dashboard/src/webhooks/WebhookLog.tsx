@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { SiteApi } from '../api.ts';
-import { formatDate } from '../api.ts';
+import { Time } from '../clock/index.ts';
 import { FiguresTable } from '../FiguresTable.tsx';
 import { useLoad } from '../useLoad.ts';
 
@@ -43,7 +43,9 @@ export function WebhookLog({ api, endpointId, onError }: { api: SiteApi; endpoin
         <FiguresTable columns={COLUMNS}>
           {log.value.attempts.map((attempt) => (
             <tr key={attempt.attemptId} data-outcome={attempt.outcome}>
-              <td>{formatDate(attempt.attemptedAt)}</td>
+              <td>
+                <Time value={attempt.attemptedAt} />
+              </td>
               <td>
                 <code>{attempt.type}</code>
                 <div className="muted mono">{attempt.messageId}</div>

@@ -1,7 +1,8 @@
 // The site's webhook endpoints (docs/webhooks.md): each with its events and state (a disabled one says why),
 // enable/disable, a new secret with an overlap, removal, its delivery log with replays; and a form to add one.
 import { useState } from 'react';
-import { formatDate, formatNumber, type SiteApi } from '../api.ts';
+import { formatNumber, type SiteApi } from '../api.ts';
+import { Time } from '../clock/index.ts';
 import { FiguresTable } from '../FiguresTable.tsx';
 import { useLoad } from '../useLoad.ts';
 import type { WebhookEndpoint } from '../../../contract/webhook-events.ts';
@@ -75,10 +76,18 @@ export function Webhooks({ api, onError, selected }: { api: SiteApi; onError(err
                 </td>
                 <td>{endpoint.events.join(', ')}</td>
                 <td>
-                  {endpoint.status === 'enabled' ? 'Enabled' : <span className="error">Disabled {formatDate(endpoint.disabledAt)}</span>}
+                  {endpoint.status === 'enabled' ? (
+                    'Enabled'
+                  ) : (
+                    <span className="error">
+                      Disabled <Time value={endpoint.disabledAt} />
+                    </span>
+                  )}
                   {endpoint.disabledReason && <div className="muted">{endpoint.disabledReason}</div>}
                   {endpoint.previousSecretExpiresAt && (
-                    <div className="muted">The previous secret signs too until {formatDate(endpoint.previousSecretExpiresAt)}</div>
+                    <div className="muted">
+                      The previous secret signs too until <Time value={endpoint.previousSecretExpiresAt} />
+                    </div>
                   )}
                 </td>
                 <td className="num">{formatNumber(endpoint.pending)}</td>

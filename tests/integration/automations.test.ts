@@ -11,7 +11,7 @@ import { parseConfigText } from '../../config/load-config.ts';
 import type { HostedSite } from '../../server/sites.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair, writeVapidKeyFile, type VapidKeyPair } from '../../server/push/vapid-keys.ts';
-import type { Automation, AutomationsReply, SubscriberHealthReply } from '../../contract/automations.ts';
+import { AUTOMATION_KINDS, type Automation, type AutomationsReply, type SubscriberHealthReply } from '../../contract/automations.ts';
 import { CLICK_PARAM, DECLARATIVE_PUSH_MAGIC, type DeclarativePushMessage } from '../../contract/push-payload.ts';
 import {
   createSubscriberKeys,
@@ -432,12 +432,12 @@ describe('the owner API of automations refuses', () => {
     expect((await automation(provider, 'welcome')).enabled).toBe(true);
     // its own key opens its own site only
     const own = await owner(provider, 'GET', 'other/automations', undefined, otherKey);
-    expect((own.json() as AutomationsReply).automations.map((entry) => entry.kind)).toEqual(['welcome', 'abandonedCart']);
+    expect((own.json() as AutomationsReply).automations.map((entry) => entry.kind)).toEqual([...AUTOMATION_KINDS]);
   });
 
   it('bad input, naming what is wrong', async () => {
     const cases: [string, unknown, string][] = [
-      ['letters/automations/birthday', { enabled: false }, 'kind: must be one of welcome, abandonedCart'],
+      ['letters/automations/birthday', { enabled: false }, `kind: must be one of ${AUTOMATION_KINDS.join(', ')}`],
       ['letters/automations/welcome', {}, 'body: give at least one field to change'],
       ['letters/automations/welcome', { delayMinutes: -1 }, 'delayMinutes: must be 0 to 43200 minutes'],
       ['letters/automations/welcome', { delayMinutes: 2.5 }, 'delayMinutes: must be a whole number of minutes'],
@@ -513,7 +513,7 @@ describe('a privacy deletion', () => {
     const subscriber = await subscribe(provider);
     await postCart(provider, { subscriberId: subscriber.id, subscriberSecret: subscriber.secret, pName: 'Secret gift', price: '9' });
     const before = await owner(provider, 'GET', 'letters/automations');
-    expect((before.json() as AutomationsReply).automations.map((entry) => entry.stats.scheduled)).toEqual([1, 1]);
+    expect((before.json() as AutomationsReply).automations.map((entry) => entry.stats.scheduled)).toEqual([1, 1, 0, 0, 0, 0]);
     const reply = await provider.app.inject({
       method: 'DELETE',
       url: `/api/v1/sites/letters/subscribers/${subscriber.id}`,

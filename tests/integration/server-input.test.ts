@@ -464,7 +464,9 @@ const BAD_FIELDS: Record<string, [string, unknown, number, string][]> = {
     ['id', 'abc', 400, 'campaign id'],
     ['id', '999999', 404, 'no campaign'],
   ],
-  'GET /api/v1/sites/:name/automations/:kind': [['kind', 'birthday', 400, 'must be one of welcome, abandonedCart']],
+  'GET /api/v1/sites/:name/automations/:kind': [
+    ['kind', 'birthday', 400, 'must be one of welcome, abandonedCart, browseAbandonment, priceDrop, backInStock, winBack'],
+  ],
   'PATCH /api/v1/sites/:name/automations/:kind': [
     ['kind', 'birthday', 400, 'must be one of'],
     ['delayMinutes', -1, 400, '0 to 43200'],

@@ -51,6 +51,7 @@ const EXPECTED: Record<string, Role> = {
   'GET /api/v1/sites/:name/automations': 'viewer',
   'GET /api/v1/sites/:name/automations/:kind': 'viewer',
   'PATCH /api/v1/sites/:name/automations/:kind': 'editor',
+  'POST /api/v1/sites/:name/products': 'editor',
   'GET /api/v1/sites/:name/webhooks': 'owner',
   'POST /api/v1/sites/:name/webhooks': 'owner',
   'GET /api/v1/sites/:name/webhooks/:id': 'owner',

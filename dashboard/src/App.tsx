@@ -165,7 +165,7 @@ export function App() {
         {screen === 'overview' && <Overview api={api} onError={onError} />}
         {screen === 'campaigns' && <Campaigns api={api} onError={onError} selected={route[1]} canEdit={reaches(role, 'editor')} />}
         {screen === 'compose' && <Compose api={api} site={current.site} onError={onError} route={route.slice(1)} />}
-        {screen === 'automations' && <Automations api={api} onError={onError} />}
+        {screen === 'automations' && <Automations api={api} onError={onError} site={current.site} />}
         {screen === 'segments' && <Segments api={api} onError={onError} />}
         {screen === 'subscribers' && <Subscribers api={api} onError={onError} selected={route[1]} />}
         {screen === 'feeds' && <Feeds api={api} onError={onError} canEdit={reaches(role, 'editor')} />}

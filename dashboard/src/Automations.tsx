@@ -10,6 +10,8 @@ import { CAMPAIGN_BODY_MAX_LENGTH, CAMPAIGN_TITLE_MAX_LENGTH } from '../../contr
 import { formatNumber, type SiteApi } from './api.ts';
 import { useLoad } from './useLoad.ts';
 import { DeliveryFailures } from './DeliveryFailures.tsx';
+import { NotificationPreview } from './Preview.tsx';
+import type { SiteSummary } from '../../contract/owner-api.ts';
 
 const NAMES: Record<AutomationKind, { title: string; what: string; delay: string }> = {
   welcome: {
@@ -36,13 +38,17 @@ function AutomationCard({
   api,
   onError,
   onSaved,
+  site,
 }: {
   automation: Automation;
   api: SiteApi;
+  /** The site whose icon and host the preview shows (the compose screen's preview: Preview.tsx). */
+  site?: Pick<SiteSummary, 'origin' | 'iconUrl'>;
   onError(error: unknown): string;
   onSaved(): void;
 }) {
-  const names = NAMES[automation.kind];
+  // a kind this screen has no words for yet (a newer provider) is named by its key rather than breaking the screen
+  const names = (NAMES as Partial<typeof NAMES>)[automation.kind] ?? { title: automation.kind, what: '', delay: 'Minutes after the event' };
   const [form, setForm] = useState({
     delayMinutes: String(automation.delayMinutes),
     title: automation.title,
@@ -172,6 +178,14 @@ function AutomationCard({
             onChange={(event) => setForm({ ...form, url: event.target.value })}
           />
         </div>
+        <NotificationPreview
+          title={form.title}
+          body={form.body}
+          icon={site?.iconUrl ?? ''}
+          image=""
+          host={site ? new URL(site.origin).host : ''}
+          actions={[]}
+        />
         {message && (
           <p className={message.error ? 'error' : 'ok'} role={message.error ? 'alert' : 'status'}>
             {message.text}
@@ -185,7 +199,15 @@ function AutomationCard({
   );
 }
 
-export function Automations({ api, onError }: { api: SiteApi; onError(error: unknown): string }) {
+export function Automations({
+  api,
+  onError,
+  site,
+}: {
+  api: SiteApi;
+  onError(error: unknown): string;
+  site?: Pick<SiteSummary, 'origin' | 'iconUrl'>;
+}) {
   const automations = useLoad(() => api.automations(), onError, [api]);
   return (
     <div className="screen">
@@ -200,7 +222,14 @@ export function Automations({ api, onError }: { api: SiteApi; onError(error: unk
       )}
       {automations.loading && !automations.value && <p className="muted">Loading…</p>}
       {automations.value?.map((automation) => (
-        <AutomationCard key={automation.kind} automation={automation} api={api} onError={onError} onSaved={automations.reload} />
+        <AutomationCard
+          key={automation.kind}
+          automation={automation}
+          api={api}
+          onError={onError}
+          onSaved={automations.reload}
+          site={site}
+        />
       ))}
     </div>
   );

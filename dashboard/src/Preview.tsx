@@ -2,8 +2,9 @@
 // Windows notification centre), Chrome on macOS (macOS's own banner), Chrome on Android (the shade) and Firefox
 // (its own popup on Windows). The limits are what the platforms show before cutting the text, as published by push
 // services that measure them (docs/dashboard.md#previews lists the sources); each is given in characters and lines.
-import { useState, type ReactNode } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import type { CampaignAction } from '../../contract/owner-api.ts';
+import { lengthHint, lengthOf, PLATFORMS, truncate, type PlatformId } from './platforms.ts';
 
 export interface PreviewProps {
   title: string;
@@ -18,64 +19,6 @@ export interface PreviewProps {
   controls?: ReactNode;
 }
 
-export const PLATFORMS = [
-  {
-    id: 'windows',
-    label: 'Chrome on Windows',
-    app: 'Google Chrome',
-    title: { chars: 70, lines: 2 },
-    body: { chars: 141, lines: 4 },
-    image: true,
-    actions: 'buttons',
-  },
-  {
-    id: 'macos',
-    label: 'Chrome on macOS',
-    app: 'Google Chrome',
-    title: { chars: 40, lines: 1 },
-    body: { chars: 88, lines: 2 },
-    image: false,
-    actions: 'menu',
-  },
-  {
-    id: 'android',
-    label: 'Chrome on Android',
-    app: 'Chrome',
-    title: { chars: 30, lines: 1 },
-    body: { chars: 65, lines: 1 },
-    image: true,
-    actions: 'buttons',
-  },
-  {
-    id: 'firefox',
-    label: 'Firefox on Windows',
-    app: 'Firefox',
-    title: { chars: 54, lines: 1 },
-    body: { chars: 200, lines: 4 },
-    image: false,
-    actions: 'none',
-  },
-] as const;
-
-export type Platform = (typeof PLATFORMS)[number];
-export type PlatformId = Platform['id'];
-
-/** The text as the platform shows it: cut after `chars` characters (code points) with an ellipsis. */
-export function truncate(text: string, chars: number): string {
-  const points = [...text];
-  return points.length <= chars ? text : `${points.slice(0, chars - 1).join('')}…`;
-}
-
-const lengthOf = (text: string) => [...text].length;
-
-/** "Title: 98 characters, cut after 70 on Chrome on Windows, 40 on Chrome on macOS, …", or null when all show it whole. */
-export function lengthHint(field: 'Title' | 'Message', text: string, limits: (platform: Platform) => number): string | null {
-  const length = lengthOf(text);
-  const cut = PLATFORMS.filter((platform) => length > limits(platform));
-  if (cut.length === 0) return null;
-  return `${field}: ${length} characters, cut after ${cut.map((platform) => `${limits(platform)} on ${platform.label}`).join(', ')}.`;
-}
-
 const isHttpUrl = (value: string) => {
   try {
     return ['http:', 'https:'].includes(new URL(value).protocol);
@@ -86,6 +29,8 @@ const isHttpUrl = (value: string) => {
 
 export function NotificationPreview(props: PreviewProps) {
   const [platformId, setPlatformId] = useState<PlatformId>('windows');
+  // one group of platform choices per preview (the automations screen shows several)
+  const group = useId();
   // a picture that does not load is left out, as the browser leaves it out
   const [broken, setBroken] = useState<string[]>([]);
   const shows = (url: string) => isHttpUrl(url) && !broken.includes(url);
@@ -107,8 +52,7 @@ export function NotificationPreview(props: PreviewProps) {
       <div className="preview-platforms" role="radiogroup" aria-label="Preview on">
         {PLATFORMS.map((entry) => (
           <label key={entry.id} className="radio">
-            <input type="radio" name="preview-platform" checked={entry.id === platform.id} onChange={() => setPlatformId(entry.id)} />{' '}
-            {entry.label}
+            <input type="radio" name={group} checked={entry.id === platform.id} onChange={() => setPlatformId(entry.id)} /> {entry.label}
           </label>
         ))}
       </div>

@@ -278,6 +278,18 @@ describe('compose: previews and a test send', () => {
     await shot('compose-preview');
   });
 
+  it('previews an automated message the same way, with the site host', async () => {
+    await page.getByRole('link', { name: 'Automations' }).click();
+    const welcome = page.locator('section[data-kind="welcome"]');
+    await welcome.waitFor();
+    const preview = welcome.getByRole('figure', { name: 'Preview of the notification' });
+    await welcome.getByLabel('Title', { exact: true }).fill('Welcome to the letters of the spring workshop and all the seasons after');
+    await preview.getByLabel('Chrome on Android').check();
+    expect(await preview.locator('.preview-title').textContent()).toBe('Welcome to the letters of the…');
+    expect(await preview.locator('.preview-header').textContent()).toContain('letters.example');
+    await openCompose();
+  });
+
   it('sends a test to this browser only: subscribed on the dashboard scope, the notification shows, no subscriber or figure changes', async () => {
     const figures = async () => {
       const stats = await owner<{ total: number; byStatus: Record<string, number>; browsers: unknown }>('GET', '/stats?days=7');
@@ -286,6 +298,7 @@ describe('compose: previews and a test send', () => {
     const before = await figures();
     expect(before.total).toBe(SUBSCRIBERS);
     const sentBefore = pushService.requests.length;
+    await page.getByLabel('Preview variant').selectOption({ label: 'Variant B' });
     await page.getByLabel('Preview in').selectOption('de');
     await page.getByRole('button', { name: 'Send a test to this browser' }).click();
     await expect

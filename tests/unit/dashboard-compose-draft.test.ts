@@ -5,6 +5,9 @@ import { campaignRequestOf } from '../../dashboard/src/compose/campaignRequest.t
 import { blankDraft, describeAudience, type Draft } from '../../dashboard/src/compose/draft.ts';
 import { draftProblems, fieldOfIssuePath, formProblems, urlProblem } from '../../dashboard/src/compose/draftProblems.ts';
 import { variantLetter } from '../../dashboard/src/variantLetter.ts';
+import { draftFromCampaign, draftFromContent } from '../../dashboard/src/compose/draftContent.ts';
+import { lengthHint, PLATFORMS, truncate } from '../../dashboard/src/platforms.ts';
+import type { Campaign } from '../../contract/owner-api.ts';
 
 const site = { origin: 'https://letters.example', iconUrl: 'https://letters.example/icon.png' };
 const draft = (change: Partial<Draft> = {}): Draft => ({
@@ -207,5 +210,76 @@ describe('fieldOfIssuePath', () => {
     [[], 'form'],
   ])('%j is about %s', (path, field) => {
     expect(fieldOfIssuePath(path)).toBe(field);
+  });
+});
+
+describe('draftFromContent', () => {
+  it('reads back a saved form field by field, keeping the blank value of what does not fit', () => {
+    const saved = { ...draft({ audience: 'segment', segment: 'vip', languages: [{ tag: 'de', title: 'Hallo', body: 'Welt' }] }) };
+    expect(draftFromContent(JSON.parse(JSON.stringify(saved)) as Record<string, unknown>, site)).toEqual(saved);
+    const odd = draftFromContent(
+      { title: 42, body: 'Kept', audience: 'everyone', urgency: 'now!', languages: [{ tag: 'de' }], previewLanguage: 3 },
+      site,
+    );
+    expect(odd).toEqual({ ...blankDraft(site), body: 'Kept' });
+  });
+});
+
+describe('draftFromCampaign', () => {
+  it('copies the message, buttons, languages, audience and variants; the copy goes now', () => {
+    const campaign = {
+      title: 'Spring',
+      body: 'Twelve',
+      url: null,
+      icon: null,
+      image: 'https://letters.example/a.png',
+      actions: [{ action: 'read', title: 'Read' }],
+      texts: { de: { title: 'Frühling', body: 'Zwölf' } },
+      variants: [
+        { variant: 0, title: null, body: null, texts: null, url: null, icon: null, image: null },
+        { variant: 1, title: 'B', body: null, texts: null, url: null, icon: null, image: null },
+      ],
+      winnerAfterMinutes: 30,
+      segment: 'vip',
+      subscriberId: null,
+      ttl: 600,
+      urgency: 'high',
+      sendAt: '2020-01-01T00:00:00.000Z',
+      localTime: null,
+    } as unknown as Campaign;
+    expect(draftFromCampaign(campaign, site)).toMatchObject({
+      title: 'Spring',
+      url: 'https://letters.example',
+      icon: '',
+      image: 'https://letters.example/a.png',
+      buttons: [{ title: 'Read', url: '' }],
+      languages: [{ tag: 'de', title: 'Frühling', body: 'Zwölf' }],
+      audience: 'segment',
+      segment: 'vip',
+      when: 'now',
+      ttl: 600,
+      urgency: 'high',
+      abTest: true,
+      variants: [{ title: '' }, { title: 'B' }],
+      winnerAfter: '30',
+    });
+  });
+});
+
+describe('platform truncation (the preview)', () => {
+  it('cuts by code points with an ellipsis, and names each platform that cuts', () => {
+    expect(truncate('a'.repeat(40), 40)).toBe('a'.repeat(40));
+    expect(truncate('a'.repeat(41), 40)).toBe(`${'a'.repeat(39)}…`);
+    expect(truncate('😀'.repeat(3), 2)).toBe('😀…');
+    expect(lengthHint('Title', 'a'.repeat(45), (platform) => platform.title.chars)).toBe(
+      'Title: 45 characters, cut after 40 on Chrome on macOS, 30 on Chrome on Android.',
+    );
+    expect(lengthHint('Message', 'short', (platform) => platform.body.chars)).toBeNull();
+    expect(PLATFORMS.map((platform) => platform.label)).toEqual([
+      'Chrome on Windows',
+      'Chrome on macOS',
+      'Chrome on Android',
+      'Firefox on Windows',
+    ]);
   });
 });

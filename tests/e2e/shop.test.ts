@@ -5,7 +5,7 @@
 // segments of that event, which the provider records. The cart event describes the item just added, and an
 // opted-out visitor's shop pages read neither the cart nor the order (docs/spec-silent-cases.md). A real
 // subscription (fake GCM check-in), the built push.js and the real provider; real waits, since the delays are
-// the behaviour under test.
+// the behaviour under test. A product page's view reaches the provider only with tracking consent.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isMember } from '../../server/segments/segment-store.ts';
@@ -212,6 +212,35 @@ describe('online shop', () => {
       });
     const cart = (await page.evaluate(() => fetch('/cart.js').then((reply) => reply.json()))) as { items: { title: string }[] };
     expect(cart.items[0]!.title).toBe(PEN.title);
+    await page.close();
+  }, 30_000);
+
+  it('a product page view (<meta name="pushkit-product">): recorded by the provider with consent, not even sent without', async () => {
+    const page = await browser.context.newPage();
+    const views = recordRequests(page, /^\/api\/v1\/shopify\/view$/);
+    const viewed = async (productId: number) =>
+      (
+        await stack.db.query('SELECT 1 FROM product_interest WHERE subscriber_id = $1 AND product_id = $2 AND viewed_at IS NOT NULL', [
+          subscriberId,
+          String(productId),
+        ])
+      ).rows.length === 1;
+    await stack.db.query('DELETE FROM product_interest WHERE subscriber_id = $1', [subscriberId]);
+    await page.goto(`${stack.siteUrl}${PEN.url}`);
+    await expect.poll(() => viewed(PEN.productId)).toBe(true);
+    expect(views).toHaveLength(1);
+
+    await page.evaluate(() =>
+      (window as unknown as { pushkit: { setTrackingConsent(allowed: boolean): void } }).pushkit.setTrackingConsent(false),
+    );
+    await page.goto(`${stack.siteUrl}${INK.url}`);
+    // The view is reported as push.js starts, before its sync settles: once ready, a request would have been made.
+    await page.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
+    expect(views).toHaveLength(1);
+    expect(await viewed(INK.productId)).toBe(false);
+    await page.evaluate(() =>
+      (window as unknown as { pushkit: { setTrackingConsent(allowed: boolean): void } }).pushkit.setTrackingConsent(true),
+    );
     await page.close();
   }, 30_000);
 

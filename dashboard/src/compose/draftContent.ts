@@ -3,7 +3,7 @@
 // longer has is left out rather than breaking the form.
 import type { Campaign, SiteSummary } from '../../../contract/owner-api.ts';
 import { URGENCIES } from '../../../contract/urgency.ts';
-import { blankDraft, blankVariant, MAX_VARIANTS, MIN_VARIANTS, type Draft, type VariantDraft } from './draft.ts';
+import { AUDIENCES, blankDraft, blankVariant, MAX_VARIANTS, MIN_VARIANTS, type Draft, type VariantDraft } from './draft.ts';
 
 type Site = Pick<SiteSummary, 'origin' | 'iconUrl'>;
 
@@ -35,7 +35,7 @@ export function draftFromContent(content: Record<string, unknown>, site: Site): 
   const variants = listOf(content.variants, (entry) => stringsOf(entry, ['title', 'body', 'url', 'icon', 'image']));
   if (variants && variants.length >= MIN_VARIANTS && variants.length <= MAX_VARIANTS) out.variants = variants;
   const result = out as unknown as Draft;
-  if (!['all', 'segment', 'subscriber'].includes(result.audience)) result.audience = draft.audience;
+  if (!AUDIENCES.includes(result.audience)) result.audience = draft.audience;
   if (!['now', 'at', 'local'].includes(result.when)) result.when = draft.when;
   if (!URGENCIES.includes(result.urgency)) result.urgency = draft.urgency;
   const preview = content.previewLanguage;
@@ -101,3 +101,6 @@ export function hasContent(draft: Draft, site: Site): boolean {
     draft.url !== blank.url
   );
 }
+
+/** Where the Campaigns screen's "Duplicate" sends the owner: the compose screen with a copy of the campaign. */
+export const duplicateHref = (campaignId: string) => `#/compose/campaign/${encodeURIComponent(campaignId)}`;

@@ -136,7 +136,9 @@ export const campaignInputSchema = z
       .max(THROTTLE_PER_MINUTE_MAX, `must be ${THROTTLE_PER_MINUTE_MAX} or less`)
       .optional(),
     /** best-hour: each subscriber at the hour of day they clicked most (their clock), else the site's, within 24 h. */
-    deliverAt: z.enum(DELIVER_AT_OPTIONS, { error: `must be ${DELIVER_AT_OPTIONS.map((option) => `"${option}"`).join(' or ')}` }).optional(),
+    deliverAt: z
+      .enum(DELIVER_AT_OPTIONS, { error: `must be ${DELIVER_AT_OPTIONS.map((option) => `"${option}"`).join(' or ')}` })
+      .optional(),
     /** With deliverAt best-hour: the share of the audience sent at once, whose clicks the rest is compared with. */
     bestHourHoldout: z.number('must be a number').min(0, 'must be 0 or more').max(0.5, 'must be 0.5 or less').optional(),
   })
@@ -154,7 +156,7 @@ export const campaignInputSchema = z
     path: ['variants'],
   })
   .refine((body) => body.deliverAt === undefined || (body.localTime === undefined && body.variants === undefined), {
-    message: 'best-hour delivery picks each subscriber\'s time itself: not with localTime or an A/B test',
+    message: "best-hour delivery picks each subscriber's time itself: not with localTime or an A/B test",
     path: ['deliverAt'],
   })
   .refine((body) => body.bestHourHoldout === undefined || body.deliverAt === 'best-hour', {

@@ -50,6 +50,8 @@ export interface Feed {
   itemsSeen: number;
   itemsSent: number;
   createdAt: string;
+  /** Listed in the site config's feeds: changed and removed there, not through the owner API. */
+  fromConfig: boolean;
 }
 
 export type FeedsReply = { status: 'success'; feeds: Feed[] };

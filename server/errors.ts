@@ -243,6 +243,12 @@ export const SERVER_ERRORS = {
     409,
     ({ site, max }) => `site ${site} has ${max} feeds, the most it may have: remove one first`,
   ),
+  E_FEED_FROM_CONFIG: entry<{ param: string; id: string; file: string }>(
+    409,
+    ({ param, id, file }) =>
+      `${param}: feed ${id} is listed in the site config ${file}: remove it from its feeds there, and it stops when the provider starts again`,
+  ),
+  E_CONFIG_FEED: entry<{ file: string; path: string; problem: string }>(400, ({ file, path, problem }) => `${file}: ${path}: ${problem}`),
   // Drafts, templates and test sends (server/compose/)
   E_DRAFT_UNKNOWN: entry<{ param: string; id: string; site: string }>(
     404,

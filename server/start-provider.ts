@@ -129,7 +129,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
   await requirePrivateState(stateDir);
   const { WebhookDispatcher, webhookUrlPolicy } = await import('./webhooks/index.ts');
   const webhookPolicy = webhookUrlPolicy(options.webhooks);
-  const { FeedPoller, feedUrlPolicy } = await import('./feeds/index.ts');
+  const { FeedPoller, feedUrlPolicy, syncConfigFeeds } = await import('./feeds/index.ts');
   const feedPolicy = feedUrlPolicy(options.feeds?.allowHosts);
   const db = await openProviderDatabase(options.database, dataDir);
   // fastify, the routes and the sender load when a provider starts, not with the package's entry.
@@ -156,6 +156,8 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
   let feeds: FeedPoller | undefined;
   let removeProviderFile = async () => {};
   try {
+    // the sites' config feeds, before anything is served: one the policy refuses stops the start, naming it
+    await syncConfigFeeds(db, sites, feedPolicy, clock());
     campaigns = new CampaignQueue(db, sites, stateDir, { clock, ...options.campaigns, pushServices });
     automations = new AutomationRunner(db, sites, stateDir, {
       ca: options.campaigns?.ca,

@@ -18,6 +18,8 @@ export interface FeedRow {
   last_error: string | null;
   last_error_at: Date | string | null;
   created_at: Date | string;
+  /** Listed in the site config (config-feeds.ts): the owner API cannot remove it. */
+  from_config?: boolean;
   items_seen?: string | number;
   items_sent?: string | number;
 }
@@ -40,6 +42,7 @@ export function feedOf(row: FeedRow): Feed {
     itemsSeen: Number(row.items_seen ?? 0),
     itemsSent: Number(row.items_sent ?? 0),
     createdAt: isoOf(row.created_at),
+    fromConfig: row.from_config === true,
   };
 }
 

@@ -5,3 +5,4 @@ export { FeedPoller, FEED_POLL_MS, type FeedPassCounts, type FeedPollerOptions }
 export { ALLOW_FEED_HOSTS_ENV, feedUrlPolicy, type FeedUrlPolicy } from './feed-urls.ts';
 export { FEED_MAX_BYTES, FEED_TIMEOUT_MS } from './feed-fetch.ts';
 export { addSiteFeed, removeSiteFeed, siteFeeds } from './owner-feeds.ts';
+export { syncConfigFeeds } from './config-feeds.ts';

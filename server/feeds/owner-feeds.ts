@@ -21,6 +21,8 @@ export async function addSiteFeed(db: Database, site: HostedSite, input: FeedInp
 }
 
 export async function removeSiteFeed(db: Database, site: HostedSite, id: string): Promise<void> {
+  // the config's feed would come back at the next start: the owner is told where it is listed instead
+  if ((await getFeed(db, site.hash, id))?.from_config) throw new ServerError('E_FEED_FROM_CONFIG', { param: 'id', id, file: site.file });
   const removed = await db.transaction((tx) => deleteFeed(tx, site.hash, id));
   if (!removed) throw new ServerError('E_FEED_UNKNOWN', { param: 'id', id, site: site.name });
 }

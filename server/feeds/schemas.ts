@@ -24,6 +24,7 @@ const feed = z.object(
     itemsSeen: z.int(),
     itemsSent: z.int(),
     createdAt: isoTime,
+    fromConfig: z.boolean(),
   }),
 );
 

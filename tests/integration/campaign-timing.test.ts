@@ -52,7 +52,12 @@ describe('best-hour delivery', () => {
     // older than 90 days: not counted
     await clicked(newYork.id, ['2026-08-01T03:00:00Z', '2026-08-02T03:00:00Z', '2026-08-03T03:00:00Z']);
 
-    const created = await api('POST', '/campaigns', { title: 'Best hour', body: 'When you read', deliverAt: 'best-hour', bestHourHoldout: 0.25 });
+    const created = await api('POST', '/campaigns', {
+      title: 'Best hour',
+      body: 'When you read',
+      deliverAt: 'best-hour',
+      bestHourHoldout: 0.25,
+    });
     expect(created.statusCode, created.body).toBe(201);
     const { campaignId } = created.json() as { campaignId: string };
     await harness.campaigns.idle();

@@ -10,6 +10,10 @@ import type { Feed } from '../../contract/feeds.ts';
 import { useProviderHarness } from '../support/provider-harness.ts';
 import { MINUTE } from '../support/manual-clock.ts';
 import { SITE_ORIGIN } from '../support/server.ts';
+import type { SiteConfig } from '../../config/schema.ts';
+import { validateConfig } from '../../config/validate-config.ts';
+import { feedUrlPolicy, syncConfigFeeds } from '../../server/feeds/index.ts';
+import { feedUrlProblem } from '../../server/feeds/feed-urls.ts';
 
 interface Item {
   guid: string;
@@ -263,5 +267,91 @@ describe('feeds', () => {
     // the segment has no member: the subscriber outside it gets nothing
     expect(harness.messages(outsider.path)).toHaveLength(0);
     expect(await feedById(feed.feedId)).toMatchObject({ itemsSeen: 4, itemsSent: 3 });
+  });
+});
+
+describe('feeds in the site config', () => {
+  const configFeed = (path: string, extra: Partial<SiteConfig['feeds'][number]> = {}) => ({
+    url: `${origin}${path}`,
+    intervalMinutes: 15,
+    mode: 'each' as const,
+    ...extra,
+  });
+  /** Starts the provider again with the site config listing these feeds. */
+  const restartWith = async (feedsOf: SiteConfig['feeds']) => {
+    await harness.stop();
+    harness.site.config.feeds = feedsOf;
+    await harness.start();
+  };
+  const listed = async () => ((await harness.owner('GET', '/feeds')).json() as { feeds: Feed[] }).feeds;
+
+  it('are created when the provider starts, updated and removed with the config, and not removable through the owner API', async () => {
+    const press = serve('/press.xml', 'rss', [item(30)], 'Press');
+    serve('/weekly.xml', 'rss', [item(40)], 'Weekly');
+    const reader = await harness.subscribe();
+    try {
+      await restartWith([configFeed('/press.xml'), configFeed('/weekly.xml')]);
+      const started = await listed();
+      expect(started.map(({ url, fromConfig, intervalMinutes }) => ({ url, fromConfig, intervalMinutes }))).toEqual([
+        { url: `${origin}/press.xml`, fromConfig: true, intervalMinutes: 15 },
+        { url: `${origin}/weekly.xml`, fromConfig: true, intervalMinutes: 15 },
+      ]);
+      const refused = await harness.owner('DELETE', `/feeds/${started[0]!.feedId}`);
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json()).toMatchObject({
+        code: 'E_FEED_FROM_CONFIG',
+        message: `id: feed ${started[0]!.feedId} is listed in the site config letters.json: remove it from its feeds there, and it stops when the provider starts again`,
+      });
+      // a config feed is polled like any other: its first poll records, the next sends
+      await harness.feeds.runDue();
+      publish(press, item(31, { title: 'Press story 31' }));
+      expect(await nextPoll()).toMatchObject({ campaigns: 1 });
+      expect(harness.messages(reader.path).map((message) => message.notification.title)).toEqual(['Press story 31']);
+
+      // the config changes: press every 30 minutes, weekly gone
+      await restartWith([configFeed('/press.xml', { intervalMinutes: 30 })]);
+      const after = () =>
+        listed().then((feedsNow) =>
+          feedsNow.map(({ feedId, url, intervalMinutes, itemsSent }) => ({ feedId, url, intervalMinutes, itemsSent })),
+        );
+      const expected = [{ feedId: started[0]!.feedId, url: `${origin}/press.xml`, intervalMinutes: 30, itemsSent: 1 }];
+      expect(await after()).toEqual(expected);
+      // once per URL: the same config again changes nothing
+      await syncConfigFeeds(harness.db, harness.sites, feedUrlPolicy('127.0.0.1'), Date.now());
+      expect(await after()).toEqual(expected);
+    } finally {
+      // the config without feeds: they stop (and the other tests' clean-up finds none it cannot remove)
+      await restartWith([]);
+    }
+    expect(await listed()).toEqual([]);
+  });
+
+  it('refuse a feed on a private address, naming the file and field, and are checked by the config schema', async () => {
+    const site = { ...harness.site, config: { ...harness.site.config, feeds: [configFeed('/x', { url: 'https://10.0.0.1/feed.xml' })] } };
+    await expect(syncConfigFeeds(harness.db, [site], feedUrlPolicy(''), Date.now())).rejects.toThrow(
+      'letters.json: feeds.0.url: 10.0.0.1 is a private address: list it in --allow-feed-hosts to allow it',
+    );
+    // the owner API's rules: an http URL of a host not listed is refused alike
+    expect(feedUrlProblem(`${origin}/press.xml`, feedUrlPolicy(''))).toBe(
+      'must be an https URL (http only for a host listed in --allow-feed-hosts)',
+    );
+    const base = {
+      hash: 'letters-hash-01',
+      companyName: 'Letters',
+      origin: SITE_ORIGIN,
+      serverSyncUrl: SITE_ORIGIN,
+      vapidPublicKey: harness.vapid.publicKey,
+    };
+    const problems = (feedsOf: unknown) => {
+      const checked = validateConfig({ ...base, feeds: feedsOf });
+      return checked.ok ? [] : checked.problems.map((problem) => `${problem.path}: ${problem.message}`);
+    };
+    expect(problems([{ url: 'feed.xml' }])).toEqual(['feeds.0.url: must be an absolute http(s) URL']);
+    expect(problems([{ url: 'https://news.example/a.xml' }, { url: 'https://news.example/a.xml', mode: 'digest' }])).toEqual([
+      'feeds.1.url: is listed twice',
+    ]);
+    expect(problems([{ url: 'https://news.example/a.xml', intervalMinutes: 1 }])).toEqual([
+      'feeds.0.intervalMinutes: must be at least 5 minutes',
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import {
+  AUTOMATION_DAYS_MAX,
   AUTOMATION_DELAY_MAX_MINUTES,
   CONVERSION_WINDOW_MAX_HOURS,
   type Automation,
@@ -9,11 +10,12 @@ import {
 import { CAMPAIGN_BODY_MAX_LENGTH, CAMPAIGN_TITLE_MAX_LENGTH } from '../../contract/campaign-limits.ts';
 import { formatNumber, type SiteApi } from './api.ts';
 import { useLoad } from './useLoad.ts';
+import { formatRevenue } from './revenue.ts';
 import { DeliveryFailures } from './DeliveryFailures.tsx';
 import { NotificationPreview } from './Preview.tsx';
 import type { SiteSummary } from '../../contract/owner-api.ts';
 
-const NAMES: Record<AutomationKind, { title: string; what: string; delay: string }> = {
+const NAMES: Record<AutomationKind, { title: string; what: string; delay: string; days?: string }> = {
   welcome: {
     title: 'Welcome message',
     what: 'Sent once to each new subscriber.',
@@ -23,6 +25,29 @@ const NAMES: Record<AutomationKind, { title: string; what: string; delay: string
     title: 'Abandoned cart',
     what: 'One reminder when a subscriber adds to the cart and no order follows; an order cancels it. A newer add-to-cart replaces a reminder still waiting. {product} and {price} name the product added last.',
     delay: 'Minutes after the add-to-cart with no order',
+  },
+  browseAbandonment: {
+    title: 'Browse abandonment',
+    what: 'One reminder when a subscriber views a product and neither adds to the cart nor orders; once per product. {product}, {price} and {url} name the product viewed last (from your product updates).',
+    delay: 'Minutes after the product view',
+  },
+  priceDrop: {
+    title: 'Price drop',
+    what: 'When your product update lowers a price, to the subscribers who viewed or added it to the cart; once per change. {product}, {price}, {oldPrice}, {url}.',
+    delay: 'Minutes after the update',
+    days: 'Viewed or carted within (days)',
+  },
+  backInStock: {
+    title: 'Back in stock',
+    what: 'When your product update puts a product back in stock, to the subscribers who viewed or added it to the cart; once per change. {product}, {price}, {url}.',
+    delay: 'Minutes after the update',
+    days: 'Viewed or carted within (days)',
+  },
+  winBack: {
+    title: 'Win-back',
+    what: 'Once to each subscriber with no visit and no click for the days below.',
+    delay: 'Minutes after found inactive',
+    days: 'Days without a visit or click',
   },
 };
 
@@ -55,6 +80,7 @@ function AutomationCard({
     body: automation.body,
     url: automation.url ?? '',
     conversionWindowHours: String(automation.conversionWindowHours),
+    days: String(automation.days),
   });
   const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
   const id = (field: string) => `${automation.kind}-${field}`;
@@ -82,8 +108,20 @@ function AutomationCard({
       setMessage({ text: `The conversion window is a whole number of hours, 1 to ${CONVERSION_WINDOW_MAX_HOURS}.`, error: true });
       return;
     }
+    const days = Number(form.days);
+    if (names.days && (!Number.isInteger(days) || days < 1 || days > AUTOMATION_DAYS_MAX)) {
+      setMessage({ text: `The days are a whole number, 1 to ${AUTOMATION_DAYS_MAX}.`, error: true });
+      return;
+    }
     void save(
-      { delayMinutes, title: form.title, body: form.body, url: form.url.trim() || null, conversionWindowHours },
+      {
+        delayMinutes,
+        title: form.title,
+        body: form.body,
+        url: form.url.trim() || null,
+        conversionWindowHours,
+        ...(names.days ? { days } : {}),
+      },
       'Saved. Messages already scheduled keep their text and time.',
     );
   };
@@ -126,6 +164,10 @@ function AutomationCard({
             <dd data-stat={label.toLowerCase()}>{formatNumber(value)}</dd>
           </div>
         ))}
+        <div>
+          <dt>Revenue</dt>
+          <dd data-stat="revenue">{formatRevenue(stats.revenue)}</dd>
+        </div>
       </dl>
       <DeliveryFailures failures={stats.failures} />
       <form onSubmit={submit} noValidate>
@@ -148,6 +190,17 @@ function AutomationCard({
               onChange={(event) => setForm({ ...form, conversionWindowHours: event.target.value })}
             />
           </div>
+          {names.days && (
+            <div className="field">
+              <label htmlFor={id('days')}>{names.days}</label>
+              <input
+                id={id('days')}
+                inputMode="numeric"
+                value={form.days}
+                onChange={(event) => setForm({ ...form, days: event.target.value })}
+              />
+            </div>
+          )}
         </div>
         <div className="field">
           <label htmlFor={id('message-title')}>Title</label>

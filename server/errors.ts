@@ -113,6 +113,10 @@ export const SERVER_ERRORS = {
     404,
     ({ param, id, site }) => `${param}: no campaign ${id} on ${onSite(site)}`,
   ),
+  E_CAMPAIGN_NOBODY_TO_RESEND: entry<{ id: string }>(
+    409,
+    ({ id }) => `id: campaign ${id} has nobody to send again to: everyone it was delivered to clicked, or is no longer subscribed`,
+  ),
 
   // The sync actions of spec section 4 (server/sync/subscription-sync.ts)
   E_SYNC_NO_SUBSCRIPTION: entry(400, () => 'subscription: an endpoint or a subscriptionId is required'),

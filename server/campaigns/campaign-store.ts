@@ -12,6 +12,7 @@ import { CAMPAIGN_REVENUE, variantRevenue } from './campaign-revenue.ts';
 import type { CurrencyAmount } from '../../contract/shop-order.ts';
 import { splitForTest, variantFigures } from './ab-tests.ts';
 import { campaignFailures } from './delivery-failures.ts';
+import { NO_CAMPAIGN_FILTER, type CampaignFilter } from './campaign-search.ts';
 import { bestHourFigures, setCampaignTiming } from './best-hour.ts';
 import { throttledFinish } from './throttle.ts';
 import type { DeliverAt } from '../../contract/campaign-limits.ts';
@@ -274,10 +275,13 @@ export async function listCampaigns(
   limit: number,
   offset: number,
   conversionWindowHours = DEFAULT_CONVERSION_WINDOW_HOURS,
+  filter: CampaignFilter = NO_CAMPAIGN_FILTER,
 ): Promise<Campaign[]> {
+  // the filter's placeholders come after these four (campaign-search.ts)
   const { rows } = await db.query<CampaignRow>(
-    `${CAMPAIGN_SELECT} WHERE c.site_hash = $1 AND c.automation IS NULL ORDER BY c.id DESC LIMIT $3 OFFSET $4`,
-    [siteHash, conversionWindowHours, limit, offset],
+    `${CAMPAIGN_SELECT} WHERE c.site_hash = $1 AND c.automation IS NULL${filter.where}
+     ORDER BY c.id ${filter.order === 'oldest' ? 'ASC' : 'DESC'} LIMIT $3 OFFSET $4`,
+    [siteHash, conversionWindowHours, limit, offset, ...filter.params],
   );
   // why deliveries failed: one query for the page
   const failures = await campaignFailures(

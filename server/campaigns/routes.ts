@@ -1,32 +1,37 @@
 // The owner API of a site's campaigns, inside the owner scope (ownerSiteHook has checked the site's key):
 //   POST /api/v1/sites/:name/campaigns              create (now, at a time, at each subscriber's local time, A/B)
-//   GET  /api/v1/sites/:name/campaigns              newest first, with figures
+//   GET  /api/v1/sites/:name/campaigns              newest first (or oldest), with figures: a page, filtered by status and words
 //   GET  /api/v1/sites/:name/campaigns/:id          one, with figures (and its variants')
 //   POST /api/v1/sites/:name/campaigns/:id/cancel   withdraws what has not gone
 //   GET  /api/v1/sites/:name/audience               how many a campaign to all, a segment or a subscriber reaches
 import type { FastifyInstance } from 'fastify';
 import { ownedSite } from '../http/owner-auth.ts';
-import { pageQuery, SITE_PARAMS } from '../http/params.ts';
+import { SITE_PARAMS } from '../http/params.ts';
 import type { RouteContext } from '../http/route-context.ts';
 import type { ZodTypeProvider } from '../http/route-schemas.ts';
 import { requireSegment } from '../segments/index.ts';
 import { requireAudience } from '../audiences/index.ts';
 import { requireSubscriber } from '../subscribers/index.ts';
 import { audienceSize } from './audience.ts';
-import { cancelSiteCampaign, createSiteCampaign, siteCampaign, siteCampaigns } from './owner-campaigns.ts';
+import { cancelSiteCampaign, createSiteCampaign, siteCampaign } from './owner-campaigns.ts';
+import { campaignPageRoutes } from './campaign-page-routes.ts';
+import { siteCampaignPage } from './campaign-page.ts';
 import {
   AUDIENCE_REPLY,
   audienceQuery,
   CAMPAIGN_CANCELLED_REPLY,
   CAMPAIGN_CREATED_REPLY,
   CAMPAIGN_REPLY,
+  campaignListQuery,
   campaignParams,
   CAMPAIGNS_REPLY,
 } from './schemas.ts';
 import { campaignInputSchema } from '../../contract/campaign-input.ts';
 
-export async function campaignRoutes(fastify: FastifyInstance, { db, campaigns }: RouteContext): Promise<void> {
+export async function campaignRoutes(fastify: FastifyInstance, context: RouteContext): Promise<void> {
+  const { db, campaigns } = context;
   const app = fastify.withTypeProvider<ZodTypeProvider>();
+  await campaignPageRoutes(fastify, context);
 
   app.post(
     '/api/v1/sites/:name/campaigns',
@@ -46,8 +51,8 @@ export async function campaignRoutes(fastify: FastifyInstance, { db, campaigns }
 
   app.get(
     '/api/v1/sites/:name/campaigns',
-    { config: { role: 'viewer' }, schema: { params: SITE_PARAMS, querystring: pageQuery, response: { 200: CAMPAIGNS_REPLY } } },
-    async (request) => ({ status: 'success' as const, campaigns: await siteCampaigns(db, ownedSite(request), request.query) }),
+    { config: { role: 'viewer' }, schema: { params: SITE_PARAMS, querystring: campaignListQuery, response: { 200: CAMPAIGNS_REPLY } } },
+    async (request) => ({ status: 'success' as const, ...(await siteCampaignPage(db, ownedSite(request), request.query)) }),
   );
 
   app.post(

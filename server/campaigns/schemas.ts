@@ -1,7 +1,15 @@
 // The owner API's campaign routes: what they take and what they answer (route-schemas.ts). The body of a new
 // campaign is contract/campaign-input.ts's schema, which `push-kit send` and the dashboard check with too.
 import { z } from 'zod';
-import { optionalText, segmentIdParam, SITE_PARAMS, subscriberIdParam, text } from '../http/params.ts';
+import {
+  CAMPAIGN_LIST_STATUSES,
+  CAMPAIGN_SEARCH_MAX_LENGTH,
+  type CampaignBreakdownRow,
+  type CampaignFigures,
+  type CampaignResent,
+  type CampaignTimePoint,
+} from '../../contract/campaign-report.ts';
+import { optionalText, pageQuery, segmentIdParam, SITE_PARAMS, subscriberIdParam, text } from '../http/params.ts';
 import { currencyAmount, failureGroup, isoTime } from '../http/reply-schemas.ts';
 import { fieldsOf, successReply } from '../http/route-schemas.ts';
 import { CAMPAIGN_ID_PATTERN } from '../../contract/ids.ts';
@@ -124,7 +132,38 @@ const campaign = z.object(
 );
 
 export const CAMPAIGN_CREATED_REPLY = successReply({ campaignId: z.string(), recipients: z.int() });
-export const CAMPAIGNS_REPLY = successReply({ campaigns: z.array(campaign) });
+export const CAMPAIGNS_REPLY = successReply({ campaigns: z.array(campaign), total: z.int(), limit: z.int(), offset: z.int() });
 export const CAMPAIGN_REPLY = successReply({ campaign });
 export const CAMPAIGN_CANCELLED_REPLY = successReply({ campaignId: z.string(), cancelled: z.int() });
 export const AUDIENCE_REPLY = successReply({ recipients: z.int() });
+
+/** GET .../campaigns: a page of the list, filtered (contract/campaign-report.ts). */
+export const campaignListQuery = pageQuery.extend({
+  status: optionalText(z.enum(CAMPAIGN_LIST_STATUSES, { error: `must be one of ${CAMPAIGN_LIST_STATUSES.join(', ')}` })),
+  q: optionalText(z.string().max(CAMPAIGN_SEARCH_MAX_LENGTH, `must be at most ${CAMPAIGN_SEARCH_MAX_LENGTH} characters`)),
+  order: optionalText(z.enum(['newest', 'oldest'], { error: 'must be newest or oldest' })),
+});
+
+const breakdownRow = z.object(
+  fieldsOf<CampaignBreakdownRow>()({
+    key: z.string(),
+    recipients: z.int(),
+    sent: z.int(),
+    delivered: z.int(),
+    shown: z.int(),
+    clicked: z.int(),
+  }),
+);
+const timePoint = z.object(fieldsOf<CampaignTimePoint>()({ at: isoTime, delivered: z.int(), shown: z.int(), clicked: z.int() }));
+
+export const CAMPAIGN_FIGURES_REPLY = successReply(
+  fieldsOf<CampaignFigures>()({
+    step: z.enum(['hour', 'day']),
+    timeline: z.array(timePoint),
+    byBrowser: z.array(breakdownRow),
+    byVariant: z.array(breakdownRow),
+  }),
+);
+export const CAMPAIGN_RESENT_REPLY = successReply(
+  fieldsOf<CampaignResent>()({ campaignId: z.string(), recipients: z.int(), resendOf: z.string() }),
+);

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createCampaign } from '../../server/campaigns/campaign-store.ts';
 import { sendCampaign } from '../../server/campaigns/campaign-sender.ts';
 import type { Campaign, NotificationDay, SiteStats } from '../../contract/owner-api.ts';
+import type { CampaignFigures, CampaignPage, CampaignResent } from '../../contract/campaign-report.ts';
 import { useProviderHarness } from '../support/provider-harness.ts';
 import { SITE_HASH, SITE_ORIGIN, testSite } from '../support/server.ts';
 
@@ -97,5 +98,75 @@ describe('campaign analytics', () => {
     const moved = await series();
     expect(moved.find((day) => day.date === rows[0]!.date)!.shown).toBe(1);
     expect(totals(moved)).toEqual({ delivered: 3, shown: 3, clicked: 1, conversions: 1 });
+  });
+
+  it("pages the list by status and words; a campaign's figures by browser and over time, its CSV, and a resend", async () => {
+    const page = async (name: string, browserType: string) =>
+      (await harness.subscribe({ path: `/analytics/${name}`, fields: { browserType } })).id;
+    await page('page-fox', 'Firefox');
+    await page('page-chrome-1', 'Chrome');
+    await page('page-chrome-2', 'Chrome');
+    // an editor's title a spreadsheet would run as a formula
+    const title = '=HYPERLINK("https://evil.example","Quills")';
+    const { campaignId } = await createCampaign(harness.db, harness.site, { title, body: 'Quills and inks', ttl: 60, urgency: 'normal' });
+    await sendCampaign(harness.db, harness.site, campaignId, harness.vapid, {
+      ca: harness.service.ca,
+      pushServices: harness.service.pushServices,
+    });
+    const token = (name: string) => harness.messages(`/analytics/${name}`).at(-1)!.notification.data!.click!;
+    for (const name of ['page-fox', 'page-chrome-1']) await report({ click: token(name), event: 'shown' });
+    await report({ click: token('page-fox'), event: 'clicked' });
+    const later = await createCampaign(harness.db, harness.site, {
+      title: 'Spring inks',
+      body: 'Soon',
+      ttl: 60,
+      urgency: 'normal',
+      sendAt: '2099-01-01T09:00:00Z',
+    });
+
+    const list = async (query: string) => (await owner('GET', `/campaigns?${query}`)).json() as CampaignPage;
+    expect((await list('q=quills%20INKS')).campaigns.map((entry) => entry.campaignId)).toEqual([campaignId]);
+    expect((await list('q=%25')).total).toBe(0);
+    expect((await list('status=scheduled')).campaigns.map((entry) => entry.campaignId)).toEqual([later.campaignId]);
+    expect((await list('status=sent')).total).toBe(2);
+    const oldest = await list('order=oldest&limit=1&offset=1');
+    expect(oldest).toMatchObject({ total: 3, limit: 1, offset: 1 });
+    expect(oldest.campaigns.map((entry) => entry.campaignId)).toEqual([campaignId]);
+    expect((await owner('GET', '/campaigns?status=lost')).json().message).toBe(
+      'status: must be one of scheduled, sending, sent, cancelled, failed',
+    );
+
+    const figures = (await owner('GET', `/campaigns/${campaignId}/figures`)).json() as CampaignFigures;
+    expect(figures.byBrowser.find((row) => row.key === 'Firefox')).toEqual({
+      key: 'Firefox',
+      recipients: 1,
+      sent: 1,
+      delivered: 1,
+      shown: 1,
+      clicked: 1,
+    });
+    expect(figures.byBrowser.find((row) => row.key === 'Chrome')).toMatchObject({ recipients: 2, delivered: 2, shown: 1, clicked: 0 });
+    const sum = (key: 'delivered' | 'shown' | 'clicked') => figures.timeline.reduce((total, point) => total + point[key], 0);
+    expect([figures.step, sum('delivered'), sum('shown'), sum('clicked')]).toEqual(['hour', 6, 2, 1]);
+
+    const csv = await owner('GET', `/campaigns/${campaignId}/results.csv`);
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    const lines = csv.body.split('\r\n');
+    expect(lines[0]).toBe('section,name,recipients,sent,delivered,shown,clicked,delivery rate,shown rate,click rate');
+    expect(lines[1]).toBe(`total,"'=HYPERLINK(""https://evil.example"",""Quills"")",6,6,6,2,1,100.0%,33.3%,50.0%`);
+    expect(lines).toContain('browser,Firefox,1,1,1,1,1,100.0%,100.0%,100.0%');
+    expect(lines).toContain('definition,Click rate,,,,,,,,"Clicked ÷ shown: of those shown, the share clicked (each subscriber once)."');
+
+    // sent again to the five it was delivered to who did not click; a campaign nobody got cannot be
+    const resent = await owner('POST', `/campaigns/${campaignId}/resend`);
+    expect(resent.statusCode, resent.body).toBe(201);
+    const again = resent.json() as CampaignResent;
+    expect(again).toMatchObject({ recipients: 5, resendOf: campaignId });
+    expect((await owner('GET', `/campaigns/${again.campaignId}`)).json().campaign).toMatchObject({ title, resendOf: campaignId });
+    const nobody = await owner('POST', `/campaigns/${later.campaignId}/resend`);
+    expect([nobody.statusCode, nobody.json().message]).toEqual([
+      409,
+      `id: campaign ${later.campaignId} has nobody to send again to: everyone it was delivered to clicked, or is no longer subscribed`,
+    ]);
   });
 });

@@ -1,0 +1,69 @@
+// A campaign's results as CSV, written row by row (a stream): the totals, each A/B variant, each language and
+// each browser, with the three rates and, last, what each rate means. Every cell is safe to open in a
+// spreadsheet: text that a spreadsheet would read as a formula (= + - @, a tab or a carriage return first) is
+// prefixed with an apostrophe, and a cell with a comma, quote or line break is quoted.
+import type { Campaign } from '../../contract/owner-api.ts';
+import {
+  campaignRates,
+  formatRate,
+  RATE_DEFINITIONS,
+  RATE_NAMES,
+  type CampaignFigures,
+  type CampaignRates,
+} from '../../contract/campaign-report.ts';
+
+const HEADER = ['section', 'name', 'recipients', 'sent', 'delivered', 'shown', 'clicked', 'delivery rate', 'shown rate', 'click rate'];
+
+/** One cell: formula-looking text defused, quoted when it must be. */
+export function csvCell(value: string | number | null): string {
+  if (value === null) return '';
+  let text = String(value);
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+const line = (cells: (string | number | null)[]) => `${cells.map(csvCell).join(',')}\r\n`;
+
+interface Figures {
+  recipients: number;
+  sent: number | null;
+  delivered: number;
+  shown: number | null;
+  clicked: number;
+}
+
+function row(section: string, name: string, figures: Figures): string {
+  const rates: CampaignRates | null =
+    figures.sent === null || figures.shown === null
+      ? null
+      : campaignRates({ sent: figures.sent, delivered: figures.delivered, shown: figures.shown, clicked: figures.clicked });
+  return line([
+    section,
+    name,
+    figures.recipients,
+    figures.sent,
+    figures.delivered,
+    figures.shown,
+    figures.clicked,
+    rates ? formatRate(rates.deliveryRate) : null,
+    rates ? formatRate(rates.shownRate) : null,
+    rates ? formatRate(rates.clickRate) : null,
+  ]);
+}
+
+const variantLetter = (variant: number) => String.fromCharCode(65 + variant);
+
+/** The CSV's lines, one at a time. */
+export function* campaignCsv(campaign: Campaign, figures: CampaignFigures): Generator<string> {
+  yield line(HEADER);
+  yield row('total', campaign.title, campaign);
+  for (const variant of figures.byVariant) {
+    const stored = campaign.variants.find((entry) => String(entry.variant) === variant.key);
+    yield row('variant', `${variantLetter(Number(variant.key))}: ${stored?.title ?? campaign.title}`, variant);
+  }
+  for (const language of campaign.byLanguage ?? []) yield row('language', language.language, { ...language, sent: null, shown: null });
+  for (const browser of figures.byBrowser) yield row('browser', browser.key, browser);
+  for (const rate of Object.keys(RATE_DEFINITIONS) as (keyof CampaignRates)[]) {
+    yield line(['definition', RATE_NAMES[rate], null, null, null, null, null, null, null, RATE_DEFINITIONS[rate]]);
+  }
+}

@@ -68,7 +68,7 @@ export class CampaignQueue {
   async tick(): Promise<number> {
     const { rows } = await this.db.query<{ id: string; site_hash: string }>(
       `SELECT c.id, c.site_hash FROM campaigns c
-       WHERE c.status IN ('pending', 'scheduled', 'sending', 'waiting_for_key') AND c.automation IS NULL AND c.id IN (
+       WHERE c.status IN ('pending', 'scheduled', 'sending', 'waiting_for_key') AND c.automation IS NULL AND NOT c.creating AND c.id IN (
          SELECT d.campaign_id FROM deliveries d
          WHERE d.status = 'pending' AND d.next_attempt_at <= $1
            AND (d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => $2)))
@@ -96,7 +96,7 @@ export class CampaignQueue {
   async resumeUnfinished(): Promise<number> {
     const { rows } = await this.db.query<{ id: string; site_hash: string }>(
       `SELECT c.id, c.site_hash FROM campaigns c
-       WHERE c.status <> 'done' AND c.automation IS NULL AND EXISTS (SELECT 1 FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending')
+       WHERE c.status <> 'done' AND c.automation IS NULL AND NOT c.creating AND EXISTS (SELECT 1 FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending')
        ORDER BY c.id`,
     );
     for (const row of rows) this.enqueue(row.site_hash, String(row.id));

@@ -12,6 +12,8 @@ import { CAMPAIGN_REVENUE, variantRevenue } from './campaign-revenue.ts';
 import type { CurrencyAmount } from '../../contract/shop-order.ts';
 import { splitForTest, variantFigures } from './ab-tests.ts';
 import { campaignFailures } from './delivery-failures.ts';
+import { deliveryCountsSql } from './delivery-counts.ts';
+import { creationChunk, firstChunkSql, writeRemainingChunks, type RemainingChunks } from './chunked-creation.ts';
 import { NO_CAMPAIGN_FILTER, type CampaignFilter } from './campaign-search.ts';
 import { bestHourFigures, setCampaignTiming } from './best-hour.ts';
 import { throttledFinish } from './throttle.ts';
@@ -28,7 +30,9 @@ export async function createCampaign(
   now: number = Date.now(),
 ): Promise<CreatedCampaign> {
   const scheduled = input.sendAt !== undefined || input.localTime !== undefined;
-  return db.transaction(async (tx) => {
+  // a large audience: this transaction writes the first chunk of rows, the rest follow (chunked-creation.ts)
+  let rest: RemainingChunks | undefined;
+  const created = await db.transaction(async (tx) => {
     const { rows } = await tx.query<{ id: string }>(
       `INSERT INTO campaigns (site_hash, title, body, url, icon, segment_sid, subscriber_id, ttl, urgency, image, actions, app_badge,
          send_at, local_time, status, topic, texts)
@@ -60,7 +64,7 @@ export async function createCampaign(
     const inserted = await tx.query<{ recipients: number }>(
       `WITH inserted AS (
          INSERT INTO deliveries (campaign_id, subscriber_id, next_attempt_at)
-         SELECT $1, audience.id, $${audience.params.length + 2}::timestamptz FROM (${audience.sql}) audience
+         SELECT $1, audience.id, $${audience.params.length + 2}::timestamptz FROM (${audience.sql}${firstChunkSql(input)}) audience
          ON CONFLICT (campaign_id, subscriber_id) DO NOTHING RETURNING 1
        )
        SELECT count(*)::int AS recipients FROM inserted`,
@@ -68,6 +72,10 @@ export async function createCampaign(
       [campaignId, ...audience.params, new Date(now).toISOString()],
     );
     const recipients = inserted.rows[0]!.recipients;
+    if (firstChunkSql(input) && recipients === creationChunk()) {
+      await tx.query('UPDATE campaigns SET creating = true WHERE id = $1', [campaignId]);
+      rest = { campaignId, audience, due: new Date(input.sendAt === undefined ? now : Date.parse(input.sendAt)).toISOString() };
+    }
     if (recipients > 0 && scheduled) await scheduleDeliveries(tx, campaignId, input, now);
     await setCampaignTiming(tx, site.hash, campaignId, input, recipients, now);
     if (recipients > 0 && input.variants) {
@@ -78,6 +86,7 @@ export async function createCampaign(
     }
     return { campaignId, recipients };
   });
+  return rest ? { ...created, recipients: created.recipients + (await writeRemainingChunks(db, rest)) } : created;
 }
 
 /** Sets each delivery's due time: the send time, or when its subscriber's clock first shows the local time. */

@@ -652,4 +652,13 @@ export const MIGRATIONS: Migration[] = [
       `ALTER TABLE campaigns ADD COLUMN audience_id text`,
     ],
   },
+  {
+    version: 32,
+    name: 'a campaign whose delivery rows are still being written',
+    statements: [
+      // A campaign to a large audience is written in chunks, each its own transaction
+      // (server/campaigns/chunked-creation.ts): until the last is in, the scheduler leaves it alone.
+      `ALTER TABLE campaigns ADD COLUMN creating boolean NOT NULL DEFAULT false`,
+    ],
+  },
 ];

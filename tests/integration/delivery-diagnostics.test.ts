@@ -139,4 +139,36 @@ describe('figures that stay right', () => {
     expect(statuses).toEqual(expect.arrayContaining(['failed', 'pending']));
     expect(record.received).toBe(1);
   });
+
+  it('writes a large audience in chunks, each its own statement: every subscriber gets it once', async () => {
+    for (let index = 0; index < 3; index += 1) await harness.subscribe({ path: `/chunks/${index}` });
+    const { rows } = await harness.db.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM subscribers WHERE status = 'subscribed' AND endpoint IS NOT NULL`,
+    );
+    const audience = rows[0]!.count;
+    const statements: string[] = [];
+    const query = harness.db.query.bind(harness.db);
+    process.env.PUSHKIT_CREATION_CHUNK = '2';
+    harness.db.query = ((sql: string, params?: unknown[]) => {
+      if (/INSERT INTO deliveries/.test(sql)) statements.push(sql);
+      return query(sql, params);
+    }) as typeof harness.db.query;
+    try {
+      const created = await harness.owner('POST', '/campaigns', { title: 'In chunks', body: 'Two rows at a time' });
+      expect(created.statusCode, created.body).toBe(201);
+      expect(created.json()).toMatchObject({ recipients: audience });
+      await harness.campaigns.idle();
+      const { campaign } = (await harness.owner('GET', `/campaigns/${(created.json() as { campaignId: string }).campaignId}`)).json() as {
+        campaign: Campaign;
+      };
+      expect(campaign).toMatchObject({ recipients: audience, pending: 0, status: 'done' });
+    } finally {
+      delete process.env.PUSHKIT_CREATION_CHUNK;
+      harness.db.query = query;
+    }
+    // the first chunk in createCampaign's transaction, each further one a statement of its own
+    expect(statements.length).toBeGreaterThanOrEqual(Math.ceil((audience - 2) / 2));
+    const paths = harness.service.requests.filter((request) => request.path.startsWith('/chunks/')).map((request) => request.path);
+    expect(paths.sort()).toEqual(['/chunks/0', '/chunks/1', '/chunks/2']);
+  });
 });

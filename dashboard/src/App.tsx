@@ -14,6 +14,7 @@ import { Webhooks } from './webhooks/Webhooks.tsx';
 import { AuditLog } from './members/AuditLog.tsx';
 import { Members } from './members/Members.tsx';
 import { useLoad } from './useLoad.ts';
+import { routeOf } from './route.ts';
 import { ROLES, type Role } from '../../contract/members.ts';
 import { loadSession, saveSession, withoutSite, withSites, type Session } from './session.ts';
 
@@ -39,9 +40,9 @@ function linkToken(): string | null {
   return /^#sign-in=(pl_[A-Za-z0-9_-]{1,100})$/.exec(window.location.hash)?.[1] ?? null;
 }
 
-/** The screen named by the hash: `#/subscribers/<id>` and the like; the key never goes there. */
+/** The screen named by the hash: `#/subscribers/<id>` and the like (a query after `?` is the screen's); the key never goes there. */
 function useRoute(): string[] {
-  const read = () => window.location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  const read = () => routeOf(window.location.hash);
   const [route, setRoute] = useState(read);
   useEffect(() => {
     const update = () => setRoute(read());

@@ -52,7 +52,21 @@ function campaignDetail(campaign: Campaign): string[] {
       (campaign.capped ? `, ${campaign.capped} capped` : '') +
       (campaign.dropped ? `, ${campaign.dropped} dropped in quiet hours` : '') +
       `; created ${campaign.createdAt}${campaign.completedAt ? `, completed ${campaign.completedAt}` : ''}`,
+    ...revenueLines(campaign),
     ...failureLines(campaign.failures),
+  ];
+}
+
+/** Orders after a click and their totals per currency (never added across currencies); each A/B variant's too. */
+function revenueLines(campaign: Campaign): string[] {
+  if (!campaign.conversions) return [];
+  const revenue = (list: Campaign['revenue'] | undefined) =>
+    (list ?? []).map(({ currency, amount }) => `${amount.toFixed(2)} ${currency}`).join(', ') || 'none';
+  return [
+    `        ${campaign.conversions} conversion${campaign.conversions === 1 ? '' : 's'}, revenue ${revenue(campaign.revenue)}`,
+    ...campaign.variants.map(
+      (variant) => `        variant ${String.fromCharCode(65 + variant.variant)}: revenue ${revenue(variant.revenue)}`,
+    ),
   ];
 }
 

@@ -2,7 +2,8 @@
 // push.js posts them, product updates and orders as the shop posts them, and each message sent by the real sender to
 // the fake push service, which the test decrypts. The provider's clock is a manual one: "2 hours after the view",
 // "viewed within 30 days" and "no visit for 30 days" are moves of the clock, then a pass of the runner (runDue).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runCampaigns } from '../../cli/commands/campaigns.ts';
 import { parseConfigText } from '../../config/load-config.ts';
 import type { HostedSite } from '../../server/sites.ts';
 import { createCampaign } from '../../server/campaigns/campaign-store.ts';
@@ -260,9 +261,23 @@ describe('shop automations', () => {
       pushServices: provider.service.pushServices,
     });
     const campaignClick = provider.messages(clicker.path).at(-1)!.notification.data!.click!;
+    // an A/B test to the clicker alone: the test share is them, in variant A
+    const created = await provider.owner('POST', '/campaigns', {
+      title: 'Nibs',
+      body: 'A or B',
+      subscriberId: clicker.id,
+      variants: [{}, { title: 'Nibs, B' }],
+      testFraction: 0.95,
+      winnerAfterMinutes: 60,
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const abTest = (created.json() as { campaignId: string }).campaignId;
+    await provider.campaigns.idle();
+    const abClick = provider.messages(clicker.path).at(-1)!.notification.data!.click!;
     for (const [id, token] of [
       [automated, click],
       [campaign, campaignClick],
+      [abTest, abClick],
     ]) {
       const reply = await provider.app.inject({
         method: 'POST',
@@ -305,6 +320,23 @@ describe('shop automations', () => {
       { currency: 'EUR', amount: 35.25 },
       { currency: 'USD', amount: 30 },
     ]);
+    const ab = ((await provider.owner('GET', `/campaigns/${abTest}`)).json() as { campaign: Campaign }).campaign;
+    expect(ab.variants.map((variant) => variant.revenue)).toEqual([
+      [
+        { currency: 'EUR', amount: 35.25 },
+        { currency: 'USD', amount: 30 },
+      ],
+      [],
+    ]);
+    // push-kit campaigns show, through the running provider
+    const lines: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((line: unknown) => void lines.push(String(line)));
+    try {
+      expect(await runCampaigns('show', campaign, { site: 'nibs', provider: provider.provider!.url, key: provider.ownerKey })).toBe(0);
+    } finally {
+      log.mockRestore();
+    }
+    expect(lines).toContain('        4 conversions, revenue 35.25 EUR, 30.00 USD');
   });
 
   it('refuses an order currency that is not ISO 4217, a negative total and a bad product update, naming the field', async () => {

@@ -5,7 +5,7 @@
 //   POST   /api/v1/sites/:name/audiences/check      a rule as the owner types it: its error, or its live count
 import type { FastifyInstance } from 'fastify';
 import { ServerError } from '../errors.ts';
-import { ownedSite } from '../http/owner-auth.ts';
+import { ownedSite, setAuditTarget } from '../http/owner-auth.ts';
 import { SITE_PARAMS } from '../http/params.ts';
 import { DELETED_REPLY } from '../http/reply-schemas.ts';
 import type { RouteContext } from '../http/route-context.ts';
@@ -45,6 +45,7 @@ export async function audienceRoutes(fastify: FastifyInstance, { db }: RouteCont
       const { id, name, condition } = request.body;
       const audience = await createAudience(db, ownedSite(request).hash, { id, name: name ?? id, condition });
       if (!audience) throw new ServerError('E_AUDIENCE_EXISTS', { id });
+      setAuditTarget(request, `audience=${id}`);
       return reply.code(201).send({ status: 'success', audience });
     },
   );

@@ -4,8 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Campaign } from '../../contract/owner-api.ts';
 import { runningClock } from '../support/manual-clock.ts';
-import { useProviderHarness } from '../support/provider-harness.ts';
+import { startProviderHarness, useProviderHarness, type ProviderHarness } from '../support/provider-harness.ts';
 import { SITE_HASH, SITE_ORIGIN } from '../support/server.ts';
+import { createThrowawayDatabase } from '../support/throwaway-postgres.ts';
+
+const postgresUrl = process.env.PUSHKIT_TEST_DATABASE_URL;
 
 const clock = runningClock();
 const harness = useProviderHarness({ clock, rateLimit: false, pathPrefix: 'timing' });
@@ -160,4 +163,47 @@ describe('a send rate', () => {
     expect(arrivals().length - sentBeforeCancel).toBeLessThanOrEqual(1);
     expect(await campaignOf(slow.campaignId)).toMatchObject({ status: 'cancelled', pending: 0 });
   }, 90_000);
+});
+
+describe.skipIf(!postgresUrl)('a send rate on PostgreSQL', () => {
+  it('is shared by two providers on one database, not had by each', async () => {
+    const database = await createThrowawayDatabase(postgresUrl!, 'pushkit_throttle');
+    const logs: string[][] = [[], []];
+    const providers: ProviderHarness[] = [];
+    try {
+      for (const log of logs) {
+        providers.push(
+          await startProviderHarness({
+            database: database.url,
+            service: harness.service,
+            vapid: harness.vapid,
+            rateLimit: false,
+            pathPrefix: 'shared',
+            campaigns: { log: (line) => log.push(line) },
+          }),
+        );
+      }
+      const [first, second] = providers as [ProviderHarness, ProviderHarness];
+      const paths = new Set<string>();
+      for (let n = 0; n < 60; n += 1) paths.add((await first.subscribe()).path);
+      const arrivals = () => harness.deliveries().filter((push) => paths.has(push.path));
+      const created = await first.owner('POST', '/campaigns', { title: 'Shared', body: 'rate', throttlePerMinute: 600 });
+      expect(created.statusCode, created.body).toBe(201);
+      // the second provider's scheduler finds it at once
+      expect(await second.campaigns.tick()).toBe(1);
+      await until(() => arrivals().length === 60, 30_000);
+      await Promise.all([first.campaigns.idle(), second.campaigns.idle()]);
+      const times = arrivals()
+        .map((push) => push.at)
+        .sort((a, b) => a - b);
+      // 60 at 10 a second between them: about 6 s (each at the full rate would take 3 s)
+      expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(5_000);
+      expect(new Set(arrivals().map((push) => push.path)).size).toBe(60);
+      // both sent a share
+      for (const log of logs) expect(log.join('\n')).toMatch(/: [1-9]\d* delivered/);
+    } finally {
+      for (const provider of providers) await provider.close();
+      await database.drop();
+    }
+  }, 60_000);
 });

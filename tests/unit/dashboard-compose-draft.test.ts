@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { campaignRequestOf } from '../../dashboard/src/compose/campaignRequest.ts';
 import { blankDraft, describeAudience, type Draft } from '../../dashboard/src/compose/draft.ts';
-import { draftProblems, fieldOfIssuePath, formProblems, urlProblem } from '../../dashboard/src/compose/draftProblems.ts';
+import { draftProblems, fieldOfIssuePath, formProblems, schemaProblems, urlProblem } from '../../dashboard/src/compose/draftProblems.ts';
 import { variantLetter } from '../../dashboard/src/variantLetter.ts';
 import { draftFromCampaign, draftFromContent } from '../../dashboard/src/compose/draftContent.ts';
 import { lengthHint, PLATFORMS, truncate } from '../../dashboard/src/platforms.ts';
@@ -109,6 +109,18 @@ describe('campaignRequestOf', () => {
     expect(campaignRequestOf(draft({ when: 'at', sendAt: '' })).sendAt).toBeUndefined();
   });
 
+  it("sends best-hour delivery when chosen, and the send rate as typed (empty: the site's)", () => {
+    expect(campaignRequestOf(draft({ when: 'best-hour' }))).toMatchObject({
+      deliverAt: 'best-hour',
+      sendAt: undefined,
+      localTime: undefined,
+    });
+    expect(campaignRequestOf(draft({ when: 'now' })).deliverAt).toBeUndefined();
+    expect(campaignRequestOf(draft({ throttle: '' })).throttlePerMinute).toBeUndefined();
+    expect(campaignRequestOf(draft({ throttle: '600' })).throttlePerMinute).toBe(600);
+    expect(schemaProblems(draft({ title: 'T', body: 'B', throttle: '0' })).throttle).toBe('must be 1 or more');
+  });
+
   it('adds an A/B test only when one is on: each variant with the fields it fills, the percent as a fraction', () => {
     const variants = [
       { title: ' B title ', body: '', url: '', icon: '', image: '' },
@@ -191,7 +203,7 @@ describe('draftProblems', () => {
     ];
     expect(draftProblems(draft({ abTest: true, variants, testPercent: '99', winnerAfter: '2' }))).toEqual({
       'variant0-icon': 'must be an absolute http(s) URL',
-      testPercent: 'must be 0.95 or less',
+      testPercent: 'must be 95 % or less',
       winnerAfter: 'must be 5 or more',
     });
     expect(draftProblems(draft({ abTest: true, when: 'local' })).variants).toBe('an A/B test cannot go at a local time');

@@ -215,7 +215,7 @@ export function Compose({
             <MessageFields {...fieldsProps} />
             <LanguagesFieldset {...fieldsProps} />
             <ButtonsFieldset {...fieldsProps} />
-            <DeliveryFields draft={draft} change={change} />
+            <DeliveryFields {...fieldsProps} />
             <WhenFieldset {...fieldsProps} />
             <AbTestFieldset {...fieldsProps} />
             <AudienceFieldset {...fieldsProps} segments={segments.value ?? []} api={api} onError={onError} />

@@ -1,6 +1,6 @@
-import { MAX_TTL_SECONDS } from '../../../contract/campaign-limits.ts';
+import { MAX_TTL_SECONDS, THROTTLE_PER_MINUTE_MAX, THROTTLE_PER_MINUTE_MIN } from '../../../contract/campaign-limits.ts';
 import { URGENCIES, type Urgency } from '../../../contract/urgency.ts';
-import type { DraftFieldsProps } from './draftFieldsProps.ts';
+import { problemIdOf, type DraftFieldsProps } from './draftFieldsProps.ts';
 import { Field } from './Field.tsx';
 
 const TTL_CHOICES = [
@@ -12,7 +12,7 @@ const TTL_CHOICES = [
 ];
 
 /** How the push service treats the message: how long it waits for an offline browser, and its urgency. */
-export function DeliveryFields({ draft, change }: Omit<DraftFieldsProps, 'shown'>) {
+export function DeliveryFields({ draft, shown, change }: DraftFieldsProps) {
   return (
     <div className="field-row">
       <Field id="ttl" label="Keep for an offline browser (TTL)">
@@ -23,6 +23,24 @@ export function DeliveryFields({ draft, change }: Omit<DraftFieldsProps, 'shown'
             </option>
           ))}
         </select>
+      </Field>
+      <Field
+        id="throttle"
+        label="Send rate (a minute)"
+        problem={shown.throttle}
+        hint="Empty: the site's default, else as fast as the push services take it."
+      >
+        <input
+          id="throttle"
+          type="number"
+          min={THROTTLE_PER_MINUTE_MIN}
+          max={THROTTLE_PER_MINUTE_MAX}
+          step={1}
+          value={draft.throttle}
+          onChange={(e) => change('throttle', e.target.value)}
+          aria-invalid={!!shown.throttle}
+          aria-describedby={problemIdOf(shown, 'throttle') ?? 'throttle-hint'}
+        />
       </Field>
       <Field id="urgency" label="Urgency">
         <select id="urgency" value={draft.urgency} onChange={(e) => change('urgency', e.target.value as Urgency)}>

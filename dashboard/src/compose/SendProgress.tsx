@@ -3,6 +3,7 @@ import { formatDate, formatNumber } from '../api.ts';
 import { VariantFigures } from '../VariantFigures.tsx';
 import { LanguageFigures } from '../LanguageFigures.tsx';
 import { DeliveryFailures } from '../DeliveryFailures.tsx';
+import { CampaignTiming } from '../CampaignTiming.tsx';
 import type { SendingProgress } from './sendingProgress.ts';
 
 const RESULTS = ['sent', 'delivered', 'failed', 'expired', 'clicked'] as const;
@@ -49,6 +50,7 @@ export function SendProgress(props: {
           </div>
         </>
       )}
+      {campaign && <CampaignTiming campaign={campaign} />}
       {campaign && campaign.variants.length > 0 && <VariantFigures campaign={campaign} />}
       {done && campaign && (
         <dl className="results" aria-label="Results">
@@ -73,7 +75,7 @@ export function SendProgress(props: {
           <button type="button" onClick={props.onWriteAnother}>
             Write another notification
           </button>
-          <a className="button secondary" href="#/overview">
+          <a className="button secondary" href="#/campaigns">
             See all campaigns
           </a>
         </div>

@@ -47,6 +47,16 @@ export function WhenFieldset({ draft, shown, change }: DraftFieldsProps) {
           />
         </Field>
       )}
+      <label className="radio">
+        <input type="radio" name="when" checked={draft.when === 'best-hour'} onChange={() => change('when', 'best-hour')} /> At each
+        subscriber's best hour
+      </label>
+      {draft.when === 'best-hour' && (
+        <p className="muted" id="best-hour-hint">
+          Within 24 hours, each at the hour of day they clicked most (their clock), else the site's best hour; 10% go at once, so the
+          campaign's figures show whether it helps.
+        </p>
+      )}
     </fieldset>
   );
 }

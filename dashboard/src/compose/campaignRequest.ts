@@ -30,6 +30,8 @@ export function campaignRequestOf(draft: Draft): CampaignRequest & { segment?: s
     // typed on the owner's clock: read in the dashboard's display zone (clock/), not the machine's
     sendAt: draft.when === 'at' ? wallClockToInstant(draft.sendAt, displayZone())?.toISOString() : undefined,
     localTime: draft.when === 'local' ? draft.localTime : undefined,
+    deliverAt: draft.when === 'best-hour' ? 'best-hour' : undefined,
+    throttlePerMinute: draft.throttle.trim() === '' ? undefined : Number(draft.throttle),
     ...(draft.abTest
       ? {
           variants: draft.variants.map((variant) =>

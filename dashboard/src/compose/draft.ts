@@ -5,8 +5,8 @@ import { DEFAULT_URGENCY, type Urgency } from '../../../contract/urgency.ts';
 /** Everyone; a browser segment; an audience (a rule over stored data, docs/audiences.md); one subscriber. */
 export const AUDIENCES = ['all', 'segment', 'audience', 'subscriber'] as const;
 export type Audience = (typeof AUDIENCES)[number];
-/** now; at a time (the owner's clock); at a time of day on each subscriber's own clock. */
-export type When = 'now' | 'at' | 'local';
+/** now; at a time (the owner's clock); at a time of day on each subscriber's own clock; at each one's best hour. */
+export type When = 'now' | 'at' | 'local' | 'best-hour';
 
 /** The compose form as typed: every field a string or choice, checked and converted only on review. */
 export interface Draft {
@@ -39,6 +39,8 @@ export interface Draft {
   testPercent: string;
   /** Minutes until the best click rate goes to the rest, as typed. */
   winnerAfter: string;
+  /** Deliveries per minute at most, as typed; empty: the site's default (docs/campaigns.md). */
+  throttle: string;
 }
 
 export interface LanguageDraft {
@@ -93,6 +95,7 @@ export function blankDraft(site: Pick<SiteSummary, 'origin' | 'iconUrl'>): Draft
     variants: [blankVariant(), blankVariant()],
     testPercent: '20',
     winnerAfter: '60',
+    throttle: '',
   };
 }
 

@@ -36,7 +36,7 @@ export function draftFromContent(content: Record<string, unknown>, site: Site): 
   if (variants && variants.length >= MIN_VARIANTS && variants.length <= MAX_VARIANTS) out.variants = variants;
   const result = out as unknown as Draft;
   if (!AUDIENCES.includes(result.audience)) result.audience = draft.audience;
-  if (!['now', 'at', 'local'].includes(result.when)) result.when = draft.when;
+  if (!['now', 'at', 'local', 'best-hour'].includes(result.when)) result.when = draft.when;
   if (!URGENCIES.includes(result.urgency)) result.urgency = draft.urgency;
   const preview = content.previewLanguage;
   result.previewLanguage =

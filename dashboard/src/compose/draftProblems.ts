@@ -70,6 +70,8 @@ export function fieldOfIssuePath(path: readonly PropertyKey[], draft?: Pick<Draf
   if (first === 'actions') return field === 'url' ? `button${index}url` : `button${index}`;
   if (first === 'testFraction') return 'testPercent';
   if (first === 'winnerAfterMinutes') return 'winnerAfter';
+  if (first === 'throttlePerMinute') return 'throttle';
+  if (first === 'deliverAt' || first === 'bestHourHoldout') return 'when';
   return first ?? 'form';
 }
 
@@ -77,8 +79,15 @@ export function fieldOfIssuePath(path: readonly PropertyKey[], draft?: Pick<Draf
 export function schemaProblems(draft: Draft): DraftProblems {
   const result = campaignInputSchema.safeParse(campaignRequestOf(draft));
   const problems: DraftProblems = {};
-  if (!result.success) for (const issue of result.error.issues) problems[fieldOfIssuePath(issue.path, draft)] ??= issue.message;
+  if (!result.success)
+    for (const issue of result.error.issues) problems[fieldOfIssuePath(issue.path, draft)] ??= inFieldUnit(issue.path, issue.message);
   return problems;
+}
+
+/** The test share is typed in percent: its limits are said in percent too ("must be 5 % or more", not 0.05). */
+function inFieldUnit(path: readonly PropertyKey[], message: string): string {
+  if (path[0] !== 'testFraction') return message;
+  return message.replace(/\d*\.\d+/, (fraction) => `${Math.round(Number(fraction) * 100)} %`);
 }
 
 /** Everything wrong with the draft; where both check a field, the schema's word wins. */

@@ -18,7 +18,6 @@ import { NO_CAMPAIGN_FILTER, type CampaignFilter } from './campaign-search.ts';
 import { bestHourFigures, setCampaignTiming } from './best-hour.ts';
 import { throttledFinish } from './throttle.ts';
 import type { DeliverAt } from '../../contract/campaign-limits.ts';
-import { deliveryCountsSql } from './delivery-counts.ts';
 import { bestLanguage, DEFAULT_LANGUAGE, type LanguageTexts } from '../../contract/languages.ts';
 import type { CampaignLanguageFigures, CampaignVariantFigures } from '../../contract/owner-api.ts';
 

@@ -1,6 +1,7 @@
 // The benchmarks' push service: a child process (so that it does not share the sender's CPU time), over TLS with
 // HTTP/2 and HTTP/1.1 (ALPN), as FCM and Mozilla's are. Subscriber i's endpoint is `<origin>/s<i>`. It counts
-// every message per subscriber and decrypts one in SAMPLE (RFC 8291, as a browser would), so that it does not
+// every message per subscriber and decrypts one in SAMPLE (RFC 8291, as a browser would; with a VAPID public key
+// given, it also checks that message's VAPID JWT signature, RFC 8292), so that it does not
 // starve the senders of CPU on a small machine; `report()` returns a round's counts and starts the next round.
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -8,7 +9,12 @@ import { createSecureServer } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database } from '../server/db/database.ts';
-import { createSelfSignedCertificate, createSubscriberKeys, decryptPushBody } from '../tests/support/fake-push-service.ts';
+import {
+  createSelfSignedCertificate,
+  createSubscriberKeys,
+  decryptPushBody,
+  verifyVapidAuthorization,
+} from '../tests/support/fake-push-service.ts';
 import { SITE_HASH } from '../tests/support/server.ts';
 
 export const SAMPLE = 50;
@@ -29,8 +35,9 @@ export interface CountingPushService {
   stop(): void;
 }
 
-export async function startCountingPushService(subscriptions: number): Promise<CountingPushService> {
-  const child: ChildProcess = fork(import.meta.filename, ['--serve', String(subscriptions)], { stdio: 'inherit' });
+/** `vapidPublicKey`: the key every sampled message's VAPID JWT must verify against (unchecked without it). */
+export async function startCountingPushService(subscriptions: number, vapidPublicKey?: string): Promise<CountingPushService> {
+  const child: ChildProcess = fork(import.meta.filename, ['--serve', String(subscriptions), vapidPublicKey ?? ''], { stdio: 'inherit' });
   const { origin, ca, keys } = await new Promise<{ origin: string; ca: string; keys: Array<{ p256dh: string; auth: string }> }>((resolve) =>
     child.once('message', (message) => resolve(message as never)),
   );
@@ -70,7 +77,7 @@ export async function seedSubscribers(db: Database, origin: string, keys: Array<
   }
 }
 
-async function serve(subscriptions: number): Promise<void> {
+async function serve(subscriptions: number, vapidPublicKey: string): Promise<void> {
   const keys = Array.from({ length: subscriptions }, () => createSubscriberKeys());
   const dir = mkdtempSync(join(tmpdir(), 'bench-push-'));
   const { keyPath, certPath } = createSelfSignedCertificate(dir);
@@ -87,6 +94,7 @@ async function serve(subscriptions: number): Promise<void> {
       if (subscriber % SAMPLE === 0) {
         try {
           JSON.parse(decryptPushBody(Buffer.concat(chunks), keys[subscriber]!).toString('utf8'));
+          if (vapidPublicKey) verifyVapidAuthorization(String(req.headers.authorization), vapidPublicKey);
           report.decrypted += 1;
         } catch (error) {
           report.problems.push(`${req.url}: ${(error as Error).message}`);
@@ -112,4 +120,4 @@ async function serve(subscriptions: number): Promise<void> {
   });
 }
 
-if (process.argv[2] === '--serve') await serve(Number(process.argv[3]));
+if (process.argv[2] === '--serve') await serve(Number(process.argv[3]), process.argv[4] ?? '');

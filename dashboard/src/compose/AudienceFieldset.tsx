@@ -79,7 +79,8 @@ export function AudienceFieldset(props: DraftFieldsProps & { segments: Segment[]
         </Field>
       )}
       <label className="radio">
-        <input type="radio" name="audience" checked={draft.audience === 'segment'} onChange={() => pick('segment')} /> A browser segment
+        <input type="radio" name="audience" checked={draft.audience === 'segment'} onChange={() => pick('segment')} /> A segment
+        (browser-side, from the site config)
       </label>
       {draft.audience === 'segment' && (
         <Field id="segment" label="Segment" problem={shown.segment}>

@@ -15,14 +15,19 @@ export function WhenFieldset({ draft, shown, change }: DraftFieldsProps) {
         <input type="radio" name="when" checked={draft.when === 'at'} onChange={() => change('when', 'at')} /> At a date and time
       </label>
       {draft.when === 'at' && (
-        <Field id="sendAt" label={`Date and time (your clock, ${zone})`} problem={shown.sendAt}>
+        <Field
+          id="sendAt"
+          label="Date and time (your clock)"
+          problem={shown.sendAt}
+          hint={`Read on your clock: ${zone} (change it under "Times in" at the top).`}
+        >
           <input
             id="sendAt"
             type="datetime-local"
             value={draft.sendAt}
             onChange={(e) => change('sendAt', e.target.value)}
             aria-invalid={!!shown.sendAt}
-            aria-describedby={problemIdOf(shown, 'sendAt')}
+            aria-describedby={problemIdOf(shown, 'sendAt') ?? 'sendAt-hint'}
           />
         </Field>
       )}

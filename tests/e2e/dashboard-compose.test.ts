@@ -6,11 +6,13 @@
 // nowhere (finding 8); and every screen at 390 px: no sideways scroll, 44 px targets (finding 6). Screenshots at
 // 1280 and 390 px go to tests/artifacts/dashboard/.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/database.ts';
 import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
@@ -28,6 +30,8 @@ const HASH = 'letters-compose-01';
 const SUBSCRIBERS = 3;
 /** The test device's endpoint on the fake push service: the page's push subscription (TESTING.md's page seam). */
 const DEVICE_PATH = '/push/test-device';
+/** axe-core, run inside the page (page.evaluate is not bound by the dashboard's script-src 'self'). */
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let work: string;
 let provider: ChildProcess;
@@ -325,5 +329,96 @@ describe('compose: previews and a test send', () => {
     expect(await figures()).toEqual(before);
     const devices = await owner<{ devices: { label: string; pushService: string }[] }>('GET', '/test-devices');
     expect(devices.devices).toEqual([expect.objectContaining({ label: 'Chrome on Linux', pushService: pushService.origin })]);
+  });
+});
+
+/** What is wrong with the page at a phone's width: sideways scroll, tap targets under 44 px. */
+function phoneProblems(page: Page) {
+  return page.evaluate(() => {
+    const problems: string[] = [];
+    const width = document.documentElement.scrollWidth;
+    if (width > 390) problems.push(`the page is ${width} px wide`);
+    const describe = (element: Element) =>
+      `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''} "${(element.textContent ?? '').trim().slice(0, 30) || element.getAttribute('aria-label') || ''}"`;
+    const targets = document.querySelectorAll(
+      'button, select, textarea, input:not([type="radio"], [type="checkbox"], [type="hidden"], [type="file"]), nav a, td a, label.radio',
+    );
+    for (const element of Array.from(targets)) {
+      const box = element.getBoundingClientRect();
+      if (box.width <= 1 || box.height <= 1) continue; // not shown (visually hidden)
+      if (box.height < 44 || box.width < 44) problems.push(`${describe(element)} is ${Math.round(box.width)}×${Math.round(box.height)} px`);
+      if (box.right > 390.5) problems.push(`${describe(element)} ends at ${Math.round(box.right)} px`);
+    }
+    return problems;
+  });
+}
+
+/** axe-core's serious and critical WCAG 2 A/AA violations of the page, by rule and target. */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeViolation[] }> } }).axe;
+    interface AxeViolation {
+      id: string;
+      impact: string | null;
+      nodes: { target: unknown[] }[];
+    }
+    const { violations } = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] },
+      resultTypes: ['violations'],
+    });
+    return violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+  });
+}
+
+describe('phone layout', () => {
+  it('every screen at 1280 and 390 px: no sideways scroll, 44 px tap targets, tables as cards, preview above Send, no axe violations at 390', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${providerUrl}/dashboard/#/overview`);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    const screens = (await page
+      .getByRole('navigation', { name: 'Screens' })
+      .getByRole('link')
+      .evaluateAll((links) => links.map((link) => link.getAttribute('href')!.slice(2)))) as string[];
+    expect(screens.length).toBeGreaterThan(9);
+    // a campaign page with figures and a subscriber's page beside the screens of the tabs
+    const { campaignId } = await owner<{ campaignId: string }>('POST', '/campaigns', { title: 'Phone check', body: 'On a 390 px screen.' });
+    const pages = [...screens, `campaigns/${campaignId}`, 'subscribers/sub-1'];
+    // a screen is looked at once the owner API calls it made have all answered
+    const calls = new Set<Request>();
+    page.on('request', (request) => void (request.url().includes('/api/v1/') && calls.add(request)));
+    page.on('requestfinished', (request) => void calls.delete(request));
+    page.on('requestfailed', (request) => void calls.delete(request));
+    const settled = async () => {
+      await expect.poll(() => calls.size).toBe(0);
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      await expect.poll(() => calls.size).toBe(0);
+    };
+    const problems: Record<string, string[]> = {};
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      for (const screen of pages) {
+        await page.goto(`${providerUrl}/dashboard/#/${screen}`);
+        await page.locator('main :is(h1, h2)').first().waitFor();
+        await settled();
+        await page.screenshot({ path: join(SHOTS, `screen-${screen.replace(/\//g, '-')}-${width}.png`), fullPage: true });
+        const found = width === 390 ? [...(await phoneProblems(page)), ...(await accessibilityProblems(page))] : [];
+        if (found.length) problems[`${screen} at ${width} px`] = found;
+      }
+    }
+    expect(problems).toEqual({});
+
+    // tables are cards: each cell names its column; on compose the preview comes before the Send button
+    await page.goto(`${providerUrl}/dashboard/#/subscribers`);
+    const cell = page.locator('main tbody td[data-label]').first();
+    await cell.waitFor();
+    expect(await cell.evaluate((element) => getComputedStyle(element, '::before').content)).toMatch(/^".+"$/);
+    await page.goto(`${providerUrl}/dashboard/#/compose`);
+    const previewBox = await page.getByRole('figure', { name: 'Preview of the notification' }).boundingBox();
+    const sendBox = await page.getByRole('button', { name: 'Review and send' }).boundingBox();
+    expect(previewBox!.y + previewBox!.height).toBeLessThan(sendBox!.y);
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 });

@@ -143,6 +143,8 @@ const FROM_SERVER: Partial<Record<ServerErrorCode, { code: CliErrorCode; option?
   E_WEBHOOK_ENDPOINTS_MAX: { code: 'E_WEBHOOK' },
   E_WEBHOOK_SETTING: { code: 'E_ARGUMENT', option: 'webhook-private-origins' },
   E_FEED_SETTING: { code: 'E_ARGUMENT', option: 'allow-feed-hosts' },
+  // a site config's feed the provider's rules refuse: `FILE: feeds.N.url: why`, and serve does not start
+  E_CONFIG_FEED: { code: 'E_SITE' },
   E_TEAM_MEMBER_UNKNOWN: { code: 'E_ARGUMENT' },
   E_MEMBER_LAST_OWNER: { code: 'E_ARGUMENT' },
   E_MEMBERS_MAX: { code: 'E_ARGUMENT' },

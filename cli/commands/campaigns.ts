@@ -53,7 +53,20 @@ function campaignDetail(campaign: Campaign): string[] {
       (campaign.dropped ? `, ${campaign.dropped} dropped in quiet hours` : '') +
       `; created ${campaign.createdAt}${campaign.completedAt ? `, completed ${campaign.completedAt}` : ''}`,
     ...revenueLines(campaign),
+    ...bestHourLines(campaign),
     ...failureLines(campaign.failures),
+  ];
+}
+
+/** A best-hour campaign's groups side by side: clicked of delivered and the click rate (docs/campaigns.md). */
+function bestHourLines(campaign: Campaign): string[] {
+  if (!campaign.bestHour) return [];
+  const group = (name: string, figures: NonNullable<Campaign['bestHour']>['bestHour']) =>
+    `        ${name}: ${figures.clicked} clicked of ${figures.delivered} delivered` +
+    (figures.clickRate === null ? '' : ` (${(figures.clickRate * 100).toFixed(1)}%)`);
+  return [
+    group('at their best hour', campaign.bestHour.bestHour),
+    group(`sent at once (${Math.round(campaign.bestHour.holdoutShare * 100)}% held out)`, campaign.bestHour.holdout),
   ];
 }
 
@@ -78,6 +91,9 @@ function campaignLine(campaign: Campaign): string {
     `${campaign.shown} shown`,
     `${campaign.clicked} clicked`,
     ...(campaign.pending ? [`${campaign.pending} waiting${campaign.nextDueAt ? ` (next ${campaign.nextDueAt})` : ''}`] : []),
+    ...(campaign.throttlePerMinute !== null ? [`${campaign.throttlePerMinute} a minute`] : []),
+    ...(campaign.deliverAt === 'best-hour' ? ["at each subscriber's best hour"] : []),
+    ...(campaign.estimatedFinishAt ? [`finishes by ${campaign.estimatedFinishAt}`] : []),
     ...(campaign.failed ? [`${campaign.failed} failed`] : []),
     ...(campaign.status === 'waiting_for_key' ? ["held until the site's VAPID key file can sign (.push-kit/keys/)"] : []),
   ];

@@ -106,7 +106,8 @@ export function CampaignChart({ campaigns }: { campaigns: Campaign[] }) {
       <ResponsiveContainer width="100%" height={240}>
         <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 8 }}>
           <CartesianGrid stroke="#e5e5e5" vertical={false} />
-          <XAxis dataKey="name" tick={AXIS} interval={0} />
+          {/* every name that fits; on a narrow screen some are left out rather than drawn over each other */}
+          <XAxis dataKey="name" tick={AXIS} interval="preserveStartEnd" minTickGap={6} />
           <YAxis allowDecimals={false} tickFormatter={tickNumber} tick={AXIS} width={56} domain={[0, 'auto']} />
           <Tooltip formatter={(value) => formatNumber(Number(value))} />
           <Legend />

@@ -349,6 +349,17 @@ function phoneProblems(page: Page) {
       if (box.height < 44 || box.width < 44) problems.push(`${describe(element)} is ${Math.round(box.width)}×${Math.round(box.height)} px`);
       if (box.right > 390.5) problems.push(`${describe(element)} ends at ${Math.round(box.right)} px`);
     }
+    // a chart's axis labels side by side, none over another
+    for (const axis of Array.from(document.querySelectorAll('.recharts-xAxis-tick-labels'))) {
+      const boxes = Array.from(axis.querySelectorAll('text'))
+        .map((text) => ({ text: text.textContent, box: text.getBoundingClientRect() }))
+        .filter(({ box }) => box.width > 0)
+        .sort((a, b) => a.box.left - b.box.left);
+      for (let index = 1; index < boxes.length; index += 1) {
+        if (boxes[index]!.box.left < boxes[index - 1]!.box.right - 0.5)
+          problems.push(`chart labels "${boxes[index - 1]!.text}" and "${boxes[index]!.text}" overlap`);
+      }
+    }
     return problems;
   });
 }
@@ -385,6 +396,14 @@ describe('phone layout', () => {
     expect(screens.length).toBeGreaterThan(9);
     // a campaign page with figures and a subscriber's page beside the screens of the tabs
     const { campaignId } = await owner<{ campaignId: string }>('POST', '/campaigns', { title: 'Phone check', body: 'On a 390 px screen.' });
+    // and the overview's last campaigns, long names side by side under their bars
+    for (const season of ['Winter', 'Spring', 'Summer', 'Autumn'])
+      await owner('POST', '/campaigns', { title: `${season} workshop letters`, body: 'Twelve new pieces.' });
+    await expect
+      .poll(async () =>
+        (await owner<{ campaigns: { pending: number }[] }>('GET', '/campaigns?limit=8')).campaigns.every((c) => c.pending === 0),
+      )
+      .toBe(true);
     const pages = [...screens, `campaigns/${campaignId}`, 'subscribers/sub-1'];
     // a screen is looked at once the owner API calls it made have all answered
     const calls = new Set<Request>();

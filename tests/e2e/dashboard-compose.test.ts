@@ -422,7 +422,7 @@ describe('phone layout', () => {
         await page.goto(`${providerUrl}/dashboard/#/${screen}`);
         await page.locator('main :is(h1, h2)').first().waitFor();
         await settled();
-        await page.screenshot({ path: join(SHOTS, `screen-${screen.replace(/\//g, '-')}-${width}.png`), fullPage: true });
+        await page.screenshot({ path: join(SHOTS, `screen-${screen.replace(/\//g, '-')}-${width}.png`), fullPage: width === 390 });
         const found = width === 390 ? [...(await phoneProblems(page)), ...(await accessibilityProblems(page))] : [];
         if (found.length) problems[`${screen} at ${width} px`] = found;
       }

@@ -287,6 +287,10 @@ export const SERVER_ERRORS = {
     500,
     ({ value }) => `event retention: "${value}" is not a number of days (a whole number from 1 to 36500)`,
   ),
+  E_DELIVERY_RETENTION_SETTING: entry<{ value: string }>(
+    500,
+    ({ value }) => `PUSHKIT_DELIVERY_RETENTION_DAYS: "${value}" is not a number of days (a whole number from 0 to 99999)`,
+  ),
   E_STATE_NOT_PRIVATE: entry<{ path: string; mode: string; fix: string }>(
     500,
     ({ path, mode, fix }) =>

@@ -123,6 +123,12 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
   if (eventRetention === null) {
     throw new ServerError('E_EVENT_RETENTION_SETTING', { value: String(options.eventRetentionDays ?? process.env[EVENT_RETENTION_ENV]) });
   }
+  // the reporting window: a campaign's delivery rows are pruned this long after it is done (its figures stay)
+  const { DELIVERY_RETENTION_ENV, deliveryRetentionDays, pruneDeliveries } = await import('./campaigns/index.ts');
+  const deliveryRetention = deliveryRetentionDays();
+  if (deliveryRetention === null) {
+    throw new ServerError('E_DELIVERY_RETENTION_SETTING', { value: String(process.env[DELIVERY_RETENTION_ENV]) });
+  }
   const host = options.host ?? '127.0.0.1';
   const sites = await hostedSites(options);
   const dataDir = embeddedDatabaseDir(stateDir);
@@ -216,7 +222,10 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     feeds.start();
     await webhooks.start();
     campaigns.startScheduler();
-    const pruning = scheduleEventPruning(db, eventRetention, options.log);
+    const pruning = scheduleEventPruning(db, eventRetention, options.log, async () => {
+      const deleted = await pruneDeliveries(db, deliveryRetention);
+      return deleted > 0 ? `pruned ${deleted} delivery rows of campaigns done more than ${deliveryRetention} days ago` : undefined;
+    });
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const running = { app, campaigns, automations, feeds };
     return {

@@ -22,3 +22,4 @@ export {
   type SignableKeys,
 } from './database-delivery-store.ts';
 export { sendCampaign, type SendCampaignOptions, type SendCampaignResult } from './send-campaign.ts';
+export { DELIVERY_RETENTION_ENV, deliveryRetentionDays, pruneDeliveries } from './delivery-pruning.ts';

@@ -1,5 +1,5 @@
 // The provider prunes old events once at start (in the background: a large backlog never delays serving)
-// and then once a day, until it stops.
+// and then once a day, until it stops; `alsoPrune` (the delivery rows past the reporting window) runs after it.
 import type { Database } from './database.ts';
 import { pruneEvents } from './event-retention.ts';
 
@@ -10,17 +10,30 @@ export interface EventPruning {
   stop(): Promise<void>;
 }
 
-export function scheduleEventPruning(db: Database, days: number, log: (line: string) => void = () => undefined): EventPruning {
+export function scheduleEventPruning(
+  db: Database,
+  days: number,
+  log: (line: string) => void = () => undefined,
+  alsoPrune: () => Promise<string | undefined> = async () => undefined,
+): EventPruning {
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   const prune = () => {
     if (stopped) return;
-    running = pruneEvents(db, days).then(
-      (deleted) => {
-        if (deleted > 0) log(`pruned ${deleted} event${deleted === 1 ? '' : 's'} older than ${days} days`);
-      },
-      (error: unknown) => log(`event pruning failed, trying again tomorrow: ${(error as Error).message}`),
-    );
+    running = pruneEvents(db, days)
+      .then(
+        (deleted) => {
+          if (deleted > 0) log(`pruned ${deleted} event${deleted === 1 ? '' : 's'} older than ${days} days`);
+        },
+        (error: unknown) => log(`event pruning failed, trying again tomorrow: ${(error as Error).message}`),
+      )
+      .then(alsoPrune)
+      .then(
+        (line) => {
+          if (line) log(line);
+        },
+        (error: unknown) => log(`pruning failed, trying again tomorrow: ${(error as Error).message}`),
+      );
   };
   prune();
   const timer = setInterval(prune, DAY_MS);

@@ -8,6 +8,7 @@ import type { Automation } from '../../contract/automations.ts';
 import { DELIVERY_FAILURES_DOCS } from '../../contract/delivery-failures.ts';
 import { freePort } from '../support/ports.ts';
 import { useProviderHarness } from '../support/provider-harness.ts';
+import { pruneDeliveries } from '../../server/campaigns/index.ts';
 
 const refusedPort = await freePort();
 const refusedOrigin = `https://127.0.0.1:${refusedPort}`;
@@ -138,6 +139,11 @@ describe('figures that stay right', () => {
     expect(statuses.filter((status) => status === 'delivered')).toHaveLength(1);
     expect(statuses).toEqual(expect.arrayContaining(['failed', 'pending']));
     expect(record.received).toBe(1);
+    // and once its delivery rows are pruned after the reporting window (here: none); the one still waiting keeps its row
+    expect(await pruneDeliveries(harness.db, 0)).toBeGreaterThan(0);
+    const left = await harness.db.query('SELECT 1 FROM deliveries WHERE campaign_id = $1', [first]);
+    expect(left.rows).toHaveLength(0);
+    expect(await figures(first)).toEqual(before);
   });
 
   it('writes a large audience in chunks, each its own statement: every subscriber gets it once', async () => {

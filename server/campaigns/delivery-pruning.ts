@@ -1,0 +1,45 @@
+// Delivery rows are working state: what a sender claims and marks, what the frequency cap (a week) and a
+// subscriber's record read. A campaign's figures live in its folded counts (delivery-counts.ts), so once a
+// campaign has been done for the reporting window (default 30 days, PUSHKIT_DELIVERY_RETENTION_DAYS) its delivery
+// rows are deleted, in batches, with the event pruning at start and daily. An automation's messages keep theirs
+// (its figures are counted from them).
+import type { Queryable } from '../db/database.ts';
+import { foldDeliveryCounts } from './delivery-counts.ts';
+
+export const DEFAULT_DELIVERY_RETENTION_DAYS = 30;
+export const DELIVERY_RETENTION_ENV = 'PUSHKIT_DELIVERY_RETENTION_DAYS';
+const PRUNE_BATCH = 10_000;
+
+/** The reporting window in days (a whole number >= 0), or null when the setting is not one. */
+export function deliveryRetentionDays(value: string | undefined = process.env[DELIVERY_RETENTION_ENV]): number | null {
+  if (value === undefined || value.trim() === '') return DEFAULT_DELIVERY_RETENTION_DAYS;
+  return /^\d{1,5}$/.test(value.trim()) ? Number(value.trim()) : null;
+}
+
+/**
+ * Deletes the delivery rows of the campaigns done more than `days` ago, a batch per statement, and folds their
+ * counts; resolves with how many rows went.
+ */
+export async function pruneDeliveries(db: Queryable, days: number, batch = PRUNE_BATCH): Promise<number> {
+  const { rows: campaigns } = await db.query<{ id: string }>(
+    `SELECT c.id FROM campaigns c
+     WHERE c.automation IS NULL AND c.completed_at < now() - make_interval(days => $1::int)
+       AND EXISTS (SELECT 1 FROM deliveries d WHERE d.campaign_id = c.id)
+     ORDER BY c.id`,
+    [days],
+  );
+  let deleted = 0;
+  for (const { id } of campaigns) {
+    for (;;) {
+      const { rows } = await db.query<{ count: number }>(
+        `WITH gone AS (DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE campaign_id = $1 LIMIT $2) RETURNING 1)
+         SELECT count(*)::int AS count FROM gone`,
+        [id, batch],
+      );
+      deleted += rows[0]!.count;
+      if (rows[0]!.count < batch) break;
+    }
+    await foldDeliveryCounts(db, String(id));
+  }
+  return deleted;
+}

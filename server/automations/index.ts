@@ -3,4 +3,3 @@
 export { automationRoutes } from './routes.ts';
 export { AutomationRunner } from './automation-runner.ts';
 export { cartAdded, orderPlaced, productChanged, productViewed, subscriberInserted } from './automation-events.ts';
-export { formatPrice } from './shop-messages.ts';

@@ -2,7 +2,7 @@
 // its products as they are now (POST /api/v1/sites/:name/products); a lower price in the same currency, or a product
 // back in stock, is a change, numbered per product, that the priceDrop and backInStock automations announce. An update
 // that changes neither is stored and announces nothing. push.js reports views, the cart call add-to-carts; each is
-// kept as the subscriber's last view or cart of the product, in the provider's clock.
+// kept as the subscriber's last view or cart of the product, in the provider's clock, for their latest 100 products.
 import type { Database, Queryable } from '../db/database.ts';
 import type { ProductUpdate } from '../../contract/shop-input.ts';
 
@@ -88,7 +88,10 @@ export async function productOf(db: Queryable, siteHash: string, productId: stri
   return rows[0] && stored(rows[0]);
 }
 
-/** Keeps the subscriber's last view (or add-to-cart) of the product. */
+/** The products a subscriber's interest is kept for, latest first: posting views of made-up ids grows nothing beyond. */
+export const INTEREST_PER_SUBSCRIBER_MAX = 100;
+
+/** Keeps the subscriber's last view (or add-to-cart) of the product, and their latest INTEREST_PER_SUBSCRIBER_MAX products only. */
 export async function recordInterest(
   db: Queryable,
   siteHash: string,
@@ -102,5 +105,12 @@ export async function recordInterest(
     `INSERT INTO product_interest (site_hash, subscriber_id, product_id, ${column}) VALUES ($1, $2, $3, $4)
      ON CONFLICT (subscriber_id, product_id) DO UPDATE SET ${column} = EXCLUDED.${column}`,
     [siteHash, subscriberId, productId, new Date(now).toISOString()],
+  );
+  await db.query(
+    `DELETE FROM product_interest WHERE subscriber_id = $1 AND product_id NOT IN (
+       SELECT product_id FROM product_interest WHERE subscriber_id = $1
+       ORDER BY greatest(viewed_at, carted_at) DESC, product_id LIMIT $2
+     )`,
+    [subscriberId, INTEREST_PER_SUBSCRIBER_MAX],
   );
 }

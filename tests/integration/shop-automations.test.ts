@@ -339,6 +339,21 @@ describe('shop automations', () => {
     expect(lines).toContain('        4 conversions, revenue 35.25 EUR, 30.00 USD');
   });
 
+  it("keeps a subscriber's latest 100 products only: views of made-up ids grow nothing beyond", async () => {
+    const subscriber = await subscribe();
+    for (let n = 0; n < 105; n += 1) {
+      clock.advance(1000);
+      expect((await view(subscriber, `made-up-${n}`)).statusCode).toBe(200);
+    }
+    const { rows } = await provider.db.query<{ product_id: string }>(
+      'SELECT product_id FROM product_interest WHERE subscriber_id = $1 ORDER BY product_id',
+      [subscriber.id],
+    );
+    expect(rows).toHaveLength(100);
+    expect(rows.map((row) => row.product_id)).not.toContain('made-up-4');
+    expect(rows.map((row) => row.product_id)).toContain('made-up-104');
+  });
+
   it('refuses an order currency that is not ISO 4217, a negative total and a bad product update, naming the field', async () => {
     const bad = await provider.owner('POST', '/api/v1/shopify/orders', {
       hash: SHOP,

@@ -121,13 +121,17 @@ const runDue = () => provider.automations.runDue();
 describe('shop automations', () => {
   it('browse abandonment: one reminder N hours after a view no add-to-cart follows, once per product', async () => {
     await update(product('pen', 24.5));
+    const texts = { de: { title: 'Noch Interesse an {product}?', body: '{product} kostet {price}: {url}' } };
+    expect((await provider.owner('PATCH', '/automations/browseAbandonment', { texts })).statusCode).toBe(200);
     const browser = await subscribe();
     const buyer = await subscribe();
+    const german = await provider.subscribe({ hash: SHOP, origin: ORIGIN, fields: { userLanguage: 'de-DE' } });
     expect((await view(browser, 'pen')).json()).toEqual({ status: 'success', recorded: true });
     await view(buyer, 'pen');
+    await view(german, 'pen');
     clock.advance(30 * MINUTE);
     expect((await cart(buyer, 'pen')).statusCode).toBe(200);
-    expect((await automation('browseAbandonment')).stats.scheduled).toBe(1);
+    expect((await automation('browseAbandonment')).stats.scheduled).toBe(2);
 
     clock.advance(89 * MINUTE);
     await runDue();
@@ -148,6 +152,10 @@ describe('shop automations', () => {
       },
     ]);
     expect(received(buyer)).toEqual([]);
+    // texts per language, with the same placeholders
+    expect(received(german)).toMatchObject([
+      { title: 'Noch Interesse an Gold nib pen?', body: `Gold nib pen kostet 24.50 EUR: ${ORIGIN}/products/pen` },
+    ]);
     // the same product viewed again: never a second reminder about it
     await view(browser, 'pen');
     clock.advance(3 * HOUR);

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { CAMPAIGN_BODY_MAX_LENGTH, CAMPAIGN_TITLE_MAX_LENGTH, CAMPAIGN_URL_MAX_LENGTH } from './campaign-limits.ts';
 import { text } from './text-fields.ts';
+import { AUDIENCE_ID_PATTERN, AUDIENCE_ID_RULE } from './audiences.ts';
 import { languageTextsSchema } from './campaign-input.ts';
 import { AUTOMATION_DAYS_MAX, AUTOMATION_DELAY_MAX_MINUTES, CONVERSION_WINDOW_MAX_HOURS } from './automations.ts';
 
@@ -30,6 +31,8 @@ export const automationChangeSchema = z
       .int({ error: 'must be a whole number of days' })
       .min(1, `must be 1 to ${AUTOMATION_DAYS_MAX} days`)
       .max(AUTOMATION_DAYS_MAX, `must be 1 to ${AUTOMATION_DAYS_MAX} days`),
+    /** Only to the subscribers of this audience (docs/audiences.md); null: to everyone it concerns. */
+    audience: text(40, AUDIENCE_ID_PATTERN, AUDIENCE_ID_RULE).nullable(),
   })
   .partial()
   .refine((change) => Object.keys(change).length > 0, { message: 'give at least one field to change' });

@@ -47,6 +47,8 @@ export interface AutomationSettings {
   conversionWindowHours: number;
   /** priceDrop, backInStock: views or carts this many days back count; winBack: days without a visit or click. */
   days: number;
+  /** Only to subscribers of this audience (docs/audiences.md); null or absent: to everyone it concerns. */
+  audience?: string | null;
 }
 
 export const AUTOMATION_DEFAULTS: Record<AutomationKind, AutomationSettings> = {

@@ -14,6 +14,7 @@ import { formatRevenue } from './revenue.ts';
 import { DeliveryFailures } from './DeliveryFailures.tsx';
 import { NotificationPreview } from './Preview.tsx';
 import type { SiteSummary } from '../../contract/owner-api.ts';
+import type { Audience } from '../../contract/audiences.ts';
 
 const NAMES: Record<AutomationKind, { title: string; what: string; delay: string; days?: string }> = {
   welcome: {
@@ -64,8 +65,11 @@ function AutomationCard({
   onError,
   onSaved,
   site,
+  audiences,
 }: {
   automation: Automation;
+  /** The site's audiences (docs/audiences.md), one of which an automation may be limited to. */
+  audiences: Audience[];
   api: SiteApi;
   /** The site whose icon and host the preview shows (the compose screen's preview: Preview.tsx). */
   site?: Pick<SiteSummary, 'origin' | 'iconUrl'>;
@@ -81,6 +85,7 @@ function AutomationCard({
     url: automation.url ?? '',
     conversionWindowHours: String(automation.conversionWindowHours),
     days: String(automation.days),
+    audience: automation.audience ?? '',
   });
   const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
   const id = (field: string) => `${automation.kind}-${field}`;
@@ -121,6 +126,7 @@ function AutomationCard({
         url: form.url.trim() || null,
         conversionWindowHours,
         ...(names.days ? { days } : {}),
+        audience: form.audience || null,
       },
       'Saved. Messages already scheduled keep their text and time.',
     );
@@ -203,6 +209,17 @@ function AutomationCard({
           )}
         </div>
         <div className="field">
+          <label htmlFor={id('audience')}>Only to the audience</label>
+          <select id={id('audience')} value={form.audience} onChange={(event) => setForm({ ...form, audience: event.target.value })}>
+            <option value="">Everyone it concerns</option>
+            {audiences.map((audience) => (
+              <option key={audience.id} value={audience.id}>
+                {audience.name === audience.id ? audience.id : `${audience.name} (${audience.id})`}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
           <label htmlFor={id('message-title')}>Title</label>
           <input
             id={id('message-title')}
@@ -262,6 +279,7 @@ export function Automations({
   site?: Pick<SiteSummary, 'origin' | 'iconUrl'>;
 }) {
   const automations = useLoad(() => api.automations(), onError, [api]);
+  const audiences = useLoad(() => api.audiences().then((reply) => reply.audiences), onError, [api]);
   return (
     <div className="screen">
       <h1>Automations</h1>
@@ -282,6 +300,7 @@ export function Automations({
           onError={onError}
           onSaved={automations.reload}
           site={site}
+          audiences={audiences.value ?? []}
         />
       ))}
     </div>

@@ -26,6 +26,7 @@ import { CAMPAIGN_BODY_MAX_LENGTH, CAMPAIGN_TITLE_MAX_LENGTH, DEFAULT_TTL_SECOND
 import { CART_REMINDER_TAG, CART_REMINDER_TOPIC, type AutomationKind, type AutomationStats } from '../../contract/automations.ts';
 import { DEFAULT_URGENCY } from '../../contract/urgency.ts';
 import type { LanguageTexts } from '../../contract/languages.ts';
+import { automationAudienceGate } from '../audiences/index.ts';
 
 const MINUTE_MS = 60_000;
 /** A second message of an automation about the same key (product change, win-back) to one subscriber is a no-op. */
@@ -74,11 +75,13 @@ export async function insertMessage(
       : message.key !== undefined
         ? ONCE_PER_KEY
         : '';
+  // an automation limited to an audience (docs/audiences.md) sends only to its subscribers
+  const audience = await automationAudienceGate(tx, site.hash, message.kind, '$7', 16);
   const { rows } = await tx.query(
     `WITH created AS (
        INSERT INTO campaigns (site_hash, title, body, url, icon, image, subscriber_id, ttl, urgency, automation, topic, tag, texts, automation_key)
        SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14, $15
-       WHERE EXISTS (SELECT 1 FROM subscribers WHERE site_hash = $1 AND id = $7 AND status = 'subscribed')
+       WHERE EXISTS (SELECT 1 FROM subscribers WHERE site_hash = $1 AND id = $7 AND status = 'subscribed') AND ${audience.sql}
        ${once}
        RETURNING id
      )
@@ -99,6 +102,7 @@ export async function insertMessage(
       new Date(due).toISOString(),
       storedTexts(message.texts),
       message.key ?? null,
+      ...audience.params,
     ],
   );
   return rows.length === 1;

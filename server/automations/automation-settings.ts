@@ -11,7 +11,7 @@ export interface EffectiveSettings extends AutomationSettings {
 
 function fromConfig(site: Pick<HostedSite, 'config'>, kind: AutomationKind): AutomationSettings {
   const configured = site.config.automations[kind];
-  return { ...configured, texts: {}, url: configured.url ?? null };
+  return { ...configured, texts: {}, url: configured.url ?? null, audience: null };
 }
 
 function merged(site: Pick<HostedSite, 'config'>, kind: AutomationKind, changes: AutomationChange | undefined): EffectiveSettings {

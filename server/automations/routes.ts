@@ -10,6 +10,7 @@ import type { ZodTypeProvider } from '../http/route-schemas.ts';
 import { SITE_PARAMS } from '../http/params.ts';
 import type { HostedSite } from '../sites.ts';
 import type { Queryable } from '../db/database.ts';
+import { requireAudience } from '../audiences/index.ts';
 import { automationSettings, changeAutomation, type EffectiveSettings } from './automation-settings.ts';
 import { automationStats, dropPendingMessages } from './automation-messages.ts';
 import { AUTOMATION_REPLY, automationParams, AUTOMATIONS_REPLY } from './schemas.ts';
@@ -57,6 +58,7 @@ export async function automationRoutes(fastify: FastifyInstance, { db }: RouteCo
       const site = ownedSite(request);
       const { kind } = request.params;
       const change = request.body;
+      if (change.audience) await requireAudience(db, site, change.audience, 'audience');
       await changeAutomation(db, site.hash, kind, change);
       // A pause withdraws what the automation had scheduled: nothing of it is sent, now or on resuming.
       if (change.enabled === false) await dropPendingMessages(db, site.hash, kind);

@@ -19,6 +19,7 @@ const settingNames = [
   'url',
   'conversionWindowHours',
   'days',
+  'audience',
 ] as const satisfies readonly (keyof AutomationSettings)[];
 
 const automation = z.object(
@@ -32,6 +33,7 @@ const automation = z.object(
     url: z.string().nullable(),
     conversionWindowHours: z.int(),
     days: z.int(),
+    audience: z.string().nullable().optional(),
     changed: z.array(z.enum(settingNames)),
     stats: z.object(
       fieldsOf<AutomationStats>()({

@@ -11,6 +11,7 @@ import { CAMPAIGN_BODY_MAX_LENGTH, CAMPAIGN_TITLE_MAX_LENGTH, DEFAULT_TTL_SECOND
 import { DEFAULT_URGENCY } from '../../contract/urgency.ts';
 import type { AutomationKind } from '../../contract/automations.ts';
 import type { LanguageTexts } from '../../contract/languages.ts';
+import { automationAudienceGate } from '../audiences/index.ts';
 
 type Site = Pick<HostedSite, 'hash' | 'config'>;
 const MINUTE_MS = 60_000;
@@ -169,11 +170,13 @@ async function insertMany(
   targetParams: unknown[],
   due: number,
 ): Promise<number> {
+  // an automation limited to an audience (docs/audiences.md) sends only to its subscribers
+  const audience = await automationAudienceGate(db, site.hash, message.kind, 't.subscriber_id', 14 + targetParams.length);
   const { rows } = await db.query<{ count: string }>(
     `WITH targets AS (${targets}),
      created AS (
        INSERT INTO campaigns (site_hash, title, body, url, icon, image, subscriber_id, ttl, urgency, automation, tag, texts, automation_key)
-       SELECT $1, $2, $3, $4, $5, $6, t.subscriber_id, $7, $8, $9, $10, $11, $12 FROM targets t (subscriber_id)
+       SELECT $1, $2, $3, $4, $5, $6, t.subscriber_id, $7, $8, $9, $10, $11, $12 FROM targets t (subscriber_id) WHERE ${audience.sql}
        ${ONCE_PER_KEY}
        RETURNING id, subscriber_id
      ),
@@ -194,6 +197,7 @@ async function insertMany(
       message.key ?? null,
       new Date(due).toISOString(),
       ...targetParams,
+      ...audience.params,
     ],
   );
   return Number(rows[0]?.count ?? 0);

@@ -5,6 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../server/db/database.ts';
 import { compileAudienceRule } from '../../server/audiences/audience-sql.ts';
+import { automationSettings } from '../../server/automations/automation-settings.ts';
+import { scheduleWelcome } from '../../server/automations/automation-messages.ts';
+import { scheduleWinBacks } from '../../server/automations/shop-messages.ts';
 import type { AudienceCheckReply, AudiencesReply } from '../../contract/audiences.ts';
 import { startProviderHarness, type ProviderHarness } from '../support/provider-harness.ts';
 import { openTempDatabase } from '../support/server.ts';
@@ -186,5 +189,25 @@ describe.each(backends)('audiences on $label', ({ open }) => {
     expect(id.statusCode).toBe(400);
     const { rows } = await harness.db.query<{ count: string }>('SELECT count(*) AS count FROM subscribers');
     expect(Number(rows[0]!.count)).toBe(6);
+  });
+
+  it('limits an automation to an audience: only its subscribers get the messages', async () => {
+    const changed = await harness.owner('PATCH', '/automations/welcome', { enabled: true, audience: 'pro-plan' });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(changed.json().automation.audience).toBe('pro-plan');
+    const unknown = await harness.owner('PATCH', '/automations/welcome', { audience: 'nobody' });
+    expect(unknown.json().message).toBe(`audience: no audience nobody on site ${harness.site.name}`);
+
+    const settings = await automationSettings(harness.db, harness.site);
+    expect(await scheduleWelcome(harness.db, harness.site, ids.anna!, settings.welcome, Date.now())).toBe(true);
+    expect(await scheduleWelcome(harness.db, harness.site, ids.dan!, settings.welcome, Date.now())).toBe(false);
+
+    // bert, away for 35 days, is no pro: a win-back limited to pro-plan leaves him out, one for everyone does not
+    await harness.owner('PATCH', '/automations/winBack', { enabled: true, days: 30, audience: 'pro-plan' });
+    const limited = await automationSettings(harness.db, harness.site);
+    expect(await scheduleWinBacks(harness.db, harness.site, limited.winBack, Date.now())).toBe(0);
+    await harness.owner('PATCH', '/automations/winBack', { audience: null });
+    const everyone = await automationSettings(harness.db, harness.site);
+    expect(await scheduleWinBacks(harness.db, harness.site, everyone.winBack, Date.now())).toBe(1);
   });
 });

@@ -189,6 +189,13 @@ describe('compose: drafts, templates, duplicate', () => {
     );
     await shot('compose-draft');
 
+    // deleted meanwhile (from another tab): what is typed next is kept as a new draft, not lost
+    await owner('DELETE', `/drafts/${saved!.draftId}`);
+    await page.getByLabel('Message', { exact: true }).fill('Nine new pieces from the autumn workshop, in ink.');
+    await expect
+      .poll(async () => (await drafts()).drafts.map((entry) => [entry.draftId === saved!.draftId, entry.content.body]))
+      .toEqual([[false, 'Nine new pieces from the autumn workshop, in ink.']]);
+
     // sent: the draft is gone from the provider and from the list
     await page.getByRole('button', { name: 'Review and send' }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Send now' }).click();

@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { MessageDraft } from '../../../contract/compose.ts';
 import type { SiteSummary } from '../../../contract/owner-api.ts';
-import type { SiteApi } from '../api.ts';
+import { ApiError, type SiteApi } from '../api.ts';
 import { blankDraft, type Draft } from './draft.ts';
 import { draftFromCampaign, draftFromContent, draftName, hasContent } from './draftContent.ts';
 
@@ -94,6 +94,11 @@ export function useDraftKeeping({
       void refresh();
     } catch (failure) {
       dirty.current = true;
+      // deleted meanwhile (another tab sent or deleted it): what is typed here becomes a new draft
+      if (failure instanceof ApiError && failure.status === 404 && idRef.current !== null) {
+        point(null);
+        return save();
+      }
       setStatus(`The draft is not saved: ${report(failure)}`);
     }
   };

@@ -8,7 +8,7 @@ export default defineConfig({
   resolve: {
     alias: { 'pushkit:site': fileURLToPath(new URL('./tests/fixtures/site-module.ts', import.meta.url)) },
   },
-  define: { ...featureDefines(allFeatures()), ...constantDefines(DEFAULT_CONSTANTS) },
+  define: { ...featureDefines(allFeatures()), ...constantDefines(DEFAULT_CONSTANTS), 'PK_CHUNKS.lifecycle': '"push.lifecycle.js"' },
   test: {
     include: ['tests/unit/**/*.test.{ts,tsx}', 'tests/integration/**/*.test.{ts,tsx}'],
     testTimeout: 30_000,

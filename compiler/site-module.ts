@@ -62,8 +62,27 @@ export function promptBundle(prompts: PromptMarkup): PromptBundle {
   return { html: roots.join(''), css: prompts.css };
 }
 
-/** Source of the ES module `pushkit:site`: `export const site = {...}` (a SiteModule). */
-export function generateSiteModule(config: SiteConfig, compiled: CompiledSite, prompts: PromptMarkup): string {
+/** The fields push.js's core reads (runtime/api.ts and what it imports); the chunks read their own full copy. */
+const CORE_FIELDS = new Set([
+  'hash',
+  'serverSyncUrl',
+  'servicesServerUrl',
+  'swScope',
+  'vapidPublicKey',
+  'safariWebsitePushId',
+  'isInactive',
+  'urlQualifies',
+  'triggers',
+  'segments',
+  'clickSegments',
+]);
+
+/**
+ * Source of the ES module `pushkit:site`: `export const site = {...}` (a SiteModule). `core`: the module push.js's
+ * core imports, only the fields the core reads (CORE_FIELDS): the chunks' own copy carries the rest (the prompt
+ * markup, the shop segments, the worker paths, the texts).
+ */
+export function generateSiteModule(config: SiteConfig, compiled: CompiledSite, prompts: PromptMarkup, core?: boolean): string {
   const serverSyncUrl = stripTrailingSlashes(config.serverSyncUrl);
   const segments = config.segmentations.map(
     (segment, index) => `{sid:${jsLiteral(segment.sid)},vn:${segment.vn},test:${compiled.segmentTests[index]}}`,
@@ -75,33 +94,35 @@ export function generateSiteModule(config: SiteConfig, compiled: CompiledSite, p
     (segment, index) =>
       `{sid:${jsLiteral(segment.sid)},vn:${segment.vn},event:${jsLiteral(segment.event)},test:${compiled.shopSegmentTests[index]}}`,
   );
-  const fields: Array<[string, string]> = [
-    ['hash', jsLiteral(config.hash)],
-    ['companyName', jsLiteral(config.companyName)],
-    ['origin', jsLiteral(config.origin)],
-    ['serverSyncUrl', jsLiteral(serverSyncUrl)],
-    ['servicesServerUrl', jsLiteral(stripTrailingSlashes(config.servicesServerURL ?? serverSyncUrl))],
-    ['manifestUrl', jsLiteral(config.manifestUrl)],
-    ['swPath', jsLiteral(config.swPath)],
-    ['firefoxSwPath', jsLiteral(config.firefoxSwPath)],
-    ['swScope', jsLiteral(config.swScope)],
-    ['vapidPublicKey', jsLiteral(config.vapidPublicKey)],
-    ...(config.safariWebsitePushId && config.safariWebServiceUrl
-      ? ([
-          ['safariWebsitePushId', jsLiteral(config.safariWebsitePushId)],
-          ['safariWebServiceUrl', jsLiteral(stripTrailingSlashes(config.safariWebServiceUrl))],
-        ] as Array<[string, string]>)
-      : []),
-    ...(config.customDimensions.length ? [['customDimensions', jsLiteral(config.customDimensions)] as [string, string]] : []),
-    ['childWindowUrl', jsLiteral(childWindowUrlOf(config))],
-    ['isInactive', String(config.isInactive)],
-    ['urlQualifies', urlQualifiesSource(config, compiled)],
-    ['triggers', triggersSource(config, compiled)],
-    ['segments', `[${segments.join(',')}]`],
-    ['clickSegments', `[${clickSegments.join(',')}]`],
-    ['shopSegments', `[${shopSegments.join(',')}]`],
-    ['prompts', jsLiteral(promptBundle(prompts))],
-  ];
+  const fields = (
+    [
+      ['hash', jsLiteral(config.hash)],
+      ['companyName', jsLiteral(config.companyName)],
+      ['origin', jsLiteral(config.origin)],
+      ['serverSyncUrl', jsLiteral(serverSyncUrl)],
+      ['servicesServerUrl', jsLiteral(stripTrailingSlashes(config.servicesServerURL ?? serverSyncUrl))],
+      ['manifestUrl', jsLiteral(config.manifestUrl)],
+      ['swPath', jsLiteral(config.swPath)],
+      ['firefoxSwPath', jsLiteral(config.firefoxSwPath)],
+      ['swScope', jsLiteral(config.swScope)],
+      ['vapidPublicKey', jsLiteral(config.vapidPublicKey)],
+      ...(config.safariWebsitePushId && config.safariWebServiceUrl
+        ? ([
+            ['safariWebsitePushId', jsLiteral(config.safariWebsitePushId)],
+            ['safariWebServiceUrl', jsLiteral(stripTrailingSlashes(config.safariWebServiceUrl))],
+          ] as Array<[string, string]>)
+        : []),
+      ...(config.customDimensions.length ? [['customDimensions', jsLiteral(config.customDimensions)] as [string, string]] : []),
+      ['childWindowUrl', jsLiteral(childWindowUrlOf(config))],
+      ['isInactive', String(config.isInactive)],
+      ['urlQualifies', urlQualifiesSource(config, compiled)],
+      ['triggers', triggersSource(config, compiled)],
+      ['segments', `[${segments.join(',')}]`],
+      ['clickSegments', `[${clickSegments.join(',')}]`],
+      ['shopSegments', `[${shopSegments.join(',')}]`],
+      ['prompts', jsLiteral(promptBundle(prompts))],
+    ] satisfies Array<[string, string]>
+  ).filter(([key]) => !core || CORE_FIELDS.has(key));
   return `export const site = {\n${fields.map(([key, value]) => `  ${key}: ${value},`).join('\n')}\n};\n`;
 }
 

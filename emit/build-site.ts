@@ -51,12 +51,14 @@ export async function buildSite(configFile: string, outDir: string): Promise<Sit
     const prompts = await renderPrompts(config, features);
     const modules = {
       'pushkit:site': generateSiteModule(config, compiled, prompts),
+      'pushkit:core-site': generateSiteModule(config, compiled, prompts, true),
       'pushkit:worker-site': generateWorkerSiteModule(config),
     };
     const bundles = await bundleSite(modules, features, siteConstants(config));
     const serverSyncUrl = config.serverSyncUrl.replace(/\/+$/, '');
     const outputs: OutputFile[] = [
       { path: 'push.js', content: bundles.push.code },
+      ...Object.values(bundles.chunks).map((chunk) => ({ path: chunk.file, content: chunk.code })),
       { path: 'sw.js', content: bundles.sw.code },
       { path: 'sw-firefox.js', content: bundles.swFirefox.code },
       { path: 'push-kit-sw.js', content: bundles.swImport.code },

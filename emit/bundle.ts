@@ -1,5 +1,6 @@
 // esbuild bundles of push.js, sw.js, sw-firefox.js, push-kit-sw.js and the child window's script, with the generated site
 // modules resolved in memory and every feature flag defined as a literal so unused code is dropped.
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +8,7 @@ import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import type { SiteFeatures } from '../runtime/site-module.ts';
 import { constantDefines, DEFAULT_CONSTANTS, featureDefines, type SiteConstants } from '../compiler/features.ts';
 import { emitError } from './errors.ts';
-import { MANGLED_PROPS, RESERVED_PROPS } from './mangle-props.ts';
+import { BOUNDARY_MANGLE_CACHE, MANGLED_PROPS, RESERVED_PROPS } from './mangle-props.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /**
@@ -20,7 +21,37 @@ const SITE_NAMESPACE = 'pushkit-generated';
 
 export interface GeneratedModules {
   'pushkit:site': string;
+  /** The site module as push.js's core imports it: without what only the chunks read (prompt markup, shop segments). */
+  'pushkit:core-site'?: string;
   'pushkit:worker-site': string;
+}
+
+/** The entry of push.js's core: its `pushkit:site` is the core's module. */
+const CORE_ENTRY = /[\\/]runtime[\\/]push\.ts$/;
+
+/** The chunks of push.js: file-name stem and entry. The core finds each under `PK_CHUNKS.<name>`. */
+export const CHUNK_ENTRIES = { lifecycle: 'runtime/chunks/lifecycle.ts' } as const;
+export type ChunkName = keyof typeof CHUNK_ENTRIES;
+
+/** What the build writes in place of `PK_CHUNKS.<name>` first; the hashed file name replaces it once known. */
+const chunkPlaceholder = (name: string): string => `pushkit-chunk:${name}`;
+const chunkDefines = Object.fromEntries(
+  Object.keys(CHUNK_ENTRIES).map((name) => [`PK_CHUNKS.${name}`, JSON.stringify(chunkPlaceholder(name))]),
+);
+
+/** A chunk's file name: its content's hash in it, so a cached old push.js never loads a newer chunk, nor the reverse. */
+export const chunkFileName = (name: string, code: string): string =>
+  `push.${name}.${createHash('sha256').update(code).digest('hex').slice(0, 10)}.js`;
+
+/** The name of a chunk file beside push.js (chunkFileName): what a server of the site's folder serves beside it. */
+export const CHUNK_FILE_PATTERN = /^push\.[a-z]+\.[0-9a-f]{10}\.js$/;
+
+/** Writes the chunks' file names into push.js's core. */
+export function linkChunks(core: string, chunks: Record<string, string>): string {
+  let linked = core;
+  for (const [name, file] of Object.entries(chunks))
+    linked = linked.split(JSON.stringify(chunkPlaceholder(name))).join(JSON.stringify(file));
+  return linked;
 }
 
 export interface Bundle {
@@ -32,7 +63,11 @@ function generatedModulesPlugin(modules: GeneratedModules): Plugin {
   return {
     name: 'pushkit-generated-modules',
     setup(builder) {
-      builder.onResolve({ filter: /^pushkit:(site|worker-site)$/ }, (args) => ({ path: args.path, namespace: SITE_NAMESPACE }));
+      builder.onResolve({ filter: /^pushkit:(site|worker-site)$/ }, (args) => ({
+        path:
+          args.path === 'pushkit:site' && CORE_ENTRY.test(args.importer) && modules['pushkit:core-site'] ? 'pushkit:core-site' : args.path,
+        namespace: SITE_NAMESPACE,
+      }));
       builder.onLoad({ filter: /.*/, namespace: SITE_NAMESPACE }, (args) => ({
         contents: modules[args.path as keyof GeneratedModules],
         loader: 'js',
@@ -53,7 +88,8 @@ function browserBundleOptions(modules: GeneratedModules, features: SiteFeatures,
     legalComments: 'none',
     mangleProps: MANGLED_PROPS,
     reserveProps: RESERVED_PROPS,
-    define: { ...featureDefines(features), ...constantDefines(constants) },
+    mangleCache: BOUNDARY_MANGLE_CACHE,
+    define: { ...featureDefines(features), ...constantDefines(constants), ...chunkDefines },
     plugins: [generatedModulesPlugin(modules)],
     metafile: true,
     logLevel: 'silent',
@@ -73,7 +109,10 @@ export async function bundleEntry(
 }
 
 export interface SiteBundles {
+  /** push.js, the core, with the chunks' file names written in. */
   push: Bundle;
+  /** The chunks beside push.js, by name: the file name (content-hashed) and the bundle. */
+  chunks: Record<ChunkName, { file: string } & Bundle>;
   sw: Bundle;
   swFirefox: Bundle;
   /** push-kit-sw.js: the push handlers alone, for a site's own worker to importScripts. */
@@ -83,16 +122,18 @@ export interface SiteBundles {
 
 const SITE_ENTRIES = {
   push: 'runtime/push.ts',
+  ...Object.fromEntries(Object.entries(CHUNK_ENTRIES).map(([name, entry]) => [`chunk-${name}`, entry])),
   sw: 'worker/sw.ts',
   swFirefox: 'worker/sw-firefox.ts',
   swImport: 'worker/push-kit-sw.ts',
   childWindow: 'runtime/child-window.ts',
-} as const satisfies Record<keyof SiteBundles, string>;
+} as Record<Exclude<keyof SiteBundles, 'chunks'> | `chunk-${ChunkName}`, string>;
 
 /**
  * Every bundle of a site in one esbuild run: the five entries share the parsing and linking of the runtime
  * modules they have in common (the same defines apply to all), which makes a build about twice as fast as
- * five separate runs. Each output is still its own self-contained IIFE (no code splitting).
+ * five separate runs. Each output is still its own self-contained IIFE (no code splitting): push.js's chunks are
+ * loaded by a script element, which needs neither CORS nor a CSP beyond push.js's own (chunk-loader.ts).
  */
 export async function bundleSite(
   modules: GeneratedModules,
@@ -104,8 +145,8 @@ export async function bundleSite(
     outdir: '/pushkit-out',
     ...browserBundleOptions(modules, features, constants),
   });
-  const bundles: Partial<SiteBundles> = {};
-  for (const name of Object.keys(SITE_ENTRIES) as Array<keyof SiteBundles>) {
+  const bundles: Record<string, Bundle> = {};
+  for (const name of Object.keys(SITE_ENTRIES) as Array<keyof typeof SITE_ENTRIES>) {
     const outPath = `/pushkit-out/${name}.js`;
     const output = result.outputFiles.find((file) => file.path === outPath);
     if (!output) throw emitError('E_BUNDLE_NO_OUTPUT', { entry: SITE_ENTRIES[name] });
@@ -113,5 +154,19 @@ export async function bundleSite(
     const outputs = metaKey ? { [metaKey]: result.metafile.outputs[metaKey]! } : {};
     bundles[name] = { code: output.text, metafile: { inputs: result.metafile.inputs, outputs } };
   }
-  return bundles as SiteBundles;
+  const chunks = Object.fromEntries(
+    Object.keys(CHUNK_ENTRIES).map((name) => {
+      const bundle = bundles[`chunk-${name}`]!;
+      return [name, { file: chunkFileName(name, bundle.code), ...bundle }];
+    }),
+  ) as SiteBundles['chunks'];
+  const files = Object.fromEntries(Object.entries(chunks).map(([name, chunk]) => [name, chunk.file]));
+  return {
+    push: { ...bundles.push!, code: linkChunks(bundles.push!.code, files) },
+    chunks,
+    sw: bundles.sw!,
+    swFirefox: bundles.swFirefox!,
+    swImport: bundles.swImport!,
+    childWindow: bundles.childWindow!,
+  };
 }

@@ -1,27 +1,33 @@
-// The public API behind `window.pushkit` (spec section 7) for one page view: it starts the lifecycle and the
-// feature modules, and keeps the page's callbacks.
+// The public API behind `window.pushkit` (spec section 7) for one page view, as push.js's core runs it on every
+// view: the stored state, the update decision (view-decision.ts), the page's callbacks, the segment conditions
+// and the trigger listeners. What only some views need is in the lifecycle chunk (chunks/lifecycle.ts), loaded
+// after the page's load on a view that needs it: the view's decision, an API call that acts, a fired trigger, a
+// segment join, shop work. Without a load, the calls that act wait for it.
 import type { SiteModule } from './site-module.ts';
 import type { OptInResult } from './messages.ts';
 import type { CallbackKind, Readiness } from './lifecycle.ts';
+import type { LifecycleRuntime } from './lifecycle-runtime.ts';
+import type { LifecycleChunk } from './chunks/lifecycle.ts';
 import { createServices } from './create-services.ts';
-import { startLifecycle } from './lifecycle.ts';
-import { answer, guard } from './guard.ts';
-import { syncAction } from './sync.ts';
-import { storeConsent } from './tracking-consent.ts';
-import { createTagger, refreshVisitorData } from './tags.ts';
-import { addSubscriberToSegment, removeSubscriberFromSegment } from './segment-api.ts';
+import { byVisitor } from './lifecycle.ts';
+import { afterLoad, chunkTransport, once } from './chunk-loader.ts';
+import { answer, guard, logSwallowed } from './guard.ts';
+import { decideView, shopWork, type ViewDecision } from './view-decision.ts';
 import { startSegments } from './segments.ts';
-import { startShop } from './shop.ts';
-import { reportLandingClick } from './landing-click.ts';
+import { watchTriggers } from './triggers.ts';
+import { CLICK_PARAM } from '../contract/push-payload.ts';
+import { CART_POSTED, OPT_OUT, UUID_DAYS } from './storage-keys.ts';
+import { storeConsent } from './tracking-consent.ts';
 
 type Listener = (...args: never[]) => void;
+type SegmentCallback = (result: boolean | -1) => void;
 
 export interface PushkitApi {
   push(call: unknown): void;
   tag(key: string, value: string): void;
-  addToSegment: (name: string, callback?: (result: boolean | -1) => void) => Promise<boolean | -1>;
-  addSubscriberToSegment: (name: string, callback?: (result: boolean | -1) => void) => Promise<boolean | -1>;
-  removeSubscriberFromSegment: (name: string, callback?: (result: boolean | -1) => void) => Promise<boolean | -1>;
+  addToSegment: (name: string, callback?: SegmentCallback) => Promise<boolean | -1>;
+  addSubscriberToSegment: (name: string, callback?: SegmentCallback) => Promise<boolean | -1>;
+  removeSubscriberFromSegment: (name: string, callback?: SegmentCallback) => Promise<boolean | -1>;
   /** Offers the opt-in; `event`, the visitor's click or key press being handled, also reaches an opted-out visitor. */
   triggerOptIn(event?: Event): void;
   /** Makes `element` the page's opt-in button: its clicks call triggerOptIn with the click. */
@@ -41,50 +47,120 @@ export interface PushkitApi {
   readiness: Readiness;
 }
 
-export function startRuntime(site: SiteModule): PushkitApi {
-  guard(reportLandingClick)(site);
-  const services = createServices(site);
+/** `load`: the lifecycle chunk (push.js loads its file; unit tests hand the module in). */
+export function startRuntime(site: SiteModule, load: () => Promise<LifecycleChunk>): PushkitApi {
+  const chunk = once(load);
+  // a landing page opened from a notification the browser showed itself: the chunk reports the click
+  if (new URLSearchParams(location.search).has(CLICK_PARAM)) void chunk().then((c) => c._landing(site), logSwallowed);
+  const services = createServices(site, chunkTransport(chunk));
   const callbacks: Record<CallbackKind, Listener[]> = { success: [], failure: [], shown: [] };
-  const lifecycle = startLifecycle(services, (kind, ...args) =>
-    callbacks[kind].forEach((fn) => guard(fn as (...a: unknown[]) => void)(...args)),
-  );
-  const register = (kind: CallbackKind) => (fn: unknown) => typeof fn === 'function' && void callbacks[kind].push(fn as Listener);
+  const notify = (kind: CallbackKind, ...args: unknown[]): void =>
+    callbacks[kind].forEach((fn) => guard(fn as (...a: unknown[]) => void)(...args));
+  /** Whether the core watches the trigger events (then the chunk's lifecycle does not). */
+  let coreTriggers = false;
+  let runtime: Promise<LifecycleRuntime> | undefined;
+  /** The chunk's shop listens for cart-add posts itself once it runs. */
+  let shopStarted = false;
+  const takeOver = (): Promise<LifecycleRuntime> =>
+    (runtime =
+      runtime ||
+      chunk().then((c) => {
+        shopStarted = true;
+        return c._start(services, notify, coreTriggers);
+      }));
+  /** An API call that acts: run by the chunk's runtime; a chunk that cannot load is logged, never thrown. */
+  const via =
+    <A extends unknown[]>(use: (runtime: LifecycleRuntime, ...args: A) => unknown) =>
+    (...args: A): void =>
+      void takeOver()
+        .then((r) => use(r, ...args))
+        .catch(logSwallowed);
   const segmentCall =
-    (fn: typeof addSubscriberToSegment) =>
-    (name: string, callback?: (result: boolean | -1) => void): Promise<boolean | -1> =>
-      fn(services, name, callback).catch(() => false);
-  const addSegment = segmentCall(addSubscriberToSegment);
-  const tagger = createTagger(services);
+    (use: (runtime: LifecycleRuntime) => LifecycleRuntime['_addToSegment']) =>
+    (name: string, callback?: SegmentCallback): Promise<boolean | -1> =>
+      takeOver().then(
+        (r) => use(r)(name, callback),
+        () => answer(false, callback),
+      );
+  const register = (kind: CallbackKind) => (fn: unknown) => typeof fn === 'function' && void callbacks[kind].push(fn as Listener);
+  const addSegment = segmentCall((r) => r._addToSegment);
   const api: PushkitApi = {
     push: guard((call: unknown) => {
       if (!Array.isArray(call) || typeof call[0] !== 'string' || call[0] === 'push' || call[0] === 'ready') return;
       const fn = (api as unknown as Record<string, unknown>)[call[0]];
       if (typeof fn === 'function') (fn as (...args: unknown[]) => unknown)(...call.slice(1));
     }),
-    tag: guard((key: string, value: string) => tagger.tag(key, value)),
+    tag: via((r, key: string, value: string) => r._tag(key, value)),
     addToSegment: addSegment,
     addSubscriberToSegment: addSegment,
-    removeSubscriberFromSegment: segmentCall(removeSubscriberFromSegment),
-    triggerOptIn: guard(lifecycle._triggerOptIn),
+    removeSubscriberFromSegment: segmentCall((r) => r._removeFromSegment),
+    triggerOptIn: (event) => {
+      // read now: the event is the one being dispatched only during the call
+      const fromVisitor = byVisitor(event);
+      via((r) => r._triggerOptIn(fromVisitor))();
+    },
     optInButton: guard((element: EventTarget) => element.addEventListener('click', api.triggerOptIn)),
-    triggerOptOut: guard(lifecycle._triggerOptOut),
+    triggerOptOut: (): void => {
+      // The opt-out holds at once (isOptedOut right after), as the page's own code may read it; the child window
+      // asks the visitor first, on its own origin.
+      if (!(PK_FEATURES.childWindow && !('serviceWorker' in navigator)) && !services.optedOut_())
+        services.cookies_.set(OPT_OUT, '1', UUID_DAYS);
+      via((r) => r._triggerOptOut())();
+    },
     getSubscriberId: (callback) => answer(services.subscriberId_(), callback),
     isOptedOut: (callback) => answer(services.optedOut_(), callback),
     setTrackingConsent: guard((allowed: boolean | number) => {
       const before = services.trackingAllowed_();
       storeConsent(services, !!allowed);
-      if (before !== !!allowed && services.subscriberId_()) return syncAction(services, lifecycle._browser, 'http-sync');
+      if (before !== !!allowed && services.subscriberId_()) via((r) => r._syncConsent())();
     }),
     subscriptionSuccessCallback: register('success'),
     subscriptionFailureCallback: register('failure'),
     optInShownCallback: register('shown'),
-    ready: lifecycle._ready,
+    ready: Promise.resolve(),
     readiness: 'uninitialized',
   };
-  void lifecycle._ready.then(() => (api.readiness = lifecycle._capable ? 'ready' : 'failed'));
+
+  const startView = async (): Promise<boolean> => {
+    let decision: ViewDecision | undefined;
+    try {
+      decision = await decideView(services);
+    } catch (error) {
+      // the chunk's lifecycle reads the same state again, and its sync reports what failed
+      logSwallowed(error);
+    }
+    if (runtime || !decision || decision._full) {
+      const started = await takeOver();
+      await started._ready;
+      return started._capable;
+    }
+    if (decision._offer) {
+      coreTriggers = true;
+      watchTriggers(site.triggers, () => void takeOver().then((r) => r._fire(), logSwallowed), services);
+      // armed: fetched when the page is idle after its load, so the prompt shows without waiting for it
+      void afterLoad().then(() => (window.requestIdleCallback || setTimeout)(() => void chunk().catch(logSwallowed)));
+    } else if (decision._capable) watchTriggers(site.triggers, undefined, services);
+    return decision._capable;
+  };
+  api.ready = startView().then((capable) => void (api.readiness = capable ? 'ready' : 'failed'), logSwallowed);
   if (PK_FEATURES.segments || PK_FEATURES.clickSegments) guard(startSegments)(services);
-  if (PK_FEATURES.shop) guard(startShop)(services);
-  if (PK_FEATURES.customDimensions || PK_FEATURES.userProperties)
-    void lifecycle._ready.then(() => refreshVisitorData(services, lifecycle._browser));
+  if (PK_FEATURES.shop && services.trackingAllowed_() && !services.optedOut_()) {
+    void afterLoad().then(() => {
+      if (shopWork(services)) takeOver().catch(logSwallowed);
+    });
+    // Until the chunk's shop runs (shop.ts), a cart-add post is kept for it: the post leaves the page.
+    document.addEventListener(
+      'submit',
+      (event) => {
+        const form = event.target as HTMLFormElement | null;
+        if (shopStarted || !form || !form.getAttribute || !String(form.getAttribute('action')).includes('/cart/add')) return;
+        const field = form.elements.namedItem('id') as HTMLInputElement | null;
+        const variant = field && field.value && field.value.slice(0, 64);
+        services.session_.set(CART_POSTED, Date.now() + (variant ? ' ' + variant : ''));
+        void takeOver().catch(logSwallowed);
+      },
+      true,
+    );
+  }
   return api;
 }

@@ -8,6 +8,7 @@ import { site } from 'pushkit:site';
 import type { ChildWindowMessage } from './opt-in-child-window.ts';
 import type { SiteModule } from './site-module.ts';
 import { createServices } from './create-services.ts';
+import { transport } from './transport.ts';
 import { detectSupport } from './browser-support.ts';
 import { activeRegistration, askPermission, describeSubscription, subscribePush } from './push-subscription.ts';
 import { syncBrowserSubscription } from './opt-in-native.ts';
@@ -44,7 +45,7 @@ export async function runChildWindow(): Promise<void> {
   const workerSite = childWindowSite(location.href);
   // Built on the worker's folder, so the subscription handed to the worker (which keeps it in IndexedDB)
   // reaches the registration that exists here, and the sync names the worker that holds the subscription.
-  const services = createServices(workerSite);
+  const services = createServices(workerSite, transport);
   const params = new URLSearchParams(location.search);
   const texts = childWindowTexts(site.companyName);
   const support = detectSupport(navigator.userAgent, undefined, site, {

@@ -3,7 +3,6 @@
 import type { SiteModule } from './site-module.ts';
 import type { RuntimeServices } from './services.ts';
 import { cookieStore, webStore } from './storage.ts';
-import { beacon, get, jsonp, postForm } from './transport.ts';
 import { DO_NOT_TRACK, OPT_OUT, SUBSCRIBER_ID, SUBSCRIBER_SECRET, SUBSCRIPTION_ID } from './storage-keys.ts';
 import { BROWSER_ID_PATTERN, PLACEHOLDER_SUBSCRIBER_ID } from '../contract/ids.ts';
 import { logSwallowed } from './guard.ts';
@@ -14,40 +13,42 @@ const SUBSCRIPTION_ID_PATTERN = /^[\w:.%~-]{1,1024}$/;
 export const valid = (value: string | null | undefined, pattern: RegExp): string | undefined =>
   value != null && pattern.test(value) ? value : undefined;
 
-export function createServices(site: SiteModule): RuntimeServices {
+/** The transport functions; the core's load the lifecycle chunk, which carries transport.ts. */
+export type Transport = Pick<RuntimeServices, 'get_' | 'jsonp_' | 'postForm_' | 'beacon_'>;
+
+export function createServices(site: SiteModule, transport: Transport): RuntimeServices {
   const listeners: Record<string, Set<() => void>> = {};
   const local = webStore(() => localStorage);
-  return {
-    site_: site,
-    subscriberId_: () => {
-      const id = valid(local.get(SUBSCRIBER_ID), BROWSER_ID_PATTERN);
-      return id && !PLACEHOLDER_SUBSCRIBER_ID.test(id) ? id : undefined;
-    },
-    secret_: () => valid(local.get(SUBSCRIBER_SECRET), BROWSER_ID_PATTERN) || '',
-    subscriptionId_: () => valid(local.get(SUBSCRIPTION_ID), SUBSCRIPTION_ID_PATTERN),
-    // A site that asks (pageClickTrackingConcent) tracks only a visitor who ticked the box ('0'): one never asked
-    // is not tracked. A site that does not ask tracks unless told not to (setTrackingConsent(false)).
-    trackingAllowed_: () => local.get(DO_NOT_TRACK) === '0' || (!PK_FEATURES.trackingConsent && local.get(DO_NOT_TRACK) !== '1'),
-    optedOut_: () => cookieStore.get(OPT_OUT) === '1',
-    get_: get,
-    jsonp_: jsonp,
-    postForm_: postForm,
-    beacon_: beacon,
-    local_: local,
-    session_: { get: cookieStore.get, set: (key, value) => cookieStore.set(key, value), remove: cookieStore.remove },
-    cookies_: cookieStore,
-    emit_(event) {
-      for (const listener of [...(listeners[event] || [])]) {
-        try {
-          listener();
-        } catch (error) {
-          logSwallowed(error);
+  return Object.assign(
+    {
+      site_: site,
+      subscriberId_: () => {
+        const id = valid(local.get(SUBSCRIBER_ID), BROWSER_ID_PATTERN);
+        return id && !PLACEHOLDER_SUBSCRIBER_ID.test(id) ? id : undefined;
+      },
+      secret_: () => valid(local.get(SUBSCRIBER_SECRET), BROWSER_ID_PATTERN) || '',
+      subscriptionId_: () => valid(local.get(SUBSCRIPTION_ID), SUBSCRIPTION_ID_PATTERN),
+      // A site that asks (pageClickTrackingConcent) tracks only a visitor who ticked the box ('0'): one never asked
+      // is not tracked. A site that does not ask tracks unless told not to (setTrackingConsent(false)).
+      trackingAllowed_: () => local.get(DO_NOT_TRACK) === '0' || (!PK_FEATURES.trackingConsent && local.get(DO_NOT_TRACK) !== '1'),
+      optedOut_: () => cookieStore.get(OPT_OUT) === '1',
+      local_: local,
+      session_: { get: cookieStore.get, set: (key, value) => cookieStore.set(key, value), remove: cookieStore.remove },
+      cookies_: cookieStore,
+      emit_(event) {
+        for (const listener of [...(listeners[event] || [])]) {
+          try {
+            listener();
+          } catch (error) {
+            logSwallowed(error);
+          }
         }
-      }
-    },
-    on_(event, listener) {
-      (listeners[event] = listeners[event] || new Set()).add(listener);
-      return () => void listeners[event]!.delete(listener);
-    },
-  };
+      },
+      on_(event, listener) {
+        (listeners[event] = listeners[event] || new Set()).add(listener);
+        return () => void listeners[event]!.delete(listener);
+      },
+    } as Omit<RuntimeServices, keyof Transport>,
+    transport,
+  );
 }

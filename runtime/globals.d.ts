@@ -13,3 +13,8 @@ declare module 'pushkit:site' {
 declare module 'pushkit:worker-site' {
   export const workerSite: import('./site-module.ts').WorkerSiteModule;
 }
+
+/** The chunks' file names beside push.js, content-hashed, written in by the build (emit/bundle.ts). */
+declare const PK_CHUNKS: {
+  lifecycle: string;
+};

@@ -7,13 +7,13 @@ import type { OptInResult } from './messages.ts';
 import type { OptInOutcome } from './opt-in-outcome.ts';
 import type { OptInPath } from './opt-in-path.ts';
 import type { PromptAction, PromptKind } from './prompts.ts';
-import { detectSupport } from './browser-support.ts';
+import { viewSupport } from './view-support.ts';
 import { createPrompts } from './prompts.ts';
 import { readState, reportBlock, syncAction } from './sync.ts';
 import { visitorUuid } from './visitor-id.ts';
 import { fetchConsent, storeConsent } from './tracking-consent.ts';
 import { nativeOptInPath } from './opt-in-native.ts';
-import { safariOptInPath, safariPushOf } from './opt-in-safari.ts';
+import { safariOptInPath } from './opt-in-safari.ts';
 import { childWindowOptInPath } from './opt-in-child-window.ts';
 import { guard, logSwallowed } from './guard.ts';
 import { ALREADY_OPTED_OUT_TEXT, CANCELLED, OPTED_OUT_TEXT, SUBSCRIBED } from './messages.ts';
@@ -38,36 +38,30 @@ export interface Lifecycle {
   /** Whether this browser can subscribe (no internal failure reason, a push interface). */
   _capable: boolean;
   /**
-   * The API's triggerOptIn: the subscribed or blocked copy, or the opt-in prompt. `event`: the visitor's click or
-   * key press that made the call, which lets an opted-out visitor see the prompt again.
+   * The API's triggerOptIn: the subscribed or blocked copy, or the opt-in prompt. `byVisitor`: the call came from
+   * the visitor's own click or key press (byVisitor below), which lets an opted-out visitor see the prompt again.
    */
-  _triggerOptIn(event?: Event): Promise<void>;
+  _triggerOptIn(byVisitor: boolean): Promise<void>;
+  /** The prompt's trigger fired (watched by the core): offers the prompt when this view offers it. */
+  _fire(): void;
   /** The API's triggerOptOut. */
   _triggerOptOut(): unknown;
 }
 
-export function startLifecycle(services: RuntimeServices, notify: Notify): Lifecycle {
+/**
+ * `coreTriggers`: the core (push.ts) already watches the trigger events and calls `_fire` when the prompt's
+ * trigger fires; without it, this view watches them itself.
+ */
+export function startLifecycle(services: RuntimeServices, notify: Notify, coreTriggers?: boolean): Lifecycle {
   const { site_: site, local_: local } = services;
-  const safariPush = PK_FEATURES.safari ? safariPushOf() : undefined;
-  const pushManager = 'PushManager' in window;
-  const support = detectSupport(navigator.userAgent, safariPush, site, {
-    pushManager_: pushManager,
-    touch_: PK_FEATURES.iosHomeScreen && navigator.maxTouchPoints > 1,
-    standalone_:
-      PK_FEATURES.iosHomeScreen &&
-      ((navigator as { standalone?: boolean }).standalone === true || matchMedia('(display-mode: standalone)').matches),
-  });
+  const {
+    support_: support,
+    safariPush_: safariPush,
+    onSafari_: onSafari,
+    viaChildWindow_: viaChildWindow,
+    pushCapable_: pushCapable,
+  } = viewSupport(site);
   const browser = support.browser_;
-  // Standard Web Push whenever Safari offers it; the legacy interface only without it, or for a visitor who
-  // already subscribed through it (so an upgrade to Safari 16 keeps existing subscribers).
-  const onSafari =
-    PK_FEATURES.safari &&
-    browser === 'safari' &&
-    !!safariPush &&
-    (!pushManager || safariPush.permission(site.safariWebsitePushId!).permission === 'granted');
-  const viaChildWindow = PK_FEATURES.childWindow && !onSafari && !('serviceWorker' in navigator);
-  const pushCapable =
-    !support.failure && (onSafari || viaChildWindow || ('serviceWorker' in navigator && pushManager && 'Notification' in window));
   let uuid = '';
   let busy = false;
   let apiCall = false;
@@ -151,6 +145,9 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
     if (services.subscriberId_()) await syncAction(services, browser, 'unsubscribe-ui');
   }
 
+  /** What the prompt's trigger does on this view, once the view's work decided it (nothing: undefined). */
+  let fire: (() => void) | undefined;
+
   async function startView(): Promise<void> {
     uuid = await visitorUuid(services, browser, location.search);
     if (new URLSearchParams(location.search).has(OPT_OUT)) return optOut(true);
@@ -159,8 +156,10 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
       return;
     }
     if (!pushCapable) {
-      if (PK_FEATURES.iosHomeScreen && support.homeScreen_ && !doNotShowActive() && site.urlQualifies(location.href))
-        watchTriggers(site.triggers, () => void prompts.show_('homeScreen'), services);
+      if (PK_FEATURES.iosHomeScreen && support.homeScreen_ && !doNotShowActive() && site.urlQualifies(location.href)) {
+        fire = () => void prompts.show_('homeScreen');
+        if (!coreTriggers) watchTriggers(site.triggers, fire, services);
+      }
       return;
     }
     // The provider keeps the consent of a subscriber this browser lost it for: read first, so the sync sends it.
@@ -172,12 +171,9 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
       logSwallowed(error);
     }
     const offering = !subscribed && path._permission() !== 'denied' && !doNotShowActive() && site.urlQualifies(location.href);
+    if (offering) fire = guard(() => path._permission() !== 'denied' && readState(services).status !== 'subscribed' && offer(false));
     // A subscriber's views watch the trigger events too, for the segment conditions that name them.
-    watchTriggers(
-      site.triggers,
-      offering ? guard(() => path._permission() !== 'denied' && readState(services).status !== 'subscribed' && offer(false)) : undefined,
-      services,
-    );
+    if (!coreTriggers) watchTriggers(site.triggers, fire, services);
   }
 
   const ready = startView().catch(logSwallowed);
@@ -185,20 +181,10 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
     _browser: browser,
     _ready: ready,
     _capable: pushCapable,
-    async _triggerOptIn(event) {
-      // An opted-out visitor is offered the prompt again only from the visitor's own click (or Enter / Space) on
-      // the page's opt-in element, as it happens: a trusted event (not made by script) that is the one being
-      // dispatched (window.event), not one kept from an earlier, unrelated click. Transient activation
-      // (navigator.userActivation) would not do: it lasts seconds after any click. The opt-out ends only when
-      // that prompt's Yes subscribes (outcome.succeed_).
-      const byVisitor =
-        !!event &&
-        event === window.event &&
-        event.isTrusted &&
-        (event.type === 'click' || /^(Enter| )$/.test((event as KeyboardEvent).key));
+    async _triggerOptIn(fromVisitor) {
       await ready;
       const optedOut = services.optedOut_();
-      if (optedOut && !byVisitor) return;
+      if (optedOut && !fromVisitor) return;
       if (PK_FEATURES.iosHomeScreen && support.homeScreen_) prompts.show_('homeScreen');
       if (!pushCapable) return;
       const permission = path._permission();
@@ -208,6 +194,17 @@ export function startLifecycle(services: RuntimeServices, notify: Notify): Lifec
       } else if (permission === 'granted' && readState(services).status === 'subscribed') prompts.show_('subscribed');
       else offer(true, optedOut);
     },
+    _fire: () => void ready.then(() => fire && fire()),
     _triggerOptOut: () => (path._triggerOptOut ? path._triggerOptOut(uuid) : optOut(false)),
   };
 }
+
+/**
+ * An opted-out visitor is offered the prompt again only from the visitor's own click (or Enter / Space) on the
+ * page's opt-in element, as it happens: a trusted event (not made by script) that is the one being dispatched
+ * (window.event), not one kept from an earlier, unrelated click. Transient activation (navigator.userActivation)
+ * would not do: it lasts seconds after any click. The opt-out ends only when that prompt's Yes subscribes
+ * (outcome.succeed_). Read at the call, before the lifecycle chunk loads.
+ */
+export const byVisitor = (event?: Event): boolean =>
+  !!event && event === window.event && event.isTrusted && (event.type === 'click' || /^(Enter| )$/.test((event as KeyboardEvent).key));

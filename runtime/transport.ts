@@ -52,3 +52,6 @@ export const jsonp = (url: string, params: QueryParams): Promise<unknown> =>
 export function beacon(url: string, params: QueryParams): void {
   new Image().src = withQuery(url, params);
 }
+
+/** The transport as RuntimeServices carries it (the lifecycle chunk's and the child window's). */
+export const transport = { get_: get, jsonp_: jsonp, postForm_: postForm, beacon_: beacon };

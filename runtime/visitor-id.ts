@@ -13,7 +13,8 @@ interface PendingLink {
 }
 
 /** 128 random bits as 32 hex digits (crypto.randomUUID is younger than the browsers push.js supports). */
-const newUuid = (): string => Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+export const newUuid = (): string =>
+  Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
 
 function pendingLink(services: RuntimeServices): PendingLink | undefined {
   try {

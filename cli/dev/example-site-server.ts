@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ORDER_TOKEN_META } from '../../contract/shop-order.ts';
+import { CHUNK_FILE_PATTERN } from '../../emit/bundle.ts';
 
 const SNIPPET_MARKER = '<!--push-kit snippet-->';
 /** The bundle's files, served at their default paths and at the ones the site's config names. */
@@ -224,6 +225,7 @@ export async function startExampleSite(options: ExampleSiteOptions): Promise<Run
       const summary = cartJson(cart);
       const readToken = await options.onOrder?.(orderId, {
         total: summary.total_price / 100,
+        currency: 'USD',
         shipping: 4.5,
         tax: 0,
         discount: 0,
@@ -260,6 +262,8 @@ export async function startExampleSite(options: ExampleSiteOptions): Promise<Run
     const order = /^\/checkouts\/([\w-]+)\/?$/.exec(path);
     if (order) return serveFile(response, join(root, 'checkouts', 'order.html'), 200, orderTokens.get(order[1]!));
     if (Object.hasOwn(bundleFiles, path)) return serveFile(response, join(options.bundleDir, bundleFiles[path]!));
+    // push.js's chunks, beside it (content-hashed names)
+    if (CHUNK_FILE_PATTERN.test(path.slice(1))) return serveFile(response, join(options.bundleDir, path.slice(1)));
 
     const relative = path.endsWith('/') ? `${path}index.html` : path;
     const notFound = () => {

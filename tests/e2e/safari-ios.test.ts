@@ -6,7 +6,7 @@
 //   device token reaches the provider;
 // - iOS (issue 20): Safari's tab shows the "Add to Home Screen" instructions of an iOS-enabled build and nothing
 //   in a default build; the installed app (standalone) subscribes on a click, asking permission in the gesture.
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -262,7 +262,11 @@ describe('iOS home-screen web apps', () => {
     await resetOrigin(plain);
     const page = await pageAs(IPHONE_SAFARI);
     expect(await promptsAfterTriggers(page, plain)).toBe(0);
-    const pushJs = (stack: Stack) => readFile(join(stack.site.builtDir, 'push.js'), 'utf8');
+    // push.js and its chunks beside it: all a page can load
+    const pushJs = async (stack: Stack) => {
+      const files = (await readdir(stack.site.builtDir)).filter((file) => /^push(\.[\w.]+)?\.js$/.test(file));
+      return (await Promise.all(files.map((file) => readFile(join(stack.site.builtDir, file), 'utf8')))).join('\n');
+    };
     expect(await pushJs(plain)).not.toContain('homeScreen');
     expect(await pushJs(ios)).toContain('homeScreen');
     await page.close();

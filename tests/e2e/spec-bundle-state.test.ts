@@ -66,6 +66,14 @@ describe('stored state, read back by the built push.js', () => {
   it('an in-sync subscriber makes no call; a tampered stored id counts as absent: insert, and its own id comes back', async () => {
     const quiet = await viewAfter(async () => undefined);
     expect(quiet.calls).toEqual([]);
+    // push.js's core alone: no chunk beside it is fetched on an in-sync view
+    const bundleFiles = await quiet.page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .map((entry) => new URL(entry.name).pathname)
+        .filter((path) => path.startsWith('/push')),
+    );
+    expect(bundleFiles).toEqual(['/push.js']);
     await quiet.page.close();
 
     const before = await subscriberCount();

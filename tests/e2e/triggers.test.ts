@@ -116,6 +116,16 @@ describe('scroll trigger', () => {
     await expect.poll(() => visit.promptVisible()).toBe(true);
     expect(await visit.shownCount()).toBe(1);
     expect(visit.pageErrors).toEqual([]);
+    // push.js's lifecycle chunk (the prompt and the opt-in): fetched once, after the page's load, never before
+    const timing = await visit.page.evaluate(() => ({
+      load: (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).loadEventStart,
+      chunks: performance
+        .getEntriesByType('resource')
+        .filter((entry) => /\/push\.lifecycle\.[0-9a-f]{10}\.js$/.test(entry.name))
+        .map((entry) => entry.startTime),
+    }));
+    expect(timing.chunks).toHaveLength(1);
+    expect(timing.chunks[0]).toBeGreaterThanOrEqual(timing.load);
     await visit.page.close();
   });
 

@@ -4,7 +4,7 @@
 // segment condition and trigger expression languages refusing a config with the field and the column of each
 // error, and the VAPID key every build needs (section 1's "missing vapid key in Edge" cannot be built).
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -42,7 +42,12 @@ async function buildWith(
   }
 }
 
-const pushJs = (name: string) => readFile(join(work, 'dist', name, 'push.js'), 'utf8');
+/** push.js and its chunks beside it: all a page of the site can load. */
+const pushJs = async (name: string) => {
+  const dir = join(work, 'dist', name);
+  const files = (await readdir(dir)).filter((file) => /^push(\.[\w.]+)?\.js$/.test(file));
+  return (await Promise.all(files.map((file) => readFile(join(dir, file), 'utf8')))).join('\n');
+};
 
 describe('push-kit build: the config rules decided at build time', () => {
   it('a config without a VAPID key is refused, so no build can reach "missing vapid key in Edge"', async () => {

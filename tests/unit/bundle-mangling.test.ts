@@ -69,7 +69,9 @@ let swJs = '';
 beforeAll(async () => {
   const built = await buildSite(EVERYTHING, out);
   if (!built.ok) throw new Error(JSON.stringify(built.problems));
-  pushJs = await readFile(join(built.dir, 'push.js'), 'utf8');
+  // push.js and its chunks: what a page can load
+  const files = built.files.map((file) => file.path).filter((path) => /^push(\.[\w.]+)?\.js$/.test(path));
+  pushJs = (await Promise.all(files.map((path) => readFile(join(built.dir, path), 'utf8')))).join('\n');
   swJs = await readFile(join(built.dir, 'sw.js'), 'utf8');
 });
 afterAll(() => rm(out, { recursive: true, force: true }));

@@ -188,8 +188,20 @@ function checkPrompts(container: ParentNode & { querySelectorAll(selector: strin
 }
 
 /** Runs the built push.js in a happy-dom page with a Chrome that can subscribe, asks for the prompt, returns the page. */
-async function runPushJs(code: string): Promise<{ window: Window; errors: unknown[] }> {
+/** Runs push.js in a page; `chunks`: the chunk files beside it by name, run when push.js adds their script element. */
+async function runPushJs(code: string, chunks: Record<string, string>): Promise<{ window: Window; errors: unknown[] }> {
   const window = new Window({ url: 'http://hostile.example/', settings: { navigator: { userAgent: CHROME } } });
+  const head = window.document.head as unknown as { appendChild(node: unknown): unknown };
+  const append = head.appendChild.bind(head);
+  head.appendChild = (node: unknown) => {
+    const chunk = chunks[String((node as { src?: string }).src).replace(/^.*\//, '')];
+    if (chunk === undefined) return append(node);
+    // the chunk finds the element that loads it as document.currentScript
+    Object.defineProperty(window.document, 'currentScript', { value: node, configurable: true });
+    window.eval(chunk);
+    Object.defineProperty(window.document, 'currentScript', { value: null, configurable: true });
+    return node;
+  };
   const errors: unknown[] = [];
   const page = window as unknown as Record<string, unknown>;
   page.onerror = (error: unknown) => void errors.push(error);
@@ -268,7 +280,9 @@ describe('property: the whole build with hostile config text', () => {
         expectNoInjectedMarkup(document);
         await page.happyDOM.close();
 
-        const { window, errors } = await runPushJs(await read('push.js'));
+        const chunkFiles = (await readdir(dir)).filter((entry) => /^push\.[a-z]+\.[0-9a-f]{10}\.js$/.test(entry));
+        const chunks = Object.fromEntries(await Promise.all(chunkFiles.map(async (file) => [file, await read(file)] as const)));
+        const { window, errors } = await runPushJs(await read('push.js'), chunks);
         const container = window.document.querySelector('#pushkit-prompts');
         expect(container, 'push.js showed no prompt').not.toBeNull();
         checkPrompts(container as unknown as ParentNode & { querySelectorAll(selector: string): NodeListOf<Element> }, config);

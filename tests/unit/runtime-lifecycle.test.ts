@@ -3,6 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { site } from '../fixtures/site-module.ts';
 import { startRuntime } from '../../runtime/api.ts';
+import { inlineChunk, microtasks } from '../support/inline-chunk.ts';
 import type { OptInResult } from '../../runtime/messages.ts';
 import { CHROME_UA, installBrowser, ISSUED_SECRET, resetPage, settle } from '../support/runtime-test-browser.ts';
 
@@ -55,7 +56,7 @@ function clickShown(action: 'yes' | 'no' | 'close'): void {
 
 /** Starts the runtime and subscribes through the API, clicking Yes on the soft prompt. */
 async function optInThroughApi() {
-  const api = startRuntime(site);
+  const api = startRuntime(site, inlineChunk);
   const results: { success?: [string | undefined, OptInResult]; failure?: OptInResult; shown: number } = { shown: 0 };
   api.subscriptionSuccessCallback((id, result) => (results.success = [id, result]));
   api.subscriptionFailureCallback((result) => (results.failure = result));
@@ -122,7 +123,7 @@ describe('subscribing (spec section 4 "Result of a subscribe attempt")', () => {
 
   it('closed after 500 ms: CANCELLED "User has closed the notifications opt-in."', async () => {
     installBrowser({ answer: 'default', answerAfterMs: 550 });
-    const api = startRuntime(site);
+    const api = startRuntime(site, inlineChunk);
     let failure: OptInResult | undefined;
     api.subscriptionFailureCallback((result) => (failure = result));
     api.triggerOptIn();
@@ -178,7 +179,7 @@ describe('subscribing (spec section 4 "Result of a subscribe attempt")', () => {
     expect(localStorage.getItem('wingify_push_db_status')).toBe('false');
     expect(localStorage.getItem('wingify_push_subscription_id')).toBe('token-new');
     browser.state.replies['/syncSubscriptionAction.php'] = { status: 'success', subscriberId: 'sub-9' };
-    await startRuntime(site).ready;
+    await startRuntime(site, inlineChunk).ready;
     expect(browser.syncCalls().at(-1)!.form.get('action')).toBe('insert-failed');
     expect(localStorage.getItem('wingify_push_subscriber_id')).toBe('sub-9');
     expect(localStorage.getItem('wingify_push_db_status')).toBe('true');
@@ -196,7 +197,7 @@ describe('page views (spec section 4 "Update decision")', () => {
   it('a subscriber already in sync makes no sync call: only the user-properties refresh of an everything-on build', async () => {
     storeSyncedVisitor();
     const browser = installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
-    await startRuntime(site).ready;
+    await startRuntime(site, inlineChunk).ready;
     await settle();
     // every flag is on here (vitest.config.ts), refreshUserProperties's among them; a site without it makes no
     // call at all (E/spec-bundle-state, the built push.js)
@@ -206,7 +207,7 @@ describe('page views (spec section 4 "Update decision")', () => {
   it('language changed: http-sync', async () => {
     storeSyncedVisitor({ wingify_push_subscriber_lang: 'fr-FR' });
     const browser = installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
-    await startRuntime(site).ready;
+    await startRuntime(site, inlineChunk).ready;
     expect(browser.syncCalls().map((call) => call.form.get('action'))).toEqual(['http-sync']);
     expect(localStorage.getItem('wingify_push_subscriber_lang')).toBe(navigator.language);
   });
@@ -214,7 +215,7 @@ describe('page views (spec section 4 "Update decision")', () => {
   it('registration id changed: update-google-registration-id with the previous id', async () => {
     storeSyncedVisitor();
     const browser = installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-2' });
-    await startRuntime(site).ready;
+    await startRuntime(site, inlineChunk).ready;
     const [call] = browser.syncCalls();
     expect(call!.form.get('action')).toBe('update-google-registration-id');
     expect(call!.form.get('previousSubscriptionId')).toBe('token-old');
@@ -225,7 +226,7 @@ describe('page views (spec section 4 "Update decision")', () => {
   it('a new VAPID key: the old subscription is replaced and synced as a moved registration', async () => {
     storeSyncedVisitor({ pshcrw_v_k: 'an-old-key' });
     const browser = installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
-    await startRuntime(site).ready;
+    await startRuntime(site, inlineChunk).ready;
     expect(browser.subscribeCalls).toHaveLength(1);
     expect(browser.syncCalls()[0]!.form.get('action')).toBe('update-google-registration-id');
     expect(localStorage.getItem('pshcrw_v_k')).toBe(site.vapidPublicKey);
@@ -236,7 +237,7 @@ describe('page views (spec section 4 "Update decision")', () => {
     async (permission) => {
       storeSyncedVisitor();
       const browser = installBrowser({ permission, existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
-      await startRuntime(site).ready;
+      await startRuntime(site, inlineChunk).ready;
       expect(browser.syncCalls().map((call) => call.form.get('action'))).toEqual(['unsubscribe-native']);
       expect(browser.syncCalls()[0]!.form.get('subscriberId')).toBe('sub-1');
       expect(localStorage.getItem('wingify_push_subscriber_id')).toBeNull();
@@ -252,7 +253,7 @@ describe('page views (spec section 4 "Update decision")', () => {
       wingify_push_subscription_status: '{',
     });
     const browser = installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
-    const api = startRuntime(site);
+    const api = startRuntime(site, inlineChunk);
     await api.ready;
     expect(browser.syncCalls().map((call) => call.form.get('action'))).toEqual(['insert']);
     expect(browser.syncCalls()[0]!.form.get('subscriberId')).toBe('');
@@ -274,14 +275,17 @@ describe('the opt-in prompt', () => {
   it('shows the branding modal 5 s after load on a qualifying page; No fades it out and stores the do-not-show flag', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout'] });
     installBrowser();
-    const api = startRuntime(site);
+    const api = startRuntime(site, inlineChunk);
     let shown = 0;
     api.optInShownCallback(() => shown++);
     await api.ready;
     expect(document.querySelector('#pushkit-prompts [data-pk]:not([hidden])')).toBeNull();
     vi.advanceTimersByTime(4999);
+    await microtasks();
     expect(shown).toBe(0);
     vi.advanceTimersByTime(1);
+    // the trigger hands over to the lifecycle chunk, already loaded: promise steps, no timer
+    await microtasks();
     expect(shown).toBe(1);
     const modal = document.querySelector<HTMLElement>('[data-pk="modal"]')!;
     expect(modal.hidden).toBe(false);
@@ -300,7 +304,7 @@ describe('the opt-in prompt', () => {
   it('a visitor who granted permission but holds no subscription is subscribed on the trigger, without the offer ("granted: the subscription is created")', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout'] });
     const browser = installBrowser({ permission: 'granted' });
-    const api = startRuntime(site);
+    const api = startRuntime(site, inlineChunk);
     let shown = 0;
     api.optInShownCallback(() => shown++);
     await api.ready;
@@ -315,7 +319,7 @@ describe('the opt-in prompt', () => {
   it('a visitor who blocked notifications is never offered the prompt', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout'] });
     installBrowser({ permission: 'denied' });
-    const api = startRuntime(site);
+    const api = startRuntime(site, inlineChunk);
     let shown = 0;
     api.optInShownCallback(() => shown++);
     await api.ready;
@@ -328,7 +332,7 @@ describe('the opt-in prompt', () => {
     const outside = document.createElement('button');
     document.body.appendChild(outside);
     outside.focus();
-    const api = startRuntime(site);
+    const api = startRuntime(site, inlineChunk);
     api.triggerOptIn();
     await settle();
     const modal = document.querySelector<HTMLElement>('[data-pk="modal"]')!;
@@ -346,7 +350,7 @@ describe('the opt-in prompt', () => {
     if (label.includes('refused')) localStorage.setItem('wingify_push_do_not_show_notification_popup', String(Date.now() + 864e5));
     vi.useFakeTimers({ toFake: ['setTimeout'] });
     installBrowser();
-    const api = startRuntime(site);
+    const api = startRuntime(site, inlineChunk);
     let shown = 0;
     api.optInShownCallback(() => shown++);
     await api.ready;
@@ -356,7 +360,7 @@ describe('the opt-in prompt', () => {
 
   it('the consent checkbox decides wingify_donot_track_actions', async () => {
     installBrowser({ answer: 'granted' });
-    const api = startRuntime(site);
+    const api = startRuntime(site, inlineChunk);
     api.triggerOptIn();
     await settle();
     const modal = document.querySelector<HTMLElement>('[data-pk="modal"]')!;
@@ -369,7 +373,7 @@ describe('the opt-in prompt', () => {
   it('triggerOptIn shows the already-subscribed box to a subscriber and the blocked box after a block', async () => {
     storeSyncedVisitor();
     installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
-    const api = startRuntime(site);
+    const api = startRuntime(site, inlineChunk);
     api.triggerOptIn();
     await settle();
     expect(document.querySelector<HTMLElement>('[data-pk="subscribed"]')!.hidden).toBe(false);
@@ -378,7 +382,7 @@ describe('the opt-in prompt', () => {
 
     resetPage();
     installBrowser({ permission: 'denied' });
-    const blockedApi = startRuntime(site);
+    const blockedApi = startRuntime(site, inlineChunk);
     blockedApi.triggerOptIn();
     await settle();
     expect(document.querySelectorAll<HTMLElement>('[data-pk="blocked"]')[0]!.hidden).toBe(false);
@@ -392,7 +396,7 @@ describe('opt-out (spec sections 2 and 4)', () => {
     const alert = vi.fn();
     vi.stubGlobal('alert', alert);
     const browser = installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
-    const api = startRuntime(site);
+    const api = startRuntime(site, inlineChunk);
     await api.ready;
     expect(alert).toHaveBeenCalledWith('You have successfully opted out of the product for this website');
     expect(document.cookie).toContain('pushkit_opt_out=1');
@@ -402,7 +406,7 @@ describe('opt-out (spec sections 2 and 4)', () => {
     expect(localStorage.getItem('wingify_push_subscriber_id')).toBeNull();
     expect(localStorage.getItem('wingify_push_subscription_status')).toBe('unsubscribed');
 
-    await startRuntime(site).ready;
+    await startRuntime(site, inlineChunk).ready;
     expect(alert).toHaveBeenLastCalledWith('You are already opted out of the product for this website');
   });
 
@@ -410,7 +414,7 @@ describe('opt-out (spec sections 2 and 4)', () => {
     document.cookie = 'pushkit_opt_out=1;path=/';
     vi.useFakeTimers({ toFake: ['setTimeout'] });
     installBrowser();
-    const api = startRuntime(site);
+    const api = startRuntime(site, inlineChunk);
     let shown = 0;
     api.optInShownCallback(() => shown++);
     await api.ready;
@@ -426,7 +430,7 @@ describe('opt-out (spec sections 2 and 4)', () => {
     const alert = vi.fn();
     vi.stubGlobal('alert', alert);
     const browser = installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
-    const api = startRuntime(site);
+    const api = startRuntime(site, inlineChunk);
     await api.ready;
     api.triggerOptOut();
     await settle();
@@ -442,7 +446,7 @@ describe('the subscriber secret (proof of this browser)', () => {
     await optInThroughApi();
     expect(localStorage.getItem('pushkit_subscriber_secret')).toBe(ISSUED_SECRET);
     localStorage.setItem('wingify_push_subscriber_lang', 'xx');
-    await startRuntime(site).ready;
+    await startRuntime(site, inlineChunk).ready;
     const sync = browser.syncCalls().at(-1)!;
     expect(sync.form.get('action')).toBe('http-sync');
     expect(sync.form.get('subscriberSecret')).toBe(ISSUED_SECRET);
@@ -451,20 +455,20 @@ describe('the subscriber secret (proof of this browser)', () => {
   it('a subscriber synced before secrets existed syncs once, proving its subscription, and keeps the secret it gets', async () => {
     storeSyncedVisitor({ pushkit_subscriber_secret: '' });
     const browser = installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
-    await startRuntime(site).ready;
+    await startRuntime(site, inlineChunk).ready;
     const [sync] = browser.syncCalls();
     expect(sync!.form.get('action')).toBe('http-sync');
     expect(sync!.form.get('subscriberId')).toBe('sub-1');
     expect(sync!.form.get('subscriptionEndPoint')).toBe('https://fcm.googleapis.com/fcm/send/token-old');
     expect(localStorage.getItem('pushkit_subscriber_secret')).toBe(ISSUED_SECRET);
-    await startRuntime(site).ready;
+    await startRuntime(site, inlineChunk).ready;
     expect(browser.syncCalls()).toHaveLength(1);
   });
 
   it('unsubscribing forgets the secret with the subscriber id', async () => {
     storeSyncedVisitor();
     installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
-    const api = startRuntime(site);
+    const api = startRuntime(site, inlineChunk);
     await api.ready;
     api.triggerOptOut();
     await settle();
@@ -476,7 +480,7 @@ describe('the subscriber secret (proof of this browser)', () => {
 describe('uuid handling (spec section 4)', () => {
   it('creates the visitor uuid cookie when there is none', async () => {
     installBrowser();
-    await startRuntime(site).ready;
+    await startRuntime(site, inlineChunk).ready;
     expect(document.cookie).toMatch(/_wingify_pc_uuid=[\w-]{20,}/);
   });
 
@@ -488,7 +492,7 @@ describe('uuid handling (spec section 4)', () => {
       existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old',
       replies: { '/syncSubscriptionAction.php': new TypeError('Failed to fetch') },
     });
-    await startRuntime(site).ready;
+    await startRuntime(site, inlineChunk).ready;
     expect(document.cookie).toContain('_wingify_pc_uuid=visitor-42');
     const [link] = browser.syncCalls();
     expect(Object.fromEntries(link!.form)).toEqual({
@@ -503,7 +507,7 @@ describe('uuid handling (spec section 4)', () => {
 
     history.replaceState(null, '', '/');
     browser.state.replies['/syncSubscriptionAction.php'] = { status: 'success', subscriberId: 'sub-1' };
-    await startRuntime(site).ready;
+    await startRuntime(site, inlineChunk).ready;
     expect(browser.syncCalls().at(-1)!.form.get('action')).toBe('update-subscriberId');
     expect(localStorage.getItem('pshcrw_update_subId')).toBeNull();
   });
@@ -512,7 +516,7 @@ describe('uuid handling (spec section 4)', () => {
 describe('tracking consent', () => {
   it('setTrackingConsent stores 1 for do not track and 0 for track', () => {
     installBrowser();
-    const api = startRuntime(site);
+    const api = startRuntime(site, inlineChunk);
     api.setTrackingConsent(false);
     expect(localStorage.getItem('wingify_donot_track_actions')).toBe('1');
     api.setTrackingConsent(true);
@@ -527,7 +531,7 @@ describe('tracking consent', () => {
       existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old',
       replies: { '/getSubscriptionClickTrackingPermissionDetails.php': { status: 'success', pageClickTrackingPermission: 1 } },
     });
-    await startRuntime(site).ready;
+    await startRuntime(site, inlineChunk).ready;
     const [call] = browser.fetchCalls;
     expect(call!.url).toContain('/getSubscriptionClickTrackingPermissionDetails.php');
     expect(Object.fromEntries(call!.form)).toEqual({
@@ -559,7 +563,7 @@ describe('custom dimensions (getSubscriberAttributes.php)', () => {
   ])('names the browser family the runtime detected: %s', async (family, userAgent) => {
     storeSyncedVisitor();
     const browser = installBrowser({ userAgent, permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
-    await startRuntime({ ...site, customDimensions: ['tier'] }).ready;
+    await startRuntime({ ...site, customDimensions: ['tier'] }, inlineChunk).ready;
     await settle();
     const call = browser.fetchCalls.find((fetched) => fetched.url.includes('/getSubscriberAttributes.php'));
     expect(call?.form.get('browser')).toBe(family);
@@ -572,7 +576,7 @@ describe('http sites through the child window', () => {
     const open = vi.fn();
     vi.stubGlobal('open', open);
     installBrowser({ serviceWorker: false });
-    const api = startRuntime(site);
+    const api = startRuntime(site, inlineChunk);
     let success: unknown;
     api.subscriptionSuccessCallback((id) => (success = id));
     api.triggerOptIn();
@@ -598,7 +602,7 @@ describe('http sites through the child window', () => {
       serviceWorker: false,
       replies: { '/syncSubscriptionAction.php': { status: 'success', subscriberId: 'sub-5' } },
     });
-    await startRuntime(site).ready;
+    await startRuntime(site, inlineChunk).ready;
     expect(browser.syncCalls()[0]!.form.get('action')).toBe('get-subscriberid-from-server');
     expect(browser.syncCalls()[0]!.form.get('uuid')).toMatch(/^[\w-]+$/);
     expect(localStorage.getItem('wingify_push_subscriber_id')).toBe('sub-5');

@@ -3,6 +3,7 @@
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { site } from '../fixtures/site-module.ts';
 import { startRuntime } from '../../runtime/api.ts';
+import { inlineChunk } from '../support/inline-chunk.ts';
 import type { OptInResult } from '../../runtime/messages.ts';
 import { installBrowser, resetPage, settle } from '../support/runtime-test-browser.ts';
 
@@ -15,7 +16,7 @@ it('a manifest that never answers: CANCELLED "Could Not Subscribe." after 2 s, w
   vi.stubGlobal('fetch', (input: string, init?: RequestInit) =>
     String(input).includes('manifest') ? new Promise(() => {}) : answered(input, init),
   );
-  const api = startRuntime(site);
+  const api = startRuntime(site, inlineChunk);
   let failure: OptInResult | undefined;
   let failedAt = 0;
   api.subscriptionFailureCallback((result) => {

@@ -5,6 +5,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { site } from '../fixtures/site-module.ts';
 import { installBrowser, resetPage, settle } from '../support/runtime-test-browser.ts';
 
+// push.js loads its lifecycle chunk by a script element (the e2e tests load the built files); here it is the module.
+vi.mock('../../runtime/chunk-loader.ts', async (original) => ({
+  ...(await original<typeof import('../../runtime/chunk-loader.ts')>()),
+  loadChunk: async () => (await import('../../runtime/chunks/lifecycle.ts')).chunk,
+}));
+
 type Host = { pushkit?: unknown };
 const host = window as unknown as Host;
 

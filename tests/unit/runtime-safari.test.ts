@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { site } from '../fixtures/site-module.ts';
 import { startRuntime } from '../../runtime/api.ts';
+import { inlineChunk } from '../support/inline-chunk.ts';
 import type { OptInResult } from '../../runtime/messages.ts';
 import { installBrowser, resetPage, settle } from '../support/runtime-test-browser.ts';
 
@@ -35,7 +36,7 @@ function installSafari(initial: { permission: string; deviceToken?: string | nul
 }
 
 async function optIn() {
-  const api = startRuntime(safariSite);
+  const api = startRuntime(safariSite, inlineChunk);
   const results: { success?: [string | undefined, OptInResult]; failure?: OptInResult } = {};
   api.subscriptionSuccessCallback((id, result) => (results.success = [id, result]));
   api.subscriptionFailureCallback((result) => (results.failure = result));
@@ -100,7 +101,7 @@ describe('Safari push (spec sections 1 and 4)', () => {
     localStorage.setItem('wingify_donot_track_actions', '0');
     const browser = installBrowser({ userAgent: SAFARI_UA, serviceWorker: false, pushManager: false });
     installSafari({ permission: 'granted', deviceToken: 'DEVICE-TOKEN-1' });
-    await startRuntime(safariSite).ready;
+    await startRuntime(safariSite, inlineChunk).ready;
     await settle();
     expect(browser.syncCalls()).toEqual([]);
   });
@@ -116,7 +117,7 @@ describe('Safari push (spec sections 1 and 4)', () => {
     localStorage.setItem('wingify_donot_track_actions', '0');
     const browser = installBrowser({ userAgent: SAFARI_UA.replace('Version/15.6', 'Version/17.4') });
     installSafari({ permission: 'granted', deviceToken: 'DEVICE-TOKEN-1' });
-    const api = startRuntime(safariSite);
+    const api = startRuntime(safariSite, inlineChunk);
     await api.ready;
     api.triggerOptIn();
     await settle();
@@ -128,7 +129,7 @@ describe('Safari push (spec sections 1 and 4)', () => {
   it('Safari without a website push id is not offered the prompt (missing Safari website push id)', async () => {
     installBrowser({ userAgent: SAFARI_UA, serviceWorker: false, pushManager: false });
     const safari = installSafari({ permission: 'default' });
-    const api = startRuntime(site);
+    const api = startRuntime(site, inlineChunk);
     await api.ready;
     api.triggerOptIn();
     await settle();
@@ -147,7 +148,7 @@ describe('visitor uuid cookie (spec sections 3 and 9)', () => {
       descriptor.set!.call(document, value);
     });
     const before = Date.now();
-    await startRuntime(site).ready;
+    await startRuntime(site, inlineChunk).ready;
     const uuidCookie = written.find((cookie) => cookie.startsWith('_wingify_pc_uuid='));
     expect(uuidCookie).toBeDefined();
     const expires = Date.parse(/;expires=([^;]+)/.exec(uuidCookie!)![1]!);

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createServices } from '../../runtime/create-services.ts';
+import { transport } from '../../runtime/transport.ts';
 import { startSegments } from '../../runtime/segments.ts';
 import { retrySegmentKey, segmentMarkerKey } from '../../runtime/storage-keys.ts';
 import type { RuleSegment, SegmentContext } from '../../runtime/site-module.ts';
@@ -122,7 +123,7 @@ describe('rule segments', () => {
   it('in the browser, a visit is a browser session kept in a session cookie; sessionStorage is never touched', () => {
     const sessionStorageRead = vi.spyOn(window, 'sessionStorage', 'get');
     localStorage.clear();
-    const view = () => startSegments(createServices(testSite({ segments: [{ sid: 1, vn: 1, test: () => false }] })));
+    const view = () => startSegments(createServices(testSite({ segments: [{ sid: 1, vn: 1, test: () => false }] }), transport));
     view();
     view();
     expect(localStorage.getItem('pushkit_visits')).toBe('1');

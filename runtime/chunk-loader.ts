@@ -1,0 +1,63 @@
+// push.js's second stage: chunks are files beside push.js (one IIFE each, content-hashed names written into the
+// core by the build), loaded by a script element relative to push.js's own URL, never before the host page's
+// `load`. A chunk hands its exports to the element that loaded it (document.currentScript), so it adds no
+// global. A script element needs nothing of a Content-Security-Policy that push.js itself does not (the same
+// origin in script-src; under 'strict-dynamic' a script push.js adds is trusted; a nonce is copied over).
+
+/** The property of the loading script element that a chunk calls with its exports. */
+export interface ChunkScript extends HTMLScriptElement {
+  pushkitChunk?: (exports: unknown) => void;
+}
+
+import type { Transport } from './create-services.ts';
+
+// Read while push.js runs: currentScript is only set then.
+const own = document.currentScript as HTMLScriptElement | null;
+const base = (own && own.src) || location.href;
+const nonce = own && own.nonce;
+
+/** Resolves once the host page's `load` has fired. */
+export const afterLoad = (): Promise<void> =>
+  new Promise((resolve) => {
+    if (document.readyState === 'complete') resolve();
+    else addEventListener('load', () => resolve(), { once: true });
+  });
+
+/** Loads the chunk `file` (after the page's load) and resolves its exports; rejects when it cannot be run. */
+export const loadChunk = <T>(file: string): Promise<T> =>
+  afterLoad().then(
+    () =>
+      new Promise<T>((resolve, reject) => {
+        const script = document.createElement('script') as ChunkScript;
+        script.src = new URL(file, base).href;
+        if (nonce) script.nonce = nonce;
+        script.pushkitChunk = resolve as (exports: unknown) => void;
+        // a chunk that ran has resolved already; one that loaded but did not run (not our file) settles here
+        script.onload = script.onerror = () => reject(new Error(file));
+        document.head.appendChild(script);
+      }),
+  );
+
+/** `load` called once; a failure is forgotten, so a later call tries again. */
+export function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () =>
+    (pending =
+      pending ||
+      load().catch((error: unknown) => {
+        pending = undefined;
+        throw error;
+      }));
+}
+
+/** The core's transport: each call loads the chunk that carries transport.ts, then makes it. */
+export const chunkTransport = (chunk: () => Promise<{ _transport: Transport }>): Transport => ({
+  get_: (url, params) => chunk().then((c) => c._transport.get_(url, params)),
+  jsonp_: (url, params) => chunk().then((c) => c._transport.jsonp_(url, params)),
+  postForm_: (url, params) => chunk().then((c) => c._transport.postForm_(url, params)),
+  beacon_: (url, params) =>
+    void chunk().then(
+      (c) => c._transport.beacon_(url, params),
+      () => undefined,
+    ),
+});

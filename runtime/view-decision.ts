@@ -1,0 +1,82 @@
+// The core's decision for one page view: whether the view needs the lifecycle chunk now (a sync, a uuid link, an
+// opt-out, the consent or the custom data to read, Safari's legacy push, the child window), only when the
+// prompt's trigger fires, or not at all (an in-sync subscriber's view: the update decision of spec section 4
+// from stored state and the worker's subscription, no request, no chunk). The chunk re-runs the same checks
+// (lifecycle.ts) and acts on them; these must never say "nothing to do" where the lifecycle would do something.
+import type { RuntimeServices } from './services.ts';
+import { viewSupport } from './view-support.ts';
+import { valid } from './create-services.ts';
+import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
+import { currentLanguage, decideUpdate, readState } from './sync.ts';
+import { describeSubscription } from './push-subscription.ts';
+import { urlBase64ToBytes } from './base64url.ts';
+import { newUuid } from './visitor-id.ts';
+import { PRODUCT_SELECTOR } from '../contract/shop-events.ts';
+import {
+  CART_POSTED,
+  DO_NOT_SHOW,
+  DO_NOT_TRACK,
+  OPT_OUT,
+  REFRESHED,
+  UPDATE_SUBSCRIBER_ID,
+  UUID_COOKIE,
+  UUID_DAYS,
+  VAPID_KEY,
+} from './storage-keys.ts';
+
+export interface ViewDecision {
+  /** The view needs the lifecycle chunk now. */
+  _full: boolean;
+  /** The prompt is armed: the chunk is needed once the trigger fires. */
+  _offer: boolean;
+  /** This browser can subscribe (the API's readiness). */
+  _capable: boolean;
+}
+
+export async function decideView(services: RuntimeServices): Promise<ViewDecision> {
+  const { site_: site, local_: local, cookies_: cookies } = services;
+  const view = viewSupport(site);
+  const capable = view.pushCapable_;
+  const full: ViewDecision = { _full: true, _offer: false, _capable: capable };
+  const search = new URLSearchParams(location.search);
+  // Uuid handling (visitor-id.ts): a new visitor's uuid is made here; adopting one from the URL or a link is the chunk's.
+  const stored = valid(cookies.get(UUID_COOKIE), BROWSER_ID_PATTERN);
+  const fromUrl = valid(search.get('uuid'), BROWSER_ID_PATTERN);
+  if ((fromUrl && fromUrl !== stored) || local.get(UPDATE_SUBSCRIBER_ID) || search.has(OPT_OUT)) return full;
+  if (!stored) cookies.set(UUID_COOKIE, newUuid(), UUID_DAYS);
+  const subscriberId = services.subscriberId_();
+  if (services.optedOut_()) return subscriberId ? full : { _full: false, _offer: false, _capable: capable };
+  const hidden = Number(local.get(DO_NOT_SHOW)) > Date.now() || !site.urlQualifies(location.href);
+  if (!capable) return { _full: false, _offer: PK_FEATURES.iosHomeScreen && !!view.support_.homeScreen_ && !hidden, _capable: false };
+  if (
+    (PK_FEATURES.trackingConsent && subscriberId && !/^[01]$/.test(local.get(DO_NOT_TRACK) || '')) ||
+    ((PK_FEATURES.customDimensions || PK_FEATURES.userProperties) && subscriberId && !services.session_.get(REFRESHED)) ||
+    view.onSafari_ ||
+    view.viaChildWindow_
+  )
+    return full;
+  const state = readState(services);
+  const permission = Notification.permission;
+  let subscribed = false;
+  if (permission === 'granted') {
+    const registration = await navigator.serviceWorker.getRegistration(site.swScope);
+    const subscription = registration && (await registration.pushManager.getSubscription());
+    if (subscription) {
+      // The silent move (opt-in-native.ts): a subscription made with another key than the site's.
+      const key = subscription.options && subscription.options.applicationServerKey;
+      const storedKey = local.get(VAPID_KEY);
+      const moving = key
+        ? String(new Uint8Array(key)) !== String(urlBase64ToBytes(site.vapidPublicKey))
+        : storedKey && storedKey !== site.vapidPublicKey;
+      if (moving || decideUpdate(state, describeSubscription(subscription), currentLanguage()) !== 'already-updated') return full;
+      subscribed = true;
+    } else if (state.subscriberId || state.status === 'subscribed') return full;
+  } else if (state.subscriberId || state.status === 'subscribed') return full;
+  return { _full: false, _offer: !subscribed && permission !== 'denied' && !hidden, _capable: true };
+}
+
+/** A shop page with work for the chunk (shop.ts): a product page, a cart-add post to read back, an order page. */
+export const shopWork = (services: RuntimeServices): boolean =>
+  services.trackingAllowed_() &&
+  !services.optedOut_() &&
+  !!(document.querySelector(PRODUCT_SELECTOR) || services.session_.get(CART_POSTED) || /checkouts\/[^/?#]+/.test(location.pathname));

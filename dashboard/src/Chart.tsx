@@ -66,8 +66,19 @@ export function SubscriberChart({ days }: { days: SiteStats['days'] }) {
   );
 }
 
+/** Said instead of a chart whose every value is zero. */
+function NothingYet({ children, name }: { children: string; name: string }) {
+  return (
+    <p className="muted" data-empty={name}>
+      {children}
+    </p>
+  );
+}
+
 export function NotificationChart({ days }: { days: SiteStats['notifications'] }) {
   if (days.length === 0) return null;
+  if (days.every((day) => day.delivered + day.shown + day.clicked + day.conversions === 0))
+    return <NothingYet name="notifications">No notification delivered in these days.</NothingYet>;
   const sum = (key: 'delivered' | 'shown' | 'clicked' | 'conversions') => formatNumber(days.reduce((total, day) => total + day[key], 0));
   const label =
     `Notifications from ${days[0]!.date} to ${days[days.length - 1]!.date}: ${sum('delivered')} delivered, ` +
@@ -93,6 +104,8 @@ export function NotificationChart({ days }: { days: SiteStats['notifications'] }
 
 export function CampaignChart({ campaigns }: { campaigns: Campaign[] }) {
   if (campaigns.length === 0) return null;
+  if (campaigns.every((campaign) => campaign.delivered + campaign.shown + campaign.clicked + campaign.conversions === 0))
+    return <NothingYet name="campaigns">Nothing delivered yet: the chart starts with the first delivery.</NothingYet>;
   // oldest first, so time runs left to right
   const data = [...campaigns].reverse().map((campaign) => ({
     name: campaign.title.length > 18 ? `${campaign.title.slice(0, 17)}…` : campaign.title,

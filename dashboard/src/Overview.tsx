@@ -6,15 +6,15 @@ import { FiguresTable, type Column } from './FiguresTable.tsx';
 import { useLoad } from './useLoad.ts';
 import { VariantFigures } from './VariantFigures.tsx';
 import { DeliveryFailures } from './DeliveryFailures.tsx';
+import { RATE_COLUMNS, RateCells, RateLegend } from './campaigns/Rates.tsx';
 
 const CAMPAIGN_COLUMNS: Column[] = [
   { heading: 'Notification' },
   { heading: 'Audience' },
   { heading: 'Created' },
-  ...['Sent', 'Delivered', 'Failed', 'Expired', 'Shown', 'Clicked', 'Click rate', 'Conversions'].map((heading) => ({
-    heading,
-    numeric: true,
-  })),
+  ...['Sent', 'Delivered', 'Failed', 'Expired', 'Shown', 'Clicked'].map((heading) => ({ heading, numeric: true })),
+  ...RATE_COLUMNS,
+  { heading: 'Conversions', numeric: true },
 ];
 
 function Breakdown({ title, entries }: { title: string; entries: ValueCount[] }) {
@@ -200,15 +200,21 @@ export function Overview({ api, onError }: { api: SiteApi; onError(error: unknow
       {stats.loading && !stats.value && <p className="muted">Loading…</p>}
       <section className="card" aria-labelledby="campaigns-title">
         <h2 id="campaigns-title">Last campaigns</h2>
+        <p>
+          <a href="#/campaigns">See all campaigns</a>
+        </p>
         {campaigns.error && <p className="error">{campaigns.error}</p>}
         {campaigns.value && campaigns.value.length === 0 && <p className="muted">No notification sent yet.</p>}
         {campaigns.value && campaigns.value.length > 0 && <CampaignChart campaigns={campaigns.value} />}
+        {campaigns.value && campaigns.value.length > 0 && <RateLegend />}
         {campaigns.value && campaigns.value.length > 0 && (
           <FiguresTable columns={CAMPAIGN_COLUMNS}>
             {campaigns.value.map((campaign) => [
               <tr key={campaign.campaignId}>
                 <td>
-                  <strong>{campaign.title}</strong>
+                  <strong>
+                    <a href={`#/campaigns/${encodeURIComponent(campaign.campaignId)}`}>{campaign.title}</a>
+                  </strong>
                   {campaign.status === 'waiting_for_key' ? (
                     <span
                       className="badge"
@@ -232,9 +238,7 @@ export function Overview({ api, onError }: { api: SiteApi; onError(error: unknow
                 <td className="num">{formatNumber(campaign.expired)}</td>
                 <td className="num">{formatNumber(campaign.shown)}</td>
                 <td className="num">{formatNumber(campaign.clicked)}</td>
-                <td className="num" data-click-rate={campaign.clickRate ?? ''}>
-                  {campaign.clickRate === null ? '—' : `${(campaign.clickRate * 100).toFixed(1)}%`}
-                </td>
+                <RateCells figures={campaign} />
                 <td className="num">{formatNumber(campaign.conversions)}</td>
               </tr>,
               campaign.variants.length > 0 && (

@@ -1,5 +1,7 @@
 import type { Campaign } from '../../contract/owner-api.ts';
-import { formatDate, formatNumber } from './api.ts';
+import { formatNumber } from './api.ts';
+import { useDisplayZone } from './clock/index.ts';
+import { winnerInWords } from './campaigns/words.ts';
 import { FiguresTable, type Column } from './FiguresTable.tsx';
 import { variantLetter } from './variantLetter.ts';
 
@@ -11,17 +13,16 @@ const COLUMNS: Column[] = [
   { heading: 'Click rate', numeric: true },
 ];
 
-/** An A/B test's variants with their figures, and the winner or when it is chosen. */
+/** An A/B test's variants with their figures, and the winner or when it is chosen (never a time already past). */
 export function VariantFigures({ campaign }: { campaign: Campaign }) {
+  const zone = useDisplayZone();
   return (
     <FiguresTable
       label="A/B test variants"
       columns={COLUMNS}
       note={
-        <p className="muted" data-winner={campaign.winnerVariant ?? ''}>
-          {campaign.winnerVariant !== null
-            ? `Variant ${variantLetter(campaign.winnerVariant)} had the best click rate and went to the rest.`
-            : `The variant with the best click rate goes to the rest at ${formatDate(campaign.winnerAt)}.`}
+        <p className="muted" data-winner={campaign.winnerVariant ?? ''} data-winner-note={campaign.winnerNote ?? ''}>
+          {winnerInWords(campaign, zone)}
         </p>
       }
     >
@@ -29,7 +30,7 @@ export function VariantFigures({ campaign }: { campaign: Campaign }) {
         <tr key={variant.variant} data-variant={variantLetter(variant.variant)}>
           <td>
             {variantLetter(variant.variant)}: {variant.title ?? campaign.title}
-            {campaign.winnerVariant === variant.variant && <span className="badge">winner</span>}
+            {campaign.winnerVariant === variant.variant && !campaign.winnerNote && <span className="badge">winner</span>}
           </td>
           <td className="num">{formatNumber(variant.recipients)}</td>
           <td className="num">{formatNumber(variant.delivered)}</td>

@@ -24,6 +24,7 @@ import type {
   SuccessReply,
 } from '../../contract/owner-api.ts';
 import type { ConditionCheckReply } from '../../contract/conditions.ts';
+import type { CampaignFigures, CampaignListQuery, CampaignPage, CampaignResent } from '../../contract/campaign-report.ts';
 import type { AudienceCheckReply, AudienceCreatedReply, AudienceRequest, AudiencesReply } from '../../contract/audiences.ts';
 import { displayZone, formatInstant } from './clock/index.ts';
 import type { VapidKeyRing } from '../../contract/vapid-keys.ts';
@@ -148,6 +149,21 @@ function upload(key: string, path: string, file: Blob, onSent: (bytes: number) =
   });
 }
 
+/** A file the provider writes (a CSV export), as a Blob: fetched with the key, so no link could carry it. */
+async function download(key: string, path: string): Promise<Blob> {
+  let response: Response;
+  try {
+    response = await fetch(`/api/v1/${path}`, { headers: { authorization: `Bearer ${key}` }, cache: 'no-store' });
+  } catch {
+    throw new ApiError(0, 'The provider server cannot be reached.');
+  }
+  if (!response.ok) {
+    const payload = (await response.json().catch(() => undefined)) as { message?: unknown } | undefined;
+    throw new ApiError(response.status, typeof payload?.message === 'string' ? payload.message : `HTTP ${response.status}`);
+  }
+  return response.blob();
+}
+
 /** The sites a key opens; an ApiError 401 when it opens none. */
 export function sitesFor(key: string) {
   return request<SitesReply>(key, 'sites').then((reply) => reply.sites);
@@ -201,6 +217,11 @@ export function siteApi(key: string, site: string) {
       request<AudienceReply>(key, `${base}/audience${query({ ...audience })}`).then((reply) => reply.recipients),
     campaigns: (limit: number) => request<CampaignsReply>(key, `${base}/campaigns${query({ limit })}`).then((reply) => reply.campaigns),
     campaign: (campaignId: string) => request<CampaignReply>(key, `${base}/campaigns/${id(campaignId)}`).then((reply) => reply.campaign),
+    campaignPage: (params: CampaignListQuery) => request<SuccessReply<CampaignPage>>(key, `${base}/campaigns${query({ ...params })}`),
+    campaignFigures: (campaignId: string) => request<SuccessReply<CampaignFigures>>(key, `${base}/campaigns/${id(campaignId)}/figures`),
+    resendCampaign: (campaignId: string) =>
+      request<SuccessReply<CampaignResent>>(key, `${base}/campaigns/${id(campaignId)}/resend`, { method: 'POST' }),
+    campaignResultsCsv: (campaignId: string) => download(key, `${base}/campaigns/${id(campaignId)}/results.csv`),
     createCampaign: (body: CampaignRequest) => request<CampaignCreatedReply>(key, `${base}/campaigns`, { method: 'POST', body }),
     automations: () => request<AutomationsReply>(key, `${base}/automations`).then((reply) => reply.automations),
     changeAutomation: (kind: AutomationKind, change: AutomationChange) =>

@@ -290,7 +290,8 @@ describe('owner dashboard', () => {
     const row = page.locator('tr', { hasText: 'Spring letters are in' });
     await row.waitFor();
     await page.locator('figure[data-chart="campaigns"] .recharts-bar-rectangle').first().waitFor();
-    expect(await row.locator('[data-click-rate]').textContent()).toBe('0.0%');
+    // click rate is clicked / shown: nothing reported shown yet, so no rate rather than 0 %
+    expect(await row.locator('[data-rate="clickRate"]').textContent()).toBe('—');
     expect(await row.locator('td').nth(3).textContent()).toBe(`${vipPaths.length} / ${vipPaths.length}`);
     expect(await page.locator('tr.failures [data-failure]').first().textContent()).toContain('403 BadJwtToken from 127.0.0.1: 1');
     // the site over time: this campaign's deliveries in the notifications-per-day chart

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSite } from '../../emit/build-site.ts';
-import { MANGLED_PROPS, RESERVED_PROPS } from '../../emit/mangle-props.ts';
+import { CHUNK_BOUNDARY_PROPS, MANGLED_PROPS, RESERVED_PROPS } from '../../emit/mangle-props.ts';
 import * as messages from '../../runtime/messages.ts';
 import * as storageKeys from '../../runtime/storage-keys.ts';
 import { SYNC_ACTIONS } from '../../contract/sync.ts';
@@ -86,6 +86,15 @@ describe('property mangling of the browser bundles', () => {
     // The convention itself: internal names are mangled, dunder names are not.
     expect(['_sync', 'pending_'].every(willMangle)).toBe(true);
     expect(['__proto__', '_', 'subscriberId', 'cb', 'snake_case'].some(willMangle)).toBe(false);
+  });
+
+  it("pins every internal name that crosses from push.js's core into a chunk (each output is mangled on its own)", async () => {
+    const crossing = [
+      ...(await declaredPropertyNames('runtime/services.ts', 'RuntimeServices')),
+      ...(await declaredPropertyNames('runtime/chunks/lifecycle.ts', 'LifecycleChunk')),
+      ...(await declaredPropertyNames('runtime/lifecycle-runtime.ts', 'LifecycleRuntime')),
+    ].filter(willMangle);
+    expect([...new Set(crossing)].sort()).toEqual([...CHUNK_BOUNDARY_PROPS].sort());
   });
 
   it('shortens the internal names of the everything-on push.js', () => {

@@ -3,7 +3,11 @@
 // service (bench/counting-push-service.ts), then the same audience sent by web-push through the same runner and
 // rows, as the peer. Reports the time to create the delivery rows, the time of one claim with the whole
 // campaign pending, the time to finish, the rate against web-push's, and what one campaign adds to the database
-// (table and index bytes per subscriber): the figures docs/scaling.md plans from.
+// (table and index bytes per subscriber): the figures docs/scaling.md plans from. While it sends, the owner API's
+// reads (the campaign list and the campaign) are timed every 100 ms and the process's resident memory sampled;
+// afterwards the campaign's delivery rows are pruned as after its reporting window and the bytes left counted.
+// With more than 200,000 subscribers every subscriber shares one key pair at the push service (the sender still
+// makes a fresh key agreement per message) and the web-push peer is left out unless --peer.
 //   PUSHKIT_BENCH_DATABASE_URL=postgres://... npx tsx bench/campaign-scale.ts [--subscriptions 100000] [--concurrency 100] [--no-peer]
 import { Agent as HttpsAgent } from 'node:https';
 import { parseArgs } from 'node:util';
@@ -14,6 +18,7 @@ import { sendCampaign, vapidSubjectOf } from '../server/campaigns/campaign-sende
 import { PushServiceAllowlist } from '../server/push/push-services.ts';
 import { closePushConnections } from '../server/push/send.ts';
 import { DatabaseDeliveryStore } from '../server/campaigns/database-delivery-store.ts';
+import { pruneDeliveries } from '../server/campaigns/delivery-pruning.ts';
 import type { Database } from '../server/db/database.ts';
 import { ensureOwnerKey } from '../server/http/owner-keys.ts';
 import { generateVapidKeyPair } from '../server/push/vapid-keys.ts';
@@ -26,10 +31,11 @@ const { values } = parseArgs({
     subscriptions: { type: 'string', default: '100000' },
     concurrency: { type: 'string', default: '100' },
     'no-peer': { type: 'boolean', default: false },
+    peer: { type: 'boolean', default: false },
   },
 });
 
-const TABLES = ['deliveries', 'events', 'campaigns', 'subscribers'] as const;
+const TABLES = ['deliveries', 'delivery_counts', 'events', 'campaigns', 'subscribers'] as const;
 
 /** Bytes of each table with its indexes and TOAST. */
 async function sizes(db: Database): Promise<Record<string, number>> {
@@ -46,7 +52,9 @@ async function main(): Promise<void> {
   const subscriptions = Number(values.subscriptions);
   const concurrency = Number(values.concurrency);
   const keysStart = performance.now();
-  const pushService = await startCountingPushService(subscriptions);
+  const large = subscriptions > 200_000;
+  const vapid = generateVapidKeyPair();
+  const pushService = await startCountingPushService(subscriptions, vapid.publicKey, large);
   console.log(`push service ready with ${subscriptions} subscriber keys in ${((performance.now() - keysStart) / 1000).toFixed(1)} s`);
   const { origin, ca, keys } = pushService;
   const { db, cleanup } = await openThrowawayPostgres(serverUrl, 'pushkit_scale');
@@ -58,7 +66,6 @@ async function main(): Promise<void> {
   await seedSubscribers(db, origin, keys);
   await db.query('ANALYZE');
   console.log(`seeded ${subscriptions} subscribers in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
-  const vapid = generateVapidKeyPair();
 
   const createCampaign = async (title: string): Promise<{ id: string; ms: number }> => {
     const start = performance.now();
@@ -87,9 +94,46 @@ async function main(): Promise<void> {
       campaign.id,
     ]);
   }
+  // while it sends: the owner's reads, timed, and the process's memory
+  const reads: number[] = [];
+  const rss: number[] = [];
+  let sending = true;
+  const ownerGet = async (url: string) => {
+    const start = performance.now();
+    const reply = await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${ownerKey}` } });
+    if (reply.statusCode !== 200) throw new Error(`GET ${url}: ${reply.statusCode}`);
+    reads.push(performance.now() - start);
+  };
+  const reader = (async () => {
+    while (sending) {
+      await ownerGet(`/api/v1/sites/${site.name}/campaigns`);
+      await ownerGet(`/api/v1/sites/${site.name}/campaigns/${campaign.id}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  const sampler = setInterval(() => rss.push(process.memoryUsage().rss), 1000);
   const sendStart = performance.now();
-  const counts = await sendCampaign(db, site, campaign.id, vapid, { ca, pushServices, concurrency });
+  let lastReport = sendStart;
+  const counts = await sendCampaign(db, site, campaign.id, vapid, {
+    ca,
+    pushServices,
+    concurrency,
+    // a line every 30 s: how far, how fast, the reads' p99 so far, memory
+    onProgress: (progress) => {
+      const now = performance.now();
+      if (now - lastReport < 30_000) return;
+      lastReport = now;
+      const sofar = [...reads].sort((a, b) => a - b);
+      console.log(
+        `  ${((now - sendStart) / 1000).toFixed(0)} s: ${progress.delivered.toLocaleString('en')} delivered (${(progress.delivered / ((now - sendStart) / 1000)).toFixed(0)}/s), ` +
+          `reads p99 ${sofar[Math.floor(0.99 * sofar.length)]?.toFixed(0)} ms, rss ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`,
+      );
+    },
+  });
   const sendSeconds = (performance.now() - sendStart) / 1000;
+  sending = false;
+  clearInterval(sampler);
+  await reader;
   if (counts.delivered !== subscriptions) throw new Error(`push-kit delivered ${counts.delivered} of ${subscriptions}`);
   await pushService.checkRound('push-kit');
   const after = await sizes(db);
@@ -114,8 +158,41 @@ async function main(): Promise<void> {
   }
   const total = TABLES.reduce((sum, table) => sum + after[table]! - before[table]!, 0);
   console.log(`  total        +${(total / 1e6).toFixed(1)} MB (${(total / subscriptions).toFixed(0)} B per subscriber)`);
+  const sorted = [...reads].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  console.log(
+    `owner API reads while it sent (the list and the campaign, ${reads.length}): p50 ${at(0.5).toFixed(0)} ms, p99 ${at(0.99).toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms`,
+  );
+  const mb = (bytes: number) => (bytes / 1e6).toFixed(0);
+  console.log(
+    `resident memory while it sent: first ${mb(rss[0] ?? 0)} MB, min ${mb(Math.min(...rss))} MB, max ${mb(Math.max(...rss))} MB, last ${mb(rss.at(-1) ?? 0)} MB`,
+  );
+  // after the reporting window: its rows pruned (figures kept), then what autovacuum would do
+  const pruneStart = performance.now();
+  const pruned = await pruneDeliveries(db, 0);
+  const pruneSeconds = (performance.now() - pruneStart) / 1000;
+  await db.query('VACUUM deliveries');
+  const kept = await sizes(db);
+  const left = TABLES.filter((table) => table !== 'subscribers').reduce((sum, table) => sum + kept[table]! - before[table]!, 0);
+  console.log(
+    `after the reporting window: ${pruned.toLocaleString('en')} rows pruned in ${pruneSeconds.toFixed(1)} s; the campaign holds ` +
+      `${(left / subscriptions).toFixed(0)} B per subscriber (deliveries ${((kept.deliveries! - before.deliveries!) / subscriptions).toFixed(0)} B: ` +
+      `its emptied pages; delivery_counts, campaigns and events the rest)`,
+  );
+  // how much of those pages the next campaign's rows reuse
+  const next = await createCampaign('The next campaign');
+  const reused = await sizes(db);
+  console.log(
+    `the next campaign's ${subscriptions.toLocaleString('en')} rows (POST /campaigns ${(next.ms / 1000).toFixed(1)} s) grew deliveries by ` +
+      `${((reused.deliveries! - kept.deliveries!) / subscriptions).toFixed(0)} B per subscriber`,
+  );
+  await app.inject({
+    method: 'POST',
+    url: `/api/v1/sites/${site.name}/campaigns/${next.id}/cancel`,
+    headers: { authorization: `Bearer ${ownerKey}` },
+  });
 
-  if (!values['no-peer']) {
+  if (values.peer || (!large && !values['no-peer'])) {
     const subject = vapidSubjectOf(site);
     const agent = new HttpsAgent({ ca, keepAlive: true, maxSockets: concurrency });
     const peer = await createCampaign('Sale at scale, web-push');

@@ -35,12 +35,31 @@ export interface CountingPushService {
   stop(): void;
 }
 
-/** `vapidPublicKey`: the key every sampled message's VAPID JWT must verify against (unchecked without it). */
-export async function startCountingPushService(subscriptions: number, vapidPublicKey?: string): Promise<CountingPushService> {
-  const child: ChildProcess = fork(import.meta.filename, ['--serve', String(subscriptions), vapidPublicKey ?? ''], { stdio: 'inherit' });
-  const { origin, ca, keys } = await new Promise<{ origin: string; ca: string; keys: Array<{ p256dh: string; auth: string }> }>((resolve) =>
+/**
+ * `vapidPublicKey`: the key every sampled message's VAPID JWT must verify against (unchecked without it).
+ * `sharedKeys`: every subscriber gets the same key pair (a million pairs take minutes to make); the sender still
+ * makes a fresh key agreement per message.
+ */
+export async function startCountingPushService(
+  subscriptions: number,
+  vapidPublicKey?: string,
+  sharedKeys = false,
+): Promise<CountingPushService> {
+  const child: ChildProcess = fork(
+    import.meta.filename,
+    ['--serve', String(subscriptions), vapidPublicKey ?? '', sharedKeys ? 'shared' : ''],
+    {
+      stdio: 'inherit',
+    },
+  );
+  const {
+    origin,
+    ca,
+    keys: sent,
+  } = await new Promise<{ origin: string; ca: string; keys: Array<{ p256dh: string; auth: string }> }>((resolve) =>
     child.once('message', (message) => resolve(message as never)),
   );
+  const keys = sharedKeys ? Array.from({ length: subscriptions }, () => sent[0]!) : sent;
   return {
     origin,
     ca,
@@ -66,8 +85,8 @@ export async function startCountingPushService(subscriptions: number, vapidPubli
 
 /** Subscribers straight into the table (not through HTTP), each with its endpoint and keys at the service. */
 export async function seedSubscribers(db: Database, origin: string, keys: Array<{ p256dh: string; auth: string }>): Promise<void> {
-  for (let start = 0; start < keys.length; start += 1000) {
-    const batch = keys.slice(start, start + 1000);
+  for (let start = 0; start < keys.length; start += 10_000) {
+    const batch = keys.slice(start, start + 10_000);
     await db.query(
       `INSERT INTO subscribers (id, site_hash, uuid, status, endpoint, p256dh, auth, browser_type, language)
        SELECT 'sub-' || i, $1, 'uuid-' || i, 'subscribed', $2 || '/s' || i, p256dh, auth, 'chrome', 'en-US'
@@ -77,8 +96,9 @@ export async function seedSubscribers(db: Database, origin: string, keys: Array<
   }
 }
 
-async function serve(subscriptions: number, vapidPublicKey: string): Promise<void> {
-  const keys = Array.from({ length: subscriptions }, () => createSubscriberKeys());
+async function serve(subscriptions: number, vapidPublicKey: string, sharedKeys: boolean): Promise<void> {
+  const shared = sharedKeys ? createSubscriberKeys() : undefined;
+  const keys = Array.from({ length: subscriptions }, () => shared ?? createSubscriberKeys());
   const dir = mkdtempSync(join(tmpdir(), 'bench-push-'));
   const { keyPath, certPath } = createSelfSignedCertificate(dir);
   const ca = readFileSync(certPath, 'utf8');
@@ -105,7 +125,11 @@ async function serve(subscriptions: number, vapidPublicKey: string): Promise<voi
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  process.send!({ origin: `https://127.0.0.1:${port}`, ca, keys: keys.map(({ p256dh, auth }) => ({ p256dh, auth })) });
+  process.send!({
+    origin: `https://127.0.0.1:${port}`,
+    ca,
+    keys: (shared ? [shared] : keys).map(({ p256dh, auth }) => ({ p256dh, auth })),
+  });
   process.on('message', () => {
     const twice = [...seen.values()].filter((count) => count > 1).length;
     if (twice > 0) report.problems.push(`${twice} subscribers got more than one message`);
@@ -120,4 +144,4 @@ async function serve(subscriptions: number, vapidPublicKey: string): Promise<voi
   });
 }
 
-if (process.argv[2] === '--serve') await serve(Number(process.argv[3]), process.argv[4] ?? '');
+if (process.argv[2] === '--serve') await serve(Number(process.argv[3]), process.argv[4] ?? '', process.argv[5] === 'shared');

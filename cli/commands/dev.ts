@@ -10,7 +10,7 @@ import { formatProblem } from '../../config/errors.ts';
 import { loadConfig } from '../../config/load-config.ts';
 import { cliError, fromServerError } from '../errors.ts';
 import { DEV_DIST_DIR, localDevConfig, writeDevConfig } from '../dev/dev-config.ts';
-import { startExampleSite, type RunningExampleSite } from '../dev/example-site-server.ts';
+import { EXAMPLE_PRODUCTS, startExampleSite, type RunningExampleSite } from '../dev/example-site-server.ts';
 import { parsePortFlag, pickPort } from '../dev/pick-port.ts';
 import { stopSignal } from '../stop-signal.ts';
 import { prepareDashboard } from '../../server/dashboard/index.ts';
@@ -18,7 +18,7 @@ import { ServerError } from '../../server/errors.ts';
 import { loadSites } from '../../server/sites.ts';
 import { startProvider, type Provider } from '../../server/start-provider.ts';
 import { STATE_DIR, vapidKeyFile } from '../../server/state-paths.ts';
-import { storeShopOrder } from '../../server/shop/index.ts';
+import { storeShopOrder, updateProducts } from '../../server/shop/index.ts';
 import { readVapidKeyFile, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 
 // The repository's example (not in the published package): its config, pages and demo key pair.
@@ -157,6 +157,22 @@ export async function runDev(configArgument: string | undefined, options: DevOpt
   const ownerKey = provider.ownerKeys.get(site.name);
 
   const pages = pagesFor(configFile, options);
+  // The example shop's products, as a shop posts them: its product pages' views can be reminded of, and a price
+  // posted lower (POST .../products) announced (docs/automations.md).
+  if (pages.root === EXAMPLE_ROOT) {
+    const products = EXAMPLE_PRODUCTS.map((product) => ({
+      id: String(product.productId),
+      name: product.title,
+      url: new URL(product.url, site.config.origin).href,
+      price: product.priceCents / 100,
+      currency: 'USD',
+      inStock: true,
+    }));
+    await updateProducts(provider.db, site.hash, products, Date.now()).catch(async (error: unknown) => {
+      await provider.close();
+      return fromServerError(error);
+    });
+  }
   const example = await listenSite(
     () =>
       startExampleSite({

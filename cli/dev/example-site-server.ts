@@ -89,6 +89,8 @@ type Cart = Map<number, number>;
 /** Spec section 3, "Shop order event data". */
 export interface ShopOrder {
   total: number;
+  /** ISO 4217: the order's revenue (docs/automations.md#revenue). */
+  currency: string;
   shipping: number;
   tax: number;
   discount: number;

@@ -2,3 +2,4 @@
 export { shopRoutes } from './routes.ts';
 export { storeShopOrder } from './shop-orders.ts';
 export { productRoutes } from './product-routes.ts';
+export { updateProducts } from './products.ts';

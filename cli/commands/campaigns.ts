@@ -93,7 +93,10 @@ function campaignLine(campaign: Campaign): string {
     ...(campaign.pending ? [`${campaign.pending} waiting${campaign.nextDueAt ? ` (next ${campaign.nextDueAt})` : ''}`] : []),
     ...(campaign.throttlePerMinute !== null ? [`${campaign.throttlePerMinute} a minute`] : []),
     ...(campaign.deliverAt === 'best-hour' ? ["at each subscriber's best hour"] : []),
-    ...(campaign.estimatedFinishAt ? [`finishes by ${campaign.estimatedFinishAt}`] : []),
+    // a scheduled campaign's next due time says it all; a paced one's end is its own
+    ...(campaign.estimatedFinishAt && (campaign.throttlePerMinute !== null || campaign.deliverAt)
+      ? [`finishes by ${campaign.estimatedFinishAt}`]
+      : []),
     ...(campaign.failed ? [`${campaign.failed} failed`] : []),
     ...(campaign.status === 'waiting_for_key' ? ["held until the site's VAPID key file can sign (.push-kit/keys/)"] : []),
   ];

@@ -153,6 +153,10 @@ afterAll(async () => {
 
 const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 const compose = async (title: string) => {
+  // a new message, not the draft this tab kept from an earlier test (compose reopens it)
+  await page.evaluate(() =>
+    Object.keys(sessionStorage).forEach((key) => key.startsWith('pushkit-compose-draft:') && sessionStorage.removeItem(key)),
+  );
   await page.getByRole('link', { name: 'Send a notification' }).click();
   await page.getByRole('heading', { name: 'Send a notification' }).waitFor();
   await page.getByLabel('Title', { exact: true }).fill(title);
@@ -230,6 +234,8 @@ describe('counts that agree (issue 31, finding 2)', () => {
 
 describe("the owner's clock (issue 31, finding 5)", () => {
   it('reads 09:30 "your clock" in the chosen zone, states it with UTC, keeps the zone, and shows times with UTC on hover', async () => {
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
     const zone = page.getByLabel('Display time zone');
     await zone.selectOption('Europe/Berlin');
     await page.reload();

@@ -234,8 +234,10 @@ describe('online shop', () => {
       (window as unknown as { pushkit: { setTrackingConsent(allowed: boolean): void } }).pushkit.setTrackingConsent(false),
     );
     await page.goto(`${stack.siteUrl}${INK.url}`);
-    // The view is reported as push.js starts, before its sync settles: once ready, a request would have been made.
+    // With consent the view goes after the page's load (the shop's chunk): once push.js is ready and the network has
+    // been idle, a request would have been made.
     await page.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
+    await page.waitForLoadState('networkidle');
     expect(views).toHaveLength(1);
     expect(await viewed(INK.productId)).toBe(false);
     await page.evaluate(() =>

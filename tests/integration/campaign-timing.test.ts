@@ -45,11 +45,11 @@ describe('best-hour delivery', () => {
   it("reaches each subscriber at the hour they click most on their clock, else the site's, the held-out share at once", async () => {
     await harness.db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
     clock.set('2026-11-27T06:30:00Z');
-    // Paris (UTC+1) clicks at 18:xx local, New York (UTC-5) at 07:xx local; Tokyo and Berlin never clicked
+    // Paris (UTC+1) clicks at 18:xx local, New York (UTC-5) at 07:xx local; Tokyo and São Paulo never clicked
     const paris = await harness.subscribe({ fields: { userTimezone: 'Europe/Paris', userTimezoneOffset: '-60' } });
     const newYork = await harness.subscribe({ fields: { userTimezone: 'America/New_York', userTimezoneOffset: '300' } });
     const tokyo = await harness.subscribe({ fields: { userTimezone: 'Asia/Tokyo', userTimezoneOffset: '-540' } });
-    const berlin = await harness.subscribe({ fields: { userTimezone: 'Europe/Berlin', userTimezoneOffset: '-60' } });
+    const saoPaulo = await harness.subscribe({ fields: { userTimezone: 'America/Sao_Paulo', userTimezoneOffset: '180' } });
     await clicked(paris.id, ['2026-11-20T17:10:00Z', '2026-11-21T17:40:00Z', '2026-11-22T17:05:00Z', '2026-11-23T08:00:00Z']);
     await clicked(newYork.id, ['2026-11-20T12:15:00Z', '2026-11-24T12:50:00Z']);
     // older than 90 days: not counted
@@ -65,7 +65,7 @@ describe('best-hour delivery', () => {
     const { campaignId } = created.json() as { campaignId: string };
     await harness.campaigns.idle();
     // the held-out share (one of four, at random) went at once
-    const everyone = [paris, newYork, tokyo, berlin];
+    const everyone = [paris, newYork, tokyo, saoPaulo];
     const atOnce = everyone.filter((subscriber) => harness.received(subscriber.path) === 1);
     expect(atOnce).toHaveLength(1);
     const expected = new Map([
@@ -73,7 +73,7 @@ describe('best-hour delivery', () => {
       [newYork.path, '2026-11-27T12:00:00.000Z'], // 07:00 New York
       // no clicks: the site's best hour, 18:00 on their own clock (most clicks, each on its clicker's clock)
       [tokyo.path, '2026-11-27T09:00:00.000Z'], // 18:00 Tokyo
-      [berlin.path, '2026-11-27T17:00:00.000Z'], // 18:00 Berlin
+      [saoPaulo.path, '2026-11-27T21:00:00.000Z'], // 18:00 São Paulo
     ]);
     const rest = everyone.filter((subscriber) => subscriber !== atOnce[0]);
     const waiting = await campaignOf(campaignId);

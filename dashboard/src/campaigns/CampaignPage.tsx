@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { Campaign } from '../../../contract/owner-api.ts';
+import { formatRevenue } from '../revenue.ts';
 import { campaignRates, formatRate, RATE_DEFINITIONS, RATE_NAMES, type CampaignRates } from '../../../contract/campaign-report.ts';
 import { formatNumber, type SiteApi } from '../api.ts';
 import { Time, useDisplayZone } from '../clock/index.ts';
@@ -183,6 +184,18 @@ export function CampaignPage(props: { api: SiteApi; onError(error: unknown): str
             </span>
           </div>
         ))}
+        <div className="count">
+          <span className="count-label">Conversions</span>
+          <span className="count-value" data-figure="conversions">
+            {formatNumber(shown.conversions)}
+          </span>
+        </div>
+        <div className="count">
+          <span className="count-label">Revenue</span>
+          <span className="count-value" data-figure="revenue">
+            {formatRevenue(shown.revenue)}
+          </span>
+        </div>
       </section>
       <RateLegend />
 
@@ -212,6 +225,7 @@ export function CampaignPage(props: { api: SiteApi; onError(error: unknown): str
                   <>
                     {variantLetter(number)}: {variant?.title ?? shown.title}
                     {shown.winnerVariant === number && !shown.winnerNote && <span className="badge">winner</span>}
+                    {(variant?.revenue.length ?? 0) > 0 && <span className="muted"> · {formatRevenue(variant?.revenue)}</span>}
                   </>
                 );
               }}

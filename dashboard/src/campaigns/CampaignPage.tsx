@@ -7,6 +7,7 @@ import { Time, useDisplayZone } from '../clock/index.ts';
 import { duplicateHref } from '../compose/draftContent.ts';
 import { DeliveryFailures } from '../DeliveryFailures.tsx';
 import { LanguageFigures } from '../LanguageFigures.tsx';
+import { CampaignTiming } from '../CampaignTiming.tsx';
 import { useLoad } from '../useLoad.ts';
 import { variantLetter } from '../variantLetter.ts';
 import { Breakdown } from './Breakdown.tsx';
@@ -233,6 +234,13 @@ export function CampaignPage(props: { api: SiteApi; onError(error: unknown): str
           ) : (
             <p className="muted">No test delivery yet.</p>
           )}
+        </section>
+      )}
+
+      {(shown.throttlePerMinute !== null || shown.estimatedFinishAt || shown.bestHour) && (
+        <section className="card" aria-labelledby="timing-title">
+          <h2 id="timing-title">Timing</h2>
+          <CampaignTiming campaign={shown} />
         </section>
       )}
 

@@ -245,6 +245,8 @@ export interface Campaign extends CampaignCounts {
   /** The app badge number the campaign sets, or null. */
   appBadge: number | null;
   segment: string | null;
+  /** The audience (docs/audiences.md) it was sent to, by id, or null. */
+  audience?: string | null;
   subscriberId: string | null;
   ttl: number;
   urgency: Urgency;

@@ -147,6 +147,7 @@ interface CampaignRow {
   texts: LanguageTexts | null;
   app_badge: number | null;
   segment_sid: string | null;
+  audience_id: string | null;
   subscriber_id: string | null;
   ttl: number;
   urgency: Urgency;
@@ -221,6 +222,7 @@ function summary(row: CampaignRow): Campaign {
     texts: row.texts ?? {},
     appBadge: row.app_badge,
     segment: row.segment_sid,
+    audience: row.audience_id,
     subscriberId: row.subscriber_id,
     ttl: row.ttl,
     urgency: row.urgency,

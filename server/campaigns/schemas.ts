@@ -115,6 +115,7 @@ const campaign = z.object(
     topic: z.string().nullable(),
     appBadge: z.int().nullable(),
     segment: z.string().nullable(),
+    audience: z.string().nullable().optional(),
     subscriberId: z.string().nullable(),
     ttl: z.int(),
     urgency: z.enum(URGENCIES),

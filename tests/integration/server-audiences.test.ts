@@ -162,6 +162,7 @@ describe.each(backends)('audiences on $label', ({ open }) => {
       [campaignId],
     );
     expect(rows.map((row) => row.subscriber_id)).toEqual([ids.anna, ids.chloe].sort());
+    expect((await harness.owner('GET', `/campaigns/${campaignId}`)).json().campaign).toMatchObject({ audience: 'pro-plan', segment: null });
 
     const unknown = await harness.owner('POST', '/campaigns', { title: 'x', body: 'y', audience: 'nobody' });
     expect(unknown.statusCode).toBe(404);

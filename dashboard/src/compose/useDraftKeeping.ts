@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { MessageDraft } from '../../../contract/compose.ts';
 import type { SiteSummary } from '../../../contract/owner-api.ts';
 import { ApiError, type SiteApi } from '../api.ts';
+import { displayZone } from '../clock/index.ts';
 import { blankDraft, type Draft } from './draft.ts';
 import { draftFromCampaign, draftFromContent, draftName, hasContent } from './draftContent.ts';
 
@@ -14,7 +15,8 @@ import { draftFromCampaign, draftFromContent, draftName, hasContent } from './dr
 export const SAVE_DELAY_MS = 600;
 
 const rememberedKey = (site: string) => `pushkit-compose-draft:${site}`;
-const clockTime = () => new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+/** Now on the owner's clock (the dashboard's display zone, clock/), not the machine's. */
+const clockTime = () => new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', timeZone: displayZone() });
 
 export interface DraftKeeping {
   draftId: string | null;

@@ -66,9 +66,12 @@ export interface SubscriberListQuery {
   status?: SubscriberStatus;
   /** Only members of the segment with this sid. */
   segment?: string;
-  /** By subscription time: oldest first (the default) or newest first. */
-  order?: 'oldest' | 'newest';
+  /** By subscription time: oldest first (the default) or newest first; or last seen, most recently first. */
+  order?: SubscriberOrder;
 }
+
+export const SUBSCRIBER_ORDERS = ['oldest', 'newest', 'lastSeen'] as const;
+export type SubscriberOrder = (typeof SUBSCRIBER_ORDERS)[number];
 
 export interface SubscriberPage {
   total: number;

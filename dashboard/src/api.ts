@@ -222,6 +222,8 @@ export function siteApi(key: string, site: string) {
     resendCampaign: (campaignId: string) =>
       request<SuccessReply<CampaignResent>>(key, `${base}/campaigns/${id(campaignId)}/resend`, { method: 'POST' }),
     campaignResultsCsv: (campaignId: string) => download(key, `${base}/campaigns/${id(campaignId)}/results.csv`),
+    subscribersCsv: (params: Omit<SubscriberListQuery, 'limit' | 'offset'>) =>
+      download(key, `${base}/subscribers.csv${query({ ...params })}`),
     createCampaign: (body: CampaignRequest) => request<CampaignCreatedReply>(key, `${base}/campaigns`, { method: 'POST', body }),
     automations: () => request<AutomationsReply>(key, `${base}/automations`).then((reply) => reply.automations),
     changeAutomation: (kind: AutomationKind, change: AutomationChange) =>

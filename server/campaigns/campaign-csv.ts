@@ -1,7 +1,7 @@
 // A campaign's results as CSV, written row by row (a stream): the totals, each A/B variant, each language and
-// each browser, with the three rates and, last, what each rate means. Every cell is safe to open in a
-// spreadsheet: text that a spreadsheet would read as a formula (= + - @, a tab or a carriage return first) is
-// prefixed with an apostrophe, and a cell with a comma, quote or line break is quoted.
+// each browser, with the three rates and, last, what each rate means. Cells are safe to open in a spreadsheet
+// (http/csv.ts).
+import { csvLine as line } from '../http/csv.ts';
 import type { Campaign } from '../../contract/owner-api.ts';
 import {
   campaignRates,
@@ -13,16 +13,6 @@ import {
 } from '../../contract/campaign-report.ts';
 
 const HEADER = ['section', 'name', 'recipients', 'sent', 'delivered', 'shown', 'clicked', 'delivery rate', 'shown rate', 'click rate'];
-
-/** One cell: formula-looking text defused, quoted when it must be. */
-export function csvCell(value: string | number | null): string {
-  if (value === null) return '';
-  let text = String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-const line = (cells: (string | number | null)[]) => `${cells.map(csvCell).join(',')}\r\n`;
 
 interface Figures {
   recipients: number;

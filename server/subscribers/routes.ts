@@ -6,6 +6,7 @@
 //   DELETE /api/v1/sites/:name/subscribers/:id          erased with what refers to them
 //   PUT    /api/v1/sites/:name/subscribers/:id/dimensions
 //   GET    /api/v1/sites/:name/subscriber-health        subscribers at risk and expiries per day
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { ownedSite } from '../http/owner-auth.ts';
 import { SITE_PARAMS } from '../http/params.ts';
@@ -27,6 +28,7 @@ import {
 import { countSubscribers, listSubscribers, setDimensions } from './subscriber-records.ts';
 import { eraseSubscriber, subscriberRecord } from './owner-subscribers.ts';
 import { subscriberHealth } from './subscriber-health.ts';
+import { subscriberCsv } from './subscriber-csv.ts';
 import type { SubscriberExportFile } from '../../contract/owner-api.ts';
 
 export async function subscriberRoutes(fastify: FastifyInstance, { db }: RouteContext): Promise<void> {
@@ -44,6 +46,24 @@ export async function subscriberRoutes(fastify: FastifyInstance, { db }: RouteCo
       if (query.segment) await requireSegment(db, site, query.segment, 'segment');
       const page = await listSubscribers(db, site.hash, query);
       return { status: 'success' as const, total: page.total, limit: query.limit, offset: query.offset, subscribers: page.subscribers };
+    },
+  );
+
+  // The list as filtered on screen, as CSV (streamed): an export of personal data, so the owner's.
+  app.get(
+    '/api/v1/sites/:name/subscribers.csv',
+    {
+      config: { role: 'owner', audit: 'subscribers.export' },
+      schema: { params: SITE_PARAMS, querystring: subscriberListQuery.omit({ limit: true, offset: true }) },
+    },
+    async (request, reply) => {
+      const site = ownedSite(request);
+      if (request.query.segment) await requireSegment(db, site, request.query.segment, 'segment');
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="subscribers-${site.name}.csv"`)
+        .header('cache-control', 'no-store')
+        .send(Readable.from(subscriberCsv(db, site.hash, request.query)));
     },
   );
 

@@ -6,6 +6,7 @@ import { fieldsOf, successReply } from '../http/route-schemas.ts';
 import { AT_RISK_DELIVERIES_DEFAULT, AT_RISK_DELIVERIES_MAX } from './subscriber-health.ts';
 import {
   SUBSCRIBER_SEARCH_MAX_LENGTH,
+  SUBSCRIBER_ORDERS,
   SUBSCRIBER_STATUSES,
   type Subscriber,
   type SubscriberExport,
@@ -23,7 +24,7 @@ export const subscriberListQuery = pageQuery.extend({
       .max(SUBSCRIBER_SEARCH_MAX_LENGTH, `must be at most ${SUBSCRIBER_SEARCH_MAX_LENGTH} characters`),
   ),
   segment: optionalText(segmentIdParam),
-  order: z.enum(['oldest', 'newest'], { error: 'must be oldest or newest' }).default('oldest'),
+  order: z.enum(SUBSCRIBER_ORDERS, { error: 'must be oldest or newest (by subscription) or lastSeen' }).default('oldest'),
 });
 
 export const dimensionsBody = z.record(

@@ -76,12 +76,15 @@ function filters(siteHash: string, query: Pick<SubscriberQuery, 'status' | 'sear
     );
   }
   if (query.search) {
-    // A case-blind substring of the id, uuid, endpoint, language, browser or external id, looked for once in
-    // the six joined by a control character (a search never holds one): a third of the work of six ILIKE tests.
+    // A case-blind substring of the id, uuid, endpoint, language, browser, time zone or external id, looked for
+    // once in the seven joined by a control character (a search never holds one): a third of the work of seven
+    // ILIKE tests; or of one of its tags written key=value ("plan=pro", or "pro").
     // eslint-disable-next-line no-control-regex
     params.push(query.search.replace(/[\u0000-\u001f]/g, ''));
+    const text = `lower($${params.length})`;
     conditions.push(
-      `strpos(lower(concat_ws(chr(1), id, uuid, endpoint, language, browser_type, external_id)), lower($${params.length})) > 0`,
+      `(strpos(lower(concat_ws(chr(1), id, uuid, endpoint, language, browser_type, timezone, external_id)), ${text}) > 0
+        OR EXISTS (SELECT 1 FROM subscriber_tags t WHERE t.subscriber_id = subscribers.id AND strpos(lower(t.key || '=' || t.value), ${text}) > 0))`,
     );
   }
   return { where: conditions.join(' AND '), params };
@@ -98,13 +101,15 @@ export async function listSubscribers(
 ): Promise<{ total: number; subscribers: SubscriberListItem[] }> {
   const { where, params } = filters(siteHash, query);
   const direction = query.order === 'newest' ? 'DESC' : 'ASC';
+  // last seen: most recently first, the never-seen last; else by subscription time along the index
+  const order = query.order === 'lastSeen' ? 'last_sync_at DESC NULLS LAST, id DESC' : `created_at ${direction}, id ${direction}`;
   const countAll = () => db.query<{ count: string }>(`SELECT count(*) AS count FROM subscribers WHERE ${where}`, params);
   // A search matches a substring, which no index finds: every row of the site is read once, so the page
   // and the number of matches come from that one pass. Other filters count along an index, then read the page.
   const counted = query.search ? null : await countAll();
   const { rows } = await db.query<SubscriberRow & { matches?: string }>(
     `SELECT *${query.search ? ', count(*) OVER () AS matches' : ''} FROM subscribers WHERE ${where}
-      ORDER BY created_at ${direction}, id ${direction} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      ORDER BY ${order} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
     [...params, query.limit, query.offset],
   );
   // past the last match the page is empty and says nothing of the number of matches

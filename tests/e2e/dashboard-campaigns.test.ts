@@ -5,7 +5,8 @@
 // it goes on the owner's clock or each subscriber's, and cancels. Figures (finding 2): delivery, shown and click
 // rates defined on screen, per browser, over time, and sentences instead of charts of zeros. A/B (finding 3): no
 // winner time promised before the test share has gone, the test share checked in %. Finding 8: duplicate,
-// "send again to those who did not click", CSV export.
+// "send again to those who did not click", CSV export; the subscriber list searched by tag or time zone, sorted
+// by last seen and exported as CSV.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -82,6 +83,9 @@ beforeAll(async () => {
          FROM generate_series(1, $5::int) AS i`,
       [HASH, pushService.origin, subscriberKeys.p256dh, subscriberKeys.auth, SUBSCRIBERS],
     );
+    // one subscriber in Tokyo, seen last of all a minute ago; one on the pro plan
+    await db.query(`UPDATE subscribers SET timezone = 'Asia/Tokyo', last_sync_at = now() + interval '1 minute' WHERE id = 'sub-7'`);
+    await db.query(`INSERT INTO subscriber_tags (subscriber_id, key, value) VALUES ('sub-5', 'plan', 'pro')`);
   } finally {
     await db.close();
   }
@@ -282,6 +286,29 @@ describe('dashboard campaigns', () => {
     await page.getByLabel('Pick the winner after (minutes)').fill('60');
     await page.getByRole('button', { name: 'Review and send' }).click();
     await expect.poll(() => page.locator('#testPercent-problem').textContent()).toBe('must be 5 % or more');
+  });
+
+  it('searches subscribers by tag or time zone, sorts them by last seen, and exports the list as CSV', async () => {
+    await page.getByRole('link', { name: 'Subscribers' }).click();
+    await page.getByRole('heading', { name: 'Subscribers' }).waitFor();
+    const ids = () => page.locator('table tbody tr td:first-child').allTextContents();
+    await page.getByLabel('Search').fill('plan=pro');
+    await expect.poll(() => page.locator('[data-total]').getAttribute('data-total')).toBe('1');
+    expect((await ids())[0]).toContain('sub-5');
+    await page.getByLabel('Search').fill('asia/tokyo');
+    await expect.poll(async () => (await ids()).join()).toContain('sub-7');
+    expect(await page.locator('[data-total]').getAttribute('data-total')).toBe('1');
+    await page.getByLabel('Search').fill('');
+    await expect.poll(() => page.locator('[data-total]').getAttribute('data-total')).toBe(String(SUBSCRIBERS));
+    await page.getByLabel('Order').selectOption('lastSeen');
+    await expect.poll(async () => (await ids())[0]).toContain('sub-7');
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export this list (CSV)' }).click();
+    const lines = (await readFile((await (await download).path())!, 'utf8')).split('\r\n');
+    expect(lines[0]).toBe('id,status,browser,language,time zone,subscribed at,last seen,segments,tags');
+    expect(lines[1]).toMatch(/^sub-7,subscribed,chrome,en-US,Asia\/Tokyo,/);
+    expect(lines.filter((line) => line.startsWith('sub-'))).toHaveLength(SUBSCRIBERS);
+    expect(lines.find((line) => line.startsWith('sub-5,'))).toMatch(/,plan=pro$/);
   });
 
   it('duplicates a campaign, sends it again to those who did not click, and exports its results as CSV', async () => {

@@ -139,6 +139,29 @@ describe('subscribers', () => {
     expect(byId.subscribers.map((subscriber: { id: string }) => subscriber.id)).toContain(subscribers[3]);
   });
 
+  it('searches tags (key=value) and time zones, sorts by last seen, and exports the list as spreadsheet-safe CSV', async () => {
+    await db.query(`UPDATE subscribers SET timezone = 'Asia/Tokyo' WHERE id = $1`, [subscribers[1]]);
+    await db.query(`UPDATE subscribers SET last_sync_at = now() + interval '1 hour' WHERE id = $1`, [subscribers[4]]);
+    // a visitor's own tag text
+    await db.query(`INSERT INTO subscriber_tags (subscriber_id, key, value) VALUES ($1, 'plan', 'pro'), ($2, 'note', '=HYPERLINK("x")')`, [
+      subscribers[2],
+      subscribers[3],
+    ]);
+    const ids = async (query: string) =>
+      ((await owner('GET', `/subscribers?${query}`)).json().subscribers as { id: string }[]).map((subscriber) => subscriber.id);
+    expect(await ids('search=PLAN%3Dpro')).toEqual([subscribers[2]]);
+    expect(await ids('search=asia%2Ftokyo')).toEqual([subscribers[1]]);
+    expect((await ids('order=lastSeen'))[0]).toBe(subscribers[4]);
+
+    const csv = await owner('GET', '/subscribers.csv?search=HYPERLINK');
+    expect([csv.statusCode, csv.headers['content-type']]).toEqual([200, 'text/csv; charset=utf-8']);
+    const lines = csv.body.split('\r\n');
+    expect(lines[0]).toBe('id,status,browser,language,time zone,subscribed at,last seen,segments,tags');
+    // the tags cell starts with the tag's key, never the visitor's text; quotes doubled inside a quoted cell
+    expect(lines[1]).toMatch(new RegExp(`^${subscribers[3]},subscribed,.*,"note==HYPERLINK\\(""x""\\)"$`));
+    expect(lines.slice(2)).toEqual(['']);
+  });
+
   it('refuses bad paging and filters with 400 naming the parameter', async () => {
     expect((await owner('GET', '/subscribers?limit=5000')).json().message).toMatch(/^limit: /);
     expect((await owner('GET', '/subscribers?offset=-1')).json().message).toMatch(/^offset: /);

@@ -27,6 +27,7 @@ import { ROLES, type AuditReply, type MemberCreatedReply, type Role } from '../.
 const EXPECTED: Record<string, Role> = {
   'GET /api/v1/sites/:name/subscribers': 'editor',
   'GET /api/v1/sites/:name/subscribers/count': 'viewer',
+  'GET /api/v1/sites/:name/subscribers.csv': 'owner',
   'GET /api/v1/sites/:name/subscribers/:id': 'editor',
   'GET /api/v1/sites/:name/subscribers/:id/export': 'owner',
   'DELETE /api/v1/sites/:name/subscribers/:id': 'owner',

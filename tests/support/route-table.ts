@@ -438,6 +438,7 @@ export function routeTable(context: RouteTableContext): { routes: Route[]; owner
     ownerRoute('GET', '/audience', 'query', () => ({ segment: 'news' })),
     ownerRoute('GET', '/subscribers/count', 'query', () => ({})),
     ownerRoute('GET', '/subscribers/:id', 'path', () => ({ id: fixture.subscriberId }), { subscriberParam: 'id' }),
+    ownerRoute('GET', '/subscribers.csv', 'query', () => ({ status: 'subscribed', search: 'push', order: 'lastSeen' })),
     ownerRoute('GET', '/subscribers/:id/export', 'path', () => ({ id: fixture.subscriberId }), { subscriberParam: 'id' }),
     ownerRoute('DELETE', '/subscribers/:id', 'path', () => ({ id: fixture.victimId }), {
       subscriberParam: 'id',

@@ -1,7 +1,19 @@
-import { SUBSCRIBER_SEARCH_MAX_LENGTH, SUBSCRIBER_STATUSES, type Segment, type SubscriberStatus } from '../../../contract/owner-api.ts';
+import {
+  SUBSCRIBER_SEARCH_MAX_LENGTH,
+  SUBSCRIBER_STATUSES,
+  type Segment,
+  type SubscriberOrder,
+  type SubscriberStatus,
+} from '../../../contract/owner-api.ts';
 import { formatNumber, STATUS_LABELS } from '../api.ts';
 
-/** The search box and the status and segment filters above the subscriber list. */
+const ORDER_LABELS: Record<SubscriberOrder, string> = {
+  newest: 'Newest subscribers first',
+  oldest: 'Oldest subscribers first',
+  lastSeen: 'Last seen first',
+};
+
+/** The search box, the status and segment filters and the order above the subscriber list. */
 export function SubscriberFilters(props: {
   searchText: string;
   status: SubscriberStatus | '';
@@ -10,6 +22,8 @@ export function SubscriberFilters(props: {
   onSearchText(text: string): void;
   onStatus(status: SubscriberStatus | ''): void;
   onSegment(sid: string): void;
+  order: SubscriberOrder;
+  onOrder(order: SubscriberOrder): void;
 }) {
   return (
     <form className="filters" role="search" onSubmit={(event) => event.preventDefault()}>
@@ -18,7 +32,7 @@ export function SubscriberFilters(props: {
         <input
           id="subscriber-search"
           type="search"
-          placeholder="id, uuid, endpoint, language or browser"
+          placeholder="id, language, browser, time zone or tag (plan=pro)"
           value={props.searchText}
           maxLength={SUBSCRIBER_SEARCH_MAX_LENGTH}
           onChange={(event) => props.onSearchText(event.target.value)}
@@ -50,6 +64,16 @@ export function SubscriberFilters(props: {
                 {entry.sid} ({formatNumber(entry.members)})
               </option>
             ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="subscriber-order">Order</label>
+        <select id="subscriber-order" value={props.order} onChange={(event) => props.onOrder(event.target.value as SubscriberOrder)}>
+          {(Object.keys(ORDER_LABELS) as SubscriberOrder[]).map((entry) => (
+            <option key={entry} value={entry}>
+              {ORDER_LABELS[entry]}
+            </option>
+          ))}
         </select>
       </div>
     </form>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { SubscriberStatus } from '../../../contract/owner-api.ts';
+import type { SubscriberOrder, SubscriberStatus } from '../../../contract/owner-api.ts';
 import { formatNumber, type SiteApi } from '../api.ts';
 import { Pager } from '../Pager.tsx';
 import { useLoad } from '../useLoad.ts';
@@ -17,6 +17,7 @@ export function Subscribers({ api, onError, selected }: { api: SiteApi; onError(
   const [search, setSearch] = useState('');
   const [status, setStatus] = useState<SubscriberStatus | ''>('');
   const [segment, setSegment] = useState('');
+  const [order, setOrder] = useState<SubscriberOrder>('newest');
   const [offset, setOffset] = useState(0);
   const segments = useLoad(() => api.segments(), onError, [api]);
   const [notice, setNotice] = useState<string | null>(null);
@@ -31,11 +32,32 @@ export function Subscribers({ api, onError, selected }: { api: SiteApi; onError(
     return () => window.clearTimeout(timer);
   }, [searchText, search]);
 
-  const page = useLoad(
-    () => api.subscribers({ limit: PAGE_SIZE, offset, search, status: status || undefined, segment, order: 'newest' }),
-    onError,
-    [api, offset, search, status, segment],
-  );
+  const page = useLoad(() => api.subscribers({ limit: PAGE_SIZE, offset, search, status: status || undefined, segment, order }), onError, [
+    api,
+    offset,
+    search,
+    status,
+    segment,
+    order,
+  ]);
+  const [exportFailure, setExportFailure] = useState<string | null>(null);
+  /** The list as filtered and ordered on screen, every page of it, as a CSV file. */
+  const exportCsv = async () => {
+    setExportFailure(null);
+    try {
+      const blob = await api.subscribersCsv({ search, status: status || undefined, segment, order });
+      const url = URL.createObjectURL(blob);
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = 'subscribers.csv';
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    } catch (error) {
+      setExportFailure(onError(error));
+    }
+  };
 
   if (selected) {
     return (
@@ -79,7 +101,22 @@ export function Subscribers({ api, onError, selected }: { api: SiteApi; onError(
             setSegment(next);
             setOffset(0);
           }}
+          order={order}
+          onOrder={(next) => {
+            setOrder(next);
+            setOffset(0);
+          }}
         />
+        <div className="buttons">
+          <button type="button" className="secondary" onClick={() => void exportCsv()}>
+            Export this list (CSV)
+          </button>
+        </div>
+        {exportFailure && (
+          <p className="error" role="alert">
+            {exportFailure}
+          </p>
+        )}
         {page.error && (
           <p className="error" role="alert">
             {page.error}

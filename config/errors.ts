@@ -42,6 +42,9 @@ const messages = {
   /** A warning: pushes to Safari and iOS would be refused (BadJwtToken) without a subject Apple accepts. */
   W_VAPID_SUBJECT_DERIVED: ({ subject }: { subject: string }) =>
     `is not set, and the subject derived from the origin (${subject}) is not one Apple's push service accepts: pushes to Safari and iOS would be refused; set a mailto: address or an https URL at a public host name`,
+  /** A warning: the provider fetches such a feed only for a host `serve --allow-feed-hosts` lists (docs/feeds.md). */
+  W_FEED_NEEDS_LISTING: ({ why, host }: { why: string; host: string }) =>
+    `${why}: the provider refuses it unless push-kit serve --allow-feed-hosts lists ${host}`,
   /** A warning: a plain-http site without an origin of its own for its child window (issue 17, item 6). */
   W_CHILD_WINDOW_SHARED_ORIGIN: () =>
     "is not set: this http site's child window shares the provider's origin with every other http site (permission, subscriber id and opt-out cross between them); set an origin of its own",

@@ -1,6 +1,7 @@
 // Validation of a site config, in two steps: the zod schema (shapes, value rules and defaults), then the
 // compilation of every expression (compile-expressions.ts). A valid config comes back with its compiled forms.
 import type { z } from 'zod';
+import { BlockList, isIP } from 'node:net';
 import type { CompiledSite } from '../compiler/compiled-site.ts';
 import { isLocalHost, needsChildWindow } from '../compiler/features.ts';
 import { compileExpressions, rawExpressionProblems } from './compile-expressions.ts';
@@ -92,6 +93,43 @@ function safariWarnings(config: SiteConfig): ConfigProblem[] {
   return id && url ? [configProblem('W_SAFARI_LEGACY_ELSEWHERE', 'safariWebServiceUrl', { url: url.replace(/\/+$/, ''), id })] : [];
 }
 
+/** Addresses the provider does not fetch feeds from unless listed: loopback, private, link-local, shared, unspecified. */
+const PRIVATE_ADDRESSES = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+] as const)
+  PRIVATE_ADDRESSES.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [
+  ['::', 127],
+  ['fc00::', 7],
+  ['fe80::', 10],
+] as const)
+  PRIVATE_ADDRESSES.addSubnet(network, prefix, 'ipv6');
+
+/**
+ * A config feed the provider would refuse at its start unless `--allow-feed-hosts` lists its host (server/feeds/
+ * feed-urls.ts): http, or a private address written as such. Only the provider knows its list, so it is a warning.
+ */
+function feedWarnings(config: SiteConfig): ConfigProblem[] {
+  return config.feeds.flatMap((feed, index) => {
+    const url = new URL(feed.url);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const family = isIP(host);
+    const isPrivate =
+      host === 'localhost' ||
+      host.endsWith('.localhost') ||
+      (family !== 0 && PRIVATE_ADDRESSES.check(host, family === 6 ? 'ipv6' : 'ipv4'));
+    const why = isPrivate ? `${host} is a private address` : url.protocol === 'http:' ? 'is http, not https' : undefined;
+    return why ? [configProblem('W_FEED_NEEDS_LISTING', `feeds.${index}.url`, { why, host: url.host })] : [];
+  });
+}
+
 export function validateConfig(raw: unknown): ConfigValidation {
   const result = siteConfigSchema.safeParse(raw);
   if (!result.success) {
@@ -109,6 +147,7 @@ export function validateConfig(raw: unknown): ConfigValidation {
     ...vapidSubjectWarnings(result.data),
     ...childWindowWarnings(result.data),
     ...safariWarnings(result.data),
+    ...feedWarnings(result.data),
   ];
   return { ok: true, config: result.data, compiled: expressions.compiled, warnings };
 }

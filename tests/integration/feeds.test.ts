@@ -347,6 +347,12 @@ describe('feeds in the site config', () => {
       return checked.ok ? [] : checked.problems.map((problem) => `${problem.path}: ${problem.message}`);
     };
     expect(problems([{ url: 'feed.xml' }])).toEqual(['feeds.0.url: must be an absolute http(s) URL']);
+    // what only the provider's --allow-feed-hosts may allow is a warning of push-kit validate
+    const warned = validateConfig({ ...base, feeds: [{ url: 'https://10.0.0.7/feed.xml' }, { url: 'http://news.example/feed.xml' }] });
+    expect(warned.ok && warned.warnings.map((warning) => `${warning.path}: ${warning.message}`)).toEqual([
+      'feeds.0.url: 10.0.0.7 is a private address: the provider refuses it unless push-kit serve --allow-feed-hosts lists 10.0.0.7',
+      'feeds.1.url: is http, not https: the provider refuses it unless push-kit serve --allow-feed-hosts lists news.example',
+    ]);
     expect(problems([{ url: 'https://news.example/a.xml' }, { url: 'https://news.example/a.xml', mode: 'digest' }])).toEqual([
       'feeds.1.url: is listed twice',
     ]);

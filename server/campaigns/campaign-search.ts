@@ -2,6 +2,7 @@
 // body, oldest or newest first; and how many campaigns match on every page. The filter is SQL appended to the
 // list's WHERE (campaign-store.ts's listCampaigns), its placeholders numbered after the caller's own.
 import type { Queryable } from '../db/database.ts';
+import { deliveryCountsSql } from './delivery-counts.ts';
 import type { CampaignListQuery, CampaignListStatus } from '../../contract/campaign-report.ts';
 
 export interface CampaignFilter {
@@ -13,10 +14,11 @@ export interface CampaignFilter {
 
 export const NO_CAMPAIGN_FILTER: CampaignFilter = { where: '', params: [], order: 'newest' };
 
-const delivered = `EXISTS (SELECT 1 FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'delivered')`;
-const unsent = `EXISTS (SELECT 1 FROM deliveries d WHERE d.campaign_id = c.id AND d.status IN ('failed', 'expired'))`;
-/** Finished with every delivery failed or expired (none delivered, something tried). */
-const FAILED = `(c.status = 'done' AND NOT ${delivered} AND ${unsent})`;
+/**
+ * Finished with every delivery failed or expired (none delivered, something tried), by the campaign's folded
+ * counts (delivery-counts.ts), which outlast its delivery rows.
+ */
+const FAILED = `(c.status = 'done' AND EXISTS (SELECT 1 FROM ${deliveryCountsSql('c.id')} n WHERE n.delivered = 0 AND n.failed + n.expired > 0))`;
 
 const STATUS_SQL: Record<CampaignListStatus, string> = {
   scheduled: `c.status = 'scheduled'`,

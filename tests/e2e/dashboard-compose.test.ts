@@ -348,7 +348,7 @@ function phoneProblems(page: Page) {
     const describe = (element: Element) =>
       `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''} "${(element.textContent ?? '').trim().slice(0, 30) || element.getAttribute('aria-label') || ''}"`;
     const targets = document.querySelectorAll(
-      'button, select, textarea, input:not([type="radio"], [type="checkbox"], [type="hidden"], [type="file"]), nav a, td a, .screen > p > a:only-child, label.radio',
+      'button, select, textarea, input:not([type="radio"], [type="checkbox"], [type="hidden"], [type="file"]), nav a, td a, .screen > p > a:only-child, summary, label.radio',
     );
     for (const element of Array.from(targets)) {
       const box = element.getBoundingClientRect();

@@ -104,6 +104,12 @@ export async function runCampaign(store: DeliveryStore, campaignId: string, opti
   };
 
   const next = async (): Promise<Delivery | undefined> => {
+    // The next batch is claimed while this one is sent (below `concurrency` left): no request waits for a claim.
+    if (queue.length <= concurrency && !exhausted && !options.signal?.aborted) {
+      refilling ??= refill().finally(() => {
+        refilling = undefined;
+      });
+    }
     while (queue.length === 0) {
       if (exhausted || options.signal?.aborted) return undefined;
       refilling ??= refill().finally(() => {

@@ -9,9 +9,13 @@ import type { ConditionError } from '../../contract/conditions.ts';
 import type { AudienceValueType } from '../../contract/audiences.ts';
 import { AUTOMATION_KINDS } from '../../contract/automations.ts';
 import { CAMPAIGN_ID_PATTERN } from '../../contract/ids.ts';
-import { zoneCountries } from './zone-countries.ts';
+import { zoneCountries, zonesOfCountry } from './zone-countries.ts';
 
-type Emitted = { sql: string; type: AudienceValueType; value?: string | number | boolean };
+/**
+ * `value`: a literal's; `country`: the country variable, which `==` and `!=` against a literal read by its zones, and
+ * whose table lookup (`lazy`, two array parameters) is written only where it is used.
+ */
+type Emitted = { sql: string; type: AudienceValueType; value?: string | number | boolean; country?: true; lazy?: () => string };
 
 export type AudienceSql = { ok: true; sql: string; params: unknown[] } | { ok: false; error: ConditionError };
 
@@ -43,9 +47,11 @@ export function compileAudienceRule(source: string, firstParam = 1): AudienceSql
     if (name === 'country') {
       const { zones, countries } = zoneCountries();
       return {
-        sql: `coalesce((SELECT z.country FROM unnest(${param(zones, 'text[]')}, ${param(countries, 'text[]')}) AS z (zone, country)
+        sql: '',
+        lazy: () => `coalesce((SELECT z.country FROM unnest(${param(zones, 'text[]')}, ${param(countries, 'text[]')}) AS z (zone, country)
                 WHERE z.zone = s.timezone LIMIT 1), '')`,
         type: 'string',
+        country: true,
       };
     }
     const dot = name.indexOf('.');
@@ -106,14 +112,15 @@ export function compileAudienceRule(source: string, firstParam = 1): AudienceSql
       if (type === 'number') return param(Number(literal) || 0, 'numeric');
       return param(typeof literal === 'string' ? literal !== '' : typeof literal === 'number' ? literal !== 0 : literal, 'boolean');
     }
-    if (value.type === type) return value.sql;
-    if (type === 'boolean') return value.type === 'string' ? `(${value.sql} <> '')` : `(${value.sql} <> 0)`;
+    const sql = value.lazy ? value.lazy() : value.sql;
+    if (value.type === type) return sql;
+    if (type === 'boolean') return value.type === 'string' ? `(${sql} <> '')` : `(${sql} <> 0)`;
     if (type === 'number') {
       return value.type === 'string'
-        ? `(CASE WHEN ${value.sql} ~ '^\\s*-?[0-9]+(\\.[0-9]+)?\\s*$' THEN trim(${value.sql})::numeric ELSE 0 END)`
-        : `(CASE WHEN ${value.sql} THEN 1 ELSE 0 END)`;
+        ? `(CASE WHEN ${sql} ~ '^\\s*-?[0-9]+(\\.[0-9]+)?\\s*$' THEN trim(${sql})::numeric ELSE 0 END)`
+        : `(CASE WHEN ${sql} THEN 1 ELSE 0 END)`;
     }
-    return value.type === 'number' ? `(${value.sql})::text` : `(CASE WHEN ${value.sql} THEN 'true' ELSE 'false' END)`;
+    return value.type === 'number' ? `(${sql})::text` : `(CASE WHEN ${sql} THEN 'true' ELSE 'false' END)`;
   }
 
   function emit(node: ConditionNode): Emitted {
@@ -157,6 +164,12 @@ export function compileAudienceRule(source: string, firstParam = 1): AudienceSql
           : 'string';
     if (type === 'boolean' && operator !== '==' && operator !== '!=') {
       throw conditionFailure('E_CONDITION_BOOLEAN_ORDER', node.column, { operator });
+    }
+    // country == "DE" as the subscriber's zone among Germany's: an index-friendly test, not a table lookup per row
+    const [variable, literal] = left.country ? [left, right] : [right, left];
+    if (variable.country && typeof literal.value === 'string' && literal.value !== '' && (operator === '==' || operator === '!=')) {
+      const inCountry = `coalesce(s.timezone = ANY(${param(zonesOfCountry(literal.value), 'text[]')}), false)`;
+      return operator === '==' ? `(${inCountry})` : `(NOT ${inCountry})`;
     }
     const sqlOperator = operator === '==' ? '=' : operator === '!=' ? '<>' : operator;
     // text in code-point order, as the browser compares strings, whatever the database's collation

@@ -264,3 +264,8 @@ export function zoneCountries(): { zones: string[]; countries: string[] } {
   }
   return { zones, countries };
 }
+
+/** The zones of one country (`DE` -> Europe/Berlin, Europe/Busingen); none for a code the table lacks. */
+export function zonesOfCountry(country: string): string[] {
+  return Object.hasOwn(ZONES_OF_COUNTRY, country) ? ZONES_OF_COUNTRY[country]!.split(' ') : [];
+}

@@ -27,6 +27,9 @@ describe('an audience rule compiled to SQL', () => {
     expect(rule.sql).not.toContain("x'");
     expect(rule.sql).not.toContain('plan');
     expect(rule.params).toEqual(['plan', "x' OR 1=1 --", 'de']);
+    // a country compared with a literal is read by that country's zones, with no lookup table in the query
+    const country = compileAudienceRule('country == "DE"');
+    expect(country.ok && country.params).toEqual([['Europe/Berlin', 'Europe/Busingen']]);
   });
 
   it('refuses what the browser-side language has and stored data has not, with the column', () => {
@@ -109,6 +112,9 @@ describe.each(backends)('audiences on $label', ({ open }) => {
     expect(await counted('timeZone == "Europe/Paris"')).toEqual([1, 1]);
     expect(await counted('country == "DE" or country == "AT"')).toEqual([3, 2]);
     expect(await counted('country == "IN"')).toEqual([1, 1]);
+    expect(await counted('country != "DE"')).toEqual([4, 4]);
+    expect(await counted('"AT" == country')).toEqual([1, 1]);
+    expect(await counted('country startsWith "D"')).toEqual([2, 1]);
     expect(await counted('tag.plan == "pro"')).toEqual([3, 2]);
     expect(await counted('tag.plan != "pro"')).toEqual([3, 3]);
     expect(await counted('tag.visits > 10')).toEqual([1, 1]);

@@ -45,7 +45,6 @@ export const CHUNK_BOUNDARY_PROPS = [
   '_triggerOptIn',
   '_triggerOptOut',
   '_fire',
-  '_tag',
   '_addToSegment',
   '_removeFromSegment',
   '_syncConsent',

@@ -1,11 +1,11 @@
 // The lifecycle chunk's side of one page view (push.js's second stage, runtime/chunks/lifecycle.ts): what only
 // some views need, started by the core (api.ts) with the core's services: the subscriber lifecycle with its
-// prompts and opt-in paths, the tags, the segment calls, the tracking consent's sync and the shop.
+// prompts and opt-in paths, the segment calls, the custom data refresh, the tracking consent's sync and the shop.
 import type { RuntimeServices } from './services.ts';
 import type { Notify } from './lifecycle.ts';
 import { startLifecycle } from './lifecycle.ts';
 import { syncAction } from './sync.ts';
-import { createTagger, refreshVisitorData } from './tags.ts';
+import { refreshVisitorData } from './tags.ts';
 import { addSubscriberToSegment, removeSubscriberFromSegment } from './segment-api.ts';
 import { startShop } from './shop.ts';
 import { guard } from './guard.ts';
@@ -21,7 +21,6 @@ export interface LifecycleRuntime {
   _triggerOptOut(): unknown;
   /** The prompt's trigger fired (watched by the core). */
   _fire(): void;
-  _tag(key: string, value: string): void;
   _addToSegment: SegmentCall;
   _removeFromSegment: SegmentCall;
   /** The tracking consent changed for a subscriber: the provider hears it (http-sync). */
@@ -31,7 +30,6 @@ export interface LifecycleRuntime {
 /** `coreTriggers`: the core watches the trigger events (and calls `_fire`); otherwise the lifecycle does. */
 export function startLifecycleRuntime(services: RuntimeServices, notify: Notify, coreTriggers: boolean): LifecycleRuntime {
   const lifecycle = startLifecycle(services, notify, coreTriggers);
-  const tagger = createTagger(services);
   const segmentCall =
     (fn: typeof addSubscriberToSegment): SegmentCall =>
     (name, callback) =>
@@ -45,7 +43,6 @@ export function startLifecycleRuntime(services: RuntimeServices, notify: Notify,
     _triggerOptIn: lifecycle._triggerOptIn,
     _triggerOptOut: lifecycle._triggerOptOut,
     _fire: lifecycle._fire,
-    _tag: (key, value) => tagger.tag(key, value),
     _addToSegment: segmentCall(addSubscriberToSegment),
     _removeFromSegment: segmentCall(removeSubscriberFromSegment),
     _syncConsent: () => syncAction(services, lifecycle._browser, 'http-sync'),

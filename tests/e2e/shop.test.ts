@@ -177,7 +177,8 @@ describe('online shop', () => {
         ],
       });
     await expect.poll(() => member('buyers')).toBe(true);
-    expect(await page.evaluate(() => localStorage.getItem('wingifySegment-buyers'))).toBe('1');
+    // the marker is stored when the join's reply reaches the page, just after the provider stored the membership
+    await expect.poll(() => page.evaluate(() => localStorage.getItem('wingifySegment-buyers'))).toBe('1');
     // the order, read by the buyer's order page, withdrew the cart reminder
     expect(await waitingReminders()).toEqual([]);
     await page.close();

@@ -213,6 +213,12 @@ describe('the packed push-kit, installed in a fresh project', () => {
       expect(await page.text()).toContain('<script async src="/push.js"></script>');
       const pushJs = await (await fetch(`${dev.site}/push.js`)).text();
       expect(pushJs).toContain(dev.provider);
+      // push.js's lifecycle chunk, built from the package's browser sources and served beside it
+      const chunk = /push\.lifecycle\.[0-9a-f]{10}\.js/.exec(pushJs)?.[0];
+      expect(chunk).toBeDefined();
+      const chunkReply = await fetch(`${dev.site}/${chunk}`);
+      expect(chunkReply.status).toBe(200);
+      expect(await chunkReply.text()).toContain('pushkitChunk');
       expect(await (await fetch(`${dev.provider}/health`)).json()).toEqual({ status: 'success', database: 'embedded', sites: 1 });
     } finally {
       expect(await dev.stop(), dev.output()).toBe(0);

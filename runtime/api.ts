@@ -51,6 +51,9 @@ export interface PushkitApi {
 /** `load`: the lifecycle chunk (push.js loads its file; unit tests hand the module in). */
 export function startRuntime(site: SiteModule, load: () => Promise<LifecycleChunk>): PushkitApi {
   const chunk = once(load);
+  /** Fetches the chunk when the page is idle after its load, so a prompt or a click does not wait for it. */
+  const prefetch = (): void =>
+    void afterLoad().then(() => (window.requestIdleCallback || setTimeout)(() => void chunk().catch(logSwallowed)));
   // a landing page opened from a notification the browser showed itself: the chunk reports the click
   if (new URLSearchParams(location.search).has(CLICK_PARAM)) void chunk().then((c) => c._landing(site), logSwallowed);
   const services = createServices(site, chunkTransport(chunk));
@@ -103,7 +106,11 @@ export function startRuntime(site: SiteModule, load: () => Promise<LifecycleChun
       const fromVisitor = byVisitor(event);
       via((r) => r._triggerOptIn(fromVisitor))();
     },
-    optInButton: guard((element: EventTarget) => element.addEventListener('click', api.triggerOptIn)),
+    // the chunk is fetched ahead: a browser keeps the click's activation for a short time only (Safari's shortest)
+    optInButton: guard((element: EventTarget) => {
+      element.addEventListener('click', api.triggerOptIn);
+      prefetch();
+    }),
     triggerOptOut: (): void => {
       // The opt-out holds at once (isOptedOut right after), as the page's own code may read it; the child window
       // asks the visitor first, on its own origin.
@@ -142,7 +149,7 @@ export function startRuntime(site: SiteModule, load: () => Promise<LifecycleChun
       coreTriggers = true;
       watchTriggers(site.triggers, () => void takeOver().then((r) => r._fire(), logSwallowed), services);
       // armed: fetched when the page is idle after its load, so the prompt shows without waiting for it
-      void afterLoad().then(() => (window.requestIdleCallback || setTimeout)(() => void chunk().catch(logSwallowed)));
+      prefetch();
     } else if (decision._capable) watchTriggers(site.triggers, undefined, services);
     return decision._capable;
   };

@@ -28,7 +28,7 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SHOTS = join(REPO, 'tests/artifacts/dashboard');
 const HASH = 'letters-compose-01';
 const SUBSCRIBERS = 3;
-/** The test device's endpoint on the fake push service: the page's push subscription (TESTING.md's page seam). */
+/** The test device's endpoint on the fake push service: the page's push subscription (docs/testing.md's page seam). */
 const DEVICE_PATH = '/push/test-device';
 /** axe-core, run inside the page (page.evaluate is not bound by the dashboard's script-src 'self'). */
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -110,7 +110,7 @@ beforeAll(async () => {
   browser = await launchPersistentChromium([], { viewport: { width: 1280, height: 900 } });
   await browser.context.grantPermissions(['notifications'], { origin: providerUrl });
   page = await browser.context.newPage();
-  // The page seam of TESTING.md: offline, Chromium's own subscribe never settles, so the dashboard's subscription
+  // The page seam of docs/testing.md: offline, Chromium's own subscribe never settles, so the dashboard's subscription
   // is one whose keys the test holds, on the fake push service; the worker and its registration are real.
   await page.addInitScript(
     ({ endpoint, p256dh, auth }) => {

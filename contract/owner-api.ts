@@ -243,6 +243,11 @@ export interface Campaign extends CampaignCounts {
   winnerNote: AbWinnerNote | null;
   /** The campaign this one sent again to those who did not click, or null. */
   resendOf: string | null;
+  /**
+   * Days after it was done that the campaign's delivery rows were pruned (its figures stay; what needs a row per
+   * subscriber, such as sending again to non-clickers, says "details pruned after N days"), or null.
+   */
+  prunedAfterDays?: number | null;
   /** The Topic header the campaign was sent with, when the owner chose one. */
   topic: string | null;
   /** The app badge number the campaign sets, or null. */

@@ -113,6 +113,11 @@ export const SERVER_ERRORS = {
     404,
     ({ param, id, site }) => `${param}: no campaign ${id} on ${onSite(site)}`,
   ),
+  E_CAMPAIGN_DETAILS_PRUNED: entry<{ id: string; days: number }>(
+    409,
+    ({ id, days }) =>
+      `id: campaign ${id}'s details pruned after ${days} days: who it was delivered to is no longer kept, so it cannot go again to those who did not click`,
+  ),
   E_CAMPAIGN_NOBODY_TO_RESEND: entry<{ id: string }>(
     409,
     ({ id }) => `id: campaign ${id} has nobody to send again to: everyone it was delivered to clicked, or is no longer subscribed`,

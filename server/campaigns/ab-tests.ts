@@ -8,6 +8,7 @@ import type { Queryable } from '../db/database.ts';
 import type { CampaignInput } from '../../contract/campaign-input.ts';
 import type { CampaignVariantFigures } from '../../contract/owner-api.ts';
 import type { LanguageTexts } from '../../contract/languages.ts';
+import { breakdownOf } from './delivery-breakdown.ts';
 
 /** Stores the variants and splits the campaign's deliveries: the test share by variant, the rest held for the winner. */
 export async function splitForTest(
@@ -60,21 +61,16 @@ export async function variantFigures(db: Queryable, campaignId: string): Promise
     url: string | null;
     icon: string | null;
     image: string | null;
-    recipients: string;
-    delivered: string;
-    clicked: string;
   }>(
-    `SELECT v.variant, v.title, v.body, v.texts, v.url, v.icon, v.image,
-       (SELECT count(*) FROM deliveries d WHERE d.campaign_id = v.campaign_id AND d.variant = v.variant) AS recipients,
-       (SELECT count(*) FROM deliveries d WHERE d.campaign_id = v.campaign_id AND d.variant = v.variant AND d.status = 'delivered') AS delivered,
-       (SELECT count(DISTINCT e.subscriber_id) FROM events e JOIN deliveries d ON d.campaign_id = e.campaign_id AND d.subscriber_id = e.subscriber_id
-         WHERE e.campaign_id = v.campaign_id AND e.kind = 'clicked' AND d.variant = v.variant) AS clicked
-     FROM campaign_variants v WHERE v.campaign_id = $1 ORDER BY v.variant`,
+    `SELECT v.variant, v.title, v.body, v.texts, v.url, v.icon, v.image FROM campaign_variants v WHERE v.campaign_id = $1 ORDER BY v.variant`,
     [campaignId],
   );
+  // folded (delivery-breakdown.ts): kept after subscribers are deleted and delivery rows pruned
+  const folded = await breakdownOf(db, campaignId, ['variant']);
   return rows.map((row) => {
-    const delivered = Number(row.delivered);
-    const clicked = Number(row.clicked);
+    const figures = folded.find((entry) => entry.variant === row.variant);
+    const delivered = figures?.delivered ?? 0;
+    const clicked = figures?.clicked ?? 0;
     return {
       variant: row.variant,
       title: row.title,
@@ -83,7 +79,7 @@ export async function variantFigures(db: Queryable, campaignId: string): Promise
       url: row.url,
       icon: row.icon,
       image: row.image,
-      recipients: Number(row.recipients),
+      recipients: figures?.recipients ?? 0,
       delivered,
       clicked,
       clickRate: delivered > 0 ? clicked / delivered : null,

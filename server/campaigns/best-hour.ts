@@ -8,6 +8,7 @@ import type { Queryable } from '../db/database.ts';
 import type { CampaignInput } from '../../contract/campaign-input.ts';
 import type { CampaignBestHourFigures, CampaignGroupFigures } from '../../contract/owner-api.ts';
 import { BEST_HOUR_LOOKBACK_DAYS, DEFAULT_BEST_HOUR_HOLDOUT } from '../../contract/campaign-limits.ts';
+import { breakdownOf } from './delivery-breakdown.ts';
 import { nextLocalTime, zoneOffsetMinutes, type SubscriberZone } from './local-time.ts';
 
 const HOUR_MS = 3_600_000;
@@ -160,20 +161,13 @@ async function scheduleBestHour(
 
 /** A best-hour campaign's two groups: clicked once per subscriber, click rate of those delivered. */
 export async function bestHourFigures(db: Queryable, campaignId: string, holdoutShare: number): Promise<CampaignBestHourFigures> {
-  const { rows } = await db.query<{ holdout: boolean; recipients: string; delivered: string; clicked: string }>(
-    `SELECT d.holdout, count(*) AS recipients, count(*) FILTER (WHERE d.status = 'delivered') AS delivered,
-       count(*) FILTER (WHERE d.status = 'delivered' AND k.subscriber_id IS NOT NULL) AS clicked
-     FROM deliveries d
-     LEFT JOIN (SELECT DISTINCT e.subscriber_id FROM events e WHERE e.campaign_id = $1 AND e.kind = 'clicked') k
-       ON k.subscriber_id = d.subscriber_id
-     WHERE d.campaign_id = $1 AND d.holdout IS NOT NULL GROUP BY 1`,
-    [campaignId],
-  );
+  // folded (delivery-breakdown.ts): kept after subscribers are deleted and delivery rows pruned
+  const rows = await breakdownOf(db, campaignId, ['holdout']);
   const group = (holdout: boolean): CampaignGroupFigures => {
     const row = rows.find((candidate) => candidate.holdout === holdout);
-    const delivered = Number(row?.delivered ?? 0);
-    const clicked = Number(row?.clicked ?? 0);
-    return { recipients: Number(row?.recipients ?? 0), delivered, clicked, clickRate: delivered > 0 ? clicked / delivered : null };
+    const delivered = row?.delivered ?? 0;
+    const clicked = row?.clicked ?? 0;
+    return { recipients: row?.recipients ?? 0, delivered, clicked, clickRate: delivered > 0 ? clicked / delivered : null };
   };
   return { holdoutShare, bestHour: group(false), holdout: group(true) };
 }

@@ -53,6 +53,11 @@ export function* campaignCsv(campaign: Campaign, figures: CampaignFigures): Gene
   }
   for (const language of campaign.byLanguage ?? []) yield row('language', language.language, { ...language, sent: null, shown: null });
   for (const browser of figures.byBrowser) yield row('browser', browser.key, browser);
+  // the figures above are folded and stay; rows per subscriber are not kept after the reporting window
+  const pruned = campaign.prunedAfterDays;
+  if (pruned !== null && pruned !== undefined) {
+    yield line(['note', `details pruned after ${pruned} days`, null, null, null, null, null, null, null, null]);
+  }
   for (const rate of Object.keys(RATE_DEFINITIONS) as (keyof CampaignRates)[]) {
     yield line(['definition', RATE_NAMES[rate], null, null, null, null, null, null, null, RATE_DEFINITIONS[rate]]);
   }

@@ -1,8 +1,11 @@
 // A campaign's page: its figures over time (deliveries that went, first reports of shown and clicked per
 // subscriber, by hour or by day), by browser and by A/B variant (the test share), each with what was sent,
-// delivered, shown and clicked so the three rates (contract/campaign-report.ts) can be read from them.
+// delivered, shown and clicked so the three rates (contract/campaign-report.ts) can be read from them. All are
+// read from the folded breakdown (delivery-breakdown.ts): they stay after subscribers are deleted and after the
+// campaign's delivery rows are pruned.
 import type { Queryable } from '../db/database.ts';
 import type { CampaignBreakdownRow, CampaignFigures, CampaignTimePoint } from '../../contract/campaign-report.ts';
+import { breakdownOf, hourlyOf, type BreakdownFigures } from './delivery-breakdown.ts';
 
 /** The most steps a timeline carries (a campaign spread over months is shown by day up to this). */
 const MAX_STEPS = 400;
@@ -12,22 +15,44 @@ const DAY_MS = 24 * HOUR_MS;
 export async function campaignFigures(db: Queryable, campaignId: string): Promise<CampaignFigures> {
   const [timeline, byBrowser, byVariant] = await Promise.all([
     timelineOf(db, campaignId),
-    breakdown(db, campaignId, `coalesce(nullif(s.browser_type, ''), 'unknown')`, 'TRUE'),
-    breakdown(db, campaignId, 'd.variant::text', 'd.variant IS NOT NULL'),
+    breakdownOf(db, campaignId, ['browser']),
+    breakdownOf(db, campaignId, ['variant']),
   ]);
-  return { ...timeline, byBrowser, byVariant: byVariant.sort((a, b) => Number(a.key) - Number(b.key)) };
+  return {
+    ...timeline,
+    byBrowser: [
+      ...byBrowser
+        .reduce((merged, row) => {
+          // no browser stored (or an empty one) reads "unknown"
+          const key = row.browser || 'unknown';
+          const into = merged.get(key);
+          merged.set(key, into ? add(into, row) : { key, ...figuresOf(row) });
+          return merged;
+        }, new Map<string, CampaignBreakdownRow>())
+        .values(),
+    ].sort((a, b) => b.recipients - a.recipients || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
+    byVariant: byVariant
+      .filter((row) => row.variant !== null)
+      .map((row) => ({ key: String(row.variant), ...figuresOf(row) }))
+      .sort((a, b) => Number(a.key) - Number(b.key)),
+  };
 }
 
+const figuresOf = ({ recipients, sent, delivered, shown, clicked }: BreakdownFigures) => ({ recipients, sent, delivered, shown, clicked });
+const add = (into: CampaignBreakdownRow, row: BreakdownFigures): CampaignBreakdownRow => ({
+  key: into.key,
+  recipients: into.recipients + row.recipients,
+  sent: into.sent + row.sent,
+  delivered: into.delivered + row.delivered,
+  shown: into.shown + row.shown,
+  clicked: into.clicked + row.clicked,
+});
+
+/** Deliveries, first shown and first clicked reports by hour (folded), or by day over more than two days. */
 async function timelineOf(db: Queryable, campaignId: string): Promise<Pick<CampaignFigures, 'step' | 'timeline'>> {
-  const { rows } = await db.query<{ at: Date; kind: 'delivered' | 'shown' | 'clicked' }>(
-    `SELECT d.updated_at AS at, 'delivered' AS kind FROM deliveries d WHERE d.campaign_id = $1 AND d.status = 'delivered'
-     UNION ALL
-     SELECT min(e.created_at), e.kind FROM events e WHERE e.campaign_id = $1 AND e.kind IN ('shown', 'clicked')
-       GROUP BY coalesce(e.subscriber_id, e.id::text), e.kind`,
-    [campaignId],
-  );
+  const rows = await hourlyOf(db, campaignId);
   if (rows.length === 0) return { step: 'hour', timeline: [] };
-  const times = rows.map((row) => new Date(row.at).getTime());
+  const times = rows.map((row) => row.hour.getTime());
   const first = Math.min(...times);
   const last = Math.max(...times);
   const step = last - first <= 2 * DAY_MS ? 'hour' : 'day';
@@ -42,32 +67,7 @@ async function timelineOf(db: Queryable, campaignId: string): Promise<Pick<Campa
   }));
   rows.forEach((row, index) => {
     const point = points[Math.min(count - 1, Math.floor((times[index]! - start) / size))]!;
-    point[row.kind] += 1;
+    point[row.kind] += row.count;
   });
   return { step, timeline: points };
-}
-
-/** The campaign's deliveries grouped by `key` (SQL over deliveries d and subscribers s), those matching `where`. */
-async function breakdown(db: Queryable, campaignId: string, key: string, where: string): Promise<CampaignBreakdownRow[]> {
-  const { rows } = await db.query<Record<keyof CampaignBreakdownRow, string>>(
-    `SELECT ${key} AS key, count(*) AS recipients,
-       count(*) FILTER (WHERE d.status IN ('delivered', 'failed', 'expired')) AS sent,
-       count(*) FILTER (WHERE d.status = 'delivered') AS delivered,
-       count(r.shown) AS shown, count(r.clicked) AS clicked
-     FROM deliveries d LEFT JOIN subscribers s ON s.id = d.subscriber_id
-     LEFT JOIN (SELECT e.subscriber_id, bool_or(e.kind = 'shown') OR NULL AS shown, bool_or(e.kind = 'clicked') OR NULL AS clicked
-                FROM events e WHERE e.campaign_id = $1 AND e.kind IN ('shown', 'clicked') AND e.subscriber_id IS NOT NULL
-                GROUP BY e.subscriber_id) r ON r.subscriber_id = d.subscriber_id
-     WHERE d.campaign_id = $1 AND ${where}
-     GROUP BY 1 ORDER BY count(*) DESC, 1`,
-    [campaignId],
-  );
-  return rows.map((row) => ({
-    key: String(row.key),
-    recipients: Number(row.recipients),
-    sent: Number(row.sent),
-    delivered: Number(row.delivered),
-    shown: Number(row.shown),
-    clicked: Number(row.clicked),
-  }));
 }

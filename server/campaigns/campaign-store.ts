@@ -13,6 +13,7 @@ import type { CurrencyAmount } from '../../contract/shop-order.ts';
 import { splitForTest, variantFigures } from './ab-tests.ts';
 import { campaignFailures } from './delivery-failures.ts';
 import { deliveryCountsSql } from './delivery-counts.ts';
+import { breakdownOf, reportCountsSql } from './delivery-breakdown.ts';
 import { creationChunk, firstChunkSql, writeRemainingChunks, type RemainingChunks } from './chunked-creation.ts';
 import { NO_CAMPAIGN_FILTER, type CampaignFilter } from './campaign-search.ts';
 import { bestHourFigures, setCampaignTiming } from './best-hour.ts';
@@ -171,6 +172,7 @@ interface CampaignRow {
   test_delivered_at: Date | null;
   winner_note: AbWinnerNote | null;
   resend_of: string | null;
+  pruned_after_days: number | null;
   shown: string;
   clicked: string;
   closed: string;
@@ -186,12 +188,9 @@ interface CampaignRow {
 }
 
 const CAMPAIGN_SELECT = `
-  SELECT c.*, n.*,
+  SELECT c.*, n.*, r.*,
     (SELECT min(d.next_attempt_at) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending') AS next_due_at,
     (SELECT max(d.next_attempt_at) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending') AS last_due_at,
-    (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'shown') AS shown,
-    (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'clicked') AS clicked,
-    (SELECT count(DISTINCT coalesce(e.subscriber_id, e.id::text)) FROM events e WHERE e.campaign_id = c.id AND e.kind = 'closed') AS closed,
     (SELECT count(*) FROM events e WHERE e.campaign_id = c.id AND e.kind IN ('shown', 'clicked', 'closed') AND e.detail->>'proof' = 'token') AS reports_with_token,
     (SELECT count(*) FROM events e WHERE e.campaign_id = c.id AND e.kind IN ('shown', 'clicked', 'closed') AND e.detail->>'proof' = 'endpoint') AS reports_with_endpoint,
     (SELECT count(DISTINCT o.order_id) FROM shop_orders o
@@ -202,7 +201,8 @@ const CAMPAIGN_SELECT = `
     ) AS conversions,
     ${CAMPAIGN_REVENUE} AS revenue
   -- the figures by status: kept when delivery rows go (an erased subscriber, the reporting window)
-  FROM campaigns c CROSS JOIN LATERAL ${deliveryCountsSql('c.id')} n`;
+  -- and subscribers' first reports (shown, clicked, closed): kept when a subscriber and their events go
+  FROM campaigns c CROSS JOIN LATERAL ${deliveryCountsSql('c.id')} n CROSS JOIN LATERAL ${reportCountsSql('c.id')} r`;
 
 /** Hours after a click in which the subscriber's shop order is the campaign's conversion, unless the site says. */
 export const DEFAULT_CONVERSION_WINDOW_HOURS = 72;
@@ -250,6 +250,7 @@ function summary(row: CampaignRow): Campaign {
     testDeliveredAt: row.test_delivered_at ? new Date(row.test_delivered_at).toISOString() : null,
     winnerNote: row.winner_note,
     resendOf: row.resend_of === null ? null : String(row.resend_of),
+    prunedAfterDays: row.pruned_after_days,
     shown: Number(row.shown),
     clicked: Number(row.clicked),
     closed: Number(row.closed),
@@ -341,22 +342,12 @@ async function languageFigures(
   variants: CampaignVariantFigures[],
 ): Promise<CampaignLanguageFigures[] | undefined> {
   if (Object.keys(texts).length === 0 && !variants.some((variant) => variant.texts)) return undefined;
-  const { rows } = await db.query<{
-    language: string | null;
-    variant: number | null;
-    recipients: string;
-    delivered: string;
-    clicked: string;
-  }>(
-    `SELECT s.language, coalesce(d.variant, c.winner_variant) AS variant, count(*) AS recipients,
-       count(*) FILTER (WHERE d.status = 'delivered') AS delivered, count(k.subscriber_id) AS clicked
-     FROM deliveries d JOIN campaigns c ON c.id = d.campaign_id
-     LEFT JOIN subscribers s ON s.id = d.subscriber_id
-     LEFT JOIN (SELECT DISTINCT e.subscriber_id FROM events e WHERE e.campaign_id = $1 AND e.kind = 'clicked') k
-       ON k.subscriber_id = d.subscriber_id
-     WHERE d.campaign_id = $1 GROUP BY 1, 2`,
-    [campaignId],
-  );
+  // folded (delivery-breakdown.ts): kept after subscribers are deleted and delivery rows pruned
+  const [rows, winner] = await Promise.all([
+    breakdownOf(db, campaignId, ['language', 'variant']),
+    db.query<{ winner_variant: number | null }>('SELECT winner_variant FROM campaigns WHERE id = $1', [campaignId]),
+  ]);
+  const winnerVariant = winner.rows[0]?.winner_variant ?? null;
   const figures = new Map<string, CampaignLanguageFigures>();
   const entry = (language: string) => {
     let found = figures.get(language);
@@ -366,11 +357,13 @@ async function languageFigures(
   entry(DEFAULT_LANGUAGE);
   for (const language of Object.keys(texts)) entry(language);
   for (const row of rows) {
-    const variantTexts = row.variant === null ? undefined : variants.find((variant) => variant.variant === row.variant)?.texts;
+    // the rest of an A/B test got the winner
+    const variant = row.variant ?? winnerVariant;
+    const variantTexts = variant === null ? undefined : variants.find((entry) => entry.variant === variant)?.texts;
     const figure = entry(bestLanguage(variantTexts ?? texts, row.language) ?? DEFAULT_LANGUAGE);
-    figure.recipients += Number(row.recipients);
-    figure.delivered += Number(row.delivered);
-    figure.clicked += Number(row.clicked);
+    figure.recipients += row.recipients;
+    figure.delivered += row.delivered;
+    figure.clicked += row.clicked;
   }
   return [...figures.values()];
 }

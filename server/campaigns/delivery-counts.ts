@@ -4,6 +4,7 @@
 // campaign's figures sums its deltas (an index range, not its delivery rows); folding replaces the deltas of a
 // campaign by one row per status.
 import type { Queryable } from '../db/database.ts';
+import { foldDeliveryBreakdown } from './delivery-breakdown.ts';
 
 /**
  * SQL of one row of a campaign's counts by status (recipients, pending, delivered, failed, expired, capped,
@@ -21,7 +22,7 @@ export function deliveryCountsSql(idSql: string): string {
 }
 
 /**
- * Folds a campaign's deltas into one row per status (zero ones dropped). Deltas written meanwhile by other
+ * Folds a campaign's deltas into one row per status (zero ones dropped), and its breakdown's (delivery-breakdown.ts). Deltas written meanwhile by other
  * transactions are not in this statement's snapshot: they stay, and are folded next time.
  */
 export async function foldDeliveryCounts(db: Queryable, campaignId: string): Promise<void> {
@@ -31,4 +32,5 @@ export async function foldDeliveryCounts(db: Queryable, campaignId: string): Pro
      SELECT $1, status, sum(count) FROM folded GROUP BY status HAVING sum(count) <> 0`,
     [campaignId],
   );
+  await foldDeliveryBreakdown(db, campaignId);
 }

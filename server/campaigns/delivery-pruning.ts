@@ -30,6 +30,8 @@ export async function pruneDeliveries(db: Queryable, days: number, batch = PRUNE
   );
   let deleted = 0;
   for (const { id } of campaigns) {
+    // what needs the rows (resend to non-clickers) says they were pruned, and after how many days
+    await db.query('UPDATE campaigns SET pruned_after_days = $2 WHERE id = $1', [id, days]);
     for (;;) {
       const { rows } = await db.query<{ count: number }>(
         `WITH gone AS (DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE campaign_id = $1 LIMIT $2) RETURNING 1)

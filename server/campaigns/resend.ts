@@ -18,6 +18,10 @@ export async function resendToNonClickers(db: Database, site: HostedSite, id: st
       [site.hash, id],
     );
     if (!rows[0]) throw new ServerError('E_CAMPAIGN_UNKNOWN', { param: 'id', id, site: site.name });
+    // who it was delivered to went with its delivery rows after the reporting window: say so, not "nobody"
+    const pruned = await tx.query<{ days: number | null }>('SELECT pruned_after_days AS days FROM campaigns WHERE id = $1', [id]);
+    const days = pruned.rows[0]?.days;
+    if (days !== null && days !== undefined) throw new ServerError('E_CAMPAIGN_DETAILS_PRUNED', { id, days });
     const campaignId = String(rows[0].id);
     const inserted = await tx.query<{ recipients: number }>(
       `WITH inserted AS (

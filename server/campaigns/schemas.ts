@@ -112,6 +112,7 @@ const campaign = z.object(
     testDeliveredAt: isoTime.nullable(),
     winnerNote: z.enum(AB_WINNER_NOTES).nullable(),
     resendOf: z.string().nullable(),
+    prunedAfterDays: z.int().nullable().optional(),
     topic: z.string().nullable(),
     appBadge: z.int().nullable(),
     segment: z.string().nullable(),

@@ -661,4 +661,80 @@ export const MIGRATIONS: Migration[] = [
       `ALTER TABLE campaigns ADD COLUMN creating boolean NOT NULL DEFAULT false`,
     ],
   },
+  {
+    version: 33,
+    name: "a campaign's figures by variant, group, language, browser and hour, kept apart from its rows",
+    statements: [
+      // What the campaign page and its CSV break down (server/campaigns/delivery-breakdown.ts), as deltas like
+      // delivery_counts: a delivery's result (a status other than pending) and a subscriber's first report of a
+      // kind (shown, clicked, closed), by the delivery's A/B variant and held-out group, the subscriber's stored
+      // language and browser, and the hour (UTC) it happened. Written by statement triggers when it happens and
+      // never taken off: deleting a subscriber (their rows and events go) or pruning a campaign's delivery rows
+      // after the reporting window leaves the figures. Pending deliveries are counted from their rows.
+      `CREATE TABLE delivery_breakdown (
+        campaign_id bigint NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+        kind text NOT NULL,
+        variant smallint,
+        holdout boolean,
+        language text,
+        browser text,
+        hour timestamptz NOT NULL,
+        count bigint NOT NULL
+      )`,
+      `CREATE INDEX delivery_breakdown_campaign ON delivery_breakdown (campaign_id)`,
+      // A campaign whose delivery rows were pruned, and after how many days (what needs them says so).
+      `ALTER TABLE campaigns ADD COLUMN pruned_after_days integer`,
+      `CREATE OR REPLACE FUNCTION delivery_counts_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         INSERT INTO delivery_counts (campaign_id, status, count) SELECT campaign_id, status, count(*) FROM added GROUP BY 1, 2;
+         INSERT INTO delivery_breakdown (campaign_id, kind, variant, holdout, language, browser, hour, count)
+         SELECT a.campaign_id, a.status, a.variant, a.holdout, s.language, s.browser_type, to_timestamp(floor(extract(epoch FROM a.updated_at) / 3600) * 3600), count(*)
+         FROM added a LEFT JOIN subscribers s ON s.id = a.subscriber_id WHERE a.status <> 'pending' GROUP BY 1, 2, 3, 4, 5, 6, 7;
+         RETURN NULL;
+       END $$`,
+      `CREATE OR REPLACE FUNCTION delivery_counts_update() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         INSERT INTO delivery_counts (campaign_id, status, count)
+         SELECT campaign_id, status, sum(delta) FROM (
+           SELECT n.campaign_id, n.status, 1 AS delta FROM changed n JOIN previous o ON o.id = n.id WHERE o.status <> n.status
+           UNION ALL
+           SELECT o.campaign_id, o.status, -1 FROM changed n JOIN previous o ON o.id = n.id WHERE o.status <> n.status
+         ) moved GROUP BY 1, 2;
+         INSERT INTO delivery_breakdown (campaign_id, kind, variant, holdout, language, browser, hour, count)
+         SELECT m.campaign_id, m.status, m.variant, m.holdout, s.language, s.browser_type, m.hour, sum(m.delta) FROM (
+           SELECT n.campaign_id, n.subscriber_id, n.status, n.variant, n.holdout, to_timestamp(floor(extract(epoch FROM n.updated_at) / 3600) * 3600) AS hour, 1 AS delta
+           FROM changed n JOIN previous o ON o.id = n.id WHERE o.status <> n.status AND n.status <> 'pending'
+           UNION ALL
+           SELECT o.campaign_id, o.subscriber_id, o.status, o.variant, o.holdout, to_timestamp(floor(extract(epoch FROM o.updated_at) / 3600) * 3600), -1
+           FROM changed n JOIN previous o ON o.id = n.id WHERE o.status <> n.status AND o.status <> 'pending'
+         ) m LEFT JOIN subscribers s ON s.id = m.subscriber_id GROUP BY 1, 2, 3, 4, 5, 6, 7;
+         RETURN NULL;
+       END $$`,
+      // a subscriber's first report of a kind for a campaign (a report without a subscriber counts each time)
+      `CREATE FUNCTION delivery_breakdown_reports() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         INSERT INTO delivery_breakdown (campaign_id, kind, variant, holdout, language, browser, hour, count)
+         SELECT a.campaign_id, a.kind, d.variant, d.holdout, s.language, s.browser_type, to_timestamp(floor(extract(epoch FROM a.created_at) / 3600) * 3600), count(*)
+         FROM added a LEFT JOIN deliveries d ON d.campaign_id = a.campaign_id AND d.subscriber_id = a.subscriber_id
+         LEFT JOIN subscribers s ON s.id = a.subscriber_id
+         WHERE a.kind IN ('shown', 'clicked', 'closed') AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = a.campaign_id)
+           AND (a.subscriber_id IS NULL OR NOT EXISTS (SELECT 1 FROM events o WHERE o.subscriber_id = a.subscriber_id
+             AND o.campaign_id = a.campaign_id AND o.kind = a.kind AND o.id < a.id))
+         GROUP BY 1, 2, 3, 4, 5, 6, 7;
+         RETURN NULL;
+       END $$`,
+      `CREATE TRIGGER events_counted_insert AFTER INSERT ON events REFERENCING NEW TABLE AS added
+       FOR EACH STATEMENT EXECUTE FUNCTION delivery_breakdown_reports()`,
+      `INSERT INTO delivery_breakdown (campaign_id, kind, variant, holdout, language, browser, hour, count)
+       SELECT d.campaign_id, d.status, d.variant, d.holdout, s.language, s.browser_type, to_timestamp(floor(extract(epoch FROM d.updated_at) / 3600) * 3600), count(*)
+       FROM deliveries d LEFT JOIN subscribers s ON s.id = d.subscriber_id WHERE d.status <> 'pending' GROUP BY 1, 2, 3, 4, 5, 6, 7`,
+      `INSERT INTO delivery_breakdown (campaign_id, kind, variant, holdout, language, browser, hour, count)
+       SELECT a.campaign_id, a.kind, d.variant, d.holdout, s.language, s.browser_type, to_timestamp(floor(extract(epoch FROM a.created_at) / 3600) * 3600), count(*)
+       FROM (SELECT DISTINCT ON (e.campaign_id, e.kind, coalesce(e.subscriber_id, e.id::text)) e.* FROM events e
+             WHERE e.kind IN ('shown', 'clicked', 'closed') AND e.campaign_id IN (SELECT id FROM campaigns)
+             ORDER BY e.campaign_id, e.kind, coalesce(e.subscriber_id, e.id::text), e.id) a
+       LEFT JOIN deliveries d ON d.campaign_id = a.campaign_id AND d.subscriber_id = a.subscriber_id
+       LEFT JOIN subscribers s ON s.id = a.subscriber_id GROUP BY 1, 2, 3, 4, 5, 6, 7`,
+    ],
+  },
 ];

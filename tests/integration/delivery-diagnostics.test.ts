@@ -9,6 +9,7 @@ import { DELIVERY_FAILURES_DOCS } from '../../contract/delivery-failures.ts';
 import { freePort } from '../support/ports.ts';
 import { useProviderHarness } from '../support/provider-harness.ts';
 import { pruneDeliveries } from '../../server/campaigns/index.ts';
+import { SITE_HASH, SITE_ORIGIN } from '../support/server.ts';
 
 const refusedPort = await freePort();
 const refusedOrigin = `https://127.0.0.1:${refusedPort}`;
@@ -176,5 +177,80 @@ describe('figures that stay right', () => {
     expect(statements.length).toBeGreaterThanOrEqual(Math.ceil((audience - 2) / 2));
     const paths = harness.service.requests.filter((request) => request.path.startsWith('/chunks/')).map((request) => request.path);
     expect(paths.sort()).toEqual(['/chunks/0', '/chunks/1', '/chunks/2']);
+  });
+});
+
+describe('breakdowns that stay', () => {
+  it('A/B, language and best-hour campaigns keep every breakdown after a deletion and after pruning', async () => {
+    // only these four: by language and browser; one of them is deleted after the campaigns
+    await harness.db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
+    const who = [
+      ['en-US', 'chrome'],
+      ['de-DE', 'firefox'],
+      ['de-DE', 'chrome'],
+      ['fr-FR', 'safari'],
+    ].map(([userLanguage, browserType], index) => harness.subscribe({ path: `/stay/${index}`, fields: { userLanguage, browserType } }));
+    const [, , gone] = await Promise.all(who);
+    const report = (push: { body: Buffer }, event: string) =>
+      harness.app.inject({
+        method: 'POST',
+        url: '/notificationEvent',
+        headers: { 'content-type': 'text/plain', origin: SITE_ORIGIN },
+        payload: JSON.stringify({ hash: SITE_HASH, click: harness.messageOf(push as never).notification.data!.click, event }),
+      });
+    const send = async (payload: object) => {
+      const created = await harness.owner('POST', '/campaigns', { title: 'Stay', body: 'Kept', ...payload });
+      expect(created.statusCode, created.body).toBe(201);
+      const { campaignId } = created.json() as { campaignId: string };
+      harness.clock.advance(25 * 3_600_000); // the best-hour group's hour has come
+      await harness.campaigns.tick();
+      await harness.campaigns.idle();
+      // everyone reports it shown; the one to be deleted and the first subscriber click
+      for (const [index, path] of ['/stay/0', '/stay/1', '/stay/2', '/stay/3'].entries()) {
+        const push = harness.deliveries(path).at(-1)!;
+        expect((await report(push, 'shown')).statusCode).toBe(200);
+        if (index === 0 || index === 2) expect((await report(push, 'clicked')).statusCode).toBe(200);
+      }
+      return campaignId;
+    };
+    const ab = await send({ variants: [{ title: 'A' }, { title: 'B' }], testFraction: 0.95, winnerAfterMinutes: 60 });
+    const languages = await send({ texts: { de: { title: 'Bleibt', body: 'Behalten' }, fr: { title: 'Reste', body: 'Gardé' } } });
+    const bestHour = await send({ deliverAt: 'best-hour', bestHourHoldout: 0.5 });
+    const figures = async (id: string) => {
+      const { campaign } = (await harness.owner('GET', `/campaigns/${id}`)).json() as { campaign: Campaign };
+      const { variants, byLanguage, bestHour, recipients, delivered, shown, clicked } = campaign;
+      const page = (await harness.owner('GET', `/campaigns/${id}/figures`)).json() as object;
+      const csv = (await harness.owner('GET', `/campaigns/${id}/results.csv`)).body.split('\n').filter((line) => !line.startsWith('note,'));
+      return { variants, byLanguage, bestHour, recipients, delivered, shown, clicked, page, csv };
+    };
+    const before = await Promise.all([ab, languages, bestHour].map(figures));
+    // what the figures hold: per variant, per language, per browser, the held-out group, over time
+    expect(before[0]!.variants.map((variant) => variant.recipients)).toEqual([2, 2]);
+    expect(before[0]!.variants.reduce((sum, variant) => sum + variant.clicked, 0)).toBe(2);
+    expect(before[1]!.byLanguage).toEqual(
+      expect.arrayContaining([
+        { language: 'de', recipients: 2, delivered: 2, clicked: 1 },
+        { language: 'fr', recipients: 1, delivered: 1, clicked: 0 },
+      ]),
+    );
+    expect(before[1]!.page).toMatchObject({
+      byBrowser: expect.arrayContaining([{ key: 'chrome', recipients: 2, sent: 2, delivered: 2, shown: 2, clicked: 2 }]),
+    });
+    expect(before[2]!.bestHour).toMatchObject({ bestHour: { recipients: 2, delivered: 2 }, holdout: { recipients: 2, delivered: 2 } });
+    const timeline = (before[2]!.page as { timeline: { delivered: number; clicked: number }[] }).timeline;
+    expect(timeline.reduce((sum, point) => sum + point.delivered, 0)).toBe(4);
+    expect(timeline.reduce((sum, point) => sum + point.clicked, 0)).toBe(2);
+
+    expect((await harness.owner('DELETE', `/subscribers/${gone.id}`)).statusCode).toBe(200);
+    expect(await Promise.all([ab, languages, bestHour].map(figures))).toEqual(before);
+    expect(await pruneDeliveries(harness.db, 0)).toBeGreaterThan(0);
+    expect(await Promise.all([ab, languages, bestHour].map(figures))).toEqual(before);
+    // what needs a row per subscriber says the rows are gone, not "nobody"
+    const { campaign } = (await harness.owner('GET', `/campaigns/${ab}`)).json() as { campaign: Campaign };
+    expect(campaign.prunedAfterDays).toBe(0);
+    expect((await harness.owner('GET', `/campaigns/${ab}/results.csv`)).body).toContain('note,details pruned after 0 days');
+    const resent = await harness.owner('POST', `/campaigns/${ab}/resend`);
+    expect(resent.statusCode).toBe(409);
+    expect(resent.json()).toMatchObject({ message: expect.stringContaining('details pruned after 0 days') });
   });
 });

@@ -113,6 +113,10 @@ export function CampaignPage(props: { api: SiteApi; onError(error: unknown): str
             <a href={`#/campaigns/${encodeURIComponent(shown.resendOf)}`}>campaign {shown.resendOf}</a>.
           </>
         )}
+        {shown.prunedAfterDays != null && (
+          // its figures stay; who it went to (needed to send again to non-clickers) does not
+          <> Details pruned after {shown.prunedAfterDays} days: its figures stay, who it went to is not kept.</>
+        )}
       </p>
 
       <div className="buttons campaign-actions">
@@ -131,7 +135,7 @@ export function CampaignPage(props: { api: SiteApi; onError(error: unknown): str
             Duplicate
           </a>
         )}
-        {props.canEdit && shown.delivered > 0 && confirming !== 'resend' && (
+        {props.canEdit && shown.delivered > 0 && shown.prunedAfterDays == null && confirming !== 'resend' && (
           <button type="button" className="secondary" disabled={busy} onClick={() => setConfirming('resend')}>
             Send again to those who did not click
           </button>

@@ -11,6 +11,7 @@ import { signingKeys } from '../keys/index.ts';
 import { systemClock } from '../clock.ts';
 import { CLAIM_LEASE_SECONDS } from './database-delivery-store.ts';
 import { campaignFailures } from './delivery-failures.ts';
+import { resumeCreation } from './chunked-creation.ts';
 import { failureGroupLine } from '../../contract/delivery-failures.ts';
 
 const RETRY_UNAVAILABLE_MS = 5000;
@@ -94,6 +95,8 @@ export class CampaignQueue {
 
   /** Campaigns with deliveries still pending, oldest first; automated messages are the automation runner's. */
   async resumeUnfinished(): Promise<number> {
+    // a campaign a stopped provider left half-created is written to the end first, then goes with the rest
+    await resumeCreation(this.db, this.options.log ?? ((line: string) => console.log(line)));
     const { rows } = await this.db.query<{ id: string; site_hash: string }>(
       `SELECT c.id, c.site_hash FROM campaigns c
        WHERE c.status <> 'done' AND c.automation IS NULL AND NOT c.creating AND EXISTS (SELECT 1 FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending')

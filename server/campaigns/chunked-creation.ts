@@ -3,9 +3,11 @@
 // chunk is one statement of its own, from the last subscriber id written; the mark goes when the last chunk is
 // in. The scheduler and a provider's start leave a campaign that is being created alone, so no transaction spans
 // a million rows and nothing is sent before the audience is complete. A/B tests and local-time campaigns, whose
-// split and due times are set over all their rows, are still written in one transaction.
+// split and due times are set over all their rows, are still written in one transaction. A provider that stopped
+// mid-creation finishes writing it at its next start (resumeCreation), from where it was, and it goes.
 import type { Queryable } from '../db/database.ts';
 import type { CampaignInput } from '../../contract/campaign-input.ts';
+import { audienceQuery } from './audience.ts';
 
 /** Delivery rows per chunk: about 1 s of writing on a small machine (PUSHKIT_CREATION_CHUNK sets another). */
 export function creationChunk(): number {
@@ -65,4 +67,42 @@ export async function writeRemainingChunks(db: Queryable, rest: RemainingChunks)
   }
   await db.query('UPDATE campaigns SET creating = false WHERE id = $1', [campaignId]);
   return written;
+}
+
+/**
+ * Finishes the campaigns a stopped provider left being created: their audience (everyone, a segment, an audience
+ * rule or one subscriber, as stored) after the last subscriber written, due when their first rows were. One
+ * whose audience is gone goes to the rows it has. Resolves with the campaigns finished.
+ */
+export async function resumeCreation(db: Queryable, log: (line: string) => void = () => undefined): Promise<string[]> {
+  const { rows } = await db.query<{
+    id: string;
+    site_hash: string;
+    segment_sid: string | null;
+    subscriber_id: string | null;
+    audience_id: string | null;
+    due: Date | null;
+  }>(
+    `SELECT c.id, c.site_hash, c.segment_sid, c.subscriber_id, c.audience_id,
+       coalesce((SELECT min(d.next_attempt_at) FROM deliveries d WHERE d.campaign_id = c.id), c.send_at, c.created_at) AS due
+     FROM campaigns c WHERE c.creating ORDER BY c.id`,
+  );
+  const finished: string[] = [];
+  for (const row of rows) {
+    const campaignId = String(row.id);
+    try {
+      const audience = await audienceQuery(
+        db,
+        row.site_hash,
+        { segment: row.segment_sid ?? undefined, subscriberId: row.subscriber_id ?? undefined, audience: row.audience_id ?? undefined },
+        2,
+      );
+      await writeRemainingChunks(db, { campaignId, audience, due: new Date(row.due ?? Date.now()).toISOString() });
+    } catch (error) {
+      log(`campaign ${campaignId}: its audience could not be read again (${(error as Error).message}); it goes to those written`);
+      await db.query('UPDATE campaigns SET creating = false WHERE id = $1', [campaignId]);
+    }
+    finished.push(campaignId);
+  }
+  return finished;
 }

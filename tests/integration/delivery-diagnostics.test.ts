@@ -253,4 +253,32 @@ describe('breakdowns that stay', () => {
     expect(resent.statusCode).toBe(409);
     expect(resent.json()).toMatchObject({ message: expect.stringContaining('details pruned after 0 days') });
   });
+
+  it('finishes creating a campaign a stopped provider left half-written, and sends it', async () => {
+    await harness.db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
+    for (let index = 0; index < 5; index += 1) await harness.subscribe({ path: `/resume/${index}` });
+    const query = harness.db.query.bind(harness.db);
+    process.env.PUSHKIT_CREATION_CHUNK = '2';
+    // the provider dies after the first chunk: the next statement writing rows never comes back
+    harness.db.query = ((sql: string, params?: unknown[]) =>
+      /^\s*WITH chunk AS/.test(sql) ? Promise.reject(new Error('provider stopped')) : query(sql, params)) as typeof harness.db.query;
+    try {
+      const created = await harness.owner('POST', '/campaigns', { title: 'Resumed', body: 'Half written' });
+      expect(created.statusCode).toBe(500);
+    } finally {
+      harness.db.query = query;
+    }
+    const { rows } = await harness.db.query<{ id: string }>(`SELECT id FROM campaigns WHERE creating AND title = 'Resumed'`);
+    expect(rows).toHaveLength(1);
+    try {
+      await harness.stop();
+      await harness.start();
+      await harness.campaigns.idle();
+    } finally {
+      delete process.env.PUSHKIT_CREATION_CHUNK;
+    }
+    const { campaign } = (await harness.owner('GET', `/campaigns/${rows[0]!.id}`)).json() as { campaign: Campaign };
+    expect(campaign).toMatchObject({ recipients: 5, delivered: 5, status: 'done' });
+    for (let index = 0; index < 5; index += 1) expect(harness.received(`/resume/${index}`)).toBe(1);
+  });
 });

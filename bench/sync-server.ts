@@ -12,7 +12,14 @@ import Fastify from 'fastify';
 import formbody from '@fastify/formbody';
 import { startProvider } from '../server/start-provider.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } });
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+    // --no-embedded: the floor and PostgreSQL only (before/after rounds of a PostgreSQL change)
+    'no-embedded': { type: 'boolean', default: false },
+  },
+});
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
 const HASH = 'bench-site-0001';
@@ -160,7 +167,7 @@ async function measureFloor(): Promise<Figures> {
 
 const work = await mkdtemp(join(tmpdir(), 'push-kit-bench-sync-'));
 const results: Figures[] = [await measureFloor()];
-results.push(await measureProvider('push-kit, embedded database (PGlite)', work));
+if (!values['no-embedded']) results.push(await measureProvider('push-kit, embedded database (PGlite)', work));
 if (process.env.PUSHKIT_BENCH_DATABASE_URL) {
   results.push(await measureProvider('push-kit, PostgreSQL', work, process.env.PUSHKIT_BENCH_DATABASE_URL));
 } else {

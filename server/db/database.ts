@@ -1,6 +1,7 @@
 // The provider's storage: one PostgreSQL dialect, either embedded (PGlite, data in a folder) or a real
 // PostgreSQL server through a `pg` pool. Both sit behind the small `Database` interface; SQL is always
 // parameterised. Migrations run on open.
+import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
@@ -10,16 +11,39 @@ import { lockEmbeddedDatabase } from './embedded-lock.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { makePrivate } from './private-files.ts';
 
+export interface QueryOptions {
+  /**
+   * On PostgreSQL, a named prepared statement: parsed and planned once per connection, then only bound and run.
+   * For a hot path's fixed texts only (each distinct text stays prepared on every connection that ran it).
+   */
+  prepare?: boolean;
+}
+
 export interface Queryable {
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<{ rows: T[] }>;
+}
+
+export interface TransactionOptions {
+  /**
+   * An advisory lock, `pg_advisory_xact_lock(hashtext(lock))`, taken first: on PostgreSQL sent with BEGIN, one
+   * round trip for both. The transaction's `heldLock` names it.
+   */
+  lock?: string;
+}
+
+/** The queries of one transaction; `heldLock`: the advisory lock its start took (TransactionOptions.lock). */
+export interface Transaction extends Queryable {
+  readonly heldLock?: string;
 }
 
 export interface Database extends Queryable {
   readonly kind: 'embedded' | 'postgres';
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
 }
+
+const LOCK_SQL = 'SELECT pg_advisory_xact_lock(hashtext($1))';
 
 /** The database cannot be reached (down, restarting, connection lost): E_DATABASE_UNAVAILABLE, answered 503. */
 export const databaseUnavailable = (cause: unknown) => ServerError.causedBy(cause, 'E_DATABASE_UNAVAILABLE');
@@ -101,16 +125,18 @@ function embedded(client: PGlite, dataDir: string, unlock: () => Promise<void>):
     query<T>(sql: string, params: unknown[] = []) {
       return queued(async () => ({ rows: (await client.query<T>(sql, params)).rows }));
     },
-    transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    transaction<T>(fn: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
       return queued(() =>
-        client.transaction(async (tx) =>
-          fn({
+        client.transaction(async (tx) => {
+          if (options.lock !== undefined) await tx.query(LOCK_SQL, [options.lock]);
+          return fn({
+            heldLock: options.lock,
             async query<R>(sql: string, params: unknown[] = []) {
               const result = await tx.query<R>(sql, params);
               return { rows: result.rows };
             },
-          }),
-        ),
+          });
+        }),
       );
     },
     async close() {
@@ -126,18 +152,33 @@ function embedded(client: PGlite, dataDir: string, unlock: () => Promise<void>):
   };
 }
 
+/** The name of a prepared statement: one per distinct text, the same on every connection and process. */
+const statementNames = new Map<string, string>();
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (!name) {
+    name = `pk_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
+}
+
+function pgQuery(sql: string, params: unknown[], options?: QueryOptions): pg.QueryConfig {
+  return options?.prepare ? { name: statementName(sql), text: sql, values: params } : { text: sql, values: params };
+}
+
 function server(pool: pg.Pool): Database {
   return {
     kind: 'postgres',
-    async query<T>(sql: string, params: unknown[] = []) {
+    async query<T>(sql: string, params: unknown[] = [], options?: QueryOptions) {
       try {
-        const result = await pool.query(sql, params);
+        const result = await pool.query(pgQuery(sql, params, options));
         return { rows: result.rows as T[] };
       } catch (error) {
         throw translated(error);
       }
     },
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    async transaction<T>(fn: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
       let client: pg.PoolClient;
       try {
         client = await pool.connect();
@@ -153,10 +194,14 @@ function server(pool: pg.Pool): Database {
       };
       client.on('error', onLost);
       try {
-        await client.query('BEGIN');
+        // BEGIN and the lock in one simple-protocol message (no parameters there: the key goes in as a literal).
+        await client.query(
+          options.lock === undefined ? 'BEGIN' : `BEGIN; SELECT pg_advisory_xact_lock(hashtext(${client.escapeLiteral(options.lock)}))`,
+        );
         const result = await fn({
-          async query<R>(sql: string, params: unknown[] = []) {
-            const reply = await client.query(sql, params);
+          heldLock: options.lock,
+          async query<R>(sql: string, params: unknown[] = [], queryOptions?: QueryOptions) {
+            const reply = await client.query(pgQuery(sql, params, queryOptions));
             return { rows: reply.rows as R[] };
           },
         });

@@ -1,15 +1,18 @@
 // The sync actions of spec section 4 ("Sync actions sent to the server"), each one transaction. A repeated
 // request finds the subscriber it created before (by subscriber id, endpoint or subscription id), so it
 // never duplicates one; a per-subscription advisory lock makes concurrent repeats wait for each other.
+// On PostgreSQL each statement is a round trip, so an action sends as few as it can: BEGIN and the lock in one
+// message, the look-ups of a subscriber as one statement, named prepared statements, and an in-sync browser's
+// http-sync (its id and secret) as one UPDATE outside any transaction (bench/README.md, sync endpoint).
 // Every action that acts for an existing subscriber needs proof that the request comes from its browser
 // (subscriber-proof.ts): the secret issued to it, or the push subscription it holds where stated below.
-import { randomUUID } from 'node:crypto';
-import type { Database, Queryable } from '../db/database.ts';
+import { createHash, randomUUID } from 'node:crypto';
+import type { Database, Queryable, Transaction } from '../db/database.ts';
 import type { SyncPayload } from './sync-payload.ts';
 import type { SyncReply } from '../../contract/sync.ts';
 import { serverErrorMessage, type ErrorDetails, type ServerErrorCode } from '../errors.ts';
 import { issueSecret, newSecret, secretMatches } from '../subscribers/index.ts';
-import { subscriberBlocked, subscriberEvent } from '../webhooks/index.ts';
+import { subscriberBlocked, subscriberEvent, subscriberEventStatement } from '../webhooks/index.ts';
 
 export type SyncResult = Extract<SyncReply, { status: 'success' }> | { status: 'failure'; message: string; code: ServerErrorCode };
 
@@ -30,8 +33,42 @@ function endpointOf(payload: SyncPayload): string | undefined {
   return payload.subscription?.endpoint ?? payload.subscriptionEndPoint;
 }
 
-async function lockSubscription(tx: Queryable, siteHash: string, key: string): Promise<void> {
-  await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${siteHash} ${key}`]);
+const lockKey = (siteHash: string, key: string) => `${siteHash} ${key}`;
+
+async function lockSubscription(tx: Transaction, siteHash: string, key: string): Promise<void> {
+  // taken already when the transaction began with it (runSyncAction)
+  if (tx.heldLock === lockKey(siteHash, key)) return;
+  await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [lockKey(siteHash, key)]);
+}
+
+/** Every statement of a sync action as a named prepared statement (on PostgreSQL; the texts are a few fixed ones). */
+function prepared(tx: Transaction): Transaction {
+  return { heldLock: tx.heldLock, query: (sql, params) => tx.query(sql, params, { prepare: true }) };
+}
+
+type Way = 'id' | 'endpoint' | 'subscription';
+
+/**
+ * The first subscriber found by the look-ups `ways`, tried in their order (a way whose value is absent is
+ * skipped): the same answer as one look-up after the other, in one statement. By subscription id, the most
+ * recently updated one.
+ */
+async function findFirst(tx: Queryable, siteHash: string, ways: [Way, string | undefined][]): Promise<SubscriberRow | undefined> {
+  const params: unknown[] = [siteHash];
+  const branches = ways.flatMap(([way, value], rank) => {
+    if (!value) return [];
+    params.push(value);
+    const where = `site_hash = $1 AND ${way === 'id' ? 'id' : way === 'endpoint' ? 'endpoint' : 'subscription_id'} = $${params.length}`;
+    const order = way === 'subscription' ? ' ORDER BY updated_at DESC' : '';
+    return [`(SELECT ${ROW}, ${rank} AS rank FROM subscribers WHERE ${where}${order} LIMIT 1)`];
+  });
+  if (branches.length === 0) return undefined;
+  const { rows } = await tx.query<SubscriberRow>(
+    branches.length === 1 ? branches[0]! : `SELECT ${ROW} FROM (${branches.join(' UNION ALL ')}) found ORDER BY rank LIMIT 1`,
+    params,
+  );
+  const row = rows[0];
+  return row && { id: row.id, endpoint: row.endpoint, subscription_id: row.subscription_id, secret_hash: row.secret_hash };
 }
 
 async function findById(tx: Queryable, siteHash: string, id: string | undefined): Promise<SubscriberRow | undefined> {
@@ -124,20 +161,32 @@ function subscriptionColumns(payload: SyncPayload, vapidKeyId?: string): Record<
   };
 }
 
-async function updateSubscriber(tx: Queryable, id: string, columns: Record<string, unknown>): Promise<void> {
+/** `SET` of a sync's update of the subscriber; its values are parameters from `$first` on. */
+function updateSets(columns: Record<string, unknown>, first: number): { sets: string; values: unknown[] } {
   const entries = Object.entries(columns).filter(([, value]) => value !== undefined);
   const endpoint = entries.findIndex(([column]) => column === 'endpoint');
   const sets = entries.map(([column], index) =>
     // A push subscription keeps the key it was made with for as long as its endpoint: a sync of the same endpoint
     // (an imported subscription a page reports with the site's current key) leaves the recorded key alone.
     column === 'vapid_key_id' && endpoint >= 0
-      ? `vapid_key_id = CASE WHEN endpoint IS DISTINCT FROM $${endpoint + 2} THEN $${index + 2} ELSE vapid_key_id END`
-      : `${column} = $${index + 2}`,
+      ? `vapid_key_id = CASE WHEN endpoint IS DISTINCT FROM $${endpoint + first} THEN $${index + first} ELSE vapid_key_id END`
+      : `${column} = $${index + first}`,
   );
-  await tx.query(`UPDATE subscribers SET ${[...sets, 'updated_at = now()', 'last_sync_at = now()'].join(', ')} WHERE id = $1`, [
-    id,
-    ...entries.map(([, value]) => value),
-  ]);
+  return { sets: [...sets, 'updated_at = now()', 'last_sync_at = now()'].join(', '), values: entries.map(([, value]) => value) };
+}
+
+async function updateSubscriber(tx: Queryable, id: string, columns: Record<string, unknown>): Promise<void> {
+  const { sets, values } = updateSets(columns, 2);
+  await tx.query(`UPDATE subscribers SET ${sets} WHERE id = $1`, [id, ...values]);
+}
+
+/** updateSubscriber and then subscriberEvent(..., 'subscriber.updated'), in one statement. */
+async function updateSubscriberAndTell(tx: Queryable, id: string, columns: Record<string, unknown>): Promise<void> {
+  const { sets, values } = updateSets(columns, 2);
+  await tx.query(
+    `WITH updated AS (UPDATE subscribers SET ${sets} WHERE id = $1 RETURNING *) ${subscriberEventStatement('updated', 'subscriber.updated')}`,
+    [id, ...values],
+  );
 }
 
 /** An endpoint belongs to one subscriber: another record still holding it has lost it. */
@@ -153,7 +202,7 @@ async function recordEvent(tx: Queryable, siteHash: string, subscriberId: string
   await tx.query('INSERT INTO events (site_hash, subscriber_id, kind) VALUES ($1, $2, $3)', [siteHash, subscriberId, kind]);
 }
 
-async function insert(tx: Queryable, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncResult> {
+async function insert(tx: Transaction, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncResult> {
   const endpoint = endpointOf(payload);
   if (!endpoint && !payload.subscriptionId) return fail('E_SYNC_NO_SUBSCRIPTION');
   // The silent move of a subscription another service's script made (docs/migrating.md): a page without a subscriber
@@ -165,56 +214,62 @@ async function insert(tx: Queryable, siteHash: string, payload: SyncPayload, vap
   )
     return moveRegistration(tx, siteHash, payload, vapidKeyId, true);
   await lockSubscription(tx, siteHash, endpoint ?? payload.subscriptionId!);
-  const candidate =
-    (await findBySubscription(tx, siteHash, endpoint, payload.subscriptionId)) ?? (await findById(tx, siteHash, payload.subscriberId));
+  const candidate = await findFirst(tx, siteHash, [
+    ['endpoint', endpoint],
+    ['subscription', payload.subscriptionId],
+    ['id', payload.subscriberId],
+  ]);
   // A subscriber id alone never re-keys a subscriber: without its secret or its subscription, this is a new one.
   const proof = candidate && prove(candidate, payload, 'subscriberId', true);
   const columns = { ...subscriptionColumns(payload, vapidKeyId), ...profileColumns(payload), status: 'subscribed' };
   if (candidate && proof?.ok) {
     await releaseEndpoint(tx, siteHash, endpoint, candidate.id);
-    await updateSubscriber(tx, candidate.id, columns);
-    await subscriberEvent(tx, siteHash, candidate.id, 'subscriber.updated');
+    await updateSubscriberAndTell(tx, candidate.id, columns);
     return succeed(tx, candidate.id, proof.issue);
   }
   const id = randomUUID();
   const { secret, hash } = newSecret();
   const entries = Object.entries(columns).filter(([, value]) => value !== undefined);
-  // One statement for the subscriber, its secret and its event: each statement is a round trip on PostgreSQL.
+  // One statement for the subscriber, its secret, its event and its webhook messages: each statement is a round
+  // trip on PostgreSQL.
   await tx.query(
     `WITH inserted AS (
        INSERT INTO subscribers (id, site_hash, last_sync_at, secret_hash, ${entries.map(([column]) => column).join(', ')})
        VALUES ($1, $2, now(), $3, ${entries.map((_, index) => `$${index + 4}`).join(', ')})
-       RETURNING id
+       RETURNING *
+     ), subscribed AS (
+       INSERT INTO events (site_hash, subscriber_id, kind) SELECT $2, id, 'subscribed' FROM inserted
      )
-     INSERT INTO events (site_hash, subscriber_id, kind) SELECT $2, id, 'subscribed' FROM inserted`,
+     ${subscriberEventStatement('inserted', 'subscriber.created')}`,
     [id, siteHash, hash, ...entries.map(([, value]) => value)],
   );
-  await subscriberEvent(tx, siteHash, id, 'subscriber.created');
   return { status: 'success', subscriberId: id, subscriberSecret: secret };
 }
 
-async function update(tx: Queryable, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncResult> {
+async function update(tx: Transaction, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncResult> {
   const endpoint = endpointOf(payload);
   if (!endpoint && !payload.subscriptionId) return fail('E_SYNC_NO_SUBSCRIPTION');
   await lockSubscription(tx, siteHash, endpoint ?? payload.subscriptionId!);
-  const subscriber =
-    (await findById(tx, siteHash, payload.subscriberId)) ?? (await findBySubscription(tx, siteHash, endpoint, payload.subscriptionId));
+  const subscriber = await findFirst(tx, siteHash, [
+    ['id', payload.subscriberId],
+    ['endpoint', endpoint],
+    ['subscription', payload.subscriptionId],
+  ]);
   if (!subscriber) return fail('E_SYNC_NOT_SUBSCRIBED');
   const proof = prove(subscriber, payload, 'subscriberId');
   if (!proof.ok) return proof.failure;
   await releaseEndpoint(tx, siteHash, endpoint, subscriber.id);
-  await updateSubscriber(tx, subscriber.id, {
+  await updateSubscriberAndTell(tx, subscriber.id, {
     ...subscriptionColumns(payload, vapidKeyId),
     ...profileColumns(payload),
     status: 'subscribed',
   });
-  await subscriberEvent(tx, siteHash, subscriber.id, 'subscriber.updated');
   return succeed(tx, subscriber.id, proof.issue);
 }
 
 /** `issueSecret`: the caller is a page that will keep the secret the reply carries, though it named no subscriber. */
 async function moveRegistration(
-  tx: Queryable,
+  tx: Transaction,
   siteHash: string,
   payload: SyncPayload,
   vapidKeyId?: string,
@@ -257,11 +312,29 @@ async function moveRegistration(
   return succeed(tx, subscriber.id, issue);
 }
 
-async function findForVisitor(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SubscriberRow | undefined> {
-  return (
-    (await findById(tx, siteHash, payload.subscriberId)) ??
-    (await findBySubscription(tx, siteHash, endpointOf(payload), payload.subscriptionId))
+function findForVisitor(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SubscriberRow | undefined> {
+  return findFirst(tx, siteHash, [
+    ['id', payload.subscriberId],
+    ['endpoint', endpointOf(payload)],
+    ['subscription', payload.subscriptionId],
+  ]);
+}
+
+/**
+ * An http-sync from the browser of the subscriber it names, shown by its secret (the usual case): one UPDATE,
+ * no transaction. The reply httpSync would give, or undefined when this is not that case (no such subscriber
+ * by that id, another secret, none stored): then httpSync decides.
+ */
+async function httpSyncBySecret(db: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult | undefined> {
+  if (!payload.subscriberId || !payload.subscriberSecret) return undefined;
+  const hash = createHash('sha256').update(payload.subscriberSecret).digest('hex');
+  const { sets, values } = updateSets(profileColumns(payload), 4);
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE subscribers SET ${sets} WHERE site_hash = $1 AND id = $2 AND secret_hash = $3 RETURNING id`,
+    [siteHash, payload.subscriberId, hash, ...values],
+    { prepare: true },
   );
+  return rows[0] && { status: 'success', subscriberId: rows[0].id };
 }
 
 async function httpSync(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
@@ -335,29 +408,47 @@ async function trackBlock(tx: Queryable, siteHash: string, payload: SyncPayload)
   return { status: 'success', subscriberId: proven ?? '' };
 }
 
+/** The lock an insert or update takes first, with BEGIN; undefined for the other actions and the silent move. */
+function lockFirst(siteHash: string, payload: SyncPayload): string | undefined {
+  if (payload.action !== 'insert' && payload.action !== 'insert-failed' && payload.action !== 'update') return undefined;
+  // the silent move locks the previous registration instead (moveRegistration)
+  if (payload.action !== 'update' && payload.previousSubscriptionId && !payload.subscriberId) return undefined;
+  const key = endpointOf(payload) ?? payload.subscriptionId;
+  return key ? lockKey(siteHash, key) : undefined;
+}
+
 /** `vapidKeyId`: the ring key the payload's subscription was made with (server/keys/ subscriptionVapidKeyId). */
-export function runSyncAction(db: Database, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncResult> {
-  return db.transaction(async (tx) => {
-    switch (payload.action) {
-      case 'insert':
-      case 'insert-failed':
-        return insert(tx, siteHash, payload, vapidKeyId);
-      case 'update':
-        return update(tx, siteHash, payload, vapidKeyId);
-      case 'update-google-registration-id':
-        return moveRegistration(tx, siteHash, payload, vapidKeyId);
-      case 'http-sync':
-        return httpSync(tx, siteHash, payload);
-      case 'unsubscribe-ui':
-        return unsubscribe(tx, siteHash, payload, 'unsubscribe-ui');
-      case 'unsubscribe-native':
-        return unsubscribe(tx, siteHash, payload, 'unsubscribe-native');
-      case 'get-subscriberid-from-server':
-        return subscriberIdForVisitor(tx, siteHash, payload);
-      case 'update-subscriberId':
-        return linkVisitor(tx, siteHash, payload);
-      case 'block':
-        return trackBlock(tx, siteHash, payload);
-    }
-  });
+export async function runSyncAction(db: Database, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncResult> {
+  if (payload.action === 'http-sync') {
+    const done = await httpSyncBySecret(db, siteHash, payload);
+    if (done) return done;
+  }
+  const lock = lockFirst(siteHash, payload);
+  return db.transaction(
+    async (started) => {
+      const tx = prepared(started);
+      switch (payload.action) {
+        case 'insert':
+        case 'insert-failed':
+          return insert(tx, siteHash, payload, vapidKeyId);
+        case 'update':
+          return update(tx, siteHash, payload, vapidKeyId);
+        case 'update-google-registration-id':
+          return moveRegistration(tx, siteHash, payload, vapidKeyId);
+        case 'http-sync':
+          return httpSync(tx, siteHash, payload);
+        case 'unsubscribe-ui':
+          return unsubscribe(tx, siteHash, payload, 'unsubscribe-ui');
+        case 'unsubscribe-native':
+          return unsubscribe(tx, siteHash, payload, 'unsubscribe-native');
+        case 'get-subscriberid-from-server':
+          return subscriberIdForVisitor(tx, siteHash, payload);
+        case 'update-subscriberId':
+          return linkVisitor(tx, siteHash, payload);
+        case 'block':
+          return trackBlock(tx, siteHash, payload);
+      }
+    },
+    lock === undefined ? undefined : { lock },
+  );
 }

@@ -48,6 +48,7 @@ export const CHUNK_BOUNDARY_PROPS = [
   '_addToSegment',
   '_removeFromSegment',
   '_syncConsent',
+  '_join',
 ] as const;
 
 /** The mangle cache that pins them: `$0`, `$1`, ... (esbuild never hands a cached name to another property). */

@@ -10,7 +10,7 @@ import type { LifecycleRuntime } from './lifecycle-runtime.ts';
 import type { LifecycleChunk } from './chunks/lifecycle.ts';
 import { createServices } from './create-services.ts';
 import { byVisitor } from './lifecycle.ts';
-import { afterLoad, chunkTransport, once } from './chunk-loader.ts';
+import { afterLoad, chunkGet, once } from './chunk-loader.ts';
 import { answer, guard, logSwallowed } from './guard.ts';
 import { decideView, shopWork, type ViewDecision } from './view-decision.ts';
 import { startSegments } from './segments.ts';
@@ -56,7 +56,7 @@ export function startRuntime(site: SiteModule, load: () => Promise<LifecycleChun
     void afterLoad().then(() => (window.requestIdleCallback || setTimeout)(() => void chunk().catch(logSwallowed)));
   // a landing page opened from a notification the browser showed itself: the chunk reports the click
   if (new URLSearchParams(location.search).has(CLICK_PARAM)) void chunk().then((c) => c._landing(site), logSwallowed);
-  const services = createServices(site, chunkTransport(chunk));
+  const services = createServices(site, chunkGet(chunk));
   const callbacks: Record<CallbackKind, Listener[]> = { success: [], failure: [], shown: [] };
   const notify = (kind: CallbackKind, ...args: unknown[]): void =>
     callbacks[kind].forEach((fn) => guard(fn as (...a: unknown[]) => void)(...args));
@@ -106,10 +106,11 @@ export function startRuntime(site: SiteModule, load: () => Promise<LifecycleChun
       const fromVisitor = byVisitor(event);
       via((r) => r._triggerOptIn(fromVisitor))();
     },
-    // the chunk is fetched ahead: a browser keeps the click's activation for a short time only (Safari's shortest)
+    // the chunk is fetched ahead: a browser keeps the click's activation for a short time only (Safari's shortest);
+    // not for a subscriber whose view the core found in sync (such a view fetches nothing; a click still loads it)
     optInButton: guard((element: EventTarget) => {
       element.addEventListener('click', api.triggerOptIn);
-      prefetch();
+      void api.ready.then(() => services.subscriberId_() || prefetch());
     }),
     triggerOptOut: (): void => {
       // The opt-out holds at once (isOptedOut right after), as the page's own code may read it; the child window
@@ -154,7 +155,16 @@ export function startRuntime(site: SiteModule, load: () => Promise<LifecycleChun
     return decision._capable;
   };
   api.ready = startView().then((capable) => void (api.readiness = capable ? 'ready' : 'failed'), logSwallowed);
-  if (PK_FEATURES.segments || PK_FEATURES.clickSegments) guard(startSegments)(services);
+  // a segment join is the chunk's (and its request): fetched only for a subscriber whose condition holds
+  if (PK_FEATURES.segments || PK_FEATURES.clickSegments)
+    guard(startSegments)(services, (sid, vn) =>
+      services.subscriberId_()
+        ? chunk().then(
+            (c) => c._join(services, sid, vn),
+            () => false,
+          )
+        : Promise.resolve(false),
+    );
   if (PK_FEATURES.shop && services.trackingAllowed_() && !services.optedOut_()) {
     void afterLoad().then(() => {
       if (shopWork(services)) takeOver().catch(logSwallowed);

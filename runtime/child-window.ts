@@ -45,7 +45,7 @@ export async function runChildWindow(): Promise<void> {
   const workerSite = childWindowSite(location.href);
   // Built on the worker's folder, so the subscription handed to the worker (which keeps it in IndexedDB)
   // reaches the registration that exists here, and the sync names the worker that holds the subscription.
-  const services = createServices(workerSite, transport);
+  const services = Object.assign(createServices(workerSite, transport.get_), transport);
   const params = new URLSearchParams(location.search);
   const texts = childWindowTexts(site.companyName);
   const support = detectSupport(navigator.userAgent, undefined, site, {

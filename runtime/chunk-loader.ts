@@ -50,14 +50,8 @@ export function once<T>(load: () => Promise<T>): () => Promise<T> {
       }));
 }
 
-/** The core's transport: each call loads the chunk that carries transport.ts, then makes it. */
-export const chunkTransport = (chunk: () => Promise<{ _transport: Transport }>): Transport => ({
-  get_: (url, params) => chunk().then((c) => c._transport.get_(url, params)),
-  jsonp_: (url, params) => chunk().then((c) => c._transport.jsonp_(url, params)),
-  postForm_: (url, params) => chunk().then((c) => c._transport.postForm_(url, params)),
-  beacon_: (url, params) =>
-    void chunk().then(
-      (c) => c._transport.beacon_(url, params),
-      () => undefined,
-    ),
-});
+/** The core's `get_`: loads the chunk that carries transport.ts, then makes the call. */
+export const chunkGet =
+  (chunk: () => Promise<{ _transport: Transport }>): Transport['get_'] =>
+  (url, params) =>
+    chunk().then((c) => c._transport.get_(url, params));

@@ -1,7 +1,7 @@
 // The RuntimeServices of the lifecycle core: browser storage, transport, an event bus and the visitor's
 // stored identity, read with validation so edited or corrupted values count as absent.
 import type { SiteModule } from './site-module.ts';
-import type { RuntimeServices } from './services.ts';
+import type { CoreServices, RuntimeServices } from './services.ts';
 import { cookieStore, webStore } from './storage.ts';
 import { DO_NOT_TRACK, OPT_OUT, SUBSCRIBER_ID, SUBSCRIBER_SECRET, SUBSCRIPTION_ID } from './storage-keys.ts';
 import { BROWSER_ID_PATTERN, PLACEHOLDER_SUBSCRIBER_ID } from '../contract/ids.ts';
@@ -13,42 +13,42 @@ const SUBSCRIPTION_ID_PATTERN = /^[\w:.%~-]{1,1024}$/;
 export const valid = (value: string | null | undefined, pattern: RegExp): string | undefined =>
   value != null && pattern.test(value) ? value : undefined;
 
-/** The transport functions; the core's load the lifecycle chunk, which carries transport.ts. */
+/** The transport functions (transport.ts, carried by the lifecycle chunk). */
 export type Transport = Pick<RuntimeServices, 'get_' | 'jsonp_' | 'postForm_' | 'beacon_'>;
 
-export function createServices(site: SiteModule, transport: Transport): RuntimeServices {
+/** `get_`: the core's, which loads the lifecycle chunk for its request. */
+export function createServices(site: SiteModule, get: RuntimeServices['get_']): CoreServices {
   const listeners: Record<string, Set<() => void>> = {};
   const local = webStore(() => localStorage);
-  return Object.assign(
-    {
-      site_: site,
-      subscriberId_: () => {
-        const id = valid(local.get(SUBSCRIBER_ID), BROWSER_ID_PATTERN);
-        return id && !PLACEHOLDER_SUBSCRIBER_ID.test(id) ? id : undefined;
-      },
-      secret_: () => valid(local.get(SUBSCRIBER_SECRET), BROWSER_ID_PATTERN) || '',
-      subscriptionId_: () => valid(local.get(SUBSCRIPTION_ID), SUBSCRIPTION_ID_PATTERN),
-      // A site that asks (pageClickTrackingConcent) tracks only a visitor who ticked the box ('0'): one never asked
-      // is not tracked. A site that does not ask tracks unless told not to (setTrackingConsent(false)).
-      trackingAllowed_: () => local.get(DO_NOT_TRACK) === '0' || (!PK_FEATURES.trackingConsent && local.get(DO_NOT_TRACK) !== '1'),
-      optedOut_: () => cookieStore.get(OPT_OUT) === '1',
-      local_: local,
-      session_: { get: cookieStore.get, set: (key, value) => cookieStore.set(key, value), remove: cookieStore.remove },
-      cookies_: cookieStore,
-      emit_(event) {
-        for (const listener of [...(listeners[event] || [])]) {
-          try {
-            listener();
-          } catch (error) {
-            logSwallowed(error);
-          }
+  return {
+    site_: site,
+    subscriberId_: () => {
+      const id = valid(local.get(SUBSCRIBER_ID), BROWSER_ID_PATTERN);
+      return id && !PLACEHOLDER_SUBSCRIBER_ID.test(id) ? id : undefined;
+    },
+    secret_: () => valid(local.get(SUBSCRIBER_SECRET), BROWSER_ID_PATTERN) || '',
+    subscriptionId_: () => valid(local.get(SUBSCRIPTION_ID), SUBSCRIPTION_ID_PATTERN),
+    // A site that asks (pageClickTrackingConcent) tracks only a visitor who ticked the box ('0'): one never asked
+    // is not tracked. A site that does not ask tracks unless told not to (setTrackingConsent(false)).
+    trackingAllowed_: () => local.get(DO_NOT_TRACK) === '0' || (!PK_FEATURES.trackingConsent && local.get(DO_NOT_TRACK) !== '1'),
+    optedOut_: () => cookieStore.get(OPT_OUT) === '1',
+    local_: local,
+    // set with a key and a value: a session cookie
+    session_: cookieStore,
+    cookies_: cookieStore,
+    emit_(event) {
+      for (const listener of [...(listeners[event] || [])]) {
+        try {
+          listener();
+        } catch (error) {
+          logSwallowed(error);
         }
-      },
-      on_(event, listener) {
-        (listeners[event] = listeners[event] || new Set()).add(listener);
-        return () => void listeners[event]!.delete(listener);
-      },
-    } as Omit<RuntimeServices, keyof Transport>,
-    transport,
-  );
+      }
+    },
+    on_(event, listener) {
+      (listeners[event] = listeners[event] || new Set()).add(listener);
+      return () => void listeners[event]!.delete(listener);
+    },
+    get_: get,
+  };
 }

@@ -1,15 +1,16 @@
 // Segment membership (spec section 4): rule segments evaluated on each view and whenever a trigger event
-// fires, and click segments joined by clicking a matching element.
+// fires, and click segments joined by clicking a matching element. push.js's core evaluates them (startSegments);
+// the join itself (joinOnce, its request) is the lifecycle chunk's, fetched only once a subscriber's condition holds.
 import { closest } from './closest.ts';
 import type { SegmentContext, SegmentId } from './site-module.ts';
-import type { RuntimeServices } from './services.ts';
+import type { CoreServices } from './services.ts';
 import { storedTags } from './tags.ts';
 import { TRIGGER_EVENTS } from '../contract/trigger-events.ts';
 import type { AddToSegmentQuery } from '../contract/visitor-calls.ts';
 import { retrySegmentKey, segmentMarkerKey, SESSION_START, VISITS } from './storage-keys.ts';
 
 /** GET {services server}/as for one segment; resolves false on failure, never rejects. */
-async function joinSegment(services: RuntimeServices, sid: SegmentId, subscriberId: string): Promise<boolean> {
+async function joinSegment(services: CoreServices, sid: SegmentId, subscriberId: string): Promise<boolean> {
   try {
     await services.get_(services.site_.servicesServerUrl + '/as', {
       id: String(sid),
@@ -24,7 +25,7 @@ async function joinSegment(services: RuntimeServices, sid: SegmentId, subscriber
 }
 
 /** Adds the visitor once per segment version: the marker holds `vn`, a new `vn` adds again. */
-export async function joinOnce(services: RuntimeServices, sid: SegmentId, vn: number): Promise<boolean> {
+export async function joinOnce(services: CoreServices, sid: SegmentId, vn: number): Promise<boolean> {
   const subscriberId = services.subscriberId_();
   if (!subscriberId || services.local_.get(segmentMarkerKey(sid)) === String(vn)) return false;
   const joined = await joinSegment(services, sid, subscriberId);
@@ -33,7 +34,7 @@ export async function joinOnce(services: RuntimeServices, sid: SegmentId, vn: nu
 }
 
 /** A new browser session (no start time in its session cookie) counts one more visit. */
-function visitCount(services: RuntimeServices): number {
+function visitCount(services: CoreServices): number {
   let visits = Number(services.local_.get(VISITS)) || 0;
   if (!services.session_.get(SESSION_START)) {
     services.session_.set(SESSION_START, String(Date.now()));
@@ -42,7 +43,10 @@ function visitCount(services: RuntimeServices): number {
   return visits;
 }
 
-export function startSegments(services: RuntimeServices): void {
+/** Joins a segment once (joinOnce, run by the chunk); resolves false on failure, never rejects. */
+export type JoinSegment = (sid: SegmentId, vn: number) => Promise<boolean>;
+
+export function startSegments(services: CoreServices, join: JoinSegment): void {
   const { site_: site } = services;
   if (PK_FEATURES.segments && site.segments.length) {
     const visits = visitCount(services);
@@ -71,7 +75,7 @@ export function startSegments(services: RuntimeServices): void {
         }
         if (holds) {
           pending.add(sid);
-          void joinOnce(services, sid, vn).finally(() => pending.delete(sid));
+          void join(sid, vn).finally(() => pending.delete(sid));
         }
       }
     };
@@ -85,20 +89,20 @@ export function startSegments(services: RuntimeServices): void {
   }
 
   if (PK_FEATURES.clickSegments && site.clickSegments.length && services.trackingAllowed_()) {
-    const join = (sid: SegmentId, vn: number): void => {
+    const joinClicked = (sid: SegmentId, vn: number): void => {
       if (!services.subscriberId_() || !services.trackingAllowed_() || services.local_.get(segmentMarkerKey(sid)) === String(vn)) return;
       // Stored before the call and removed once it succeeds: a click on a link leaves the page, which can
       // cancel the call, and the next view then retries it.
       services.local_.set(retrySegmentKey(sid), String(vn));
-      void joinOnce(services, sid, vn).then((joined) => joined && services.local_.remove(retrySegmentKey(sid)));
+      void join(sid, vn).then((joined) => joined && services.local_.remove(retrySegmentKey(sid)));
     };
-    for (const { sid, vn } of site.clickSegments) if (services.local_.get(retrySegmentKey(sid))) join(sid, vn);
+    for (const { sid, vn } of site.clickSegments) if (services.local_.get(retrySegmentKey(sid))) joinClicked(sid, vn);
     document.addEventListener(
       'click',
       (event) => {
         for (const { sid, vn, selector } of site.clickSegments) {
           try {
-            if (closest(event.target, selector)) join(sid, vn);
+            if (closest(event.target, selector)) joinClicked(sid, vn);
           } catch {
             // An invalid selector must not break the host page's clicks.
           }

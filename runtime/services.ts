@@ -57,3 +57,9 @@ export interface RuntimeServices {
   /** Subscribe to trigger events emitted by any module; returns an unsubscribe function. */
   on_(event: string, listener: () => void): () => void;
 }
+
+/**
+ * The services of push.js's core: without the transport calls only the lifecycle chunk makes (its runtime brings
+ * transport.ts); the core's own requests (a tag batch, a segment join) go through `get_`, which loads the chunk.
+ */
+export type CoreServices = Omit<RuntimeServices, 'jsonp_' | 'postForm_' | 'beacon_'>;

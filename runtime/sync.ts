@@ -1,6 +1,6 @@
 // Subscription sync with the provider (spec sections 3, 4 and 7): the update decision, the form payload
 // and the outcome rules.
-import type { RuntimeServices } from './services.ts';
+import type { CoreServices, RuntimeServices } from './services.ts';
 import type { BrowserName } from './browser-support.ts';
 import { valid } from './create-services.ts';
 import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
@@ -47,7 +47,7 @@ export interface CurrentSubscription {
 const LANGUAGE_PATTERN = /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/;
 const URL_PATTERN = /^https?:\/\/\S+$/;
 
-export function readState(services: RuntimeServices): StoredState {
+export function readState(services: CoreServices): StoredState {
   const { local_: local } = services;
   const status = local.get(STATUS);
   const dbStatus = local.get(DB_STATUS);

@@ -3,7 +3,7 @@
 //
 // Tags call: GET {services server}/tags with hash, subscriberId and tags (a JSON object of key -> value);
 // on page hide the same URL goes through navigator.sendBeacon (a POST whose query carries the parameters).
-import type { RuntimeServices } from './services.ts';
+import type { CoreServices, RuntimeServices } from './services.ts';
 import { queryString } from './transport.ts';
 import type {
   SubscriberAttributesQuery,
@@ -17,7 +17,7 @@ import { dimensionKey, REFRESHED, TAGS } from './storage-keys.ts';
 const DEBOUNCE_MS = 50;
 
 /** Tag values set on this browser, for segment conditions. */
-export function storedTags(services: RuntimeServices): Record<string, string> {
+export function storedTags(services: CoreServices): Record<string, string> {
   try {
     return JSON.parse(services.local_.get(TAGS) || '{}') as Record<string, string>;
   } catch {
@@ -25,7 +25,7 @@ export function storedTags(services: RuntimeServices): Record<string, string> {
   }
 }
 
-export function createTagger(services: RuntimeServices): { tag(key: string, value: string): void } {
+export function createTagger(services: CoreServices): { tag(key: string, value: string): void } {
   let batch: Record<string, string> = {};
   let timer: ReturnType<typeof setTimeout> | undefined;
   const url = services.site_.servicesServerUrl + '/tags';

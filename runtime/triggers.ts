@@ -2,7 +2,7 @@
 // trigger expression does not name a kind gets none of its code.
 import { closest } from './closest.ts';
 import type { TriggerConfig } from './site-module.ts';
-import type { RuntimeServices } from './services.ts';
+import type { CoreServices } from './services.ts';
 import { triggerEventKey } from './storage-keys.ts';
 
 const TOLERANCE_PX = 2;
@@ -20,7 +20,7 @@ const INTERVAL_MS = 1000;
  * LEAVE_DELAY_MS (1 s) of the view are ignored, so a pointer that was up there at load does not count.
  * scroll: percent of the scrollable distance, or pixels from the top or from the bottom, each within 2 px.
  */
-export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | undefined, services: RuntimeServices): void {
+export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | undefined, services: CoreServices): void {
   if (services.optedOut_()) return;
   const kinds = fire ? triggers.anyOf.concat(triggers.watch) : triggers.watch;
   const store = PK_FEATURES.triggerPersist

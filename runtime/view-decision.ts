@@ -3,7 +3,7 @@
 // prompt's trigger fires, or not at all (an in-sync subscriber's view: the update decision of spec section 4
 // from stored state and the worker's subscription, no request, no chunk). The chunk re-runs the same checks
 // (lifecycle.ts) and acts on them; these must never say "nothing to do" where the lifecycle would do something.
-import type { RuntimeServices } from './services.ts';
+import type { CoreServices } from './services.ts';
 import { viewSupport } from './view-support.ts';
 import { valid } from './create-services.ts';
 import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
@@ -33,7 +33,7 @@ export interface ViewDecision {
   _capable: boolean;
 }
 
-export async function decideView(services: RuntimeServices): Promise<ViewDecision> {
+export async function decideView(services: CoreServices): Promise<ViewDecision> {
   const { site_: site, local_: local, cookies_: cookies } = services;
   const view = viewSupport(site);
   const capable = view.pushCapable_;
@@ -76,7 +76,7 @@ export async function decideView(services: RuntimeServices): Promise<ViewDecisio
 }
 
 /** A shop page with work for the chunk (shop.ts): a product page, a cart-add post to read back, an order page. */
-export const shopWork = (services: RuntimeServices): boolean =>
+export const shopWork = (services: CoreServices): boolean =>
   services.trackingAllowed_() &&
   !services.optedOut_() &&
   !!(document.querySelector(PRODUCT_SELECTOR) || services.session_.get(CART_POSTED) || /checkouts\/[^/?#]+/.test(location.pathname));

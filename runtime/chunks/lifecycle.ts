@@ -2,7 +2,7 @@
 // need (lifecycle-runtime.ts). Its own copy of the site module carries what the core's leaves out (the prompt
 // markup, the shop segments). It hands its exports to the core through the script element that loaded it.
 import { site } from 'pushkit:site';
-import type { RuntimeServices } from '../services.ts';
+import type { CoreServices } from '../services.ts';
 import type { Notify } from '../lifecycle.ts';
 import type { ChunkScript } from '../chunk-loader.ts';
 import type { Transport } from '../create-services.ts';
@@ -10,13 +10,16 @@ import { startLifecycleRuntime, type LifecycleRuntime } from '../lifecycle-runti
 import { transport } from '../transport.ts';
 import { logSwallowed } from '../guard.ts';
 import { reportLandingClick } from '../landing-click.ts';
+import { joinOnce } from '../segments.ts';
 
 /** What the lifecycle chunk exports to the core; `_` members, so the build shortens their names (one build, one map). */
 export interface LifecycleChunk {
-  _start(services: RuntimeServices, notify: Notify, coreTriggers: boolean): LifecycleRuntime;
+  _start(services: CoreServices, notify: Notify, coreTriggers: boolean): LifecycleRuntime;
   _transport: Transport;
   /** A landing page opened from a notification the browser showed itself (landing-click.ts). */
   _landing: typeof reportLandingClick;
+  /** A segment whose condition holds in the core (segments.ts): joined once, with the core's services. */
+  _join: typeof joinOnce;
 }
 
 export const chunk: LifecycleChunk = {
@@ -25,6 +28,7 @@ export const chunk: LifecycleChunk = {
     startLifecycleRuntime(Object.assign({}, services, transport, { site_: Object.assign({}, site, services.site_) }), notify, coreTriggers),
   _transport: transport,
   _landing: reportLandingClick,
+  _join: joinOnce,
 };
 
 try {

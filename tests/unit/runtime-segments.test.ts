@@ -2,10 +2,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createServices } from '../../runtime/create-services.ts';
 import { transport } from '../../runtime/transport.ts';
-import { startSegments } from '../../runtime/segments.ts';
+import { joinOnce, startSegments } from '../../runtime/segments.ts';
+import type { CoreServices } from '../../runtime/services.ts';
 import { retrySegmentKey, segmentMarkerKey } from '../../runtime/storage-keys.ts';
 import type { RuleSegment, SegmentContext } from '../../runtime/site-module.ts';
 import { SUBSCRIBER_SECRET_OF_DOUBLE, servicesDouble, testSite } from '../support/services-double.ts';
+
+/** As push.js's core starts them: the join is the chunk's joinOnce. */
+const start = (services: CoreServices): void => startSegments(services, (sid, vn) => joinOnce(services, sid, vn));
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -24,7 +28,7 @@ describe('rule segments', () => {
       { sid: 8, vn: 1, test: () => false },
     ];
     const { services, calls, local } = servicesDouble({ site: testSite({ segments }) });
-    startSegments(services);
+    start(services);
     await flush();
     expect(asCalls(calls)).toEqual([
       {
@@ -48,13 +52,13 @@ describe('rule segments', () => {
   it('a changed vn re-evaluates and adds again; the same vn does not', async () => {
     const same = servicesDouble({ site: testSite({ segments: [{ sid: 7, vn: 2, test: () => true }] }) });
     same.local.set(segmentMarkerKey(7), '2');
-    startSegments(same.services);
+    start(same.services);
     await flush();
     expect(asCalls(same.calls)).toEqual([]);
 
     const changed = servicesDouble({ site: testSite({ segments: [{ sid: 7, vn: 3, test: () => true }] }) });
     changed.local.set(segmentMarkerKey(7), '2');
-    startSegments(changed.services);
+    start(changed.services);
     await flush();
     expect(asCalls(changed.calls)).toHaveLength(1);
     expect(changed.local.get(segmentMarkerKey(7))).toBe('3');
@@ -65,7 +69,7 @@ describe('rule segments', () => {
       site: testSite({ segments: [{ sid: 7, vn: 1, test: () => true }] }),
       reply: () => new Error('down'),
     });
-    startSegments(services);
+    start(services);
     await flush();
     expect(asCalls(calls)).toHaveLength(1);
     expect(local.get(segmentMarkerKey(7))).toBeNull();
@@ -76,7 +80,7 @@ describe('rule segments', () => {
       subscriberId: undefined,
       site: testSite({ segments: [{ sid: 7, vn: 1, test: () => true }] }),
     });
-    startSegments(services);
+    start(services);
     await flush();
     expect(calls).toEqual([]);
     expect(local.get(segmentMarkerKey(7))).toBeNull();
@@ -92,7 +96,7 @@ describe('rule segments', () => {
     local.set('pushkit_tags', JSON.stringify({ plan: 'gold' }));
     local.set('pushkit_visits', '4');
     history.replaceState(null, '', '/shop/item?color=red&size=m');
-    startSegments(services);
+    start(services);
     await flush();
     expect(seen[0]).toMatchObject({
       url: location.href,
@@ -115,15 +119,15 @@ describe('rule segments', () => {
 
   it('the visit count grows once per session', () => {
     const first = servicesDouble({ site: testSite({ segments: [{ sid: 1, vn: 1, test: () => false }] }) });
-    startSegments(first.services);
-    startSegments(first.services);
+    start(first.services);
+    start(first.services);
     expect(first.local.get('pushkit_visits')).toBe('1');
   });
 
   it('in the browser, a visit is a browser session kept in a session cookie; sessionStorage is never touched', () => {
     const sessionStorageRead = vi.spyOn(window, 'sessionStorage', 'get');
     localStorage.clear();
-    const view = () => startSegments(createServices(testSite({ segments: [{ sid: 1, vn: 1, test: () => false }] }), transport));
+    const view = () => start(createServices(testSite({ segments: [{ sid: 1, vn: 1, test: () => false }] }), transport.get_));
     view();
     view();
     expect(localStorage.getItem('pushkit_visits')).toBe('1');
@@ -150,7 +154,7 @@ describe('rule segments', () => {
         ],
       }),
     });
-    expect(() => startSegments(services)).not.toThrow();
+    expect(() => start(services)).not.toThrow();
     await flush();
     expect(calls).toEqual([]);
   });
@@ -162,7 +166,7 @@ describe('click segments', () => {
 
   it('a click on a matching element adds the visitor; other clicks do not', async () => {
     const { services, calls, local } = servicesDouble({ site: site() });
-    startSegments(services);
+    start(services);
     click('#text');
     await flush();
     expect(asCalls(calls)).toEqual([]);
@@ -175,7 +179,7 @@ describe('click segments', () => {
 
   it('skipped when tracking is refused', async () => {
     const { services, calls } = servicesDouble({ site: site(), tracking: false });
-    startSegments(services);
+    start(services);
     click('.pricing');
     await flush();
     expect(calls).toEqual([]);
@@ -183,7 +187,7 @@ describe('click segments', () => {
 
   it('a failed add stores wingifyRetrySegment and is retried on a later view', async () => {
     const view1 = servicesDouble({ site: site(), reply: () => new Error('down') });
-    startSegments(view1.services);
+    start(view1.services);
     click('.pricing');
     await flush();
     expect(view1.local.get(retrySegmentKey('pricing'))).toBe('1');
@@ -191,7 +195,7 @@ describe('click segments', () => {
 
     const view2 = servicesDouble({ site: site() });
     view2.local.set(retrySegmentKey('pricing'), '1');
-    startSegments(view2.services);
+    start(view2.services);
     await flush();
     expect(asCalls(view2.calls)).toHaveLength(1);
     expect(view2.local.get(retrySegmentKey('pricing'))).toBeNull();

@@ -184,13 +184,15 @@ describe('breakdowns that stay', () => {
   it('A/B, language and best-hour campaigns keep every breakdown after a deletion and after pruning', async () => {
     // only these four: by language and browser; one of them is deleted after the campaigns
     await harness.db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
-    const who = [
-      ['en-US', 'chrome'],
-      ['de-DE', 'firefox'],
-      ['de-DE', 'chrome'],
-      ['fr-FR', 'safari'],
-    ].map(([userLanguage, browserType], index) => harness.subscribe({ path: `/stay/${index}`, fields: { userLanguage, browserType } }));
-    const [, , gone] = await Promise.all(who);
+    const who = (
+      [
+        ['en-US', 'chrome'],
+        ['de-DE', 'firefox'],
+        ['de-DE', 'chrome'],
+        ['fr-FR', 'safari'],
+      ] as const
+    ).map(([userLanguage, browserType], index) => harness.subscribe({ path: `/stay/${index}`, fields: { userLanguage, browserType } }));
+    const gone = (await Promise.all(who))[2]!;
     const report = (push: { body: Buffer }, event: string) =>
       harness.app.inject({
         method: 'POST',

@@ -35,7 +35,7 @@ const { values } = parseArgs({
   },
 });
 
-const TABLES = ['deliveries', 'delivery_counts', 'events', 'campaigns', 'subscribers'] as const;
+const TABLES = ['deliveries', 'delivery_counts', 'delivery_breakdown', 'events', 'campaigns', 'subscribers'] as const;
 
 /** Bytes of each table with its indexes and TOAST. */
 async function sizes(db: Database): Promise<Record<string, number>> {
@@ -177,7 +177,7 @@ async function main(): Promise<void> {
   console.log(
     `after the reporting window: ${pruned.toLocaleString('en')} rows pruned in ${pruneSeconds.toFixed(1)} s; the campaign holds ` +
       `${(left / subscriptions).toFixed(0)} B per subscriber (deliveries ${((kept.deliveries! - before.deliveries!) / subscriptions).toFixed(0)} B: ` +
-      `its emptied pages; delivery_counts, campaigns and events the rest)`,
+      `its emptied pages; delivery_counts, delivery_breakdown, campaigns and events the rest)`,
   );
   // how much of those pages the next campaign's rows reuse
   const next = await createCampaign('The next campaign');

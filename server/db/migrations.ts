@@ -710,21 +710,22 @@ export const MIGRATIONS: Migration[] = [
          ) m LEFT JOIN subscribers s ON s.id = m.subscriber_id GROUP BY 1, 2, 3, 4, 5, 6, 7;
          RETURN NULL;
        END $$`,
-      // a subscriber's first report of a kind for a campaign (a report without a subscriber counts each time)
-      `CREATE FUNCTION delivery_breakdown_reports() RETURNS trigger LANGUAGE plpgsql AS $$
+      // a subscriber's first report of a kind for a campaign (a report without a subscriber counts each time); a row
+      // trigger with a WHEN, so the events that are not reports (a subscribe, a tag) cost the sync endpoint nothing
+      `CREATE FUNCTION delivery_breakdown_report() RETURNS trigger LANGUAGE plpgsql AS $$
        BEGIN
+         IF NEW.subscriber_id IS NOT NULL AND EXISTS (SELECT 1 FROM events o WHERE o.subscriber_id = NEW.subscriber_id
+             AND o.campaign_id = NEW.campaign_id AND o.kind = NEW.kind AND o.id < NEW.id) THEN
+           RETURN NULL;
+         END IF;
          INSERT INTO delivery_breakdown (campaign_id, kind, variant, holdout, language, browser, hour, count)
-         SELECT a.campaign_id, a.kind, d.variant, d.holdout, s.language, s.browser_type, to_timestamp(floor(extract(epoch FROM a.created_at) / 3600) * 3600), count(*)
-         FROM added a LEFT JOIN deliveries d ON d.campaign_id = a.campaign_id AND d.subscriber_id = a.subscriber_id
-         LEFT JOIN subscribers s ON s.id = a.subscriber_id
-         WHERE a.kind IN ('shown', 'clicked', 'closed') AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = a.campaign_id)
-           AND (a.subscriber_id IS NULL OR NOT EXISTS (SELECT 1 FROM events o WHERE o.subscriber_id = a.subscriber_id
-             AND o.campaign_id = a.campaign_id AND o.kind = a.kind AND o.id < a.id))
-         GROUP BY 1, 2, 3, 4, 5, 6, 7;
+         SELECT c.id, NEW.kind, d.variant, d.holdout, s.language, s.browser_type, to_timestamp(floor(extract(epoch FROM NEW.created_at) / 3600) * 3600), 1
+         FROM campaigns c LEFT JOIN deliveries d ON d.campaign_id = c.id AND d.subscriber_id = NEW.subscriber_id
+         LEFT JOIN subscribers s ON s.id = NEW.subscriber_id WHERE c.id = NEW.campaign_id;
          RETURN NULL;
        END $$`,
-      `CREATE TRIGGER events_counted_insert AFTER INSERT ON events REFERENCING NEW TABLE AS added
-       FOR EACH STATEMENT EXECUTE FUNCTION delivery_breakdown_reports()`,
+      `CREATE TRIGGER events_counted_report AFTER INSERT ON events FOR EACH ROW
+       WHEN (NEW.campaign_id IS NOT NULL AND NEW.kind IN ('shown', 'clicked', 'closed')) EXECUTE FUNCTION delivery_breakdown_report()`,
       `INSERT INTO delivery_breakdown (campaign_id, kind, variant, holdout, language, browser, hour, count)
        SELECT d.campaign_id, d.status, d.variant, d.holdout, s.language, s.browser_type, to_timestamp(floor(extract(epoch FROM d.updated_at) / 3600) * 3600), count(*)
        FROM deliveries d LEFT JOIN subscribers s ON s.id = d.subscriber_id WHERE d.status <> 'pending' GROUP BY 1, 2, 3, 4, 5, 6, 7`,

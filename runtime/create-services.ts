@@ -5,7 +5,7 @@ import type { CoreServices, RuntimeServices } from './services.ts';
 import { cookieStore, webStore } from './storage.ts';
 import { DO_NOT_TRACK, OPT_OUT, SUBSCRIBER_ID, SUBSCRIBER_SECRET, SUBSCRIPTION_ID } from './storage-keys.ts';
 import { BROWSER_ID_PATTERN, PLACEHOLDER_SUBSCRIBER_ID } from '../contract/ids.ts';
-import { logSwallowed } from './guard.ts';
+import { guard } from './guard.ts';
 
 const SUBSCRIPTION_ID_PATTERN = /^[\w:.%~-]{1,1024}$/;
 
@@ -30,20 +30,14 @@ export function createServices(site: SiteModule, get: RuntimeServices['get_']): 
     subscriptionId_: () => valid(local.get(SUBSCRIPTION_ID), SUBSCRIPTION_ID_PATTERN),
     // A site that asks (pageClickTrackingConcent) tracks only a visitor who ticked the box ('0'): one never asked
     // is not tracked. A site that does not ask tracks unless told not to (setTrackingConsent(false)).
-    trackingAllowed_: () => local.get(DO_NOT_TRACK) === '0' || (!PK_FEATURES.trackingConsent && local.get(DO_NOT_TRACK) !== '1'),
+    trackingAllowed_: () => (PK_FEATURES.trackingConsent ? local.get(DO_NOT_TRACK) === '0' : local.get(DO_NOT_TRACK) !== '1'),
     optedOut_: () => cookieStore.get(OPT_OUT) === '1',
     local_: local,
     // set with a key and a value: a session cookie
     session_: cookieStore,
     cookies_: cookieStore,
     emit_(event) {
-      for (const listener of [...(listeners[event] || [])]) {
-        try {
-          listener();
-        } catch (error) {
-          logSwallowed(error);
-        }
-      }
+      for (const listener of [...(listeners[event] || [])]) guard(listener)();
     },
     on_(event, listener) {
       (listeners[event] = listeners[event] || new Set()).add(listener);

@@ -68,7 +68,11 @@ export const currentLanguage = (): string => navigator.language || '';
  * The update decision of spec section 4, its five steps in order; a subscriber without a secret (synced
  * before secrets existed) syncs too, proving its subscription, and gets one.
  */
-export function decideUpdate(stored: StoredState, current: CurrentSubscription, language: string): SyncAction | 'already-updated' {
+export function decideUpdate(
+  stored: StoredState,
+  current: Pick<CurrentSubscription, 'subscriptionId' | 'endpoint'>,
+  language: string,
+): SyncAction | 'already-updated' {
   if (stored.dbStatus_ === false) return 'insert-failed';
   if (stored.subscriptionId === current.subscriptionId && !stored.subscriberId) return 'insert';
   if (stored.subscriptionId !== current.subscriptionId || (stored.endpoint || '') !== current.endpoint) {

@@ -7,8 +7,7 @@ import type { CoreServices } from './services.ts';
 import { viewSupport } from './view-support.ts';
 import { valid } from './create-services.ts';
 import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
-import { currentLanguage, decideUpdate, readState } from './sync.ts';
-import { describeSubscription } from './push-subscription.ts';
+import { currentLanguage, decideUpdate, readState, subscriptionIdOf } from './sync.ts';
 import { urlBase64ToBytes } from './base64url.ts';
 import { newUuid } from './visitor-id.ts';
 import { PRODUCT_SELECTOR } from '../contract/shop-events.ts';
@@ -68,7 +67,15 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
       const moving = key
         ? String(new Uint8Array(key)) !== String(urlBase64ToBytes(site.vapidPublicKey))
         : storedKey && storedKey !== site.vapidPublicKey;
-      if (moving || decideUpdate(state, describeSubscription(subscription), currentLanguage()) !== 'already-updated') return full;
+      if (
+        moving ||
+        decideUpdate(
+          state,
+          { subscriptionId: subscriptionIdOf(subscription.endpoint), endpoint: subscription.endpoint },
+          currentLanguage(),
+        ) !== 'already-updated'
+      )
+        return full;
       subscribed = true;
     } else if (state.subscriberId || state.status === 'subscribed') return full;
   } else if (state.subscriberId || state.status === 'subscribed') return full;

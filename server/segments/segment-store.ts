@@ -83,12 +83,14 @@ export async function listSegments(db: Queryable, siteHash: string): Promise<Seg
     created_at: Date;
   }>(
     // each segment's members counted along the memberships' primary key, never reading other sites' rows; of
-    // them, those a campaign reaches (server/campaigns/audience.ts), so the list and the compose count agree
+    // them, those a campaign reaches (server/campaigns/audience.ts), so the list and the compose count agree: each
+    // member looked up in the sendable index (a join would read the whole subscribers table)
     `SELECT s.sid, s.name, s.condition, s.created_at, n.members, n.reachable
        FROM segments s CROSS JOIN LATERAL (
          SELECT count(*) AS members,
-                count(*) FILTER (WHERE sub.status = 'subscribed' AND sub.endpoint IS NOT NULL) AS reachable
-           FROM segment_memberships m JOIN subscribers sub ON sub.id = m.subscriber_id WHERE m.segment_id = s.id
+                count(*) FILTER (WHERE EXISTS (SELECT 1 FROM subscribers sub WHERE sub.site_hash = s.site_hash
+                  AND sub.id = m.subscriber_id AND sub.status = 'subscribed' AND sub.endpoint IS NOT NULL)) AS reachable
+           FROM segment_memberships m WHERE m.segment_id = s.id
        ) n
       WHERE s.site_hash = $1 ORDER BY s.sid`,
     [siteHash],

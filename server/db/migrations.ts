@@ -533,6 +533,39 @@ export const MIGRATIONS: Migration[] = [
     ],
   },
   {
+    version: 27,
+    name: "an A/B test's winner clock from its test share's delivery; a campaign sent again to non-clickers",
+    statements: [
+      // The winner goes to the rest winner_after_minutes after the test share has been delivered
+      // (test_delivered_at, by the sender's clock), not after the campaign was created; winner_note says why a
+      // test had no winner (the first variant went to the rest).
+      `ALTER TABLE campaigns ADD COLUMN winner_after_minutes integer`,
+      `ALTER TABLE campaigns ADD COLUMN test_delivered_at timestamptz`,
+      `ALTER TABLE campaigns ADD COLUMN winner_note text CHECK (winner_note IN ('too-few-deliveries', 'too-few-clicks'))`,
+      // "Send again to those who did not click": the campaign this one went again from (no foreign key: the
+      // new campaign keeps its figures if the first is ever removed).
+      `ALTER TABLE campaigns ADD COLUMN resend_of bigint`,
+    ],
+  },
+  {
+    version: 28,
+    name: 'audiences: server-side segments over stored data',
+    statements: [
+      // An audience is a rule (server/audiences/audience-sql.ts) over what the provider stores; its members are
+      // not stored, a campaign evaluates the rule when it is created.
+      `CREATE TABLE audiences (
+        site_hash text NOT NULL,
+        id text NOT NULL,
+        name text NOT NULL,
+        condition text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (site_hash, id)
+      )`,
+      // The audience a campaign was sent to (its id when created; the audience may be deleted since).
+      `ALTER TABLE campaigns ADD COLUMN audience_id text`,
+    ],
+  },
+  {
     version: 29,
     name: 'drafts and templates of the compose screen',
     statements: [
@@ -569,21 +602,6 @@ export const MIGRATIONS: Migration[] = [
         PRIMARY KEY (site_hash, id),
         UNIQUE (site_hash, endpoint)
       )`,
-    ],
-  },
-  {
-    version: 27,
-    name: "an A/B test's winner clock from its test share's delivery; a campaign sent again to non-clickers",
-    statements: [
-      // The winner goes to the rest winner_after_minutes after the test share has been delivered
-      // (test_delivered_at, by the sender's clock), not after the campaign was created; winner_note says why a
-      // test had no winner (the first variant went to the rest).
-      `ALTER TABLE campaigns ADD COLUMN winner_after_minutes integer`,
-      `ALTER TABLE campaigns ADD COLUMN test_delivered_at timestamptz`,
-      `ALTER TABLE campaigns ADD COLUMN winner_note text CHECK (winner_note IN ('too-few-deliveries', 'too-few-clicks'))`,
-      // "Send again to those who did not click": the campaign this one went again from (no foreign key: the
-      // new campaign keeps its figures if the first is ever removed).
-      `ALTER TABLE campaigns ADD COLUMN resend_of bigint`,
     ],
   },
   {
@@ -632,24 +650,6 @@ export const MIGRATIONS: Migration[] = [
       `CREATE TRIGGER deliveries_counted_delete AFTER DELETE ON deliveries REFERENCING OLD TABLE AS removed
        FOR EACH STATEMENT EXECUTE FUNCTION delivery_counts_delete()`,
       `INSERT INTO delivery_counts (campaign_id, status, count) SELECT campaign_id, status, count(*) FROM deliveries GROUP BY 1, 2`,
-    ],
-  },
-  {
-    version: 28,
-    name: 'audiences: server-side segments over stored data',
-    statements: [
-      // An audience is a rule (server/audiences/audience-sql.ts) over what the provider stores; its members are
-      // not stored, a campaign evaluates the rule when it is created.
-      `CREATE TABLE audiences (
-        site_hash text NOT NULL,
-        id text NOT NULL,
-        name text NOT NULL,
-        condition text NOT NULL,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        PRIMARY KEY (site_hash, id)
-      )`,
-      // The audience a campaign was sent to (its id when created; the audience may be deleted since).
-      `ALTER TABLE campaigns ADD COLUMN audience_id text`,
     ],
   },
   {

@@ -103,19 +103,20 @@ export async function runCampaign(store: DeliveryStore, campaignId: string, opti
     }
   };
 
+  const startRefill = (): Promise<void> =>
+    (refilling ??= refill().finally(() => {
+      refilling = undefined;
+    }));
+
   const next = async (): Promise<Delivery | undefined> => {
     // The next batch is claimed while this one is sent (below `concurrency` left): no request waits for a claim.
-    if (queue.length <= concurrency && !exhausted && !options.signal?.aborted) {
-      refilling ??= refill().finally(() => {
-        refilling = undefined;
-      });
-    }
+    // Nobody awaits a claim ahead, so its failure (the database away) is caught here, or it would end the
+    // provider's process as an unhandled rejection. A later claim is made afresh; one a worker waits for (the
+    // queue empty) ends the run with its error, and the provider runs the campaign again, as before.
+    if (queue.length <= concurrency && !exhausted && !options.signal?.aborted) startRefill().catch(() => undefined);
     while (queue.length === 0) {
       if (exhausted || options.signal?.aborted) return undefined;
-      refilling ??= refill().finally(() => {
-        refilling = undefined;
-      });
-      await refilling;
+      await startRefill();
     }
     return queue.shift();
   };

@@ -66,7 +66,7 @@ cat "$static_log"
 rm -f "$static_log"
 mkdir -p tests/artifacts
 step "unit tests" npx vitest run tests/unit --maxWorkers=2 --reporter=default --reporter=json --outputFile.json=tests/artifacts/unit.json
-# Three files at a time (most wait on child processes and sockets, not on the 2 cores), except those that measure time under load or
+# Two files at a time (most wait on child processes and sockets), except those that measure time under load or
 # hold a lease across a restart: those run after, one at a time, on a machine left to them.
 alone=(server-faults-campaign server-faults-embedded server-faults-postgres server-load server-owner-scale security-slow-body embedded-lock)
 alone_excludes=()
@@ -75,7 +75,7 @@ for name in "${alone[@]}"; do
   alone_excludes+=(--exclude "tests/integration/$name.test.ts")
   alone_files+=("tests/integration/$name.test.ts")
 done
-step "integration tests" npx vitest run tests/integration "${alone_excludes[@]}" --maxWorkers=3 --reporter=default --reporter=json --outputFile.json=tests/artifacts/integration.json
+step "integration tests" npx vitest run tests/integration "${alone_excludes[@]}" --maxWorkers=2 --reporter=default --reporter=json --outputFile.json=tests/artifacts/integration.json
 step "integration tests that measure time, one at a time" npx vitest run "${alone_files[@]}" --maxWorkers=1 --reporter=default --reporter=json --outputFile.json=tests/artifacts/integration-alone.json
 step "browser end-to-end tests" npx vitest run --config vitest.e2e.config.ts --reporter=default --reporter=json --outputFile.json=tests/artifacts/e2e.json
 

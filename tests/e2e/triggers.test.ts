@@ -62,11 +62,13 @@ interface TriggerView {
 }
 
 /** One page view, once push.js has finished its start (the triggers are armed then). */
-async function view(path = '/', options: { fakeClock?: boolean } = {}): Promise<TriggerView> {
+async function view(path = '/', options: { fakeClock?: boolean; pausedClock?: boolean } = {}): Promise<TriggerView> {
   const page = await browser.context.newPage();
   const pageErrors: string[] = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
-  if (options.fakeClock) await page.clock.install();
+  if (options.fakeClock || options.pausedClock) await page.clock.install();
+  // paused: the page's time moves only when the test says, however slow the machine
+  if (options.pausedClock) await page.clock.pauseAt(Date.now() + 60_000);
   await page.goto(`${stack.siteUrl}${path}`);
   await page.addStyleTag({ content: TALL_PAGE });
   await page.evaluate(() => {
@@ -173,7 +175,7 @@ describe('scroll trigger', () => {
 describe('leave-intent trigger', () => {
   it('no prompt when the pointer leaves in the first second, or through the side or bottom; the prompt when it leaves through the top after 1 s', async () => {
     await serveWithTriggers('leave-intent', { when: 'leaveIntent' });
-    const visit = await view('/');
+    const visit = await view('/', { pausedClock: true });
     const { mouse } = visit.page;
 
     // At once after load: out through the top, back in. Exits in the first second do not count.
@@ -182,7 +184,7 @@ describe('leave-intent trigger', () => {
     await mouse.move(500, 300, { steps: 4 });
     expect(await visit.promptVisible()).toBe(false);
 
-    await visit.page.waitForTimeout(1100);
+    await visit.page.clock.runFor(1100);
     // Out through the left side and through the bottom, far from the top edge: not an intent to leave.
     await mouse.move(-20, 300, { steps: 4 });
     await mouse.move(500, 300, { steps: 4 });
@@ -190,12 +192,17 @@ describe('leave-intent trigger', () => {
     await mouse.move(500, 300, { steps: 4 });
     // Up to the top edge without leaving the page.
     await mouse.move(500, 3, { steps: 4 });
-    await visit.page.waitForTimeout(300);
+    await visit.page.clock.runFor(300);
     expect(await visit.promptVisible()).toBe(false);
     expect(await visit.shownCount()).toBe(0);
 
     await mouse.move(500, -20, { steps: 2 });
-    await expect.poll(() => visit.promptVisible()).toBe(true);
+    await expect
+      .poll(async () => {
+        await visit.page.clock.runFor(100);
+        return visit.promptVisible();
+      })
+      .toBe(true);
     expect(await visit.shownCount()).toBe(1);
     expect(visit.pageErrors).toEqual([]);
     await visit.page.close();

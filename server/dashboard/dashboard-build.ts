@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dashboardCacheDir, STATE_DIR } from '../state-paths.ts';
+import { makePrivate } from '../db/private-files.ts';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const DASHBOARD_SOURCE_DIR = join(PACKAGE_ROOT, 'dashboard');
@@ -93,6 +94,8 @@ export async function buildDashboard(cacheDir = process.env.PUSHKIT_DASHBOARD_CA
   const temporary = join(cacheDir, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
     await viteBuild(temporary);
+    // Vite writes with the umask (0755/0644): narrowed like the rest of .push-kit before it takes its place
+    await makePrivate(temporary);
     await rename(temporary, dir).catch(async (error: NodeJS.ErrnoException) => {
       // another process finished the same build first: keep theirs
       if (!(await exists(join(dir, 'index.html')))) throw error;

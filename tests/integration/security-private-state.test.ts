@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CliError, EXIT, fromServerError } from '../../cli/errors.ts';
 import { ServerError } from '../../server/errors.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
+import { buildDashboard } from '../../server/dashboard/dashboard-build.ts';
 import { startProvider } from '../../server/start-provider.ts';
 import { embeddedDatabaseDir, legacyVapidKeyDir, ownerKeyFile, vapidKeyFile } from '../../server/state-paths.ts';
 import { tempDir, testSite } from '../support/server.ts';
@@ -95,6 +96,13 @@ describe('the state folder is private', () => {
     expect(await countEntries(stateDir)).toBeGreaterThan(900);
     expect(await openToOthers(stateDir)).toEqual([]);
   });
+
+  it("the owner dashboard's build under .push-kit is private too, even with umask 0", async () => {
+    const cacheDir = join(await project(), '.push-kit', 'dashboard');
+    const built = await withUmask(0, () => buildDashboard(cacheDir));
+    expect(built.buildMs).toBeGreaterThan(0);
+    expect(await openToOthers(cacheDir)).toEqual([]);
+  }, 120_000);
 
   it('a database made before modes were narrowed (0666 files) is made private when it is opened', async () => {
     const stateDir = join(await project(), '.push-kit');

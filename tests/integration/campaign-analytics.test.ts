@@ -25,12 +25,12 @@ const report = (body: object) =>
     headers: { 'content-type': 'text/plain', origin: SITE_ORIGIN },
     payload: JSON.stringify({ hash: SITE_HASH, ...body }),
   });
-const order = (orderId: string, subscriberId: string) =>
+const order = (orderId: string, subscriberId: string, priced?: { total: number; currency: string }) =>
   owner('POST', '/api/v1/shopify/orders', {
     hash: SITE_HASH,
     orderId,
     subscriberId,
-    order: { total: 40, items: [{ pId: 1, pName: 'Nib set', pPrice: 40, pQuant: 1 }] },
+    order: { total: 40, ...priced, items: [{ pId: 1, pName: 'Nib set', pPrice: 40, pQuant: 1 }] },
   });
 
 describe('campaign analytics', () => {
@@ -103,7 +103,7 @@ describe('campaign analytics', () => {
   it("pages the list by status and words; a campaign's figures by browser and over time, its CSV, and a resend", async () => {
     const page = async (name: string, browserType: string) =>
       (await harness.subscribe({ path: `/analytics/${name}`, fields: { browserType } })).id;
-    await page('page-fox', 'Firefox');
+    const fox = await page('page-fox', 'Firefox');
     await page('page-chrome-1', 'Chrome');
     await page('page-chrome-2', 'Chrome');
     // an editor's title a spreadsheet would run as a formula
@@ -116,6 +116,14 @@ describe('campaign analytics', () => {
     const token = (name: string) => harness.messages(`/analytics/${name}`).at(-1)!.notification.data!.click!;
     for (const name of ['page-fox', 'page-chrome-1']) await report({ click: token(name), event: 'shown' });
     await report({ click: token('page-fox'), event: 'clicked' });
+    // the clicker's orders: revenue per currency, never added across currencies
+    for (const [id, total, currency] of [
+      ['Q-1', 30, 'USD'],
+      ['Q-2', 12.5, 'EUR'],
+      ['Q-3', 20, 'EUR'],
+    ] as const) {
+      expect((await order(id, fox, { total, currency })).statusCode).toBe(201);
+    }
     const later = await createCampaign(harness.db, harness.site, {
       title: 'Spring inks',
       body: 'Soon',
@@ -152,10 +160,12 @@ describe('campaign analytics', () => {
     const csv = await owner('GET', `/campaigns/${campaignId}/results.csv`);
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
     const lines = csv.body.split('\r\n');
-    expect(lines[0]).toBe('section,name,recipients,sent,delivered,shown,clicked,delivery rate,shown rate,click rate');
-    expect(lines[1]).toBe(`total,"'=HYPERLINK(""https://evil.example"",""Quills"")",6,6,6,2,1,100.0%,33.3%,50.0%`);
-    expect(lines).toContain('browser,Firefox,1,1,1,1,1,100.0%,100.0%,100.0%');
-    expect(lines).toContain('definition,Click rate,,,,,,,,"Clicked ÷ shown: of those shown, the share clicked (each subscriber once)."');
+    expect(lines[0]).toBe(
+      'section,name,recipients,sent,delivered,shown,clicked,delivery rate,shown rate,click rate,revenue EUR,revenue USD',
+    );
+    expect(lines[1]).toBe(`total,"'=HYPERLINK(""https://evil.example"",""Quills"")",6,6,6,2,1,100.0%,33.3%,50.0%,32.5,30`);
+    expect(lines).toContain('browser,Firefox,1,1,1,1,1,100.0%,100.0%,100.0%,,');
+    expect(lines).toContain('definition,Click rate,,,,,,,,"Clicked ÷ shown: of those shown, the share clicked (each subscriber once).",,');
 
     // sent again to the five it was delivered to who did not click; a campaign nobody got cannot be
     const resent = await owner('POST', `/campaigns/${campaignId}/resend`);

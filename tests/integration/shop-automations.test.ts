@@ -336,6 +336,10 @@ describe('shop automations', () => {
       ],
       [],
     ]);
+    // the CSV export: a revenue column per currency, the variant delivered to (A) with its test share's
+    const csv = (await provider.owner('GET', `/campaigns/${abTest}/results.csv`)).body.split('\r\n');
+    expect(csv[0]).toMatch(/,click rate,revenue EUR,revenue USD$/);
+    expect(csv.filter((line) => line.startsWith('variant,'))).toEqual([expect.stringMatching(/^variant,A: Nibs,.*,35\.25,30$/)]);
     // push-kit campaigns show, through the running provider
     const lines: string[] = [];
     const log = vi.spyOn(console, 'log').mockImplementation((line: unknown) => void lines.push(String(line)));

@@ -289,4 +289,31 @@ describe('push-kit send', { timeout: CLI_RUNS_TIMEOUT_MS }, () => {
     expect(badTag.status).not.toBe(0);
     expect(badTag.stderr).toMatch(/--texts\.German.*language tag such as de or fr-CA/);
   });
+
+  it('--deliver-at best-hour sends the held-out share now and leaves the rest for their best hour', async () => {
+    // the site's one click, half a day's hours away: its best hour is still to come today or tomorrow
+    const db = await openDatabase({ dataDir: join(project, '.push-kit', 'db') });
+    try {
+      await db.query(
+        `INSERT INTO events (site_hash, subscriber_id, kind, created_at)
+         SELECT 'letters-send-01', id, 'clicked', now() - interval '12 hours' FROM subscribers WHERE status = 'subscribed' LIMIT 1`,
+      );
+    } finally {
+      await db.close();
+    }
+    const options = ['send', '--site', 'letters', '--title', 'Best hour', '--body', 'b', '--best-hour-holdout', '0.4'];
+    const run = await runCli([...options, '--deliver-at', 'best-hour']);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const recipients = Number(/campaign \d+: (\d+) recipients?/.exec(run.stdout)![1]);
+    const held = Math.round(recipients * 0.4); // at least one waits, whatever the audience
+    const rest = new RegExp(
+      `the held-out share goes now, the other ${recipients - held} at their best hour by (\\S+) \\(sent by push-kit serve\\)`,
+    );
+    expect(run.stdout).toMatch(rest);
+    expect(Date.parse(rest.exec(run.stdout)![1]!)).toBeGreaterThan(Date.now() + 3_600_000);
+    expect(run.stdout).toContain(`sent to ${recipients}: ${held} delivered, 0 expired, 0 failed`);
+    const refused = await runCli([...options, '--deliver-at', 'tonight']);
+    expect([refused.status, refused.stderr]).toEqual([1, expect.stringContaining('--deliver-at: must be "best-hour"')]);
+  });
 });

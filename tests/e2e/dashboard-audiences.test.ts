@@ -8,11 +8,7 @@
 //   read in and what the confirmation states with UTC, whatever the machine's zone (the browser runs in New
 //   York); times carry UTC on hover, and the preview of a scheduled send does not say "now".
 // Screenshots go to tests/artifacts/dashboard/.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/database.ts';
@@ -20,20 +16,22 @@ import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import type { Campaign } from '../../contract/owner-api.ts';
-import { createSubscriberKeys, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
+import { createSubscriberKeys, type FakePushService } from '../support/fake-push-service.ts';
 import { CHROMIUM_PATH, OFFLINE_FLAGS } from '../support/browser.ts';
-import { retryOnPortInUse } from '../support/port-retry.ts';
-import { freePort } from '../support/ports.ts';
+import {
+  createDashboardProject,
+  DASHBOARD_SHOTS as SHOTS,
+  openDashboard,
+  signIn,
+  type DashboardProject,
+} from '../support/dashboard-serve.ts';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const SHOTS = join(REPO, 'tests/artifacts/dashboard');
 const HASH = 'letters-audiences-01';
 const SUBSCRIBERS = 120;
 
+let project: DashboardProject;
 let work: string;
-let provider: ChildProcess;
 let providerUrl: string;
-let output = '';
 let pushService: FakePushService;
 let browser: Browser;
 let page: Page;
@@ -90,65 +88,33 @@ async function seed(): Promise<void> {
 }
 
 beforeAll(async () => {
-  await mkdir(SHOTS, { recursive: true });
-  work = await mkdtemp(join(tmpdir(), 'push-kit-dashboard-audiences-'));
-  pushService = await startFakePushService();
+  project = await createDashboardProject('dashboard-audiences');
+  ({ work, pushService } = project);
   const vapid = generateVapidKeyPair();
-  await mkdir(join(work, 'site-configs'), { recursive: true });
-  await writeVapidKeyFile(vapidKeyFile(join(work, '.push-kit'), 'letters'), vapid);
+  await writeVapidKeyFile(vapidKeyFile(project.stateDir, 'letters'), vapid);
   await seed();
-  await retryOnPortInUse(async () => {
-    const port = await freePort();
-    providerUrl = `http://127.0.0.1:${port}`;
-    output = '';
-    await writeFile(
-      join(work, 'site-configs/letters.json'),
-      JSON.stringify({
-        hash: HASH,
-        companyName: 'Letters',
-        origin: 'https://letters.example',
-        serverSyncUrl: providerUrl,
-        vapidPublicKey: vapid.publicKey,
-        style: { iconUrl: 'https://letters.example/icon.png' },
-      }),
-    );
-    provider = spawn(
-      process.execPath,
-      [join(REPO, 'bin/push-kit.js'), 'serve', '--port', String(port), '--sites', 'site-configs/*.json', '--dist', 'dist'],
-      {
-        cwd: work,
-        env: { ...process.env, NODE_EXTRA_CA_CERTS: pushService.certPath, PUSHKIT_PUSH_SERVICES: pushService.origin, DATABASE_URL: '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    provider.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    provider.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const started = Date.now();
-    while (!output.includes('Press Ctrl+C to stop.')) {
-      if (provider.exitCode !== null || Date.now() - started > 30_000) throw new Error(`push-kit serve did not start:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  });
+  providerUrl = await project.serve((url) => ({
+    letters: {
+      hash: HASH,
+      companyName: 'Letters',
+      origin: 'https://letters.example',
+      serverSyncUrl: url,
+      vapidPublicKey: vapid.publicKey,
+      style: { iconUrl: 'https://letters.example/icon.png' },
+    },
+  }));
 
   // The machine's clock is New York's; the owner works on Berlin's. No push here: an ordinary context will do.
   browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: OFFLINE_FLAGS });
   const context = await browser.newContext({ timezoneId: 'America/New_York', viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
-  await page.goto(`${providerUrl}/dashboard/`, { timeout: 45_000 });
-  await page.getByLabel('Owner key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await openDashboard(page, providerUrl);
+  await signIn(page, key);
 }, 90_000);
 
 afterAll(async () => {
   await browser?.close();
-  if (provider && provider.exitCode === null) {
-    const exited = new Promise((resolve) => provider.once('exit', resolve));
-    provider.kill('SIGTERM');
-    await exited;
-  }
-  await pushService?.close();
-  if (work) await rm(work, { recursive: true, force: true });
+  await project?.close();
 });
 
 const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });

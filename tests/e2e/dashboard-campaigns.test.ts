@@ -7,11 +7,8 @@
 // winner time promised before the test share has gone, the test share checked in %. Finding 8: duplicate,
 // "send again to those who did not click", CSV export; the subscriber list searched by tag or time zone, sorted
 // by last seen and exported as CSV.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Campaign } from '../../contract/owner-api.ts';
@@ -19,23 +16,24 @@ import { openDatabase } from '../../server/db/database.ts';
 import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
-import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
+import { createSubscriberKeys, decryptPushBody, type FakePushService } from '../support/fake-push-service.ts';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
-import { retryOnPortInUse } from '../support/port-retry.ts';
-import { freePort } from '../support/ports.ts';
+import {
+  createDashboardProject,
+  DASHBOARD_SHOTS as SHOTS,
+  openDashboard,
+  signIn,
+  type DashboardProject,
+} from '../support/dashboard-serve.ts';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const SHOTS = join(REPO, 'tests/artifacts/dashboard');
 const HASH = 'letters-campaigns-01';
 const ORIGIN = 'https://letters.example';
 const SUBSCRIBERS = 12;
 /** Campaigns beside the named ones, so the list has a second page (20 a page). */
 const FILLERS = 19;
 
-let work: string;
-let provider: ChildProcess;
+let project: DashboardProject;
 let providerUrl: string;
-let output = '';
 let pushService: FakePushService;
 let browser: TestBrowser;
 let page: Page;
@@ -67,13 +65,11 @@ async function report(campaignId: string, path: string, event: 'shown' | 'clicke
 }
 
 beforeAll(async () => {
-  await mkdir(SHOTS, { recursive: true });
-  work = await mkdtemp(join(tmpdir(), 'push-kit-dashboard-campaigns-'));
-  pushService = await startFakePushService();
+  project = await createDashboardProject('dashboard-campaigns');
+  ({ pushService } = project);
   const vapid = generateVapidKeyPair();
-  await mkdir(join(work, 'site-configs'), { recursive: true });
-  await writeVapidKeyFile(vapidKeyFile(join(work, '.push-kit'), 'letters'), vapid);
-  const db = await openDatabase({ dataDir: join(work, '.push-kit/db') });
+  await writeVapidKeyFile(vapidKeyFile(project.stateDir, 'letters'), vapid);
+  const db = await openDatabase({ dataDir: join(project.stateDir, 'db') });
   try {
     key = (await ensureOwnerKey(db, { hash: HASH }))!;
     await db.query(
@@ -89,38 +85,16 @@ beforeAll(async () => {
   } finally {
     await db.close();
   }
-  await retryOnPortInUse(async () => {
-    const port = await freePort();
-    providerUrl = `http://127.0.0.1:${port}`;
-    output = '';
-    await writeFile(
-      join(work, 'site-configs/letters.json'),
-      JSON.stringify({
-        hash: HASH,
-        companyName: 'Letters',
-        origin: ORIGIN,
-        serverSyncUrl: providerUrl,
-        vapidPublicKey: vapid.publicKey,
-        style: { iconUrl: `${ORIGIN}/icon.png` },
-      }),
-    );
-    provider = spawn(
-      process.execPath,
-      [join(REPO, 'bin/push-kit.js'), 'serve', '--port', String(port), '--sites', 'site-configs/*.json', '--dist', 'dist'],
-      {
-        cwd: work,
-        env: { ...process.env, NODE_EXTRA_CA_CERTS: pushService.certPath, PUSHKIT_PUSH_SERVICES: pushService.origin, DATABASE_URL: '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    provider.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    provider.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const started = Date.now();
-    while (!output.includes('Press Ctrl+C to stop.')) {
-      if (provider.exitCode !== null || Date.now() - started > 30_000) throw new Error(`push-kit serve did not start:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  });
+  providerUrl = await project.serve((url) => ({
+    letters: {
+      hash: HASH,
+      companyName: 'Letters',
+      origin: ORIGIN,
+      serverSyncUrl: url,
+      vapidPublicKey: vapid.publicKey,
+      style: { iconUrl: `${ORIGIN}/icon.png` },
+    },
+  }));
 
   // The campaigns: one to everyone, delivered, half of it reported shown and a quarter clicked (the Firefox
   // subscribers among them); fillers to one subscriber; one at 09:00 on each subscriber's clock, one at a time,
@@ -154,21 +128,13 @@ beforeAll(async () => {
 
   browser = await launchPersistentChromium([], { viewport: { width: 1280, height: 900 }, env: { TZ: 'Europe/Berlin' } });
   page = await browser.context.newPage();
-  await page.goto(`${providerUrl}/dashboard/`, { timeout: 45_000 });
-  await page.getByLabel('Owner key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await openDashboard(page, providerUrl);
+  await signIn(page, key);
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
-  if (provider && provider.exitCode === null) {
-    const exited = new Promise((resolve) => provider.once('exit', resolve));
-    provider.kill('SIGTERM');
-    await exited;
-  }
-  await pushService?.close();
-  if (work) await rm(work, { recursive: true, force: true });
+  await project?.close();
 });
 
 const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });

@@ -5,27 +5,26 @@
 // to this very browser, subscribed as a test device on the dashboard's own scope, that shows there and counts
 // nowhere (finding 8); and every screen at 390 px: no sideways scroll, 44 px targets (finding 6). Screenshots at
 // 1280 and 390 px go to tests/artifacts/dashboard/.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/database.ts';
 import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
-import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
+import { createSubscriberKeys, decryptPushBody, type FakePushService } from '../support/fake-push-service.ts';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import { deliverPush, shownNotifications } from '../support/worker.ts';
-import { retryOnPortInUse } from '../support/port-retry.ts';
-import { freePort } from '../support/ports.ts';
+import {
+  createDashboardProject,
+  DASHBOARD_SHOTS as SHOTS,
+  openDashboard,
+  signIn,
+  type DashboardProject,
+} from '../support/dashboard-serve.ts';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const SHOTS = join(REPO, 'tests/artifacts/dashboard');
 const HASH = 'letters-compose-01';
 const SUBSCRIBERS = 3;
 /** The test device's endpoint on the fake push service: the page's push subscription (docs/testing.md's page seam). */
@@ -33,10 +32,8 @@ const DEVICE_PATH = '/push/test-device';
 /** axe-core, run inside the page (page.evaluate is not bound by the dashboard's script-src 'self'). */
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-let work: string;
-let provider: ChildProcess;
+let project: DashboardProject;
 let providerUrl: string;
-let output = '';
 let pushService: FakePushService;
 let browser: TestBrowser;
 let page: Page;
@@ -56,13 +53,11 @@ async function owner<T>(method: string, path: string, body?: unknown): Promise<T
 }
 
 beforeAll(async () => {
-  await mkdir(SHOTS, { recursive: true });
-  work = await mkdtemp(join(tmpdir(), 'push-kit-dashboard-compose-'));
-  pushService = await startFakePushService();
+  project = await createDashboardProject('dashboard-compose');
+  ({ pushService } = project);
   const vapid = generateVapidKeyPair();
-  await mkdir(join(work, 'site-configs'), { recursive: true });
-  await writeVapidKeyFile(vapidKeyFile(join(work, '.push-kit'), 'letters'), vapid);
-  const db = await openDatabase({ dataDir: join(work, '.push-kit/db') });
+  await writeVapidKeyFile(vapidKeyFile(project.stateDir, 'letters'), vapid);
+  const db = await openDatabase({ dataDir: join(project.stateDir, 'db') });
   try {
     key = (await ensureOwnerKey(db, { hash: HASH }))!;
     await db.query(
@@ -74,38 +69,16 @@ beforeAll(async () => {
   } finally {
     await db.close();
   }
-  await retryOnPortInUse(async () => {
-    const port = await freePort();
-    providerUrl = `http://127.0.0.1:${port}`;
-    output = '';
-    await writeFile(
-      join(work, 'site-configs/letters.json'),
-      JSON.stringify({
-        hash: HASH,
-        companyName: 'Letters',
-        origin: 'https://letters.example',
-        serverSyncUrl: providerUrl,
-        vapidPublicKey: vapid.publicKey,
-        style: { iconUrl: 'https://letters.example/icon.png' },
-      }),
-    );
-    provider = spawn(
-      process.execPath,
-      [join(REPO, 'bin/push-kit.js'), 'serve', '--port', String(port), '--sites', 'site-configs/*.json', '--dist', 'dist'],
-      {
-        cwd: work,
-        env: { ...process.env, NODE_EXTRA_CA_CERTS: pushService.certPath, PUSHKIT_PUSH_SERVICES: pushService.origin, DATABASE_URL: '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    provider.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    provider.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const started = Date.now();
-    while (!output.includes('Press Ctrl+C to stop.')) {
-      if (provider.exitCode !== null || Date.now() - started > 30_000) throw new Error(`push-kit serve did not start:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  });
+  providerUrl = await project.serve((url) => ({
+    letters: {
+      hash: HASH,
+      companyName: 'Letters',
+      origin: 'https://letters.example',
+      serverSyncUrl: url,
+      vapidPublicKey: vapid.publicKey,
+      style: { iconUrl: 'https://letters.example/icon.png' },
+    },
+  }));
 
   browser = await launchPersistentChromium([], { viewport: { width: 1280, height: 900 } });
   await browser.context.grantPermissions(['notifications'], { origin: providerUrl });
@@ -132,21 +105,13 @@ beforeAll(async () => {
     },
     { endpoint: `${pushService.origin}${DEVICE_PATH}`, p256dh: deviceKeys.p256dh, auth: deviceKeys.auth },
   );
-  await page.goto(`${providerUrl}/dashboard/`, { timeout: 45_000 });
-  await page.getByLabel('Owner key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await openDashboard(page, providerUrl);
+  await signIn(page, key);
 }, 90_000);
 
 afterAll(async () => {
   await browser?.close();
-  if (provider && provider.exitCode === null) {
-    const exited = new Promise((resolve) => provider.once('exit', resolve));
-    provider.kill('SIGTERM');
-    await exited;
-  }
-  await pushService?.close();
-  if (work) await rm(work, { recursive: true, force: true });
+  await project?.close();
 });
 
 const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });

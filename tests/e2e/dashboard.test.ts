@@ -3,11 +3,8 @@
 // a good condition, a subscriber added to and removed from a segment by id, send to a segment (the push
 // service receives exactly that segment's messages), filter by segment, find a subscriber, change their
 // segments, export and delete them. Screenshots of each screen go to tests/artifacts/dashboard/.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/database.ts';
@@ -15,20 +12,16 @@ import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
 import { legacyVapidKeyDir, vapidKeyFile } from '../../server/state-paths.ts';
 import { vapidKeyId } from '../../server/keys/index.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
-import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
+import { createSubscriberKeys, decryptPushBody, type FakePushService } from '../support/fake-push-service.ts';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
-import { retryOnPortInUse } from '../support/port-retry.ts';
-import { freePort } from '../support/ports.ts';
+import { createDashboardProject, DASHBOARD_SHOTS as SHOTS, openDashboard, type DashboardProject } from '../support/dashboard-serve.ts';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const SHOTS = join(REPO, 'tests/artifacts/dashboard');
 const SUBSCRIBERS = 300;
 const LETTERS_HASH = 'letters-dash-01';
 
+let project: DashboardProject;
 let work: string;
-let provider: ChildProcess;
 let providerUrl: string;
-let output = '';
 let pushService: FakePushService;
 let browser: TestBrowser;
 let page: Page;
@@ -43,8 +36,8 @@ let onLegacyKey: number;
 const legacy = generateVapidKeyPair();
 const subscriberKeys = createSubscriberKeys();
 
-function siteConfig(hash: string, companyName: string, origin: string, vapidPublicKey: string) {
-  return { hash, companyName, origin, serverSyncUrl: providerUrl, vapidPublicKey, style: { iconUrl: `${origin}/icon.png` } };
+function siteConfig(serverSyncUrl: string, hash: string, companyName: string, origin: string, vapidPublicKey: string) {
+  return { hash, companyName, origin, serverSyncUrl, vapidPublicKey, style: { iconUrl: `${origin}/icon.png` } };
 }
 
 async function seed(): Promise<void> {
@@ -95,64 +88,30 @@ async function seed(): Promise<void> {
 }
 
 beforeAll(async () => {
-  await mkdir(SHOTS, { recursive: true });
-  work = await mkdtemp(join(tmpdir(), 'push-kit-dashboard-'));
-  pushService = await startFakePushService();
+  project = await createDashboardProject('dashboard');
+  ({ work, pushService } = project);
   const letters = generateVapidKeyPair();
   const journal = generateVapidKeyPair();
-  await mkdir(join(work, 'site-configs'), { recursive: true });
-  await writeVapidKeyFile(vapidKeyFile(join(work, '.push-kit'), 'letters'), letters);
-  await writeVapidKeyFile(vapidKeyFile(join(work, '.push-kit'), 'journal'), journal);
-  await writeVapidKeyFile(join(legacyVapidKeyDir(join(work, '.push-kit'), 'letters'), `${vapidKeyId(legacy.publicKey)}.json`), legacy);
+  await writeVapidKeyFile(vapidKeyFile(project.stateDir, 'letters'), letters);
+  await writeVapidKeyFile(vapidKeyFile(project.stateDir, 'journal'), journal);
+  await writeVapidKeyFile(join(legacyVapidKeyDir(project.stateDir, 'letters'), `${vapidKeyId(legacy.publicKey)}.json`), legacy);
   await seed();
 
-  // the configs name the provider's port: a start that loses it to another process is made again on another
-  await retryOnPortInUse(async () => {
-    const port = await freePort();
-    providerUrl = `http://127.0.0.1:${port}`;
-    output = '';
-    await writeFile(
-      join(work, 'site-configs/letters.json'),
-      JSON.stringify(siteConfig(LETTERS_HASH, 'Letters', 'https://letters.example', letters.publicKey)),
-    );
-    await writeFile(
-      join(work, 'site-configs/journal.json'),
-      JSON.stringify(siteConfig('journal-dash-01', 'Journal', 'https://journal.example', journal.publicKey)),
-    );
-    provider = spawn(
-      process.execPath,
-      [join(REPO, 'bin/push-kit.js'), 'serve', '--port', String(port), '--sites', 'site-configs/*.json', '--dist', 'dist'],
-      {
-        cwd: work,
-        env: { ...process.env, NODE_EXTRA_CA_CERTS: pushService.certPath, PUSHKIT_PUSH_SERVICES: pushService.origin, DATABASE_URL: '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    provider.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    provider.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const started = Date.now();
-    while (!output.includes('Press Ctrl+C to stop.')) {
-      if (provider.exitCode !== null || Date.now() - started > 30_000) throw new Error(`push-kit serve did not start:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  });
-  expect(output).toContain(`owner dashboard: ${providerUrl}/dashboard/`);
+  providerUrl = await project.serve((url) => ({
+    letters: siteConfig(url, LETTERS_HASH, 'Letters', 'https://letters.example', letters.publicKey),
+    journal: siteConfig(url, 'journal-dash-01', 'Journal', 'https://journal.example', journal.publicKey),
+  }));
+  expect(project.output()).toContain(`owner dashboard: ${providerUrl}/dashboard/`);
 
   browser = await launchPersistentChromium([], { viewport: { width: 1280, height: 900 } });
   page = await browser.context.newPage();
   // the first visit may wait for the on-demand build
-  await page.goto(`${providerUrl}/dashboard/`, { timeout: 45_000 });
+  await openDashboard(page, providerUrl);
 }, 90_000);
 
 afterAll(async () => {
   await browser?.close();
-  if (provider && provider.exitCode === null) {
-    const exited = new Promise((resolve) => provider.once('exit', resolve));
-    provider.kill('SIGTERM');
-    await exited;
-  }
-  await pushService?.close();
-  if (work) await rm(work, { recursive: true, force: true });
+  await project?.close();
 });
 
 const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });

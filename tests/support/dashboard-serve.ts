@@ -1,0 +1,116 @@
+// The dashboard e2e files' provider: `push-kit serve` spawned as an owner runs it, in a project folder of its own
+// (its embedded database seeded in this process before the start), on a free port that the site configs name (a
+// start that loses the port to another process is made again on another), with the fake HTTPS push service as its
+// only push service; and the owner's way in: the dashboard page, then the sign-in with an owner key.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { startFakePushService, type FakePushService } from './fake-push-service.ts';
+import { retryOnPortInUse } from './port-retry.ts';
+import { freePort } from './ports.ts';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+/** Where the dashboard files put their screenshots. */
+export const DASHBOARD_SHOTS = join(REPO, 'tests/artifacts/dashboard');
+
+export interface DashboardProject {
+  /** The project folder: site-configs/ and .push-kit/. */
+  work: string;
+  /** Its state folder (.push-kit/): VAPID keys, the embedded database (.push-kit/db). */
+  stateDir: string;
+  pushService: FakePushService;
+  /** The running provider's URL (http://127.0.0.1:<port>), once serve has resolved. */
+  url: string;
+  /** Everything the provider has printed so far. */
+  output: () => string;
+  /**
+   * Starts `push-kit serve --sites site-configs/*.json`, with site-configs/<name>.json written from
+   * configs(providerUrl) for the port it is given; resolves the URL once it says "Press Ctrl+C to stop.".
+   */
+  serve: (configs: (providerUrl: string) => Record<string, object>) => Promise<string>;
+  /** Stops the provider (SIGTERM, awaited) and the push service and removes the folder. */
+  close: () => Promise<void>;
+}
+
+/** A project folder `push-kit-<name>-*` in the temp folder, with the fake push service started for it. */
+export async function createDashboardProject(name: string): Promise<DashboardProject> {
+  await mkdir(DASHBOARD_SHOTS, { recursive: true });
+  const work = await mkdtemp(join(tmpdir(), `push-kit-${name}-`));
+  await mkdir(join(work, 'site-configs'), { recursive: true });
+  const pushService = await startFakePushService();
+  let provider: ChildProcess | undefined;
+  let output = '';
+  const project: DashboardProject = {
+    work,
+    stateDir: join(work, '.push-kit'),
+    pushService,
+    url: '',
+    output: () => output,
+    serve: async (configs) => {
+      await retryOnPortInUse(async () => {
+        const port = await freePort();
+        project.url = `http://127.0.0.1:${port}`;
+        output = '';
+        for (const [site, config] of Object.entries(configs(project.url))) {
+          await writeFile(join(work, 'site-configs', `${site}.json`), JSON.stringify(config));
+        }
+        const child = spawn(
+          process.execPath,
+          [join(REPO, 'bin/push-kit.js'), 'serve', '--port', String(port), '--sites', 'site-configs/*.json', '--dist', 'dist'],
+          {
+            cwd: work,
+            env: { ...process.env, NODE_EXTRA_CA_CERTS: pushService.certPath, PUSHKIT_PUSH_SERVICES: pushService.origin, DATABASE_URL: '' },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
+        provider = child;
+        child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => done(new Error(`push-kit serve did not start:\n${output}`)), 30_000);
+          const onData = () => {
+            if (output.includes('Press Ctrl+C to stop.')) done();
+          };
+          const onExit = () => done(new Error(`push-kit serve did not start:\n${output}`));
+          function done(error?: Error) {
+            clearTimeout(timer);
+            child.stdout!.off('data', onData);
+            child.stderr!.off('data', onData);
+            child.off('close', onExit);
+            if (error) reject(error);
+            else resolve();
+          }
+          child.stdout!.on('data', onData);
+          child.stderr!.on('data', onData);
+          child.once('close', onExit);
+        });
+      });
+      return project.url;
+    },
+    close: async () => {
+      if (provider && provider.exitCode === null && provider.signalCode === null) {
+        const exited = new Promise((resolve) => provider!.once('exit', resolve));
+        provider.kill('SIGTERM');
+        await exited;
+      }
+      await pushService.close();
+      await rm(work, { recursive: true, force: true });
+    },
+  };
+  return project;
+}
+
+/** Opens the dashboard; the first visit may wait for its on-demand build. */
+export async function openDashboard(page: Page, providerUrl: string): Promise<void> {
+  await page.goto(`${providerUrl}/dashboard/`, { timeout: 45_000 });
+}
+
+/** Signs in on the page the dashboard shows signed out, and waits for the Overview. */
+export async function signIn(page: Page, key: string): Promise<void> {
+  await page.getByLabel('Owner key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+}

@@ -738,4 +738,129 @@ export const MIGRATIONS: Migration[] = [
        LEFT JOIN subscribers s ON s.id = a.subscriber_id GROUP BY 1, 2, 3, 4, 5, 6, 7`,
     ],
   },
+  {
+    version: 34,
+    name: "a browser's insert or update sync as one statement",
+    statements: [
+      // The sync endpoint's insert and update (server/sync/subscription-sync.ts storeSubscription), each one round
+      // trip to PostgreSQL instead of five: the subscription's advisory lock, the look-up of its subscriber, the
+      // proof, the write with its event and subscriber.created/.updated webhook messages, and for an insert the
+      // owner's welcome switch. Statements inside a function each take a fresh snapshot, so the look-up after the
+      // lock sees a concurrent first insert of the same subscription that committed while this one waited.
+      // p_action: 'insert' (also insert-failed) or 'update'. p_secret_hash: SHA-256 (hex) of the secret the request
+      // shows; p_new_id, p_new_secret_hash: the id of a new subscriber and the hash of a secret to issue when the
+      // reply needs one. A NULL column leaves the stored value. result_code: 'success', 'E_SYNC_NOT_SUBSCRIBED' or
+      // 'proof' (no secret or the wrong one); result_issued: the new secret was stored; result_welcome: the
+      // owner's stored `enabled` of the welcome automation (after an insert; NULL: never changed).
+      `CREATE FUNCTION pushkit_sync(
+         p_action text, p_site text, p_lock text, p_subscriber_id text, p_secret_hash text, p_new_id text, p_new_secret_hash text,
+         p_endpoint text, p_subscription_id text, p_subscription jsonb, p_p256dh text, p_auth text, p_vapid_key_id text,
+         p_browser_type text, p_language text, p_timezone text, p_timezone_offset integer, p_click smallint, p_origin text,
+         p_page_url text, p_uuid text
+       ) RETURNS TABLE (result_code text, result_id text, result_issued boolean, result_welcome boolean) LANGUAGE plpgsql AS $$
+       DECLARE
+         found_row record;
+         issue boolean := false;
+         proven boolean := false;
+         keeper text;
+       BEGIN
+         PERFORM pg_advisory_xact_lock(hashtext(p_lock));
+         -- the first found of: an update by id, endpoint, subscription id; an insert by endpoint, subscription id, id
+         SELECT f.id, f.endpoint, f.subscription_id, f.secret_hash INTO found_row FROM (
+           (SELECT s.id, s.endpoint, s.subscription_id, s.secret_hash, CASE WHEN p_action = 'update' THEN 0 ELSE 2 END AS rank
+            FROM subscribers s WHERE s.site_hash = p_site AND s.id = p_subscriber_id)
+           UNION ALL
+           (SELECT s.id, s.endpoint, s.subscription_id, s.secret_hash, CASE WHEN p_action = 'update' THEN 1 ELSE 0 END
+            FROM subscribers s WHERE s.site_hash = p_site AND s.endpoint = p_endpoint LIMIT 1)
+           UNION ALL
+           (SELECT s.id, s.endpoint, s.subscription_id, s.secret_hash, CASE WHEN p_action = 'update' THEN 2 ELSE 1 END
+            FROM subscribers s WHERE s.site_hash = p_site AND s.subscription_id = p_subscription_id ORDER BY s.updated_at DESC LIMIT 1)
+         ) f ORDER BY f.rank LIMIT 1;
+         IF NOT FOUND THEN
+           IF p_action = 'update' THEN
+             RETURN QUERY SELECT 'E_SYNC_NOT_SUBSCRIBED'::text, NULL::text, false, NULL::boolean;
+             RETURN;
+           END IF;
+         ELSIF p_secret_hash IS NOT NULL AND found_row.secret_hash = p_secret_hash THEN
+           proven := true;
+         -- holding the subscription proves an insert, and an update of a subscriber stored before secrets existed
+         ELSIF (p_action <> 'update' OR found_row.secret_hash IS NULL)
+             AND (found_row.endpoint = p_endpoint OR found_row.subscription_id = p_subscription_id) THEN
+           proven := true;
+           issue := true;
+         END IF;
+         IF p_action = 'update' AND NOT proven THEN
+           RETURN QUERY SELECT 'proof'::text, NULL::text, false, NULL::boolean;
+           RETURN;
+         END IF;
+         IF proven THEN
+           keeper := found_row.id;
+           -- an endpoint belongs to one subscriber: another record still holding it has lost it
+           IF p_endpoint IS NOT NULL THEN
+             UPDATE subscribers SET endpoint = NULL, status = 'expired', updated_at = now()
+             WHERE site_hash = p_site AND endpoint = p_endpoint AND id <> keeper;
+           END IF;
+           WITH updated AS (
+             UPDATE subscribers SET
+               subscription = coalesce(p_subscription, subscription),
+               subscription_id = coalesce(p_subscription_id, subscription_id),
+               -- a push subscription keeps the key it was made with for as long as its endpoint
+               vapid_key_id = CASE WHEN p_vapid_key_id IS NOT NULL AND endpoint IS DISTINCT FROM p_endpoint THEN p_vapid_key_id ELSE vapid_key_id END,
+               endpoint = coalesce(p_endpoint, endpoint),
+               p256dh = coalesce(p_p256dh, p256dh),
+               auth = coalesce(p_auth, auth),
+               browser_type = coalesce(p_browser_type, browser_type),
+               language = coalesce(p_language, language),
+               timezone = coalesce(p_timezone, timezone),
+               timezone_offset = coalesce(p_timezone_offset, timezone_offset),
+               page_click_tracking_permission = coalesce(p_click, page_click_tracking_permission),
+               origin = coalesce(p_origin, origin),
+               subscription_page_url = coalesce(p_page_url, subscription_page_url),
+               uuid = coalesce(p_uuid, uuid),
+               status = 'subscribed',
+               updated_at = now(),
+               last_sync_at = now(),
+               secret_hash = CASE WHEN issue THEN p_new_secret_hash ELSE secret_hash END
+             WHERE id = keeper
+             RETURNING *
+           )
+           INSERT INTO webhook_messages (endpoint_id, event_type, payload, order_key, dedupe_key, created_at)
+           SELECT w.id, x.type, jsonb_build_object('type', x.type, 'timestamp', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', x.data)::text,
+             x.order_key, x.dedupe_key, now()
+           FROM (SELECT s.site_hash, 'subscriber.updated'::text AS type, jsonb_build_object('subscriberId', s.id, 'status', s.status,
+                   'browserType', s.browser_type, 'language', s.language, 'timezone', s.timezone, 'origin', s.origin,
+                   'createdAt', to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) AS data,
+                   s.id AS order_key, NULL::text AS dedupe_key FROM updated s) AS x
+           JOIN webhook_endpoints w ON w.site_hash = x.site_hash AND x.type = ANY (w.events) AND w.disabled_at IS NULL
+           ON CONFLICT DO NOTHING;
+         ELSE
+           -- a subscriber id alone never re-keys a subscriber: without its secret or its subscription, this is a new one
+           keeper := p_new_id;
+           issue := true;
+           WITH inserted AS (
+             INSERT INTO subscribers (id, site_hash, last_sync_at, secret_hash, status, subscription, subscription_id, endpoint, p256dh,
+               auth, vapid_key_id, browser_type, language, timezone, timezone_offset, page_click_tracking_permission, origin,
+               subscription_page_url, uuid)
+             VALUES (p_new_id, p_site, now(), p_new_secret_hash, 'subscribed', p_subscription, p_subscription_id, p_endpoint, p_p256dh,
+               p_auth, p_vapid_key_id, p_browser_type, p_language, p_timezone, p_timezone_offset, p_click, p_origin, p_page_url, p_uuid)
+             RETURNING *
+           ), subscribed AS (
+             INSERT INTO events (site_hash, subscriber_id, kind) SELECT p_site, i.id, 'subscribed' FROM inserted i
+           )
+           INSERT INTO webhook_messages (endpoint_id, event_type, payload, order_key, dedupe_key, created_at)
+           SELECT w.id, x.type, jsonb_build_object('type', x.type, 'timestamp', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', x.data)::text,
+             x.order_key, x.dedupe_key, now()
+           FROM (SELECT s.site_hash, 'subscriber.created'::text AS type, jsonb_build_object('subscriberId', s.id, 'status', s.status,
+                   'browserType', s.browser_type, 'language', s.language, 'timezone', s.timezone, 'origin', s.origin,
+                   'createdAt', to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) AS data,
+                   s.id AS order_key, NULL::text AS dedupe_key FROM inserted s) AS x
+           JOIN webhook_endpoints w ON w.site_hash = x.site_hash AND x.type = ANY (w.events) AND w.disabled_at IS NULL
+           ON CONFLICT DO NOTHING;
+         END IF;
+         RETURN QUERY SELECT 'success'::text, keeper, issue,
+           CASE WHEN p_action = 'update' THEN NULL::boolean
+             ELSE (SELECT (a.changes->>'enabled')::boolean FROM automation_settings a WHERE a.site_hash = p_site AND a.kind = 'welcome') END;
+       END $$`,
+    ],
+  },
 ];

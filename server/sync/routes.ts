@@ -31,10 +31,12 @@ export async function syncRoute(fastify: FastifyInstance, { db, registry, pushSe
         payload.subscription?.endpoint || payload.subscriptionEndPoint
           ? await subscriptionVapidKeyId(stateDir, site, payload.vapidPublicKey)
           : undefined;
-      const result = await runSyncAction(db, site.hash, payload, keyId);
+      const { reply: result, welcomeEnabled } = await runSyncAction(db, site.hash, payload, keyId);
       // Scheduled after the sync is stored: a failure here answers 503, the browser syncs again (insert-failed)
-      // and the welcome, scheduled once per subscriber, is not doubled.
-      if (result.status === 'success' && (payload.action === 'insert' || payload.action === 'insert-failed')) {
+      // and the welcome, scheduled once per subscriber, is not doubled. The insert's statement read the owner's
+      // switch of the welcome: when it is off (or never changed and off in the config) there is nothing to read.
+      const welcomeOff = welcomeEnabled === false || (welcomeEnabled === null && !site.config.automations.welcome.enabled);
+      if (result.status === 'success' && (payload.action === 'insert' || payload.action === 'insert-failed') && !welcomeOff) {
         await subscriberInserted(db, site, result.subscriberId, clock());
       }
       const status = result.status === 'success' ? 200 : SERVER_ERRORS[result.code].status;

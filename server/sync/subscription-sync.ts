@@ -1,20 +1,30 @@
 // The sync actions of spec section 4 ("Sync actions sent to the server"), each one transaction. A repeated
 // request finds the subscriber it created before (by subscriber id, endpoint or subscription id), so it
 // never duplicates one; a per-subscription advisory lock makes concurrent repeats wait for each other.
-// On PostgreSQL each statement is a round trip, so an action sends as few as it can: BEGIN and the lock in one
-// message, the look-ups of a subscriber as one statement, named prepared statements, and an in-sync browser's
-// http-sync (its id and secret) as one UPDATE outside any transaction (bench/README.md, sync endpoint).
+// On PostgreSQL each statement is a round trip, so the actions a browser sends most are one statement each: an
+// insert or update is the database function pushkit_sync (migration 34: the lock, the look-up, the proof, the
+// write, its event and webhook messages), an in-sync browser's http-sync (its id and secret) one UPDATE; the other
+// actions are transactions of a few named prepared statements (bench/README.md, sync endpoint).
 // Every action that acts for an existing subscriber needs proof that the request comes from its browser
 // (subscriber-proof.ts): the secret issued to it, or the push subscription it holds where stated below.
 import { createHash, randomUUID } from 'node:crypto';
-import type { Database, Queryable, Transaction } from '../db/database.ts';
+import type { Database, Queryable } from '../db/database.ts';
 import type { SyncPayload } from './sync-payload.ts';
 import type { SyncReply } from '../../contract/sync.ts';
 import { serverErrorMessage, type ErrorDetails, type ServerErrorCode } from '../errors.ts';
 import { issueSecret, newSecret, secretMatches } from '../subscribers/index.ts';
-import { subscriberBlocked, subscriberEvent, subscriberEventStatement } from '../webhooks/index.ts';
+import { subscriberBlocked, subscriberEvent } from '../webhooks/index.ts';
 
 export type SyncResult = Extract<SyncReply, { status: 'success' }> | { status: 'failure'; message: string; code: ServerErrorCode };
+
+export interface SyncOutcome {
+  reply: SyncResult;
+  /**
+   * After an insert that was one statement: the owner's stored switch of the welcome automation, which that
+   * statement read (null: never changed, the site config's stands). Undefined: not read.
+   */
+  welcomeEnabled?: boolean | null;
+}
 
 interface SubscriberRow {
   id: string;
@@ -35,15 +45,13 @@ function endpointOf(payload: SyncPayload): string | undefined {
 
 const lockKey = (siteHash: string, key: string) => `${siteHash} ${key}`;
 
-async function lockSubscription(tx: Transaction, siteHash: string, key: string): Promise<void> {
-  // taken already when the transaction began with it (runSyncAction)
-  if (tx.heldLock === lockKey(siteHash, key)) return;
+async function lockSubscription(tx: Queryable, siteHash: string, key: string): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [lockKey(siteHash, key)]);
 }
 
 /** Every statement of a sync action as a named prepared statement (on PostgreSQL; the texts are a few fixed ones). */
-function prepared(tx: Transaction): Transaction {
-  return { heldLock: tx.heldLock, query: (sql, params) => tx.query(sql, params, { prepare: true }) };
+function prepared(tx: Queryable): Queryable {
+  return { query: (sql, params) => tx.query(sql, params, { prepare: true }) };
 }
 
 type Way = 'id' | 'endpoint' | 'subscription';
@@ -180,15 +188,6 @@ async function updateSubscriber(tx: Queryable, id: string, columns: Record<strin
   await tx.query(`UPDATE subscribers SET ${sets} WHERE id = $1`, [id, ...values]);
 }
 
-/** updateSubscriber and then subscriberEvent(..., 'subscriber.updated'), in one statement. */
-async function updateSubscriberAndTell(tx: Queryable, id: string, columns: Record<string, unknown>): Promise<void> {
-  const { sets, values } = updateSets(columns, 2);
-  await tx.query(
-    `WITH updated AS (UPDATE subscribers SET ${sets} WHERE id = $1 RETURNING *) ${subscriberEventStatement('updated', 'subscriber.updated')}`,
-    [id, ...values],
-  );
-}
-
 /** An endpoint belongs to one subscriber: another record still holding it has lost it. */
 async function releaseEndpoint(tx: Queryable, siteHash: string, endpoint: string | undefined, keeperId: string): Promise<void> {
   if (!endpoint) return;
@@ -202,74 +201,86 @@ async function recordEvent(tx: Queryable, siteHash: string, subscriberId: string
   await tx.query('INSERT INTO events (site_hash, subscriber_id, kind) VALUES ($1, $2, $3)', [siteHash, subscriberId, kind]);
 }
 
-async function insert(tx: Transaction, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncResult> {
+const STORE_SQL = `SELECT result_code, result_id, result_issued, result_welcome FROM pushkit_sync(${Array.from(
+  { length: 21 },
+  (_, index) => `$${index + 1}`,
+).join(', ')})`;
+
+/**
+ * An insert (or insert-failed) or update, as one statement (pushkit_sync, migration 34): under the subscription's
+ * advisory lock, the subscriber found by the look-ups (insert: endpoint, subscription id, subscriber id; update:
+ * subscriber id, endpoint, subscription id) is proven by its secret or, for an insert or a subscriber without a
+ * secret yet, by holding the subscription (a new secret is issued then); the endpoint is released from any other
+ * record, the subscriber updated (absent fields keep their values) and subscriber.updated queued. An insert that
+ * finds no proven subscriber stores a new one with its secret, its `subscribed` event and subscriber.created; an
+ * update answers E_SYNC_NOT_SUBSCRIBED or the proof's failure and writes nothing.
+ */
+async function storeSubscription(db: Queryable, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncOutcome> {
   const endpoint = endpointOf(payload);
-  if (!endpoint && !payload.subscriptionId) return fail('E_SYNC_NO_SUBSCRIPTION');
-  // The silent move of a subscription another service's script made (docs/migrating.md): a page without a subscriber
-  // of its own names that registration, and its subscriber (an imported one) moves instead of a new one being made.
-  if (
-    payload.previousSubscriptionId &&
-    !payload.subscriberId &&
-    (await findBySubscription(tx, siteHash, undefined, payload.previousSubscriptionId))
-  )
-    return moveRegistration(tx, siteHash, payload, vapidKeyId, true);
-  await lockSubscription(tx, siteHash, endpoint ?? payload.subscriptionId!);
-  const candidate = await findFirst(tx, siteHash, [
-    ['endpoint', endpoint],
-    ['subscription', payload.subscriptionId],
-    ['id', payload.subscriberId],
-  ]);
-  // A subscriber id alone never re-keys a subscriber: without its secret or its subscription, this is a new one.
-  const proof = candidate && prove(candidate, payload, 'subscriberId', true);
-  const columns = { ...subscriptionColumns(payload, vapidKeyId), ...profileColumns(payload), status: 'subscribed' };
-  if (candidate && proof?.ok) {
-    await releaseEndpoint(tx, siteHash, endpoint, candidate.id);
-    await updateSubscriberAndTell(tx, candidate.id, columns);
-    return succeed(tx, candidate.id, proof.issue);
-  }
-  const id = randomUUID();
-  const { secret, hash } = newSecret();
-  const entries = Object.entries(columns).filter(([, value]) => value !== undefined);
-  // One statement for the subscriber, its secret, its event and its webhook messages: each statement is a round
-  // trip on PostgreSQL.
-  await tx.query(
-    `WITH inserted AS (
-       INSERT INTO subscribers (id, site_hash, last_sync_at, secret_hash, ${entries.map(([column]) => column).join(', ')})
-       VALUES ($1, $2, now(), $3, ${entries.map((_, index) => `$${index + 4}`).join(', ')})
-       RETURNING *
-     ), subscribed AS (
-       INSERT INTO events (site_hash, subscriber_id, kind) SELECT $2, id, 'subscribed' FROM inserted
-     )
-     ${subscriberEventStatement('inserted', 'subscriber.created')}`,
-    [id, siteHash, hash, ...entries.map(([, value]) => value)],
+  const key = endpoint ?? payload.subscriptionId;
+  if (!key) return { reply: fail('E_SYNC_NO_SUBSCRIPTION') };
+  const action = payload.action === 'update' ? 'update' : 'insert';
+  const issued = newSecret();
+  const presented = payload.subscriberSecret ? createHash('sha256').update(payload.subscriberSecret).digest('hex') : null;
+  const click = payload.pageClickTrackingPermission;
+  const { rows } = await db.query<{
+    result_code: string;
+    result_id: string | null;
+    result_issued: boolean;
+    result_welcome: boolean | null;
+  }>(
+    STORE_SQL,
+    [
+      action,
+      siteHash,
+      lockKey(siteHash, key),
+      payload.subscriberId ?? null,
+      presented,
+      randomUUID(),
+      issued.hash,
+      endpoint ?? null,
+      payload.subscriptionId ?? null,
+      payload.subscription ? JSON.stringify(payload.subscription) : null,
+      payload.subscription?.keys?.p256dh ?? null,
+      payload.subscription?.keys?.auth ?? null,
+      // the key on the site's ring this push subscription was made with: its pushes are signed with it
+      endpoint ? (vapidKeyId ?? null) : null,
+      payload.browserType ?? null,
+      payload.userLanguage ?? null,
+      payload.userTimezone ?? null,
+      payload.userTimezoneOffset ?? null,
+      click === undefined ? null : click ? 1 : 0,
+      payload.origin ?? null,
+      payload.subscriptionPageUrl ?? null,
+      payload.uuid ?? null,
+    ],
+    { prepare: true },
   );
-  return { status: 'success', subscriberId: id, subscriberSecret: secret };
+  const row = rows[0]!;
+  if (row.result_code === 'E_SYNC_NOT_SUBSCRIBED') return { reply: fail('E_SYNC_NOT_SUBSCRIBED') };
+  if (row.result_code !== 'success' || !row.result_id) return { reply: proofFailure(payload, 'subscriberId') };
+  const reply: SyncResult = row.result_issued
+    ? { status: 'success', subscriberId: row.result_id, subscriberSecret: issued.secret }
+    : { status: 'success', subscriberId: row.result_id };
+  return action === 'insert' ? { reply, welcomeEnabled: row.result_welcome } : { reply };
 }
 
-async function update(tx: Transaction, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncResult> {
-  const endpoint = endpointOf(payload);
-  if (!endpoint && !payload.subscriptionId) return fail('E_SYNC_NO_SUBSCRIPTION');
-  await lockSubscription(tx, siteHash, endpoint ?? payload.subscriptionId!);
-  const subscriber = await findFirst(tx, siteHash, [
-    ['id', payload.subscriberId],
-    ['endpoint', endpoint],
-    ['subscription', payload.subscriptionId],
-  ]);
-  if (!subscriber) return fail('E_SYNC_NOT_SUBSCRIBED');
-  const proof = prove(subscriber, payload, 'subscriberId');
-  if (!proof.ok) return proof.failure;
-  await releaseEndpoint(tx, siteHash, endpoint, subscriber.id);
-  await updateSubscriberAndTell(tx, subscriber.id, {
-    ...subscriptionColumns(payload, vapidKeyId),
-    ...profileColumns(payload),
-    status: 'subscribed',
-  });
-  return succeed(tx, subscriber.id, proof.issue);
+/**
+ * The silent move of a subscription another service's script made (docs/migrating.md): a page without a subscriber
+ * of its own names that registration, and its subscriber (an imported one) moves instead of a new one being made.
+ */
+const silentMove = (payload: SyncPayload) => Boolean(payload.previousSubscriptionId && !payload.subscriberId);
+
+async function insertOrMove(tx: Queryable, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncOutcome> {
+  if (!endpointOf(payload) && !payload.subscriptionId) return { reply: fail('E_SYNC_NO_SUBSCRIPTION') };
+  if (await findBySubscription(tx, siteHash, undefined, payload.previousSubscriptionId))
+    return { reply: await moveRegistration(tx, siteHash, payload, vapidKeyId, true) };
+  return storeSubscription(tx, siteHash, payload, vapidKeyId);
 }
 
 /** `issueSecret`: the caller is a page that will keep the secret the reply carries, though it named no subscriber. */
 async function moveRegistration(
-  tx: Transaction,
+  tx: Queryable,
   siteHash: string,
   payload: SyncPayload,
   vapidKeyId?: string,
@@ -408,47 +419,37 @@ async function trackBlock(tx: Queryable, siteHash: string, payload: SyncPayload)
   return { status: 'success', subscriberId: proven ?? '' };
 }
 
-/** The lock an insert or update takes first, with BEGIN; undefined for the other actions and the silent move. */
-function lockFirst(siteHash: string, payload: SyncPayload): string | undefined {
-  if (payload.action !== 'insert' && payload.action !== 'insert-failed' && payload.action !== 'update') return undefined;
-  // the silent move locks the previous registration instead (moveRegistration)
-  if (payload.action !== 'update' && payload.previousSubscriptionId && !payload.subscriberId) return undefined;
-  const key = endpointOf(payload) ?? payload.subscriptionId;
-  return key ? lockKey(siteHash, key) : undefined;
-}
-
 /** `vapidKeyId`: the ring key the payload's subscription was made with (server/keys/ subscriptionVapidKeyId). */
-export async function runSyncAction(db: Database, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncResult> {
+export async function runSyncAction(db: Database, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncOutcome> {
   if (payload.action === 'http-sync') {
     const done = await httpSyncBySecret(db, siteHash, payload);
-    if (done) return done;
+    if (done) return { reply: done };
   }
-  const lock = lockFirst(siteHash, payload);
-  return db.transaction(
-    async (started) => {
-      const tx = prepared(started);
-      switch (payload.action) {
-        case 'insert':
-        case 'insert-failed':
-          return insert(tx, siteHash, payload, vapidKeyId);
-        case 'update':
-          return update(tx, siteHash, payload, vapidKeyId);
-        case 'update-google-registration-id':
-          return moveRegistration(tx, siteHash, payload, vapidKeyId);
-        case 'http-sync':
-          return httpSync(tx, siteHash, payload);
-        case 'unsubscribe-ui':
-          return unsubscribe(tx, siteHash, payload, 'unsubscribe-ui');
-        case 'unsubscribe-native':
-          return unsubscribe(tx, siteHash, payload, 'unsubscribe-native');
-        case 'get-subscriberid-from-server':
-          return subscriberIdForVisitor(tx, siteHash, payload);
-        case 'update-subscriberId':
-          return linkVisitor(tx, siteHash, payload);
-        case 'block':
-          return trackBlock(tx, siteHash, payload);
-      }
-    },
-    lock === undefined ? undefined : { lock },
-  );
+  const inserting = payload.action === 'insert' || payload.action === 'insert-failed';
+  // one statement, outside any transaction of the provider's
+  if (payload.action === 'update' || (inserting && !silentMove(payload))) return storeSubscription(db, siteHash, payload, vapidKeyId);
+  return db.transaction(async (started): Promise<SyncOutcome> => {
+    const tx = prepared(started);
+    switch (payload.action) {
+      case 'insert':
+      case 'insert-failed':
+        return insertOrMove(tx, siteHash, payload, vapidKeyId);
+      case 'update':
+        return storeSubscription(tx, siteHash, payload, vapidKeyId);
+      case 'update-google-registration-id':
+        return { reply: await moveRegistration(tx, siteHash, payload, vapidKeyId) };
+      case 'http-sync':
+        return { reply: await httpSync(tx, siteHash, payload) };
+      case 'unsubscribe-ui':
+        return { reply: await unsubscribe(tx, siteHash, payload, 'unsubscribe-ui') };
+      case 'unsubscribe-native':
+        return { reply: await unsubscribe(tx, siteHash, payload, 'unsubscribe-native') };
+      case 'get-subscriberid-from-server':
+        return { reply: await subscriberIdForVisitor(tx, siteHash, payload) };
+      case 'update-subscriberId':
+        return { reply: await linkVisitor(tx, siteHash, payload) };
+      case 'block':
+        return { reply: await trackBlock(tx, siteHash, payload) };
+    }
+  });
 }

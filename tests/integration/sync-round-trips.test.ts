@@ -1,15 +1,17 @@
 // The sync endpoint's round trips to PostgreSQL (issue 34): each statement is one, so the actions the load is
-// made of send few. Counted at the pg client, with the replies and the stored row checked on the way.
+// made of are one statement each, through the whole route (the welcome automation's switch included). Counted at
+// the pg client, with the replies and the stored row checked on the way.
 import { createRequire } from 'node:module';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { runSyncAction } from '../../server/sync/subscription-sync.ts';
-import { syncPayloadSchema } from '../../server/sync/sync-payload.ts';
+import { createApp } from '../../server/http/app.ts';
+import { PushServiceAllowlist } from '../../server/push/push-services.ts';
+import { postSync, SITE_HASH, testSite } from '../support/server.ts';
 import { openThrowawayPostgres } from '../support/throwaway-postgres.ts';
 
 const url = process.env.PUSHKIT_TEST_DATABASE_URL;
 const { Client } = createRequire(import.meta.url)('pg') as typeof pg;
-const SITE = 'round-trips-site';
 const KEYS = {
   p256dh: 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s',
   auth: 'oMI2KGm4uNsKFv_2oqmNvg',
@@ -17,10 +19,17 @@ const KEYS = {
 
 describe.skipIf(!url)('sync actions on PostgreSQL', () => {
   let stack: Awaited<ReturnType<typeof openThrowawayPostgres>>;
+  let app: FastifyInstance;
   let statements = 0;
   const original = Client.prototype.query;
   beforeAll(async () => {
     stack = await openThrowawayPostgres(url!);
+    app = await createApp({
+      sites: [testSite()],
+      db: stack.db,
+      rateLimit: false,
+      pushServices: PushServiceAllowlist.fromSetting(['https://push.example']),
+    });
     Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
       statements += 1;
       return (original as (...a: unknown[]) => unknown).apply(this, args);
@@ -28,33 +37,49 @@ describe.skipIf(!url)('sync actions on PostgreSQL', () => {
   });
   afterAll(async () => {
     Client.prototype.query = original;
+    await app?.close();
     await stack?.cleanup();
   });
 
   async function sync(fields: Record<string, string>) {
     statements = 0;
-    const payload = syncPayloadSchema.parse({ hash: SITE, browserType: 'chrome', ...fields });
-    const result = await runSyncAction(stack.db, SITE, payload);
-    return { result, statements };
+    const response = await postSync(app, { hash: SITE_HASH, browserType: 'chrome', ...fields });
+    return { status: response.statusCode, reply: response.json() as Record<string, string>, statements };
   }
   const subscription = (n: number) => JSON.stringify({ endpoint: `https://push.example/send/round-trips-${n}`, keys: KEYS });
 
-  it('an insert takes 4 statements, an update 5, an http-sync with its secret 1; a wrong secret is still refused', async () => {
+  it('an insert, an update and an http-sync with its secret are one statement each; a wrong secret is still refused', async () => {
     const inserted = await sync({ action: 'insert', subscription: subscription(1), subscriptionId: 'rt-1', userLanguage: 'en-US' });
-    expect(inserted.result).toMatchObject({ status: 'success', subscriberId: expect.any(String), subscriberSecret: expect.any(String) });
-    expect(inserted.statements).toBe(4); // BEGIN + lock, look-up, subscriber + event + webhook messages, COMMIT
-    const { subscriberId, subscriberSecret } = inserted.result as { subscriberId: string; subscriberSecret: string };
+    expect(inserted.reply).toMatchObject({ status: 'success', subscriberId: expect.any(String), subscriberSecret: expect.any(String) });
+    expect(inserted.statements).toBe(1); // pushkit_sync: lock, look-up, subscriber + event + webhook messages, the welcome's switch
+    const { subscriberId, subscriberSecret } = inserted.reply as { subscriberId: string; subscriberSecret: string };
 
-    const updated = await sync({ action: 'update', subscriberId, subscriberSecret, subscription: subscription(2), subscriptionId: 'rt-2' });
-    expect(updated.result).toEqual({ status: 'success', subscriberId });
-    expect(updated.statements).toBe(5); // BEGIN + lock, look-up, the endpoint's release, update + webhook messages, COMMIT
+    // the browser that lost its storage subscribes again: the same subscriber, proven by its subscription, a new secret
+    const again = await sync({ action: 'insert', subscription: subscription(1), subscriptionId: 'rt-1' });
+    expect(again.reply).toMatchObject({ status: 'success', subscriberId, subscriberSecret: expect.any(String) });
+    expect(again.reply.subscriberSecret).not.toBe(subscriberSecret);
+    expect(again.statements).toBe(1);
+    const secret = again.reply.subscriberSecret!;
 
-    const synced = await sync({ action: 'http-sync', subscriberId, subscriberSecret, userLanguage: 'fr-FR' });
-    expect(synced.result).toEqual({ status: 'success', subscriberId });
+    const updated = await sync({
+      action: 'update',
+      subscriberId,
+      subscriberSecret: secret,
+      subscription: subscription(2),
+      subscriptionId: 'rt-2',
+    });
+    expect(updated.reply).toEqual({ status: 'success', subscriberId });
+    expect(updated.statements).toBe(1);
+
+    const synced = await sync({ action: 'http-sync', subscriberId, subscriberSecret: secret, userLanguage: 'fr-FR' });
+    expect(synced.reply).toEqual({ status: 'success', subscriberId });
     expect(synced.statements).toBe(1);
 
+    const wrongUpdate = await sync({ action: 'update', subscriberId, subscriberSecret: subscriberSecret, subscription: subscription(3) });
+    expect(wrongUpdate.reply).toMatchObject({ status: 'failure', code: 'E_SUBSCRIBER_SECRET_WRONG' });
+    expect(wrongUpdate.statements).toBe(1);
     const refused = await sync({ action: 'http-sync', subscriberId, subscriberSecret: 'A'.repeat(43), userLanguage: 'de-DE' });
-    expect(refused.result).toMatchObject({ status: 'failure', code: 'E_SUBSCRIBER_SECRET_WRONG' });
+    expect(refused.reply).toMatchObject({ status: 'failure', code: 'E_SUBSCRIBER_SECRET_WRONG' });
     const { rows } = await stack.db.query<{ language: string; endpoint: string }>(
       'SELECT language, endpoint FROM subscribers WHERE id = $1',
       [subscriberId],

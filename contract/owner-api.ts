@@ -107,7 +107,7 @@ export type SubscriberExportFile = { site: string; exportedAt: string } & Subscr
 export type DimensionsRequest = Record<string, string | number | boolean | null>;
 
 export interface DayCount {
-  /** UTC day, YYYY-MM-DD. */
+  /** A day of the time zone asked for (UTC by default), YYYY-MM-DD. */
   date: string;
   /** Subscribers stored now who subscribed that day. */
   new: number;
@@ -120,7 +120,7 @@ export interface ValueCount {
   count: number;
 }
 
-/** GET sites/:name/stats?days= */
+/** GET sites/:name/stats?days=&zone= (days of that IANA time zone: the owner's display zone; UTC when left out) */
 export interface SiteStats {
   total: number;
   byStatus: Record<SubscriberStatus, number>;
@@ -134,7 +134,7 @@ export interface SiteStats {
   notifications: NotificationDay[];
 }
 
-/** One UTC day of a site's notifications: delivered by the push service, reported shown and clicked, converted. */
+/** One day (of the zone asked for) of a site's notifications: delivered by the push service, reported shown and clicked, converted. */
 export interface NotificationDay {
   date: string;
   delivered: number;

@@ -20,7 +20,7 @@ import { formatNumber } from './api.ts';
 
 const AXIS = { fontSize: 12, fill: '#555' };
 const tickNumber = (value: number) => formatNumber(value);
-/** "2026-11-23" as "Nov 23". */
+/** "2026-11-23" as "Nov 23": a calendar date of the owner's display zone (the provider counts days on its clock). */
 const tickDay = (date: string) =>
   new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 

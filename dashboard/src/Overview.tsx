@@ -1,5 +1,5 @@
 import { SUBSCRIBER_STATUSES, type ValueCount } from '../../contract/owner-api.ts';
-import { Time } from './clock/index.ts';
+import { Time, useDisplayZone } from './clock/index.ts';
 import { formatNumber, STATUS_LABELS, type SiteApi } from './api.ts';
 import { CampaignChart, NotificationChart, SubscriberChart } from './Chart.tsx';
 import { FiguresTable, type Column } from './FiguresTable.tsx';
@@ -146,7 +146,9 @@ function KeyRing({ api, onError }: { api: SiteApi; onError(error: unknown): stri
 }
 
 export function Overview({ api, onError }: { api: SiteApi; onError(error: unknown): string }) {
-  const stats = useLoad(() => api.stats(30), onError, [api]);
+  // days on the charts are the owner's: counted on the display zone's clock, again when the owner picks another
+  const zone = useDisplayZone();
+  const stats = useLoad(() => api.stats(30, zone), onError, [api, zone]);
   const campaigns = useLoad(() => api.campaigns(8), onError, [api]);
 
   return (

@@ -193,7 +193,7 @@ export function siteApi(key: string, site: string) {
   const base = `sites/${encodeURIComponent(site)}`;
   const id = encodeURIComponent;
   return {
-    stats: (days: number) => request<StatsReply>(key, `${base}/stats${query({ days })}`),
+    stats: (days: number, zone: string) => request<StatsReply>(key, `${base}/stats${query({ days, zone })}`),
     subscribers: (params: SubscriberListQuery) => request<SubscriberPageReply>(key, `${base}/subscribers${query({ ...params })}`),
     subscriber: (subscriberId: string) => request<SubscriberReply>(key, `${base}/subscribers/${id(subscriberId)}`),
     exportSubscriber: (subscriberId: string) => request<SubscriberExportFile>(key, `${base}/subscribers/${id(subscriberId)}/export`),

@@ -1,11 +1,12 @@
-// A site's notifications per UTC day (campaigns and automated messages together): delivered (the push service
+// A site's notifications per day of a time zone (campaigns and automated messages together): delivered (the push service
 // took the message, by the day its answer came), shown, clicked (subscribers reporting, by the report's day)
 // and conversions (shop orders placed within the site's conversion window after one of the subscriber's
 // clicks, by the order's day). Each is one grouped query over an indexed range of the window.
 import type { Queryable } from '../db/database.ts';
 import type { NotificationDay } from '../../contract/owner-api.ts';
 
-const DAY = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
+/** A row's day on the clock of the time zone in the query's parameter `zoneParam`. */
+const dayOf = (column: string, zoneParam: number) => `to_char(${column} AT TIME ZONE $${zoneParam}::text, 'YYYY-MM-DD')`;
 
 /** The figures of each day from `start` (inclusive) to `end` (exclusive), by date; days without any are absent. */
 export async function notificationDays(
@@ -14,6 +15,7 @@ export async function notificationDays(
   start: string,
   end: string,
   conversionWindowHours: number,
+  zone = 'UTC',
 ): Promise<Map<string, Omit<NotificationDay, 'date'>>> {
   const days = new Map<string, Omit<NotificationDay, 'date'>>();
   const day = (date: string) => {
@@ -23,28 +25,28 @@ export async function notificationDays(
   };
   // A delivery's result is written within its campaign's TTL (at most 28 days) of the campaign's creation.
   const delivered = await db.query<{ day: string; count: string }>(
-    `SELECT to_char(d.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*) AS count
+    `SELECT ${dayOf('d.updated_at', 4)} AS day, count(*) AS count
        FROM campaigns c JOIN deliveries d ON d.campaign_id = c.id
       WHERE c.site_hash = $1 AND c.created_at >= $2::timestamptz - interval '28 days' AND c.created_at < $3
         AND d.status = 'delivered' AND d.updated_at >= $2 AND d.updated_at < $3
       GROUP BY 1`,
-    [siteHash, start, end],
+    [siteHash, start, end, zone],
   );
   for (const row of delivered.rows) day(row.day).delivered = Number(row.count);
   const reports = await db.query<{ day: string; kind: 'shown' | 'clicked'; count: string }>(
-    `SELECT ${DAY} AS day, kind, count(*) AS count FROM events
+    `SELECT ${dayOf('created_at', 4)} AS day, kind, count(*) AS count FROM events
       WHERE site_hash = $1 AND kind IN ('shown', 'clicked') AND campaign_id IS NOT NULL AND created_at >= $2 AND created_at < $3
       GROUP BY 1, 2`,
-    [siteHash, start, end],
+    [siteHash, start, end, zone],
   );
   for (const row of reports.rows) day(row.day)[row.kind] = Number(row.count);
   const conversions = await db.query<{ day: string; count: string }>(
-    `SELECT ${DAY} AS day, count(*) AS count FROM shop_orders o
+    `SELECT ${dayOf('o.created_at', 5)} AS day, count(*) AS count FROM shop_orders o
       WHERE o.site_hash = $1 AND o.created_at >= $2 AND o.created_at < $3 AND o.subscriber_id IS NOT NULL
         AND EXISTS (SELECT 1 FROM events e WHERE e.subscriber_id = o.subscriber_id AND e.kind = 'clicked' AND e.campaign_id IS NOT NULL
                       AND e.created_at <= o.created_at AND e.created_at > o.created_at - make_interval(hours => $4))
       GROUP BY 1`,
-    [siteHash, start, end, conversionWindowHours],
+    [siteHash, start, end, conversionWindowHours, zone],
   );
   for (const row of conversions.rows) day(row.day).conversions = Number(row.count);
   return days;

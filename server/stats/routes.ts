@@ -1,4 +1,5 @@
-// GET /api/v1/sites/:name/stats?days=N: the owner dashboard's overview figures, inside the owner scope
+// GET /api/v1/sites/:name/stats?days=N&zone=Z: the owner dashboard's overview figures, per day of Z (the owner's
+// display zone; UTC when left out), inside the owner scope
 // (ownerSiteHook has checked the site's key).
 import type { FastifyInstance } from 'fastify';
 import { ownedSite } from '../http/owner-auth.ts';
@@ -17,7 +18,7 @@ export async function statsRoutes(fastify: FastifyInstance, { db }: RouteContext
     async (request) => {
       const site = ownedSite(request);
       const windowHours = site.config.conversionWindowHours ?? DEFAULT_CONVERSION_WINDOW_HOURS;
-      return { status: 'success' as const, ...(await siteStats(db, site.hash, request.query.days, windowHours)) };
+      return { status: 'success' as const, ...(await siteStats(db, site.hash, request.query.days, windowHours, request.query.zone)) };
     },
   );
 }

@@ -5,7 +5,23 @@ import { byStatus } from '../http/reply-schemas.ts';
 import { fieldsOf, successReply } from '../http/route-schemas.ts';
 import type { DayCount, NotificationDay, SiteStats, ValueCount } from '../../contract/owner-api.ts';
 
-export const statsQuery = z.object({ days: daysQuery });
+const ZONE_RULE = 'must be an IANA time zone such as Europe/Berlin';
+const knownZone = (zone: string) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+};
+/** The time zone whose days the figures are counted in (the owner's display zone); UTC when left out. */
+const zoneQuery = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/, ZONE_RULE)
+  .refine(knownZone, ZONE_RULE)
+  .default('UTC');
+
+export const statsQuery = z.object({ days: daysQuery, zone: zoneQuery });
 
 const valueCount = z.object(fieldsOf<ValueCount>()({ value: z.string(), count: z.int() }));
 

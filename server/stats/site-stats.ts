@@ -7,9 +7,15 @@ import type { DayCount, NotificationDay, SiteStats, ValueCount } from '../../con
 
 const DAY_MS = 86_400_000;
 
-function utcDay(time: number): string {
-  return new Date(time).toISOString().slice(0, 10);
+/** The date (YYYY-MM-DD) on the zone's clock at that instant. */
+function dateIn(zone: string, time: number): string {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(time);
+  const part = (type: string) => parts.find((entry) => entry.type === type)!.value;
+  return `${part('year')}-${part('month')}-${part('day')}`;
 }
+
+/** The date `count` days after a date (calendar arithmetic: no zone, no daylight saving). */
+const addDays = (date: string, count: number) => new Date(Date.parse(`${date}T00:00:00Z`) + count * DAY_MS).toISOString().slice(0, 10);
 
 async function topValues(db: Queryable, siteHash: string, column: 'browser_type' | 'language', top: number): Promise<ValueCount[]> {
   const { rows } = await db.query<{ value: string; count: string }>(
@@ -24,41 +30,42 @@ async function topValues(db: Queryable, siteHash: string, column: 'browser_type'
 }
 
 /**
- * The overview of one site: counts by status, subscribers and notifications per day over the last `days` UTC
- * days, browsers and languages.
+ * The overview of one site: counts by status, subscribers and notifications per day over the last `days` days of
+ * `zone` (an IANA name: the owner's display zone, so a day on the chart is the owner's day), browsers and languages.
  */
 export async function siteStats(
   db: Queryable,
   siteHash: string,
   days: number,
   conversionWindowHours: number,
+  zone = 'UTC',
   now = Date.now(),
   top = 8,
 ): Promise<SiteStats> {
-  const today = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate());
-  const start = today - (days - 1) * DAY_MS;
+  const today = dateIn(zone, now);
+  const first = addDays(today, -(days - 1));
+  // the window's ends: midnight of its first day and of the day after today, on the zone's clock
+  const bounds = await db.query<{ since: Date; until: Date }>(
+    `SELECT $1::date::timestamp AT TIME ZONE $3::text AS since, $2::date::timestamp AT TIME ZONE $3::text AS until`,
+    [first, addDays(today, 1), zone],
+  );
+  const start = new Date(bounds.rows[0]!.since).toISOString();
+  const end = new Date(bounds.rows[0]!.until).toISOString();
   const before = await db.query<{ count: string }>('SELECT count(*) AS count FROM subscribers WHERE site_hash = $1 AND created_at < $2', [
     siteHash,
-    new Date(start).toISOString(),
+    start,
   ]);
   const perDay = await db.query<{ day: string; count: string }>(
-    `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*) AS count FROM subscribers
+    `SELECT to_char(created_at AT TIME ZONE $4::text, 'YYYY-MM-DD') AS day, count(*) AS count FROM subscribers
       WHERE site_hash = $1 AND created_at >= $2 AND created_at < $3 GROUP BY 1`,
-    [siteHash, new Date(start).toISOString(), new Date(today + DAY_MS).toISOString()],
+    [siteHash, start, end, zone],
   );
   const newByDay = new Map(perDay.rows.map((row) => [row.day, Number(row.count)]));
-  const sent = await notificationDays(
-    db,
-    siteHash,
-    new Date(start).toISOString(),
-    new Date(today + DAY_MS).toISOString(),
-    conversionWindowHours,
-  );
+  const sent = await notificationDays(db, siteHash, start, end, conversionWindowHours, zone);
   let running = Number(before.rows[0]!.count);
   const series: DayCount[] = [];
   const notifications: NotificationDay[] = [];
-  for (let time = start; time <= today; time += DAY_MS) {
-    const date = utcDay(time);
+  for (let date = first; date <= today; date = addDays(date, 1)) {
     const added = newByDay.get(date) ?? 0;
     running += added;
     series.push({ date, new: added, total: running });
@@ -67,7 +74,7 @@ export async function siteStats(
   const counts = await countSubscribers(db, siteHash);
   const blocks = await db.query<{ count: string }>(
     `SELECT count(*) AS count FROM events WHERE site_hash = $1 AND kind = 'block' AND created_at >= $2`,
-    [siteHash, new Date(start).toISOString()],
+    [siteHash, start],
   );
   return {
     total: counts.count,

@@ -203,6 +203,12 @@ describe("the owner's clock (issue 31, finding 5)", () => {
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     const zone = page.getByLabel('Display time zone');
+    // the overview counts days on the owner's clock: in a zone whose date is not UTC's now, the charts end on its today
+    const far = new Date().getUTCHours() >= 11 ? 'Pacific/Kiritimati' : 'Pacific/Pago_Pago';
+    await zone.selectOption(far);
+    const farToday = new Intl.DateTimeFormat('en-CA', { timeZone: far }).format(Date.now());
+    expect(farToday).not.toBe(new Date().toISOString().slice(0, 10));
+    await expect.poll(() => page.locator('figure[data-chart="subscribers"]').getAttribute('aria-label')).toContain(` to ${farToday}:`);
     await zone.selectOption('Europe/Berlin');
     await page.reload();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();

@@ -98,6 +98,20 @@ describe('campaign analytics', () => {
     const moved = await series();
     expect(moved.find((day) => day.date === rows[0]!.date)!.shown).toBe(1);
     expect(totals(moved)).toEqual({ delivered: 3, shown: 3, clicked: 1, conversions: 1 });
+
+    // Days of the owner's display zone when the dashboard names it: a report at noon UTC is the next day at
+    // Kiritimati (UTC+14), and the last day is Kiritimati's today. A zone the provider does not know is refused.
+    const noon = new Date(Date.parse(`${rows[0]!.date}T12:00:00Z`));
+    await harness.db.query(`UPDATE events SET created_at = $2 WHERE kind = 'shown' AND subscriber_id = $1`, [clicker, noon]);
+    const kiritimati = ((await owner('GET', '/api/v1/sites/letters/stats?days=7&zone=Pacific/Kiritimati')).json() as SiteStats)
+      .notifications;
+    const dateAt = (time: number) => new Intl.DateTimeFormat('en-CA', { timeZone: 'Pacific/Kiritimati' }).format(time);
+    expect(kiritimati.at(-1)!.date).toBe(dateAt(Date.now()));
+    expect(kiritimati.find((day) => day.date === dateAt(noon.getTime()))!.shown).toBe(1);
+    expect(dateAt(noon.getTime())).not.toBe(rows[0]!.date);
+    expect(totals(kiritimati)).toEqual({ delivered: 3, shown: 3, clicked: 1, conversions: 1 });
+    const unknown = await owner('GET', '/api/v1/sites/letters/stats?zone=Mars/Olympus');
+    expect([unknown.statusCode, unknown.json().message]).toEqual([400, 'zone: must be an IANA time zone such as Europe/Berlin']);
   });
 
   it("pages the list by status and words; a campaign's figures by browser and over time, its CSV, and a resend", async () => {

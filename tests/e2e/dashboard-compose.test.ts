@@ -181,6 +181,7 @@ describe('compose: drafts, templates, duplicate', () => {
 
     // a new message, then the template: its texts fill the form, as a new draft
     await page.getByRole('button', { name: /^Delete draft / }).click();
+    await page.getByRole('button', { name: /^Delete .* for good$/ }).click();
     await expect.poll(async () => (await drafts()).drafts.filter((entry) => entry.kind === 'draft').length).toBe(0);
     await page.getByLabel('Title', { exact: true }).fill('Something else');
     await page.getByRole('button', { name: 'Start from this template' }).click();
@@ -397,7 +398,12 @@ describe('phone layout', () => {
         await page.locator('main :is(h1, h2)').first().waitFor();
         await settled();
         await page.screenshot({ path: join(SHOTS, `screen-${screen.replace(/\//g, '-')}-${width}.png`), fullPage: width === 390 });
-        const found = width === 390 ? [...(await phoneProblems(page)), ...(await accessibilityProblems(page))] : [];
+        // each screen is named by one h1
+        const h1 = await page.locator('main h1').count();
+        const found = [
+          ...(h1 === 1 ? [] : [`${h1} h1`]),
+          ...(width === 390 ? [...(await phoneProblems(page)), ...(await accessibilityProblems(page))] : []),
+        ];
         if (found.length) problems[`${screen} at ${width} px`] = found;
       }
     }

@@ -333,7 +333,7 @@ describe('owner dashboard', () => {
     expect(exported.deliveries).toHaveLength(1);
 
     await page.getByRole('button', { name: 'Delete subscriber' }).click();
-    await page.getByRole('button', { name: 'Delete sub-0042 permanently' }).click();
+    await page.getByRole('button', { name: 'Delete sub-0042 for good' }).click();
     await expect.poll(() => page.getByText('Subscriber sub-0042 and everything stored about them were deleted.').count()).toBe(1);
     await expect.poll(() => page.locator('[data-total]').getAttribute('data-total')).toBe('0');
     const gone = await fetch(`${providerUrl}/api/v1/sites/letters/subscribers/sub-0042`, {
@@ -576,7 +576,12 @@ describe('owner dashboard', () => {
     expect(await row.textContent()).toContain('A digest to everyone, every 30 min');
     expect(await row.textContent()).toContain('Not yet');
     await shot('feeds');
-    await row.getByRole('button', { name: 'Remove' }).click();
+    // removing asks first, Keep focused (a keyboard's next Enter keeps it); the second step removes
+    await row.getByRole('button', { name: 'Remove feed' }).click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Keep');
+    await page.keyboard.press('Enter');
+    await row.getByRole('button', { name: 'Remove feed' }).click();
+    await row.getByRole('button', { name: 'Remove https://203.0.113.9/feed.xml for good' }).click();
     await expect.poll(() => row.count()).toBe(0);
     const listed = await fetch(`${providerUrl}/api/v1/sites/letters/feeds`, { headers: { authorization: `Bearer ${lettersKey}` } });
     expect(((await listed.json()) as { feeds: unknown[] }).feeds).toEqual([]);

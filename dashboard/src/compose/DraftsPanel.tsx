@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { Time } from '../clock/index.ts';
+import { ConfirmDelete } from '../ConfirmDelete.tsx';
 import type { DraftKeeping } from './useDraftKeeping.ts';
 
 /** The site's drafts (open, delete) and templates (start from one, save this message as one, delete). */
@@ -32,14 +33,7 @@ export function DraftsPanel({ keeping, title }: { keeping: DraftKeeping; title: 
                       Open
                     </button>
                   )}
-                  <button
-                    type="button"
-                    className="secondary small"
-                    aria-label={`Delete draft ${name}`}
-                    onClick={() => void keeping.remove(entry)}
-                  >
-                    Delete
-                  </button>
+                  <ConfirmDelete name={name} label={`Delete draft ${name}`} onConfirm={() => keeping.remove(entry)} />
                 </span>
               </li>
             );
@@ -61,9 +55,9 @@ export function DraftsPanel({ keeping, title }: { keeping: DraftKeeping; title: 
               <button type="button" className="secondary small" onClick={() => template && keeping.startFrom(template)}>
                 Start from this template
               </button>
-              <button type="button" className="secondary small" onClick={() => template && void keeping.remove(template)}>
-                Delete template
-              </button>
+              {template && (
+                <ConfirmDelete name={`template ${template.name}`} text="Delete template" onConfirm={() => keeping.remove(template)} />
+              )}
             </div>
           </div>
         )}

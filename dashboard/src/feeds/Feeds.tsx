@@ -3,6 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import { formatDate, formatNumber, type SiteApi } from '../api.ts';
 import { Time } from '../clock/index.ts';
+import { ConfirmDelete } from '../ConfirmDelete.tsx';
 import { FiguresTable } from '../FiguresTable.tsx';
 import { useLoad } from '../useLoad.ts';
 import {
@@ -31,53 +32,56 @@ export function Feeds({ api, onError, canEdit }: { api: SiteApi; onError(error: 
   };
 
   return (
-    <div className="columns">
-      <section className="card" aria-labelledby="feeds-title">
-        <h2 id="feeds-title">Feeds</h2>
-        {feeds.error && (
-          <p className="error" role="alert">
-            {feeds.error}
-          </p>
-        )}
-        {message && <p role="status">{message}</p>}
-        {feeds.value && feeds.value.length === 0 && (
-          <p className="muted">No feed yet: new items of a feed you add are sent as notifications.</p>
-        )}
-        {feeds.value && feeds.value.length > 0 && (
-          <FiguresTable columns={COLUMNS}>
-            {feeds.value.map((feed) => (
-              <tr key={feed.feedId} data-feed={feed.feedId} data-failing={feed.lastError ? 'true' : undefined}>
-                <td>
-                  <strong className="mono">{feed.url}</strong>
-                </td>
-                <td>
-                  {feed.mode === 'digest' ? 'A digest' : 'Each item'} to {feed.segment ? `segment ${feed.segment}` : 'everyone'}, every{' '}
-                  {feed.intervalMinutes} min
-                </td>
-                <td>
-                  {feed.lastPolledAt ? formatDate(feed.lastPolledAt) : 'Not yet'}
-                  {feed.lastError && (
-                    <div className="error" role="alert">
-                      Failed <Time value={feed.lastErrorAt} />: {feed.lastError}
-                    </div>
-                  )}
-                </td>
-                <td className="num">
-                  {formatNumber(feed.itemsSent)} <span className="muted">of {formatNumber(feed.itemsSeen)}</span>
-                </td>
-                <td>
-                  {canEdit && (
-                    <button type="button" className="danger small" onClick={() => void remove(feed)}>
-                      Remove
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </FiguresTable>
-        )}
-      </section>
-      {canEdit && <AddFeedForm api={api} onError={onError} onAdded={feeds.reload} />}
+    <div className="screen">
+      <h1>Feeds</h1>
+      <div className="columns">
+        <section className="card" aria-labelledby="feeds-title">
+          <h2 id="feeds-title">Feeds of this site</h2>
+          {feeds.error && (
+            <p className="error" role="alert">
+              {feeds.error}
+            </p>
+          )}
+          {message && <p role="status">{message}</p>}
+          {feeds.value && feeds.value.length === 0 && (
+            <p className="muted">No feed yet: new items of a feed you add are sent as notifications.</p>
+          )}
+          {feeds.value && feeds.value.length > 0 && (
+            <FiguresTable columns={COLUMNS}>
+              {feeds.value.map((feed) => (
+                <tr key={feed.feedId} data-feed={feed.feedId} data-failing={feed.lastError ? 'true' : undefined}>
+                  <td>
+                    <strong className="mono">{feed.url}</strong>
+                  </td>
+                  <td>
+                    {feed.mode === 'digest' ? 'A digest' : 'Each item'} to {feed.segment ? `segment ${feed.segment}` : 'everyone'}, every{' '}
+                    {feed.intervalMinutes} min
+                  </td>
+                  <td>
+                    {feed.lastPolledAt ? formatDate(feed.lastPolledAt) : 'Not yet'}
+                    {feed.lastError && (
+                      <div className="error" role="alert">
+                        Failed <Time value={feed.lastErrorAt} />: {feed.lastError}
+                      </div>
+                    )}
+                  </td>
+                  <td className="num">
+                    {formatNumber(feed.itemsSent)} <span className="muted">of {formatNumber(feed.itemsSeen)}</span>
+                  </td>
+                  <td>
+                    {canEdit && (
+                      <span className="buttons">
+                        <ConfirmDelete verb="Remove" name={feed.url} label={`Remove feed ${feed.url}`} onConfirm={() => remove(feed)} />
+                      </span>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </FiguresTable>
+          )}
+        </section>
+        {canEdit && <AddFeedForm api={api} onError={onError} onAdded={feeds.reload} />}
+      </div>
     </div>
   );
 }

@@ -4,6 +4,7 @@
 import { useState, type FormEvent } from 'react';
 import { formatDate, type SiteApi } from '../api.ts';
 import { Time } from '../clock/index.ts';
+import { ConfirmDelete } from '../ConfirmDelete.tsx';
 import { FiguresTable } from '../FiguresTable.tsx';
 import { useLoad } from '../useLoad.ts';
 import { ROLES, type Member, type Role, type SignedInMember } from '../../../contract/members.ts';
@@ -48,62 +49,63 @@ export function Members({ api, me, onError }: { api: SiteApi; me: SignedInMember
     });
 
   return (
-    <div className="columns">
-      <section className="card" aria-labelledby="members-title">
-        <h2 id="members-title">Members</h2>
-        {members.error && (
-          <p className="error" role="alert">
-            {members.error}
-          </p>
-        )}
-        {message && (
-          <div role="status">
-            <p>{message.text}</p>
-            {message.secret && <code className="snippet">{message.secret}</code>}
-          </div>
-        )}
-        {members.value && (
-          <FiguresTable columns={COLUMNS} label="Members">
-            {members.value.map((member) => (
-              <tr key={member.memberId} data-member={member.memberId}>
-                <td>
-                  <strong>{member.name}</strong>
-                  {member.memberId === me.memberId && <span className="muted"> (you)</span>}
-                  <div className="muted mono">{member.memberId}</div>
-                </td>
-                <td>
-                  <select
-                    aria-label={`Role of ${member.name}`}
-                    value={member.role}
-                    onChange={(event) => changeRole(member, event.target.value as Role)}
-                  >
-                    {ROLES.map((role) => (
-                      <option key={role} value={role}>
-                        {role}
-                      </option>
-                    ))}
-                  </select>
-                </td>
-                <td>{member.hasKey ? 'Has a key' : `Sign-in link unused, works until ${formatDate(member.linkExpiresAt)}`}</td>
-                <td>
-                  <Time value={member.createdAt} />
-                </td>
-                <td>
-                  <span className="buttons">
-                    <button type="button" className="secondary small" onClick={() => newKey(member)}>
-                      New key
-                    </button>
-                    <button type="button" className="danger small" onClick={() => remove(member)}>
-                      Remove
-                    </button>
-                  </span>
-                </td>
-              </tr>
-            ))}
-          </FiguresTable>
-        )}
-      </section>
-      <AddMemberForm api={api} onError={onError} onAdded={members.reload} />
+    <div className="screen">
+      <h1>Members</h1>
+      <div className="columns">
+        <section className="card" aria-labelledby="members-title">
+          <h2 id="members-title">The team of this site</h2>
+          {members.error && (
+            <p className="error" role="alert">
+              {members.error}
+            </p>
+          )}
+          {message && (
+            <div role="status">
+              <p>{message.text}</p>
+              {message.secret && <code className="snippet">{message.secret}</code>}
+            </div>
+          )}
+          {members.value && (
+            <FiguresTable columns={COLUMNS} label="Members">
+              {members.value.map((member) => (
+                <tr key={member.memberId} data-member={member.memberId}>
+                  <td>
+                    <strong>{member.name}</strong>
+                    {member.memberId === me.memberId && <span className="muted"> (you)</span>}
+                    <div className="muted mono">{member.memberId}</div>
+                  </td>
+                  <td>
+                    <select
+                      aria-label={`Role of ${member.name}`}
+                      value={member.role}
+                      onChange={(event) => changeRole(member, event.target.value as Role)}
+                    >
+                      {ROLES.map((role) => (
+                        <option key={role} value={role}>
+                          {role}
+                        </option>
+                      ))}
+                    </select>
+                  </td>
+                  <td>{member.hasKey ? 'Has a key' : `Sign-in link unused, works until ${formatDate(member.linkExpiresAt)}`}</td>
+                  <td>
+                    <Time value={member.createdAt} />
+                  </td>
+                  <td>
+                    <span className="buttons">
+                      <button type="button" className="secondary small" onClick={() => newKey(member)}>
+                        New key
+                      </button>
+                      <ConfirmDelete verb="Remove" name={member.name} onConfirm={() => remove(member)} />
+                    </span>
+                  </td>
+                </tr>
+              ))}
+            </FiguresTable>
+          )}
+        </section>
+        <AddMemberForm api={api} onError={onError} onAdded={members.reload} />
+      </div>
     </div>
   );
 }

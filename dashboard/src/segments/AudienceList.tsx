@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { ConfirmDelete } from '../ConfirmDelete.tsx';
 import type { Audience } from '../../../contract/audiences.ts';
 import { formatNumber, type SiteApi } from '../api.ts';
 import { Time } from '../clock/index.ts';
@@ -15,10 +16,8 @@ const COLUMNS: Column[] = [
 
 /** The site's audiences, each counted now: who matches and who of them a campaign reaches. */
 export function AudienceList(props: { api: SiteApi; audiences: Audience[]; onError(error: unknown): string; onChanged(): void }) {
-  const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const remove = async (audienceId: string) => {
-    setConfirmDelete(null);
     try {
       await props.api.deleteAudience(audienceId);
       setMessage(`Audience ${audienceId} deleted.`);
@@ -51,25 +50,9 @@ export function AudienceList(props: { api: SiteApi; audiences: Audience[]; onErr
                 <Time value={audience.createdAt} />
               </td>
               <td>
-                {confirmDelete === audience.id ? (
-                  <span className="buttons">
-                    <button type="button" className="danger small" onClick={() => remove(audience.id)}>
-                      Delete {audience.id} for good
-                    </button>
-                    <button type="button" className="secondary small" onClick={() => setConfirmDelete(null)}>
-                      Keep
-                    </button>
-                  </span>
-                ) : (
-                  <button
-                    type="button"
-                    className="secondary small"
-                    onClick={() => setConfirmDelete(audience.id)}
-                    aria-label={`Delete audience ${audience.id}`}
-                  >
-                    Delete
-                  </button>
-                )}
+                <span className="buttons">
+                  <ConfirmDelete name={audience.id} label={`Delete audience ${audience.id}`} onConfirm={() => remove(audience.id)} />
+                </span>
               </td>
             </tr>
           ))}

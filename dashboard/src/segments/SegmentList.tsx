@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { Segment } from '../../../contract/owner-api.ts';
 import { formatNumber, type SiteApi } from '../api.ts';
+import { ConfirmDelete } from '../ConfirmDelete.tsx';
 import { FiguresTable, type Column } from '../FiguresTable.tsx';
 import { describeReach } from './reach.ts';
 
@@ -27,11 +28,9 @@ export function SegmentList(props: {
   onChanged(): void;
 }) {
   const { segments } = props;
-  const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
 
   const remove = async (segmentId: string) => {
-    setConfirmDelete(null);
     try {
       await props.api.deleteSegment(segmentId);
       setMessage(`Segment ${segmentId} deleted.`);
@@ -68,24 +67,10 @@ export function SegmentList(props: {
                 <div className="muted">{describeReach(segment.members, segment.reachable)}</div>
               </td>
               <td>
-                {segment.createdAt === null ? null : confirmDelete === segment.sid ? (
+                {segment.createdAt !== null && (
                   <span className="buttons">
-                    <button type="button" className="danger small" onClick={() => remove(segment.sid)}>
-                      Delete {segment.sid} for good
-                    </button>
-                    <button type="button" className="secondary small" onClick={() => setConfirmDelete(null)}>
-                      Keep
-                    </button>
+                    <ConfirmDelete name={segment.sid} label={`Delete segment ${segment.sid}`} onConfirm={() => remove(segment.sid)} />
                   </span>
-                ) : (
-                  <button
-                    type="button"
-                    className="secondary small"
-                    onClick={() => setConfirmDelete(segment.sid)}
-                    aria-label={`Delete segment ${segment.sid}`}
-                  >
-                    Delete
-                  </button>
                 )}
               </td>
             </tr>

@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import type { SiteApi } from '../api.ts';
+import { ConfirmDelete } from '../ConfirmDelete.tsx';
 import { downloadJson } from './downloadJson.ts';
 
 /** A subscriber's privacy requests: export everything stored about them, or delete it all (after a confirmation). */
 export function PrivacyRequests(props: { api: SiteApi; id: string; onError(error: unknown): string; onDeleted(id: string): void }) {
   const { api, id, onError } = props;
-  const [confirming, setConfirming] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
 
   const download = async () => {
@@ -23,7 +23,6 @@ export function PrivacyRequests(props: { api: SiteApi; id: string; onError(error
       await api.deleteSubscriber(id);
       props.onDeleted(id);
     } catch (failure) {
-      setConfirming(false);
       setMessage(onError(failure));
     }
   };
@@ -38,20 +37,7 @@ export function PrivacyRequests(props: { api: SiteApi; id: string; onError(error
         <button type="button" onClick={download}>
           Export data (JSON)
         </button>
-        {confirming ? (
-          <>
-            <button type="button" className="danger" onClick={remove}>
-              Delete {id} permanently
-            </button>
-            <button type="button" className="secondary" onClick={() => setConfirming(false)}>
-              Keep
-            </button>
-          </>
-        ) : (
-          <button type="button" className="danger" onClick={() => setConfirming(true)}>
-            Delete subscriber
-          </button>
-        )}
+        <ConfirmDelete name={id} text="Delete subscriber" small={false} onConfirm={remove} />
       </div>
       {message && <p role="status">{message}</p>}
     </>

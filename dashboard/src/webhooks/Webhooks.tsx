@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { formatNumber, type SiteApi } from '../api.ts';
 import { Time } from '../clock/index.ts';
+import { ConfirmDelete } from '../ConfirmDelete.tsx';
 import { FiguresTable } from '../FiguresTable.tsx';
 import { useLoad } from '../useLoad.ts';
 import type { WebhookEndpoint } from '../../../contract/webhook-events.ts';
@@ -49,68 +50,76 @@ export function Webhooks({ api, onError, selected }: { api: SiteApi; onError(err
       return { text: `Endpoint ${endpoint.endpointId} removed.` };
     });
 
-  if (selected) return <WebhookLog api={api} endpointId={selected} onError={onError} />;
+  if (selected) {
+    return (
+      <div className="screen">
+        <h1>Webhooks</h1>
+        <WebhookLog api={api} endpointId={selected} onError={onError} />
+      </div>
+    );
+  }
   return (
-    <div className="columns">
-      <section className="card" aria-labelledby="webhooks-title">
-        <h2 id="webhooks-title">Webhook endpoints</h2>
-        {endpoints.error && (
-          <p className="error" role="alert">
-            {endpoints.error}
-          </p>
-        )}
-        {message && (
-          <div role="status">
-            <p>{message.text}</p>
-            {message.secret && <code className="snippet">{message.secret}</code>}
-          </div>
-        )}
-        {endpoints.value && endpoints.value.length === 0 && <p className="muted">No endpoint yet.</p>}
-        {endpoints.value && endpoints.value.length > 0 && (
-          <FiguresTable columns={COLUMNS}>
-            {endpoints.value.map((endpoint) => (
-              <tr key={endpoint.endpointId} data-endpoint={endpoint.endpointId} data-status={endpoint.status}>
-                <td>
-                  <strong className="mono">{endpoint.url}</strong>
-                  {endpoint.description && <div className="muted">{endpoint.description}</div>}
-                </td>
-                <td>{endpoint.events.join(', ')}</td>
-                <td>
-                  {endpoint.status === 'enabled' ? (
-                    'Enabled'
-                  ) : (
-                    <span className="error">
-                      Disabled <Time value={endpoint.disabledAt} />
+    <div className="screen">
+      <h1>Webhooks</h1>
+      <div className="columns">
+        <section className="card" aria-labelledby="webhooks-title">
+          <h2 id="webhooks-title">Webhook endpoints</h2>
+          {endpoints.error && (
+            <p className="error" role="alert">
+              {endpoints.error}
+            </p>
+          )}
+          {message && (
+            <div role="status">
+              <p>{message.text}</p>
+              {message.secret && <code className="snippet">{message.secret}</code>}
+            </div>
+          )}
+          {endpoints.value && endpoints.value.length === 0 && <p className="muted">No endpoint yet.</p>}
+          {endpoints.value && endpoints.value.length > 0 && (
+            <FiguresTable columns={COLUMNS}>
+              {endpoints.value.map((endpoint) => (
+                <tr key={endpoint.endpointId} data-endpoint={endpoint.endpointId} data-status={endpoint.status}>
+                  <td>
+                    <strong className="mono">{endpoint.url}</strong>
+                    {endpoint.description && <div className="muted">{endpoint.description}</div>}
+                  </td>
+                  <td>{endpoint.events.join(', ')}</td>
+                  <td>
+                    {endpoint.status === 'enabled' ? (
+                      'Enabled'
+                    ) : (
+                      <span className="error">
+                        Disabled <Time value={endpoint.disabledAt} />
+                      </span>
+                    )}
+                    {endpoint.disabledReason && <div className="muted">{endpoint.disabledReason}</div>}
+                    {endpoint.previousSecretExpiresAt && (
+                      <div className="muted">
+                        The previous secret signs too until <Time value={endpoint.previousSecretExpiresAt} />
+                      </div>
+                    )}
+                  </td>
+                  <td className="num">{formatNumber(endpoint.pending)}</td>
+                  <td>
+                    <span className="buttons">
+                      <a href={`#/webhooks/${encodeURIComponent(endpoint.endpointId)}`}>Log</a>
+                      <button type="button" className="secondary small" onClick={() => setEnabled(endpoint, endpoint.status !== 'enabled')}>
+                        {endpoint.status === 'enabled' ? 'Disable' : 'Enable'}
+                      </button>
+                      <button type="button" className="secondary small" onClick={() => rotate(endpoint)}>
+                        New secret
+                      </button>
+                      <ConfirmDelete verb="Remove" name={`endpoint ${endpoint.endpointId}`} onConfirm={() => remove(endpoint)} />
                     </span>
-                  )}
-                  {endpoint.disabledReason && <div className="muted">{endpoint.disabledReason}</div>}
-                  {endpoint.previousSecretExpiresAt && (
-                    <div className="muted">
-                      The previous secret signs too until <Time value={endpoint.previousSecretExpiresAt} />
-                    </div>
-                  )}
-                </td>
-                <td className="num">{formatNumber(endpoint.pending)}</td>
-                <td>
-                  <span className="buttons">
-                    <a href={`#/webhooks/${encodeURIComponent(endpoint.endpointId)}`}>Log</a>
-                    <button type="button" className="secondary small" onClick={() => setEnabled(endpoint, endpoint.status !== 'enabled')}>
-                      {endpoint.status === 'enabled' ? 'Disable' : 'Enable'}
-                    </button>
-                    <button type="button" className="secondary small" onClick={() => rotate(endpoint)}>
-                      New secret
-                    </button>
-                    <button type="button" className="danger small" onClick={() => remove(endpoint)}>
-                      Remove
-                    </button>
-                  </span>
-                </td>
-              </tr>
-            ))}
-          </FiguresTable>
-        )}
-      </section>
-      <AddWebhookForm api={api} onError={onError} onAdded={endpoints.reload} />
+                  </td>
+                </tr>
+              ))}
+            </FiguresTable>
+          )}
+        </section>
+        <AddWebhookForm api={api} onError={onError} onAdded={endpoints.reload} />
+      </div>
     </div>
   );
 }

@@ -3,8 +3,10 @@
 //   GET   /api/v1/sites/:name/automations          every automation, its settings and its figures
 //   GET   /api/v1/sites/:name/automations/:kind    one of them
 //   PATCH /api/v1/sites/:name/automations/:kind    change (pause: {"enabled": false}); answers the automation
+// A change is in the audit log, saying what it did ("welcome: paused (2 scheduled messages withdrawn)"); the
+// messages an automation sends are not (each is counted on its card), as a campaign's deliveries are not.
 import type { FastifyInstance } from 'fastify';
-import { ownedSite } from '../http/owner-auth.ts';
+import { ownedSite, setAuditTarget } from '../http/owner-auth.ts';
 import type { RouteContext } from '../http/route-context.ts';
 import type { ZodTypeProvider } from '../http/route-schemas.ts';
 import { SITE_PARAMS } from '../http/params.ts';
@@ -15,11 +17,23 @@ import { automationSettings, changeAutomation, type EffectiveSettings } from './
 import { automationStats, dropPendingMessages } from './automation-messages.ts';
 import { AUTOMATION_REPLY, automationParams, AUTOMATIONS_REPLY } from './schemas.ts';
 import { AUTOMATION_KINDS, type Automation, type AutomationKind } from '../../contract/automations.ts';
-import { automationChangeSchema } from '../../contract/automation-input.ts';
+import { automationChangeSchema, type AutomationChange } from '../../contract/automation-input.ts';
 
 async function describe(db: Queryable, site: HostedSite, kind: AutomationKind, settings: EffectiveSettings): Promise<Automation> {
   const { changed, ...current } = settings;
   return { kind, ...current, changed, stats: await automationStats(db, site.hash, kind, settings.conversionWindowHours) };
+}
+
+/** The audit log's target of a change: the kind, paused or resumed, and which settings it changed. */
+function auditedChange(kind: AutomationKind, change: AutomationChange, wasEnabled: boolean, withdrawn: number): string {
+  const done: string[] = [];
+  if (change.enabled === false && wasEnabled) {
+    done.push(withdrawn > 0 ? `paused (${withdrawn} scheduled message${withdrawn === 1 ? '' : 's'} withdrawn)` : 'paused');
+  }
+  if (change.enabled === true && !wasEnabled) done.push('resumed');
+  const fields = Object.entries(change).filter(([field, value]) => field !== 'enabled' && value !== undefined);
+  if (fields.length > 0) done.push(`${fields.map(([field]) => field).join(', ')} changed`);
+  return `${kind}: ${done.length > 0 ? done.join('; ') : 'nothing changed'}`;
 }
 
 export async function automationRoutes(fastify: FastifyInstance, { db }: RouteContext): Promise<void> {
@@ -59,9 +73,11 @@ export async function automationRoutes(fastify: FastifyInstance, { db }: RouteCo
       const { kind } = request.params;
       const change = request.body;
       if (change.audience) await requireAudience(db, site, change.audience, 'audience');
+      const wasEnabled = (await automationSettings(db, site))[kind].enabled;
       await changeAutomation(db, site.hash, kind, change);
       // A pause withdraws what the automation had scheduled: nothing of it is sent, now or on resuming.
-      if (change.enabled === false) await dropPendingMessages(db, site.hash, kind);
+      const withdrawn = change.enabled === false ? await dropPendingMessages(db, site.hash, kind) : 0;
+      setAuditTarget(request, auditedChange(kind, change, wasEnabled, withdrawn));
       const settings = await automationSettings(db, site);
       return { status: 'success' as const, automation: await describe(db, site, kind, settings[kind]) };
     },

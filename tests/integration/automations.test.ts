@@ -12,6 +12,7 @@ import type { HostedSite } from '../../server/sites.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair, writeVapidKeyFile, type VapidKeyPair } from '../../server/push/vapid-keys.ts';
 import { AUTOMATION_KINDS, type Automation, type AutomationsReply, type SubscriberHealthReply } from '../../contract/automations.ts';
+import type { AuditReply } from '../../contract/members.ts';
 import { CLICK_PARAM, DECLARATIVE_PUSH_MAGIC, type DeclarativePushMessage } from '../../contract/push-payload.ts';
 import {
   createSubscriberKeys,
@@ -303,6 +304,12 @@ function automationTests(label: string, database: () => Promise<string | undefin
       await provider.automations.runDue();
       expect(pushesTo(after.path).map((push) => payloadOf(push).title)).toEqual(['Hello again']);
       expect(pushesTo(before.path)).toHaveLength(0);
+      // the owner's pause and resume are in the audit log, saying what they did; the automated sends are not
+      const audit = (await owner(provider, 'GET', 'letters/audit?limit=2')).json() as AuditReply;
+      expect(audit.entries.map(({ action, target }) => ({ action, target }))).toEqual([
+        { action: 'automation.update', target: 'welcome: resumed; delayMinutes, title changed' },
+        { action: 'automation.update', target: 'welcome: paused (1 scheduled message withdrawn)' },
+      ]);
     });
 
     it('clicks and conversions: an order within the window after a click counts, one after it does not', async () => {

@@ -23,27 +23,12 @@ export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<{ rows: T[] }>;
 }
 
-export interface TransactionOptions {
-  /**
-   * An advisory lock, `pg_advisory_xact_lock(hashtext(lock))`, taken first: on PostgreSQL sent with BEGIN, one
-   * round trip for both. The transaction's `heldLock` names it.
-   */
-  lock?: string;
-}
-
-/** The queries of one transaction; `heldLock`: the advisory lock its start took (TransactionOptions.lock). */
-export interface Transaction extends Queryable {
-  readonly heldLock?: string;
-}
-
 export interface Database extends Queryable {
   readonly kind: 'embedded' | 'postgres';
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
-  transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
-
-const LOCK_SQL = 'SELECT pg_advisory_xact_lock(hashtext($1))';
 
 /** The database cannot be reached (down, restarting, connection lost): E_DATABASE_UNAVAILABLE, answered 503. */
 export const databaseUnavailable = (cause: unknown) => ServerError.causedBy(cause, 'E_DATABASE_UNAVAILABLE');
@@ -125,18 +110,16 @@ function embedded(client: PGlite, dataDir: string, unlock: () => Promise<void>):
     query<T>(sql: string, params: unknown[] = []) {
       return queued(async () => ({ rows: (await client.query<T>(sql, params)).rows }));
     },
-    transaction<T>(fn: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       return queued(() =>
-        client.transaction(async (tx) => {
-          if (options.lock !== undefined) await tx.query(LOCK_SQL, [options.lock]);
-          return fn({
-            heldLock: options.lock,
+        client.transaction(async (tx) =>
+          fn({
             async query<R>(sql: string, params: unknown[] = []) {
               const result = await tx.query<R>(sql, params);
               return { rows: result.rows };
             },
-          });
-        }),
+          }),
+        ),
       );
     },
     async close() {
@@ -178,7 +161,7 @@ function server(pool: pg.Pool): Database {
         throw translated(error);
       }
     },
-    async transaction<T>(fn: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       let client: pg.PoolClient;
       try {
         client = await pool.connect();
@@ -194,12 +177,8 @@ function server(pool: pg.Pool): Database {
       };
       client.on('error', onLost);
       try {
-        // BEGIN and the lock in one simple-protocol message (no parameters there: the key goes in as a literal).
-        await client.query(
-          options.lock === undefined ? 'BEGIN' : `BEGIN; SELECT pg_advisory_xact_lock(hashtext(${client.escapeLiteral(options.lock)}))`,
-        );
+        await client.query('BEGIN');
         const result = await fn({
-          heldLock: options.lock,
           async query<R>(sql: string, params: unknown[] = [], queryOptions?: QueryOptions) {
             const reply = await client.query(pgQuery(sql, params, queryOptions));
             return { rows: reply.rows as R[] };

@@ -221,6 +221,7 @@ async function storeSubscription(db: Queryable, siteHash: string, payload: SyncP
   if (!key) return { reply: fail('E_SYNC_NO_SUBSCRIPTION') };
   const action = payload.action === 'update' ? 'update' : 'insert';
   const issued = newSecret();
+  const newId = randomUUID();
   const presented = payload.subscriberSecret ? createHash('sha256').update(payload.subscriberSecret).digest('hex') : null;
   const click = payload.pageClickTrackingPermission;
   const { rows } = await db.query<{
@@ -236,7 +237,7 @@ async function storeSubscription(db: Queryable, siteHash: string, payload: SyncP
       lockKey(siteHash, key),
       payload.subscriberId ?? null,
       presented,
-      randomUUID(),
+      newId,
       issued.hash,
       endpoint ?? null,
       payload.subscriptionId ?? null,
@@ -256,7 +257,13 @@ async function storeSubscription(db: Queryable, siteHash: string, payload: SyncP
     ],
     { prepare: true },
   );
-  const row = rows[0]!;
+  // always one row; a database double that answers none reads as one that found no subscriber
+  const row = rows[0] ?? {
+    result_code: action === 'update' ? 'E_SYNC_NOT_SUBSCRIBED' : 'success',
+    result_id: newId,
+    result_issued: true,
+    result_welcome: null,
+  };
   if (row.result_code === 'E_SYNC_NOT_SUBSCRIBED') return { reply: fail('E_SYNC_NOT_SUBSCRIBED') };
   if (row.result_code !== 'success' || !row.result_id) return { reply: proofFailure(payload, 'subscriberId') };
   const reply: SyncResult = row.result_issued

@@ -7,7 +7,6 @@ export {
   orderConverted,
   subscriberBlocked,
   subscriberEvent,
-  subscriberEventStatement,
 } from './webhook-emit.ts';
 export { webhookRoutes } from './routes.ts';
 export {

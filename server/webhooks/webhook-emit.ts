@@ -9,7 +9,11 @@ import type { WebhookEventType } from '../../contract/webhook-events.ts';
 
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** The data of subscriber.* events (contract/webhook-events.ts WebhookSubscriber) of the row `s`. */
+/**
+ * The data of subscriber.* events (contract/webhook-events.ts WebhookSubscriber) of the row `s`. The sync's insert
+ * and update write subscriber.created/.updated in the database function pushkit_sync (migration 34) with a copy
+ * of this: a change here needs a migration that replaces that function (webhooks.test.ts compares the two).
+ */
 const SUBSCRIBER_DATA = `jsonb_build_object('subscriberId', s.id, 'status', s.status, 'browserType', s.browser_type,
   'language', s.language, 'timezone', s.timezone, 'origin', s.origin, 'createdAt', ${iso('s.created_at')})`;
 
@@ -41,16 +45,6 @@ export function subscriberEvent(db: Queryable, siteHash: string, subscriberId: s
     `SELECT s.site_hash, $3::text AS type, ${SUBSCRIBER_DATA} AS data, s.id AS order_key, NULL::text AS dedupe_key
      FROM subscribers s WHERE s.id = $1 AND s.site_hash = $2`,
     [subscriberId, siteHash, type],
-  );
-}
-
-/**
- * subscriberEvent as the last part of the caller's own statement (one round trip less on PostgreSQL): `rows` names
- * a data-modifying CTE of that statement whose `RETURNING *` is the subscriber as stored now.
- */
-export function subscriberEventStatement(rows: string, type: SubscriberEvent): string {
-  return enqueueStatement(
-    `SELECT s.site_hash, '${type}'::text AS type, ${SUBSCRIBER_DATA} AS data, s.id AS order_key, NULL::text AS dedupe_key FROM ${rows} s`,
   );
 }
 

@@ -141,6 +141,13 @@ describe('webhooks', () => {
         .filter((request) => subscriberOf(request) === first.id)
         .map((r) => JSON.parse(r.body).type),
     ).toEqual(['subscriber.created', 'subscriber.created', 'subscriber.unsubscribed']);
+    // subscriber.created is written by the sync's own statement (pushkit_sync, migration 34), .unsubscribed by
+    // subscriberEvent: the same subscriber, described with the same fields
+    const [created, , unsubscribed] = receiver
+      .at('/ordered')
+      .filter((request) => subscriberOf(request) === first.id)
+      .map((request) => (JSON.parse(request.body) as { data: Record<string, unknown> }).data);
+    expect(created).toEqual({ ...unsubscribed, status: 'subscribed' });
   });
 
   it('disables the endpoint after the retry window, says why, and sends again once enabled or replayed', async () => {

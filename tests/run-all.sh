@@ -13,11 +13,17 @@ step() {
   shift
   "$@" || status=1
 }
-# The static checks need only node_modules: they run while Debian's packages install and PostgreSQL starts.
+# The static checks need only node_modules: they run while Debian's packages install and PostgreSQL starts, in
+# two lanes (each tool uses one core): the type checks in one, the schema, lint and formatting in the other.
 static_log=$(mktemp)
+types_log=$(mktemp)
+(
+  step "typecheck" npm run -s typecheck
+  exit $status
+) >"$types_log" 2>&1 &
+types_pid=$!
 (
   step "JSON Schema is current" npx tsx config/write-json-schema.ts --check
-  step "typecheck" npm run -s typecheck
   step "lint" npm run -s lint
   step "formatting (Prettier)" npm run -s format:check
   exit $status
@@ -61,9 +67,10 @@ if [ -n "$pg_bin" ] && [ -z "${PUSHKIT_TEST_DATABASE_URL:-}" ]; then
   fi
 fi
 
+wait "$types_pid" || status=1
 wait "$static_pid" || status=1
-cat "$static_log"
-rm -f "$static_log"
+cat "$types_log" "$static_log"
+rm -f "$types_log" "$static_log"
 mkdir -p tests/artifacts
 step "unit tests" npx vitest run tests/unit --maxWorkers=2 --reporter=default --reporter=json --outputFile.json=tests/artifacts/unit.json
 # Two files at a time (most wait on child processes and sockets), except those that measure time under load or

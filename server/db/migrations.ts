@@ -863,4 +863,47 @@ export const MIGRATIONS: Migration[] = [
        END $$`,
     ],
   },
+  {
+    version: 36,
+    name: "a campaign's folded figures written without a scan per result batch",
+    statements: [
+      // The statement triggers of migrations 31 and 33, cheaper per statement of a send (bench/README.md, issue 34):
+      // a claim, a claim's renewal or a reschedule changes no status and now returns at once; a result batch joins
+      // its old and new rows once (was four times); its subscribers' language and browser are looked up by id, one
+      // index probe per row (the join let the planner hash all of subscribers, ~12 ms per batch at 20,000
+      // subscribers and growing with them; and a plan cached from a small first statement joined a bulk update's
+      // rows pair by pair: 20,000 rows set in one statement took 119 s on PostgreSQL, 2.1 s now). Same rows written.
+      `CREATE OR REPLACE FUNCTION delivery_counts_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         INSERT INTO delivery_counts (campaign_id, status, count) SELECT campaign_id, status, count(*) FROM added GROUP BY 1, 2;
+         IF EXISTS (SELECT 1 FROM added WHERE status <> 'pending') THEN
+           INSERT INTO delivery_breakdown (campaign_id, kind, variant, holdout, language, browser, hour, count)
+           SELECT a.campaign_id, a.status, a.variant, a.holdout, s.language, s.browser_type, to_timestamp(floor(extract(epoch FROM a.updated_at) / 3600) * 3600), count(*)
+           FROM added a LEFT JOIN LATERAL (SELECT x.language, x.browser_type FROM subscribers x WHERE x.id = a.subscriber_id LIMIT 1) s ON true
+           WHERE a.status <> 'pending' GROUP BY 1, 2, 3, 4, 5, 6, 7;
+         END IF;
+         RETURN NULL;
+       END $$`,
+      `CREATE OR REPLACE FUNCTION delivery_counts_update() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         IF NOT EXISTS (SELECT 1 FROM changed n JOIN previous o ON o.id = n.id WHERE o.status <> n.status) THEN
+           RETURN NULL;
+         END IF;
+         WITH moved AS MATERIALIZED (
+           SELECT n.campaign_id, n.subscriber_id, m.status, m.variant, m.holdout, m.at, m.delta
+           FROM changed n JOIN previous o ON o.id = n.id
+           CROSS JOIN LATERAL (VALUES (n.status, n.variant, n.holdout, n.updated_at, 1), (o.status, o.variant, o.holdout, o.updated_at, -1))
+             AS m (status, variant, holdout, at, delta)
+           WHERE o.status <> n.status
+         ), counted AS (
+           INSERT INTO delivery_counts (campaign_id, status, count) SELECT campaign_id, status, sum(delta) FROM moved GROUP BY 1, 2
+         )
+         INSERT INTO delivery_breakdown (campaign_id, kind, variant, holdout, language, browser, hour, count)
+         SELECT m.campaign_id, m.status, m.variant, m.holdout, s.language, s.browser_type, to_timestamp(floor(extract(epoch FROM m.at) / 3600) * 3600), sum(m.delta)
+         FROM moved m LEFT JOIN LATERAL (SELECT x.language, x.browser_type FROM subscribers x WHERE x.id = m.subscriber_id LIMIT 1) s ON true
+         WHERE m.status <> 'pending' GROUP BY 1, 2, 3, 4, 5, 6, 7;
+         RETURN NULL;
+       END $$`,
+    ],
+  },
 ];

@@ -135,28 +135,55 @@ export async function runCampaign(store: DeliveryStore, campaignId: string, opti
         : { outcome: 'failed', statusCode: 0, detail, reason };
     }
     if (result.outcome === 'delivered') {
-      await store.markResult(delivery.id, 'delivered');
-      counts.delivered += 1;
+      await record(store.markResult(delivery.id, 'delivered'), 'delivered');
     } else if (result.outcome === 'expired') {
-      await store.markResult(delivery.id, 'expired', failureOf(delivery, result));
-      counts.expired += 1;
+      await record(store.markResult(delivery.id, 'expired', failureOf(delivery, result)), 'expired');
     } else if (result.outcome === 'retry' && delivery.attempts < maxAttempts) {
       const delay = result.retryAfterMs ?? backoffMs * 2 ** (delivery.attempts - 1);
       const due = Date.now() + delay;
       retryDue.set(delivery.id, due);
       exhausted = false;
       await store.reschedule(delivery.id, new Date(due));
+      report();
     } else {
-      await store.markResult(delivery.id, 'failed', failureOf(delivery, result));
-      counts.failed += 1;
+      await record(store.markResult(delivery.id, 'failed', failureOf(delivery, result)), 'failed');
     }
-    report();
+  };
+
+  // A worker does not wait for its result to be written before it takes the next delivery: the store writes the
+  // results that come in meanwhile together, and waiting made every message pay a database round trip. At most
+  // `concurrency` results are unwritten at a time; a result is counted once written, and the run ends (and
+  // returns) only when every result is. While the database is away no new push starts (the store keeps the answers
+  // until it is back); a write that fails for good stops the run with its error, as before.
+  const writes = new Set<Promise<void>>();
+  let writeFailure: { error: unknown } | undefined;
+  const record = async (write: Promise<void>, outcome: 'delivered' | 'failed' | 'expired'): Promise<void> => {
+    const tracked: Promise<void> = write.then(
+      () => {
+        counts[outcome] += 1;
+        report();
+      },
+      (error: unknown) => {
+        writeFailure ??= { error };
+      },
+    );
+    writes.add(tracked);
+    void tracked.finally(() => writes.delete(tracked));
+    while (writes.size >= concurrency) await Promise.race(writes);
   };
 
   const worker = async (): Promise<void> => {
-    for (let delivery = await next(); delivery; delivery = await next()) await deliver(delivery);
+    while (!writeFailure) {
+      // the database away: no new push until the answers kept meanwhile are written (or the run ends with the error)
+      await store.resultsHeldBack?.()?.catch(() => undefined);
+      const delivery = await next();
+      if (!delivery) return;
+      await deliver(delivery);
+    }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
+  await Promise.all(writes);
+  if (writeFailure) throw writeFailure.error;
   // Claimed but never started because the run was stopped: give them back untouched.
   for (const delivery of queue.splice(0)) await store.reschedule(delivery.id, new Date(0));
   return counts;

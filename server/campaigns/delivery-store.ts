@@ -42,6 +42,11 @@ export interface DeliveryStore {
   markResult(deliveryId: string, status: DeliveryResult, failure?: DeliveryFailure): Promise<void>;
   /** Back to pending, not claimable before `notBefore`. */
   reschedule(deliveryId: string, notBefore: Date): Promise<void>;
+  /**
+   * While results are kept back because the database is away (they are written when it returns), the promise
+   * of their write: the runner starts no new push until then. Undefined otherwise.
+   */
+  resultsHeldBack?(): Promise<void> | undefined;
 }
 
 interface StoredDelivery extends Delivery {

@@ -2,8 +2,10 @@
 // a mix of insert, update and http-sync (autocannon on loopback), on the embedded database and on PostgreSQL
 // (when PUSHKIT_BENCH_DATABASE_URL is set), against the floor: a bare fastify route that parses the same form
 // body and answers without touching a database, measured in the same run.
-//   npx tsx bench/sync-server.ts [--seconds 10] [--connections 50]
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+//   npx tsx bench/sync-server.ts [--seconds 10] [--connections 50] [--rounds 1] [--no-embedded]
+// --rounds N: N rounds, each the floor and then the providers, one after the other; every round's rows and the
+// median ratio of each row to its round's floor (a loaded machine moves both sides of a round together).
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,10 +20,14 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '50' },
     // --no-embedded: the floor and PostgreSQL only (before/after rounds of a PostgreSQL change)
     'no-embedded': { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '1' },
   },
 });
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
+const ROUNDS = Number(values.rounds);
+// A prefix of this run's endpoints: rounds against one PostgreSQL database never find another round's subscribers.
+let runId = `${Date.now().toString(36)}`;
 const HASH = 'bench-site-0001';
 const ORIGIN = 'https://bench.example';
 const KEY = 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s';
@@ -37,7 +43,7 @@ interface Figures {
 
 function subscriptionOf(n: number) {
   return JSON.stringify({
-    endpoint: `https://push.bench.example/send/${n}`,
+    endpoint: `https://push.bench.example/send/${runId}/${n}`,
     keys: { p256dh: KEY, auth: 'oMI2KGm4uNsKFv_2oqmNvg' },
   });
 }
@@ -120,6 +126,7 @@ async function seed(url: string, count: number): Promise<{ id: string; secret: s
 
 /** The provider as `push-kit serve` runs it; `database` a PostgreSQL URL, absent for the embedded database. */
 async function measureProvider(name: string, work: string, database?: string): Promise<Figures> {
+  await mkdir(work, { recursive: true });
   const configFile = join(work, 'bench.json');
   await writeFile(
     configFile,
@@ -166,16 +173,20 @@ async function measureFloor(): Promise<Figures> {
 }
 
 const work = await mkdtemp(join(tmpdir(), 'push-kit-bench-sync-'));
-const results: Figures[] = [await measureFloor()];
-if (!values['no-embedded']) results.push(await measureProvider('push-kit, embedded database (PGlite)', work));
-if (process.env.PUSHKIT_BENCH_DATABASE_URL) {
-  results.push(await measureProvider('push-kit, PostgreSQL', work, process.env.PUSHKIT_BENCH_DATABASE_URL));
-} else {
-  console.log('(PostgreSQL skipped: set PUSHKIT_BENCH_DATABASE_URL=postgres://... to include it)');
+const rounds: Figures[][] = [];
+for (let round = 0; round < ROUNDS; round += 1) {
+  runId = `${Date.now().toString(36)}r${round}`;
+  const results: Figures[] = [await measureFloor()];
+  if (!values['no-embedded']) results.push(await measureProvider('push-kit, embedded database (PGlite)', join(work, `r${round}`)));
+  if (process.env.PUSHKIT_BENCH_DATABASE_URL) {
+    results.push(await measureProvider('push-kit, PostgreSQL', join(work, `r${round}`), process.env.PUSHKIT_BENCH_DATABASE_URL));
+  } else if (round === 0) {
+    console.log('(PostgreSQL skipped: set PUSHKIT_BENCH_DATABASE_URL=postgres://... to include it)');
+  }
+  rounds.push(results);
 }
 await rm(work, { recursive: true, force: true });
 
-const floor = results[0]!;
 console.log(`\nsync endpoint, ${CONNECTIONS} connections for ${SECONDS} s each, mix of insert / update / http-sync`);
 console.log(
   'target'.padEnd(40),
@@ -185,13 +196,26 @@ console.log(
   'non-2xx'.padStart(8),
   'vs floor'.padStart(9),
 );
-for (const figures of results) {
-  console.log(
-    figures.name.padEnd(40),
-    figures.requestsPerSecond.toFixed(0).padStart(8),
-    String(figures.p50).padStart(8),
-    String(figures.p99).padStart(8),
-    String(figures.non2xx + figures.errors).padStart(8),
-    `${(figures.requestsPerSecond / floor.requestsPerSecond).toFixed(3)}x`.padStart(9),
-  );
+for (const [index, results] of rounds.entries()) {
+  if (ROUNDS > 1) console.log(`round ${index + 1}`);
+  const floor = results[0]!;
+  for (const figures of results) {
+    console.log(
+      figures.name.padEnd(40),
+      figures.requestsPerSecond.toFixed(0).padStart(8),
+      String(figures.p50).padStart(8),
+      String(figures.p99).padStart(8),
+      String(figures.non2xx + figures.errors).padStart(8),
+      `${(figures.requestsPerSecond / floor.requestsPerSecond).toFixed(3)}x`.padStart(9),
+    );
+  }
+}
+if (ROUNDS > 1) {
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  console.log(`median of ${ROUNDS} rounds`);
+  for (const [index, { name }] of rounds[0]!.entries()) {
+    const ratios = rounds.map((results) => results[index]!.requestsPerSecond / results[0]!.requestsPerSecond);
+    const p99s = rounds.map((results) => results[index]!.p99);
+    console.log(name.padEnd(40), `ratio ${median(ratios).toFixed(3)}x`, `p99 ${median(p99s)} ms`);
+  }
 }

@@ -10,6 +10,7 @@
 // makes a fresh key agreement per message) and the web-push peer is left out unless --peer.
 //   PUSHKIT_BENCH_DATABASE_URL=postgres://... npx tsx bench/campaign-scale.ts [--subscriptions 100000] [--concurrency 100] [--no-peer]
 import { Agent as HttpsAgent } from 'node:https';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import webPush from 'web-push';
 import { createApp } from '../server/http/app.ts';
@@ -126,7 +127,7 @@ async function main(): Promise<void> {
       const sofar = [...reads].sort((a, b) => a - b);
       console.log(
         `  ${((now - sendStart) / 1000).toFixed(0)} s: ${progress.delivered.toLocaleString('en')} delivered (${(progress.delivered / ((now - sendStart) / 1000)).toFixed(0)}/s), ` +
-          `reads p99 ${sofar[Math.floor(0.99 * sofar.length)]?.toFixed(0)} ms, rss ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`,
+          `reads p99 ${sofar[Math.floor(0.99 * sofar.length)]?.toFixed(0)} ms, rss ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB, load ${loadavg()[0]!.toFixed(1)}`,
       );
     },
   });
@@ -139,7 +140,11 @@ async function main(): Promise<void> {
   const after = await sizes(db);
   const pushKitRate = subscriptions / (sendSeconds + campaign.ms / 1000);
 
-  console.log(`\na campaign to ${subscriptions.toLocaleString('en')} subscribers on PostgreSQL, concurrency ${concurrency}`);
+  console.log(
+    `\na campaign to ${subscriptions.toLocaleString('en')} subscribers on PostgreSQL, concurrency ${concurrency}, load average ${loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' ')}`,
+  );
   console.log(`POST /campaigns (campaign and delivery rows): ${(campaign.ms / 1000).toFixed(1)} s`);
   const claimMedian = [...claimTimes].sort((a, b) => a - b)[Math.floor(claimTimes.length / 2)]!;
   console.log(

@@ -15,6 +15,7 @@
 //   PUSHKIT_BENCH_DATABASE_URL=postgres://... npx tsx bench/send-throughput.ts   # rows on PostgreSQL
 //   node --cpu-prof --cpu-prof-dir=prof --import tsx bench/send-throughput.ts      # where the main thread's time goes
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Agent as UndiciAgent, request as undiciRequest } from 'undici';
 import webPush from 'web-push';
@@ -229,7 +230,9 @@ async function main(): Promise<void> {
   }
 
   console.log(
-    `\none message to each of ${subscriptions} subscribers (${label}), concurrency ${concurrency}, median of ${rounds} alternating rounds; the push service decrypts and VAPID-checks 1 in ${SAMPLE}`,
+    `\none message to each of ${subscriptions} subscribers (${label}), concurrency ${concurrency}, median of ${rounds} alternating rounds; the push service decrypts and VAPID-checks 1 in ${SAMPLE}; load average ${loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' ')}`,
   );
   const floor = Math.max(median(rates[names[0]!]!), median(rates[names[1]!]!));
   const peer = median(rates["web-push's sendNotification"]!);

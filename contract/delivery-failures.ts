@@ -12,7 +12,10 @@ export interface DeliveryFailureGroup {
   /** The push service's host name. */
   host: string | null;
   count: number;
-  /** Where docs/delivery-failures.md explains it, when the fix is the owner's; else null. */
+  /**
+   * Where docs/delivery-failures.md explains it, when the fix is the owner's; else null. A path on the provider
+   * (its dashboard's help page with the reason's anchor); the command line names the installed package's file.
+   */
   docsUrl: string | null;
 }
 
@@ -29,8 +32,8 @@ export interface LastDeliveryFailure {
   docsUrl: string | null;
 }
 
-/** The explanations, one anchor per reason (docs/delivery-failures.md). */
-export const DELIVERY_FAILURES_DOCS = 'https://github.com/push-kit/push-kit/blob/main/docs/delivery-failures.md';
+/** The guide to the owner's fixes, served by the provider (its dashboard's help page, from docs/delivery-failures.md). */
+export const DELIVERY_FAILURES_DOCS = '/dashboard/help/delivery-failures';
 
 const APPLE_HOST = /(^|\.)push\.apple\.com$/;
 

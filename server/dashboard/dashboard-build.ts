@@ -11,11 +11,14 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dashboardCacheDir, STATE_DIR } from '../state-paths.ts';
 import { makePrivate } from '../db/private-files.ts';
+import { HELP_PAGES, writeHelpPages } from './help-pages.ts';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const DASHBOARD_SOURCE_DIR = join(PACKAGE_ROOT, 'dashboard');
 /** The wires' types and constants (contract/): the only code the dashboard imports from outside its folder. */
 const CONTRACT_SOURCE_DIR = join(PACKAGE_ROOT, 'contract');
+/** The guides the dashboard serves as help pages (help-pages.ts). */
+const DOCS_SOURCE_DIR = join(PACKAGE_ROOT, 'docs');
 const DEFAULT_CACHE_DIR = dashboardCacheDir(join(PACKAGE_ROOT, STATE_DIR));
 /** Where the package build puts the app (`dist-pkg/dashboard/dist` when read from the compiled server). */
 export const PREBUILT_DASHBOARD_DIR = join(PACKAGE_ROOT, 'dashboard', 'dist');
@@ -39,18 +42,19 @@ async function sourceFiles(dir: string): Promise<string[]> {
   return files.sort();
 }
 
-/** A hash of everything the build reads: the app's sources, the contract, and the versions of Vite and React. */
+/** A hash of everything the build reads: the app's sources, the contract, the help guides, and the versions of Vite, React and marked. */
 export async function dashboardSourceHash(): Promise<string> {
   const require = createRequire(import.meta.url);
   const hash = createHash('sha256');
-  for (const pkg of ['vite/package.json', 'react/package.json', 'react-dom/package.json']) {
+  for (const pkg of ['vite/package.json', 'react/package.json', 'react-dom/package.json', 'marked/package.json']) {
     try {
       hash.update(`${pkg}@${(require(pkg) as { version: string }).version}\n`);
     } catch {
       hash.update(`${pkg}@missing\n`);
     }
   }
-  for (const file of [...(await sourceFiles(DASHBOARD_SOURCE_DIR)), ...(await sourceFiles(CONTRACT_SOURCE_DIR))]) {
+  const guides = HELP_PAGES.map((name) => join(DOCS_SOURCE_DIR, `${name}.md`));
+  for (const file of [...(await sourceFiles(DASHBOARD_SOURCE_DIR)), ...(await sourceFiles(CONTRACT_SOURCE_DIR)), ...guides]) {
     hash.update(`${relative(PACKAGE_ROOT, file)}\n`);
     hash.update(await readFile(file));
   }
@@ -81,6 +85,7 @@ export async function viteBuild(outDir: string): Promise<void> {
     oxc: { jsx: { runtime: 'automatic', importSource: 'react' } },
     build: { outDir, emptyOutDir: true, sourcemap: false, reportCompressedSize: false, modulePreload: { polyfill: false } },
   });
+  await writeHelpPages(DOCS_SOURCE_DIR, outDir);
 }
 
 /** The built dashboard, building it first when the cache holds no build of the current sources. */

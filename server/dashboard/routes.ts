@@ -64,6 +64,12 @@ export async function dashboardRoutes(fastify: FastifyInstance): Promise<void> {
     return secured(reply).type(CONTENT_TYPES['.js']!).header('cache-control', 'no-cache').send(body);
   });
 
+  // The guides a failure's "how to fix it" links to (help-pages.ts), rendered when the dashboard was built.
+  app.get('/help/delivery-failures', async (_request, reply) => {
+    const html = await readFile(join(await builtDir(), 'help', 'delivery-failures.html'));
+    return secured(reply).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);
+  });
+
   app.get('/assets/:file', { schema: { params: assetParams } }, async (request, reply) => {
     const { file } = request.params;
     const type = CONTENT_TYPES[extname(file)];

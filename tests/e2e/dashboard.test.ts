@@ -227,7 +227,13 @@ describe('owner dashboard', () => {
     expect(await page.locator('[data-result="failed"]').textContent()).toBe('1');
     const why = page.locator('[data-failure="403 BadJwtToken from 127.0.0.1"]');
     expect(await why.textContent()).toBe('403 BadJwtToken from 127.0.0.1: 1 — how to fix it');
-    expect(await why.getByRole('link').getAttribute('href')).toMatch(/docs\/delivery-failures\.md#vapid-subject-badjwttoken$/);
+    // the fix's page is the provider's own (no website to be online for), opened at the reason's section
+    const help = why.getByRole('link');
+    expect(await help.getAttribute('href')).toBe('/dashboard/help/delivery-failures#vapid-subject-badjwttoken');
+    const guide = await page.context().newPage();
+    await guide.goto(new URL((await help.getAttribute('href'))!, page.url()).href);
+    await guide.locator('h2#vapid-subject-badjwttoken', { hasText: 'VAPID subject: BadJwtToken' }).waitFor();
+    await guide.close();
     await shot('compose-results');
 
     expect(pushService.requests.map((request) => request.path).sort()).toEqual(vipPaths);

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DELIVERY_FAILURES_DOCS } from '../../contract/delivery-failures.ts';
 import { consumerLockfile } from '../support/consumer-lockfile.ts';
 import { startDev } from '../support/dev-process.ts';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../support/throwaway-postgres.ts';
@@ -103,6 +104,7 @@ describe('the packed push-kit, installed in a fresh project', () => {
     const top = new Set(packed.map((path) => path.split('/')[0]));
     expect([...top].sort()).toEqual(['LICENSE', 'README.md', 'SECURITY.md', 'bin', 'dist-pkg', 'docs', 'package.json', 'schema']);
     expect(packed).toContain('dist-pkg/dashboard/dist/index.html');
+    expect(packed).toContain('dist-pkg/dashboard/dist/help/delivery-failures.html');
     expect(packed).toContain('docs/deploy/Dockerfile');
     // push-kit's own test notes are not the user's
     expect(packed).not.toContain('docs/testing.md');
@@ -167,6 +169,10 @@ describe('the packed push-kit, installed in a fresh project', () => {
       const files = [...html.matchAll(/(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((match) => match[1]!);
       expect(files.some((file) => file.endsWith('.js'))).toBe(true);
       for (const file of files) expect((await fetch(`${provider.url}${file}`)).status, file).toBe(200);
+      // a failure's "how to fix it" (DELIVERY_FAILURES_DOCS) is the installed provider's own page, not a website's
+      const help = await fetch(`${provider.url}${DELIVERY_FAILURES_DOCS}`);
+      expect(help.status).toBe(200);
+      expect(await help.text()).toContain('<h2 id="vapid-subject-badjwttoken">VAPID subject: BadJwtToken</h2>');
 
       const sync = await fetch(`${provider.url}/syncSubscriptionAction.php`, {
         method: 'POST',

@@ -62,10 +62,12 @@ export function promptBundle(prompts: PromptMarkup): PromptBundle {
   return { html: roots.join(''), css: prompts.css };
 }
 
-/** The fields push.js's core reads (runtime/api.ts and what it imports); the chunks read their own full copy. */
+/**
+ * The fields push.js's core reads (runtime/api.ts and what it imports); the chunks read their own full copy. An empty
+ * `segments` or `clickSegments` comes with its feature flag off (compiler/features.ts), so the core never reads it.
+ */
 const CORE_FIELDS = new Set([
   'hash',
-  'serverSyncUrl',
   'servicesServerUrl',
   'swScope',
   'vapidPublicKey',
@@ -122,7 +124,9 @@ export function generateSiteModule(config: SiteConfig, compiled: CompiledSite, p
       ['shopSegments', `[${shopSegments.join(',')}]`],
       ['prompts', jsLiteral(promptBundle(prompts))],
     ] satisfies Array<[string, string]>
-  ).filter(([key]) => !core || CORE_FIELDS.has(key));
+  )
+    // the core's copy leaves out a false isInactive (read as undefined) and empty lists its flags never read
+    .filter(([key, value]) => !core || (CORE_FIELDS.has(key) && value !== 'false' && value !== '[]'));
   return `export const site = {\n${fields.map(([key, value]) => `  ${key}: ${value},`).join('\n')}\n};\n`;
 }
 

@@ -19,6 +19,7 @@ import { watchTriggers } from './triggers.ts';
 import { CLICK_PARAM } from '../contract/push-payload.ts';
 import { CART_POSTED, OPT_OUT, UUID_DAYS } from './storage-keys.ts';
 import { storeConsent } from './tracking-consent.ts';
+import { dropCookies, readCookies } from './storage.ts';
 
 type Listener = (...args: never[]) => void;
 type SegmentCallback = (result: boolean | -1) => void;
@@ -133,7 +134,39 @@ export function startRuntime(site: SiteModule, load: () => Promise<LifecycleChun
     readiness: 'uninitialized',
   };
 
+  // The cookies are read once, without blocking the page where the browser can (storage.ts readCookies); the
+  // segment conditions, the shop's check and the view's decision run once they are in.
+  const cookiesRead = readCookies();
   const startView = async (): Promise<boolean> => {
+    await cookiesRead;
+    // a segment join is the chunk's (and its request): fetched only for a subscriber whose condition holds
+    if (PK_FEATURES.segments || PK_FEATURES.clickSegments)
+      guard(startSegments)(services, (sid, vn) =>
+        services.subscriberId_()
+          ? chunk().then(
+              (c) => c._join(services, sid, vn),
+              () => false,
+            )
+          : Promise.resolve(false),
+      );
+    if (PK_FEATURES.shop && services.trackingAllowed_() && !services.optedOut_()) {
+      void afterLoad().then(() => {
+        if (shopWork(services)) takeOver().catch(logSwallowed);
+      });
+      // Until the chunk's shop runs (shop.ts), a cart-add post is kept for it: the post leaves the page.
+      document.addEventListener(
+        'submit',
+        (event) => {
+          const form = event.target as HTMLFormElement | null;
+          if (shopStarted || !form || !form.getAttribute || !String(form.getAttribute('action')).includes('/cart/add')) return;
+          const field = form.elements.namedItem('id') as HTMLInputElement | null;
+          const variant = field && field.value && field.value.slice(0, 64);
+          services.session_.set(CART_POSTED, Date.now() + (variant ? ' ' + variant : ''));
+          void takeOver().catch(logSwallowed);
+        },
+        true,
+      );
+    }
     let decision: ViewDecision | undefined;
     try {
       decision = await decideView(services);
@@ -142,6 +175,8 @@ export function startRuntime(site: SiteModule, load: () => Promise<LifecycleChun
       logSwallowed(error);
     }
     if (runtime || !decision || decision._full) {
+      // the chunk's lifecycle reads the cookies as they are when it runs
+      dropCookies();
       const started = await takeOver();
       await started._ready;
       return started._capable;
@@ -154,34 +189,8 @@ export function startRuntime(site: SiteModule, load: () => Promise<LifecycleChun
     } else if (decision._capable) watchTriggers(site.triggers, undefined, services);
     return decision._capable;
   };
-  api.ready = startView().then((capable) => void (api.readiness = capable ? 'ready' : 'failed'), logSwallowed);
-  // a segment join is the chunk's (and its request): fetched only for a subscriber whose condition holds
-  if (PK_FEATURES.segments || PK_FEATURES.clickSegments)
-    guard(startSegments)(services, (sid, vn) =>
-      services.subscriberId_()
-        ? chunk().then(
-            (c) => c._join(services, sid, vn),
-            () => false,
-          )
-        : Promise.resolve(false),
-    );
-  if (PK_FEATURES.shop && services.trackingAllowed_() && !services.optedOut_()) {
-    void afterLoad().then(() => {
-      if (shopWork(services)) takeOver().catch(logSwallowed);
-    });
-    // Until the chunk's shop runs (shop.ts), a cart-add post is kept for it: the post leaves the page.
-    document.addEventListener(
-      'submit',
-      (event) => {
-        const form = event.target as HTMLFormElement | null;
-        if (shopStarted || !form || !form.getAttribute || !String(form.getAttribute('action')).includes('/cart/add')) return;
-        const field = form.elements.namedItem('id') as HTMLInputElement | null;
-        const variant = field && field.value && field.value.slice(0, 64);
-        services.session_.set(CART_POSTED, Date.now() + (variant ? ' ' + variant : ''));
-        void takeOver().catch(logSwallowed);
-      },
-      true,
-    );
-  }
+  api.ready = startView()
+    .then((capable) => void (api.readiness = capable ? 'ready' : 'failed'), logSwallowed)
+    .then(dropCookies);
   return api;
 }

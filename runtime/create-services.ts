@@ -18,7 +18,7 @@ export type Transport = Pick<RuntimeServices, 'get_' | 'jsonp_' | 'postForm_' | 
 
 /** `get_`: the core's, which loads the lifecycle chunk for its request. */
 export function createServices(site: SiteModule, get: RuntimeServices['get_']): CoreServices {
-  const listeners: Record<string, Set<() => void>> = {};
+  const listeners: Record<string, Array<(event: string) => void>> = {};
   const local = webStore(() => localStorage);
   return {
     site_: site,
@@ -37,11 +37,11 @@ export function createServices(site: SiteModule, get: RuntimeServices['get_']): 
     session_: cookieStore,
     cookies_: cookieStore,
     emit_(event) {
-      for (const listener of [...(listeners[event] || [])]) guard(listener)();
+      // a copy: a listener may add listeners
+      for (const listener of (listeners[event] || []).concat(listeners[''] || [])) guard(listener)(event);
     },
     on_(event, listener) {
-      (listeners[event] = listeners[event] || new Set()).add(listener);
-      return () => void listeners[event]!.delete(listener);
+      (listeners[event] = listeners[event] || []).push(listener);
     },
     get_: get,
   };

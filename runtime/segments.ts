@@ -5,7 +5,6 @@ import { closest } from './closest.ts';
 import type { SegmentContext, SegmentId } from './site-module.ts';
 import type { CoreServices } from './services.ts';
 import { storedTags } from './tags.ts';
-import { TRIGGER_EVENTS } from '../contract/trigger-events.ts';
 import type { AddToSegmentQuery } from '../contract/visitor-calls.ts';
 import { retrySegmentKey, segmentMarkerKey, SESSION_START, VISITS } from './storage-keys.ts';
 
@@ -34,13 +33,14 @@ export async function joinOnce(services: CoreServices, sid: SegmentId, vn: numbe
 }
 
 /** A new browser session (no start time in its session cookie) counts one more visit. */
-function visitCount(services: CoreServices): number {
+function visitCount(services: CoreServices): [visits: number, sessionStart: number] {
   let visits = Number(services.local_.get(VISITS)) || 0;
-  if (!services.session_.get(SESSION_START)) {
-    services.session_.set(SESSION_START, String(Date.now()));
+  let start = Number(services.session_.get(SESSION_START));
+  if (!start) {
+    services.session_.set(SESSION_START, String((start = Date.now())));
     services.local_.set(VISITS, String(++visits));
   }
-  return visits;
+  return [visits, start];
 }
 
 /** Joins a segment once (joinOnce, run by the chunk); resolves false on failure, never rejects. */
@@ -49,7 +49,8 @@ export type JoinSegment = (sid: SegmentId, vn: number) => Promise<boolean>;
 export function startSegments(services: CoreServices, join: JoinSegment): void {
   const { site_: site } = services;
   if (PK_FEATURES.segments && site.segments.length) {
-    const visits = visitCount(services);
+    // the session's start read once: a trigger event's evaluation reads no cookie
+    const [visits, sessionStart] = visitCount(services);
     const events: Record<string, boolean> = {};
     const pending = new Set<SegmentId>();
     const evaluate = (): void => {
@@ -61,7 +62,7 @@ export function startSegments(services: CoreServices, join: JoinSegment): void {
         referrer: document.referrer,
         query,
         visitCount: visits,
-        timeOnSiteSeconds: Math.floor((Date.now() - Number(services.session_.get(SESSION_START))) / 1000) || 0,
+        timeOnSiteSeconds: Math.floor((Date.now() - sessionStart) / 1000) || 0,
         tags: storedTags(services),
         events,
       };
@@ -79,12 +80,10 @@ export function startSegments(services: CoreServices, join: JoinSegment): void {
         }
       }
     };
-    for (const kind of TRIGGER_EVENTS) {
-      services.on_(kind, () => {
-        events[kind] = true;
-        evaluate();
-      });
-    }
+    services.on_('', (kind) => {
+      events[kind] = true;
+      evaluate();
+    });
     evaluate();
   }
 

@@ -54,8 +54,8 @@ export interface RuntimeServices {
   cookies_: CookieStore;
   /** Record that a trigger event happened (for segment conditions and the opt-in trigger). */
   emit_(event: string): void;
-  /** Subscribe to trigger events emitted by any module; returns an unsubscribe function. */
-  on_(event: string, listener: () => void): () => void;
+  /** Subscribe to trigger events emitted by any module; `''`: to every event, the listener gets its name. */
+  on_(event: string, listener: (event: string) => void): void;
 }
 
 /**

@@ -16,17 +16,41 @@ export const webStore = (pick: () => Storage): KeyValueStore => ({
   remove: (key) => safely(() => pick().removeItem(key), undefined),
 });
 
+/**
+ * The cookies as the view's start read them (readCookies), with our own writes since: document.cookie's first read
+ * in a page is a synchronous call to the browser process, the Cookie Store API's an asynchronous one. `null` once
+ * the start is done (dropCookies) or after a write while no snapshot was kept: reads then go to document.cookie.
+ */
+let jar: string | null | undefined;
+
+/** Reads the cookies once without blocking the page where the browser has the Cookie Store API (a secure context). */
+export const readCookies = async (): Promise<void> => {
+  // `window.`: this module's `cookieStore` is ours
+  const api = window.cookieStore as CookieStoreApi | undefined;
+  try {
+    const read = api && (await api.getAll()).map((cookie) => cookie.name + '=' + cookie.value).join('; ');
+    // not kept when we wrote a cookie meanwhile (the read may predate it)
+    if (jar === undefined) jar = read;
+  } catch {
+    // blocked: read through document.cookie
+  }
+};
+type CookieStoreApi = typeof window.cookieStore;
+
+export const dropCookies = (): void => void (jar = null);
+
 export const cookieStore: CookieStore = {
   get(name) {
     const prefix = name + '=';
-    const found = safely(() => document.cookie, '')
-      .split('; ')
-      .find((part) => part.startsWith(prefix));
+    const found = (jar == null ? safely(() => document.cookie, '') : jar).split('; ').find((part) => part.startsWith(prefix));
     return found === undefined ? null : safely(() => decodeURIComponent(found.slice(prefix.length)), null);
   },
   set(name, value, days) {
+    const cookie = name + '=' + encodeURIComponent(value);
     const expires = days === undefined ? '' : ';expires=' + new Date(Date.now() + days * 864e5).toUTCString();
-    safely(() => (document.cookie = name + '=' + encodeURIComponent(value) + expires + ';path=/;SameSite=Lax'), '');
+    // a value written is read first from the snapshot; a removal drops it
+    jar = jar == null || days! < 0 ? null : cookie + '; ' + jar;
+    safely(() => (document.cookie = cookie + expires + ';path=/;SameSite=Lax'), '');
   },
   remove(name) {
     cookieStore.set(name, '', -1);

@@ -4,7 +4,6 @@
 // Tags call: GET {services server}/tags with hash, subscriberId and tags (a JSON object of key -> value);
 // on page hide the same URL goes through navigator.sendBeacon (a POST whose query carries the parameters).
 import type { CoreServices, RuntimeServices } from './services.ts';
-import { queryString } from './transport.ts';
 import type {
   SubscriberAttributesQuery,
   SubscriberAttributesReply,
@@ -44,7 +43,8 @@ export function createTagger(services: CoreServices): { tag(key: string, value: 
     batch = {};
     if (hiding && navigator.sendBeacon) {
       try {
-        if (navigator.sendBeacon(url + '?' + queryString(params))) return;
+        // every parameter is a string: URLSearchParams takes them as they are
+        if (navigator.sendBeacon(url + '?' + new URLSearchParams(params))) return;
       } catch {
         // Fall back to the GET below.
       }
@@ -54,14 +54,16 @@ export function createTagger(services: CoreServices): { tag(key: string, value: 
     });
   };
 
-  const onHide = (): void => {
-    if (document.visibilityState === 'hidden') send(true);
-  };
-  addEventListener('pagehide', () => send(true));
-  document.addEventListener('visibilitychange', onHide);
+  let listening = false;
 
   return {
     tag(key: string, value: string): void {
+      // a batch can wait only after a tag call: the page-hide listeners come with the first
+      if (!listening) {
+        listening = true;
+        addEventListener('pagehide', () => send(true));
+        document.addEventListener('visibilitychange', () => document.visibilityState === 'hidden' && send(true));
+      }
       batch[key] = value;
       const stored = storedTags(services);
       stored[key] = value;

@@ -45,8 +45,9 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
   if (!stored) cookies.set(UUID_COOKIE, newUuid(), UUID_DAYS);
   const subscriberId = services.subscriberId_();
   if (services.optedOut_()) return subscriberId ? full : { _full: false, _offer: false, _capable: capable };
-  const hidden = Number(local.get(DO_NOT_SHOW)) > Date.now() || !site.urlQualifies(location.href);
-  if (!capable) return { _full: false, _offer: PK_FEATURES.iosHomeScreen && !!view.support_.homeScreen_ && !hidden, _capable: false };
+  // read only where an offer depends on it (an in-sync subscriber's view compiles no URL pattern)
+  const hidden = (): boolean => Number(local.get(DO_NOT_SHOW)) > Date.now() || !site.urlQualifies(location.href);
+  if (!capable) return { _full: false, _offer: PK_FEATURES.iosHomeScreen && !!view.support_.homeScreen_ && !hidden(), _capable: false };
   if (
     (PK_FEATURES.trackingConsent && subscriberId && !/^[01]$/.test(local.get(DO_NOT_TRACK) || '')) ||
     ((PK_FEATURES.customDimensions || PK_FEATURES.userProperties) && subscriberId && !services.session_.get(REFRESHED)) ||
@@ -55,7 +56,13 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
   )
     return full;
   const state = readState(services);
-  const permission = Notification.permission;
+  // the Permissions API answers without a synchronous call to the browser process (Notification.permission's)
+  let permission: string;
+  try {
+    permission = (await navigator.permissions.query({ name: 'notifications' })).state;
+  } catch {
+    permission = Notification.permission;
+  }
   let subscribed = false;
   if (permission === 'granted') {
     const registration = await navigator.serviceWorker.getRegistration(site.swScope);
@@ -79,7 +86,7 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
       subscribed = true;
     } else if (state.subscriberId || state.status === 'subscribed') return full;
   } else if (state.subscriberId || state.status === 'subscribed') return full;
-  return { _full: false, _offer: !subscribed && permission !== 'denied' && !hidden, _capable: true };
+  return { _full: false, _offer: !subscribed && permission !== 'denied' && !hidden(), _capable: true };
 }
 
 /** A shop page with work for the chunk (shop.ts): a product page, a cart-add post to read back, an order page. */

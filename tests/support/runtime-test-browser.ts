@@ -1,4 +1,4 @@
-// A controllable browser for the runtime tests (happy-dom plus stubs): Notification, a service worker
+// A controllable browser for the runtime tests (happy-dom plus stubs): Notification and the Permissions API, a service worker
 // registration with a PushManager, fetch with per-path replies, and the user agent.
 import { vi } from 'vitest';
 
@@ -101,6 +101,11 @@ export function installBrowser(options: BrowserOptions = {}) {
   const serviceWorker = { register, getRegistration: async () => (state.registered ? registration : undefined) };
 
   vi.stubGlobal('Notification', FakeNotification);
+  // push.js's core asks the Permissions API (happy-dom's answers granted for everything)
+  Object.defineProperty(navigator, 'permissions', {
+    value: { query: async () => ({ state: state.permission === 'default' ? 'prompt' : state.permission }) },
+    configurable: true,
+  });
   if (options.pushManager === false) delete (window as { PushManager?: unknown }).PushManager;
   else vi.stubGlobal('PushManager', class {});
   Object.defineProperty(navigator, 'userAgent', { value: options.userAgent ?? CHROME_UA, configurable: true });

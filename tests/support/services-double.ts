@@ -53,7 +53,7 @@ export function servicesDouble(
 ) {
   const calls: RecordedCall[] = [];
   const emitted: string[] = [];
-  const listeners = new Map<string, Set<() => void>>();
+  const listeners = new Map<string, Set<(event: string) => void>>();
   const state = {
     subscriberId: 'subscriberId' in options ? options.subscriberId : 'sub-1',
     tracking: options.tracking ?? true,
@@ -85,12 +85,11 @@ export function servicesDouble(
     cookies_: { get: () => null, set: () => undefined, remove: () => undefined },
     emit_(event) {
       emitted.push(event);
-      for (const listener of listeners.get(event) ?? []) listener();
+      for (const listener of [...(listeners.get(event) ?? []), ...(listeners.get('') ?? [])]) listener(event);
     },
     on_(event, listener) {
       if (!listeners.has(event)) listeners.set(event, new Set());
       listeners.get(event)!.add(listener);
-      return () => listeners.get(event)!.delete(listener);
     },
   };
   return {

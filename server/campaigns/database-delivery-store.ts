@@ -72,7 +72,13 @@ export interface SignableKeys {
  * current key's id and the signable ids as parameters $currentParam and $idsParam.
  */
 export function onSignableKey(currentParam: number, idsParam: number): string {
-  return `(s.status <> 'subscribed' OR s.endpoint IS NULL OR coalesce(s.vapid_key_id, $${currentParam}::text) = ANY($${idsParam}::text[]))`;
+  // Spelled out rather than `coalesce(s.vapid_key_id, $current) = ANY($ids)`, whose selectivity PostgreSQL cannot
+  // estimate (it guesses 0.5%, so it hashed every subscriber and sorted the campaign's pending deliveries for each
+  // claim: 2.6 s per claim at 100,000). The NULL test has statistics, and `$current = ANY($ids)` is folded when
+  // the statement is planned with its values.
+  const ids = `$${idsParam}::text[]`;
+  return `(s.status <> 'subscribed' OR s.endpoint IS NULL OR (s.vapid_key_id IS NULL AND $${currentParam}::text = ANY(${ids}))
+    OR (s.vapid_key_id IS NOT NULL AND s.vapid_key_id = ANY(${ids})))`;
 }
 
 /** The Delivery of a claimed row, with the payload built for it. */

@@ -191,7 +191,8 @@ describe('the time constants, at their exact boundaries, through the built push.
     await page.clock.runFor(1000);
     await page.evaluate(() => document.dispatchEvent(new MouseEvent('mouseout', { clientY: 0, bubbles: true })));
     const modal = page.locator('[data-pk="modal"]');
-    expect(await modal.isVisible()).toBe(true);
+    // the modal comes with push.js's lifecycle chunk, fetched for real (its idle prefetch ran on the paused clock)
+    await expect.poll(() => modal.isVisible()).toBe(true);
     await modal.locator('[data-pk-action="no"]').click();
     expect(await modal.evaluate((node) => (node as HTMLElement).style.opacity)).toBe('0');
     await page.clock.runFor(499);

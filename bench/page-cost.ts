@@ -124,6 +124,8 @@ const TRACE_CATEGORIES = [
   'v8.execute',
   // the synchronous mojo calls to the browser process, by interface and method
   'mojom',
+  // V8's compile and source-position slices, nested in the script's
+  'disabled-by-default-v8.compile',
   'disabled-by-default-devtools.timeline',
   '__metadata',
   ...(values.profile ? ['disabled-by-default-v8.cpu_profiler'] : []),

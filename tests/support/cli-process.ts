@@ -42,7 +42,11 @@ export function startServe(project: string): Promise<ServeProcess> {
   };
   return new Promise((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 30_000);
+    // a start that never says it listens is stopped, not left holding its port and database after the test
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not start:\n${output}`));
+    }, 30_000);
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();

@@ -153,11 +153,16 @@ export class DatabaseDeliveryStore implements DeliveryStore {
     if (this.held.size === 0 || this.renewTimer) return;
     this.renewTimer = setInterval(() => {
       if (this.held.size === 0) return;
-      // A failed renewal (database away) is retried on the next tick; the lease is several ticks long.
+      // A failed renewal (database away) is retried on the next tick; the lease is several ticks long. Rows locked
+      // by a result write are skipped (their claim ends with it): a renewal that waited for them while holding
+      // others could deadlock with that write (seen at 1,000,000: `deadlock detected` ended the run).
       this.db
-        .query(`UPDATE deliveries SET claimed_at = now() WHERE id = ANY($1::bigint[]) AND status = 'pending' AND claimed_at IS NOT NULL`, [
-          [...this.held],
-        ])
+        .query(
+          `UPDATE deliveries SET claimed_at = now() WHERE id IN (
+             SELECT id FROM deliveries WHERE id = ANY($1::bigint[]) AND status = 'pending' AND claimed_at IS NOT NULL
+             FOR UPDATE SKIP LOCKED)`,
+          [[...this.held]],
+        )
         .catch(() => undefined);
     }, CLAIM_RENEW_MS);
     this.renewTimer.unref();

@@ -123,6 +123,7 @@ export async function runCampaign(store: DeliveryStore, campaignId: string, opti
 
   const deliver = async (delivery: Delivery): Promise<void> => {
     let result: PushResult;
+    sending += 1;
     try {
       counts.sent += 1;
       result = await send(delivery, optionsFor(delivery));
@@ -133,11 +134,13 @@ export async function runCampaign(store: DeliveryStore, campaignId: string, opti
       result = isRequestError(error)
         ? { outcome: 'retry', statusCode: 0, detail, reason }
         : { outcome: 'failed', statusCode: 0, detail, reason };
+    } finally {
+      sending -= 1;
     }
     if (result.outcome === 'delivered') {
-      await record(store.markResult(delivery.id, 'delivered'), 'delivered');
+      record(store.markResult(delivery.id, 'delivered'), 'delivered');
     } else if (result.outcome === 'expired') {
-      await record(store.markResult(delivery.id, 'expired', failureOf(delivery, result)), 'expired');
+      record(store.markResult(delivery.id, 'expired', failureOf(delivery, result)), 'expired');
     } else if (result.outcome === 'retry' && delivery.attempts < maxAttempts) {
       const delay = result.retryAfterMs ?? backoffMs * 2 ** (delivery.attempts - 1);
       const due = Date.now() + delay;
@@ -146,18 +149,20 @@ export async function runCampaign(store: DeliveryStore, campaignId: string, opti
       await store.reschedule(delivery.id, new Date(due));
       report();
     } else {
-      await record(store.markResult(delivery.id, 'failed', failureOf(delivery, result)), 'failed');
+      record(store.markResult(delivery.id, 'failed', failureOf(delivery, result)), 'failed');
     }
   };
 
   // A worker does not wait for its result to be written before it takes the next delivery: the store writes the
-  // results that come in meanwhile together, and waiting made every message pay a database round trip. At most
-  // `concurrency` results are unwritten at a time; a result is counted once written, and the run ends (and
-  // returns) only when every result is. While the database is away no new push starts (the store keeps the answers
-  // until it is back); a write that fails for good stops the run with its error, as before.
+  // results that come in meanwhile together, and waiting made every message pay a database round trip. Pushes in
+  // flight and results not yet written are at most `concurrency` together, so a process killed mid-campaign leaves
+  // at most that many messages that the next one sends again (docs/scaling.md). A result is counted once written,
+  // and the run ends (and returns) only when every result is. While the database is away no new push starts (the
+  // store keeps the answers until it is back); a write that fails for good stops the run with its error, as before.
+  let sending = 0;
   const writes = new Set<Promise<void>>();
   let writeFailure: { error: unknown } | undefined;
-  const record = async (write: Promise<void>, outcome: 'delivered' | 'failed' | 'expired'): Promise<void> => {
+  const record = (write: Promise<void>, outcome: 'delivered' | 'failed' | 'expired'): void => {
     const tracked: Promise<void> = write.then(
       () => {
         counts[outcome] += 1;
@@ -169,13 +174,14 @@ export async function runCampaign(store: DeliveryStore, campaignId: string, opti
     );
     writes.add(tracked);
     void tracked.finally(() => writes.delete(tracked));
-    while (writes.size >= concurrency) await Promise.race(writes);
   };
 
   const worker = async (): Promise<void> => {
     while (!writeFailure) {
       // the database away: no new push until the answers kept meanwhile are written (or the run ends with the error)
       await store.resultsHeldBack?.()?.catch(() => undefined);
+      // this worker sends nothing now, so the others' pushes are below `concurrency` and a write is outstanding
+      while (writes.size > 0 && writes.size + sending >= concurrency) await Promise.race(writes);
       const delivery = await next();
       if (!delivery) return;
       await deliver(delivery);

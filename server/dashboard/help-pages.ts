@@ -5,7 +5,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Marked } from 'marked';
 
 /** The guides served at /dashboard/help/<name>, each from docs/<name>.md. */
 export const HELP_PAGES = ['delivery-failures'] as const;
@@ -49,7 +48,9 @@ export function helpInShippedDocs(link: string): string {
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-function renderer(): Marked {
+// marked is a dev dependency like Vite: the package ships these pages prebuilt, so an installed provider never loads it
+async function renderer(): Promise<import('marked').Marked> {
+  const { Marked } = await import('marked');
   return new Marked({
     renderer: {
       heading({ tokens, depth, text }) {
@@ -63,7 +64,7 @@ function renderer(): Marked {
 export async function writeHelpPages(docsDir: string, outDir: string): Promise<void> {
   const stylesheet = (await readdir(join(outDir, 'assets')).catch(() => [] as string[])).find((file) => file.endsWith('.css'));
   await mkdir(join(outDir, 'help'), { recursive: true });
-  const markdown = renderer();
+  const markdown = await renderer();
   for (const name of HELP_PAGES) {
     const source = await readFile(join(docsDir, `${name}.md`), 'utf8');
     const title = /^# (.+)$/m.exec(source)?.[1] ?? name;

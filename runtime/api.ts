@@ -56,7 +56,7 @@ export function startRuntime(site: SiteModule, load: () => Promise<LifecycleChun
   const prefetch = (): void =>
     void afterLoad().then(() => (window.requestIdleCallback || setTimeout)(() => void chunk().catch(logSwallowed)));
   // a landing page opened from a notification the browser showed itself: the chunk reports the click
-  if (new URLSearchParams(location.search).has(CLICK_PARAM)) void chunk().then((c) => c._landing(site), logSwallowed);
+  if (new URLSearchParams(location.search).has(CLICK_PARAM)) void chunk().then((c) => c._landing(), logSwallowed);
   const services = createServices(site, chunkGet(chunk));
   const callbacks: Record<CallbackKind, Listener[]> = { success: [], failure: [], shown: [] };
   const notify = (kind: CallbackKind, ...args: unknown[]): void =>

@@ -16,8 +16,8 @@ import { joinOnce } from '../segments.ts';
 export interface LifecycleChunk {
   _start(services: CoreServices, notify: Notify, coreTriggers: boolean): LifecycleRuntime;
   _transport: Transport;
-  /** A landing page opened from a notification the browser showed itself (landing-click.ts). */
-  _landing: typeof reportLandingClick;
+  /** A landing page opened from a notification the browser showed itself (landing-click.ts), with this copy's site. */
+  _landing(): void;
   /** A segment whose condition holds in the core (segments.ts): joined once, with the core's services. */
   _join: typeof joinOnce;
 }
@@ -27,7 +27,8 @@ export const chunk: LifecycleChunk = {
   _start: (services, notify, coreTriggers) =>
     startLifecycleRuntime(Object.assign({}, services, transport, { site_: Object.assign({}, site, services.site_) }), notify, coreTriggers),
   _transport: transport,
-  _landing: reportLandingClick,
+  // the core's site module leaves out serverSyncUrl (compiler/site-module.ts CORE_FIELDS); this copy has it
+  _landing: () => reportLandingClick(site),
   _join: joinOnce,
 };
 

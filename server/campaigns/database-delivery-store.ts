@@ -28,6 +28,12 @@ export const CLAIM_LEASE_SECONDS = 20;
 export const CLAIM_RENEW_MS = 5000;
 /** How often results are written again while the database is away (for at most a lease). */
 const RESULT_RETRY_MS = 500;
+/** What a claim returns of each claimed delivery (a ClaimedRow but `recent`), from deliveries d, subscribers s, campaigns c and campaign_variants v. */
+const CLAIMED_COLUMNS = `d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth,
+  coalesce(v.title, c.title) AS title, coalesce(v.body, c.body) AS body, coalesce(v.url, c.url) AS url,
+  coalesce(v.icon, c.icon) AS icon, coalesce(v.image, c.image) AS image, c.actions,
+  coalesce(v.texts, c.texts) AS texts, s.language, c.automation,
+  c.app_badge, s.secret_hash, s.timezone, s.timezone_offset, c.ttl, s.vapid_key_id`;
 
 export interface ClaimedRow {
   id: string;
@@ -237,26 +243,8 @@ export class DatabaseDeliveryStore implements DeliveryStore {
         this.throttle.waitMs = slots.waitMs;
         return [];
       }
-      // The campaign's next due deliveries, in the order of an index on (campaign, due time, id): a claim reads
-      // its batch, not every pending delivery of the campaign.
-      const { rows: picked } = await tx.query<{ id: string; gone: boolean }>(
-        `SELECT d.id, (s.endpoint IS NULL OR s.p256dh IS NULL OR s.auth IS NULL OR s.status <> 'subscribed') AS gone
-         FROM deliveries d JOIN subscribers s ON s.id = d.subscriber_id
-         WHERE d.campaign_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= $4
-           AND (d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => $3))
-           -- an A/B test's rest waits for its winner
-           AND (d.variant IS NOT NULL OR NOT EXISTS (
-             SELECT 1 FROM campaigns t WHERE t.id = $1 AND t.winner_at IS NOT NULL AND t.winner_variant IS NULL))
-           ${this.signable ? `AND ${onSignableKey(5, 6)}` : ''}
-         ORDER BY d.next_attempt_at, d.id LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
-        [
-          campaignId,
-          slots.free,
-          CLAIM_LEASE_SECONDS,
-          new Date(now).toISOString(),
-          ...(this.signable ? [this.signable.currentId, this.signable.ids] : []),
-        ],
-      );
+      const pick = this.pickDue(campaignId, slots.free, now);
+      const { rows: picked } = await tx.query<{ id: string; gone: boolean }>(pick.text, pick.values);
       if (picked.length === 0) return [];
       await slots.take(picked.length);
       const gone = picked.filter((row) => row.gone).map((row) => row.id);
@@ -275,11 +263,7 @@ export class DatabaseDeliveryStore implements DeliveryStore {
          LEFT JOIN campaign_variants v ON v.campaign_id = c.id
          WHERE d.id = ANY($1::bigint[]) AND s.id = d.subscriber_id AND c.id = d.campaign_id
            AND (v.variant IS NULL OR v.variant = coalesce(d.variant, c.winner_variant))
-         RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth,
-           coalesce(v.title, c.title) AS title, coalesce(v.body, c.body) AS body, coalesce(v.url, c.url) AS url,
-           coalesce(v.icon, c.icon) AS icon, coalesce(v.image, c.image) AS image, c.actions,
-           coalesce(v.texts, c.texts) AS texts, s.language, c.automation,
-           c.app_badge, s.secret_hash, s.timezone, s.timezone_offset, c.ttl, s.vapid_key_id,
+         RETURNING ${CLAIMED_COLUMNS},
            ${
              cap
                ? `(SELECT count(*)::int FROM deliveries x WHERE x.subscriber_id = d.subscriber_id AND x.status = 'delivered' AND x.updated_at > $2)`
@@ -293,15 +277,13 @@ export class DatabaseDeliveryStore implements DeliveryStore {
   }
 
   /**
-   * The claim of a campaign without a send rate on a site without guardrails, as one statement (no transaction,
-   * one round trip): the same rows picked, gone subscribers' deliveries expired and the rest claimed, as the
-   * transaction above does in three.
+   * The campaign's next `limit` due deliveries, in the order of an index on (campaign, due time, id), locked for
+   * this claim (a claim reads its batch, not every pending delivery of the campaign), each with whether its
+   * subscriber can no longer be sent to; both claims below use it.
    */
-  private async claimAtOnce(campaignId: string, limit: number): Promise<Delivery[]> {
-    const now = this.clock();
-    const { rows } = await this.db.query<ClaimedRow>(
-      `WITH picked AS (
-         SELECT d.id, (s.endpoint IS NULL OR s.p256dh IS NULL OR s.auth IS NULL OR s.status <> 'subscribed') AS gone
+  private pickDue(campaignId: string, limit: number, now: number): { text: string; values: unknown[] } {
+    return {
+      text: `SELECT d.id, (s.endpoint IS NULL OR s.p256dh IS NULL OR s.auth IS NULL OR s.status <> 'subscribed') AS gone
          FROM deliveries d JOIN subscribers s ON s.id = d.subscriber_id
          WHERE d.campaign_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= $4
            AND (d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => $3))
@@ -309,7 +291,26 @@ export class DatabaseDeliveryStore implements DeliveryStore {
            AND (d.variant IS NOT NULL OR NOT EXISTS (
              SELECT 1 FROM campaigns t WHERE t.id = $1 AND t.winner_at IS NOT NULL AND t.winner_variant IS NULL))
            ${this.signable ? `AND ${onSignableKey(5, 6)}` : ''}
-         ORDER BY d.next_attempt_at, d.id LIMIT $2 FOR UPDATE OF d SKIP LOCKED
+         ORDER BY d.next_attempt_at, d.id LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
+      values: [
+        campaignId,
+        limit,
+        CLAIM_LEASE_SECONDS,
+        new Date(now).toISOString(),
+        ...(this.signable ? [this.signable.currentId, this.signable.ids] : []),
+      ],
+    };
+  }
+
+  /**
+   * The claim of a campaign without a send rate on a site without guardrails, as one statement (no transaction,
+   * one round trip): the same rows picked, gone subscribers' deliveries expired and the rest claimed, as the
+   * transaction above does in three.
+   */
+  private async claimAtOnce(campaignId: string, limit: number): Promise<Delivery[]> {
+    const pick = this.pickDue(campaignId, limit, this.clock());
+    const { rows } = await this.db.query<ClaimedRow>(
+      `WITH picked AS (${pick.text}
        ), expired AS (
          -- a subscriber that lost its subscription since the campaign was created cannot be sent to
          UPDATE deliveries d SET status = 'expired', last_error = 'subscription gone before sending', updated_at = now()
@@ -320,18 +321,8 @@ export class DatabaseDeliveryStore implements DeliveryStore {
        LEFT JOIN campaign_variants v ON v.campaign_id = c.id
        WHERE d.id = p.id AND NOT p.gone AND s.id = d.subscriber_id AND c.id = d.campaign_id
          AND (v.variant IS NULL OR v.variant = coalesce(d.variant, c.winner_variant))
-       RETURNING d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth,
-         coalesce(v.title, c.title) AS title, coalesce(v.body, c.body) AS body, coalesce(v.url, c.url) AS url,
-         coalesce(v.icon, c.icon) AS icon, coalesce(v.image, c.image) AS image, c.actions,
-         coalesce(v.texts, c.texts) AS texts, s.language, c.automation,
-         c.app_badge, s.secret_hash, s.timezone, s.timezone_offset, c.ttl, s.vapid_key_id, 0 AS recent`,
-      [
-        campaignId,
-        limit,
-        CLAIM_LEASE_SECONDS,
-        new Date(now).toISOString(),
-        ...(this.signable ? [this.signable.currentId, this.signable.ids] : []),
-      ],
+       RETURNING ${CLAIMED_COLUMNS}, 0 AS recent`,
+      pick.values,
     );
     return rows.map((row) => claimedDelivery(row, deliveryPayload(row, this.site)));
   }

@@ -160,20 +160,28 @@ export async function runCampaign(store: DeliveryStore, campaignId: string, opti
   // and the run ends (and returns) only when every result is. While the database is away no new push starts (the
   // store keeps the answers until it is back); a write that fails for good stops the run with its error, as before.
   let sending = 0;
-  const writes = new Set<Promise<void>>();
+  /** Results not yet written, and the workers waiting for one of them to be (each written result wakes one). */
+  let unwritten = 0;
+  const waiting: Array<() => void> = [];
   let writeFailure: { error: unknown } | undefined;
+  const written = (): void => {
+    unwritten -= 1;
+    if (unwritten === 0) for (const wake of waiting.splice(0)) wake();
+    else waiting.shift()?.();
+  };
   const record = (write: Promise<void>, outcome: 'delivered' | 'failed' | 'expired'): void => {
-    const tracked: Promise<void> = write.then(
+    unwritten += 1;
+    write.then(
       () => {
         counts[outcome] += 1;
         report();
+        written();
       },
       (error: unknown) => {
         writeFailure ??= { error };
+        written();
       },
     );
-    writes.add(tracked);
-    void tracked.finally(() => writes.delete(tracked));
   };
 
   const worker = async (): Promise<void> => {
@@ -181,14 +189,16 @@ export async function runCampaign(store: DeliveryStore, campaignId: string, opti
       // the database away: no new push until the answers kept meanwhile are written (or the run ends with the error)
       await store.resultsHeldBack?.()?.catch(() => undefined);
       // this worker sends nothing now, so the others' pushes are below `concurrency` and a write is outstanding
-      while (writes.size > 0 && writes.size + sending >= concurrency) await Promise.race(writes);
+      // (a queue of waiters, not a race over every unwritten result: that cost each waiting worker a reaction on
+      // each of up to `concurrency` promises per written result)
+      while (unwritten > 0 && unwritten + sending >= concurrency) await new Promise<void>((wake) => waiting.push(wake));
       const delivery = await next();
       if (!delivery) return;
       await deliver(delivery);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  await Promise.all(writes);
+  while (unwritten > 0) await new Promise<void>((wake) => waiting.push(wake));
   if (writeFailure) throw writeFailure.error;
   // Claimed but never started because the run was stopped: give them back untouched.
   for (const delivery of queue.splice(0)) await store.reschedule(delivery.id, new Date(0));

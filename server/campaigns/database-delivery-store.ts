@@ -19,7 +19,7 @@ import { textsFor, type LanguageTexts } from '../../contract/languages.ts';
 import { declarativePayload, type LandingOrigins } from './declarative-payload.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { CAP_WINDOW_MS, guardrailVerdict, type CampaignGuardrails } from './guardrails.ts';
-import { deliveryResults } from '../webhooks/index.ts';
+import { deliveryResultsStatement } from '../webhooks/index.ts';
 import { claimSlots } from './throttle.ts';
 
 /** A claim not renewed for this long belongs to a runner that is gone. */
@@ -34,6 +34,27 @@ const CLAIMED_COLUMNS = `d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, 
   coalesce(v.icon, c.icon) AS icon, coalesce(v.image, c.image) AS image, c.actions,
   coalesce(v.texts, c.texts) AS texts, s.language, c.automation,
   c.app_badge, s.secret_hash, s.timezone, s.timezone_offset, c.ttl, s.vapid_key_id`;
+
+/**
+ * A batch of results in one statement (prepared: a send runs it thousands of times): the deliveries' results, for
+ * an expired one its subscriber and an `expired` event (the owner's subscriber health counts expiries per day from
+ * them), and the webhooks' outbox row of the batch (notification.delivered, .failed, subscriber.expired) when an
+ * endpoint takes them. $1..$5: ids, statuses, reasons, status codes, hosts.
+ */
+const WRITE_RESULTS = `WITH marked AS (
+       UPDATE deliveries d SET status = m.status, last_error = m.reason, status_code = m.status_code,
+         failure_host = m.host, claimed_at = NULL, updated_at = now()
+       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[]) AS m (id, status, reason, status_code, host)
+       WHERE d.id = m.id
+       RETURNING d.subscriber_id, d.status
+     ), expired AS (
+       UPDATE subscribers s SET status = 'expired', updated_at = now()
+       FROM marked WHERE s.id = marked.subscriber_id AND marked.status = 'expired' AND s.status <> 'expired'
+       RETURNING s.id, s.site_hash
+     ), outbox AS (
+       ${deliveryResultsStatement('$1::bigint[]')}
+     )
+     INSERT INTO events (site_hash, subscriber_id, kind) SELECT site_hash, id, 'expired' FROM expired`;
 
 export interface ClaimedRow {
   id: string;
@@ -394,21 +415,8 @@ export class DatabaseDeliveryStore implements DeliveryStore {
     while (this.results.length > 0) {
       const batch = this.results.splice(0);
       try {
-        // One statement: the deliveries' results and, for an expired one, its subscriber and an `expired` event
-        // (the owner's subscriber health counts expiries per day from them).
         await this.db.query(
-          `WITH marked AS (
-             UPDATE deliveries d SET status = m.status, last_error = m.reason, status_code = m.status_code,
-               failure_host = m.host, claimed_at = NULL, updated_at = now()
-             FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[]) AS m (id, status, reason, status_code, host)
-             WHERE d.id = m.id
-             RETURNING d.subscriber_id, d.status
-           ), expired AS (
-             UPDATE subscribers s SET status = 'expired', updated_at = now()
-             FROM marked WHERE s.id = marked.subscriber_id AND marked.status = 'expired' AND s.status <> 'expired'
-             RETURNING s.id, s.site_hash
-           )
-           INSERT INTO events (site_hash, subscriber_id, kind) SELECT site_hash, id, 'expired' FROM expired`,
+          WRITE_RESULTS,
           [
             batch.map((result) => result.id),
             batch.map((result) => result.status),
@@ -416,11 +424,7 @@ export class DatabaseDeliveryStore implements DeliveryStore {
             batch.map((result) => result.failure?.statusCode ?? null),
             batch.map((result) => result.failure?.host ?? null),
           ],
-        );
-        // the owner's webhooks of these results (notification.delivered, .failed, subscriber.expired): one statement
-        await deliveryResults(
-          this.db,
-          batch.map((result) => result.id),
+          { prepare: true },
         );
         for (const result of batch) result.resolve();
         unavailableSince = undefined;

@@ -36,6 +36,16 @@ function decodeKey(value: string, name: string, length: number): Buffer {
   return bytes;
 }
 
+const KEY_INFO = Buffer.from('WebPush: info\0');
+const ONE = Buffer.from([1]);
+const CEK_INFO = Buffer.from('Content-Encoding: aes128gcm\0\x01');
+const NONCE_INFO = Buffer.from('Content-Encoding: nonce\0\x01');
+/** RFC 8188's padding delimiter of the last (only) record. */
+const DELIMITER = Buffer.from([2]);
+
+/** The P-256 context whose key pair is generated afresh for each message of this thread. */
+let ephemeral: ECDH | undefined;
+
 export function encryptPayload(payload: string | Uint8Array, keys: SubscriptionKeys, randomness?: EncryptionRandomness): Buffer {
   const plaintext = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : Buffer.from(payload);
   if (plaintext.length > MAX_PAYLOAD_BYTES) throw payloadTooLarge(plaintext.length);
@@ -43,23 +53,31 @@ export function encryptPayload(payload: string | Uint8Array, keys: SubscriptionK
   if (uaPublic[0] !== 0x04) throw new Error('subscription key "p256dh" is not an uncompressed P-256 point');
   const authSecret = decodeKey(keys.auth, 'auth', 16);
 
-  const sender: ECDH = createECDH('prime256v1');
-  if (randomness) sender.setPrivateKey(randomness.senderPrivateKey);
-  else sender.generateKeys();
-  const asPublic = sender.getPublicKey();
+  // A fresh key pair for every message (RFC 8291 section 3.1), from a P-256 context made once per thread: making
+  // the context (the curve's tables) cost more than the key generation itself.
+  let sender: ECDH;
+  let asPublic: Buffer;
+  if (randomness) {
+    sender = createECDH('prime256v1');
+    sender.setPrivateKey(randomness.senderPrivateKey);
+    asPublic = sender.getPublicKey();
+  } else {
+    sender = ephemeral ??= createECDH('prime256v1');
+    asPublic = sender.generateKeys();
+  }
   const salt = randomness ? Buffer.from(randomness.salt) : randomBytes(16);
   const ecdhSecret = sender.computeSecret(uaPublic);
 
   // HKDF written out as RFC 8291 section 3.4 states it; each expand needs a single block.
   const prkKey = hmac(authSecret, ecdhSecret);
-  const keyInfo = Buffer.concat([Buffer.from('WebPush: info\0'), uaPublic, asPublic, Buffer.from([1])]);
+  const keyInfo = Buffer.concat([KEY_INFO, uaPublic, asPublic, ONE]);
   const ikm = hmac(prkKey, keyInfo);
   const prk = hmac(salt, ikm);
-  const cek = hmac(prk, Buffer.from('Content-Encoding: aes128gcm\0\x01')).subarray(0, 16);
-  const nonce = hmac(prk, Buffer.from('Content-Encoding: nonce\0\x01')).subarray(0, 12);
+  const cek = hmac(prk, CEK_INFO).subarray(0, 16);
+  const nonce = hmac(prk, NONCE_INFO).subarray(0, 12);
 
   const cipher = createCipheriv('aes-128-gcm', cek, nonce);
-  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.update(Buffer.from([2])), cipher.final(), cipher.getAuthTag()]);
+  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.update(DELIMITER), cipher.final(), cipher.getAuthTag()]);
 
   const header = Buffer.alloc(21);
   salt.copy(header, 0);

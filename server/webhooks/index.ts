@@ -2,7 +2,7 @@
 // the owner routes and use cases, the dispatcher start-provider runs, and the URL policy of the provider's flags.
 export {
   campaignCompleted,
-  deliveryResults,
+  deliveryResultsStatement,
   notificationReported,
   orderConverted,
   subscriberBlocked,

@@ -64,14 +64,14 @@ const DELIVERY_EVENTS: WebhookEventType[] = ['notification.delivered', 'notifica
 /**
  * Deliveries whose results were just written (campaigns and automated messages alike), in a campaign's hot path:
  * one row of their ids in the outbox, when an endpoint takes any of their events; the dispatcher turns it into
- * their events later (expandDeliveryResults).
+ * their events later (expandDeliveryResults). As SQL, for the statement that writes the results to carry as a
+ * data-modifying `WITH` part (one statement per result batch; the outbox row is stored exactly when the results
+ * are): `ids` is the SQL of the deliveries' ids (a bigint[] parameter).
  */
-export async function deliveryResults(db: Queryable, deliveryIds: readonly string[]): Promise<void> {
-  await db.query(
-    `INSERT INTO webhook_outbox (deliveries) SELECT $1::bigint[]
-     WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE disabled_at IS NULL AND events && $2::text[])`,
-    [deliveryIds, DELIVERY_EVENTS],
-  );
+export function deliveryResultsStatement(ids: string): string {
+  const events = `ARRAY[${DELIVERY_EVENTS.map((type) => `'${type}'`).join(', ')}]::text[]`;
+  return `INSERT INTO webhook_outbox (deliveries) SELECT ${ids}
+     WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE disabled_at IS NULL AND events && ${events})`;
 }
 
 /**

@@ -44,6 +44,9 @@ describe('encryptPayload (RFC 8291 aes128gcm)', () => {
     const first = encryptPayload(text, keys);
     const second = encryptPayload(text, keys);
     expect(first.equals(second)).toBe(false);
+    // RFC 8291 section 3.1: a new sender key pair for each message (the key id, bytes 21-85), and a new salt
+    expect(first.subarray(21, 86).equals(second.subarray(21, 86))).toBe(false);
+    expect(first.subarray(0, 16).equals(second.subarray(0, 16))).toBe(false);
     expect(first.readUInt32BE(16)).toBe(4096);
     expect(first[20]).toBe(65);
     expect(decryptPushBody(first, keys).toString()).toBe(text);

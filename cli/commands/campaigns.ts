@@ -55,6 +55,10 @@ function campaignDetail(campaign: Campaign): string[] {
     ...revenueLines(campaign),
     ...bestHourLines(campaign),
     ...failureLines(campaign.failures),
+    // as the dashboard's campaign page says it: the figures and failure reasons stay, the rows per subscriber go
+    ...(campaign.prunedAfterDays != null
+      ? [`        details pruned after ${campaign.prunedAfterDays} days: its figures stay, who it went to is not kept`]
+      : []),
   ];
 }
 

@@ -1,6 +1,9 @@
 // Why deliveries failed, grouped by the push service's status, reason and host: a campaign's (the owner API's
 // `failures`, `push-kit send`, `push-kit campaigns show`, the provider's log line), an automation's and a
-// subscriber's. The reason is deliveries.last_error, made safe to show when it was written (push-failure.ts).
+// subscriber's. The reason is deliveries.last_error, made safe to show when it was written (push-failure.ts). The
+// groups of a campaign's rows that were deleted (pruned after the reporting window, a subscriber erased) are kept
+// in delivery_failure_counts (migration 39), so a campaign's report says why its deliveries failed for as long as
+// it says how many did.
 import type { Queryable } from '../db/database.ts';
 import { failureDocsUrl, type DeliveryFailureGroup, type LastDeliveryFailure } from '../../contract/delivery-failures.ts';
 
@@ -36,19 +39,30 @@ function grouped(rows: GroupRow[]): Map<string, DeliveryFailureGroup[]> {
   return groups;
 }
 
-/** The failed and expired deliveries of each campaign by reason, most first. */
+/**
+ * The failed and expired deliveries of each campaign by reason, most first: its rows' and its deleted rows' (as its
+ * failed and expired counts keep them).
+ */
 export async function campaignFailures(db: Queryable, campaignIds: readonly string[]): Promise<Map<string, DeliveryFailureGroup[]>> {
   if (campaignIds.length === 0) return new Map();
   const { rows } = await db.query<GroupRow>(
-    `SELECT d.campaign_id AS key, ${GROUP_COLUMNS}
-     FROM deliveries d WHERE d.campaign_id = ANY($1::bigint[]) AND d.status IN ('failed', 'expired')
-     GROUP BY 1, 2, 3, 4 ORDER BY 1, count(*) DESC, 3`,
+    `SELECT key, status_code, reason, failure_host, sum(count) AS count FROM (
+       SELECT d.campaign_id AS key, ${GROUP_COLUMNS}
+       FROM deliveries d WHERE d.campaign_id = ANY($1::bigint[]) AND d.status IN ('failed', 'expired')
+       GROUP BY 1, 2, 3, 4
+       UNION ALL
+       SELECT k.campaign_id, k.status_code, k.reason, k.failure_host, k.count FROM delivery_failure_counts k
+       WHERE k.campaign_id = ANY($1::bigint[])
+     ) g GROUP BY 1, 2, 3, 4 ORDER BY 1, sum(count) DESC, 3`,
     [campaignIds],
   );
   return grouped(rows);
 }
 
-/** The failed and expired messages of one automation of a site by reason, most first. */
+/**
+ * The failed and expired messages of one automation of a site by reason, most first. From its rows only, as its
+ * figures are: an automation's rows are not pruned.
+ */
 export async function automationFailures(db: Queryable, siteHash: string, kind: string): Promise<DeliveryFailureGroup[]> {
   const { rows } = await db.query<GroupRow>(
     `SELECT c.automation AS key, ${GROUP_COLUMNS}
@@ -58,6 +72,19 @@ export async function automationFailures(db: Queryable, siteHash: string, kind: 
     [siteHash, kind],
   );
   return grouped(rows).get(kind) ?? [];
+}
+
+/**
+ * Folds a campaign's kept failure groups (a row per group per deleting statement) into one row per group. Rows
+ * written meanwhile by other transactions are not in this statement's snapshot: they stay, and are folded next time.
+ */
+export async function foldFailureCounts(db: Queryable, campaignId: string): Promise<void> {
+  await db.query(
+    `WITH folded AS (DELETE FROM delivery_failure_counts WHERE campaign_id = $1 RETURNING status_code, reason, failure_host, count)
+     INSERT INTO delivery_failure_counts (campaign_id, status_code, reason, failure_host, count)
+     SELECT $1, status_code, reason, failure_host, sum(count) FROM folded GROUP BY 2, 3, 4`,
+    [campaignId],
+  );
 }
 
 /** A subscriber's failed and expired deliveries by reason, and the last of them. */

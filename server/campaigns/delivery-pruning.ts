@@ -2,9 +2,11 @@
 // subscriber's record read. A campaign's figures live in its folded counts (delivery-counts.ts), so once a
 // campaign has been done for the reporting window (default 30 days, PUSHKIT_DELIVERY_RETENTION_DAYS) its delivery
 // rows are deleted, in batches, with the event pruning at start and daily. An automation's messages keep theirs
-// (its figures are counted from them).
+// (its figures are counted from them). The failure groups by reason stay too: kept by a trigger on DELETE
+// (migration 39), folded here.
 import type { Queryable } from '../db/database.ts';
 import { foldDeliveryCounts } from './delivery-counts.ts';
+import { foldFailureCounts } from './delivery-failures.ts';
 
 export const DEFAULT_DELIVERY_RETENTION_DAYS = 30;
 export const DELIVERY_RETENTION_ENV = 'PUSHKIT_DELIVERY_RETENTION_DAYS';
@@ -42,6 +44,7 @@ export async function pruneDeliveries(db: Queryable, days: number, batch = PRUNE
       if (rows[0]!.count < batch) break;
     }
     await foldDeliveryCounts(db, String(id));
+    await foldFailureCounts(db, String(id));
   }
   return deleted;
 }

@@ -906,4 +906,35 @@ export const MIGRATIONS: Migration[] = [
        END $$`,
     ],
   },
+  {
+    version: 39,
+    name: "why a campaign's deliveries failed, kept when their rows are deleted",
+    statements: [
+      // The failure groups of a campaign's report (server/campaigns/delivery-failures.ts: the push service's status,
+      // the reason, the host) for its failed and expired rows that were deleted: pruned after the reporting window,
+      // or a subscriber erased. A statement trigger on DELETE adds a row per group a statement removed; a send never
+      // deletes a delivery (claims and result writes only update), so it costs a send nothing. Pruning folds a
+      // campaign's rows into one per group. The reason is the row's own, made safe when it was written
+      // (push-failure.ts); no endpoint or subscriber is kept. A campaign deleted with its rows keeps nothing, nor an
+      // automation's message (its figures are counted from its rows).
+      `CREATE TABLE delivery_failure_counts (
+        campaign_id bigint NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+        status_code integer,
+        reason text NOT NULL,
+        failure_host text,
+        count bigint NOT NULL
+      )`,
+      `CREATE INDEX delivery_failure_counts_campaign ON delivery_failure_counts (campaign_id)`,
+      `CREATE FUNCTION delivery_failures_kept() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         INSERT INTO delivery_failure_counts (campaign_id, status_code, reason, failure_host, count)
+         SELECT g.campaign_id, g.status_code, coalesce(g.last_error, 'no reason recorded'), g.failure_host, count(*) FROM removed g
+         WHERE g.status IN ('failed', 'expired') AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = g.campaign_id AND c.automation IS NULL)
+         GROUP BY 1, 2, 3, 4;
+         RETURN NULL;
+       END $$`,
+      `CREATE TRIGGER deliveries_failures_kept AFTER DELETE ON deliveries REFERENCING OLD TABLE AS removed
+       FOR EACH STATEMENT EXECUTE FUNCTION delivery_failures_kept()`,
+    ],
+  },
 ];

@@ -93,6 +93,12 @@ describe('delivery diagnostics', () => {
     expect(line).toContain('403 BadJwtToken from 127.0.0.1: 2');
     expect(line).toContain('network: connection refused: 1');
     expect(line).not.toContain(token);
+
+    // past the reporting window the rows go; the report still says why its 6 failed
+    expect(await pruneDeliveries(harness.db, 0)).toBeGreaterThan(0);
+    const pruned = ((await harness.owner('GET', `/campaigns/${campaignId}`)).json() as { campaign: Campaign }).campaign;
+    expect(pruned).toMatchObject({ failed: 6, prunedAfterDays: 0 });
+    expect(pruned.failures).toEqual(campaign.failures);
   });
 
   it("counts an automation's failed messages by reason", async () => {

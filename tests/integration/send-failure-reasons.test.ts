@@ -12,6 +12,7 @@ import { loadSites } from '../../server/sites.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import { startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 import { startProviderHarness } from '../support/provider-harness.ts';
+import { pruneDeliveries } from '../../server/campaigns/index.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/push-kit.js', import.meta.url));
 let project: string;
@@ -69,10 +70,18 @@ it('send and campaigns show print the failures by reason and where the docs say 
   expect(sent.stdout).toContain(`how to fix it: ${link}`);
   expect(sent.status).toBe(1);
   const campaignId = /campaign (\d+):/.exec(sent.stdout)![1]!;
+  // shown once its delivery rows are pruned after the reporting window (here: none), as the provider does daily
+  const db = await openDatabase({ dataDir: join(project, '.push-kit', 'db') });
+  try {
+    expect(await pruneDeliveries(db, 0)).toBe(1);
+  } finally {
+    await db.close();
+  }
 
   const shown = await runCli(['campaigns', 'show', campaignId, '--site', 'letters']);
   expect(shown.status, shown.stderr).toBe(0);
   expect(shown.stdout).toContain('1 failed');
+  expect(shown.stdout).toContain('details pruned after 0 days');
   expect(shown.stdout).toContain('  403 BadJwtToken from 127.0.0.1: 1');
   expect(shown.stdout).toContain(link);
 }, 120_000);

@@ -17,7 +17,10 @@ export const CAMPAIGN_REVENUE = `(SELECT coalesce(jsonb_agg(jsonb_build_object('
          AND o.details ? 'currency'
        GROUP BY 1) r)`;
 
-/** Each variant's revenue: the conversions of the subscribers its test share reached. */
+/**
+ * Each variant's revenue: the conversions of the subscribers its test share reached. Who got which variant is on
+ * their delivery row, and once the rows are pruned on the clickers kept with their variant (migration 40).
+ */
 export async function variantRevenue(
   db: Queryable,
   campaignId: string,
@@ -25,9 +28,10 @@ export async function variantRevenue(
 ): Promise<Map<number, CurrencyAmount[]>> {
   const { rows } = await db.query<{ variant: number; currency: string; amount: string }>(
     `SELECT k.variant, o.details->>'currency' AS currency, sum((o.details->>'total')::numeric) AS amount FROM shop_orders o
-       JOIN (SELECT e.subscriber_id, d.variant, min(e.created_at) AS clicked_at FROM events e
-             JOIN deliveries d ON d.campaign_id = e.campaign_id AND d.subscriber_id = e.subscriber_id
-             WHERE e.campaign_id = $1 AND e.kind = 'clicked' AND d.variant IS NOT NULL GROUP BY e.subscriber_id, d.variant) k
+       JOIN (SELECT e.subscriber_id, coalesce(d.variant, v.variant) AS variant, min(e.created_at) AS clicked_at FROM events e
+             LEFT JOIN deliveries d ON d.campaign_id = e.campaign_id AND d.subscriber_id = e.subscriber_id
+             LEFT JOIN campaign_variant_clickers v ON v.campaign_id = e.campaign_id AND v.subscriber_id = e.subscriber_id
+             WHERE e.campaign_id = $1 AND e.kind = 'clicked' AND coalesce(d.variant, v.variant) IS NOT NULL GROUP BY 1, 2) k
          ON o.subscriber_id = k.subscriber_id
        JOIN campaigns c ON c.id = $1 AND o.site_hash = c.site_hash
      WHERE o.created_at >= k.clicked_at AND o.created_at < k.clicked_at + make_interval(hours => $2) AND o.details ? 'currency'

@@ -2,8 +2,9 @@
 // subscriber's record read. A campaign's figures live in its folded counts (delivery-counts.ts), so once a
 // campaign has been done for the reporting window (default 30 days, PUSHKIT_DELIVERY_RETENTION_DAYS) its delivery
 // rows are deleted, in batches, with the event pruning at start and daily. An automation's messages keep theirs
-// (its figures are counted from them). The failure groups by reason stay too: kept by a trigger on DELETE
-// (migration 39), folded here.
+// (its figures are counted from them). What the report still reads per subscriber is kept as the rows go: the
+// failure groups by reason (a trigger on DELETE, migration 39, folded here) and an A/B test's clickers with their
+// variant (migration 40, written by the deleting statement), for each variant's revenue.
 import type { Queryable } from '../db/database.ts';
 import { foldDeliveryCounts } from './delivery-counts.ts';
 import { foldFailureCounts } from './delivery-failures.ts';
@@ -35,8 +36,17 @@ export async function pruneDeliveries(db: Queryable, days: number, batch = PRUNE
     // what needs the rows (resend to non-clickers) says they were pruned, and after how many days
     await db.query('UPDATE campaigns SET pruned_after_days = $2 WHERE id = $1', [id, days]);
     for (;;) {
+      // A done campaign's rows get no more results, so the clickers kept here are those of the rows deleted; a
+      // click reported after its row went has no variant (as in the breakdown's clicks per variant).
       const { rows } = await db.query<{ count: number }>(
-        `WITH gone AS (DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE campaign_id = $1 LIMIT $2) RETURNING 1)
+        `WITH gone AS (
+           DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE campaign_id = $1 LIMIT $2) RETURNING subscriber_id, variant
+         ), clickers AS (
+           INSERT INTO campaign_variant_clickers (campaign_id, subscriber_id, variant)
+           SELECT $1, g.subscriber_id, g.variant FROM gone g WHERE g.variant IS NOT NULL AND EXISTS (
+             SELECT 1 FROM events e WHERE e.campaign_id = $1 AND e.kind = 'clicked' AND e.subscriber_id = g.subscriber_id)
+           ON CONFLICT DO NOTHING
+         )
          SELECT count(*)::int AS count FROM gone`,
         [id, batch],
       );

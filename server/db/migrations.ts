@@ -937,4 +937,22 @@ export const MIGRATIONS: Migration[] = [
        FOR EACH STATEMENT EXECUTE FUNCTION delivery_failures_kept()`,
     ],
   },
+  {
+    version: 40,
+    name: "an A/B test's clickers and their variant, kept when the campaign's rows are pruned",
+    statements: [
+      // A variant's revenue is the orders of its clickers (server/campaigns/campaign-revenue.ts): the click events
+      // say who clicked, the delivery row which variant they got. Pruning a campaign's rows
+      // (server/campaigns/delivery-pruning.ts) writes, in the statement that deletes them, the subscriber and variant
+      // of each deleted test-share row whose subscriber clicked: a row per clicker (the test share's click rate of
+      // its recipients), nothing per subscriber who did not, nothing in a send's path. Erasing the subscriber takes it.
+      `CREATE TABLE campaign_variant_clickers (
+        campaign_id bigint NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+        subscriber_id text NOT NULL REFERENCES subscribers (id) ON DELETE CASCADE,
+        variant smallint NOT NULL,
+        PRIMARY KEY (campaign_id, subscriber_id)
+      )`,
+      `CREATE INDEX campaign_variant_clickers_subscriber ON campaign_variant_clickers (subscriber_id)`,
+    ],
+  },
 ];

@@ -7,10 +7,12 @@ import type { Campaign, SubscriberExport } from '../../contract/owner-api.ts';
 import type { Automation } from '../../contract/automations.ts';
 import { DELIVERY_FAILURES_DOCS } from '../../contract/delivery-failures.ts';
 import { freePort } from '../support/ports.ts';
-import { useProviderHarness } from '../support/provider-harness.ts';
+import { startProviderHarness, useProviderHarness } from '../support/provider-harness.ts';
 import { pruneDeliveries } from '../../server/campaigns/index.ts';
 import { SITE_HASH, SITE_ORIGIN } from '../support/server.ts';
+import { createThrowawayDatabase } from '../support/throwaway-postgres.ts';
 
+const postgresUrl = process.env.PUSHKIT_TEST_DATABASE_URL;
 const refusedPort = await freePort();
 const refusedOrigin = `https://127.0.0.1:${refusedPort}`;
 const log: string[] = [];
@@ -198,7 +200,7 @@ describe('breakdowns that stay', () => {
         ['fr-FR', 'safari'],
       ] as const
     ).map(([userLanguage, browserType], index) => harness.subscribe({ path: `/stay/${index}`, fields: { userLanguage, browserType } }));
-    const gone = (await Promise.all(who))[2]!;
+    const [first, , gone] = await Promise.all(who);
     const report = (push: { body: Buffer }, event: string) =>
       harness.app.inject({
         method: 'POST',
@@ -224,6 +226,15 @@ describe('breakdowns that stay', () => {
     const ab = await send({ variants: [{ title: 'A' }, { title: 'B' }], testFraction: 0.95, winnerAfterMinutes: 60 });
     const languages = await send({ texts: { de: { title: 'Bleibt', body: 'Behalten' }, fr: { title: 'Reste', body: 'Gardé' } } });
     const bestHour = await send({ deliverAt: 'best-hour', bestHourHoldout: 0.5 });
+    // the first subscriber, a clicker of each, orders in two currencies: revenue, the A/B test's per variant too
+    for (const [orderId, total, currency] of [
+      ['stay-1', 30, 'USD'],
+      ['stay-2', 12.5, 'EUR'],
+    ] as const) {
+      const order = { total, currency, items: [{ pId: 1, pName: 'Nib set', pPrice: total, pQuant: 1 }] };
+      const placed = await harness.owner('POST', '/api/v1/shopify/orders', { hash: SITE_HASH, orderId, subscriberId: first!.id, order });
+      expect(placed.statusCode, placed.body).toBe(201);
+    }
     const figures = async (id: string) => {
       const { campaign } = (await harness.owner('GET', `/campaigns/${id}`)).json() as { campaign: Campaign };
       const { variants, byLanguage, bestHour, recipients, delivered, shown, clicked } = campaign;
@@ -235,6 +246,11 @@ describe('breakdowns that stay', () => {
     // what the figures hold: per variant, per language, per browser, the held-out group, over time
     expect(before[0]!.variants.map((variant) => variant.recipients)).toEqual([2, 2]);
     expect(before[0]!.variants.reduce((sum, variant) => sum + variant.clicked, 0)).toBe(2);
+    expect(before[0]!.variants.flatMap((variant) => variant.revenue)).toEqual([
+      { currency: 'EUR', amount: 12.5 },
+      { currency: 'USD', amount: 30 },
+    ]);
+    expect(before[0]!.csv[0]).toMatch(/,revenue EUR,revenue USD\r$/);
     expect(before[1]!.byLanguage).toEqual(
       expect.arrayContaining([
         { language: 'de', recipients: 2, delivered: 2, clicked: 1 },
@@ -249,7 +265,7 @@ describe('breakdowns that stay', () => {
     expect(timeline.reduce((sum, point) => sum + point.delivered, 0)).toBe(4);
     expect(timeline.reduce((sum, point) => sum + point.clicked, 0)).toBe(2);
 
-    expect((await harness.owner('DELETE', `/subscribers/${gone.id}`)).statusCode).toBe(200);
+    expect((await harness.owner('DELETE', `/subscribers/${gone!.id}`)).statusCode).toBe(200);
     expect(await Promise.all([ab, languages, bestHour].map(figures))).toEqual(before);
     expect(await pruneDeliveries(harness.db, 0)).toBeGreaterThan(0);
     expect(await Promise.all([ab, languages, bestHour].map(figures))).toEqual(before);
@@ -289,4 +305,71 @@ describe('breakdowns that stay', () => {
     expect(campaign).toMatchObject({ recipients: 5, delivered: 5, status: 'done' });
     for (let index = 0; index < 5; index += 1) expect(harness.received(`/resume/${index}`)).toBe(1);
   });
+});
+
+describe.skipIf(!postgresUrl)('a report after pruning, on PostgreSQL', () => {
+  it('keeps each failure reason and each variant’s revenue once when two providers prune at once', async () => {
+    const database = await createThrowawayDatabase(postgresUrl!, 'pushkit_pruned');
+    const pg = await startProviderHarness({ database: database.url, service: harness.service, vapid: harness.vapid, rateLimit: false });
+    try {
+      const paths = Array.from({ length: 6 }, (_, index) => `/pruned/${index}`);
+      const ids: string[] = [];
+      for (const path of paths) ids.push((await pg.subscribe({ path })).id);
+      harness.service.answer(paths[0]!, { status: 403, body: '{"reason":"BadJwtToken"}' });
+      harness.service.answer(paths[1]!, { status: 413, body: '' });
+      const created = await pg.owner('POST', '/campaigns', {
+        title: 'Pruned',
+        body: 'Kept',
+        variants: [{ title: 'A' }, { title: 'B' }],
+        testFraction: 0.95,
+        winnerAfterMinutes: 60,
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const { campaignId } = created.json() as { campaignId: string };
+      await pg.campaigns.idle();
+      // the four it reached click, and each orders 10 EUR
+      for (const [index, path] of paths.entries()) {
+        if (index < 2) continue;
+        const click = pg.messageOf(pg.deliveries(path).at(-1)!).notification.data!.click;
+        const reported = await pg.app.inject({
+          method: 'POST',
+          url: '/notificationEvent',
+          headers: { 'content-type': 'text/plain', origin: SITE_ORIGIN },
+          payload: JSON.stringify({ hash: SITE_HASH, click, event: 'clicked' }),
+        });
+        expect(reported.statusCode).toBe(200);
+        const order = { total: 10, currency: 'EUR', items: [{ pId: 1, pName: 'Ink', pPrice: 10, pQuant: 1 }] };
+        const placed = await pg.owner('POST', '/api/v1/shopify/orders', {
+          hash: SITE_HASH,
+          orderId: `pruned-${index}`,
+          subscriberId: ids[index],
+          order,
+        });
+        expect(placed.statusCode, placed.body).toBe(201);
+      }
+      pg.clock.advance(2 * 3_600_000); // the winner's time: the campaign is done
+      await pg.campaigns.tick();
+      await pg.campaigns.idle();
+      const report = async () => {
+        const { campaign } = (await pg.owner('GET', `/campaigns/${campaignId}`)).json() as { campaign: Campaign };
+        const csv = (await pg.owner('GET', `/campaigns/${campaignId}/results.csv`)).body
+          .split('\n')
+          .filter((line) => !line.startsWith('note,'));
+        return { failed: campaign.failed, failures: campaign.failures, variants: campaign.variants.map((variant) => variant.revenue), csv };
+      };
+      const before = await report();
+      expect(before.failures.map(({ status, count }) => [status, count])).toEqual([
+        [403, 1],
+        [413, 1],
+      ]);
+      expect(before.variants.flat().reduce((sum, revenue) => sum + revenue.amount, 0)).toBe(40);
+      // the daily prune of two providers on one database at the same time, two rows a statement
+      const pruned = await Promise.all([pruneDeliveries(pg.db, 0, 2), pruneDeliveries(pg.db, 0, 2)]);
+      expect(pruned[0] + pruned[1]).toBe(6);
+      expect(await report()).toEqual(before);
+    } finally {
+      await pg.close();
+      await database.drop();
+    }
+  }, 60_000);
 });

@@ -23,16 +23,31 @@ export const webStore = (pick: () => Storage): KeyValueStore => ({
  */
 let jar: string | null | undefined;
 
-/** Reads the cookies once without blocking the page where the browser has the Cookie Store API (a secure context). */
+/** How long a view waits for the Cookie Store API's answer; then its reads go to document.cookie. */
+export const COOKIE_READ_TIMEOUT_MS = 500;
+
+/**
+ * Reads the cookies once without blocking the page where the browser has the Cookie Store API (a secure context);
+ * a browser that does not answer in COOKIE_READ_TIMEOUT_MS leaves the reads to document.cookie (the view is decided).
+ */
 export const readCookies = async (): Promise<void> => {
   // `window.`: this module's `cookieStore` is ours
   const api = window.cookieStore as CookieStoreApi | undefined;
   try {
-    const read = api && (await api.getAll()).map((cookie) => cookie.name + '=' + cookie.value).join('; ');
+    const read =
+      api &&
+      (
+        await new Promise<Awaited<ReturnType<CookieStoreApi['getAll']>>>((resolve, reject) => {
+          api.getAll().then(resolve, reject);
+          setTimeout(reject, COOKIE_READ_TIMEOUT_MS);
+        })
+      )
+        .map((cookie) => cookie.name + '=' + cookie.value)
+        .join('; ');
     // not kept when we wrote a cookie meanwhile (the read may predate it)
     if (jar === undefined) jar = read;
   } catch {
-    // blocked: read through document.cookie
+    // blocked or no answer: read through document.cookie
   }
 };
 type CookieStoreApi = typeof window.cookieStore;

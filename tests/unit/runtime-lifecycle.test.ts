@@ -246,6 +246,26 @@ describe('page views (spec section 4 "Update decision")', () => {
     },
   );
 
+  it('a Cookie Store API that never answers: after 500 ms the view reads document.cookie and is decided', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    storeSyncedVisitor();
+    const browser = installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
+    document.cookie = '_wingify_pc_uuid=uuid-of-this-visitor;path=/';
+    Object.defineProperty(window, 'cookieStore', { configurable: true, value: { getAll: () => new Promise(() => {}) } });
+    try {
+      const api = startRuntime(site, inlineChunk);
+      await vi.advanceTimersByTimeAsync(499);
+      expect(api.readiness).toBe('uninitialized');
+      await vi.advanceTimersByTimeAsync(1);
+      await microtasks();
+      expect(api.readiness).toBe('ready');
+      expect(browser.syncCalls()).toEqual([]);
+      expect(document.cookie).toContain('_wingify_pc_uuid=uuid-of-this-visitor');
+    } finally {
+      delete (window as { cookieStore?: unknown }).cookieStore;
+    }
+  });
+
   it('edited or corrupted stored values count as absent', async () => {
     storeSyncedVisitor({
       wingify_push_subscriber_id: '<img onerror=x>',
@@ -563,7 +583,9 @@ describe('custom dimensions (getSubscriberAttributes.php)', () => {
   ])('names the browser family the runtime detected: %s', async (family, userAgent) => {
     storeSyncedVisitor();
     const browser = installBrowser({ userAgent, permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
-    await startRuntime({ ...site, customDimensions: ['tier'] }, inlineChunk).ready;
+    // the chunk's own site module carries customDimensions; here the core's hands it over (tests/support/inline-chunk.ts)
+    const withDimensions: typeof site = { ...site, customDimensions: ['tier'] };
+    await startRuntime(withDimensions, inlineChunk).ready;
     await settle();
     const call = browser.fetchCalls.find((fetched) => fetched.url.includes('/getSubscriberAttributes.php'));
     expect(call?.form.get('browser')).toBe(family);

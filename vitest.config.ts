@@ -3,10 +3,13 @@ import { defineConfig } from 'vitest/config';
 import { allFeatures, constantDefines, DEFAULT_CONSTANTS, featureDefines } from './compiler/features.ts';
 
 // Unit tests (tests/unit) and provider integration tests (tests/integration). Runtime tests pick happy-dom per file (`// @vitest-environment happy-dom`); `pushkit:site`
-// resolves to a fixture site module and every feature flag is on, as in an everything-on build.
+// (and push.js's core's `pushkit:core-site`) resolves to a fixture site module and every feature flag is on, as in an everything-on build.
 export default defineConfig({
   resolve: {
-    alias: { 'pushkit:site': fileURLToPath(new URL('./tests/fixtures/site-module.ts', import.meta.url)) },
+    alias: {
+      'pushkit:site': fileURLToPath(new URL('./tests/fixtures/site-module.ts', import.meta.url)),
+      'pushkit:core-site': fileURLToPath(new URL('./tests/fixtures/site-module.ts', import.meta.url)),
+    },
   },
   define: { ...featureDefines(allFeatures()), ...constantDefines(DEFAULT_CONSTANTS), 'PK_CHUNKS.lifecycle': '"push.lifecycle.js"' },
   test: {

@@ -1,7 +1,7 @@
 // Generates the source of the modules `pushkit:site` and `pushkit:worker-site` (runtime/site-module.ts):
 // constants and the predicates validation compiled, so the browser never parses a pattern, condition or expression.
 import type { SiteConfig } from '../config/schema.ts';
-import type { PromptBundle, PromptMarkup } from '../runtime/site-module.ts';
+import { CORE_SITE_FIELDS, type PromptBundle, type PromptMarkup, type SiteModule } from '../runtime/site-module.ts';
 import type { CompiledSite } from './compiled-site.ts';
 import { MAX_MATCHED_URL_LENGTH } from './url-patterns.ts';
 
@@ -62,26 +62,12 @@ export function promptBundle(prompts: PromptMarkup): PromptBundle {
   return { html: roots.join(''), css: prompts.css };
 }
 
-/**
- * The fields push.js's core reads (runtime/api.ts and what it imports); the chunks read their own full copy. An empty
- * `segments` or `clickSegments` comes with its feature flag off (compiler/features.ts), so the core never reads it.
- */
-const CORE_FIELDS = new Set([
-  'hash',
-  'servicesServerUrl',
-  'swScope',
-  'vapidPublicKey',
-  'safariWebsitePushId',
-  'isInactive',
-  'urlQualifies',
-  'triggers',
-  'segments',
-  'clickSegments',
-]);
+/** `pushkit:core-site`'s fields (what push.js's core reads); the chunks read their own full copy. */
+const CORE_FIELDS = new Set<string>(CORE_SITE_FIELDS);
 
 /**
- * Source of the ES module `pushkit:site`: `export const site = {...}` (a SiteModule). `core`: the module push.js's
- * core imports, only the fields the core reads (CORE_FIELDS): the chunks' own copy carries the rest (the prompt
+ * Source of the ES module `pushkit:site`: `export const site = {...}` (a SiteModule). `core`: `pushkit:core-site`,
+ * the module push.js's core imports, only the fields the core reads (runtime/site-module.ts CORE_SITE_FIELDS): the chunks' own copy carries the rest (the prompt
  * markup, the shop segments, the worker paths, the texts).
  */
 export function generateSiteModule(config: SiteConfig, compiled: CompiledSite, prompts: PromptMarkup, core?: boolean): string {
@@ -112,9 +98,9 @@ export function generateSiteModule(config: SiteConfig, compiled: CompiledSite, p
         ? ([
             ['safariWebsitePushId', jsLiteral(config.safariWebsitePushId)],
             ['safariWebServiceUrl', jsLiteral(stripTrailingSlashes(config.safariWebServiceUrl))],
-          ] as Array<[string, string]>)
+          ] as Array<[keyof SiteModule, string]>)
         : []),
-      ...(config.customDimensions.length ? [['customDimensions', jsLiteral(config.customDimensions)] as [string, string]] : []),
+      ...(config.customDimensions.length ? [['customDimensions', jsLiteral(config.customDimensions)] as [keyof SiteModule, string]] : []),
       ['childWindowUrl', jsLiteral(childWindowUrlOf(config))],
       ['isInactive', String(config.isInactive)],
       ['urlQualifies', urlQualifiesSource(config, compiled)],
@@ -123,7 +109,7 @@ export function generateSiteModule(config: SiteConfig, compiled: CompiledSite, p
       ['clickSegments', `[${clickSegments.join(',')}]`],
       ['shopSegments', `[${shopSegments.join(',')}]`],
       ['prompts', jsLiteral(promptBundle(prompts))],
-    ] satisfies Array<[string, string]>
+    ] satisfies Array<[keyof SiteModule, string]>
   )
     // the core's copy leaves out a false isInactive (read as undefined) and empty lists its flags never read
     .filter(([key, value]) => !core || (CORE_FIELDS.has(key) && value !== 'false' && value !== '[]'));

@@ -21,13 +21,13 @@ const SITE_NAMESPACE = 'pushkit-generated';
 
 export interface GeneratedModules {
   'pushkit:site': string;
-  /** The site module as push.js's core imports it: without what only the chunks read (prompt markup, shop segments). */
+  /**
+   * `pushkit:core-site`, the site module push.js's core imports (runtime/push.ts): without what only the chunks read
+   * (prompt markup, shop segments, the sync server). Without it, the core gets `pushkit:site`.
+   */
   'pushkit:core-site'?: string;
   'pushkit:worker-site': string;
 }
-
-/** The entry of push.js's core: its `pushkit:site` is the core's module. */
-const CORE_ENTRY = /[\\/]runtime[\\/]push\.ts$/;
 
 /** The chunks of push.js: file-name stem and entry. The core finds each under `PK_CHUNKS.<name>`. */
 export const CHUNK_ENTRIES = { lifecycle: 'runtime/chunks/lifecycle.ts' } as const;
@@ -71,9 +71,8 @@ function generatedModulesPlugin(modules: GeneratedModules): Plugin {
   return {
     name: 'pushkit-generated-modules',
     setup(builder) {
-      builder.onResolve({ filter: /^pushkit:(site|worker-site)$/ }, (args) => ({
-        path:
-          args.path === 'pushkit:site' && CORE_ENTRY.test(args.importer) && modules['pushkit:core-site'] ? 'pushkit:core-site' : args.path,
+      builder.onResolve({ filter: /^pushkit:(site|core-site|worker-site)$/ }, (args) => ({
+        path: args.path === 'pushkit:core-site' && !modules['pushkit:core-site'] ? 'pushkit:site' : args.path,
         namespace: SITE_NAMESPACE,
       }));
       builder.onLoad({ filter: /.*/, namespace: SITE_NAMESPACE }, (args) => ({

@@ -3,7 +3,7 @@
 // and the trigger listeners. What only some views need is in the lifecycle chunk (chunks/lifecycle.ts), loaded
 // after the page's load on a view that needs it: the view's decision, an API call that acts, a fired trigger, a
 // segment join, shop work. Without a load, the calls that act wait for it.
-import type { SiteModule } from './site-module.ts';
+import type { CoreSiteModule } from './site-module.ts';
 import type { OptInResult } from './messages.ts';
 import type { CallbackKind, Readiness } from './lifecycle.ts';
 import type { LifecycleRuntime } from './lifecycle-runtime.ts';
@@ -50,7 +50,7 @@ export interface PushkitApi {
 }
 
 /** `load`: the lifecycle chunk (push.js loads its file; unit tests hand the module in). */
-export function startRuntime(site: SiteModule, load: () => Promise<LifecycleChunk>): PushkitApi {
+export function startRuntime(site: CoreSiteModule, load: () => Promise<LifecycleChunk>): PushkitApi {
   const chunk = once(load);
   /** Fetches the chunk when the page is idle after its load, so a prompt or a click does not wait for it. */
   const prefetch = (): void =>

@@ -1,6 +1,6 @@
 // The RuntimeServices of the lifecycle core: browser storage, transport, an event bus and the visitor's
 // stored identity, read with validation so edited or corrupted values count as absent.
-import type { SiteModule } from './site-module.ts';
+import type { CoreSiteModule } from './site-module.ts';
 import type { CoreServices, RuntimeServices } from './services.ts';
 import { cookieStore, webStore } from './storage.ts';
 import { DO_NOT_TRACK, OPT_OUT, SUBSCRIBER_ID, SUBSCRIBER_SECRET, SUBSCRIPTION_ID } from './storage-keys.ts';
@@ -16,8 +16,8 @@ export const valid = (value: string | null | undefined, pattern: RegExp): string
 /** The transport functions (transport.ts, carried by the lifecycle chunk). */
 export type Transport = Pick<RuntimeServices, 'get_' | 'jsonp_' | 'postForm_' | 'beacon_'>;
 
-/** `get_`: the core's, which loads the lifecycle chunk for its request. */
-export function createServices(site: SiteModule, get: RuntimeServices['get_']): CoreServices {
+/** `get_`: the core's, which loads the lifecycle chunk for its request. `site`: the core's copy, or a whole SiteModule. */
+export function createServices<S extends CoreSiteModule>(site: S, get: RuntimeServices['get_']): CoreServices & { site_: S } {
   const listeners: Record<string, Array<(event: string) => void>> = {};
   const local = webStore(() => localStorage);
   return {

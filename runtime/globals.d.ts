@@ -10,6 +10,11 @@ declare module 'pushkit:site' {
   export const site: import('./site-module.ts').SiteModule;
 }
 
+/** push.js's core's copy: only the fields it reads (runtime/site-module.ts CORE_SITE_FIELDS). */
+declare module 'pushkit:core-site' {
+  export const site: import('./site-module.ts').CoreSiteModule;
+}
+
 declare module 'pushkit:worker-site' {
   export const workerSite: import('./site-module.ts').WorkerSiteModule;
 }

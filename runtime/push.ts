@@ -1,7 +1,7 @@
 // Entry of push.js, the core every page view runs: replaces the `pushkit` queue stub with the API, then runs the
 // calls queued before load (synchronously, so queued callback registrations are in place before anything can
 // report). The lifecycle chunk beside push.js is loaded only on a view that needs it (api.ts).
-import { site } from 'pushkit:site';
+import { site } from 'pushkit:core-site';
 import type { LifecycleChunk } from './chunks/lifecycle.ts';
 import { startRuntime } from './api.ts';
 import { loadChunk } from './chunk-loader.ts';

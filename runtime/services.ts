@@ -1,6 +1,6 @@
 // What the lifecycle core (lifecycle.ts, api.ts and the opt-in paths) hands to the feature modules (segments,
 // triggers, shop, tags), so each feature file depends on this interface only. Types only.
-import type { SiteModule } from './site-module.ts';
+import type { CoreSiteModule, SiteModule } from './site-module.ts';
 
 export type QueryParams = Record<string, string | number | boolean | undefined>;
 
@@ -59,7 +59,8 @@ export interface RuntimeServices {
 }
 
 /**
- * The services of push.js's core: without the transport calls only the lifecycle chunk makes (its runtime brings
- * transport.ts); the core's own requests (a tag batch, a segment join) go through `get_`, which loads the chunk.
+ * The services of push.js's core: its own site module (CoreSiteModule: the chunk's runtime puts its full copy in),
+ * without the transport calls only the lifecycle chunk makes (its runtime brings transport.ts); the core's own
+ * requests (a tag batch, a segment join) go through `get_`, which loads the chunk.
  */
-export type CoreServices = Omit<RuntimeServices, 'jsonp_' | 'postForm_' | 'beacon_'>;
+export type CoreServices = Omit<RuntimeServices, 'site_' | 'jsonp_' | 'postForm_' | 'beacon_'> & { site_: CoreSiteModule };

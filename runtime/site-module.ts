@@ -1,6 +1,8 @@
 // The contract between the compiler (compiler/) and the browser runtime: the generated module
 // `pushkit:site` exports `site: SiteModule`, and the build defines `PK_FEATURES.<name>` as literal booleans
-// so esbuild drops the code of every feature a site does not use. Types only: nothing here is emitted.
+// so esbuild drops the code of every feature a site does not use. push.js's core imports `pushkit:core-site`
+// instead: a CoreSiteModule. Types only for the browser: CORE_SITE_FIELDS is the compiler's (a browser module
+// that imported it would carry the list; none does).
 
 export interface SiteFeatures {
   /** The branding modal box: pcBranding is 1 and isNativeOptin is not 0. */
@@ -134,6 +136,30 @@ export interface SiteModule {
   shopSegments: ShopSegment[];
   prompts: PromptBundle;
 }
+
+/**
+ * The fields of `pushkit:core-site`, push.js's core's site module (compiler/site-module.ts writes only these): what
+ * the core (runtime/api.ts and what it imports) reads. The chunks import `pushkit:site`, the whole SiteModule. A
+ * core module that reads another field fails the typecheck, as does a chunk handed the core's copy for a SiteModule.
+ */
+export const CORE_SITE_FIELDS = [
+  'hash',
+  'servicesServerUrl',
+  'swScope',
+  'vapidPublicKey',
+  'safariWebsitePushId',
+  'isInactive',
+  'urlQualifies',
+  'triggers',
+  'segments',
+  'clickSegments',
+] as const satisfies readonly (keyof SiteModule)[];
+
+/**
+ * push.js's core's site module. A false `isInactive` is left out (read as undefined), as are empty `segments` and
+ * `clickSegments`: their feature flags are then off (compiler/features.ts), so the core never reads them.
+ */
+export type CoreSiteModule = Pick<SiteModule, (typeof CORE_SITE_FIELDS)[number]>;
 
 /** What the service workers know of their site: the generated module `pushkit:worker-site`. */
 export interface WorkerSiteModule {

@@ -1,6 +1,6 @@
 // What this browser offers for subscribing (spec section 1) and which opt-in path it takes: read once by the core
 // (view-decision.ts, to decide whether the view needs the lifecycle chunk) and once by the chunk's lifecycle.
-import type { SiteModule } from './site-module.ts';
+import type { CoreSiteModule } from './site-module.ts';
 import { detectSupport, type BrowserSupport } from './browser-support.ts';
 import { safariPushOf, type SafariPush } from './opt-in-safari.ts';
 
@@ -15,7 +15,7 @@ export interface ViewSupport {
   pushCapable_: boolean;
 }
 
-export function viewSupport(site: SiteModule): ViewSupport {
+export function viewSupport(site: CoreSiteModule): ViewSupport {
   const safariPush = PK_FEATURES.safari ? safariPushOf() : undefined;
   const pushManager = 'PushManager' in window;
   const support = detectSupport(navigator.userAgent, safariPush, site, {

@@ -27,7 +27,7 @@ export const chunk: LifecycleChunk = {
   _start: (services, notify, coreTriggers) =>
     startLifecycleRuntime(Object.assign({}, services, transport, { site_: Object.assign({}, site, services.site_) }), notify, coreTriggers),
   _transport: transport,
-  // the core's site module leaves out serverSyncUrl (compiler/site-module.ts CORE_FIELDS); this copy has it
+  // the core's site module leaves out serverSyncUrl (a CoreSiteModule, runtime/site-module.ts); this copy has it
   _landing: () => reportLandingClick(site),
   _join: joinOnce,
 };

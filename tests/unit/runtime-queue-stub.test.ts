@@ -25,7 +25,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.unstubAllGlobals();
-  vi.doUnmock('pushkit:site');
+  vi.doUnmock('pushkit:core-site');
 });
 
 describe('queue stub', () => {
@@ -92,7 +92,7 @@ describe('queue stub', () => {
   });
 
   it('an inactive site does nothing: the queue stays a plain array', async () => {
-    vi.doMock('pushkit:site', () => ({ site: { ...site, isInactive: true } }));
+    vi.doMock('pushkit:core-site', () => ({ site: { ...site, isInactive: true } }));
     const fetchSpy = installBrowser().fetchCalls;
     host.pushkit = [['triggerOptIn']];
     await loadPushJs();

@@ -82,6 +82,19 @@ export function decideUpdate(
   return 'already-updated';
 }
 
+/**
+ * decideUpdate's "already-updated" for the browser's subscription at `endpoint`, read straight from storage: push.js's
+ * core decides an in-sync view with it and carries neither readState nor the action names (the chunk's lifecycle
+ * decides which action). tests/unit/runtime-sync-decision.test.ts checks that the two agree.
+ */
+export const inSync = (services: CoreServices, endpoint: string): boolean =>
+  services.local_.get(DB_STATUS) !== 'false' &&
+  !!services.subscriberId_() &&
+  !!services.secret_() &&
+  services.subscriptionId_() === subscriptionIdOf(endpoint) &&
+  valid(services.local_.get(ENDPOINT), URL_PATTERN) === endpoint &&
+  valid(services.local_.get(LANGUAGE), LANGUAGE_PATTERN) === currentLanguage();
+
 /** The push service's registration id: the last path segment of the endpoint. */
 export const subscriptionIdOf = (endpoint: string): string => decodeURIComponent(endpoint.slice(endpoint.lastIndexOf('/') + 1));
 

@@ -7,7 +7,7 @@ import type { CoreServices } from './services.ts';
 import { viewSupport } from './view-support.ts';
 import { valid } from './create-services.ts';
 import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
-import { currentLanguage, decideUpdate, readState, subscriptionIdOf } from './sync.ts';
+import { inSync } from './sync.ts';
 import { urlBase64ToBytes } from './base64url.ts';
 import { newUuid } from './visitor-id.ts';
 import { PRODUCT_SELECTOR } from '../contract/shop-events.ts';
@@ -16,6 +16,7 @@ import {
   DO_NOT_SHOW,
   DO_NOT_TRACK,
   OPT_OUT,
+  STATUS,
   REFRESHED,
   UPDATE_SUBSCRIBER_ID,
   UUID_COOKIE,
@@ -55,7 +56,6 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
     view.viaChildWindow_
   )
     return full;
-  const state = readState(services);
   // the Permissions API answers without a synchronous call to the browser process (Notification.permission's)
   let permission: string;
   try {
@@ -74,18 +74,12 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
       const moving = key
         ? String(new Uint8Array(key)) !== String(urlBase64ToBytes(site.vapidPublicKey))
         : storedKey && storedKey !== site.vapidPublicKey;
-      if (
-        moving ||
-        decideUpdate(
-          state,
-          { subscriptionId: subscriptionIdOf(subscription.endpoint), endpoint: subscription.endpoint },
-          currentLanguage(),
-        ) !== 'already-updated'
-      )
-        return full;
+      if (moving || !inSync(services, subscription.endpoint)) return full;
       subscribed = true;
-    } else if (state.subscriberId || state.status === 'subscribed') return full;
-  } else if (state.subscriberId || state.status === 'subscribed') return full;
+    }
+  }
+  // a subscriber, or a visitor whose last sync stored a subscription, without one now: the chunk syncs
+  if (!subscribed && (subscriberId || local.get(STATUS) === 'subscribed')) return full;
   return { _full: false, _offer: !subscribed && permission !== 'denied' && !hidden(), _capable: true };
 }
 

@@ -1,6 +1,8 @@
 // The update decision of spec section 4, one step at a time and in order.
-import { describe, expect, it } from 'vitest';
-import { decideUpdate, subscriptionIdOf } from '../../runtime/sync.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { decideUpdate, inSync as coreInSync, readState, subscriptionIdOf } from '../../runtime/sync.ts';
+import { createServices } from '../../runtime/create-services.ts';
+import { site } from '../fixtures/site-module.ts';
 import type { StoredState } from '../../runtime/sync.ts';
 
 const current = { subscriptionId: 'id-1', endpoint: 'https://push.test/send/id-1' };
@@ -47,6 +49,40 @@ describe('update decision', () => {
   it('5. otherwise: already-updated', () => {
     expect(decide({})).toBe('already-updated');
     expect(decide({ dbStatus_: undefined })).toBe('already-updated');
+  });
+
+  it("push.js's core reads an in-sync view as the decision does, on every mix of stored values", () => {
+    const stored = new Map<string, string>();
+    vi.stubGlobal('localStorage', { getItem: (key: string) => stored.get(key) ?? null });
+    vi.stubGlobal('navigator', { language: 'en-US' });
+    const services = createServices(site, () => Promise.resolve(null));
+    // each stored value: in sync, different, corrupted (fails its pattern), absent
+    const choices: Array<[string, Array<string | undefined>]> = [
+      ['wingify_push_db_status', ['true', 'false', 'maybe', undefined]],
+      ['wingify_push_subscriber_id', ['sub-1', '<x>', 'null', undefined]],
+      ['pushkit_subscriber_secret', ['secret-1', 'bad secret', undefined]],
+      ['wingify_push_subscription_id', ['id-1', 'id-0', 'id 1', undefined]],
+      ['wingify_push_subscription_endpoint', [current.endpoint, 'https://push.test/send/moved', 'push.test/send/id-1', undefined]],
+      ['wingify_push_subscriber_lang', ['en-US', 'fr', 'en_US', undefined]],
+    ];
+    let mixes = 0;
+    const visit = (index: number): void => {
+      if (index === choices.length) {
+        mixes++;
+        const decided = decideUpdate(readState(services), current, 'en-US') === 'already-updated';
+        expect(coreInSync(services, current.endpoint), JSON.stringify([...stored])).toBe(decided);
+        return;
+      }
+      const [key, values] = choices[index]!;
+      for (const value of values) {
+        if (value === undefined) stored.delete(key);
+        else stored.set(key, value);
+        visit(index + 1);
+      }
+    };
+    visit(0);
+    vi.unstubAllGlobals();
+    expect(mixes).toBe(3072);
   });
 
   it('the subscription id is the last path segment of the endpoint', () => {

@@ -178,21 +178,24 @@ export class DatabaseDeliveryStore implements DeliveryStore {
   private hold(ids: string[]): void {
     for (const id of ids) this.held.add(id);
     if (this.held.size === 0 || this.renewTimer) return;
-    this.renewTimer = setInterval(() => {
-      if (this.held.size === 0) return;
-      // A failed renewal (database away) is retried on the next tick; the lease is several ticks long. Rows locked
-      // by a result write are skipped (their claim ends with it): a renewal that waited for them while holding
-      // others could deadlock with that write (seen at 1,000,000: `deadlock detected` ended the run).
-      this.db
-        .query(
-          `UPDATE deliveries SET claimed_at = now() WHERE id IN (
-             SELECT id FROM deliveries WHERE id = ANY($1::bigint[]) AND status = 'pending' AND claimed_at IS NOT NULL
-             FOR UPDATE SKIP LOCKED)`,
-          [[...this.held]],
-        )
-        .catch(() => undefined);
-    }, CLAIM_RENEW_MS);
+    // A failed renewal (database away) is retried on the next tick; the lease is several ticks long.
+    this.renewTimer = setInterval(() => void this.renewClaims().catch(() => undefined), CLAIM_RENEW_MS);
     this.renewTimer.unref();
+  }
+
+  /**
+   * Stamps the claims this store holds afresh (every CLAIM_RENEW_MS). Rows locked by a result write are skipped
+   * (their claim ends with it): a renewal that waited for them while holding others could deadlock with that write
+   * (seen at 1,000,000: `deadlock detected` ended the run).
+   */
+  async renewClaims(): Promise<void> {
+    if (this.held.size === 0) return;
+    await this.db.query(
+      `UPDATE deliveries SET claimed_at = now() WHERE id IN (
+         SELECT id FROM deliveries WHERE id = ANY($1::bigint[]) AND status = 'pending' AND claimed_at IS NOT NULL
+         FOR UPDATE SKIP LOCKED)`,
+      [[...this.held]],
+    );
   }
 
   private release(id: string): void {

@@ -10,6 +10,7 @@
 // received it would miss the message.
 import type { DeclarativePushMessage } from '../../contract/push-payload.ts';
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaign } from '../../server/campaigns/campaign-store.ts';
@@ -24,7 +25,7 @@ import {
   type RecordedPush,
 } from '../support/fake-push-service.ts';
 import { postgresBinDir, startPostgresCluster } from '../support/postgres-cluster.ts';
-import { createThrowawayDatabase } from '../support/throwaway-postgres.ts';
+import { createThrowawayDatabase, openThrowawayPostgres } from '../support/throwaway-postgres.ts';
 import { startProviderHarness } from '../support/provider-harness.ts';
 import { newSubscription, postSync as postSyncInProcess, SITE_HASH, tempDir } from '../support/server.ts';
 import {
@@ -270,4 +271,50 @@ describe.concurrent('a campaign sent by a process that is killed -9', () => {
     other.abandonClaims();
     expect(retaken.map((delivery) => delivery.attempts)).toEqual([2, 2, 2]);
   }, 30_000);
+
+  it.skipIf(!externalUrl)(
+    "on PostgreSQL a claims' renewal never waits for a row a result write holds, so the two cannot deadlock",
+    async () => {
+      const { db, url, cleanup } = await openThrowawayPostgres(externalUrl!, 'pushkit_faults');
+      cleanups.push(cleanup);
+      const harness = await startProviderHarness({ via: 'createApp', service: false, rateLimit: false, db });
+      cleanups.push(() => harness.close());
+      const { app, site } = harness;
+      for (let i = 0; i < 2; i += 1) {
+        const inserted = await postSyncInProcess(app, { hash: SITE_HASH, action: 'insert', subscription: newSubscription().json });
+        expect(inserted.statusCode).toBe(200);
+      }
+      const { campaignId } = await createCampaign(db, site, { title: 'Renewal', body: 'no deadlock', ttl: 60, urgency: 'normal' });
+      const store = new DatabaseDeliveryStore(db, site.config);
+      const [first, second] = (await store.claimPending(campaignId, 10)).map((delivery) => Number(delivery.id)).sort((a, b) => a - b);
+      // a result write under way on another connection: it holds the second row, and writes the first next
+      const writer = new pg.Client({ connectionString: url });
+      await writer.connect();
+      try {
+        await writer.query('BEGIN');
+        await writer.query('UPDATE deliveries SET updated_at = now() WHERE id = $1', [second]);
+        let outcome: string | undefined;
+        const renewal = store.renewClaims().then(
+          () => (outcome = 'renewed'),
+          (error: Error) => (outcome = `failed: ${error.message}`),
+        );
+        // the renewal is done, or it waits for the second row (a renewal that does holds the first: 27878b1)
+        const waitingForLock = async () =>
+          (
+            await db.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+            )
+          ).rows[0]!.n > 0;
+        await expect.poll(async () => outcome !== undefined || (await waitingForLock()), { timeout: 5000, interval: 20 }).toBe(true);
+        await writer.query('UPDATE deliveries SET updated_at = now() WHERE id = $1', [first]);
+        await writer.query('COMMIT');
+        await renewal;
+        expect(outcome).toBe('renewed');
+      } finally {
+        await writer.end();
+        store.abandonClaims();
+      }
+    },
+    30_000,
+  );
 });

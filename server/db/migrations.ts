@@ -955,4 +955,56 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX campaign_variant_clickers_subscriber ON campaign_variant_clickers (subscriber_id)`,
     ],
   },
+  {
+    version: 41,
+    name: "concurrent browsers' sync actions as one statement",
+    statements: [
+      // The sync endpoint's batch (server/sync/sync-batch.ts): the insert, update and http-sync actions of the requests
+      // that arrive while the previous batch runs go to PostgreSQL as one statement and one commit, instead of one each
+      // (bench/README.md, sync endpoint). p_actions: a JSON array of objects, one per action, `i` its place in the
+      // batch, the other keys the parameters of pushkit_sync (migration 34) without `p_`; an absent key is NULL.
+      // An insert or update is one call of pushkit_sync, in the order of their advisory locks (two batches of
+      // different processes take them in the same order); each sees what the earlier ones of its batch wrote. An
+      // http-sync updates the profile of the subscriber it names when the secret's hash matches (an absent value
+      // leaves the stored one), else answers 'fallback': the provider then decides by the transaction of
+      // subscription-sync.ts. A row per action: its `i` and pushkit_sync's answer. A statement that fails fails the
+      // whole batch (nothing of it written): the provider then runs each action alone, so that each gets its own answer.
+      `CREATE FUNCTION pushkit_sync_batch(p_actions jsonb)
+       RETURNS TABLE (i integer, result_code text, result_id text, result_issued boolean, result_welcome boolean) LANGUAGE plpgsql AS $$
+       DECLARE
+         a record;
+         r record;
+       BEGIN
+         FOR a IN SELECT * FROM jsonb_to_recordset(p_actions) AS x (i integer, action text, site text, lock text, subscriber_id text,
+             secret_hash text, new_id text, new_secret_hash text, endpoint text, subscription_id text, subscription jsonb, p256dh text,
+             auth text, vapid_key_id text, browser_type text, language text, timezone text, timezone_offset integer, click smallint,
+             origin text, page_url text, uuid text)
+           ORDER BY x.lock COLLATE "C" NULLS LAST, x.i
+         LOOP
+           i := a.i;
+           IF a.action = 'http-sync' THEN
+             UPDATE subscribers s SET browser_type = coalesce(a.browser_type, s.browser_type), language = coalesce(a.language, s.language),
+               timezone = coalesce(a.timezone, s.timezone), timezone_offset = coalesce(a.timezone_offset, s.timezone_offset),
+               page_click_tracking_permission = coalesce(a.click, s.page_click_tracking_permission), origin = coalesce(a.origin, s.origin),
+               subscription_page_url = coalesce(a.page_url, s.subscription_page_url), uuid = coalesce(a.uuid, s.uuid),
+               updated_at = now(), last_sync_at = now()
+             WHERE s.site_hash = a.site AND s.id = a.subscriber_id AND s.secret_hash = a.secret_hash
+             RETURNING s.id INTO result_id;
+             result_code := CASE WHEN result_id IS NULL THEN 'fallback' ELSE 'success' END;
+             result_issued := false;
+             result_welcome := NULL;
+           ELSE
+             SELECT * INTO r FROM pushkit_sync(a.action, a.site, a.lock, a.subscriber_id, a.secret_hash, a.new_id, a.new_secret_hash,
+               a.endpoint, a.subscription_id, a.subscription, a.p256dh, a.auth, a.vapid_key_id, a.browser_type, a.language, a.timezone,
+               a.timezone_offset, a.click, a.origin, a.page_url, a.uuid);
+             result_code := r.result_code;
+             result_id := r.result_id;
+             result_issued := r.result_issued;
+             result_welcome := r.result_welcome;
+           END IF;
+           RETURN NEXT;
+         END LOOP;
+       END $$`,
+    ],
+  },
 ];

@@ -14,6 +14,7 @@ import type { SyncReply } from '../../contract/sync.ts';
 import { serverErrorMessage, type ErrorDetails, type ServerErrorCode } from '../errors.ts';
 import { issueSecret, newSecret, secretMatches } from '../subscribers/index.ts';
 import { subscriberBlocked, subscriberEvent } from '../webhooks/index.ts';
+import { runBatch, syncBatcher, type BatchAction, type BatchRow } from './sync-batch.ts';
 
 export type SyncResult = Extract<SyncReply, { status: 'success' }> | { status: 'failure'; message: string; code: ServerErrorCode };
 
@@ -201,69 +202,55 @@ async function recordEvent(tx: Queryable, siteHash: string, subscriberId: string
   await tx.query('INSERT INTO events (site_hash, subscriber_id, kind) VALUES ($1, $2, $3)', [siteHash, subscriberId, kind]);
 }
 
-const STORE_SQL = `SELECT result_code, result_id, result_issued, result_welcome FROM pushkit_sync(${Array.from(
-  { length: 21 },
-  (_, index) => `$${index + 1}`,
-).join(', ')})`;
+/** Runs one action of pushkit_sync_batch: in the batcher's next batch, or alone inside a transaction. */
+type RunAction = (action: BatchAction) => Promise<BatchRow>;
+
+const alone =
+  (tx: Queryable): RunAction =>
+  async (action) =>
+    (await runBatch(tx, [action]))[0]!;
 
 /**
- * An insert (or insert-failed) or update, as one statement (pushkit_sync, migration 34): under the subscription's
- * advisory lock, the subscriber found by the look-ups (insert: endpoint, subscription id, subscriber id; update:
- * subscriber id, endpoint, subscription id) is proven by its secret or, for an insert or a subscriber without a
- * secret yet, by holding the subscription (a new secret is issued then); the endpoint is released from any other
+ * An insert (or insert-failed) or update, as one call of pushkit_sync (migration 34) in a batch (sync-batch.ts): under
+ * the subscription's advisory lock, the subscriber found by the look-ups (insert: endpoint, subscription id, subscriber
+ * id; update: subscriber id, endpoint, subscription id) is proven by its secret or, for an insert or a subscriber without
+ * a secret yet, by holding the subscription (a new secret is issued then); the endpoint is released from any other
  * record, the subscriber updated (absent fields keep their values) and subscriber.updated queued. An insert that
  * finds no proven subscriber stores a new one with its secret, its `subscribed` event and subscriber.created; an
  * update answers E_SYNC_NOT_SUBSCRIBED or the proof's failure and writes nothing.
  */
-async function storeSubscription(db: Queryable, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncOutcome> {
+async function storeSubscription(run: RunAction, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncOutcome> {
   const endpoint = endpointOf(payload);
   const key = endpoint ?? payload.subscriptionId;
   if (!key) return { reply: fail('E_SYNC_NO_SUBSCRIPTION') };
   const action = payload.action === 'update' ? 'update' : 'insert';
   const issued = newSecret();
   const newId = randomUUID();
-  const presented = payload.subscriberSecret ? createHash('sha256').update(payload.subscriberSecret).digest('hex') : null;
   const click = payload.pageClickTrackingPermission;
-  const { rows } = await db.query<{
-    result_code: string;
-    result_id: string | null;
-    result_issued: boolean;
-    result_welcome: boolean | null;
-  }>(
-    STORE_SQL,
-    [
-      action,
-      siteHash,
-      lockKey(siteHash, key),
-      payload.subscriberId ?? null,
-      presented,
-      newId,
-      issued.hash,
-      endpoint ?? null,
-      payload.subscriptionId ?? null,
-      payload.subscription ? JSON.stringify(payload.subscription) : null,
-      payload.subscription?.keys?.p256dh ?? null,
-      payload.subscription?.keys?.auth ?? null,
-      // the key on the site's ring this push subscription was made with: its pushes are signed with it
-      endpoint ? (vapidKeyId ?? null) : null,
-      payload.browserType ?? null,
-      payload.userLanguage ?? null,
-      payload.userTimezone ?? null,
-      payload.userTimezoneOffset ?? null,
-      click === undefined ? null : click ? 1 : 0,
-      payload.origin ?? null,
-      payload.subscriptionPageUrl ?? null,
-      payload.uuid ?? null,
-    ],
-    { prepare: true },
-  );
-  // always one row; a database double that answers none reads as one that found no subscriber
-  const row = rows[0] ?? {
-    result_code: action === 'update' ? 'E_SYNC_NOT_SUBSCRIBED' : 'success',
-    result_id: newId,
-    result_issued: true,
-    result_welcome: null,
-  };
+  const row = await run({
+    action,
+    site: siteHash,
+    lock: lockKey(siteHash, key),
+    subscriber_id: payload.subscriberId,
+    secret_hash: payload.subscriberSecret ? createHash('sha256').update(payload.subscriberSecret).digest('hex') : undefined,
+    new_id: newId,
+    new_secret_hash: issued.hash,
+    endpoint,
+    subscription_id: payload.subscriptionId,
+    subscription: payload.subscription,
+    p256dh: payload.subscription?.keys?.p256dh,
+    auth: payload.subscription?.keys?.auth,
+    // the key on the site's ring this push subscription was made with: its pushes are signed with it
+    vapid_key_id: endpoint ? vapidKeyId : undefined,
+    browser_type: payload.browserType,
+    language: payload.userLanguage,
+    timezone: payload.userTimezone,
+    timezone_offset: payload.userTimezoneOffset,
+    click: click === undefined ? undefined : click ? 1 : 0,
+    origin: payload.origin,
+    page_url: payload.subscriptionPageUrl,
+    uuid: payload.uuid,
+  });
   if (row.result_code === 'E_SYNC_NOT_SUBSCRIBED') return { reply: fail('E_SYNC_NOT_SUBSCRIBED') };
   if (row.result_code !== 'success' || !row.result_id) return { reply: proofFailure(payload, 'subscriberId') };
   const reply: SyncResult = row.result_issued
@@ -282,7 +269,7 @@ async function insertOrMove(tx: Queryable, siteHash: string, payload: SyncPayloa
   if (!endpointOf(payload) && !payload.subscriptionId) return { reply: fail('E_SYNC_NO_SUBSCRIPTION') };
   if (await findBySubscription(tx, siteHash, undefined, payload.previousSubscriptionId))
     return { reply: await moveRegistration(tx, siteHash, payload, vapidKeyId, true) };
-  return storeSubscription(tx, siteHash, payload, vapidKeyId);
+  return storeSubscription(alone(tx), siteHash, payload, vapidKeyId);
 }
 
 /** `issueSecret`: the caller is a page that will keep the secret the reply carries, though it named no subscriber. */
@@ -339,20 +326,28 @@ function findForVisitor(tx: Queryable, siteHash: string, payload: SyncPayload): 
 }
 
 /**
- * An http-sync from the browser of the subscriber it names, shown by its secret (the usual case): one UPDATE,
- * no transaction. The reply httpSync would give, or undefined when this is not that case (no such subscriber
+ * An http-sync from the browser of the subscriber it names, shown by its secret (the usual case): one UPDATE in a
+ * batch, no transaction. The reply httpSync would give, or undefined when this is not that case (no such subscriber
  * by that id, another secret, none stored): then httpSync decides.
  */
-async function httpSyncBySecret(db: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult | undefined> {
+async function httpSyncBySecret(run: RunAction, siteHash: string, payload: SyncPayload): Promise<SyncResult | undefined> {
   if (!payload.subscriberId || !payload.subscriberSecret) return undefined;
-  const hash = createHash('sha256').update(payload.subscriberSecret).digest('hex');
-  const { sets, values } = updateSets(profileColumns(payload), 4);
-  const { rows } = await db.query<{ id: string }>(
-    `UPDATE subscribers SET ${sets} WHERE site_hash = $1 AND id = $2 AND secret_hash = $3 RETURNING id`,
-    [siteHash, payload.subscriberId, hash, ...values],
-    { prepare: true },
-  );
-  return rows[0] && { status: 'success', subscriberId: rows[0].id };
+  const click = payload.pageClickTrackingPermission;
+  const row = await run({
+    action: 'http-sync',
+    site: siteHash,
+    subscriber_id: payload.subscriberId,
+    secret_hash: createHash('sha256').update(payload.subscriberSecret).digest('hex'),
+    browser_type: payload.browserType,
+    language: payload.userLanguage,
+    timezone: payload.userTimezone,
+    timezone_offset: payload.userTimezoneOffset,
+    click: click === undefined ? undefined : click ? 1 : 0,
+    origin: payload.origin,
+    page_url: payload.subscriptionPageUrl,
+    uuid: payload.uuid,
+  });
+  return row.result_code === 'success' && row.result_id ? { status: 'success', subscriberId: row.result_id } : undefined;
 }
 
 async function httpSync(tx: Queryable, siteHash: string, payload: SyncPayload): Promise<SyncResult> {
@@ -428,13 +423,14 @@ async function trackBlock(tx: Queryable, siteHash: string, payload: SyncPayload)
 
 /** `vapidKeyId`: the ring key the payload's subscription was made with (server/keys/ subscriptionVapidKeyId). */
 export async function runSyncAction(db: Database, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncOutcome> {
+  const batched: RunAction = (action) => syncBatcher(db).run(action);
   if (payload.action === 'http-sync') {
-    const done = await httpSyncBySecret(db, siteHash, payload);
+    const done = await httpSyncBySecret(batched, siteHash, payload);
     if (done) return { reply: done };
   }
   const inserting = payload.action === 'insert' || payload.action === 'insert-failed';
   // one statement, outside any transaction of the provider's
-  if (payload.action === 'update' || (inserting && !silentMove(payload))) return storeSubscription(db, siteHash, payload, vapidKeyId);
+  if (payload.action === 'update' || (inserting && !silentMove(payload))) return storeSubscription(batched, siteHash, payload, vapidKeyId);
   return db.transaction(async (started): Promise<SyncOutcome> => {
     const tx = prepared(started);
     switch (payload.action) {
@@ -442,7 +438,7 @@ export async function runSyncAction(db: Database, siteHash: string, payload: Syn
       case 'insert-failed':
         return insertOrMove(tx, siteHash, payload, vapidKeyId);
       case 'update':
-        return storeSubscription(tx, siteHash, payload, vapidKeyId);
+        return storeSubscription(alone(tx), siteHash, payload, vapidKeyId);
       case 'update-google-registration-id':
         return { reply: await moveRegistration(tx, siteHash, payload, vapidKeyId) };
       case 'http-sync':

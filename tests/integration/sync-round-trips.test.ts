@@ -1,6 +1,7 @@
 // The sync endpoint's round trips to PostgreSQL (issue 34): each statement is one, so the actions the load is
 // made of are one statement each, through the whole route (the welcome automation's switch included). Counted at
-// the pg client, with the replies and the stored row checked on the way.
+// the pg client, with the replies and the stored row checked on the way. Concurrent browsers' actions go together
+// as one statement (server/sync/sync-batch.ts; their answers: tests/support/server.ts, concurrent syncs).
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,5 +86,26 @@ describe.skipIf(!url)('sync actions on PostgreSQL', () => {
       [subscriberId],
     );
     expect(rows).toEqual([{ language: 'fr-FR', endpoint: 'https://push.example/send/round-trips-2' }]);
+  });
+
+  it('concurrent syncs of several browsers go together, fewer statements than actions, each with its own answer', async () => {
+    const inserted = await sync({ action: 'insert', subscription: subscription(20), subscriptionId: 'rt-20' });
+    const { subscriberId, subscriberSecret } = inserted.reply as { subscriberId: string; subscriberSecret: string };
+    statements = 0;
+    const replies = await Promise.all([
+      postSync(app, { hash: SITE_HASH, action: 'insert', subscription: subscription(21), subscriptionId: 'rt-21' }),
+      postSync(app, { hash: SITE_HASH, action: 'insert', subscription: subscription(22), subscriptionId: 'rt-22' }),
+      postSync(app, { hash: SITE_HASH, action: 'http-sync', subscriberId, subscriberSecret, userLanguage: 'it-IT' }),
+      postSync(app, { hash: SITE_HASH, action: 'update', subscriberId, subscriberSecret: 'A'.repeat(43), subscription: subscription(23) }),
+    ]);
+    expect(statements).toBeLessThan(replies.length);
+    const [first, second, synced, refused] = replies.map((reply) => reply.json() as Record<string, string>);
+    expect([first!.subscriberId, second!.subscriberId, synced!.subscriberId]).toEqual([
+      expect.any(String),
+      expect.any(String),
+      subscriberId,
+    ]);
+    expect(first!.subscriberId).not.toBe(second!.subscriberId);
+    expect(refused).toMatchObject({ status: 'failure', code: 'E_SUBSCRIBER_SECRET_WRONG' });
   });
 });

@@ -184,6 +184,62 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
       expect(await subscriberRows(db, 'endpoint = $1', [subscription.endpoint])).toHaveLength(1);
     });
 
+    it('concurrent syncs of several browsers are each answered as if alone; one the database refuses fails only itself', async () => {
+      const known = await insertSubscriber(app);
+      const [added, lost, gone] = [newSubscription(), newSubscription(), newSubscription()];
+      const replies = await Promise.all([
+        postSync(app, { hash: SITE_HASH, action: 'insert', subscription: added.json, subscriptionId: added.subscriptionId }),
+        postSync(app, {
+          hash: SITE_HASH,
+          action: 'update',
+          subscriberId: known.id,
+          subscriberSecret: 'A'.repeat(43),
+          subscription: lost.json,
+        }),
+        postSync(app, {
+          hash: SITE_HASH,
+          action: 'http-sync',
+          subscriberId: known.id,
+          subscriberSecret: known.secret,
+          userLanguage: 'de-DE',
+        }),
+        postSync(app, { hash: SITE_HASH, action: 'update', subscriberId: 'no-such-id', subscription: gone.json }),
+      ]);
+      const [inserted, wrong, synced, unknown] = replies.map((reply) => reply.json());
+      expect(inserted).toEqual({ status: 'success', subscriberId: expect.any(String), subscriberSecret: expect.any(String) });
+      expect(wrong).toMatchObject({ status: 'failure', code: 'E_SUBSCRIBER_SECRET_WRONG' });
+      expect(synced).toEqual({ status: 'success', subscriberId: known.id });
+      expect(unknown).toMatchObject({ status: 'failure', code: 'E_SYNC_NOT_SUBSCRIBED' });
+      expect(await subscriberRows(db, 'endpoint = $1', [added.endpoint])).toMatchObject([{ id: inserted.subscriberId }]);
+      expect(await subscriberRows(db, 'id = $1', [known.id])).toMatchObject([{ endpoint: known.subscription.endpoint, language: 'de-DE' }]);
+      expect(await subscriberRows(db, 'endpoint IN ($1, $2)', [lost.endpoint, gone.endpoint])).toEqual([]);
+
+      // any statement error of one action (a trigger stands for it): the other insert is stored, this one answered 500
+      await db.query(`CREATE FUNCTION refuse_xx() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.language = 'xx-XX' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$`);
+      await db.query('CREATE TRIGGER refuse_xx BEFORE INSERT ON subscribers FOR EACH ROW EXECUTE FUNCTION refuse_xx()');
+      try {
+        const [kept, refused] = [newSubscription(), newSubscription()];
+        const [keptReply, refusedReply] = await Promise.all([
+          postSync(app, { hash: SITE_HASH, action: 'insert', subscription: kept.json, subscriptionId: kept.subscriptionId }),
+          postSync(app, {
+            hash: SITE_HASH,
+            action: 'insert',
+            subscription: refused.json,
+            subscriptionId: refused.subscriptionId,
+            userLanguage: 'xx-XX',
+          }),
+        ]);
+        expect(keptReply!.statusCode).toBe(200);
+        expect(await subscriberRows(db, 'endpoint = $1', [kept.endpoint])).toMatchObject([{ id: keptReply!.json().subscriberId }]);
+        expect([refusedReply!.statusCode, refusedReply!.json().code]).toEqual([500, 'E_INTERNAL']);
+        expect(await subscriberRows(db, 'endpoint = $1', [refused.endpoint])).toEqual([]);
+      } finally {
+        await db.query('DROP TRIGGER refuse_xx ON subscribers');
+        await db.query('DROP FUNCTION refuse_xx()');
+      }
+    });
+
     it('insert-failed with only a subscription id (Safari) stores and finds the subscriber by it', async () => {
       const token = `safari${Date.now()}`;
       const first = (

@@ -1,0 +1,138 @@
+// The sync actions of concurrent browsers as one statement (pushkit_sync_batch, migration 41). Under load most of a
+// sync's cost was per statement, on both sides: PostgreSQL's parse, bind, snapshot and commit, the pg driver's
+// query, socket write and reply parsing (bench/README.md, sync endpoint). Here the actions that arrive while a batch
+// runs wait for it and then go together: one statement, one commit, one round trip for all of them; a lone action
+// goes at once (in the next turn of the event loop), so an idle provider answers as fast as before.
+// Each action gets its own answer (a row per action). A batch whose statement fails has written nothing; each of
+// its actions is then run alone, so that one action the database refuses fails only its own request. A database
+// that cannot be reached fails every action of the batch, as it would have failed each of them.
+import type { Database, Queryable } from '../db/database.ts';
+import { isServerError } from '../errors.ts';
+
+/** One action: the parameters of pushkit_sync (migration 34) without `p_`, or of an http-sync; absent: NULL. */
+export interface BatchAction {
+  action: 'insert' | 'update' | 'http-sync';
+  site: string;
+  lock?: string;
+  subscriber_id?: string;
+  secret_hash?: string;
+  new_id?: string;
+  new_secret_hash?: string;
+  endpoint?: string;
+  subscription_id?: string;
+  subscription?: unknown;
+  p256dh?: string;
+  auth?: string;
+  vapid_key_id?: string;
+  browser_type?: string;
+  language?: string;
+  timezone?: string;
+  timezone_offset?: number;
+  click?: number;
+  origin?: string;
+  page_url?: string;
+  uuid?: string;
+}
+
+/** pushkit_sync's answer to one action; 'fallback': an http-sync the function did not decide. */
+export interface BatchRow {
+  result_code: string;
+  result_id: string | null;
+  result_issued: boolean;
+  result_welcome: boolean | null;
+}
+
+const BATCH_SQL = 'SELECT i, result_code, result_id, result_issued, result_welcome FROM pushkit_sync_batch($1::text::jsonb)';
+/** Actions per statement at most: on the embedded database a statement holds the event loop while it runs. */
+export const BATCH_MAX = 64;
+
+interface Waiting {
+  action: BatchAction;
+  resolve: (row: BatchRow) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Runs `actions` as one statement on `db` (also inside a transaction): their rows in the order of `actions`. */
+export async function runBatch(db: Queryable, actions: BatchAction[]): Promise<BatchRow[]> {
+  const items = actions.map((action, i) => ({ ...action, i }));
+  const { rows } = await db.query<BatchRow & { i: number }>(BATCH_SQL, [JSON.stringify(items)], { prepare: true });
+  const byIndex: BatchRow[] = [];
+  for (const row of rows) byIndex[row.i] = row;
+  return actions.map((_, i) => {
+    const row = byIndex[i];
+    if (!row) throw new Error(`pushkit_sync_batch answered no row for action ${i}`);
+    return row;
+  });
+}
+
+/** The batches of one database: at most one in flight; what arrives meanwhile goes in the next. */
+export class SyncBatcher {
+  private waiting: Waiting[] = [];
+  private running = false;
+  private scheduled = false;
+
+  constructor(private readonly db: Database) {}
+
+  run(action: BatchAction): Promise<BatchRow> {
+    return new Promise<BatchRow>((resolve, reject) => {
+      this.waiting.push({ action, resolve, reject });
+      if (!this.running && !this.scheduled) {
+        // the next turn: the requests parsed in this one go together
+        this.scheduled = true;
+        setImmediate(() => {
+          this.scheduled = false;
+          this.flush();
+        });
+      }
+    });
+  }
+
+  private flush(): void {
+    if (this.running || this.waiting.length === 0) return;
+    const batch = this.waiting.splice(0, BATCH_MAX);
+    this.running = true;
+    void this.settle(batch).finally(() => {
+      this.running = false;
+      // sent before the answers of the batch that ended are written: the database does not wait for them
+      this.flush();
+    });
+  }
+
+  private async settle(batch: Waiting[]): Promise<void> {
+    let rows: BatchRow[];
+    try {
+      rows = await runBatch(
+        this.db,
+        batch.map((waiting) => waiting.action),
+      );
+    } catch (error) {
+      if (batch.length === 1 || isServerError(error, 'E_DATABASE_UNAVAILABLE')) {
+        for (const waiting of batch) waiting.reject(error);
+        return;
+      }
+      // nothing of the batch was written: each action alone, each with its own answer or error (the next batch waits)
+      await Promise.all(
+        batch.map((waiting) =>
+          runBatch(this.db, [waiting.action]).then(
+            ([row]) => waiting.resolve(row!),
+            (alone: unknown) => waiting.reject(alone),
+          ),
+        ),
+      );
+      return;
+    }
+    batch.forEach((waiting, index) => waiting.resolve(rows[index]!));
+  }
+}
+
+const batchers = new WeakMap<Database, SyncBatcher>();
+
+/** The batcher of `db` (one per database a provider opened). */
+export function syncBatcher(db: Database): SyncBatcher {
+  let batcher = batchers.get(db);
+  if (!batcher) {
+    batcher = new SyncBatcher(db);
+    batchers.set(db, batcher);
+  }
+  return batcher;
+}

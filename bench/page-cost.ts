@@ -62,6 +62,8 @@ interface LoadCost {
   urlOnlyMs: number;
   /** Self time of the attributed slices, by kind (PARTS). */
   parts: Record<Part, number>;
+  /** The sync IPC part by mojo call (Interface::Method): which first touch costs what. */
+  ipc: Record<string, number>;
   longTasks: number;
 }
 
@@ -167,7 +169,7 @@ function partOf(slice: Slice): Part {
  * microtask checkpoints outside them; also the figure by URL alone and the self time of every attributed slice
  * by part.
  */
-function attribute(events: TraceEvent[]): Pick<LoadCost, 'pushJsMs' | 'urlOnlyMs' | 'parts'> {
+function attribute(events: TraceEvent[]): Pick<LoadCost, 'pushJsMs' | 'urlOnlyMs' | 'parts' | 'ipc'> {
   const mainThreads = new Set(
     events
       .filter((event) => event.ph === 'M' && event.name === 'thread_name' && event.args?.name === 'CrRendererMain')
@@ -205,12 +207,15 @@ function attribute(events: TraceEvent[]): Pick<LoadCost, 'pushJsMs' | 'urlOnlyMs
     return total / 1000;
   };
   const parts = Object.fromEntries(PARTS.map((part) => [part, 0])) as Record<Part, number>;
+  const ipc: Record<string, number> = {};
   for (const slice of slices) {
     if (!owned(slice) && !inside(slice, owned)) continue;
     const self = slice.dur! - slice.children.reduce((sum, child) => sum + child.dur!, 0);
-    parts[partOf(slice)] += self / 1000;
+    const part = partOf(slice);
+    parts[part] += self / 1000;
+    if (part === 'sync IPC') ipc[slice.name] = (ipc[slice.name] ?? 0) + self / 1000;
   }
-  return { pushJsMs: union((slice) => owned(slice) && !inside(slice, owned)), urlOnlyMs: union(byUrl), parts };
+  return { pushJsMs: union((slice) => owned(slice) && !inside(slice, owned)), urlOnlyMs: union(byUrl), parts, ipc };
 }
 
 /** What the page's script tag loads: push.js, nothing (an empty file), or Firebase's client at the same URL. */
@@ -359,7 +364,7 @@ async function requestsOfView(context: BrowserContext, url: string, emptyPushJs:
 }
 
 function table(title: string, runs: Record<Embed, LoadCost[]>): { extraScriptMs: number; pushJsMs: number; firebaseMs: number } {
-  const med = (costs: LoadCost[], key: Exclude<keyof LoadCost, 'parts'>) => median(costs.map((cost) => cost[key]));
+  const med = (costs: LoadCost[], key: Exclude<keyof LoadCost, 'parts' | 'ipc'>) => median(costs.map((cost) => cost[key]));
   const part = (costs: LoadCost[], name: Part) => median(costs.map((cost) => cost.parts[name])).toFixed(2);
   const row = (name: string, costs: LoadCost[]) =>
     console.log(
@@ -393,6 +398,16 @@ function table(title: string, runs: Record<Embed, LoadCost[]>): { extraScriptMs:
   );
   console.log(
     `trace-attributed main thread: push.js ${pushJsMs.toFixed(2)} ms, Firebase ${firebaseMs.toFixed(2)} ms = ${(pushJsMs / firebaseMs).toFixed(3)}x (goal: <= 0.5x, and under 5 ms)`,
+  );
+  const calls = [...new Set(runs['push.js'].flatMap((cost) => Object.keys(cost.ipc)))];
+  const callMs = (call: string) => median(runs['push.js'].map((cost) => cost.ipc[call] ?? 0));
+  console.log(
+    `push.js's sync IPC by call (median ms): ${
+      calls
+        .sort((x, y) => callMs(y) - callMs(x))
+        .map((call) => `${call} ${callMs(call).toFixed(2)}`)
+        .join(', ') || 'none'
+    }`,
   );
   const urlOnly = (costs: LoadCost[]) => med(costs, 'urlOnlyMs');
   console.log(

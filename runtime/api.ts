@@ -175,8 +175,9 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
       logSwallowed(error);
     }
     if (runtime || !decision || decision._full) {
-      // the chunk's lifecycle reads the cookies as they are when it runs
-      dropCookies();
+      // Handed over: the chunk's start reads the cookies the core read (with every write since), not
+      // document.cookie (a synchronous call to the browser process, and V8 re-parsing the stack under it);
+      // they are dropped once its start is done.
       const started = await takeOver();
       await started._ready;
       return started._capable;

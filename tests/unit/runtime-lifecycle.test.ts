@@ -266,6 +266,28 @@ describe('page views (spec section 4 "Update decision")', () => {
     }
   });
 
+  it('a view the chunk starts on reads the cookies the core read: document.cookie is not read', async () => {
+    storeSyncedVisitor({ wingify_push_subscriber_lang: 'fr-FR' });
+    const browser = installBrowser({ permission: 'granted', existingEndpoint: 'https://fcm.googleapis.com/fcm/send/token-old' });
+    const cookieStore = { getAll: async () => [{ name: '_wingify_pc_uuid', value: 'uuid-of-this-visitor' }] };
+    Object.defineProperty(window, 'cookieStore', { configurable: true, value: cookieStore });
+    const cookie = Object.getOwnPropertyDescriptor(Document.prototype, 'cookie')!;
+    let reads = 0;
+    Object.defineProperty(document, 'cookie', {
+      configurable: true,
+      get: () => (reads++, cookie.get!.call(document)),
+      set: (value: string) => cookie.set!.call(document, value),
+    });
+    try {
+      await startRuntime(site, inlineChunk).ready;
+      expect(browser.syncCalls().map((call) => call.form.get('action'))).toEqual(['http-sync']);
+      expect(reads).toBe(0);
+    } finally {
+      delete (window as { cookieStore?: unknown }).cookieStore;
+      delete (document as { cookie?: unknown }).cookie;
+    }
+  });
+
   it('edited or corrupted stored values count as absent', async () => {
     storeSyncedVisitor({
       wingify_push_subscriber_id: '<img onerror=x>',

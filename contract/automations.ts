@@ -147,7 +147,10 @@ export interface SubscriberHealth {
    */
   atRisk: number;
   deliveries: number;
-  /** Subscribers a push service answered 404/410 for, per UTC day over the last `days` days. */
+  /**
+   * Subscribers a push service answered 404/410 for, per day over the last `days` days: days of the time zone asked
+   * for (`?zone=`, the owner's display zone; UTC when left out), YYYY-MM-DD.
+   */
   expired: { date: string; count: number }[];
   /** Expired subscribers stored now. */
   expiredTotal: number;

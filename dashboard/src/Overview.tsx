@@ -43,9 +43,10 @@ function Breakdown({ title, entries }: { title: string; entries: ValueCount[] })
   );
 }
 
-/** Subscribers who may be lost without a trace: at risk (nothing shown lately) and expired, per day. */
+/** Subscribers who may be lost without a trace: at risk (nothing shown lately) and expired, per day of the owner's zone. */
 function Health({ api, onError }: { api: SiteApi; onError(error: unknown): string }) {
-  const health = useLoad(() => api.subscriberHealth(30), onError, [api]);
+  const zone = useDisplayZone();
+  const health = useLoad(() => api.subscriberHealth(30, zone), onError, [api, zone]);
   if (health.error) return <p className="error">{health.error}</p>;
   if (!health.value) return null;
   const { atRisk, deliveries, expired, expiredTotal } = health.value;

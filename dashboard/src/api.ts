@@ -228,7 +228,8 @@ export function siteApi(key: string, site: string) {
     automations: () => request<AutomationsReply>(key, `${base}/automations`).then((reply) => reply.automations),
     changeAutomation: (kind: AutomationKind, change: AutomationChange) =>
       request<AutomationReply>(key, `${base}/automations/${id(kind)}`, { method: 'PATCH', body: change }).then((reply) => reply.automation),
-    subscriberHealth: (days: number) => request<SubscriberHealthReply>(key, `${base}/subscriber-health${query({ days })}`),
+    subscriberHealth: (days: number, zone: string) =>
+      request<SubscriberHealthReply>(key, `${base}/subscriber-health${query({ days, zone })}`),
     vapidKeys: () => request<SuccessReply<VapidKeyRing>>(key, `${base}/vapid-keys`),
     importFile: (file: Blob, params: ImportQuery, onSent: (bytes: number) => void) =>
       upload(key, `${base}/imports${query({ ...params })}`, file, onSent),

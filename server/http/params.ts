@@ -53,6 +53,21 @@ export const countQuery = (max: number, fallback: number) =>
     .default(fallback);
 /** The owner's reporting window in days (stats, subscriber health). */
 export const daysQuery = countQuery(366, 30);
+const ZONE_RULE = 'must be an IANA time zone such as Europe/Berlin';
+const knownZone = (zone: string) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+};
+/** The time zone whose days the figures are counted in (the owner's display zone); UTC when left out. */
+export const zoneQuery = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/, ZONE_RULE)
+  .refine(knownZone, ZONE_RULE)
+  .default('UTC');
 export const flagText = z
   .enum(['0', '1', 'true', 'false'], { error: 'must be 0, 1, true or false' })
   .transform((value) => value === '1' || value === 'true');

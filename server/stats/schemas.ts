@@ -1,25 +1,9 @@
 // GET /api/v1/sites/:name/stats: what it takes and answers (route-schemas.ts).
 import { z } from 'zod';
-import { daysQuery } from '../http/params.ts';
+import { daysQuery, zoneQuery } from '../http/params.ts';
 import { byStatus } from '../http/reply-schemas.ts';
 import { fieldsOf, successReply } from '../http/route-schemas.ts';
 import type { DayCount, NotificationDay, SiteStats, ValueCount } from '../../contract/owner-api.ts';
-
-const ZONE_RULE = 'must be an IANA time zone such as Europe/Berlin';
-const knownZone = (zone: string) => {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-};
-/** The time zone whose days the figures are counted in (the owner's display zone); UTC when left out. */
-const zoneQuery = z
-  .string()
-  .regex(/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/, ZONE_RULE)
-  .refine(knownZone, ZONE_RULE)
-  .default('UTC');
 
 export const statsQuery = z.object({ days: daysQuery, zone: zoneQuery });
 

@@ -3,19 +3,8 @@
 import type { Queryable } from '../db/database.ts';
 import { countSubscribers } from '../subscribers/index.ts';
 import { notificationDays } from './notification-days.ts';
+import { zoneDays } from '../db/zone-days.ts';
 import type { DayCount, NotificationDay, SiteStats, ValueCount } from '../../contract/owner-api.ts';
-
-const DAY_MS = 86_400_000;
-
-/** The date (YYYY-MM-DD) on the zone's clock at that instant. */
-function dateIn(zone: string, time: number): string {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(time);
-  const part = (type: string) => parts.find((entry) => entry.type === type)!.value;
-  return `${part('year')}-${part('month')}-${part('day')}`;
-}
-
-/** The date `count` days after a date (calendar arithmetic: no zone, no daylight saving). */
-const addDays = (date: string, count: number) => new Date(Date.parse(`${date}T00:00:00Z`) + count * DAY_MS).toISOString().slice(0, 10);
 
 async function topValues(db: Queryable, siteHash: string, column: 'browser_type' | 'language', top: number): Promise<ValueCount[]> {
   const { rows } = await db.query<{ value: string; count: string }>(
@@ -42,15 +31,8 @@ export async function siteStats(
   now = Date.now(),
   top = 8,
 ): Promise<SiteStats> {
-  const today = dateIn(zone, now);
-  const first = addDays(today, -(days - 1));
   // the window's ends: midnight of its first day and of the day after today, on the zone's clock
-  const bounds = await db.query<{ since: Date; until: Date }>(
-    `SELECT $1::date::timestamp AT TIME ZONE $3::text AS since, $2::date::timestamp AT TIME ZONE $3::text AS until`,
-    [first, addDays(today, 1), zone],
-  );
-  const start = new Date(bounds.rows[0]!.since).toISOString();
-  const end = new Date(bounds.rows[0]!.until).toISOString();
+  const { dates, start, end } = await zoneDays(db, zone, days, now);
   const before = await db.query<{ count: string }>('SELECT count(*) AS count FROM subscribers WHERE site_hash = $1 AND created_at < $2', [
     siteHash,
     start,
@@ -65,7 +47,7 @@ export async function siteStats(
   let running = Number(before.rows[0]!.count);
   const series: DayCount[] = [];
   const notifications: NotificationDay[] = [];
-  for (let date = first; date <= today; date = addDays(date, 1)) {
+  for (const date of dates) {
     const added = newByDay.get(date) ?? 0;
     running += added;
     series.push({ date, new: added, total: running });

@@ -5,7 +5,7 @@
 //   GET    /api/v1/sites/:name/subscribers/:id/export   everything stored, as a file (a privacy access request)
 //   DELETE /api/v1/sites/:name/subscribers/:id          erased with what refers to them
 //   PUT    /api/v1/sites/:name/subscribers/:id/dimensions
-//   GET    /api/v1/sites/:name/subscriber-health        subscribers at risk and expiries per day
+//   GET    /api/v1/sites/:name/subscriber-health        subscribers at risk and expiries per day (of ?zone=)
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { ownedSite } from '../http/owner-auth.ts';
@@ -130,7 +130,10 @@ export async function subscriberRoutes(fastify: FastifyInstance, { db }: RouteCo
     { config: { role: 'viewer' }, schema: { params: SITE_PARAMS, querystring: healthQuery, response: { 200: SUBSCRIBER_HEALTH_REPLY } } },
     async (request) => {
       const query = request.query;
-      return { status: 'success' as const, ...(await subscriberHealth(db, ownedSite(request).hash, query.days, query.deliveries)) };
+      return {
+        status: 'success' as const,
+        ...(await subscriberHealth(db, ownedSite(request).hash, query.days, query.deliveries, query.zone)),
+      };
     },
   );
 }

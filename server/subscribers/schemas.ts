@@ -1,6 +1,16 @@
 // The owner API's subscriber routes: what they take and what they answer (route-schemas.ts).
 import { z } from 'zod';
-import { countQuery, daysQuery, optionalText, pageQuery, segmentIdParam, SITE_PARAMS, subscriberIdParam, text } from '../http/params.ts';
+import {
+  countQuery,
+  daysQuery,
+  optionalText,
+  pageQuery,
+  segmentIdParam,
+  SITE_PARAMS,
+  subscriberIdParam,
+  text,
+  zoneQuery,
+} from '../http/params.ts';
 import { byStatus, failureGroup, isoTime, lastFailure, subscriberStatus } from '../http/reply-schemas.ts';
 import { fieldsOf, successReply } from '../http/route-schemas.ts';
 import { AT_RISK_DELIVERIES_DEFAULT, AT_RISK_DELIVERIES_MAX } from './subscriber-health.ts';
@@ -34,6 +44,7 @@ export const dimensionsBody = z.record(
 
 export const healthQuery = z.object({
   days: daysQuery,
+  zone: zoneQuery,
   deliveries: countQuery(AT_RISK_DELIVERIES_MAX, AT_RISK_DELIVERIES_DEFAULT),
 });
 

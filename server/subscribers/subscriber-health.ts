@@ -1,19 +1,20 @@
 // Subscription health of a site, for the owner (GET sites/:name/subscriber-health and the dashboard's overview):
 // subscribers at risk, whose browser delivered none of their last few messages to the screen (no `shown`
 // report from the service worker: a browser dropping pushes, a worker gone, a site Safari revoked), and the
-// subscribers push services reported gone (404/410), day by day.
+// subscribers push services reported gone (404/410), day by day: days of the owner's display zone, as the overview's
+// charts count them.
 import type { Queryable } from '../db/database.ts';
+import { zoneDays } from '../db/zone-days.ts';
 import type { SubscriberHealth } from '../../contract/automations.ts';
 
 export const AT_RISK_DELIVERIES_DEFAULT = 3;
 export const AT_RISK_DELIVERIES_MAX = 20;
-const DAY_MS = 86_400_000;
-
 export async function subscriberHealth(
   db: Queryable,
   siteHash: string,
   days: number,
   deliveries: number,
+  zone = 'UTC',
   now = Date.now(),
 ): Promise<SubscriberHealth> {
   // Only subscribers with `deliveries` delivered messages are judged; one not yet sent that many is not at risk.
@@ -32,19 +33,14 @@ export async function subscriberHealth(
      WHERE s.site_hash = $1 AND s.status = 'subscribed' AND recent.delivered = $2 AND recent.shown = 0`,
     [siteHash, deliveries],
   );
-  const today = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate());
-  const start = today - (days - 1) * DAY_MS;
+  const { dates, start, end } = await zoneDays(db, zone, days, now);
   const perDay = await db.query<{ day: string; count: string }>(
-    `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*) AS count FROM events
+    `SELECT to_char(created_at AT TIME ZONE $4::text, 'YYYY-MM-DD') AS day, count(*) AS count FROM events
      WHERE site_hash = $1 AND kind = 'expired' AND created_at >= $2 AND created_at < $3 GROUP BY 1`,
-    [siteHash, new Date(start).toISOString(), new Date(today + DAY_MS).toISOString()],
+    [siteHash, start, end, zone],
   );
   const byDay = new Map(perDay.rows.map((row) => [row.day, Number(row.count)]));
-  const expired: SubscriberHealth['expired'] = [];
-  for (let time = start; time <= today; time += DAY_MS) {
-    const date = new Date(time).toISOString().slice(0, 10);
-    expired.push({ date, count: byDay.get(date) ?? 0 });
-  }
+  const expired = dates.map((date) => ({ date, count: byDay.get(date) ?? 0 }));
   const total = await db.query<{ count: string }>(`SELECT count(*) AS count FROM subscribers WHERE site_hash = $1 AND status = 'expired'`, [
     siteHash,
   ]);

@@ -612,6 +612,17 @@ describe('subscription health', () => {
     expect(health).toMatchObject({ status: 'success', atRisk: 1, deliveries: 3, expiredTotal: 1 });
     expect(health.expired).toHaveLength(7);
     expect(health.expired.at(-1)).toEqual({ date: new Date().toISOString().slice(0, 10), count: 1 });
+    // days of the owner's display zone, as the overview's charts: an expiry at noon UTC is the next day at
+    // Kiritimati (UTC+14), and the last day is Kiritimati's today
+    const noon = Date.parse(`${new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10)}T12:00:00Z`);
+    await provider.db.query(`UPDATE events SET created_at = $1 WHERE kind = 'expired'`, [new Date(noon)]);
+    const zoned = (
+      await owner(provider, 'GET', 'letters/subscriber-health?days=7&zone=Pacific/Kiritimati')
+    ).json() as SubscriberHealthReply;
+    const dateAt = (time: number) => new Intl.DateTimeFormat('en-CA', { timeZone: 'Pacific/Kiritimati' }).format(time);
+    expect(zoned.expired.at(-1)!.date).toBe(dateAt(Date.now()));
+    expect(zoned.expired.filter((day) => day.count > 0)).toEqual([{ date: dateAt(noon), count: 1 }]);
+    expect(dateAt(noon)).not.toBe(new Date(noon).toISOString().slice(0, 10));
     expect(pushesTo(silent.path)).toHaveLength(3);
     // a fourth delivery that was shown takes the silent subscriber out of risk
     const fewer = await owner(provider, 'GET', 'letters/subscriber-health?deliveries=4');

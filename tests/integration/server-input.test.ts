@@ -484,6 +484,7 @@ const BAD_FIELDS: Record<string, [string, unknown, number, string][]> = {
     ['days', '0', 400, '1 to 366'],
     ['deliveries', '21', 400, '1 to 20'],
     ['deliveries', 'many', 400, 'must be a number'],
+    ['zone', 'Mars/Olympus', 400, 'must be an IANA time zone'],
   ],
   'GET /sites/:hash/child-window.html': [
     ['hash', long(65), 400, 'at most 64'],

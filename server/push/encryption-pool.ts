@@ -1,7 +1,9 @@
-// RFC 8291 encryption on every core: a pool of worker threads, one fewer than the machine's cores (the main
-// thread keeps the HTTP, TLS and database work), each taking the messages queued in one event-loop turn as
-// one batch so the cost of a thread hop is paid per batch, not per message. A thread that dies fails only its
-// own batch (as a retryable error) and is replaced.
+// RFC 8291 encryption on every core: a pool of worker threads, one per core, each taking the messages queued in
+// one event-loop turn as one batch so the cost of a thread hop is paid per batch, not per message. A thread that
+// dies fails only its own batch (as a retryable error) and is replaced. The main thread's HTTP, TLS and database
+// work is a third of a message's CPU at most, and PostgreSQL and the push services share the machine: with one
+// core left to the main thread, a 2-core machine had one encryption thread, busy while the other core idled
+// (bench/README.md, issue 34).
 import { availableParallelism } from 'node:os';
 import { extname } from 'node:path';
 import { createRequire } from 'node:module';
@@ -44,9 +46,9 @@ function startWorker(): Worker {
   return new Worker(code, { eval: true });
 }
 
-/** Threads of a pool sized to the machine: a core is left to the main thread. */
+/** Threads of a pool sized to the machine: one per core (the operating system shares them with the main thread). */
 export function defaultPoolSize(): number {
-  return Math.max(1, availableParallelism() - 1);
+  return Math.max(1, availableParallelism());
 }
 
 export class EncryptionPool {

@@ -1,10 +1,28 @@
 // Proof that a call comes from one subscriber's browser: the per-subscriber secret the provider issues in a
 // sync reply. Only its SHA-256 is stored, so a copy of the database cannot act as a subscriber; a presented
 // secret is compared with the stored hash in constant time.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
 
-const hashOf = (secret: string): Buffer => createHash('sha256').update(secret).digest();
+const hashOf = (secret: string): Buffer => hash('sha256', secret, 'buffer');
+
+/** SHA-256 (hex) of a secret, as stored. */
+export const secretHash = (secret: string): string => hash('sha256', secret, 'hex');
+
+// Secrets are cut from a block of random bytes drawn at once, each byte used once: one draw from the system's
+// generator per 128 secrets, not one per secret (a sync issues or readies one per insert and update).
+const SECRET_BYTES = 32;
+let pool = Buffer.alloc(0);
+let used = 0;
+function randomSecret(): string {
+  if (used + SECRET_BYTES > pool.length) {
+    pool = randomBytes(SECRET_BYTES * 128);
+    used = 0;
+  }
+  const secret = pool.toString('base64url', used, used + SECRET_BYTES);
+  used += SECRET_BYTES;
+  return secret;
+}
 
 /** True when `secret` is the one whose hash (hex) is stored; false for a missing secret or a subscriber without one. */
 export function secretMatches(storedHash: string | null | undefined, secret: string | undefined): boolean {
@@ -16,8 +34,8 @@ export function secretMatches(storedHash: string | null | undefined, secret: str
 
 /** A new secret and the hash (hex) to store for it. */
 export function newSecret(): { secret: string; hash: string } {
-  const secret = randomBytes(32).toString('base64url');
-  return { secret, hash: hashOf(secret).toString('hex') };
+  const secret = randomSecret();
+  return { secret, hash: secretHash(secret) };
 }
 
 /** Issues a new secret for the subscriber (replacing any earlier one) and returns it; only its hash is stored. */

@@ -7,12 +7,12 @@
 // actions are transactions of a few named prepared statements (bench/README.md, sync endpoint).
 // Every action that acts for an existing subscriber needs proof that the request comes from its browser
 // (subscriber-proof.ts): the secret issued to it, or the push subscription it holds where stated below.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../db/database.ts';
 import type { SyncPayload } from './sync-payload.ts';
 import type { SyncReply } from '../../contract/sync.ts';
 import { serverErrorMessage, type ErrorDetails, type ServerErrorCode } from '../errors.ts';
-import { issueSecret, newSecret, secretMatches } from '../subscribers/index.ts';
+import { issueSecret, newSecret, secretHash, secretMatches } from '../subscribers/index.ts';
 import { subscriberBlocked, subscriberEvent } from '../webhooks/index.ts';
 import { runBatch, syncBatcher, type BatchAction, type BatchRow } from './sync-batch.ts';
 
@@ -232,7 +232,7 @@ async function storeSubscription(run: RunAction, siteHash: string, payload: Sync
     site: siteHash,
     lock: lockKey(siteHash, key),
     subscriber_id: payload.subscriberId,
-    secret_hash: payload.subscriberSecret ? createHash('sha256').update(payload.subscriberSecret).digest('hex') : undefined,
+    secret_hash: payload.subscriberSecret ? secretHash(payload.subscriberSecret) : undefined,
     new_id: newId,
     new_secret_hash: issued.hash,
     endpoint,
@@ -337,7 +337,7 @@ async function httpSyncBySecret(run: RunAction, siteHash: string, payload: SyncP
     action: 'http-sync',
     site: siteHash,
     subscriber_id: payload.subscriberId,
-    secret_hash: createHash('sha256').update(payload.subscriberSecret).digest('hex'),
+    secret_hash: secretHash(payload.subscriberSecret),
     browser_type: payload.browserType,
     language: payload.userLanguage,
     timezone: payload.userTimezone,

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `push-kit` program. The published package runs its compiled JavaScript (dist-pkg/, built by
 // `npm run build` before packing); a checkout, which has the TypeScript sources, runs those through tsx, so a
-// fresh clone works right after `npm ci` and an edit needs no build.
+// fresh clone works right after `npm ci` and an edit needs no build. PUSHKIT_COMPILED_CLI=1 runs the compiled
+// package in a checkout too (the test suite builds it once and runs every spawned command on it, the shipped path).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -10,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 process.env.NODE_ENV ??= 'production';
 const sources = new URL('../cli/index.ts', import.meta.url);
 let cli;
-if (existsSync(sources)) {
+if (existsSync(sources) && process.env.PUSHKIT_COMPILED_CLI !== '1') {
   const { register } = await import('tsx/esm/api');
   // the repository's tsconfig (its jsx setting), not the one of the folder the command runs in
   register({ tsconfig: fileURLToPath(new URL('../tsconfig.json', import.meta.url)) });

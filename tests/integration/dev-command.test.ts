@@ -30,8 +30,9 @@ async function devOnce(
   cwd: string,
   args: string[],
   use: (urls: { site: string; provider: string }) => Promise<void>,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ output: string; code: number | null }> {
-  const dev = await startDev([process.execPath, BIN, 'dev', ...args], cwd, { ...process.env, DATABASE_URL: '', NO_COLOR: '1' });
+  const dev = await startDev([process.execPath, BIN, 'dev', ...args], cwd, { ...env, DATABASE_URL: '', NO_COLOR: '1' });
   let code: number | null;
   try {
     await use(dev);
@@ -102,9 +103,17 @@ describe.concurrent('push-kit dev', () => {
     const dir = await tempDir('pushkit-dev-example-');
     removals.push(dir.remove);
     let title = '';
-    const run = await devOnce(dir.path, [EXAMPLE_CONFIG, '--port', '0', '--site-port', '0'], async ({ site }) => {
-      title = /<title>([^<]*)<\/title>/.exec(await (await fetch(`${site}/`)).text())?.[1] ?? '';
-    });
+    // the example is the checkout's (`npm start`), not the package's: the sources run, even when the suite runs
+    // every other command on the compiled package (PUSHKIT_COMPILED_CLI, tests/run-all.sh)
+    const { PUSHKIT_COMPILED_CLI: _compiled, ...checkout } = process.env;
+    const run = await devOnce(
+      dir.path,
+      [EXAMPLE_CONFIG, '--port', '0', '--site-port', '0'],
+      async ({ site }) => {
+        title = /<title>([^<]*)<\/title>/.exec(await (await fetch(`${site}/`)).text())?.[1] ?? '';
+      },
+      checkout,
+    );
     expect(run.code, run.output).toBe(0);
     expect(title).toBe('Calligraphy Submissions');
   }, 90_000);

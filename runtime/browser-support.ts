@@ -2,18 +2,32 @@
 // push interface (standard Web Push, or the legacy window.safari one), iOS never, unless the site enables
 // home-screen web apps (iosHomeScreen): then iOS/iPadOS 16.4+ subscribes inside the installed app, and Safari's
 // tab is offered the "Add to Home Screen" instructions.
-export type BrowserName = 'chrome' | 'firefox' | 'opera' | 'edge' | 'uc' | 'samsung' | 'safari' | 'other';
+//
+// `detectSupport` names the browser by a code, an index into BROWSER_NAMES: the core only compares codes, and the
+// names (the sync's browserType) are read where they are sent, in the lifecycle chunk and the child window.
+export const BROWSER_NAMES = ['other', 'safari', 'edge', 'opera', 'uc', 'samsung', 'firefox', 'chrome'] as const;
+export type BrowserName = (typeof BROWSER_NAMES)[number];
+/** An index into BROWSER_NAMES. */
+export type BrowserCode = number;
+const OTHER = 0;
+export const SAFARI = 1;
 
-export const NOT_SUPPORTED = 'browser not supported';
-export const NO_SAFARI_PUSH_ID = 'missing Safari website push id';
-export const NO_EDGE_VAPID_KEY = 'missing vapid key in Edge';
+// Why a browser cannot subscribe, as codes: the reasons are internal (nothing shows or sends them; the visitor
+// sees section 2's unsupported message), and the core only needs to know that there is one.
+/** The browser or its version cannot subscribe. */
+export const NOT_SUPPORTED = 1;
+/** Safari's legacy push without a website push id in the config. */
+export const NO_SAFARI_PUSH_ID = 2;
+/** Edge without a VAPID key. */
+export const NO_EDGE_VAPID_KEY = 3;
+export type FailureReason = typeof NOT_SUPPORTED | typeof NO_SAFARI_PUSH_ID | typeof NO_EDGE_VAPID_KEY;
 
 export interface BrowserSupport {
-  browser_: BrowserName;
+  browser_: BrowserCode;
   version_: number;
   mobile_: boolean;
   /** Why this visitor cannot subscribe; undefined when it can. */
-  failure?: string;
+  failure_?: FailureReason;
   /** Safari on iOS/iPadOS 16.4+ outside a home-screen app: it could subscribe once the site is added there. */
   homeScreen_?: boolean;
 }
@@ -26,13 +40,14 @@ export interface PushEnvironment {
 }
 
 // Checked in order: Edge, Opera, UC and Samsung all also claim to be Chrome.
-const ENGINES: [BrowserName, RegExp, number, number][] = [
-  ['edge', /Edg(?:e|A|iOS)?\/(\d+)/, 17, Infinity],
-  ['opera', /(?:OPR|Opera)\/(\d+)/, 42, 39],
-  ['uc', /UCBrowser\/(\d+)/, Infinity, 4],
-  ['samsung', /SamsungBrowser\/(\d+)/, Infinity, 9],
-  ['firefox', /Firefox\/(\d+)/, 44, 48],
-  ['chrome', /Chrom(?:e|ium)\/(\d+)/, 42, 42],
+const EDGE = 2;
+const ENGINES: [BrowserCode, RegExp, number, number][] = [
+  [EDGE, /Edg(?:e|A|iOS)?\/(\d+)/, 17, Infinity],
+  [3, /(?:OPR|Opera)\/(\d+)/, 42, 39], // opera
+  [4, /UCBrowser\/(\d+)/, Infinity, 4], // uc
+  [5, /SamsungBrowser\/(\d+)/, Infinity, 9], // samsung
+  [6, /Firefox\/(\d+)/, 44, 48], // firefox
+  [7, /Chrom(?:e|ium)\/(\d+)/, 42, 42], // chrome
 ];
 
 export function detectSupport(
@@ -45,13 +60,13 @@ export function detectSupport(
   if (/iPhone|iPad|iPod/.test(userAgent) || (PK_FEATURES.iosHomeScreen && env.touch_ && /Macintosh/.test(userAgent))) {
     if (PK_FEATURES.iosHomeScreen) {
       // iOS exposes the Push API only inside a home-screen web app (16.4+); its Safari tab can only install one.
-      if (env.standalone_ && env.pushManager_) return { browser_: 'safari', version_: 16, mobile_: true };
+      if (env.standalone_ && env.pushManager_) return { browser_: SAFARI, version_: 16, mobile_: true };
       const [, major, minor] = /OS (\d+)_(\d+)/.exec(userAgent) || /Version\/(\d+)\.(\d+)/.exec(userAgent) || [];
       const safariTab = !env.standalone_ && /Version\/.*Safari\//.test(userAgent) && !/(Cr|Fx|Edg|OP)iOS/.test(userAgent);
       if (safariTab && Number(major) * 100 + Number(minor) >= 1604)
-        return { browser_: 'safari', version_: Number(major), mobile_: true, failure: NOT_SUPPORTED, homeScreen_: true };
+        return { browser_: SAFARI, version_: Number(major), mobile_: true, failure_: NOT_SUPPORTED, homeScreen_: true };
     }
-    return { browser_: 'other', version_: 0, mobile_: true, failure: NOT_SUPPORTED };
+    return { browser_: OTHER, version_: 0, mobile_: true, failure_: NOT_SUPPORTED };
   }
   for (const [browser, pattern, desktopMinimum, mobileMinimum] of ENGINES) {
     const match = pattern.exec(userAgent);
@@ -60,18 +75,18 @@ export function detectSupport(
     const failure =
       version < (mobile ? mobileMinimum : desktopMinimum)
         ? NOT_SUPPORTED
-        : browser === 'edge' && !site.vapidPublicKey
+        : browser === EDGE && !site.vapidPublicKey
           ? NO_EDGE_VAPID_KEY
           : undefined;
-    return { browser_: browser, version_: version, mobile_: mobile, failure };
+    return { browser_: browser, version_: version, mobile_: mobile, failure_: failure };
   }
   // Safari 16+ (macOS 13+) has the standard Push API; older Safari only the legacy window.safari interface, which a
   // build without a website push id never passes, so that branch goes with the feature.
   if (/Safari\//.test(userAgent)) {
     const version = Number((/Version\/(\d+)/.exec(userAgent) || [])[1] || 0);
-    if (env.pushManager_) return { browser_: 'safari', version_: version, mobile_: mobile };
+    if (env.pushManager_) return { browser_: SAFARI, version_: version, mobile_: mobile };
     if (PK_FEATURES.safari && safariPush)
-      return { browser_: 'safari', version_: version, mobile_: mobile, failure: site.safariWebsitePushId ? undefined : NO_SAFARI_PUSH_ID };
+      return { browser_: SAFARI, version_: version, mobile_: mobile, failure_: site.safariWebsitePushId ? undefined : NO_SAFARI_PUSH_ID };
   }
-  return { browser_: 'other', version_: 0, mobile_: mobile, failure: NOT_SUPPORTED };
+  return { browser_: OTHER, version_: 0, mobile_: mobile, failure_: NOT_SUPPORTED };
 }

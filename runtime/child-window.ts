@@ -9,7 +9,7 @@ import type { ChildWindowMessage } from './opt-in-child-window.ts';
 import type { SiteModule } from './site-module.ts';
 import { createServices } from './create-services.ts';
 import { transport } from './transport.ts';
-import { detectSupport } from './browser-support.ts';
+import { BROWSER_NAMES, detectSupport } from './browser-support.ts';
 import { activeRegistration, askPermission, describeSubscription, subscribePush } from './push-subscription.ts';
 import { syncBrowserSubscription } from './opt-in-native.ts';
 import { readState, syncAction } from './sync.ts';
@@ -53,7 +53,7 @@ export async function runChildWindow(): Promise<void> {
     touch_: false,
     standalone_: false,
   });
-  const browser = support.browser_;
+  const browser = BROWSER_NAMES[support.browser_]!;
   const element = (id: string): HTMLElement | null => document.getElementById(id);
   const show = (id: string, visible: boolean): void => {
     const target = element(id);
@@ -154,7 +154,7 @@ export async function runChildWindow(): Promise<void> {
     post({ pushkit_failure: 'subscribe' });
   };
   if (firefoxPrivate(browser, 'serviceWorker' in navigator)) return incognito();
-  if (support.failure || !('serviceWorker' in navigator) || !('PushManager' in window)) return say(texts.unsupported);
+  if (support.failure_ || !('serviceWorker' in navigator) || !('PushManager' in window)) return say(texts.unsupported);
 
   /** This origin's subscription as it is (the permission the visitor gave or took back here, the browser's language). */
   const syncHere = (): Promise<boolean> => syncBrowserSubscription(services, browser, readState(services)).catch(() => false);

@@ -2,7 +2,7 @@
 // existing subscription, then the opt-in prompt on its trigger. The way of subscribing (opt-in-path.ts) is
 // chosen once here; the public API (api.ts) drives the rest.
 import type { RuntimeServices } from './services.ts';
-import type { BrowserName } from './browser-support.ts';
+import { BROWSER_NAMES, type BrowserName } from './browser-support.ts';
 import type { OptInResult } from './messages.ts';
 import type { OptInOutcome } from './opt-in-outcome.ts';
 import type { OptInPath } from './opt-in-path.ts';
@@ -61,7 +61,7 @@ export function startLifecycle(services: RuntimeServices, notify: Notify, coreTr
     viaChildWindow_: viaChildWindow,
     pushCapable_: pushCapable,
   } = viewSupport(site);
-  const browser = support.browser_;
+  const browser = BROWSER_NAMES[support.browser_]!;
   let uuid = '';
   let busy = false;
   let apiCall = false;

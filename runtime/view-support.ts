@@ -1,7 +1,7 @@
 // What this browser offers for subscribing (spec section 1) and which opt-in path it takes: read once by the core
 // (view-decision.ts, to decide whether the view needs the lifecycle chunk) and once by the chunk's lifecycle.
 import type { CoreSiteModule } from './site-module.ts';
-import { detectSupport, type BrowserSupport } from './browser-support.ts';
+import { detectSupport, SAFARI, type BrowserSupport } from './browser-support.ts';
 import { safariPushOf, type SafariPush } from './opt-in-safari.ts';
 
 export interface ViewSupport {
@@ -29,7 +29,7 @@ export function viewSupport(site: CoreSiteModule): ViewSupport {
   // already subscribed through it (so an upgrade to Safari 16 keeps existing subscribers).
   const onSafari =
     PK_FEATURES.safari &&
-    support.browser_ === 'safari' &&
+    support.browser_ === SAFARI &&
     !!safariPush &&
     (!pushManager || safariPush.permission(site.safariWebsitePushId!).permission === 'granted');
   const viaChildWindow = PK_FEATURES.childWindow && !onSafari && !('serviceWorker' in navigator);
@@ -39,6 +39,6 @@ export function viewSupport(site: CoreSiteModule): ViewSupport {
     onSafari_: onSafari,
     viaChildWindow_: viaChildWindow,
     pushCapable_:
-      !support.failure && (onSafari || viaChildWindow || ('serviceWorker' in navigator && pushManager && 'Notification' in window)),
+      !support.failure_ && (onSafari || viaChildWindow || ('serviceWorker' in navigator && pushManager && 'Notification' in window)),
   };
 }

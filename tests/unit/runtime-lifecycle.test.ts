@@ -279,7 +279,11 @@ describe('page views (spec section 4 "Update decision")', () => {
       set: (value: string) => cookie.set!.call(document, value),
     });
     try {
-      await startRuntime(site, inlineChunk).ready;
+      // a page's first start: fresh modules (storage.ts keeps the snapshot per page; earlier tests' starts dropped it)
+      vi.resetModules();
+      const fresh = await import('../../runtime/api.ts');
+      const { inlineChunk: freshChunk } = await import('../support/inline-chunk.ts');
+      await fresh.startRuntime(site, freshChunk).ready;
       expect(browser.syncCalls().map((call) => call.form.get('action'))).toEqual(['http-sync']);
       expect(reads).toBe(0);
     } finally {

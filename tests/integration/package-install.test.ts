@@ -48,6 +48,9 @@ async function pushKit(args: string[]): Promise<{ code: number; stdout: string; 
   }
 }
 
+/** The serve processes running: stopped after the file too, should a test time out before its own stop. */
+const serving = new Set<() => Promise<void>>();
+
 function startServe(
   command = [bin(), 'serve', '--port', '0'],
   cwd = project,
@@ -56,11 +59,17 @@ function startServe(
   const child: ChildProcess = spawn(command[0]!, command.slice(1), { cwd, env: environment });
   const stop = async () => {
     child.kill('SIGTERM');
-    if (child.exitCode === null) await new Promise((done) => child.once('exit', done));
+    if (child.exitCode === null && child.signalCode === null) await new Promise((done) => child.once('exit', done));
+    serving.delete(stop);
   };
+  serving.add(stop);
   return new Promise((resolveStart, reject) => {
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 30_000);
+    const timer = setTimeout(() => {
+      // a start that never says it listens is stopped, not left holding its port and database after the file
+      void stop();
+      reject(new Error(`serve did not start:\n${output}`));
+    }, 30_000);
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
@@ -93,6 +102,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
+  for (const stop of [...serving]) await stop();
   await service?.close();
   if (work) await rm(work, { recursive: true, force: true });
 });

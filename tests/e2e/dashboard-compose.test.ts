@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { Page, Request } from 'playwright-core';
+import type { Page, Request, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/database.ts';
 import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
@@ -171,11 +171,34 @@ describe('compose: drafts, templates, duplicate', () => {
 
   it('saves a message as a template and starts a new one from it', async () => {
     await page.getByRole('button', { name: 'Write another notification' }).click();
-    await page.getByLabel('Title', { exact: true }).fill('Weekly letter');
-    await page.getByLabel('Message', { exact: true }).fill('This week in the workshop.');
-    await page.getByLabel('Template name').fill('Weekly');
-    await page.getByRole('button', { name: 'Save as template' }).click();
-    await expect.poll(draftStatus).toBe('Template “Weekly” saved.');
+    // The draft's save of what is typed is still under way when the template is saved, and ends after it (held here
+    // until the template's message shows): it does not replace that message.
+    const draftSave = (request: Request) =>
+      /\/drafts(\/[^/]+)?$/.test(new URL(request.url()).pathname) &&
+      (request.method() === 'PUT' || (request.method() === 'POST' && (request.postDataJSON() as { kind?: string }).kind === 'draft'));
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const hold = async (route: Route) => {
+      if (draftSave(route.request())) await released;
+      await route.continue();
+    };
+    await page.route('**/api/v1/sites/letters/drafts**', hold);
+    try {
+      const saving = page.waitForRequest(draftSave);
+      await page.getByLabel('Title', { exact: true }).fill('Weekly letter');
+      await page.getByLabel('Message', { exact: true }).fill('This week in the workshop.');
+      await saving;
+      await page.getByLabel('Template name').fill('Weekly');
+      await page.getByRole('button', { name: 'Save as template' }).click();
+      await expect.poll(draftStatus).toBe('Template “Weekly” saved.');
+      release();
+      // the draft saved and listed (the list is read after its save's status is set): the template's message stays
+      await page.getByRole('button', { name: /^Delete draft / }).waitFor();
+      expect(await draftStatus()).toBe('Template “Weekly” saved.');
+    } finally {
+      release();
+      await page.unroute('**/api/v1/sites/letters/drafts**', hold);
+    }
     const template = (await owner<{ drafts: { name: string; content: { title: string } }[] }>('GET', '/drafts?kind=template')).drafts;
     expect(template).toMatchObject([{ name: 'Weekly', content: { title: 'Weekly letter' } }]);
 

@@ -57,6 +57,19 @@ export function useDraftKeeping({
   const idRef = useRef<string | null>(null);
   const dirty = useRef(false);
   const creating = useRef<Promise<void> | null>(null);
+  // An owner's action's message (template saved, draft opened, …) stays until the form is changed again: a draft's
+  // save of earlier changes, still under way or not yet started, saves without replacing it (its failure is still
+  // told). `told` counts such messages; `toldAtEdit` is the count at the last change.
+  const told = useRef(0);
+  const toldAtEdit = useRef(0);
+  const tell = (message: string) => {
+    told.current += 1;
+    setStatus(message);
+  };
+  const changed = () => {
+    dirty.current = true;
+    toldAtEdit.current = told.current;
+  };
   const latest = useRef(draft);
   latest.current = draft;
   const context = useRef({ api, site, onError });
@@ -79,7 +92,8 @@ export function useDraftKeeping({
     if (idRef.current === null && !hasContent(current, where)) return;
     dirty.current = false;
     const body = { name: draftName(current), content: current as unknown as Record<string, unknown> };
-    setStatus('Saving…');
+    const progress = (message: string) => toldAtEdit.current === told.current && setStatus(message);
+    progress('Saving…');
     try {
       if (idRef.current === null && creating.current === null) {
         creating.current = calls.addDraft({ kind: 'draft', ...body }).then((created) => point(created.draftId));
@@ -92,7 +106,7 @@ export function useDraftKeeping({
         if (creating.current) await creating.current;
         await calls.saveDraft(idRef.current!, body);
       }
-      setStatus(`Draft saved at ${clockTime()}`);
+      progress(`Draft saved at ${clockTime()}`);
       void refresh();
     } catch (failure) {
       dirty.current = true;
@@ -127,15 +141,15 @@ export function useDraftKeeping({
         if (cancelled) return;
         setDraft(draftFromCampaign(campaign, site));
         point(null);
-        dirty.current = true;
-        setStatus(`A copy of “${campaign.title}”: a new draft.`);
+        tell(`A copy of “${campaign.title}”: a new draft.`);
+        changed();
         return;
       }
       const wanted = kind === 'draft' || kind === 'template' ? id : (remembered ?? undefined);
       const found = saved.find((entry) => entry.draftId === wanted);
       if (found?.kind === 'template') startFrom(found);
       else if (found) open(found);
-      else if (kind === 'draft' && id) setStatus(`Draft ${id} is no longer kept (sent or deleted): a new message.`);
+      else if (kind === 'draft' && id) tell(`Draft ${id} is no longer kept (sent or deleted): a new message.`);
     };
     load().catch((failure: unknown) => !cancelled && setStatus(onError(failure)));
     return () => {
@@ -147,42 +161,40 @@ export function useDraftKeeping({
     setDraft(draftFromContent(saved.content, site));
     dirty.current = false;
     point(saved.draftId);
-    setStatus(`Draft opened (saved by ${saved.savedBy}).`);
+    tell(`Draft opened (saved by ${saved.savedBy}).`);
   }
 
   function startFrom(template: MessageDraft) {
     setDraft(draftFromContent(template.content, site));
     point(null);
-    dirty.current = true;
-    setStatus(`From the template “${template.name}”: a new draft.`);
+    tell(`From the template “${template.name}”: a new draft.`);
+    changed();
   }
 
   return {
     draftId,
     status,
     library,
-    edited: () => {
-      dirty.current = true;
-    },
+    edited: changed,
     open,
     startFrom,
     saveAsTemplate: async (name) => {
       try {
         await api.addDraft({ kind: 'template', name, content: draft as unknown as Record<string, unknown> });
-        setStatus(`Template “${name}” saved.`);
+        tell(`Template “${name}” saved.`);
         await refresh();
       } catch (failure) {
-        setStatus(`The template is not saved: ${onError(failure)}`);
+        tell(`The template is not saved: ${onError(failure)}`);
       }
     },
     remove: async (saved) => {
       try {
         await api.deleteDraft(saved.draftId);
         if (saved.draftId === idRef.current) point(null);
-        setStatus(`${saved.kind === 'template' ? 'Template' : 'Draft'} “${saved.name || 'Untitled'}” deleted.`);
+        tell(`${saved.kind === 'template' ? 'Template' : 'Draft'} “${saved.name || 'Untitled'}” deleted.`);
         await refresh();
       } catch (failure) {
-        setStatus(onError(failure));
+        tell(onError(failure));
       }
     },
     sent: async () => {
@@ -193,14 +205,14 @@ export function useDraftKeeping({
       if (id === null) return;
       // a draft deleted meanwhile (another tab) is already gone: nothing to say
       await api.deleteDraft(id).catch(() => undefined);
-      setStatus('');
+      tell('');
       await refresh();
     },
     blank: () => {
       setDraft(blankDraft(site));
       dirty.current = false;
       point(null);
-      setStatus('');
+      tell('');
     },
   };
 }

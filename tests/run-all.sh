@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as README and CI run it (`npm test`): installs what a fresh machine lacks (Debian's
-# Chromium, PostgreSQL 15, D-Bus) and starts a throwaway PostgreSQL on 127.0.0.1 while the static checks run,
-# then runs the unit, integration and Chromium end-to-end tests, and ends with one line `tests: N passed, N failed`.
+# Chromium, PostgreSQL 15, D-Bus) and starts a throwaway PostgreSQL on 127.0.0.1 while the static checks, the
+# package build and the unit tests run, then runs the integration and Chromium end-to-end tests, and ends with one
+# line `tests: N passed, N failed`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,42 +42,47 @@ build_fingerprint=$(mktemp)
 ) >"$build_log" 2>&1 &
 build_pid=$!
 
-need=()
-[ -x /usr/bin/chromium ] || need+=(chromium)
-ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
-command -v dbus-daemon >/dev/null 2>&1 || need+=(dbus)
-if [ ${#need[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ]; then
-    echo "Installing ${need[*]} from Debian's packages"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-  else
-    echo "Missing ${need[*]}: run as root or install them (apt-get install -y ${need[*]})" >&2
-  fi
-fi
-
-pg_dir=""
+# Debian's packages install and the throwaway PostgreSQL starts in the background: on a fresh machine the download
+# overlaps the static checks, the package build and the unit tests (none of which needs them).
+pg_dir=$(mktemp -d /tmp/push-kit-pg.XXXXXX)
+pg_port=$(( 20000 + RANDOM % 20000 ))
+pg_url_file="$pg_dir/url"
 cleanup() {
-  if [ -n "$pg_dir" ]; then
+  local pg_bin
+  pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+  if [ -n "$pg_bin" ] && [ -f "$pg_dir/data/postmaster.pid" ]; then
     runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg_dir/data" -m immediate stop >/dev/null 2>&1
-    rm -rf "$pg_dir"
   fi
+  rm -rf "$pg_dir"
 }
 trap cleanup EXIT
-pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-if [ -n "$pg_bin" ] && [ -z "${PUSHKIT_TEST_DATABASE_URL:-}" ]; then
-  pg_dir=$(mktemp -d /tmp/push-kit-pg.XXXXXX)
-  pg_port=$(( 20000 + RANDOM % 20000 ))
-  chown postgres "$pg_dir" 2>/dev/null
-  run_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-  if run_pg "$pg_bin/initdb" -D "$pg_dir/data" -U pushkit --auth=trust >/dev/null 2>&1 &&
-     run_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -o "-p $pg_port -k $pg_dir -c listen_addresses=127.0.0.1" -l "$pg_dir/log" -w start >/dev/null 2>&1; then
-    export PUSHKIT_TEST_DATABASE_URL="postgres://pushkit@127.0.0.1:$pg_port/postgres"
-    echo "PostgreSQL for the tests: $PUSHKIT_TEST_DATABASE_URL"
-  else
-    echo "Could not start PostgreSQL; its tests are skipped" >&2
-    pg_dir=""
+setup_log=$(mktemp)
+(
+  need=()
+  [ -x /usr/bin/chromium ] || need+=(chromium)
+  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+  command -v dbus-daemon >/dev/null 2>&1 || need+=(dbus)
+  if [ ${#need[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ]; then
+      echo "Installing ${need[*]} from Debian's packages"
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+    else
+      echo "Missing ${need[*]}: run as root or install them (apt-get install -y ${need[*]})" >&2
+    fi
   fi
-fi
+  pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+  if [ -n "$pg_bin" ] && [ -z "${PUSHKIT_TEST_DATABASE_URL:-}" ]; then
+    chown postgres "$pg_dir" 2>/dev/null
+    run_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+    if run_pg "$pg_bin/initdb" -D "$pg_dir/data" -U pushkit --auth=trust >/dev/null 2>&1 &&
+       run_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -o "-p $pg_port -k $pg_dir -c listen_addresses=127.0.0.1" -l "$pg_dir/log" -w start >/dev/null 2>&1; then
+      echo "postgres://pushkit@127.0.0.1:$pg_port/postgres" >"$pg_url_file"
+    else
+      echo "Could not start PostgreSQL; its tests are skipped" >&2
+    fi
+  fi
+) >"$setup_log" 2>&1 &
+setup_pid=$!
 
 wait "$types_pid" || status=1
 wait "$static_pid" || status=1
@@ -89,6 +95,13 @@ cat "$types_log" "$static_log" "$build_log"
 rm -f "$types_log" "$static_log" "$build_log" "$build_fingerprint"
 mkdir -p tests/artifacts
 step "unit tests" npx vitest run tests/unit --maxWorkers=2 --reporter=default --reporter=json --outputFile.json=tests/artifacts/unit.json
+wait "$setup_pid"
+cat "$setup_log"
+rm -f "$setup_log"
+if [ -f "$pg_url_file" ]; then
+  export PUSHKIT_TEST_DATABASE_URL="$(cat "$pg_url_file")"
+  echo "PostgreSQL for the tests: $PUSHKIT_TEST_DATABASE_URL"
+fi
 # Two files at a time (most wait on child processes and sockets), except those that measure time under load or
 # hold a lease across a restart: those run after, one at a time, on a machine left to them.
 alone=(server-faults-campaign server-faults-embedded server-faults-postgres server-load server-owner-scale security-slow-body embedded-lock)

@@ -22,6 +22,14 @@ export const NO_SAFARI_PUSH_ID = 2;
 export const NO_EDGE_VAPID_KEY = 3;
 export type FailureReason = typeof NOT_SUPPORTED | typeof NO_SAFARI_PUSH_ID | typeof NO_EDGE_VAPID_KEY;
 
+/** A reason's text (spec section 1's internal failure reasons): the lifecycle chunk logs it, the core never reads it. */
+export const failureText = (reason: FailureReason): string =>
+  reason === NO_EDGE_VAPID_KEY
+    ? 'missing vapid key in Edge'
+    : PK_FEATURES.safari && reason === NO_SAFARI_PUSH_ID
+      ? 'missing Safari website push id'
+      : 'browser not supported';
+
 export interface BrowserSupport {
   browser_: BrowserCode;
   version_: number;

@@ -2,7 +2,7 @@
 // existing subscription, then the opt-in prompt on its trigger. The way of subscribing (opt-in-path.ts) is
 // chosen once here; the public API (api.ts) drives the rest.
 import type { RuntimeServices } from './services.ts';
-import { BROWSER_NAMES, type BrowserName } from './browser-support.ts';
+import { BROWSER_NAMES, failureText, type BrowserName } from './browser-support.ts';
 import type { OptInResult } from './messages.ts';
 import type { OptInOutcome } from './opt-in-outcome.ts';
 import type { OptInPath } from './opt-in-path.ts';
@@ -156,6 +156,8 @@ export function startLifecycle(services: RuntimeServices, notify: Notify, coreTr
       return;
     }
     if (!pushCapable) {
+      // the internal reason, for the site's developer (debug level, as the errors push.js swallows)
+      if (support.failure_) logSwallowed(failureText(support.failure_));
       if (PK_FEATURES.iosHomeScreen && support.homeScreen_ && !doNotShowActive() && site.urlQualifies(location.href)) {
         fire = () => void prompts.show_('homeScreen');
         if (!coreTriggers) watchTriggers(site.triggers, fire, services);

@@ -49,7 +49,6 @@ export const CHUNK_BOUNDARY_PROPS = [
   '_removeFromSegment',
   '_syncConsent',
   '_join',
-  '_tag',
 ] as const;
 
 /** The mangle cache that pins them: `$0`, `$1`, ... (esbuild never hands a cached name to another property). */

@@ -14,7 +14,7 @@ import { afterLoad, chunkGet, once } from './chunk-loader.ts';
 import { answer, guard, logSwallowed } from './guard.ts';
 import { decideView, shopWork, type ViewDecision } from './view-decision.ts';
 import { startSegments } from './segments.ts';
-import { storeTag } from './tags.ts';
+import { createTagger } from './tags.ts';
 import { watchTriggers } from './triggers.ts';
 import { CLICK_PARAM } from '../contract/push-payload.ts';
 import { CART_POSTED, OPT_OUT, UUID_DAYS } from './storage-keys.ts';
@@ -89,19 +89,16 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
       );
   const register = (kind: CallbackKind) => (fn: unknown) => typeof fn === 'function' && void callbacks[kind].push(fn as Listener);
   const addSegment = segmentCall((r) => r._addToSegment);
+  // In the core: a tag is stored and batched at the call, and a batch still waiting when the page hides goes out
+  // with sendBeacon, chunk or not (the batch's own request loads the chunk's transport).
+  const tagger = createTagger(services);
   const api: PushkitApi = {
     push: guard((call: unknown) => {
       if (!Array.isArray(call) || typeof call[0] !== 'string' || call[0] === 'push' || call[0] === 'ready') return;
       const fn = (api as unknown as Record<string, unknown>)[call[0]];
       if (typeof fn === 'function') (fn as (...args: unknown[]) => unknown)(...call.slice(1));
     }),
-    // Stored at the call (segment conditions read it); batched and sent by the chunk, 50 ms after the call, and
-    // flushed with sendBeacon when the page hides once the chunk has it (tags.ts).
-    tag: guard((key: string, value: string) => {
-      storeTag(services, key, value);
-      const at = Date.now();
-      void chunk().then((c) => c._tag(services, key, value, at), logSwallowed);
-    }),
+    tag: guard((key: string, value: string) => tagger.tag(key, value)),
     addToSegment: addSegment,
     addSubscriberToSegment: addSegment,
     removeSubscriberFromSegment: segmentCall((r) => r._removeFromSegment),

@@ -3,8 +3,6 @@
 //
 // Tags call: GET {services server}/tags with hash, subscriberId and tags (a JSON object of key -> value);
 // on page hide the same URL goes through navigator.sendBeacon (a POST whose query carries the parameters).
-// push.js's core stores a tag at the call (`storeTag`: segment conditions read it) and hands it to the lifecycle
-// chunk with the call's time; the chunk's tagger (`createTagger`) batches and sends, 50 ms after the last call.
 import type { CoreServices, RuntimeServices } from './services.ts';
 import type {
   SubscriberAttributesQuery,
@@ -26,8 +24,7 @@ export function storedTags(services: CoreServices): Record<string, string> {
   }
 }
 
-/** `at`: when the page called `tag` (Date.now()); the 50 ms count from it. */
-export function createTagger(services: CoreServices): { tag(key: string, value: string, at?: number): void } {
+export function createTagger(services: CoreServices): { tag(key: string, value: string): void } {
   let batch: Record<string, string> = {};
   let timer: ReturnType<typeof setTimeout> | undefined;
   const url = services.site_.servicesServerUrl + '/tags';
@@ -60,7 +57,7 @@ export function createTagger(services: CoreServices): { tag(key: string, value: 
   let listening = false;
 
   return {
-    tag(key: string, value: string, at = Date.now()): void {
+    tag(key: string, value: string): void {
       // a batch can wait only after a tag call: the page-hide listeners come with the first
       if (!listening) {
         listening = true;
@@ -68,18 +65,13 @@ export function createTagger(services: CoreServices): { tag(key: string, value: 
         document.addEventListener('visibilitychange', () => document.visibilityState === 'hidden' && send(true));
       }
       batch[key] = value;
+      const stored = storedTags(services);
+      stored[key] = value;
+      services.local_.set(TAGS, JSON.stringify(stored));
       clearTimeout(timer);
-      // 50 ms after the call, not after the chunk got it (a call made before the chunk arrived waits less)
-      timer = setTimeout(() => send(false), at + DEBOUNCE_MS - Date.now());
+      timer = setTimeout(() => send(false), DEBOUNCE_MS);
     },
   };
-}
-
-/** At the call, in the core: the tag kept in the browser for segment conditions (the chunk's tagger sends it). */
-export function storeTag(services: CoreServices, key: string, value: string): void {
-  const stored = storedTags(services);
-  stored[key] = value;
-  services.local_.set(TAGS, JSON.stringify(stored));
 }
 
 /**

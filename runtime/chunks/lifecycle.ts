@@ -11,7 +11,6 @@ import { transport } from '../transport.ts';
 import { logSwallowed } from '../guard.ts';
 import { reportLandingClick } from '../landing-click.ts';
 import { joinOnce } from '../segments.ts';
-import { createTagger } from '../tags.ts';
 
 /** What the lifecycle chunk exports to the core; `_` members, so the build shortens their names (one build, one map). */
 export interface LifecycleChunk {
@@ -21,11 +20,7 @@ export interface LifecycleChunk {
   _landing(): void;
   /** A segment whose condition holds in the core (segments.ts): joined once, with the core's services. */
   _join: typeof joinOnce;
-  /** A `tag` call the core stored (tags.ts `storeTag`), made at `at`: batched and sent by this view's tagger. */
-  _tag(services: CoreServices, key: string, value: string, at: number): void;
 }
-
-let tagger: ReturnType<typeof createTagger> | undefined;
 
 export const chunk: LifecycleChunk = {
   // The core's site module first: it is the same build's, less the fields only this copy carries.
@@ -35,7 +30,6 @@ export const chunk: LifecycleChunk = {
   // the core's site module leaves out serverSyncUrl (a CoreSiteModule, runtime/site-module.ts); this copy has it
   _landing: () => reportLandingClick(site),
   _join: joinOnce,
-  _tag: (services, key, value, at) => (tagger = tagger || createTagger(services)).tag(key, value, at),
 };
 
 try {

@@ -234,7 +234,11 @@ describe.concurrent('a campaign sent by a process that is killed -9', () => {
     90_000,
   );
 
-  it('a live runner renews its claims: another runner does not take them once the lease has passed, but takes them when not renewed', async () => {
+  // each test's own `expect` where it polls: in a concurrent describe the global one may be bound to another test,
+  // and expect.poll then throws "must be called inside a test"
+  it('a live runner renews its claims: another runner does not take them once the lease has passed, but takes them when not renewed', async ({
+    expect,
+  }) => {
     const harness = await startProviderHarness({ via: 'createApp', service: false, rateLimit: false });
     cleanups.push(() => harness.close());
     const { app, db, site } = harness;
@@ -274,7 +278,7 @@ describe.concurrent('a campaign sent by a process that is killed -9', () => {
 
   it.skipIf(!externalUrl)(
     "on PostgreSQL a claims' renewal never waits for a row a result write holds, so the two cannot deadlock",
-    async () => {
+    async ({ expect }) => {
       const { db, url, cleanup } = await openThrowawayPostgres(externalUrl!, 'pushkit_faults');
       cleanups.push(cleanup);
       const harness = await startProviderHarness({ via: 'createApp', service: false, rateLimit: false, db });

@@ -195,12 +195,16 @@ describe('the plain-http path', () => {
     const url = `${site.childWindowOrigin}/sites/${site.hash}/child-window.html?uuid=${await uuidOf(page)}&action=subscribe`;
     for (const expected of [['http-sync'], []]) {
       const from = syncs.length;
-      const popup = await childWindowFrom(() => page.evaluate((href) => void window.open(href, 'pushkit'), url));
+      const popup = await childWindowFrom(() =>
+        page.evaluate((href) => void ((window as unknown as { __child: Window | null }).__child = window.open(href, 'pushkit')), url),
+      );
       await expect
         .poll(() => text(popup))
         .toBe(`You seem to have already been subscribed to push notifications from ${COMPANY}. You can close this window.`);
       expect(childActions(from)).toEqual(expected);
       await popup.close();
+      // until the page sees it closed, window.open(..., 'pushkit') can still name the closing window and open no new one
+      await page.waitForFunction(() => (window as unknown as { __child: Window | null }).__child?.closed !== false);
     }
     expect((await subscriber(subscriberId))?.language).toBe(language);
     await page.close();

@@ -157,6 +157,21 @@ function profileColumns(payload: SyncPayload): Record<string, unknown> {
   return columns;
 }
 
+/** profileColumns as the parameters of pushkit_sync / pushkit_sync_batch (BatchAction) name them. */
+function visitFields(payload: SyncPayload): Partial<BatchAction> {
+  const click = payload.pageClickTrackingPermission;
+  return {
+    browser_type: payload.browserType,
+    language: payload.userLanguage,
+    timezone: payload.userTimezone,
+    timezone_offset: payload.userTimezoneOffset,
+    click: click === undefined ? undefined : click ? 1 : 0,
+    origin: payload.origin,
+    page_url: payload.subscriptionPageUrl,
+    uuid: payload.uuid,
+  };
+}
+
 function subscriptionColumns(payload: SyncPayload, vapidKeyId?: string): Record<string, unknown> {
   const endpoint = endpointOf(payload);
   return {
@@ -226,7 +241,6 @@ async function storeSubscription(run: RunAction, siteHash: string, payload: Sync
   const action = payload.action === 'update' ? 'update' : 'insert';
   const issued = newSecret();
   const newId = randomUUID();
-  const click = payload.pageClickTrackingPermission;
   const row = await run({
     action,
     site: siteHash,
@@ -242,14 +256,7 @@ async function storeSubscription(run: RunAction, siteHash: string, payload: Sync
     auth: payload.subscription?.keys?.auth,
     // the key on the site's ring this push subscription was made with: its pushes are signed with it
     vapid_key_id: endpoint ? vapidKeyId : undefined,
-    browser_type: payload.browserType,
-    language: payload.userLanguage,
-    timezone: payload.userTimezone,
-    timezone_offset: payload.userTimezoneOffset,
-    click: click === undefined ? undefined : click ? 1 : 0,
-    origin: payload.origin,
-    page_url: payload.subscriptionPageUrl,
-    uuid: payload.uuid,
+    ...visitFields(payload),
   });
   if (row.result_code === 'E_SYNC_NOT_SUBSCRIBED') return { reply: fail('E_SYNC_NOT_SUBSCRIBED') };
   if (row.result_code !== 'success' || !row.result_id) return { reply: proofFailure(payload, 'subscriberId') };
@@ -332,20 +339,12 @@ function findForVisitor(tx: Queryable, siteHash: string, payload: SyncPayload): 
  */
 async function httpSyncBySecret(run: RunAction, siteHash: string, payload: SyncPayload): Promise<SyncResult | undefined> {
   if (!payload.subscriberId || !payload.subscriberSecret) return undefined;
-  const click = payload.pageClickTrackingPermission;
   const row = await run({
     action: 'http-sync',
     site: siteHash,
     subscriber_id: payload.subscriberId,
     secret_hash: secretHash(payload.subscriberSecret),
-    browser_type: payload.browserType,
-    language: payload.userLanguage,
-    timezone: payload.userTimezone,
-    timezone_offset: payload.userTimezoneOffset,
-    click: click === undefined ? undefined : click ? 1 : 0,
-    origin: payload.origin,
-    page_url: payload.subscriptionPageUrl,
-    uuid: payload.uuid,
+    ...visitFields(payload),
   });
   return row.result_code === 'success' && row.result_id ? { status: 'success', subscriberId: row.result_id } : undefined;
 }

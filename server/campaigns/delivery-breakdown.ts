@@ -5,6 +5,7 @@
 // after the reporting window. Deliveries still pending are counted from their rows. Folding replaces a campaign's
 // deltas by one row per distinct key (a few hundred at most: compact once the rows are gone).
 import type { Queryable } from '../db/database.ts';
+import { foldCampaignRows } from './fold-campaign-rows.ts';
 
 /** The kinds that are a delivery's status (the rest are first reports: shown, clicked, closed). */
 const STATUSES = `('pending', 'delivered', 'failed', 'expired', 'capped', 'dropped')`;
@@ -80,16 +81,7 @@ export function reportCountsSql(idSql: string): string {
     FROM delivery_breakdown b WHERE b.campaign_id = ${idSql})`;
 }
 
-/**
- * Folds a campaign's deltas into one row per key (zero ones dropped); deltas written meanwhile by other
- * transactions are not in this statement's snapshot and are folded next time.
- */
+/** Folds a campaign's deltas into one row per key (fold-campaign-rows.ts). */
 export async function foldDeliveryBreakdown(db: Queryable, campaignId: string): Promise<void> {
-  await db.query(
-    `WITH folded AS (DELETE FROM delivery_breakdown WHERE campaign_id = $1 RETURNING kind, variant, holdout, language, browser, hour, count)
-     INSERT INTO delivery_breakdown (campaign_id, kind, variant, holdout, language, browser, hour, count)
-     SELECT $1, kind, variant, holdout, language, browser, hour, sum(count) FROM folded
-     GROUP BY kind, variant, holdout, language, browser, hour HAVING sum(count) <> 0`,
-    [campaignId],
-  );
+  await foldCampaignRows(db, 'delivery_breakdown', ['kind', 'variant', 'holdout', 'language', 'browser', 'hour'], campaignId);
 }

@@ -5,6 +5,7 @@
 // campaign by one row per status.
 import type { Queryable } from '../db/database.ts';
 import { foldDeliveryBreakdown } from './delivery-breakdown.ts';
+import { foldCampaignRows } from './fold-campaign-rows.ts';
 
 /**
  * SQL of one row of a campaign's counts by status (recipients, pending, delivered, failed, expired, capped,
@@ -21,16 +22,8 @@ export function deliveryCountsSql(idSql: string): string {
     FROM delivery_counts f WHERE f.campaign_id = ${idSql})`;
 }
 
-/**
- * Folds a campaign's deltas into one row per status (zero ones dropped), and its breakdown's (delivery-breakdown.ts). Deltas written meanwhile by other
- * transactions are not in this statement's snapshot: they stay, and are folded next time.
- */
+/** Folds a campaign's deltas into one row per status, and its breakdown's (fold-campaign-rows.ts). */
 export async function foldDeliveryCounts(db: Queryable, campaignId: string): Promise<void> {
-  await db.query(
-    `WITH folded AS (DELETE FROM delivery_counts WHERE campaign_id = $1 RETURNING status, count)
-     INSERT INTO delivery_counts (campaign_id, status, count)
-     SELECT $1, status, sum(count) FROM folded GROUP BY status HAVING sum(count) <> 0`,
-    [campaignId],
-  );
+  await foldCampaignRows(db, 'delivery_counts', ['status'], campaignId);
   await foldDeliveryBreakdown(db, campaignId);
 }

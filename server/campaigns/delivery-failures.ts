@@ -5,6 +5,7 @@
 // in delivery_failure_counts (migration 39), so a campaign's report says why its deliveries failed for as long as
 // it says how many did.
 import type { Queryable } from '../db/database.ts';
+import { foldCampaignRows } from './fold-campaign-rows.ts';
 import { failureDocsUrl, type DeliveryFailureGroup, type LastDeliveryFailure } from '../../contract/delivery-failures.ts';
 
 /** The most groups shown per campaign (the rest are the rarest). */
@@ -74,17 +75,9 @@ export async function automationFailures(db: Queryable, siteHash: string, kind: 
   return grouped(rows).get(kind) ?? [];
 }
 
-/**
- * Folds a campaign's kept failure groups (a row per group per deleting statement) into one row per group. Rows
- * written meanwhile by other transactions are not in this statement's snapshot: they stay, and are folded next time.
- */
+/** Folds a campaign's kept failure groups (a row per group per deleting statement) into one row per group. */
 export async function foldFailureCounts(db: Queryable, campaignId: string): Promise<void> {
-  await db.query(
-    `WITH folded AS (DELETE FROM delivery_failure_counts WHERE campaign_id = $1 RETURNING status_code, reason, failure_host, count)
-     INSERT INTO delivery_failure_counts (campaign_id, status_code, reason, failure_host, count)
-     SELECT $1, status_code, reason, failure_host, sum(count) FROM folded GROUP BY 2, 3, 4`,
-    [campaignId],
-  );
+  await foldCampaignRows(db, 'delivery_failure_counts', ['status_code', 'reason', 'failure_host'], campaignId);
 }
 
 /** A subscriber's failed and expired deliveries by reason, and the last of them. */

@@ -58,6 +58,22 @@ const ENGINES: [BrowserCode, RegExp, number, number][] = [
   [7, /Chrom(?:e|ium)\/(\d+)/, 42, 42], // chrome
 ];
 
+/**
+ * Whether detectSupport names a failure, for a build without Safari's legacy push and home-screen apps (their
+ * `safariPush` is undefined and `env` has no touch screen nor standalone display): push.js's core asks only this,
+ * and leaves the browser's name and version to the chunk. tests/unit/runtime-browser-support.test.ts checks that
+ * the two agree.
+ */
+export function unsupported(userAgent: string, site: { vapidPublicKey: string }, pushManager: boolean): boolean {
+  if (/iPhone|iPad|iPod/.test(userAgent)) return true;
+  const mobile = /Mobi|Android/i.test(userAgent);
+  for (const [browser, pattern, desktopMinimum, mobileMinimum] of ENGINES) {
+    const match = pattern.exec(userAgent);
+    if (match) return Number(match[1]) < (mobile ? mobileMinimum : desktopMinimum) || (browser === EDGE && !site.vapidPublicKey);
+  }
+  return !(pushManager && /Safari\//.test(userAgent));
+}
+
 export function detectSupport(
   userAgent: string,
   safariPush: unknown,

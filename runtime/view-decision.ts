@@ -4,7 +4,7 @@
 // from stored state and the worker's subscription, no request, no chunk). The chunk re-runs the same checks
 // (lifecycle.ts) and acts on them; these must never say "nothing to do" where the lifecycle would do something.
 import type { CoreServices } from './services.ts';
-import { viewSupport } from './view-support.ts';
+import { standardPushCapable, viewSupport, type ViewSupport } from './view-support.ts';
 import { valid } from './create-services.ts';
 import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
 import { inSync } from './sync.ts';
@@ -35,8 +35,14 @@ export interface ViewDecision {
 
 export async function decideView(services: CoreServices): Promise<ViewDecision> {
   const { site_: site, local_: local, cookies_: cookies } = services;
-  const view = viewSupport(site);
-  const capable = view.pushCapable_;
+  // The browser's name and version only where an opt-in path other than standard Web Push may be taken: Safari's
+  // legacy push, a home-screen app, the child window (the flags are written out each time, so esbuild drops the
+  // unused side).
+  const view: Partial<ViewSupport> =
+    PK_FEATURES.safari || PK_FEATURES.iosHomeScreen || PK_FEATURES.childWindow
+      ? viewSupport(site)
+      : { pushCapable_: standardPushCapable(site) };
+  const capable = view.pushCapable_ as boolean;
   const full: ViewDecision = { _full: true, _offer: false, _capable: capable };
   const search = new URLSearchParams(location.search);
   // Uuid handling (visitor-id.ts): a new visitor's uuid is made here; adopting one from the URL or a link is the chunk's.
@@ -48,7 +54,7 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
   if (services.optedOut_()) return subscriberId ? full : { _full: false, _offer: false, _capable: capable };
   // read only where an offer depends on it (an in-sync subscriber's view compiles no URL pattern)
   const hidden = (): boolean => Number(local.get(DO_NOT_SHOW)) > Date.now() || !site.urlQualifies(location.href);
-  if (!capable) return { _full: false, _offer: PK_FEATURES.iosHomeScreen && !!view.support_.homeScreen_ && !hidden(), _capable: false };
+  if (!capable) return { _full: false, _offer: PK_FEATURES.iosHomeScreen && !!view.support_!.homeScreen_ && !hidden(), _capable: false };
   if (
     (PK_FEATURES.trackingConsent && subscriberId && !/^[01]$/.test(local.get(DO_NOT_TRACK) || '')) ||
     ((PK_FEATURES.customDimensions || PK_FEATURES.userProperties) && subscriberId && !services.session_.get(REFRESHED)) ||

@@ -1,7 +1,7 @@
 // What this browser offers for subscribing (spec section 1) and which opt-in path it takes: read once by the core
 // (view-decision.ts, to decide whether the view needs the lifecycle chunk) and once by the chunk's lifecycle.
 import type { CoreSiteModule } from './site-module.ts';
-import { detectSupport, SAFARI, type BrowserSupport } from './browser-support.ts';
+import { detectSupport, SAFARI, unsupported, type BrowserSupport } from './browser-support.ts';
 import { safariPushOf, type SafariPush } from './opt-in-safari.ts';
 
 export interface ViewSupport {
@@ -42,3 +42,12 @@ export function viewSupport(site: CoreSiteModule): ViewSupport {
       !support.failure_ && (onSafari || viaChildWindow || ('serviceWorker' in navigator && pushManager && 'Notification' in window)),
   };
 }
+
+/**
+ * `pushCapable_` of viewSupport for a build without Safari's legacy push, home-screen apps and the child window
+ * (PK_FEATURES.safari, iosHomeScreen, childWindow off): push.js's core reads only this of such a view.
+ */
+export const standardPushCapable = (site: CoreSiteModule): boolean => {
+  const pushManager = 'PushManager' in window;
+  return !unsupported(navigator.userAgent, site, pushManager) && 'serviceWorker' in navigator && pushManager && 'Notification' in window;
+};

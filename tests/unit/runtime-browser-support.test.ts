@@ -8,6 +8,7 @@ import {
   NO_EDGE_VAPID_KEY,
   NO_SAFARI_PUSH_ID,
   NOT_SUPPORTED,
+  unsupported,
 } from '../../runtime/browser-support.ts';
 
 /** detectSupport with the browser's name in place of its code (BROWSER_NAMES, as the chunk reads it). */
@@ -113,6 +114,39 @@ describe('browser support', () => {
     expect(detectSupport(desktop('Chrome/120.0 Safari/537.36 Edg/120.0'), undefined, { vapidPublicKey: '' }, bare).failure_).toBe(
       NO_EDGE_VAPID_KEY,
     );
+  });
+
+  it("push.js core's check (a build without Safari's legacy push and home-screen apps) agrees with detectSupport", () => {
+    const userAgents = [
+      desktop('Chrome/42.0 Safari/537.36'),
+      desktop('Chrome/41.0 Safari/537.36'),
+      'Mozilla/5.0 (Windows NT 10.0; rv:43.0) Gecko/20100101 Firefox/43.0',
+      'Mozilla/5.0 (Android 9; Mobile; rv:47.0) Gecko/47.0 Firefox/47.0',
+      'Mozilla/5.0 (Android 9; Mobile; rv:48.0) Gecko/48.0 Firefox/48.0',
+      desktop('Chrome/54.0 Safari/537.36 OPR/41.0'),
+      android('Chrome/52.0 OPR/39.0'),
+      desktop('Chrome/120.0 Safari/537.36 Edg/120.0'),
+      desktop('Chrome/58.0 Safari/537.36 Edge/16.16299'),
+      android('Chrome/57.0 UCBrowser/4.0.1'),
+      desktop('Chrome/57.0 UCBrowser/7.0 Safari/537.36'),
+      android('SamsungBrowser/8.2 Chrome/63.0'),
+      android('SamsungBrowser/9.2 Chrome/67.0'),
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15',
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 16_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/120.0 Mobile/15E148',
+      'Lynx/2.8.9rel.1',
+    ];
+    for (const userAgent of userAgents)
+      for (const pushManager_ of [true, false])
+        for (const vapidPublicKey of ['key', '']) {
+          const failure = detectCode(userAgent, undefined, { vapidPublicKey }, { ...bare, pushManager_ }).failure_;
+          expect([userAgent, pushManager_, vapidPublicKey, unsupported(userAgent, { vapidPublicKey }, pushManager_)]).toEqual([
+            userAgent,
+            pushManager_,
+            vapidPublicKey,
+            failure !== undefined,
+          ]);
+        }
   });
 
   it('the three internal failure reasons: truthy codes (a reason means the view cannot subscribe) and their texts', () => {

@@ -10,6 +10,8 @@ import { PRODUCT_SELECTOR, type CartEventData, type ProductViewForm } from '../c
 import { CART_POSTED, ECOM_DATA } from './storage-keys.ts';
 
 const CART_READ_DELAY_MS = 2000;
+/** How long a posted cart add waits for a read that finds its line (the next pages of the session try again). */
+const CART_POST_KEPT_MS = 60_000;
 const ORDER_READ_DELAY_MS = 3000;
 const ORDER_PAGE = /checkouts\/([^/?#]+)/;
 
@@ -33,11 +35,11 @@ interface Cart {
 }
 
 /**
- * The cart line just added: the line of the variant the form posted (its `id` field); without one,
- * or when the cart has no such line, the first line, where Shopify puts the newest addition.
+ * The cart line just added: the line of the variant the form posted (its `id` field); without one, the first line,
+ * where Shopify puts the newest addition. None when the cart has no such line (yet).
  */
-function addedLine(cart: Cart, variant: string | undefined): CartItem {
-  return cart.items.find((line) => variant && String(line.variant_id || line.id) === variant) || cart.items[0]!;
+function addedLine(cart: Cart, variant: string | undefined): CartItem | undefined {
+  return variant ? cart.items.find((line) => String(line.variant_id || line.id) === variant) : cart.items[0];
 }
 
 function cartEventData(cart: Cart, item: CartItem): CartEventData {
@@ -120,19 +122,26 @@ export function startShop(services: RuntimeServices): void {
   const product = document.querySelector<HTMLMetaElement>(PRODUCT_SELECTOR);
   if (product) report('view', { pId: product.content } satisfies Partial<ProductViewForm>);
 
-  // A plain form post leaves the page before 2 s pass, so the post time (and the variant posted) is kept for the
-  // session and the page the shop redirects to (or this one, when the theme posts with fetch) reads the cart 2 s
-  // after the post.
+  // A plain form post leaves the page, so the post time (and the variant posted) is kept for the session, and the
+  // page the shop redirects to reads the cart 2 s after the post; a theme that posts with fetch (the submit's
+  // default prevented) stays, and this page reads it. A navigation can take longer than 2 s to commit (a slow shop),
+  // and a read the old page makes then races it: the page can go before the reply (and the report to the provider
+  // with it), and the cart it reads may not hold the addition yet. So the mark is used up only when a read makes the
+  // event, and a cart without the posted variant's line is left to the next page's read (for a minute: a failed add
+  // never has it).
   const readCart = (): void => {
     const posted = services.session_.get(CART_POSTED);
     if (!posted) return;
-    services.session_.remove(CART_POSTED);
-    if (!allowed()) return;
+    const [at, variant] = posted.split(' ');
+    if (!allowed() || Date.now() - parseInt(at!) > CART_POST_KEPT_MS) return services.session_.remove(CART_POSTED);
     services
       .get_(location.origin + '/cart.js', {})
       .then((cart) => {
-        if (!cart || !(cart as Cart).items || !(cart as Cart).items.length) return;
-        const item = addedLine(cart as Cart, posted.split(' ')[1]);
+        const item = cart && (cart as Cart).items ? addedLine(cart as Cart, variant) : undefined;
+        // another read of this page made the event already, or the post is not in the cart yet
+        if (!item || services.session_.get(CART_POSTED) !== posted) return;
+        services.session_.remove(CART_POSTED);
+        if (!allowed()) return;
         const data = cartEventData(cart as Cart, item);
         record('add_cart', data);
         reportCart(item.image, data);
@@ -154,7 +163,8 @@ export function startShop(services: RuntimeServices): void {
       const field = form.elements.namedItem('id') as HTMLInputElement | null;
       const variant = field && field.value && field.value.slice(0, 64);
       services.session_.set(CART_POSTED, Date.now() + (variant ? ' ' + variant : ''));
-      scheduleCartRead();
+      // once every listener has run: only a post that stays on this page is read here
+      setTimeout(() => event.defaultPrevented && scheduleCartRead());
     },
     true,
   );

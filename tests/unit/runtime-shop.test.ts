@@ -165,6 +165,34 @@ describe('cart add that leaves the page', () => {
     expect(next.session.get('pushkit_cart_posted')).toBeNull();
     expect(JSON.parse(next.local.get('wingifyEcomData-add_cart')!)).toMatchObject({ price: 12.99, cTotal: 25.98 });
   });
+  it('a post whose navigation commits after 2 s: the old page does not read, and a cart without the posted line yet makes no event', async () => {
+    const withInk = (url: string, params: QueryParams) =>
+      url.endsWith('/cart.js') ? { ...CART, items: [{ ...CART.items[0], variant_id: 77 }] } : reply(url, params);
+    const stale = (url: string, params: QueryParams) => (url.endsWith('/cart.js') ? { ...CART, items: [] } : reply(url, params));
+    // a plain form post (nothing prevents it) once the shop's chunk runs: the page it leads to reads the cart
+    const form = document.querySelector('form[action="/cart/add"]')!;
+    form.replaceWith(form.cloneNode(true));
+    document.querySelector('form[action="/cart/add"]')!.insertAdjacentHTML('afterbegin', '<input name="id" value="77">');
+    const leaving = servicesDouble({ reply: withInk });
+    startShop(leaving.services);
+    submit('form[action="/cart/add"]');
+    await vi.advanceTimersByTimeAsync(2500);
+    expect(leaving.calls).toEqual([]);
+    // posted before the chunk ran (the core kept the mark): this page reads, before the shop took the post
+    const early = servicesDouble({ reply: stale });
+    early.session.data.set('pushkit_cart_posted', leaving.session.get('pushkit_cart_posted')!);
+    startShop(early.services);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(early.calls.map((call) => call.url)).toEqual([location.origin + '/cart.js']);
+    expect(early.local.get('wingifyEcomData-add_cart')).toBeNull();
+    // the next page reads it, once
+    const next = servicesDouble({ reply: withInk });
+    next.session.data.set('pushkit_cart_posted', early.session.get('pushkit_cart_posted')!);
+    startShop(next.services);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(JSON.parse(next.local.get('wingifyEcomData-add_cart')!)).toMatchObject({ pName: 'Ink pot', quant: 2 });
+    expect(next.session.get('pushkit_cart_posted')).toBeNull();
+  });
 });
 
 describe('order page', () => {

@@ -39,6 +39,8 @@ let key: string;
 /** From the database as seeded: the figures each screen must show. */
 const seeded = { proMembers: 0, proPaths: [] as string[], germanMembers: 0, germanReachable: 0, vipMembers: 0, vipReachable: 0 };
 const subscriberKeys = createSubscriberKeys();
+/** A subscription a push service reported gone at 02:00 UTC ten days ago: the evening before in New York. */
+const expiredAt = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000 - 10 * 86_400_000 + 2 * 3_600_000);
 
 async function owner<T>(path: string): Promise<T> {
   const response = await fetch(`${providerUrl}/api/v1/sites/letters${path}`, { headers: { authorization: `Bearer ${key}` } });
@@ -64,6 +66,10 @@ async function seed(): Promise<void> {
     await db.query(
       `INSERT INTO subscriber_tags (subscriber_id, key, value) SELECT id, 'plan', 'pro' FROM subscribers WHERE right(id, 4)::int % 4 = 0`,
     );
+    await db.query(`INSERT INTO events (site_hash, subscriber_id, kind, created_at) VALUES ($1, 'sub-0015', 'expired', $2)`, [
+      HASH,
+      expiredAt,
+    ]);
     await db.query(`INSERT INTO segments (site_hash, sid, name) VALUES ($1, 'vip', 'Very important readers')`, [HASH]);
     await db.query(
       `INSERT INTO segment_memberships (segment_id, subscriber_id, source)
@@ -202,6 +208,11 @@ describe("the owner's clock (issue 31, finding 5)", () => {
   it('reads 09:30 "your clock" in the chosen zone, states it with UTC, keeps the zone, and shows times with UTC on hover', async () => {
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    // "Expired per day" too counts days in the owner's zone, here the browser's (New York): the dashboard sends it
+    const newYorkDay = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York' }).format(expiredAt);
+    expect(newYorkDay).not.toBe(expiredAt.toISOString().slice(0, 10));
+    const expiredPerDay = page.getByRole('list', { name: 'Expired per day' }).getByRole('listitem');
+    await expect.poll(() => expiredPerDay.allTextContents()).toEqual([`${newYorkDay}1`]);
     const zone = page.getByLabel('Display time zone');
     // the overview counts days on the owner's clock: in a zone whose date is not UTC's now, the charts end on its today
     const far = new Date().getUTCHours() >= 11 ? 'Pacific/Kiritimati' : 'Pacific/Pago_Pago';

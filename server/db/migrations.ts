@@ -1007,4 +1007,56 @@ export const MIGRATIONS: Migration[] = [
        END $$`,
     ],
   },
+  {
+    version: 42,
+    name: 'a sync batch with refused actions: each action isolated',
+    statements: [
+      // When a batch's statement fails (one action the database refuses fails them all), the provider runs it again
+      // here, once: each action in its own subtransaction, in the same order of advisory locks, so the others are
+      // written and a refused one answers 'refused' (its writes undone); only those are then run alone, for their
+      // own error. Before, every action of the batch ran alone: 65 statements for a batch of 64 with one refused,
+      // which anyone able to mint a subscriber could cause (sync-batch.ts). At most 64 actions (BATCH_MAX): the
+      // subtransactions' ids stay within PostgreSQL's per-backend cache of 64.
+      `CREATE FUNCTION pushkit_sync_batch_isolated(p_actions jsonb)
+       RETURNS TABLE (i integer, result_code text, result_id text, result_issued boolean, result_welcome boolean) LANGUAGE plpgsql AS $$
+       DECLARE
+         a jsonb;
+       BEGIN
+         FOR a IN SELECT x.value FROM jsonb_array_elements(p_actions) AS x
+           ORDER BY x.value->>'lock' COLLATE "C" NULLS LAST, (x.value->>'i')::integer
+         LOOP
+           BEGIN
+             RETURN QUERY SELECT * FROM pushkit_sync_batch(jsonb_build_array(a));
+           EXCEPTION WHEN OTHERS THEN
+             i := (a->>'i')::integer;
+             result_code := 'refused';
+             result_id := NULL;
+             result_issued := false;
+             result_welcome := NULL;
+             RETURN NEXT;
+           END;
+         END LOOP;
+       END $$`,
+    ],
+  },
+  {
+    version: 43,
+    name: "a campaign's revenue and conversions, kept when its click events are pruned",
+    statements: [
+      // A campaign's revenue is its clickers' shop orders within the conversion window after their click
+      // (server/campaigns/campaign-revenue.ts); the click events go with the event retention (default 180 days). The
+      // statement that prunes a campaign's click events (server/campaigns/click-pruning.ts) writes here, per
+      // variant (NULL outside an A/B test's share) and currency (NULL: orders posted without one), the orders of
+      // the clickers it deleted and their total; pruning folds a campaign's rows into one per group. No subscriber
+      // is kept. A campaign deleted keeps nothing.
+      `CREATE TABLE campaign_revenue_kept (
+        campaign_id bigint NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+        variant smallint,
+        currency text,
+        conversions bigint NOT NULL,
+        amount numeric NOT NULL
+      )`,
+      `CREATE INDEX campaign_revenue_kept_campaign ON campaign_revenue_kept (campaign_id)`,
+    ],
+  },
 ];

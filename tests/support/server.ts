@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseConfigText } from '../../config/load-config.ts';
 import { createApp } from '../../server/http/app.ts';
 import { openDatabase, type Database } from '../../server/db/database.ts';
@@ -214,14 +214,18 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
       expect(await subscriberRows(db, 'id = $1', [known.id])).toMatchObject([{ endpoint: known.subscription.endpoint, language: 'de-DE' }]);
       expect(await subscriberRows(db, 'endpoint IN ($1, $2)', [lost.endpoint, gone.endpoint])).toEqual([]);
 
-      // any statement error of one action (a trigger stands for it): the other insert is stored, this one answered 500
+      // any statement error of one action (a trigger stands for it): the other inserts are stored, this one answered
+      // 500; and its batch costs a few statements, not one per action (anyone can mint a refused action)
       await db.query(`CREATE FUNCTION refuse_xx() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN IF NEW.language = 'xx-XX' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$`);
       await db.query('CREATE TRIGGER refuse_xx BEFORE INSERT ON subscribers FOR EACH ROW EXECUTE FUNCTION refuse_xx()');
+      const statements = vi.spyOn(db, 'query');
       try {
-        const [kept, refused] = [newSubscription(), newSubscription()];
-        const [keptReply, refusedReply] = await Promise.all([
-          postSync(app, { hash: SITE_HASH, action: 'insert', subscription: kept.json, subscriptionId: kept.subscriptionId }),
+        const [kept, refused] = [Array.from({ length: 12 }, () => newSubscription()), newSubscription()];
+        const replies = await Promise.all([
+          ...kept.map((one) =>
+            postSync(app, { hash: SITE_HASH, action: 'insert', subscription: one.json, subscriptionId: one.subscriptionId }),
+          ),
           postSync(app, {
             hash: SITE_HASH,
             action: 'insert',
@@ -230,11 +234,16 @@ export function defineSyncTests(label: string, open: () => Promise<{ db: Databas
             userLanguage: 'xx-XX',
           }),
         ]);
-        expect(keptReply!.statusCode).toBe(200);
-        expect(await subscriberRows(db, 'endpoint = $1', [kept.endpoint])).toMatchObject([{ id: keptReply!.json().subscriberId }]);
-        expect([refusedReply!.statusCode, refusedReply!.json().code]).toEqual([500, 'E_INTERNAL']);
+        const refusedReply = replies.pop()!;
+        expect(replies.map((reply) => reply.statusCode)).toEqual(kept.map(() => 200));
+        expect(await subscriberRows(db, 'endpoint = $1', [kept[0]!.endpoint])).toMatchObject([{ id: replies[0]!.json().subscriberId }]);
+        expect((await subscriberRows(db, 'endpoint = ANY($1)', [kept.map((one) => one.endpoint)])).length).toBe(kept.length);
+        expect([refusedReply.statusCode, refusedReply.json().code]).toEqual([500, 'E_INTERNAL']);
         expect(await subscriberRows(db, 'endpoint = $1', [refused.endpoint])).toEqual([]);
+        const batches = statements.mock.calls.filter(([sql]) => sql.includes('pushkit_sync_batch')).length;
+        expect(batches).toBeLessThanOrEqual(4);
       } finally {
+        statements.mockRestore();
         await db.query('DROP TRIGGER refuse_xx ON subscribers');
         await db.query('DROP FUNCTION refuse_xx()');
       }

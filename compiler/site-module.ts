@@ -94,6 +94,7 @@ export function generateSiteModule(config: SiteConfig, compiled: CompiledSite, p
       ['firefoxSwPath', jsLiteral(config.firefoxSwPath)],
       ['swScope', jsLiteral(config.swScope)],
       ['vapidPublicKey', jsLiteral(config.vapidPublicKey)],
+      ['vapidKeyHead', jsLiteral(config.vapidPublicKey.slice(0, 20))],
       ...(config.safariWebsitePushId && config.safariWebServiceUrl
         ? ([
             ['safariWebsitePushId', jsLiteral(config.safariWebsitePushId)],

@@ -64,12 +64,12 @@ const ENGINES: [BrowserCode, RegExp, number, number][] = [
  * and leaves the browser's name and version to the chunk. tests/unit/runtime-browser-support.test.ts checks that
  * the two agree.
  */
-export function unsupported(userAgent: string, site: { vapidPublicKey: string }, pushManager: boolean): boolean {
+export function unsupported(userAgent: string, site: { vapidKeyHead: string }, pushManager: boolean): boolean {
   if (/iPhone|iPad|iPod/.test(userAgent)) return true;
   const mobile = /Mobi|Android/i.test(userAgent);
   for (const [browser, pattern, desktopMinimum, mobileMinimum] of ENGINES) {
     const match = pattern.exec(userAgent);
-    if (match) return Number(match[1]) < (mobile ? mobileMinimum : desktopMinimum) || (browser === EDGE && !site.vapidPublicKey);
+    if (match) return Number(match[1]) < (mobile ? mobileMinimum : desktopMinimum) || (browser === EDGE && !site.vapidKeyHead);
   }
   return !(pushManager && /Safari\//.test(userAgent));
 }
@@ -77,7 +77,7 @@ export function unsupported(userAgent: string, site: { vapidPublicKey: string },
 export function detectSupport(
   userAgent: string,
   safariPush: unknown,
-  site: { safariWebsitePushId?: string; vapidPublicKey: string },
+  site: { safariWebsitePushId?: string; vapidKeyHead: string },
   env: PushEnvironment,
 ): BrowserSupport {
   const mobile = /Mobi|Android/i.test(userAgent);
@@ -99,7 +99,7 @@ export function detectSupport(
     const failure =
       version < (mobile ? mobileMinimum : desktopMinimum)
         ? NOT_SUPPORTED
-        : browser === EDGE && !site.vapidPublicKey
+        : browser === EDGE && !site.vapidKeyHead
           ? NO_EDGE_VAPID_KEY
           : undefined;
     return { browser_: browser, version_: version, mobile_: mobile, failure_: failure };

@@ -120,6 +120,11 @@ export interface SiteModule {
   firefoxSwPath: string;
   swScope: string;
   vapidPublicKey: string;
+  /**
+   * The key's first 20 characters (15 bytes, whole base64 groups): push.js's core compares a subscription's key with
+   * it (view-decision.ts), and carries no more of the key. The config's key is always a P-256 public key.
+   */
+  vapidKeyHead: string;
   safariWebsitePushId?: string;
   /** Safari's legacy push: the webServiceURL the site serves Apple's push package service at, without a trailing slash. */
   safariWebServiceUrl?: string;
@@ -146,7 +151,7 @@ export const CORE_SITE_FIELDS = [
   'hash',
   'servicesServerUrl',
   'swScope',
-  'vapidPublicKey',
+  'vapidKeyHead',
   'safariWebsitePushId',
   'isInactive',
   'urlQualifies',

@@ -8,7 +8,6 @@ import { standardPushCapable, viewSupport, type ViewSupport } from './view-suppo
 import { valid } from './create-services.ts';
 import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
 import { inSync } from './sync.ts';
-import { urlBase64ToBytes } from './base64url.ts';
 import { newUuid } from './visitor-id.ts';
 import { PRODUCT_SELECTOR } from '../contract/shop-events.ts';
 import {
@@ -77,9 +76,12 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
       // The silent move (opt-in-native.ts): a subscription made with another key than the site's.
       const key = subscription.options && subscription.options.applicationServerKey;
       const storedKey = local.get(VAPID_KEY);
+      // compared by the key's first 15 bytes (SiteModule vapidKeyHead): 120 bits no other key shares
       const moving = key
-        ? String(new Uint8Array(key)) !== String(urlBase64ToBytes(site.vapidPublicKey))
-        : storedKey && storedKey !== site.vapidPublicKey;
+        ? btoa(String.fromCharCode(...new Uint8Array(key).slice(0, 15)))
+            .replace(/\+/g, '-')
+            .replace(/\//g, '_') !== site.vapidKeyHead
+        : storedKey && storedKey.slice(0, 20) !== site.vapidKeyHead;
       if (moving || !inSync(services, subscription.endpoint)) return full;
       subscribed = true;
     }

@@ -34,6 +34,7 @@ export function testSite(overrides: Partial<SiteModule> = {}): SiteModule {
     firefoxSwPath: '/sw-firefox.js',
     swScope: '/',
     vapidPublicKey: 'key',
+    vapidKeyHead: 'key',
     childWindowUrl: 'https://sync.test/child-window.html',
     isInactive: false,
     urlQualifies: () => true,

@@ -17,7 +17,7 @@ const detectSupport = (...args: Parameters<typeof detectCode>) => {
   return { ...support, browser_: BROWSER_NAMES[support.browser_] };
 };
 
-const site = { vapidPublicKey: 'key', safariWebsitePushId: 'web.test.calligraphy' };
+const site = { vapidKeyHead: 'key', safariWebsitePushId: 'web.test.calligraphy' };
 /** A browser without the Push API, a touch screen or standalone display. */
 const bare = { pushManager_: false, touch_: false, standalone_: false };
 const desktop = (product: string) => `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) ${product}`;
@@ -58,13 +58,13 @@ describe('browser support', () => {
     const safari = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/15.1 Safari/605.1.15';
     expect(detectSupport(safari, {}, site, bare)).toMatchObject({ browser_: 'safari', version_: 15, failure_: undefined });
     expect(detectSupport(safari, undefined, site, bare).failure_).toBe(NOT_SUPPORTED);
-    expect(detectSupport(safari, {}, { vapidPublicKey: 'key' }, bare).failure_).toBe(NO_SAFARI_PUSH_ID);
+    expect(detectSupport(safari, {}, { vapidKeyHead: 'key' }, bare).failure_).toBe(NO_SAFARI_PUSH_ID);
   });
 
   it('Safari with the Push API (16+) is supported with standard Web Push, with or without a website push id', () => {
     const safari = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15';
     const env = { pushManager_: true, touch_: false, standalone_: false };
-    expect(detectSupport(safari, undefined, { vapidPublicKey: 'key' }, env)).toEqual({ browser_: 'safari', version_: 17, mobile_: false });
+    expect(detectSupport(safari, undefined, { vapidKeyHead: 'key' }, env)).toEqual({ browser_: 'safari', version_: 17, mobile_: false });
     expect(detectSupport(safari, {}, site, env).failure_).toBeUndefined();
   });
 
@@ -111,7 +111,7 @@ describe('browser support', () => {
   });
 
   it('Edge without a vapid key cannot subscribe', () => {
-    expect(detectSupport(desktop('Chrome/120.0 Safari/537.36 Edg/120.0'), undefined, { vapidPublicKey: '' }, bare).failure_).toBe(
+    expect(detectSupport(desktop('Chrome/120.0 Safari/537.36 Edg/120.0'), undefined, { vapidKeyHead: '' }, bare).failure_).toBe(
       NO_EDGE_VAPID_KEY,
     );
   });
@@ -138,12 +138,12 @@ describe('browser support', () => {
     ];
     for (const userAgent of userAgents)
       for (const pushManager_ of [true, false])
-        for (const vapidPublicKey of ['key', '']) {
-          const failure = detectCode(userAgent, undefined, { vapidPublicKey }, { ...bare, pushManager_ }).failure_;
-          expect([userAgent, pushManager_, vapidPublicKey, unsupported(userAgent, { vapidPublicKey }, pushManager_)]).toEqual([
+        for (const vapidKeyHead of ['key', '']) {
+          const failure = detectCode(userAgent, undefined, { vapidKeyHead }, { ...bare, pushManager_ }).failure_;
+          expect([userAgent, pushManager_, vapidKeyHead, unsupported(userAgent, { vapidKeyHead }, pushManager_)]).toEqual([
             userAgent,
             pushManager_,
-            vapidPublicKey,
+            vapidKeyHead,
             failure !== undefined,
           ]);
         }

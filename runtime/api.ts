@@ -74,12 +74,7 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
         return c._start(services, notify, coreTriggers);
       }));
   /** An API call that acts: run by the chunk's runtime; a chunk that cannot load is logged, never thrown. */
-  const via =
-    <A extends unknown[]>(use: (runtime: LifecycleRuntime, ...args: A) => unknown) =>
-    (...args: A): void =>
-      void takeOver()
-        .then((r) => use(r, ...args))
-        .catch(logSwallowed);
+  const via = (use: (runtime: LifecycleRuntime) => unknown): void => void takeOver().then(use).catch(logSwallowed);
   const segmentCall =
     (use: (runtime: LifecycleRuntime) => LifecycleRuntime['_addToSegment']) =>
     (name: string, callback?: SegmentCallback): Promise<boolean | -1> =>
@@ -94,7 +89,8 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
   const tagger = createTagger(services);
   const api: PushkitApi = {
     push: guard((call: unknown) => {
-      if (!Array.isArray(call) || typeof call[0] !== 'string' || call[0] === 'push' || call[0] === 'ready') return;
+      // `ready` is a promise, not called (the test below)
+      if (!Array.isArray(call) || typeof call[0] !== 'string' || call[0] === 'push') return;
       const fn = (api as unknown as Record<string, unknown>)[call[0]];
       if (typeof fn === 'function') (fn as (...args: unknown[]) => unknown)(...call.slice(1));
     }),
@@ -105,7 +101,7 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
     triggerOptIn: (event) => {
       // read now: the event is the one being dispatched only during the call
       const fromVisitor = byVisitor(event);
-      via((r) => r._triggerOptIn(fromVisitor))();
+      via((r) => r._triggerOptIn(fromVisitor));
     },
     // the chunk is fetched ahead: a browser keeps the click's activation for a short time only (Safari's shortest);
     // not for a subscriber whose view the core found in sync (such a view fetches nothing; a click still loads it)
@@ -118,14 +114,14 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
       // asks the visitor first, on its own origin.
       if (!(PK_FEATURES.childWindow && !('serviceWorker' in navigator)) && !services.optedOut_())
         services.cookies_.set(OPT_OUT, '1', UUID_DAYS);
-      via((r) => r._triggerOptOut())();
+      via((r) => r._triggerOptOut());
     },
     getSubscriberId: (callback) => answer(services.subscriberId_(), callback),
     isOptedOut: (callback) => answer(services.optedOut_(), callback),
     setTrackingConsent: guard((allowed: boolean | number) => {
       const before = services.trackingAllowed_();
       storeConsent(services, !!allowed);
-      if (before !== !!allowed && services.subscriberId_()) via((r) => r._syncConsent())();
+      if (before !== !!allowed && services.subscriberId_()) via((r) => r._syncConsent());
     }),
     subscriptionSuccessCallback: register('success'),
     subscriptionFailureCallback: register('failure'),

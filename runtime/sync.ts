@@ -92,7 +92,8 @@ export const inSync = (services: CoreServices, endpoint: string): boolean =>
   !!services.subscriberId_() &&
   !!services.secret_() &&
   services.subscriptionId_() === subscriptionIdOf(endpoint) &&
-  valid(services.local_.get(ENDPOINT), URL_PATTERN) === endpoint &&
+  // readState's URL_PATTERN check left out: the browser's endpoint is an https URL, so a stored value equal to it passes
+  services.local_.get(ENDPOINT) === endpoint &&
   valid(services.local_.get(LANGUAGE), LANGUAGE_PATTERN) === currentLanguage();
 
 /** The push service's registration id: the last path segment of the endpoint. */

@@ -36,12 +36,10 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
   const { site_: site, local_: local, cookies_: cookies } = services;
   // The browser's name and version only where an opt-in path other than standard Web Push may be taken: Safari's
   // legacy push, a home-screen app, the child window (the flags are written out each time, so esbuild drops the
-  // unused side).
-  const view: Partial<ViewSupport> =
-    PK_FEATURES.safari || PK_FEATURES.iosHomeScreen || PK_FEATURES.childWindow
-      ? viewSupport(site)
-      : { pushCapable_: standardPushCapable(site) };
-  const capable = view.pushCapable_ as boolean;
+  // unused side; `view` is undefined in a standard build and read only behind them).
+  const view = (PK_FEATURES.safari || PK_FEATURES.iosHomeScreen || PK_FEATURES.childWindow ? viewSupport(site) : undefined) as ViewSupport;
+  const capable =
+    PK_FEATURES.safari || PK_FEATURES.iosHomeScreen || PK_FEATURES.childWindow ? view.pushCapable_ : standardPushCapable(site);
   const full: ViewDecision = { _full: true, _offer: false, _capable: capable };
   const search = new URLSearchParams(location.search);
   // Uuid handling (visitor-id.ts): a new visitor's uuid is made here; adopting one from the URL or a link is the chunk's.
@@ -53,12 +51,12 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
   if (services.optedOut_()) return subscriberId ? full : { _full: false, _offer: false, _capable: capable };
   // read only where an offer depends on it (an in-sync subscriber's view compiles no URL pattern)
   const hidden = (): boolean => Number(local.get(DO_NOT_SHOW)) > Date.now() || !site.urlQualifies(location.href);
-  if (!capable) return { _full: false, _offer: PK_FEATURES.iosHomeScreen && !!view.support_!.homeScreen_ && !hidden(), _capable: false };
+  if (!capable) return { _full: false, _offer: PK_FEATURES.iosHomeScreen && !!view.support_.homeScreen_ && !hidden(), _capable: false };
   if (
     (PK_FEATURES.trackingConsent && subscriberId && !/^[01]$/.test(local.get(DO_NOT_TRACK) || '')) ||
     ((PK_FEATURES.customDimensions || PK_FEATURES.userProperties) && subscriberId && !services.session_.get(REFRESHED)) ||
-    view.onSafari_ ||
-    view.viaChildWindow_
+    (PK_FEATURES.safari && view.onSafari_) ||
+    (PK_FEATURES.childWindow && view.viaChildWindow_)
   )
     return full;
   // the Permissions API answers without a synchronous call to the browser process (Notification.permission's)

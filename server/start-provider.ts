@@ -124,7 +124,8 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     throw new ServerError('E_EVENT_RETENTION_SETTING', { value: String(options.eventRetentionDays ?? process.env[EVENT_RETENTION_ENV]) });
   }
   // the reporting window: a campaign's delivery rows are pruned this long after it is done (its figures stay)
-  const { DELIVERY_RETENTION_ENV, deliveryRetentionDays, pruneDeliveries } = await import('./campaigns/index.ts');
+  const { DEFAULT_CONVERSION_WINDOW_HOURS, DELIVERY_RETENTION_ENV, deliveryRetentionDays, pruneCampaignClicks, pruneDeliveries } =
+    await import('./campaigns/index.ts');
   const deliveryRetention = deliveryRetentionDays();
   if (deliveryRetention === null) {
     throw new ServerError('E_DELIVERY_RETENTION_SETTING', { value: String(process.env[DELIVERY_RETENTION_ENV]) });
@@ -223,8 +224,17 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     await webhooks.start();
     campaigns.startScheduler();
     const pruning = scheduleEventPruning(db, eventRetention, options.log, async () => {
+      // a campaign's click events, their revenue kept (each site's conversion window)
+      const windows = Object.fromEntries(
+        sites.map((site) => [site.hash, site.config.conversionWindowHours ?? DEFAULT_CONVERSION_WINDOW_HOURS]),
+      );
+      const clicks = await pruneCampaignClicks(db, eventRetention, windows);
       const deleted = await pruneDeliveries(db, deliveryRetention);
-      return deleted > 0 ? `pruned ${deleted} delivery rows of campaigns done more than ${deliveryRetention} days ago` : undefined;
+      const lines = [
+        clicks > 0 ? `pruned ${clicks} campaign click event${clicks === 1 ? '' : 's'} older than ${eventRetention} days, revenue kept` : '',
+        deleted > 0 ? `pruned ${deleted} delivery rows of campaigns done more than ${deliveryRetention} days ago` : '',
+      ].filter(Boolean);
+      return lines.length > 0 ? lines.join('; ') : undefined;
     });
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const running = { app, campaigns, automations, feeds };

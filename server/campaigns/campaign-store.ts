@@ -8,7 +8,7 @@ import type { AbWinnerNote, Campaign, CampaignStatus, CreatedCampaign } from '..
 import type { Urgency } from '../../contract/urgency.ts';
 import { audienceQuery } from './audience.ts';
 import { nextLocalTime } from './local-time.ts';
-import { CAMPAIGN_REVENUE, variantRevenue } from './campaign-revenue.ts';
+import { CAMPAIGN_CONVERSIONS_KEPT, CAMPAIGN_REVENUE, variantRevenue } from './campaign-revenue.ts';
 import type { CurrencyAmount } from '../../contract/shop-order.ts';
 import { splitForTest, variantFigures } from './ab-tests.ts';
 import { campaignFailures } from './delivery-failures.ts';
@@ -198,7 +198,7 @@ const CAMPAIGN_SELECT = `
              WHERE e.campaign_id = c.id AND e.kind = 'clicked' AND e.subscriber_id IS NOT NULL GROUP BY e.subscriber_id) k
          ON o.subscriber_id = k.subscriber_id
        WHERE o.site_hash = c.site_hash AND o.created_at >= k.clicked_at AND o.created_at < k.clicked_at + make_interval(hours => $2)
-    ) AS conversions,
+    ) + ${CAMPAIGN_CONVERSIONS_KEPT} AS conversions,
     ${CAMPAIGN_REVENUE} AS revenue
   -- the figures by status: kept when delivery rows go (an erased subscriber, the reporting window)
   -- and subscribers' first reports (shown, clicked, closed): kept when a subscriber and their events go

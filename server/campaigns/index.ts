@@ -23,3 +23,4 @@ export {
 } from './database-delivery-store.ts';
 export { sendCampaign, type SendCampaignOptions, type SendCampaignResult } from './send-campaign.ts';
 export { DELIVERY_RETENTION_ENV, deliveryRetentionDays, pruneDeliveries } from './delivery-pruning.ts';
+export { pruneCampaignClicks } from './click-pruning.ts';

@@ -7,13 +7,17 @@ export const DEFAULT_EVENT_RETENTION_DAYS = 180;
 export const EVENT_RETENTION_ENV = 'PUSHKIT_EVENT_RETENTION_DAYS';
 const PRUNE_BATCH = 1000;
 
-/** Deletes events older than `days`; resolves with how many. */
+/**
+ * Deletes events older than `days`; resolves with how many. A campaign's click events are left to the campaigns'
+ * own prune (server/campaigns/click-pruning.ts), which keeps the campaign's revenue as it deletes them.
+ */
 export async function pruneEvents(db: Queryable, days: number, batch = PRUNE_BATCH): Promise<number> {
   let deleted = 0;
   for (;;) {
     const { rows } = await db.query(
       `DELETE FROM events WHERE id IN (
-         SELECT id FROM events WHERE created_at < now() - make_interval(days => $1::int) ORDER BY created_at, id LIMIT $2
+         SELECT id FROM events WHERE created_at < now() - make_interval(days => $1::int) AND NOT (kind = 'clicked' AND campaign_id IS NOT NULL)
+         ORDER BY created_at, id LIMIT $2
        ) RETURNING id`,
       [days, batch],
     );

@@ -8,7 +8,8 @@ import type { Automation } from '../../contract/automations.ts';
 import { DELIVERY_FAILURES_DOCS } from '../../contract/delivery-failures.ts';
 import { freePort } from '../support/ports.ts';
 import { startProviderHarness, useProviderHarness } from '../support/provider-harness.ts';
-import { pruneDeliveries } from '../../server/campaigns/index.ts';
+import { pruneCampaignClicks, pruneDeliveries } from '../../server/campaigns/index.ts';
+import { pruneEvents } from '../../server/db/event-retention.ts';
 import { SITE_HASH, SITE_ORIGIN } from '../support/server.ts';
 import { createThrowawayDatabase } from '../support/throwaway-postgres.ts';
 
@@ -253,10 +254,10 @@ describe('breakdowns that stay', () => {
     }
     const figures = async (id: string) => {
       const { campaign } = (await harness.owner('GET', `/campaigns/${id}`)).json() as { campaign: Campaign };
-      const { variants, byLanguage, bestHour, recipients, delivered, shown, clicked } = campaign;
+      const { variants, byLanguage, bestHour, recipients, delivered, shown, clicked, revenue, conversions } = campaign;
       const page = (await harness.owner('GET', `/campaigns/${id}/figures`)).json() as object;
       const csv = (await harness.owner('GET', `/campaigns/${id}/results.csv`)).body.split('\n').filter((line) => !line.startsWith('note,'));
-      return { variants, byLanguage, bestHour, recipients, delivered, shown, clicked, page, csv };
+      return { variants, byLanguage, bestHour, recipients, delivered, shown, clicked, revenue, conversions, page, csv };
     };
     const before = await Promise.all([ab, languages, bestHour].map(figures));
     // what the figures hold: per variant, per language, per browser, the held-out group, over time
@@ -267,6 +268,13 @@ describe('breakdowns that stay', () => {
       { currency: 'USD', amount: 30 },
     ]);
     expect(before[0]!.csv[0]).toMatch(/,revenue EUR,revenue USD\r$/);
+    for (const figures of before) {
+      expect(figures.revenue).toEqual([
+        { currency: 'EUR', amount: 12.5 },
+        { currency: 'USD', amount: 30 },
+      ]);
+      expect(figures.conversions).toBe(2);
+    }
     expect(before[1]!.byLanguage).toEqual(
       expect.arrayContaining([
         { language: 'de', recipients: 2, delivered: 2, clicked: 1 },
@@ -285,6 +293,15 @@ describe('breakdowns that stay', () => {
     expect(await Promise.all([ab, languages, bestHour].map(figures))).toEqual(before);
     expect(await pruneDeliveries(harness.db, 0)).toBeGreaterThan(0);
     expect(await Promise.all([ab, languages, bestHour].map(figures))).toEqual(before);
+    // the event retention (180 days) takes the click events: each campaign's revenue and conversions stay, per variant too
+    await harness.db.query(`UPDATE events SET created_at = created_at - interval '181 days' WHERE campaign_id = ANY($1::bigint[])`, [
+      [ab, languages, bestHour],
+    ]);
+    await harness.db.query(`UPDATE shop_orders SET created_at = created_at - interval '181 days' WHERE order_id LIKE 'stay-%'`);
+    expect(await pruneEvents(harness.db, 180)).toBeGreaterThan(0);
+    const clicks = await pruneCampaignClicks(harness.db, 180, {});
+    expect(await Promise.all([ab, languages, bestHour].map(figures))).toEqual(before);
+    expect(clicks).toBe(3); // the first subscriber's of each campaign (the deleted one's went with them)
     // what needs a row per subscriber says the rows are gone, not "nobody"
     const { campaign } = (await harness.owner('GET', `/campaigns/${ab}`)).json() as { campaign: Campaign };
     expect(campaign.prunedAfterDays).toBe(0);
@@ -324,7 +341,7 @@ describe('breakdowns that stay', () => {
 });
 
 describe.skipIf(!postgresUrl)('a report after pruning, on PostgreSQL', () => {
-  it('keeps each failure reason and each variant’s revenue once when two providers prune at once', async () => {
+  it('keeps each failure reason and each variant’s revenue once when two providers prune at once (rows, then clicks)', async () => {
     const database = await createThrowawayDatabase(postgresUrl!, 'pushkit_pruned');
     const pg = await startProviderHarness({ database: database.url, service: harness.service, vapid: harness.vapid, rateLimit: false });
     try {
@@ -371,7 +388,8 @@ describe.skipIf(!postgresUrl)('a report after pruning, on PostgreSQL', () => {
         const csv = (await pg.owner('GET', `/campaigns/${campaignId}/results.csv`)).body
           .split('\n')
           .filter((line) => !line.startsWith('note,'));
-        return { failed: campaign.failed, failures: campaign.failures, variants: campaign.variants.map((variant) => variant.revenue), csv };
+        const { failed, failures, revenue, conversions } = campaign;
+        return { failed, failures, revenue, conversions, variants: campaign.variants.map((variant) => variant.revenue), csv };
       };
       const before = await report();
       expect(before.failures.map(({ status, count }) => [status, count])).toEqual([
@@ -383,6 +401,13 @@ describe.skipIf(!postgresUrl)('a report after pruning, on PostgreSQL', () => {
       const pruned = await Promise.all([pruneDeliveries(pg.db, 0, 2), pruneDeliveries(pg.db, 0, 2)]);
       expect(pruned[0] + pruned[1]).toBe(6);
       expect(await report()).toEqual(before);
+      // and their click events after the event retention: the revenue is kept once, per variant too
+      await pg.db.query(`UPDATE events SET created_at = created_at - interval '181 days' WHERE campaign_id = $1`, [campaignId]);
+      await pg.db.query(`UPDATE shop_orders SET created_at = created_at - interval '181 days' WHERE order_id LIKE 'pruned-%'`);
+      const clicks = await Promise.all([pruneCampaignClicks(pg.db, 180, {}, 1), pruneCampaignClicks(pg.db, 180, {}, 1)]);
+      expect(await report()).toEqual(before);
+      expect(before.revenue).toEqual([{ currency: 'EUR', amount: 40 }]);
+      expect(clicks[0] + clicks[1]).toBe(4);
     } finally {
       await pg.close();
       await database.drop();

@@ -1,0 +1,59 @@
+// A campaign's revenue and conversions are its clickers' shop orders (campaign-revenue.ts): the click events say
+// who clicked and when. Events are pruned after the event retention (default 180 days, server/db/event-retention.ts),
+// which leaves a campaign's click events to this prune: the statement that deletes them keeps, per campaign,
+// variant and currency, the orders of the deleted clickers within the conversion window after their click, in
+// campaign_revenue_kept (migration 43), folded to a row per group as delivery counts are. The report adds the kept
+// rows to what the remaining clicks give, so it shows the same revenue and conversions before and after pruning.
+// A clicker's variant is on their delivery row, or kept with them when the rows were pruned (migration 40).
+// With an event retention shorter than the conversion window, an order placed after its click was pruned counts
+// nothing (the window is 72 hours unless the site says, at most 720; the retention 180 days unless the provider says).
+import type { Queryable } from '../db/database.ts';
+import { DEFAULT_CONVERSION_WINDOW_HOURS } from './campaign-store.ts';
+import { foldCampaignRows } from './fold-campaign-rows.ts';
+
+const PRUNE_BATCH = 1000;
+
+/**
+ * Deletes the campaigns' click events older than `days`, a batch per statement, keeping their revenue; then folds
+ * the kept rows of each campaign it touched. `windowHours`: each site's conversion window by site hash (a site not
+ * named has the default). Resolves with how many events went.
+ */
+export async function pruneCampaignClicks(
+  db: Queryable,
+  days: number,
+  windowHours: Record<string, number>,
+  batch = PRUNE_BATCH,
+): Promise<number> {
+  const touched = new Set<string>();
+  let deleted = 0;
+  for (;;) {
+    const { rows } = await db.query<{ count: number; campaigns: (string | number)[] }>(
+      `WITH gone AS (
+         DELETE FROM events WHERE id IN (
+           SELECT id FROM events WHERE kind = 'clicked' AND campaign_id IS NOT NULL AND created_at < now() - make_interval(days => $1::int)
+           ORDER BY created_at, id LIMIT $2
+         ) RETURNING campaign_id, subscriber_id, created_at
+       ), clicker AS (
+         SELECT campaign_id, subscriber_id, min(created_at) AS clicked_at FROM gone WHERE subscriber_id IS NOT NULL GROUP BY 1, 2
+       ), kept AS (
+         INSERT INTO campaign_revenue_kept (campaign_id, variant, currency, conversions, amount)
+         SELECT k.campaign_id, coalesce(d.variant, v.variant), o.details->>'currency', count(DISTINCT o.order_id),
+                coalesce(sum((o.details->>'total')::numeric) FILTER (WHERE o.details ? 'currency'), 0)
+           FROM clicker k JOIN campaigns c ON c.id = k.campaign_id
+           JOIN shop_orders o ON o.site_hash = c.site_hash AND o.subscriber_id = k.subscriber_id AND o.created_at >= k.clicked_at
+             AND o.created_at < k.clicked_at + make_interval(hours => coalesce(($3::jsonb ->> c.site_hash)::int, $4::int))
+           LEFT JOIN deliveries d ON d.campaign_id = k.campaign_id AND d.subscriber_id = k.subscriber_id
+           LEFT JOIN campaign_variant_clickers v ON v.campaign_id = k.campaign_id AND v.subscriber_id = k.subscriber_id
+          GROUP BY 1, 2, 3
+         RETURNING campaign_id
+       )
+       SELECT (SELECT count(*)::int FROM gone) AS count, (SELECT coalesce(jsonb_agg(DISTINCT campaign_id), '[]'::jsonb) FROM kept) AS campaigns`,
+      [days, batch, JSON.stringify(windowHours), DEFAULT_CONVERSION_WINDOW_HOURS],
+    );
+    for (const id of rows[0]!.campaigns) touched.add(String(id));
+    deleted += rows[0]!.count;
+    if (rows[0]!.count < batch) break;
+  }
+  for (const id of touched) await foldCampaignRows(db, 'campaign_revenue_kept', ['variant', 'currency'], id, ['conversions', 'amount']);
+  return deleted;
+}

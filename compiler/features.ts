@@ -25,6 +25,8 @@ export const FEATURE_NAMES = [
   'triggerPersist',
   'customDimensions',
   'userProperties',
+  'segmentQuery',
+  'segmentTime',
 ] as const satisfies readonly (keyof SiteFeatures)[];
 
 // A flag of SiteFeatures missing from FEATURE_NAMES fails the typecheck here.
@@ -92,5 +94,8 @@ export function siteFeatures(config: SiteConfig, compiled: CompiledSite): SiteFe
     triggerPersist: config.triggers.persist !== 'page',
     customDimensions: config.customDimensions.length > 0,
     userProperties: config.refreshUserProperties,
+    // what the conditions read, from their code (compiler/condition-codegen.ts PAGE_FIELDS and PAGE_MAPS)
+    segmentQuery: compiled.segmentTests.some((js) => js.includes('c.query')),
+    segmentTime: compiled.segmentTests.some((js) => js.includes('c.timeOnSiteSeconds')),
   };
 }

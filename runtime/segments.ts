@@ -55,14 +55,15 @@ export function startSegments(services: CoreServices, join: JoinSegment): void {
     const pending = new Set<SegmentId>();
     const evaluate = (): void => {
       const query: Record<string, string> = {};
-      new URLSearchParams(location.search).forEach((value, key) => (query[key] = value));
+      // read only for a site whose conditions read them (their flags, compiler/features.ts)
+      if (PK_FEATURES.segmentQuery) new URLSearchParams(location.search).forEach((value, key) => (query[key] = value));
       const context: SegmentContext = {
         url: location.href,
         path: location.pathname,
         referrer: document.referrer,
         query,
         visitCount: visits,
-        timeOnSiteSeconds: Math.floor((Date.now() - sessionStart) / 1000) || 0,
+        timeOnSiteSeconds: PK_FEATURES.segmentTime ? Math.floor((Date.now() - sessionStart) / 1000) || 0 : 0,
         tags: storedTags(services),
         events,
       };

@@ -38,6 +38,10 @@ export interface SiteFeatures {
   userProperties: boolean;
   /** Trigger events are remembered beyond the page view (triggers.persist is session or always). */
   triggerPersist: boolean;
+  /** A segment condition reads a query parameter (`query.<name>`): push.js's core collects them for the conditions. */
+  segmentQuery: boolean;
+  /** A segment condition reads the time on site (`timeOnSite`). */
+  segmentTime: boolean;
 }
 
 export type SegmentId = number | string;

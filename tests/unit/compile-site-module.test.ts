@@ -187,6 +187,17 @@ describe('siteFeatures', () => {
     }
   });
 
+  it("the segment context's query and time on site only for conditions that read them", () => {
+    expect(features({ segmentations: [{ sid: 1, ss: 'path startsWith "/a"', vn: 1 }] })).toMatchObject({
+      segmentQuery: false,
+      segmentTime: false,
+    });
+    expect(features({ segmentations: [{ sid: 1, ss: 'query.utm_source == "mail" and timeOnSite > 5', vn: 1 }] })).toMatchObject({
+      segmentQuery: true,
+      segmentTime: true,
+    });
+  });
+
   it('trigger kinds come from the trigger expression', () => {
     const on = features({ triggers: { when: 'scroll or ecom.order or leaveIntent' } });
     expect(on).toMatchObject({

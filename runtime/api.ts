@@ -9,7 +9,6 @@ import type { CallbackKind, Readiness } from './lifecycle.ts';
 import type { LifecycleRuntime } from './lifecycle-runtime.ts';
 import type { LifecycleChunk } from './chunks/lifecycle.ts';
 import { createServices } from './create-services.ts';
-import { byVisitor } from './lifecycle.ts';
 import { afterLoad, chunkGet, once } from './chunk-loader.ts';
 import { answer, guard, logSwallowed } from './guard.ts';
 import { decideView, shopWork, type ViewDecision } from './view-decision.ts';
@@ -100,8 +99,8 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
     removeSubscriberFromSegment: segmentCall((r) => r._removeFromSegment),
     triggerOptIn: (event) => {
       // read now: the event is the one being dispatched only during the call
-      const fromVisitor = byVisitor(event);
-      via((r) => r._triggerOptIn(fromVisitor));
+      const dispatched = event === window.event ? event : undefined;
+      via((r) => r._triggerOptIn(dispatched));
     },
     // the chunk is fetched ahead: a browser keeps the click's activation for a short time only (Safari's shortest);
     // not for a subscriber whose view the core found in sync (such a view fetches nothing; a click still loads it)

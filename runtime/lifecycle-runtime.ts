@@ -3,7 +3,7 @@
 // prompts and opt-in paths, the segment calls, the custom data refresh, the tracking consent's sync and the shop.
 import type { RuntimeServices } from './services.ts';
 import type { Notify } from './lifecycle.ts';
-import { startLifecycle } from './lifecycle.ts';
+import { byVisitor, startLifecycle } from './lifecycle.ts';
 import { syncAction } from './sync.ts';
 import { refreshVisitorData } from './tags.ts';
 import { addSubscriberToSegment, removeSubscriberFromSegment } from './segment-api.ts';
@@ -17,7 +17,8 @@ export interface LifecycleRuntime {
   /** Settles when this page view's sync is done. */
   _ready: Promise<void>;
   _capable: boolean;
-  _triggerOptIn(byVisitor: boolean): Promise<void>;
+  /** `event`: the API call's event, when it was the one being dispatched at the call (window.event); see byVisitor. */
+  _triggerOptIn(event: Event | undefined): Promise<void>;
   _triggerOptOut(): unknown;
   /** The prompt's trigger fired (watched by the core). */
   _fire(): void;
@@ -40,7 +41,7 @@ export function startLifecycleRuntime(services: RuntimeServices, notify: Notify,
   return {
     _ready: lifecycle._ready,
     _capable: lifecycle._capable,
-    _triggerOptIn: lifecycle._triggerOptIn,
+    _triggerOptIn: (event) => lifecycle._triggerOptIn(byVisitor(event)),
     _triggerOptOut: lifecycle._triggerOptOut,
     _fire: lifecycle._fire,
     _addToSegment: segmentCall(addSubscriberToSegment),

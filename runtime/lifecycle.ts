@@ -206,7 +206,8 @@ export function startLifecycle(services: RuntimeServices, notify: Notify, coreTr
  * page's opt-in element, as it happens: a trusted event (not made by script) that is the one being dispatched
  * (window.event), not one kept from an earlier, unrelated click. Transient activation (navigator.userActivation)
  * would not do: it lasts seconds after any click. The opt-out ends only when that prompt's Yes subscribes
- * (outcome.succeed_). Read at the call, before the lifecycle chunk loads.
+ * (outcome.succeed_). Whether it is the one being dispatched is read at the call, before the lifecycle chunk loads
+ * (push.js's core hands over only such an event, api.ts); the rest here, in the chunk.
  */
 export const byVisitor = (event?: Event): boolean =>
-  !!event && event === window.event && event.isTrusted && (event.type === 'click' || /^(Enter| )$/.test((event as KeyboardEvent).key));
+  !!event && event.isTrusted && (event.type === 'click' || /^(Enter| )$/.test((event as KeyboardEvent).key));

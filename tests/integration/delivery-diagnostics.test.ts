@@ -151,7 +151,8 @@ describe('figures that stay right', () => {
     expect(statuses.filter((status) => status === 'delivered')).toHaveLength(1);
     expect(statuses).toEqual(expect.arrayContaining(['failed', 'pending']));
     expect(record.received).toBe(1);
-    // and once its delivery rows are pruned after the reporting window (here: none); the one still waiting keeps its row
+    // and once its delivery rows are pruned after the reporting window (here: none) and its TTL; the one still waiting keeps its row
+    await harness.db.query(`UPDATE campaigns SET completed_at = completed_at - interval '29 days' WHERE id = $1`, [first]);
     expect(await pruneDeliveries(harness.db, 0)).toBeGreaterThan(0);
     const left = await harness.db.query('SELECT 1 FROM deliveries WHERE campaign_id = $1', [first]);
     expect(left.rows).toHaveLength(0);
@@ -291,6 +292,16 @@ describe('breakdowns that stay', () => {
 
     expect((await harness.owner('DELETE', `/subscribers/${gone!.id}`)).statusCode).toBe(200);
     expect(await Promise.all([ab, languages, bestHour].map(figures))).toEqual(before);
+    // done, but within their TTL a report still counts: the rows stay, and a late click counts for its variant
+    await pruneDeliveries(harness.db, 0);
+    expect((await harness.db.query('SELECT 1 FROM deliveries WHERE campaign_id = $1', [ab])).rows).toHaveLength(3);
+    expect((await report(pushOf('/stay/1', ab), 'clicked')).statusCode).toBe(200);
+    before[0] = await figures(ab);
+    expect(before[0].variants.reduce((sum, variant) => sum + variant.clicked, 0)).toBe(3);
+    // past it, the rows go, the late clicker's variant kept with them
+    await harness.db.query(`UPDATE campaigns SET completed_at = completed_at - interval '29 days' WHERE id = ANY($1::bigint[])`, [
+      [ab, languages, bestHour],
+    ]);
     expect(await pruneDeliveries(harness.db, 0)).toBeGreaterThan(0);
     expect(await Promise.all([ab, languages, bestHour].map(figures))).toEqual(before);
     // the event retention (180 days) takes the click events: each campaign's revenue and conversions stay, per variant too
@@ -301,7 +312,7 @@ describe('breakdowns that stay', () => {
     expect(await pruneEvents(harness.db, 180)).toBeGreaterThan(0);
     const clicks = await pruneCampaignClicks(harness.db, 180, {});
     expect(await Promise.all([ab, languages, bestHour].map(figures))).toEqual(before);
-    expect(clicks).toBe(3); // the first subscriber's of each campaign (the deleted one's went with them)
+    expect(clicks).toBe(4); // the first subscriber's of each campaign and the late one (the deleted one's went with them)
     // what needs a row per subscriber says the rows are gone, not "nobody"
     const { campaign } = (await harness.owner('GET', `/campaigns/${ab}`)).json() as { campaign: Campaign };
     expect(campaign.prunedAfterDays).toBe(0);
@@ -397,7 +408,8 @@ describe.skipIf(!postgresUrl)('a report after pruning, on PostgreSQL', () => {
         [413, 1],
       ]);
       expect(before.variants.flat().reduce((sum, revenue) => sum + revenue.amount, 0)).toBe(40);
-      // the daily prune of two providers on one database at the same time, two rows a statement
+      // the daily prune of two providers on one database at the same time, two rows a statement, past the TTL
+      await pg.db.query(`UPDATE campaigns SET completed_at = completed_at - interval '29 days' WHERE id = $1`, [campaignId]);
       const pruned = await Promise.all([pruneDeliveries(pg.db, 0, 2), pruneDeliveries(pg.db, 0, 2)]);
       expect(pruned[0] + pruned[1]).toBe(6);
       expect(await report()).toEqual(before);

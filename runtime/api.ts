@@ -9,7 +9,8 @@ import type { CallbackKind, Readiness } from './lifecycle.ts';
 import type { LifecycleRuntime } from './lifecycle-runtime.ts';
 import type { LifecycleChunk } from './chunks/lifecycle.ts';
 import { createServices } from './create-services.ts';
-import { afterLoad, chunkGet, once } from './chunk-loader.ts';
+import { chunkGet, once } from './chunk-loader.ts';
+import { afterLoad } from './after-load.ts';
 import { answer, guard, logSwallowed } from './guard.ts';
 import { decideView, shopWork, type ViewDecision } from './view-decision.ts';
 import { startSegments } from './segments.ts';
@@ -83,9 +84,6 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
       );
   const register = (kind: CallbackKind) => (fn: unknown) => typeof fn === 'function' && void callbacks[kind].push(fn as Listener);
   const addSegment = segmentCall((r) => r._addToSegment);
-  // In the core: a tag is stored and batched at the call, and a batch still waiting when the page hides goes out
-  // with sendBeacon, chunk or not (the batch's own request loads the chunk's transport).
-  const tagger = createTagger(services);
   const api: PushkitApi = {
     push: guard((call: unknown) => {
       // `ready` is a promise, not called (the test below)
@@ -93,7 +91,9 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
       const fn = (api as unknown as Record<string, unknown>)[call[0]];
       if (typeof fn === 'function') (fn as (...args: unknown[]) => unknown)(...call.slice(1));
     }),
-    tag: guard((key: string, value: string) => tagger.tag(key, value)),
+    // In the core: a tag is stored and batched at the call, and a batch still waiting when the page hides goes out
+    // with sendBeacon, chunk or not (the batch's own request loads the chunk's transport). `tag` reads no `this`.
+    tag: guard(createTagger(services).tag),
     addToSegment: addSegment,
     addSubscriberToSegment: addSegment,
     removeSubscriberFromSegment: segmentCall((r) => r._removeFromSegment),

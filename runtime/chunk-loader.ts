@@ -10,18 +10,12 @@ export interface ChunkScript extends HTMLScriptElement {
 }
 
 import type { Transport } from './create-services.ts';
+import { afterLoad } from './after-load.ts';
 
 // Read while push.js runs: currentScript is only set then.
 const own = document.currentScript as HTMLScriptElement | null;
 const base = (own && own.src) || location.href;
 const nonce = own && own.nonce;
-
-/** Resolves once the host page's `load` has fired. */
-export const afterLoad = (): Promise<void> =>
-  new Promise((resolve) => {
-    if (document.readyState === 'complete') resolve();
-    else addEventListener('load', () => resolve(), { once: true });
-  });
 
 /** Loads the chunk `file` (after the page's load) and resolves its exports; rejects when it cannot be run. */
 export const loadChunk = <T>(file: string): Promise<T> =>

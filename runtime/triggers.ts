@@ -4,20 +4,19 @@ import { closest } from './closest.ts';
 import type { TriggerConfig } from './site-module.ts';
 import type { CoreServices } from './services.ts';
 import { triggerEventKey } from './storage-keys.ts';
+import { afterLoad } from './after-load.ts';
 
-const TOLERANCE_PX = 2;
-const LEAVE_THRESHOLD_PX = 2;
-const LEAVE_DELAY_MS = 1000;
-const INTERVAL_MS = 1000;
+// The distances and times below are written as literals (esbuild keeps a module's constants as variables): the
+// scroll tolerance 2 px, leaveIntent's threshold 2 px and delay 1 s, the interval's tick 1 s.
 
 /**
  * Calls `fire` once, when any event of `triggers.anyOf` happens (or happened in an earlier view, per
  * `triggers.persist`). Nothing fires after an opt-out. Without `fire` (a subscriber's view) the events of
  * `triggers.anyOf` and `triggers.watch` are still emitted, for segment conditions.
  *
- * leaveIntent: the pointer leaves the document (a mouseout whose relatedTarget is null) at most
- * LEAVE_THRESHOLD_PX (2) pixels from the top edge, towards the tabs and address bar; exits in the first
- * LEAVE_DELAY_MS (1 s) of the view are ignored, so a pointer that was up there at load does not count.
+ * leaveIntent: the pointer leaves the document (a mouseout whose relatedTarget is null) at most 2 pixels from the
+ * top edge, towards the tabs and address bar; exits in the first 1 s of the view are ignored, so a pointer that was
+ * up there at load does not count.
  * scroll: percent of the scrollable distance, or pixels from the top or from the bottom, each within 2 px.
  */
 export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | undefined, services: CoreServices): void {
@@ -53,10 +52,8 @@ export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | unde
   // 0 is no delay; the compiler always writes delayMs (5 s by default)
   if (has('delay')) setTimeout(() => happened('delay'), triggers.delayMs);
 
-  if (PK_FEATURES.triggerLoad && has('load')) {
-    if (document.readyState === 'complete') setTimeout(() => happened('load'));
-    else addEventListener('load', () => happened('load'), { once: true });
-  }
+  // after the page's load, or at once (from a microtask) when it is over
+  if (PK_FEATURES.triggerLoad && has('load')) void afterLoad().then(() => happened('load'));
 
   // esbuild keeps unused local closures, so each helper lives inside the flags that use it.
   if (PK_FEATURES.triggerClick || PK_FEATURES.triggerMousedown) {
@@ -85,13 +82,13 @@ export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | unde
         clearInterval(timer);
         happened('interval');
       }
-    }, INTERVAL_MS);
+    }, 1000);
   }
 
   if (PK_FEATURES.triggerLeaveIntent && has('leaveIntent')) {
     const start = Date.now();
     document.addEventListener('mouseout', (event) => {
-      if (!event.relatedTarget && event.clientY <= LEAVE_THRESHOLD_PX && Date.now() - start >= LEAVE_DELAY_MS) happened('leaveIntent');
+      if (!event.relatedTarget && event.clientY <= 2 && Date.now() - start >= 1000) happened('leaveIntent');
     });
   }
 
@@ -102,9 +99,9 @@ export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | unde
       const top = scrollY;
       const scrollable = root.scrollHeight - innerHeight;
       if (
-        (percent !== undefined && top + TOLERANCE_PX >= (scrollable * percent) / 100) ||
-        (pixelsFromTop !== undefined && top + TOLERANCE_PX >= pixelsFromTop) ||
-        (pixelsFromBottom !== undefined && scrollable - top <= pixelsFromBottom + TOLERANCE_PX)
+        (percent !== undefined && top + 2 >= (scrollable * percent) / 100) ||
+        (pixelsFromTop !== undefined && top + 2 >= pixelsFromTop) ||
+        (pixelsFromBottom !== undefined && scrollable - top <= pixelsFromBottom + 2)
       ) {
         removeEventListener('scroll', check);
         happened('scroll');

@@ -48,12 +48,12 @@ describe('watchTriggers', () => {
     expect(fire).toHaveBeenCalledTimes(1);
   });
 
-  it('load: fires on the load event or at once when the page has loaded', () => {
+  it('load: fires on the load event or at once when the page has loaded', async () => {
     const { services } = servicesDouble();
     const fire = vi.fn();
     watchTriggers(config({ anyOf: ['load'] }), fire, services);
     if (document.readyState !== 'complete') window.dispatchEvent(new Event('load'));
-    vi.advanceTimersByTime(1);
+    await vi.advanceTimersByTimeAsync(1);
     expect(fire).toHaveBeenCalledTimes(1);
   });
 

@@ -74,18 +74,28 @@ function unanswered(action: BatchAction): BatchRow {
   return { result_code: 'success', result_id: action.new_id ?? null, result_issued: true, result_welcome: null };
 }
 
-/** The batches of one database: at most one in flight; what arrives meanwhile goes in the next. */
+/**
+ * Batches in flight at most per database. Two on PostgreSQL: while the provider writes the answers of one batch, the
+ * database runs the next (with one, each waited for the other). Their advisory locks are taken in one order, as
+ * those of two processes' batches are. One on the embedded database, which runs one statement at a time.
+ */
+const IN_FLIGHT = 2;
+
+/** The batches of one database: at most IN_FLIGHT in flight; what arrives meanwhile goes in the next. */
 export class SyncBatcher {
   private waiting: Waiting[] = [];
-  private running = false;
+  private running = 0;
   private scheduled = false;
+  private readonly inFlight: number;
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database) {
+    this.inFlight = db.kind === 'postgres' ? IN_FLIGHT : 1;
+  }
 
   run(action: BatchAction): Promise<BatchRow> {
     return new Promise<BatchRow>((resolve, reject) => {
       this.waiting.push({ action, resolve, reject });
-      if (!this.running && !this.scheduled) {
+      if (this.running < this.inFlight && !this.scheduled) {
         // the next turn: the requests parsed in this one go together
         this.scheduled = true;
         setImmediate(() => {
@@ -97,14 +107,14 @@ export class SyncBatcher {
   }
 
   private flush(): void {
-    if (this.running || this.waiting.length === 0) return;
-    const batch = this.waiting.splice(0, BATCH_MAX);
-    this.running = true;
-    void this.settle(batch).finally(() => {
-      this.running = false;
-      // sent before the answers of the batch that ended are written: the database does not wait for them
-      this.flush();
-    });
+    while (this.running < this.inFlight && this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, BATCH_MAX);
+      this.running += 1;
+      void this.settle(batch).finally(() => {
+        this.running -= 1;
+        this.flush();
+      });
+    }
   }
 
   private async settle(batch: Waiting[]): Promise<void> {

@@ -25,8 +25,12 @@ export const FEATURE_NAMES = [
   'triggerPersist',
   'customDimensions',
   'userProperties',
+  'segmentPage',
   'segmentQuery',
+  'segmentVisits',
   'segmentTime',
+  'segmentTags',
+  'segmentEvents',
 ] as const satisfies readonly (keyof SiteFeatures)[];
 
 // A flag of SiteFeatures missing from FEATURE_NAMES fails the typecheck here.
@@ -72,6 +76,7 @@ export function needsChildWindow(origin: string): boolean {
 export function siteFeatures(config: SiteConfig, compiled: CompiledSite): SiteFeatures {
   const kinds = new Set([...compiled.triggerEvents, ...compiled.segmentEvents]);
   const brandingModal = config.pcBranding === 1 && config.isNativeOptin !== 0;
+  const reads = (field: string): boolean => compiled.segmentTests.some((js) => js.includes(field));
   return {
     brandingModal,
     // The modal is the prompt wherever it shows, phones included: a site with it never shows the mobile box.
@@ -95,7 +100,11 @@ export function siteFeatures(config: SiteConfig, compiled: CompiledSite): SiteFe
     customDimensions: config.customDimensions.length > 0,
     userProperties: config.refreshUserProperties,
     // what the conditions read, from their code (compiler/condition-codegen.ts PAGE_FIELDS and PAGE_MAPS)
-    segmentQuery: compiled.segmentTests.some((js) => js.includes('c.query')),
-    segmentTime: compiled.segmentTests.some((js) => js.includes('c.timeOnSiteSeconds')),
+    segmentPage: reads('c.url') || reads('c.referrer'),
+    segmentQuery: reads('c.query'),
+    segmentVisits: reads('c.visitCount'),
+    segmentTime: reads('c.timeOnSiteSeconds'),
+    segmentTags: reads('c.tags'),
+    segmentEvents: reads('c.events'),
   };
 }

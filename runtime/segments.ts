@@ -54,19 +54,21 @@ export function startSegments(services: CoreServices, join: JoinSegment): void {
     const events: Record<string, boolean> = {};
     const pending = new Set<SegmentId>();
     const evaluate = (): void => {
-      const query: Record<string, string> = {};
-      // read only for a site whose conditions read them (their flags, compiler/features.ts)
-      if (PK_FEATURES.segmentQuery) new URLSearchParams(location.search).forEach((value, key) => (query[key] = value));
-      const context: SegmentContext = {
-        url: location.href,
-        path: location.pathname,
-        referrer: document.referrer,
-        query,
-        visitCount: visits,
-        timeOnSiteSeconds: PK_FEATURES.segmentTime ? Math.floor((Date.now() - sessionStart) / 1000) || 0 : 0,
-        tags: storedTags(services),
-        events,
-      };
+      // Only what the site's conditions read (their flags, compiler/features.ts): a condition reading an absent
+      // field reads undefined, as for a missing query parameter, never throws.
+      const context = { path: location.pathname } as SegmentContext;
+      if (PK_FEATURES.segmentPage) {
+        context.url = location.href;
+        context.referrer = document.referrer;
+      }
+      if (PK_FEATURES.segmentQuery) {
+        const query: Record<string, string> = (context.query = {});
+        new URLSearchParams(location.search).forEach((value, key) => (query[key] = value));
+      }
+      if (PK_FEATURES.segmentVisits) context.visitCount = visits;
+      if (PK_FEATURES.segmentTime) context.timeOnSiteSeconds = Math.floor((Date.now() - sessionStart) / 1000) || 0;
+      if (PK_FEATURES.segmentTags) context.tags = storedTags(services);
+      if (PK_FEATURES.segmentEvents) context.events = events;
       for (const { sid, vn, test } of site.segments) {
         if (pending.has(sid) || services.local_.get(segmentMarkerKey(sid)) === String(vn)) continue;
         let holds = false;

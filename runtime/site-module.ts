@@ -38,10 +38,16 @@ export interface SiteFeatures {
   userProperties: boolean;
   /** Trigger events are remembered beyond the page view (triggers.persist is session or always). */
   triggerPersist: boolean;
-  /** A segment condition reads a query parameter (`query.<name>`): push.js's core collects them for the conditions. */
+  /**
+   * What segment conditions read beyond the path: push.js's core builds only these fields of the SegmentContext.
+   * `url` or `referrer`; a query parameter (`query.<name>`); `visitCount`; `timeOnSite`; a tag; an event.
+   */
+  segmentPage: boolean;
   segmentQuery: boolean;
-  /** A segment condition reads the time on site (`timeOnSite`). */
+  segmentVisits: boolean;
   segmentTime: boolean;
+  segmentTags: boolean;
+  segmentEvents: boolean;
 }
 
 export type SegmentId = number | string;

@@ -187,15 +187,25 @@ describe('siteFeatures', () => {
     }
   });
 
-  it("the segment context's query and time on site only for conditions that read them", () => {
-    expect(features({ segmentations: [{ sid: 1, ss: 'path startsWith "/a"', vn: 1 }] })).toMatchObject({
+  it('the segment context holds only the fields the conditions read (beyond the path)', () => {
+    const flags = (ss: string) => {
+      const { segmentPage, segmentQuery, segmentVisits, segmentTime, segmentTags, segmentEvents } = features({
+        segmentations: [{ sid: 1, ss, vn: 1 }],
+      });
+      return { segmentPage, segmentQuery, segmentVisits, segmentTime, segmentTags, segmentEvents };
+    };
+    const none = {
+      segmentPage: false,
       segmentQuery: false,
+      segmentVisits: false,
       segmentTime: false,
-    });
-    expect(features({ segmentations: [{ sid: 1, ss: 'query.utm_source == "mail" and timeOnSite > 5', vn: 1 }] })).toMatchObject({
-      segmentQuery: true,
-      segmentTime: true,
-    });
+      segmentTags: false,
+      segmentEvents: false,
+    };
+    expect(flags('path startsWith "/a"')).toEqual(none);
+    expect(flags('referrer contains "mail" and query.utm_source == "x"')).toEqual({ ...none, segmentPage: true, segmentQuery: true });
+    expect(flags('visitCount > 2 and timeOnSite > 5')).toEqual({ ...none, segmentVisits: true, segmentTime: true });
+    expect(flags('tag.plan == "gold" or event.scroll')).toEqual({ ...none, segmentTags: true, segmentEvents: true });
   });
 
   it('trigger kinds come from the trigger expression', () => {

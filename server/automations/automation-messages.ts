@@ -295,7 +295,7 @@ export class AutomationDeliveryStore extends DatabaseDeliveryStore {
              ${this.signable ? `AND EXISTS (SELECT 1 FROM subscribers s WHERE s.id = d.subscriber_id AND ${onSignableKey(7, 8)})` : ''}
            ORDER BY d.next_attempt_at, d.id LIMIT $4 FOR UPDATE OF d SKIP LOCKED
          )
-         UPDATE deliveries d SET claimed_at = now(), attempts = d.attempts + 1, updated_at = now()
+         UPDATE deliveries d SET claimed_at = now(), attempts = d.attempts + 1
          FROM picked, subscribers s, campaigns c
          WHERE d.id = picked.id AND s.id = d.subscriber_id AND c.id = d.campaign_id
            AND s.status = 'subscribed' AND s.endpoint IS NOT NULL AND s.p256dh IS NOT NULL AND s.auth IS NOT NULL

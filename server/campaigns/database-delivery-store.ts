@@ -282,7 +282,7 @@ export class DatabaseDeliveryStore implements DeliveryStore {
       }
       const sendable = picked.filter((row) => !row.gone).map((row) => row.id);
       const { rows: claimed } = await tx.query<ClaimedRow>(
-        `UPDATE deliveries d SET claimed_at = now(), attempts = d.attempts + 1, updated_at = now()
+        `UPDATE deliveries d SET claimed_at = now(), attempts = d.attempts + 1
          FROM subscribers s, campaigns c
          LEFT JOIN campaign_variants v ON v.campaign_id = c.id
          WHERE d.id = ANY($1::bigint[]) AND s.id = d.subscriber_id AND c.id = d.campaign_id
@@ -341,8 +341,9 @@ export class DatabaseDeliveryStore implements DeliveryStore {
          WHERE d.id = ANY (ARRAY(SELECT id FROM picked WHERE gone))
        )
        -- the picked rows by their ids, so that each is a primary-key probe (a join to the picked rows let PostgreSQL
-       -- scan the whole table while it has fewer than ~100,000 rows: 36-54 ms per claim at 60,000, bench/README.md)
-       UPDATE deliveries d SET claimed_at = now(), attempts = d.attempts + 1, updated_at = now()
+       -- scan the whole table while it has fewer than ~100,000 rows: 36-54 ms per claim at 60,000, bench/README.md);
+       -- only columns no index holds change (not updated_at), so each new version is a HOT update (migration 37)
+       UPDATE deliveries d SET claimed_at = now(), attempts = d.attempts + 1
        FROM subscribers s, campaigns c
        LEFT JOIN campaign_variants v ON v.campaign_id = c.id
        WHERE d.id = ANY (ARRAY(SELECT id FROM picked WHERE NOT gone)) AND s.id = d.subscriber_id AND c.id = d.campaign_id

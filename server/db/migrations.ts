@@ -907,6 +907,19 @@ export const MIGRATIONS: Migration[] = [
     ],
   },
   {
+    version: 37,
+    name: "a delivery's claim written beside its row, without new index entries",
+    statements: [
+      // A claim stamps claimed_at and attempts, which no index holds (server/campaigns/database-delivery-store.ts: it
+      // leaves updated_at, which deliveries_subscriber_delivered indexes, to the result), so its new row version is a
+      // HOT update when it fits on the row's page: no entry in any of the five indexes a pending row is in. A claim
+      // takes a campaign's rows in id order, every row of a page in one statement, so each page keeps half its room
+      // for their claimed versions; the result write's version takes the room of the first, pruned by then. Pages
+      // written before this keep their rows (their claims are as before until autovacuum frees room on them).
+      `ALTER TABLE deliveries SET (fillfactor = 50)`,
+    ],
+  },
+  {
     version: 39,
     name: "why a campaign's deliveries failed, kept when their rows are deleted",
     statements: [

@@ -47,13 +47,17 @@ build_pid=$!
 pg_dir=$(mktemp -d /tmp/push-kit-pg.XXXXXX)
 pg_port=$(( 20000 + RANDOM % 20000 ))
 pg_url_file="$pg_dir/url"
+# The migrated embedded database the test files copy rather than each migrating its own
+# (tests/support/migrated-database.ts): made once by the first file that needs it, removed with the run.
+PUSHKIT_TEST_DB_TEMPLATES=$(mktemp -d /tmp/push-kit-db-templates.XXXXXX)
+export PUSHKIT_TEST_DB_TEMPLATES
 cleanup() {
   local pg_bin
   pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
   if [ -n "$pg_bin" ] && [ -f "$pg_dir/data/postmaster.pid" ]; then
     runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg_dir/data" -m immediate stop >/dev/null 2>&1
   fi
-  rm -rf "$pg_dir"
+  rm -rf "$pg_dir" "$PUSHKIT_TEST_DB_TEMPLATES"
 }
 trap cleanup EXIT
 setup_log=$(mktemp)

@@ -16,7 +16,7 @@ import { closePushConnections } from '../../server/push/send.ts';
 import { generateVapidKeyPair, writeVapidKeyFile, type VapidKeyPair } from '../../server/push/vapid-keys.ts';
 import type { HostedSite } from '../../server/sites.ts';
 import { startProvider, type Provider, type StartProviderOptions } from '../../server/start-provider.ts';
-import { vapidKeyFile } from '../../server/state-paths.ts';
+import { embeddedDatabaseDir, vapidKeyFile } from '../../server/state-paths.ts';
 import type { DeclarativePushMessage } from '../../contract/push-payload.ts';
 import {
   createSubscriberKeys,
@@ -27,6 +27,7 @@ import {
   type SubscriberKeys,
 } from './fake-push-service.ts';
 import { runningClock, type ManualClock } from './manual-clock.ts';
+import { seedMigratedDatabase } from './migrated-database.ts';
 import { openTempDatabase, tempDir, testSite } from './server.ts';
 
 export interface ProviderHarnessOptions {
@@ -181,6 +182,8 @@ export class ProviderHarness {
       if (!options.stateDir && !this.ownState) {
         this.ownState = await tempDir('pushkit-harness-');
         for (const site of sites) await writeVapidKeyFile(vapidKeyFile(this.ownState.path, site.name), this.vapid);
+        // the embedded database of its own state folder starts migrated (migrated-database.ts)
+        if (!options.database) await seedMigratedDatabase(embeddedDatabaseDir(this.ownState.path));
       }
       this.provider = await startProvider({
         sites,

@@ -9,6 +9,7 @@ import { parseConfigText } from '../../config/load-config.ts';
 import { createApp } from '../../server/http/app.ts';
 import { openDatabase, type Database } from '../../server/db/database.ts';
 import type { HostedSite } from '../../server/sites.ts';
+import { seedMigratedDatabase } from './migrated-database.ts';
 
 export const SITE_ORIGIN = 'https://letters.example';
 export const SITE_HASH = 'letters-hash-01';
@@ -41,6 +42,7 @@ export async function tempDir(prefix: string): Promise<{ path: string; remove: (
 export async function openTempDatabase(): Promise<{ db: Database; dataDir: string; cleanup: () => Promise<void> }> {
   const dir = await tempDir('pushkit-db-');
   const dataDir = join(dir.path, 'db');
+  await seedMigratedDatabase(dataDir);
   const db = await openDatabase({ dataDir });
   return {
     db,

@@ -14,6 +14,8 @@ import type { Database } from '../../server/db/database.ts';
 import { loadSites, type HostedSite } from '../../server/sites.ts';
 import { startProvider, type Provider } from '../../server/start-provider.ts';
 import { storeShopOrder } from '../../server/shop/shop-orders.ts';
+import { embeddedDatabaseDir } from '../../server/state-paths.ts';
+import { seedMigratedDatabase } from './migrated-database.ts';
 import { retryOnPortInUse } from './port-retry.ts';
 import { freePort } from './ports.ts';
 
@@ -110,7 +112,8 @@ async function startStacksOnce(list: StackOptions[]): Promise<Stack[]> {
     );
     if (problems.length) throw new Error(problems.join('\n'));
     const pushServices = list.some((options) => options.pushServices) ? list.flatMap((options) => options.pushServices ?? []) : undefined;
-    // the work folder is the provider's state folder: its embedded database in work/db
+    // the work folder is the provider's state folder: its embedded database in work/db, started migrated
+    await seedMigratedDatabase(embeddedDatabaseDir(work));
     provider = await startProvider({ sites, port: providerPort, stateDir: work, pushServices });
     const { db, app } = provider;
     for (const [index, site] of planned.entries()) {

@@ -8,6 +8,7 @@ import { FAILURE_REPLY } from '../http/reply-schemas.ts';
 import { successReply, type ZodTypeProvider } from '../http/route-schemas.ts';
 import { requireOrigin } from '../http/site-access.ts';
 import { runSyncAction } from './subscription-sync.ts';
+import { warmSyncBatches } from './sync-batch.ts';
 import { requireAllowedPushService } from './push-endpoint.ts';
 import { syncPayloadSchema } from './sync-payload.ts';
 import type { RouteContext } from '../http/route-context.ts';
@@ -19,6 +20,8 @@ const SYNC_SUCCESS = successReply({ subscriberId: z.string(), subscriberSecret: 
 
 export async function syncRoute(fastify: FastifyInstance, { db, registry, pushServices, clock, stateDir }: RouteContext): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
+  // PostgreSQL's connections and the batch's statement ready before the first request (sync-batch.ts)
+  app.addHook('onReady', () => warmSyncBatches(db));
   app.post(
     '/syncSubscriptionAction.php',
     { preValidation: checkCallbackHook, schema: { body: syncPayloadSchema, response: { 200: SYNC_SUCCESS, '4xx': FAILURE_REPLY } } },

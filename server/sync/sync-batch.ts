@@ -159,6 +159,17 @@ export class SyncBatcher {
   }
 }
 
+/**
+ * At a provider's start on PostgreSQL: a connection per batch in flight and one more opened, each with the batch's
+ * statement prepared and the function compiled (an empty batch and an http-sync that finds no one, which writes
+ * nothing), so that the first burst of syncs does not wait for connections, parsing and planning.
+ */
+export async function warmSyncBatches(db: Database): Promise<void> {
+  if (db.kind !== 'postgres') return;
+  const nobody: BatchAction = { action: 'http-sync', site: '', subscriber_id: '', secret_hash: '' };
+  await Promise.all(Array.from({ length: IN_FLIGHT + 1 }, () => runBatch(db, [nobody]).catch(() => undefined)));
+}
+
 const batchers = new WeakMap<Database, SyncBatcher>();
 
 /** The batcher of `db` (one per database a provider opened). */

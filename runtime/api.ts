@@ -182,8 +182,8 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
       watchTriggers(site.triggers, () => void takeOver().then((r) => r._fire(), logSwallowed), services);
       // armed: fetched when the page is idle after its load, so the prompt shows without waiting for it
       prefetch();
-    } else if (decision._capable) watchTriggers(site.triggers, undefined, services);
-    return decision._capable;
+    } else if (decision._canPush) watchTriggers(site.triggers, undefined, services);
+    return decision._canPush;
   };
   api.ready = startView()
     .then((capable) => void (api.readiness = capable ? 'ready' : 'failed'), logSwallowed)

@@ -29,7 +29,7 @@ export interface ViewDecision {
   /** The prompt is armed: the chunk is needed once the trigger fires. */
   _offer: boolean;
   /** This browser can subscribe (the API's readiness). */
-  _capable: boolean;
+  _canPush: boolean;
 }
 
 export async function decideView(services: CoreServices): Promise<ViewDecision> {
@@ -40,7 +40,7 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
   const view = (PK_FEATURES.safari || PK_FEATURES.iosHomeScreen || PK_FEATURES.childWindow ? viewSupport(site) : undefined) as ViewSupport;
   const capable =
     PK_FEATURES.safari || PK_FEATURES.iosHomeScreen || PK_FEATURES.childWindow ? view.pushCapable_ : standardPushCapable(site);
-  const full: ViewDecision = { _full: true, _offer: false, _capable: capable };
+  const full: ViewDecision = { _full: true, _offer: false, _canPush: capable };
   const search = new URLSearchParams(location.search);
   // Uuid handling (visitor-id.ts): a new visitor's uuid is made here; adopting one from the URL or a link is the chunk's.
   const stored = valid(cookies.get(UUID_COOKIE), BROWSER_ID_PATTERN);
@@ -48,10 +48,10 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
   if ((fromUrl && fromUrl !== stored) || local.get(UPDATE_SUBSCRIBER_ID) || search.has(OPT_OUT)) return full;
   if (!stored) cookies.set(UUID_COOKIE, newUuid(), UUID_DAYS);
   const subscriberId = services.subscriberId_();
-  if (services.optedOut_()) return subscriberId ? full : { _full: false, _offer: false, _capable: capable };
+  if (services.optedOut_()) return subscriberId ? full : { _full: false, _offer: false, _canPush: capable };
   // read only where an offer depends on it (an in-sync subscriber's view compiles no URL pattern)
   const hidden = (): boolean => Number(local.get(DO_NOT_SHOW)) > Date.now() || !site.urlQualifies(location.href);
-  if (!capable) return { _full: false, _offer: PK_FEATURES.iosHomeScreen && !!view.support_.homeScreen_ && !hidden(), _capable: false };
+  if (!capable) return { _full: false, _offer: PK_FEATURES.iosHomeScreen && !!view.support_.homeScreen_ && !hidden(), _canPush: false };
   if (
     (PK_FEATURES.trackingConsent && subscriberId && !/^[01]$/.test(local.get(DO_NOT_TRACK) || '')) ||
     ((PK_FEATURES.customDimensions || PK_FEATURES.userProperties) && subscriberId && !services.session_.get(REFRESHED)) ||
@@ -86,7 +86,7 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
   }
   // a subscriber, or a visitor whose last sync stored a subscription, without one now: the chunk syncs
   if (!subscribed && (subscriberId || local.get(STATUS) === 'subscribed')) return full;
-  return { _full: false, _offer: !subscribed && permission !== 'denied' && !hidden(), _capable: true };
+  return { _full: false, _offer: !subscribed && permission !== 'denied' && !hidden(), _canPush: true };
 }
 
 /** A shop page with work for the chunk (shop.ts): a product page, a cart-add post to read back, an order page. */

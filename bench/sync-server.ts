@@ -2,9 +2,13 @@
 // a mix of insert, update and http-sync (autocannon on loopback), on the embedded database and on PostgreSQL
 // (when PUSHKIT_BENCH_DATABASE_URL is set), against the floor: a bare fastify route that parses the same form
 // body and answers without touching a database, measured in the same run.
-//   npx tsx bench/sync-server.ts [--seconds 10] [--connections 50] [--rounds 1] [--no-embedded]
+//   npx tsx bench/sync-server.ts [--seconds 10] [--connections 50] [--rounds 1] [--no-embedded] [--warm-up 3] [--per-second]
 // --rounds N: N rounds, each the floor and then the providers, one after the other; every round's rows and the
 // median ratio of each row to its round's floor (a loaded machine moves both sides of a round together).
+// --per-second: each row's requests per second, second by second (a slow start, or a slow stretch, shows there).
+// --warm-up S (default 3): every target, the bare route as much as the providers, first takes S seconds of the same
+// load, not counted, then is measured: a server's steady state, not its first seconds after start in this process
+// (JIT, connections; bench/README.md, method). --warm-up 0: the method before 2026-11-27 04:00 UTC.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,11 +25,14 @@ const { values } = parseArgs({
     // --no-embedded: the floor and PostgreSQL only (before/after rounds of a PostgreSQL change)
     'no-embedded': { type: 'boolean', default: false },
     rounds: { type: 'string', default: '1' },
+    'per-second': { type: 'boolean', default: false },
+    'warm-up': { type: 'string', default: '3' },
   },
 });
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
 const ROUNDS = Number(values.rounds);
+const WARM_UP = Number(values['warm-up']);
 // A prefix of this run's endpoints: rounds against one PostgreSQL database never find another round's subscribers.
 let runId = `${Date.now().toString(36)}`;
 const HASH = 'bench-site-0001';
@@ -39,6 +46,7 @@ interface Figures {
   p99: number;
   non2xx: number;
   errors: number;
+  perSecond: number[];
 }
 
 function subscriptionOf(n: number) {
@@ -88,26 +96,41 @@ function mixedBodies(known: { id: string; secret: string }[]) {
 }
 
 async function load(name: string, url: string, nextBody: () => string): Promise<Figures> {
-  const result = await autocannon({
-    url: `${url}/syncSubscriptionAction.php`,
-    connections: CONNECTIONS,
-    duration: SECONDS,
-    requests: [
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
-        setupRequest: (request) => ({ ...request, body: nextBody() }),
-      },
-    ],
-  });
+  if (WARM_UP > 0) await drive(url, nextBody, WARM_UP);
+  const perSecond: number[] = [];
+  const result = await drive(url, nextBody, SECONDS, perSecond);
   return {
     name,
+    perSecond,
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
   };
+}
+
+/** CONNECTIONS connections posting `nextBody()` for `seconds`; each second's count pushed to `perSecond`. */
+function drive(url: string, nextBody: () => string, seconds: number, perSecond: number[] = []): Promise<autocannon.Result> {
+  return new Promise<autocannon.Result>((resolve, reject) => {
+    const run = autocannon(
+      {
+        url: `${url}/syncSubscriptionAction.php`,
+        connections: CONNECTIONS,
+        duration: seconds,
+        requests: [
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
+            setupRequest: (request) => ({ ...request, body: nextBody() }),
+          },
+        ],
+      },
+      (error, finished) => (error ? reject(error) : resolve(finished)),
+    );
+    // (the types give 'tick' no argument; autocannon passes the second's count)
+    (run as unknown as NodeJS.EventEmitter).on('tick', ({ counter }: { counter: number }) => perSecond.push(counter));
+  });
 }
 
 async function seed(url: string, count: number): Promise<{ id: string; secret: string }[]> {
@@ -208,6 +231,7 @@ for (const [index, results] of rounds.entries()) {
       String(figures.non2xx + figures.errors).padStart(8),
       `${(figures.requestsPerSecond / floor.requestsPerSecond).toFixed(3)}x`.padStart(9),
     );
+    if (values['per-second']) console.log('  per second:', figures.perSecond.join(' '));
   }
 }
 if (ROUNDS > 1) {

@@ -1072,24 +1072,4 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX campaign_revenue_kept_campaign ON campaign_revenue_kept (campaign_id)`,
     ],
   },
-  {
-    version: 43,
-    name: "a campaign's revenue and conversions, kept when its click events are pruned",
-    statements: [
-      // A campaign's revenue is its clickers' shop orders within the conversion window after their click
-      // (server/campaigns/campaign-revenue.ts); the click events go with the event retention (default 180 days). The
-      // statement that prunes a campaign's click events (server/campaigns/click-pruning.ts) writes here, per
-      // variant (NULL outside an A/B test's share) and currency (NULL: orders posted without one), the orders of
-      // the clickers it deleted and their total; pruning folds a campaign's rows into one per group. No subscriber
-      // is kept. A campaign deleted keeps nothing.
-      `CREATE TABLE campaign_revenue_kept (
-        campaign_id bigint NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
-        variant smallint,
-        currency text,
-        conversions bigint NOT NULL,
-        amount numeric NOT NULL
-      )`,
-      `CREATE INDEX campaign_revenue_kept_campaign ON campaign_revenue_kept (campaign_id)`,
-    ],
-  },
 ];

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { startFakePushService, type FakePushService } from './fake-push-service.ts';
+import { seedMigratedDatabase } from './migrated-database.ts';
 import { retryOnPortInUse } from './port-retry.ts';
 import { freePort } from './ports.ts';
 
@@ -40,6 +41,8 @@ export async function createDashboardProject(name: string): Promise<DashboardPro
   await mkdir(DASHBOARD_SHOTS, { recursive: true });
   const work = await mkdtemp(join(tmpdir(), `push-kit-${name}-`));
   await mkdir(join(work, 'site-configs'), { recursive: true });
+  // the embedded database starts migrated (migrated-database.ts): the files seed it, then serve opens it
+  await seedMigratedDatabase(join(work, '.push-kit', 'db'));
   const pushService = await startFakePushService();
   let provider: ChildProcess | undefined;
   let output = '';

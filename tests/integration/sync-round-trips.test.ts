@@ -31,6 +31,8 @@ describe.skipIf(!url)('sync actions on PostgreSQL', () => {
       rateLimit: false,
       pushServices: PushServiceAllowlist.fromSetting(['https://push.example']),
     });
+    // started before counting: its start prepares the batch statement on a few connections (sync-batch.ts)
+    await app.ready();
     Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
       statements += 1;
       return (original as (...a: unknown[]) => unknown).apply(this, args);

@@ -17,7 +17,7 @@ import { startSegments } from './segments.ts';
 import { createTagger } from './tags.ts';
 import { watchTriggers } from './triggers.ts';
 import { CLICK_PARAM } from '../contract/push-payload.ts';
-import { CART_POSTED, OPT_OUT, UUID_DAYS } from './storage-keys.ts';
+import { Key, UUID_DAYS } from './storage-keys.ts';
 import { storeConsent } from './tracking-consent.ts';
 import { dropCookies, readCookies } from './storage.ts';
 
@@ -112,7 +112,7 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
       // The opt-out holds at once (isOptedOut right after), as the page's own code may read it; the child window
       // asks the visitor first, on its own origin.
       if (!(PK_FEATURES.childWindow && !('serviceWorker' in navigator)) && !services.optedOut_())
-        services.cookies_.set(OPT_OUT, '1', UUID_DAYS);
+        services.cookies_.set(Key.OPT_OUT, '1', UUID_DAYS);
       via((r) => r._triggerOptOut());
     },
     getSubscriberId: (callback) => answer(services.subscriberId_(), callback),
@@ -156,7 +156,7 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
           if (shopStarted || !form || !form.getAttribute || !String(form.getAttribute('action')).includes('/cart/add')) return;
           const field = form.elements.namedItem('id') as HTMLInputElement | null;
           const variant = field && field.value && field.value.slice(0, 64);
-          services.session_.set(CART_POSTED, Date.now() + (variant ? ' ' + variant : ''));
+          services.session_.set(Key.CART_POSTED, Date.now() + (variant ? ' ' + variant : ''));
           void takeOver().catch(logSwallowed);
         },
         true,

@@ -17,16 +17,7 @@ import { visitorUuid } from './visitor-id.ts';
 import { storeConsent } from './tracking-consent.ts';
 import { childWindowTexts } from './child-window-texts.ts';
 import { deniedByIncognito, firefoxPrivate, incognitoRefusal } from './private-window.ts';
-import {
-  DO_NOT_TRACK,
-  OPT_OUT,
-  STATUS,
-  SUBSCRIBER_ID,
-  SUBSCRIBER_SECRET,
-  SUBSCRIPTION_ID,
-  UUID_COOKIE,
-  UUID_DAYS,
-} from './storage-keys.ts';
+import { Key, UUID_DAYS } from './storage-keys.ts';
 import { guard, logSwallowed } from './guard.ts';
 
 const CLOSE_AFTER_MS = 500;
@@ -75,18 +66,18 @@ export async function runChildWindow(): Promise<void> {
   };
   const post = (fields: ChildWindowMessage): void => {
     const message = {
-      [SUBSCRIBER_ID]: services.subscriberId_() ?? '',
+      [Key.SUBSCRIBER_ID]: services.subscriberId_() ?? '',
       // The opener keeps the secret beside the id: its calls about the subscriber need it.
-      [SUBSCRIBER_SECRET]: services.secret_(),
-      [SUBSCRIPTION_ID]: services.local_.get(SUBSCRIPTION_ID) ?? '',
-      [STATUS]: readState(services).status,
-      [DO_NOT_TRACK]: services.local_.get(DO_NOT_TRACK) ?? '',
-      [UUID_COOKIE]: services.cookies_.get(UUID_COOKIE) ?? '',
+      [Key.SUBSCRIBER_SECRET]: services.secret_(),
+      [Key.SUBSCRIPTION_ID]: services.local_.get(Key.SUBSCRIPTION_ID) ?? '',
+      [Key.STATUS]: readState(services).status,
+      [Key.DO_NOT_TRACK]: services.local_.get(Key.DO_NOT_TRACK) ?? '',
+      [Key.UUID_COOKIE]: services.cookies_.get(Key.UUID_COOKIE) ?? '',
       is_new_user: false,
       subscribedToWebPush: false,
       is_blocked_user: false,
       safariOptInFailed: false,
-      [OPT_OUT]: services.optedOut_(),
+      [Key.OPT_OUT]: services.optedOut_(),
       ...fields,
     };
     // The target origin makes the browser drop the message unless the opener is still on the site's origin.
@@ -129,17 +120,17 @@ export async function runChildWindow(): Promise<void> {
   const registration = (): Promise<ServiceWorkerRegistration | undefined> => navigator.serviceWorker.getRegistration(workerSite.swScope);
   const held = async (): Promise<PushSubscription | null | undefined> => (await registration())?.pushManager.getSubscription();
 
-  if (params.has(OPT_OUT)) {
+  if (params.has(Key.OPT_OUT)) {
     return afterClick(texts.confirmOptOut, texts.optOutButton, async () => {
       await adoptOpener();
       say(texts.optingOut);
       try {
         const already = services.optedOut_();
-        services.cookies_.set(OPT_OUT, '1', UUID_DAYS);
+        services.cookies_.set(Key.OPT_OUT, '1', UUID_DAYS);
         await ('serviceWorker' in navigator ? await held() : undefined)?.unsubscribe();
         if (services.subscriberId_() && !(await syncAction(services, browser, 'unsubscribe-ui'))) throw new Error('unsubscribe-ui failed');
         say(already ? texts.alreadyOptedOut : texts.optedOut);
-        post({ [OPT_OUT]: true });
+        post({ [Key.OPT_OUT]: true });
       } catch (error) {
         logSwallowed(error);
         say(texts.optOutFailed);
@@ -208,7 +199,7 @@ export async function runChildWindow(): Promise<void> {
       failure = 'sync';
       if (!(await syncAction(services, browser, 'insert', current))) throw new Error('insert failed');
       // Subscribing is the visitor's own opt-in: an opt-out kept on this origin no longer holds.
-      services.cookies_.remove(OPT_OUT);
+      services.cookies_.remove(Key.OPT_OUT);
       show('pc-spinner', false);
       finish({ subscribedToWebPush: true, is_new_user: true });
     } catch (error) {

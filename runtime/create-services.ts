@@ -3,7 +3,7 @@
 import type { CoreSiteModule } from './site-module.ts';
 import type { CoreServices, RuntimeServices } from './services.ts';
 import { cookieStore, webStore } from './storage.ts';
-import { DO_NOT_TRACK, OPT_OUT, SUBSCRIBER_ID, SUBSCRIBER_SECRET, SUBSCRIPTION_ID } from './storage-keys.ts';
+import { Key } from './storage-keys.ts';
 import { BROWSER_ID_PATTERN, PLACEHOLDER_SUBSCRIBER_ID } from '../contract/ids.ts';
 import { guard } from './guard.ts';
 
@@ -23,15 +23,15 @@ export function createServices<S extends CoreSiteModule>(site: S, get: RuntimeSe
   return {
     site_: site,
     subscriberId_: () => {
-      const id = valid(local.get(SUBSCRIBER_ID), BROWSER_ID_PATTERN);
+      const id = valid(local.get(Key.SUBSCRIBER_ID), BROWSER_ID_PATTERN);
       return id && !PLACEHOLDER_SUBSCRIBER_ID.test(id) ? id : undefined;
     },
-    secret_: () => valid(local.get(SUBSCRIBER_SECRET), BROWSER_ID_PATTERN) || '',
-    subscriptionId_: () => valid(local.get(SUBSCRIPTION_ID), SUBSCRIPTION_ID_PATTERN),
+    secret_: () => valid(local.get(Key.SUBSCRIBER_SECRET), BROWSER_ID_PATTERN) || '',
+    subscriptionId_: () => valid(local.get(Key.SUBSCRIPTION_ID), SUBSCRIPTION_ID_PATTERN),
     // A site that asks (pageClickTrackingConcent) tracks only a visitor who ticked the box ('0'): one never asked
     // is not tracked. A site that does not ask tracks unless told not to (setTrackingConsent(false)).
-    trackingAllowed_: () => (PK_FEATURES.trackingConsent ? local.get(DO_NOT_TRACK) === '0' : local.get(DO_NOT_TRACK) !== '1'),
-    optedOut_: () => cookieStore.get(OPT_OUT) === '1',
+    trackingAllowed_: () => (PK_FEATURES.trackingConsent ? local.get(Key.DO_NOT_TRACK) === '0' : local.get(Key.DO_NOT_TRACK) !== '1'),
+    optedOut_: () => cookieStore.get(Key.OPT_OUT) === '1',
     local_: local,
     // set with a key and a value: a session cookie
     session_: cookieStore,

@@ -17,7 +17,7 @@ import { safariOptInPath } from './opt-in-safari.ts';
 import { childWindowOptInPath } from './opt-in-child-window.ts';
 import { guard, logSwallowed } from './guard.ts';
 import { ALREADY_OPTED_OUT_TEXT, CANCELLED, OPTED_OUT_TEXT, SUBSCRIBED } from './messages.ts';
-import { DO_NOT_SHOW, DO_NOT_SHOW_DAYS, DO_NOT_TRACK, OPT_OUT, STATUS, UUID_DAYS } from './storage-keys.ts';
+import { DO_NOT_SHOW_DAYS, Key, UUID_DAYS } from './storage-keys.ts';
 import { watchTriggers } from './triggers.ts';
 
 /** The page's callbacks, by kind: success (subscriberId, result), failure (result), shown (). */
@@ -67,12 +67,12 @@ export function startLifecycle(services: RuntimeServices, notify: Notify, coreTr
   let apiCall = false;
 
   const fail = (result: OptInResult): void => notify('failure', result);
-  const setDoNotShow = (): void => local.set(DO_NOT_SHOW, String(Date.now() + DO_NOT_SHOW_DAYS * 864e5));
-  const doNotShowActive = (): boolean => Number(local.get(DO_NOT_SHOW)) > Date.now();
+  const setDoNotShow = (): void => local.set(Key.DO_NOT_SHOW, String(Date.now() + DO_NOT_SHOW_DAYS * 864e5));
+  const doNotShowActive = (): boolean => Number(local.get(Key.DO_NOT_SHOW)) > Date.now();
   const outcome: OptInOutcome = {
     succeed_() {
       // Only the visitor's own Yes reaches a subscribe while opted out (see _triggerOptIn): it replaces the opt-out.
-      services.cookies_.remove(OPT_OUT);
+      services.cookies_.remove(Key.OPT_OUT);
       services.emit_('subscribe');
       notify('success', services.subscriberId_(), SUBSCRIBED);
     },
@@ -85,7 +85,7 @@ export function startLifecycle(services: RuntimeServices, notify: Notify, coreTr
       services.emit_('block');
       void reportBlock(services, browser);
       setDoNotShow();
-      local.set(STATUS, 'blocked');
+      local.set(Key.STATUS, 'blocked');
       fail(result);
     },
   };
@@ -128,7 +128,7 @@ export function startLifecycle(services: RuntimeServices, notify: Notify, coreTr
     if (!ask && path._permission() === 'granted') {
       // the consent checkbox is on the offer: a visitor who never saw it has not consented (kept, so the next view
       // need not ask the provider)
-      if (PK_FEATURES.trackingConsent && !local.get(DO_NOT_TRACK)) storeConsent(services, false);
+      if (PK_FEATURES.trackingConsent && !local.get(Key.DO_NOT_TRACK)) storeConsent(services, false);
       return void optInNow(isApiCall);
     }
     const kind: PromptKind = PK_FEATURES.brandingModal ? 'modal' : PK_FEATURES.mobileBox && support.mobile_ ? 'mobile' : 'chicklet';
@@ -138,7 +138,7 @@ export function startLifecycle(services: RuntimeServices, notify: Notify, coreTr
 
   async function optOut(alerting: boolean): Promise<void> {
     const already = services.optedOut_();
-    if (!already) services.cookies_.set(OPT_OUT, '1', UUID_DAYS);
+    if (!already) services.cookies_.set(Key.OPT_OUT, '1', UUID_DAYS);
     for (const kind of ['chicklet', 'modal', 'mobile', 'context'] as const) prompts.hide_(kind);
     if (alerting) alert(already ? ALREADY_OPTED_OUT_TEXT : OPTED_OUT_TEXT);
     await path._unsubscribe(uuid);
@@ -150,7 +150,7 @@ export function startLifecycle(services: RuntimeServices, notify: Notify, coreTr
 
   async function startView(): Promise<void> {
     uuid = await visitorUuid(services, browser, location.search);
-    if (new URLSearchParams(location.search).has(OPT_OUT)) return optOut(true);
+    if (new URLSearchParams(location.search).has(Key.OPT_OUT)) return optOut(true);
     if (services.optedOut_()) {
       if (services.subscriberId_()) await syncAction(services, browser, 'unsubscribe-ui');
       return;

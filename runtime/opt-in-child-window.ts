@@ -10,20 +10,20 @@ import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
 import { storeConsent } from './tracking-consent.ts';
 import { readState, syncAction } from './sync.ts';
 import { BLOCKED, CANCELLED, NOT_SUBSCRIBED, SAFARI_ERROR, SYNC_ERROR } from './messages.ts';
-import { DB_STATUS, DO_NOT_TRACK, OPT_OUT, STATUS, SUBSCRIBER_ID, SUBSCRIBER_SECRET, SUBSCRIPTION_ID } from './storage-keys.ts';
+import { Key } from './storage-keys.ts';
 
 /** The fields the child window posts to its opener (spec section 7); the stored values go under their storage keys. */
 export interface ChildWindowMessage {
-  [SUBSCRIBER_ID]?: string;
+  [Key.SUBSCRIBER_ID]?: string;
   /** The subscriber's secret (push-kit's addition), kept beside the id. */
-  [SUBSCRIBER_SECRET]?: string;
-  [SUBSCRIPTION_ID]?: string;
-  [DO_NOT_TRACK]?: string;
+  [Key.SUBSCRIBER_SECRET]?: string;
+  [Key.SUBSCRIPTION_ID]?: string;
+  [Key.DO_NOT_TRACK]?: string;
   is_new_user?: boolean;
   subscribedToWebPush?: boolean;
   is_blocked_user?: boolean;
   safariOptInFailed?: boolean;
-  [OPT_OUT]?: boolean;
+  [Key.OPT_OUT]?: boolean;
   /** push-kit's addition: why a subscribe failed, so the page hears "Could Not Subscribe." or a sync error, not a close. */
   pushkit_failure?: 'subscribe' | 'sync';
 }
@@ -37,22 +37,22 @@ export function childWindowOptInPath(services: RuntimeServices, browser: Browser
 
   /** Takes over what the child window learned (consent, subscriber id and secret) and reports the outcome. */
   const apply = (message: ChildWindowMessage, action: ChildWindowAction): void => {
-    const consent = message[DO_NOT_TRACK];
+    const consent = message[Key.DO_NOT_TRACK];
     if (consent === '0' || consent === '1') storeConsent(services, consent === '0');
-    const subscriberId = valid(message[SUBSCRIBER_ID], BROWSER_ID_PATTERN);
+    const subscriberId = valid(message[Key.SUBSCRIBER_ID], BROWSER_ID_PATTERN);
     if (message.subscribedToWebPush && subscriberId) {
-      local.set(SUBSCRIBER_ID, subscriberId);
-      local.set(SUBSCRIBER_SECRET, valid(message[SUBSCRIBER_SECRET], BROWSER_ID_PATTERN) || '');
-      local.set(STATUS, 'subscribed');
-      local.set(DB_STATUS, 'true');
+      local.set(Key.SUBSCRIBER_ID, subscriberId);
+      local.set(Key.SUBSCRIBER_SECRET, valid(message[Key.SUBSCRIBER_SECRET], BROWSER_ID_PATTERN) || '');
+      local.set(Key.STATUS, 'subscribed');
+      local.set(Key.DB_STATUS, 'true');
       return outcome.succeed_();
     }
     if (!subscriberId) {
       // The child window's origin holds no subscriber (unsubscribed, opted out, blocked there): nor does the page.
-      local.remove(SUBSCRIBER_ID);
-      local.remove(SUBSCRIBER_SECRET);
-      if (message.is_blocked_user) local.set(STATUS, 'blocked');
-      else if (readState(services).status === 'subscribed') local.set(STATUS, 'unsubscribed');
+      local.remove(Key.SUBSCRIBER_ID);
+      local.remove(Key.SUBSCRIBER_SECRET);
+      if (message.is_blocked_user) local.set(Key.STATUS, 'blocked');
+      else if (readState(services).status === 'subscribed') local.set(Key.STATUS, 'unsubscribed');
     }
     // Only an opt-in that the page asked for ends in the page's callbacks.
     if (action !== 'subscribe' && action !== 'unblock') return;
@@ -69,7 +69,7 @@ export function childWindowOptInPath(services: RuntimeServices, browser: Browser
     if (isApiCall) url.searchParams.set('isAPIcall', 'true');
     // The consent the visitor gave on this page is the one the child window's sync reports.
     url.searchParams.set('shouldTrackData', String(services.trackingAllowed_()));
-    if (optOut) url.searchParams.set(OPT_OUT, '1');
+    if (optOut) url.searchParams.set(Key.OPT_OUT, '1');
     // Only the provider's origin may answer: a message from any other origin is ignored. The window may answer
     // more than once (a denial, then the visitor unblocks and subscribes); the last window opened is listened to.
     if (listening) removeEventListener('message', listening);
@@ -79,7 +79,7 @@ export function childWindowOptInPath(services: RuntimeServices, browser: Browser
     addEventListener('message', listening);
     // A blocked popup (window.open answers null) is a closed prompt (CANCELLED), not a wait forever.
     if (window.open(url.href, 'pushkit', 'width=520,height=600') === null && (action === 'subscribe' || action === 'unblock')) {
-      apply({ [SUBSCRIBER_ID]: services.subscriberId_() }, action);
+      apply({ [Key.SUBSCRIBER_ID]: services.subscriberId_() }, action);
     }
   };
 

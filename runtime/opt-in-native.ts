@@ -9,7 +9,7 @@ import type { CurrentSubscription, StoredState } from './sync.ts';
 import { activeRegistration, askPermission, describeSubscription, subscribePush } from './push-subscription.ts';
 import { subscriptionIdOf, syncAction, syncSubscription, syncWithoutPermission } from './sync.ts';
 import { BLOCKED, CANCELLED, NOT_SUBSCRIBED, SYNC_ERROR } from './messages.ts';
-import { SUBSCRIPTION_ID, VAPID_KEY } from './storage-keys.ts';
+import { Key } from './storage-keys.ts';
 import { guard, logSwallowed } from './guard.ts';
 import { urlBase64ToBytes } from './base64url.ts';
 import { incognitoRefusal } from './private-window.ts';
@@ -36,7 +36,7 @@ export async function syncBrowserSubscription(services: RuntimeServices, browser
     return false;
   }
   let subscription = await currentSubscription(site.swScope);
-  const storedKey = local.get(VAPID_KEY);
+  const storedKey = local.get(Key.VAPID_KEY);
   // The silent move (docs/migrating.md): a subscription made with another key (another service's script on this
   // origin, or before a rotation; without options' key, a sender-id one, the key stored at its sync) is replaced
   // by one with the site's key, the same subscriber (update-google-registration-id) or, with none stored, a new one.
@@ -46,7 +46,7 @@ export async function syncBrowserSubscription(services: RuntimeServices, browser
     : subscription && storedKey && storedKey !== site.vapidPublicKey;
   if (moving) {
     // Named as the previous registration, an imported subscriber keeps its record when its subscription moves.
-    if (!stored.subscriptionId) local.set(SUBSCRIPTION_ID, subscriptionIdOf(subscription!.endpoint));
+    if (!stored.subscriptionId) local.set(Key.SUBSCRIPTION_ID, subscriptionIdOf(subscription!.endpoint));
     await subscription!.unsubscribe();
     subscription = null;
   }

@@ -4,7 +4,7 @@ import type { SiteModule } from './site-module.ts';
 import type { KeyValueStore } from './services.ts';
 import type { CurrentSubscription } from './sync.ts';
 import { subscriptionIdOf } from './sync.ts';
-import { GCM_ID } from './storage-keys.ts';
+import { Key } from './storage-keys.ts';
 import { urlBase64ToBytes } from './base64url.ts';
 
 const MANIFEST_TIMEOUT_MS = 2000;
@@ -85,7 +85,7 @@ export async function subscribePush(
   } catch (error) {
     const senderId = site.vapidPublicKey ? await manifestSenderId(site.manifestUrl) : undefined;
     if (!senderId) throw error;
-    local.set(GCM_ID, senderId);
+    local.set(Key.GCM_ID, senderId);
     ensureManifestLink(site.manifestUrl);
     return registration.pushManager.subscribe({ userVisibleOnly: true });
   }

@@ -6,7 +6,7 @@ import type { SegmentContext, SegmentId } from './site-module.ts';
 import type { CoreServices } from './services.ts';
 import { storedTags } from './tags.ts';
 import type { AddToSegmentQuery } from '../contract/visitor-calls.ts';
-import { retrySegmentKey, segmentMarkerKey, SESSION_START, VISITS } from './storage-keys.ts';
+import { Key, retrySegmentKey, segmentMarkerKey } from './storage-keys.ts';
 
 /** GET {services server}/as for one segment; resolves false on failure, never rejects. */
 async function joinSegment(services: CoreServices, sid: SegmentId, subscriberId: string): Promise<boolean> {
@@ -34,11 +34,11 @@ export async function joinOnce(services: CoreServices, sid: SegmentId, vn: numbe
 
 /** A new browser session (no start time in its session cookie) counts one more visit. */
 function visitCount(services: CoreServices): [visits: number, sessionStart: number] {
-  let visits = Number(services.local_.get(VISITS)) || 0;
-  let start = Number(services.session_.get(SESSION_START));
+  let visits = Number(services.local_.get(Key.VISITS)) || 0;
+  let start = Number(services.session_.get(Key.SESSION_START));
   if (!start) {
-    services.session_.set(SESSION_START, String((start = Date.now())));
-    services.local_.set(VISITS, String(++visits));
+    services.session_.set(Key.SESSION_START, String((start = Date.now())));
+    services.local_.set(Key.VISITS, String(++visits));
   }
   return [visits, start];
 }

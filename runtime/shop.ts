@@ -7,7 +7,7 @@ import { joinOnce } from './segments.ts';
 import { ORDER_TOKEN_SELECTOR, type OrderDetailsQuery } from '../contract/shop-order.ts';
 import type { CartEventForm } from '../contract/automations.ts';
 import { PRODUCT_SELECTOR, type CartEventData, type ProductViewForm } from '../contract/shop-events.ts';
-import { CART_POSTED, ECOM_DATA } from './storage-keys.ts';
+import { Key } from './storage-keys.ts';
 
 const CART_READ_DELAY_MS = 2000;
 /** How long a posted cart add waits for a read that finds its line (the next pages of the session try again). */
@@ -85,7 +85,7 @@ export function startShop(services: RuntimeServices): void {
   if (!allowed()) return;
   const record = (event: 'add_cart' | 'order', data: Record<string, unknown>): void => {
     if (!allowed()) return;
-    services.local_.set(ECOM_DATA + event, JSON.stringify(data));
+    services.local_.set(Key.ECOM_DATA + event, JSON.stringify(data));
     services.emit_('ecom.' + event);
     for (const segment of services.site_.shopSegments) {
       if (segment.event !== event) continue;
@@ -130,17 +130,17 @@ export function startShop(services: RuntimeServices): void {
   // event, and a cart without the posted variant's line is left to the next page's read (for a minute: a failed add
   // never has it).
   const readCart = (): void => {
-    const posted = services.session_.get(CART_POSTED);
+    const posted = services.session_.get(Key.CART_POSTED);
     if (!posted) return;
     const [at, variant] = posted.split(' ');
-    if (!allowed() || Date.now() - parseInt(at!) > CART_POST_KEPT_MS) return services.session_.remove(CART_POSTED);
+    if (!allowed() || Date.now() - parseInt(at!) > CART_POST_KEPT_MS) return services.session_.remove(Key.CART_POSTED);
     services
       .get_(location.origin + '/cart.js', {})
       .then((cart) => {
         const item = cart && (cart as Cart).items ? addedLine(cart as Cart, variant) : undefined;
         // another read of this page made the event already, or the post is not in the cart yet
-        if (!item || services.session_.get(CART_POSTED) !== posted) return;
-        services.session_.remove(CART_POSTED);
+        if (!item || services.session_.get(Key.CART_POSTED) !== posted) return;
+        services.session_.remove(Key.CART_POSTED);
         if (!allowed()) return;
         const data = cartEventData(cart as Cart, item);
         record('add_cart', data);
@@ -151,7 +151,7 @@ export function startShop(services: RuntimeServices): void {
       });
   };
   const scheduleCartRead = (): void => {
-    const postedAt = parseInt(services.session_.get(CART_POSTED)!);
+    const postedAt = parseInt(services.session_.get(Key.CART_POSTED)!);
     if (postedAt) setTimeout(readCart, Math.min(Math.max(postedAt + CART_READ_DELAY_MS - Date.now(), 0), CART_READ_DELAY_MS));
   };
   document.addEventListener(
@@ -162,7 +162,7 @@ export function startShop(services: RuntimeServices): void {
       // Capped: the cookie rides on every request to the shop (a variant id is a short number).
       const field = form.elements.namedItem('id') as HTMLInputElement | null;
       const variant = field && field.value && field.value.slice(0, 64);
-      services.session_.set(CART_POSTED, Date.now() + (variant ? ' ' + variant : ''));
+      services.session_.set(Key.CART_POSTED, Date.now() + (variant ? ' ' + variant : ''));
       // once every listener has run: only a post that stays on this page is read here
       setTimeout(() => event.defaultPrevented && scheduleCartRead());
     },

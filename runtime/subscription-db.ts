@@ -1,7 +1,7 @@
 // The local indexed database of spec section 3 (storage-keys.ts names it): one store of subscription info.
 // The service worker reads it too, to know the previous subscription when the browser renews it.
 import { openDB } from 'idb';
-import { DB_NAME, DB_RECORD, DB_STORE, DB_VERSION } from './storage-keys.ts';
+import { DB_VERSION, Key } from './storage-keys.ts';
 
 export interface StoredSubscription {
   endpoint: string;
@@ -9,9 +9,9 @@ export interface StoredSubscription {
 }
 
 const open = () =>
-  openDB(DB_NAME, DB_VERSION, {
+  openDB(Key.DB_NAME, DB_VERSION, {
     upgrade(db) {
-      db.createObjectStore(DB_STORE, { keyPath: 'identifier' });
+      db.createObjectStore(Key.DB_STORE, { keyPath: 'identifier' });
     },
   });
 
@@ -19,7 +19,7 @@ const open = () =>
 export async function readSubscription(): Promise<StoredSubscription | undefined> {
   try {
     const db = await open();
-    const record = (await db.get(DB_STORE, DB_RECORD)) as { subscriptionString?: unknown } | undefined;
+    const record = (await db.get(Key.DB_STORE, Key.DB_RECORD)) as { subscriptionString?: unknown } | undefined;
     db.close();
     const parsed = JSON.parse(String(record?.subscriptionString)) as Partial<StoredSubscription> | null;
     return typeof parsed?.endpoint === 'string' && /^https?:\/\//.test(parsed.endpoint) ? (parsed as StoredSubscription) : undefined;
@@ -32,8 +32,8 @@ export async function saveSubscription(subscription: StoredSubscription | undefi
   try {
     const db = await open();
     if (subscription)
-      await db.put(DB_STORE, { identifier: DB_RECORD, subscriptionString: JSON.stringify(subscription), timestamp: Date.now() });
-    else await db.delete(DB_STORE, DB_RECORD);
+      await db.put(Key.DB_STORE, { identifier: Key.DB_RECORD, subscriptionString: JSON.stringify(subscription), timestamp: Date.now() });
+    else await db.delete(Key.DB_STORE, Key.DB_RECORD);
     db.close();
   } catch {
     // No IndexedDB (private mode in some browsers): the localStorage copy still drives the sync.

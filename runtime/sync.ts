@@ -7,18 +7,7 @@ import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
 import { SUBSCRIPTION_MESSAGE } from '../contract/worker-message.ts';
 import type { SubscriptionMessage } from '../contract/worker-message.ts';
 import type { SyncAction, SyncForm } from '../contract/sync.ts';
-import {
-  DB_STATUS,
-  ENDPOINT,
-  GCM_ID,
-  LANGUAGE,
-  STATUS,
-  SUBSCRIBER_ID,
-  SUBSCRIBER_SECRET,
-  SUBSCRIPTION_ID,
-  UUID_COOKIE,
-  VAPID_KEY,
-} from './storage-keys.ts';
+import { Key } from './storage-keys.ts';
 import { logSwallowed } from './guard.ts';
 import { JSONP_CALLBACK } from './transport.ts';
 
@@ -49,16 +38,16 @@ const URL_PATTERN = /^https?:\/\/\S+$/;
 
 export function readState(services: CoreServices): StoredState {
   const { local_: local } = services;
-  const status = local.get(STATUS);
-  const dbStatus = local.get(DB_STATUS);
+  const status = local.get(Key.STATUS);
+  const dbStatus = local.get(Key.DB_STATUS);
   return {
     subscriberId: services.subscriberId_(),
     secret_: services.secret_(),
     subscriptionId: services.subscriptionId_(),
-    endpoint: valid(local.get(ENDPOINT), URL_PATTERN),
+    endpoint: valid(local.get(Key.ENDPOINT), URL_PATTERN),
     status: status === 'subscribed' || status === 'unsubscribed' || status === 'blocked' ? status : '',
     dbStatus_: dbStatus === 'true' ? true : dbStatus === 'false' ? false : undefined,
-    language_: valid(local.get(LANGUAGE), LANGUAGE_PATTERN),
+    language_: valid(local.get(Key.LANGUAGE), LANGUAGE_PATTERN),
   };
 }
 
@@ -88,13 +77,13 @@ export function decideUpdate(
  * decides which action). tests/unit/runtime-sync-decision.test.ts checks that the two agree.
  */
 export const inSync = (services: CoreServices, endpoint: string): boolean =>
-  services.local_.get(DB_STATUS) !== 'false' &&
+  services.local_.get(Key.DB_STATUS) !== 'false' &&
   !!services.subscriberId_() &&
   !!services.secret_() &&
   services.subscriptionId_() === subscriptionIdOf(endpoint) &&
   // readState's URL_PATTERN check left out: the browser's endpoint is an https URL, so a stored value equal to it passes
-  services.local_.get(ENDPOINT) === endpoint &&
-  valid(services.local_.get(LANGUAGE), LANGUAGE_PATTERN) === currentLanguage();
+  services.local_.get(Key.ENDPOINT) === endpoint &&
+  valid(services.local_.get(Key.LANGUAGE), LANGUAGE_PATTERN) === currentLanguage();
 
 /** The push service's registration id: the last path segment of the endpoint. */
 export const subscriptionIdOf = (endpoint: string): string => decodeURIComponent(endpoint.slice(endpoint.lastIndexOf('/') + 1));
@@ -133,8 +122,8 @@ function syncPayload(services: RuntimeServices, browser: BrowserName, action: Sy
     serviceWorkerPath: firefox ? site.firefoxSwPath : site.swPath,
     subscriptionPageUrl: location.href,
     pageClickTrackingPermission: services.trackingAllowed_() ? '1' : '0',
-    gcmSenderId: valid(local.get(GCM_ID), /^\d{1,32}$/) || '',
-    uuid: valid(services.cookies_.get(UUID_COOKIE), BROWSER_ID_PATTERN) || '',
+    gcmSenderId: valid(local.get(Key.GCM_ID), /^\d{1,32}$/) || '',
+    uuid: valid(services.cookies_.get(Key.UUID_COOKIE), BROWSER_ID_PATTERN) || '',
     // the spec's "jsonp reply", read as text by transport.ts, never run
     callback: JSONP_CALLBACK,
   };
@@ -151,7 +140,8 @@ function tellWorker(scope: string, subscription: SubscriptionMessage[typeof SUBS
 export const syncUrl = (services: RuntimeServices): string => services.site_.serverSyncUrl + '/syncSubscriptionAction.php';
 
 const clearSubscriber = (services: RuntimeServices): void => {
-  for (const key of [SUBSCRIBER_ID, SUBSCRIBER_SECRET, SUBSCRIPTION_ID, ENDPOINT, LANGUAGE, VAPID_KEY]) services.local_.remove(key);
+  for (const key of [Key.SUBSCRIBER_ID, Key.SUBSCRIBER_SECRET, Key.SUBSCRIPTION_ID, Key.ENDPOINT, Key.LANGUAGE, Key.VAPID_KEY])
+    services.local_.remove(key);
   tellWorker(services.site_.swScope, null);
 };
 
@@ -176,25 +166,25 @@ export async function syncAction(
     const subscriberId = valid(reply && typeof reply.subscriberId === 'string' ? reply.subscriberId : undefined, BROWSER_ID_PATTERN);
     if (!reply || reply.status !== 'success' || (!unsubscribing && !subscriberId)) throw new Error('sync ' + action + ' failed');
     ok = true;
-    local.set(DB_STATUS, 'true');
+    local.set(Key.DB_STATUS, 'true');
     if (unsubscribing) {
       clearSubscriber(services);
-      local.set(STATUS, 'unsubscribed');
+      local.set(Key.STATUS, 'unsubscribed');
     } else {
-      local.set(SUBSCRIBER_ID, subscriberId!);
+      local.set(Key.SUBSCRIBER_ID, subscriberId!);
       const secret = valid(reply.subscriberSecret as string, BROWSER_ID_PATTERN);
-      if (secret) local.set(SUBSCRIBER_SECRET, secret);
-      local.set(STATUS, 'subscribed');
-      local.set(LANGUAGE, currentLanguage());
+      if (secret) local.set(Key.SUBSCRIBER_SECRET, secret);
+      local.set(Key.STATUS, 'subscribed');
+      local.set(Key.LANGUAGE, currentLanguage());
     }
   } catch (error) {
     logSwallowed(error);
-    local.set(DB_STATUS, 'false');
+    local.set(Key.DB_STATUS, 'false');
   }
   if (!unsubscribing && current) {
-    local.set(SUBSCRIPTION_ID, current.subscriptionId);
-    local.set(ENDPOINT, current.endpoint);
-    local.set(VAPID_KEY, services.site_.vapidPublicKey);
+    local.set(Key.SUBSCRIPTION_ID, current.subscriptionId);
+    local.set(Key.ENDPOINT, current.endpoint);
+    local.set(Key.VAPID_KEY, services.site_.vapidPublicKey);
     if (current.subscription && current.subscription.endpoint)
       tellWorker(services.site_.swScope, current.subscription as { endpoint: string });
   }
@@ -217,7 +207,7 @@ export async function syncWithoutPermission(
 ): Promise<void> {
   if (stored.subscriberId || stored.status === 'subscribed') {
     await syncAction(services, browser, 'unsubscribe-native');
-    if (permission === 'denied') services.local_.set(STATUS, 'blocked');
+    if (permission === 'denied') services.local_.set(Key.STATUS, 'blocked');
   }
 }
 

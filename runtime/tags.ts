@@ -11,14 +11,14 @@ import type {
   UserPropertiesQuery,
   UserPropertiesReply,
 } from '../contract/visitor-calls.ts';
-import { dimensionKey, REFRESHED, TAGS } from './storage-keys.ts';
+import { dimensionKey, Key } from './storage-keys.ts';
 
 const DEBOUNCE_MS = 50;
 
 /** Tag values set on this browser, for segment conditions. */
 export function storedTags(services: CoreServices): Record<string, string> {
   try {
-    return JSON.parse(services.local_.get(TAGS) || '{}') as Record<string, string>;
+    return JSON.parse(services.local_.get(Key.TAGS) || '{}') as Record<string, string>;
   } catch {
     return {};
   }
@@ -67,7 +67,7 @@ export function createTagger(services: CoreServices): { tag(key: string, value: 
       batch[key] = value;
       const stored = storedTags(services);
       stored[key] = value;
-      services.local_.set(TAGS, JSON.stringify(stored));
+      services.local_.set(Key.TAGS, JSON.stringify(stored));
       clearTimeout(timer);
       timer = setTimeout(() => send(false), DEBOUNCE_MS);
     },
@@ -82,8 +82,8 @@ export function createTagger(services: CoreServices): { tag(key: string, value: 
  */
 export async function refreshVisitorData(services: RuntimeServices, browser: string): Promise<void> {
   const subscriberId = services.subscriberId_();
-  if (!subscriberId || services.session_.get(REFRESHED)) return;
-  services.session_.set(REFRESHED, '1');
+  if (!subscriberId || services.session_.get(Key.REFRESHED)) return;
+  services.session_.set(Key.REFRESHED, '1');
   const { site_: site } = services;
   const proof = { hash: site.hash, subscriberId, subscriberSecret: services.secret_() };
   if (PK_FEATURES.customDimensions) {
@@ -110,7 +110,7 @@ export async function refreshVisitorData(services: RuntimeServices, browser: str
         proof satisfies UserPropertiesQuery,
       )) as Partial<UserPropertiesReply> | null;
       if (reply && reply.tags && typeof reply.tags === 'object')
-        services.local_.set(TAGS, JSON.stringify(Object.assign({}, storedTags(services), reply.tags)));
+        services.local_.set(Key.TAGS, JSON.stringify(Object.assign({}, storedTags(services), reply.tags)));
     } catch {
       // Keep the tags stored earlier.
     }

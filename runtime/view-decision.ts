@@ -10,18 +10,7 @@ import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
 import { inSync } from './sync.ts';
 import { newUuid } from './visitor-id.ts';
 import { PRODUCT_SELECTOR } from '../contract/shop-events.ts';
-import {
-  CART_POSTED,
-  DO_NOT_SHOW,
-  DO_NOT_TRACK,
-  OPT_OUT,
-  STATUS,
-  REFRESHED,
-  UPDATE_SUBSCRIBER_ID,
-  UUID_COOKIE,
-  UUID_DAYS,
-  VAPID_KEY,
-} from './storage-keys.ts';
+import { Key, UUID_DAYS } from './storage-keys.ts';
 
 export interface ViewDecision {
   /** The view needs the lifecycle chunk now. */
@@ -43,18 +32,18 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
   const full: ViewDecision = { _full: true, _offer: false, _canPush: capable };
   const search = new URLSearchParams(location.search);
   // Uuid handling (visitor-id.ts): a new visitor's uuid is made here; adopting one from the URL or a link is the chunk's.
-  const stored = valid(cookies.get(UUID_COOKIE), BROWSER_ID_PATTERN);
+  const stored = valid(cookies.get(Key.UUID_COOKIE), BROWSER_ID_PATTERN);
   const fromUrl = valid(search.get('uuid'), BROWSER_ID_PATTERN);
-  if ((fromUrl && fromUrl !== stored) || local.get(UPDATE_SUBSCRIBER_ID) || search.has(OPT_OUT)) return full;
-  if (!stored) cookies.set(UUID_COOKIE, newUuid(), UUID_DAYS);
+  if ((fromUrl && fromUrl !== stored) || local.get(Key.UPDATE_SUBSCRIBER_ID) || search.has(Key.OPT_OUT)) return full;
+  if (!stored) cookies.set(Key.UUID_COOKIE, newUuid(), UUID_DAYS);
   const subscriberId = services.subscriberId_();
   if (services.optedOut_()) return subscriberId ? full : { _full: false, _offer: false, _canPush: capable };
   // read only where an offer depends on it (an in-sync subscriber's view compiles no URL pattern)
-  const hidden = (): boolean => Number(local.get(DO_NOT_SHOW)) > Date.now() || !site.urlQualifies(location.href);
+  const hidden = (): boolean => Number(local.get(Key.DO_NOT_SHOW)) > Date.now() || !site.urlQualifies(location.href);
   if (!capable) return { _full: false, _offer: PK_FEATURES.iosHomeScreen && !!view.support_.homeScreen_ && !hidden(), _canPush: false };
   if (
-    (PK_FEATURES.trackingConsent && subscriberId && !/^[01]$/.test(local.get(DO_NOT_TRACK) || '')) ||
-    ((PK_FEATURES.customDimensions || PK_FEATURES.userProperties) && subscriberId && !services.session_.get(REFRESHED)) ||
+    (PK_FEATURES.trackingConsent && subscriberId && !/^[01]$/.test(local.get(Key.DO_NOT_TRACK) || '')) ||
+    ((PK_FEATURES.customDimensions || PK_FEATURES.userProperties) && subscriberId && !services.session_.get(Key.REFRESHED)) ||
     (PK_FEATURES.safari && view.onSafari_) ||
     (PK_FEATURES.childWindow && view.viaChildWindow_)
   )
@@ -73,7 +62,7 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
     if (subscription) {
       // The silent move (opt-in-native.ts): a subscription made with another key than the site's.
       const key = subscription.options && subscription.options.applicationServerKey;
-      const storedKey = local.get(VAPID_KEY);
+      const storedKey = local.get(Key.VAPID_KEY);
       // compared by the key's first 15 bytes (SiteModule vapidKeyHead): 120 bits no other key shares
       const moving = key
         ? btoa(String.fromCharCode(...new Uint8Array(key).slice(0, 15)))
@@ -85,7 +74,7 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
     }
   }
   // a subscriber, or a visitor whose last sync stored a subscription, without one now: the chunk syncs
-  if (!subscribed && (subscriberId || local.get(STATUS) === 'subscribed')) return full;
+  if (!subscribed && (subscriberId || local.get(Key.STATUS) === 'subscribed')) return full;
   return { _full: false, _offer: !subscribed && permission !== 'denied' && !hidden(), _canPush: true };
 }
 
@@ -93,4 +82,4 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
 export const shopWork = (services: CoreServices): boolean =>
   services.trackingAllowed_() &&
   !services.optedOut_() &&
-  !!(document.querySelector(PRODUCT_SELECTOR) || services.session_.get(CART_POSTED) || /checkouts\/[^/?#]+/.test(location.pathname));
+  !!(document.querySelector(PRODUCT_SELECTOR) || services.session_.get(Key.CART_POSTED) || /checkouts\/[^/?#]+/.test(location.pathname));

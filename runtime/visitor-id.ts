@@ -4,7 +4,7 @@ import type { RuntimeServices } from './services.ts';
 import { valid } from './create-services.ts';
 import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
 import { syncUrl } from './sync.ts';
-import { UPDATE_SUBSCRIBER_ID, UUID_COOKIE, UUID_DAYS } from './storage-keys.ts';
+import { Key, UUID_DAYS } from './storage-keys.ts';
 import { logSwallowed } from './guard.ts';
 
 interface PendingLink {
@@ -18,7 +18,7 @@ export const newUuid = (): string =>
 
 function pendingLink(services: RuntimeServices): PendingLink | undefined {
   try {
-    const pair = JSON.parse(services.local_.get(UPDATE_SUBSCRIBER_ID) || 'null') as Partial<PendingLink> | null;
+    const pair = JSON.parse(services.local_.get(Key.UPDATE_SUBSCRIBER_ID) || 'null') as Partial<PendingLink> | null;
     const previousSubscriberId = valid(pair && pair.previousSubscriberId, BROWSER_ID_PATTERN);
     const subscriberId = valid(pair && pair.subscriberId, BROWSER_ID_PATTERN);
     return previousSubscriberId && subscriberId ? { previousSubscriberId, subscriberId } : undefined;
@@ -30,9 +30,9 @@ function pendingLink(services: RuntimeServices): PendingLink | undefined {
 /** The visitor's uuid, creating or adopting it; sends (or retries) update-subscriberId when needed. */
 export async function visitorUuid(services: RuntimeServices, browserType: string, search: string): Promise<string> {
   const fromUrl = valid(new URLSearchParams(search).get('uuid'), BROWSER_ID_PATTERN);
-  const stored = valid(services.cookies_.get(UUID_COOKIE), BROWSER_ID_PATTERN);
+  const stored = valid(services.cookies_.get(Key.UUID_COOKIE), BROWSER_ID_PATTERN);
   const uuid = fromUrl || stored || newUuid();
-  if (uuid !== stored) services.cookies_.set(UUID_COOKIE, uuid, UUID_DAYS);
+  if (uuid !== stored) services.cookies_.set(Key.UUID_COOKIE, uuid, UUID_DAYS);
   const subscriberId = services.subscriberId_();
   // The subscriber id is the provider's, so it never equals a uuid: a uuid this browser already holds was
   // sent with every sync (or linked, or its failed link is pending) and needs no link again.
@@ -51,10 +51,10 @@ export async function visitorUuid(services: RuntimeServices, browserType: string
         action: 'update-subscriberId',
       })) as { status?: unknown } | null;
       if (!reply || reply.status !== 'success') throw new Error('update-subscriberId failed');
-      services.local_.remove(UPDATE_SUBSCRIBER_ID);
+      services.local_.remove(Key.UPDATE_SUBSCRIBER_ID);
     } catch (error) {
       logSwallowed(error);
-      services.local_.set(UPDATE_SUBSCRIBER_ID, JSON.stringify(link));
+      services.local_.set(Key.UPDATE_SUBSCRIBER_ID, JSON.stringify(link));
     }
   }
   return uuid;

@@ -115,7 +115,7 @@ describe('property mangling of the browser bundles', () => {
     for (const name of apiNames) expectName(name, 'runtime/api.ts');
     for (const action of SYNC_ACTIONS) if (!pushJs.includes(`"${action}"`)) missing.push(`sync action ${action}`);
     // The IndexedDB record is the service worker's; every other key is push.js's.
-    for (const [name, value] of Object.entries(storageKeys)) {
+    for (const [name, value] of Object.entries({ ...storageKeys, ...storageKeys.Key })) {
       if (typeof value === 'string' && !`${pushJs}${swJs}`.includes(`"${value}`)) missing.push(`storage key ${name}`);
     }
     for (const [name, value] of Object.entries(messages)) {

@@ -16,7 +16,11 @@ export const DECLARATIVE_PUSH_MAGIC = 8030;
  * The query parameter on a notification's landing URL that names the delivery it came from, so a click the
  * browser handles without the worker is still counted: push.js reports it and removes it from the address.
  */
-export const CLICK_PARAM = 'pushkit_click';
+export enum LandingParam {
+  CLICK = 'pushkit_click',
+}
+/** The same name for the provider and tests; push.js reads `LandingParam.CLICK`, which esbuild writes in place. */
+export const CLICK_PARAM = LandingParam.CLICK;
 
 /** A button on a declarative notification: `navigate` is the page it opens. */
 export interface DeclarativePushAction {

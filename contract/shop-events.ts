@@ -31,7 +31,10 @@ export type CartEventData = Record<keyof typeof CART_EVENT_FIELDS, unknown>;
 
 /** The meta tag of a product page that names its product: `<meta name="pushkit-product" content="{product id}">`. */
 export const PRODUCT_META = 'pushkit-product';
-export const PRODUCT_SELECTOR = '[name=pushkit-product]';
+/** An enum so that esbuild writes the selector in place in push.js (a `const` string stays a variable). */
+export enum Product {
+  SELECTOR = '[name=pushkit-product]',
+}
 
 /**
  * POST {sync server}/api/v1/shopify/view (form): push.js reports a subscriber's view of a product page, only with

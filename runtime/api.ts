@@ -16,7 +16,7 @@ import { decideView, shopWork, type ViewDecision } from './view-decision.ts';
 import { startSegments } from './segments.ts';
 import { createTagger } from './tags.ts';
 import { watchTriggers } from './triggers.ts';
-import { CLICK_PARAM } from '../contract/push-payload.ts';
+import { LandingParam } from '../contract/push-payload.ts';
 import { Key, UUID_DAYS } from './storage-keys.ts';
 import { storeConsent } from './tracking-consent.ts';
 import { dropCookies, readCookies } from './storage.ts';
@@ -56,7 +56,7 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
   const prefetch = (): void =>
     void afterLoad().then(() => (window.requestIdleCallback || setTimeout)(() => void chunk().catch(logSwallowed)));
   // a landing page opened from a notification the browser showed itself: the chunk reports the click
-  if (new URLSearchParams(location.search).has(CLICK_PARAM)) void chunk().then((c) => c._landing(), logSwallowed);
+  if (new URLSearchParams(location.search).has(LandingParam.CLICK)) void chunk().then((c) => c._landing(), logSwallowed);
   const services = createServices(site, chunkGet(chunk));
   const callbacks: Record<CallbackKind, Listener[]> = { success: [], failure: [], shown: [] };
   const notify = (kind: CallbackKind, ...args: unknown[]): void =>

@@ -6,7 +6,7 @@ import type { QueryParams, RuntimeServices } from './services.ts';
 import { joinOnce } from './segments.ts';
 import { ORDER_TOKEN_SELECTOR, type OrderDetailsQuery } from '../contract/shop-order.ts';
 import type { CartEventForm } from '../contract/automations.ts';
-import { PRODUCT_SELECTOR, type CartEventData, type ProductViewForm } from '../contract/shop-events.ts';
+import { Product, type CartEventData, type ProductViewForm } from '../contract/shop-events.ts';
 import { Key } from './storage-keys.ts';
 
 const CART_READ_DELAY_MS = 2000;
@@ -119,7 +119,7 @@ export function startShop(services: RuntimeServices): void {
       pImgUrl: typeof image === 'string' && image ? new URL(image, location.href).href : undefined,
     } as Record<keyof CartEventForm, QueryParams[string]>);
   // A product page names its product in <meta name="pushkit-product" content="{product id}">.
-  const product = document.querySelector<HTMLMetaElement>(PRODUCT_SELECTOR);
+  const product = document.querySelector<HTMLMetaElement>(Product.SELECTOR);
   if (product) report('view', { pId: product.content } satisfies Partial<ProductViewForm>);
 
   // A plain form post leaves the page, so the post time (and the variant posted) is kept for the session, and the

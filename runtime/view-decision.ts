@@ -9,7 +9,7 @@ import { valid } from './create-services.ts';
 import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
 import { inSync } from './sync.ts';
 import { newUuid } from './visitor-id.ts';
-import { PRODUCT_SELECTOR } from '../contract/shop-events.ts';
+import { Product } from '../contract/shop-events.ts';
 import { Key, UUID_DAYS } from './storage-keys.ts';
 
 export interface ViewDecision {
@@ -82,4 +82,4 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
 export const shopWork = (services: CoreServices): boolean =>
   services.trackingAllowed_() &&
   !services.optedOut_() &&
-  !!(document.querySelector(PRODUCT_SELECTOR) || services.session_.get(Key.CART_POSTED) || /checkouts\/[^/?#]+/.test(location.pathname));
+  !!(document.querySelector(Product.SELECTOR) || services.session_.get(Key.CART_POSTED) || /checkouts\/[^/?#]+/.test(location.pathname));

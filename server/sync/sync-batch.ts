@@ -63,15 +63,12 @@ export async function runBatch(db: Queryable, actions: BatchAction[], sql = BATC
   const { rows } = await db.query<BatchRow & { i: number }>(sql, [JSON.stringify(items)], { prepare: true });
   const byIndex: BatchRow[] = [];
   for (const row of rows) byIndex[row.i] = row;
-  return actions.map((action, i) => byIndex[i] ?? unanswered(action));
-}
-
-/** Always a row per action; a database double that answers none reads as one that found no subscriber. */
-function unanswered(action: BatchAction): BatchRow {
-  if (action.action === 'http-sync') return { result_code: 'fallback', result_id: null, result_issued: false, result_welcome: null };
-  if (action.action === 'update')
-    return { result_code: 'E_SYNC_NOT_SUBSCRIBED', result_id: null, result_issued: false, result_welcome: null };
-  return { result_code: 'success', result_id: action.new_id ?? null, result_issued: true, result_welcome: null };
+  return actions.map((_, i) => {
+    const row = byIndex[i];
+    // the function answers every action: without a row nothing says the action was stored
+    if (!row) throw new Error(`pushkit_sync_batch answered no row for action ${i}`);
+    return row;
+  });
 }
 
 /**

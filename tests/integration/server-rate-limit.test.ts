@@ -8,9 +8,19 @@ import { postSync, SITE_HASH, testSite } from '../support/server.ts';
 
 function countingDatabase() {
   const statements: string[] = [];
-  const query = async <T>(sql: string) => {
+  const query = async <T>(sql: string, params?: unknown[]) => {
     statements.push(sql);
-    return { rows: [] as T[] };
+    if (!sql.includes('pushkit_sync_batch')) return { rows: [] as T[] };
+    // the sync batch answers a row per action: each as stored (an http-sync as unproven, an update as unknown)
+    const actions = JSON.parse(String(params![0])) as { i: number; action: string; new_id?: string }[];
+    const rows = actions.map(({ i, action, new_id }) => ({
+      i,
+      result_code: action === 'http-sync' ? 'fallback' : action === 'update' ? 'E_SYNC_NOT_SUBSCRIBED' : 'success',
+      result_id: action === 'insert' ? new_id : null,
+      result_issued: action === 'insert',
+      result_welcome: null,
+    }));
+    return { rows: rows as T[] };
   };
   const db: Database = { kind: 'embedded', query, transaction: async (fn) => fn({ query }), close: async () => undefined };
   return { db, statements };

@@ -124,7 +124,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     throw new ServerError('E_EVENT_RETENTION_SETTING', { value: String(options.eventRetentionDays ?? process.env[EVENT_RETENTION_ENV]) });
   }
   // the reporting window: a campaign's delivery rows are pruned this long after it is done (its figures stay)
-  const { DEFAULT_CONVERSION_WINDOW_HOURS, DELIVERY_RETENTION_ENV, deliveryRetentionDays, pruneCampaignClicks, pruneDeliveries } =
+  const { conversionWindowOf, DELIVERY_RETENTION_ENV, deliveryRetentionDays, pruneCampaignClicks, pruneDeliveries } =
     await import('./campaigns/index.ts');
   const deliveryRetention = deliveryRetentionDays();
   if (deliveryRetention === null) {
@@ -225,9 +225,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     campaigns.startScheduler();
     const pruning = scheduleEventPruning(db, eventRetention, options.log, async () => {
       // a campaign's click events, their revenue kept (each site's conversion window)
-      const windows = Object.fromEntries(
-        sites.map((site) => [site.hash, site.config.conversionWindowHours ?? DEFAULT_CONVERSION_WINDOW_HOURS]),
-      );
+      const windows = Object.fromEntries(sites.map((site) => [site.hash, conversionWindowOf(site.config)]));
       const clicks = await pruneCampaignClicks(db, eventRetention, windows);
       const deleted = await pruneDeliveries(db, deliveryRetention);
       const lines = [

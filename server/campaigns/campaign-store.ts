@@ -207,6 +207,11 @@ const CAMPAIGN_SELECT = `
 /** Hours after a click in which the subscriber's shop order is the campaign's conversion, unless the site says. */
 export const DEFAULT_CONVERSION_WINDOW_HOURS = 72;
 
+/** A site's conversion window in hours: its config's, else the default. */
+export function conversionWindowOf(config: { conversionWindowHours?: number }): number {
+  return config.conversionWindowHours ?? DEFAULT_CONVERSION_WINDOW_HOURS;
+}
+
 function summary(row: CampaignRow): Campaign {
   const delivered = Number(row.delivered);
   const failed = Number(row.failed);

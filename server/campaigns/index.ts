@@ -5,7 +5,7 @@ export { notificationEventRoute } from './report-routes.ts';
 export { CampaignQueue, type CampaignQueueOptions } from './campaign-queue.ts';
 export { runCampaign, type RunCounts } from './campaign-runner.ts';
 export { vapidSubjectOf, type SendCampaignOptions as CampaignSenderOptions } from './campaign-sender.ts';
-export { DEFAULT_CONVERSION_WINDOW_HOURS } from './campaign-store.ts';
+export { conversionWindowOf, DEFAULT_CONVERSION_WINDOW_HOURS } from './campaign-store.ts';
 export { CAP_WINDOW_MS } from './guardrails.ts';
 export type { Delivery } from './delivery-store.ts';
 export { automationFailures, campaignFailures, subscriberFailures } from './delivery-failures.ts';

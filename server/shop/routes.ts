@@ -13,7 +13,7 @@ import type { ZodTypeProvider } from '../http/route-schemas.ts';
 import { requireOrigin } from '../http/site-access.ts';
 import { cartAdded, orderPlaced, productViewed } from '../automations/index.ts';
 import { requireProvenSubscriber } from '../subscribers/index.ts';
-import { DEFAULT_CONVERSION_WINDOW_HOURS } from '../campaigns/index.ts';
+import { conversionWindowOf } from '../campaigns/index.ts';
 import { orderConverted } from '../webhooks/index.ts';
 import {
   CART_REPLY,
@@ -64,7 +64,7 @@ export async function shopRoutes(fastify: FastifyInstance, { db, registry, clock
     await requireOwner(db, request, site);
     const readToken = await storeShopOrder(db, site.hash, params.orderId, params.order, params.subscriberId);
     if (params.subscriberId) await orderPlaced(db, site, params.subscriberId);
-    const windowHours = site.config.conversionWindowHours ?? DEFAULT_CONVERSION_WINDOW_HOURS;
+    const windowHours = conversionWindowOf(site.config);
     if (params.subscriberId) await orderConverted(db, site.hash, params.orderId, params.subscriberId, windowHours);
     return reply.code(201).send({ status: 'success', orderId: params.orderId, readToken });
   });

@@ -6,7 +6,7 @@ import { ownedSite } from '../http/owner-auth.ts';
 import { SITE_PARAMS } from '../http/params.ts';
 import type { RouteContext } from '../http/route-context.ts';
 import type { ZodTypeProvider } from '../http/route-schemas.ts';
-import { DEFAULT_CONVERSION_WINDOW_HOURS } from '../campaigns/index.ts';
+import { conversionWindowOf } from '../campaigns/index.ts';
 import { STATS_REPLY, statsQuery } from './schemas.ts';
 import { siteStats } from './site-stats.ts';
 
@@ -17,7 +17,7 @@ export async function statsRoutes(fastify: FastifyInstance, { db }: RouteContext
     { config: { role: 'viewer' }, schema: { params: SITE_PARAMS, querystring: statsQuery, response: { 200: STATS_REPLY } } },
     async (request) => {
       const site = ownedSite(request);
-      const windowHours = site.config.conversionWindowHours ?? DEFAULT_CONVERSION_WINDOW_HOURS;
+      const windowHours = conversionWindowOf(site.config);
       return { status: 'success' as const, ...(await siteStats(db, site.hash, request.query.days, windowHours, request.query.zone)) };
     },
   );

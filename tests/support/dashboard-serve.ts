@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
+import { embeddedDatabaseDir, STATE_DIR } from '../../server/state-paths.ts';
 import { startFakePushService, type FakePushService } from './fake-push-service.ts';
 import { seedMigratedDatabase } from './migrated-database.ts';
 import { retryOnPortInUse } from './port-retry.ts';
@@ -42,7 +43,7 @@ export async function createDashboardProject(name: string): Promise<DashboardPro
   const work = await mkdtemp(join(tmpdir(), `push-kit-${name}-`));
   await mkdir(join(work, 'site-configs'), { recursive: true });
   // the embedded database starts migrated (migrated-database.ts): the files seed it, then serve opens it
-  await seedMigratedDatabase(join(work, '.push-kit', 'db'));
+  await seedMigratedDatabase(embeddedDatabaseDir(join(work, STATE_DIR)));
   const pushService = await startFakePushService();
   let provider: ChildProcess | undefined;
   let output = '';

@@ -3,11 +3,11 @@
 // beforehand, no templates, no prompt rendering, no sizes, no writing), measured in the same run.
 // Goals: at least 50 sites per second on 2 cores, within 2x of the floor.
 //   npx tsx bench/build-throughput.ts [--sites 200]
+import { benchArgs, wholeNumber } from './bench-args.ts';
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../config/load-config.ts';
 import { siteFeatures } from '../compiler/features.ts';
@@ -15,8 +15,9 @@ import { generateSiteModule, generateWorkerSiteModule } from '../compiler/site-m
 import { renderPrompts } from '../emit/render-prompts.tsx';
 import { bundleEntry } from '../emit/bundle.ts';
 
-const { values } = parseArgs({ options: { sites: { type: 'string', default: '200' } } });
-const COUNT = Number(values.sites);
+const USAGE = 'npx tsx bench/build-throughput.ts [--sites 200]';
+const values = benchArgs(USAGE, { sites: { type: 'string', default: '200' } });
+const COUNT = wholeNumber('sites', values.sites, USAGE);
 const KEY = 'BFKo5GIcLCMs9Ae8SgHreENPXXc1TSr_3fP5G6HQ7x7tlImTblyxQQD0AU3FnojCAJlGd0DkVT5Syn7ENsGpq1s';
 
 /** Site i turns features on by the bits of i, so the 200 sites cover every combination several times. */

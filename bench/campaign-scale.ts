@@ -9,9 +9,9 @@
 // With more than 200,000 subscribers every subscriber shares one key pair at the push service (the sender still
 // makes a fresh key agreement per message) and the web-push peer is left out unless --peer.
 //   PUSHKIT_BENCH_DATABASE_URL=postgres://... npx tsx bench/campaign-scale.ts [--subscriptions 100000] [--concurrency 100] [--no-peer]
+import { benchArgs, wholeNumber } from './bench-args.ts';
 import { Agent as HttpsAgent } from 'node:https';
 import { loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
 import webPush from 'web-push';
 import { createApp } from '../server/http/app.ts';
 import { runCampaign } from '../server/campaigns/campaign-runner.ts';
@@ -27,13 +27,13 @@ import { testSite } from '../tests/support/server.ts';
 import { openThrowawayPostgres } from '../tests/support/throwaway-postgres.ts';
 import { seedSubscribers, startCountingPushService } from './counting-push-service.ts';
 
-const { values } = parseArgs({
-  options: {
-    subscriptions: { type: 'string', default: '100000' },
-    concurrency: { type: 'string', default: '100' },
-    'no-peer': { type: 'boolean', default: false },
-    peer: { type: 'boolean', default: false },
-  },
+const USAGE =
+  'PUSHKIT_BENCH_DATABASE_URL=postgres://... npx tsx bench/campaign-scale.ts [--subscriptions 100000] [--concurrency 100] [--no-peer]';
+const values = benchArgs(USAGE, {
+  subscriptions: { type: 'string', default: '100000' },
+  concurrency: { type: 'string', default: '100' },
+  'no-peer': { type: 'boolean', default: false },
+  peer: { type: 'boolean', default: false },
 });
 
 const TABLES = ['deliveries', 'delivery_counts', 'delivery_breakdown', 'events', 'campaigns', 'subscribers'] as const;
@@ -50,8 +50,8 @@ async function sizes(db: Database): Promise<Record<string, number>> {
 async function main(): Promise<void> {
   const serverUrl = process.env.PUSHKIT_BENCH_DATABASE_URL;
   if (!serverUrl) throw new Error('set PUSHKIT_BENCH_DATABASE_URL=postgres://... (a server where a throwaway database can be created)');
-  const subscriptions = Number(values.subscriptions);
-  const concurrency = Number(values.concurrency);
+  const subscriptions = wholeNumber('subscriptions', values.subscriptions, USAGE);
+  const concurrency = wholeNumber('concurrency', values.concurrency, USAGE);
   const keysStart = performance.now();
   const large = subscriptions > 200_000;
   const vapid = generateVapidKeyPair();

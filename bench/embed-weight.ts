@@ -5,12 +5,12 @@
 // (push.lifecycle.<hash>.js) only views that need it: both are weighed, and the two together (a prompt view).
 // Goals (issue 34): the core at most 4 KB gzip for calligraphy and 5 KB everything-on.
 //   npx tsx bench/embed-weight.ts [--breakdown]
+import { benchArgs } from './bench-args.ts';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load-config.ts';
 import { siteFeatures } from '../compiler/features.ts';
 import { generateSiteModule, generateWorkerSiteModule } from '../compiler/site-module.ts';
@@ -19,7 +19,7 @@ import { buildSite } from '../emit/build-site.ts';
 import { renderPrompts } from '../emit/render-prompts.tsx';
 import { bundleFirebaseClient, FIREBASE_SUBSCRIBING_CLIENT } from './firebase-client.ts';
 
-const { values } = parseArgs({ options: { breakdown: { type: 'boolean', default: false } } });
+const values = benchArgs('npx tsx bench/embed-weight.ts [--breakdown]', { breakdown: { type: 'boolean', default: false } });
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 const SITES = [

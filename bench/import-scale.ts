@@ -6,23 +6,22 @@
 //   npx tsx bench/import-scale.ts [--rows 1000000] [--keep-file]
 //   PUSHKIT_BENCH_DATABASE_URL=postgres://... npx tsx bench/import-scale.ts   (a server of yours; else a throwaway cluster)
 // Goal: 1,000,000 rows in at most 2 minutes on the 2-core VM, memory flat.
+import { benchArgs, wholeNumber } from './bench-args.ts';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { parseArgs } from 'node:util';
 import { importSubscribers } from '../server/import/index.ts';
 import { PushServiceAllowlist } from '../server/push/push-services.ts';
 import { testSite } from '../tests/support/server.ts';
 import { startPostgresCluster } from '../tests/support/postgres-cluster.ts';
 import { openThrowawayPostgres } from '../tests/support/throwaway-postgres.ts';
 
-const { values } = parseArgs({
-  options: { rows: { type: 'string', default: '1000000' }, 'keep-file': { type: 'boolean', default: false } },
-});
-const ROWS = Number(values.rows);
+const USAGE = 'npx tsx bench/import-scale.ts [--rows 1000000] [--keep-file]';
+const values = benchArgs(USAGE, { rows: { type: 'string', default: '1000000' }, 'keep-file': { type: 'boolean', default: false } });
+const ROWS = wholeNumber('rows', values.rows, USAGE);
 const MB = 1024 * 1024;
 
 /** The CSV a migration brings: every row a real-looking subscription, one in five with tags, one in ten in segments. */

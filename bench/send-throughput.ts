@@ -14,9 +14,9 @@
 //   npx tsx bench/send-throughput.ts [--subscriptions 5000] [--concurrency 50] [--rounds 5]
 //   PUSHKIT_BENCH_DATABASE_URL=postgres://... npx tsx bench/send-throughput.ts   # rows on PostgreSQL
 //   node --cpu-prof --cpu-prof-dir=prof --import tsx bench/send-throughput.ts      # where the main thread's time goes
+import { benchArgs, wholeNumber } from './bench-args.ts';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
 import { Agent as UndiciAgent, request as undiciRequest } from 'undici';
 import webPush from 'web-push';
 import { createApp } from '../server/http/app.ts';
@@ -35,12 +35,11 @@ import { openTempDatabase, SITE_HASH, testSite } from '../tests/support/server.t
 import { SAMPLE, startCountingPushService } from './counting-push-service.ts';
 import { openThrowawayPostgres } from '../tests/support/throwaway-postgres.ts';
 
-const { values } = parseArgs({
-  options: {
-    subscriptions: { type: 'string', default: '5000' },
-    concurrency: { type: 'string', default: '50' },
-    rounds: { type: 'string', default: '5' },
-  },
+const USAGE = 'npx tsx bench/send-throughput.ts [--subscriptions 5000] [--concurrency 50] [--rounds 5]';
+const values = benchArgs(USAGE, {
+  subscriptions: { type: 'string', default: '5000' },
+  concurrency: { type: 'string', default: '50' },
+  rounds: { type: 'string', default: '5' },
 });
 
 async function openBenchDatabase(): Promise<{ db: Database; label: string; cleanup: () => Promise<void> }> {
@@ -62,9 +61,9 @@ async function pool(count: number, concurrency: number, work: (index: number) =>
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
-  const subscriptions = Number(values.subscriptions);
-  const concurrency = Number(values.concurrency);
-  const rounds = Number(values.rounds);
+  const subscriptions = wholeNumber('subscriptions', values.subscriptions, USAGE);
+  const concurrency = wholeNumber('concurrency', values.concurrency, USAGE);
+  const rounds = wholeNumber('rounds', values.rounds, USAGE);
   const vapid = generateVapidKeyPair();
   const pushService = await startCountingPushService(subscriptions, vapid.publicKey);
   const { origin, ca, keys } = pushService;

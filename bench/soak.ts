@@ -15,12 +15,12 @@
 // visitors would, and the load is spread over --sites sites (each may receive 20,000 writing requests per 10 s before
 // the addresses over their fair share of 20 are refused).
 // A 429 is counted and reported, not a failure.
+import { benchArgs, wholeNumber } from './bench-args.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { embeddedDatabaseDir, STATE_DIR } from '../server/state-paths.ts';
 import { openDatabase } from '../server/db/database.ts';
 import {
@@ -36,36 +36,23 @@ import {
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-const { values } = parseArgs({
-  options: {
-    connections: { type: 'string', default: '200' },
-    duration: { type: 'string', default: '30' },
-    timeout: { type: 'string', default: '10' },
-    sites: { type: 'string', default: '4' },
-    seeds: { type: 'string', default: '25' },
-    postgres: { type: 'string' },
-    workers: { type: 'string', default: '1' },
-  },
+const USAGE =
+  'npx tsx bench/soak.ts [--connections 200] [--duration 30] [--timeout 10] [--sites 4] [--seeds 25] [--postgres postgres://...] [--workers N]';
+const values = benchArgs(USAGE, {
+  connections: { type: 'string', default: '200' },
+  duration: { type: 'string', default: '30' },
+  timeout: { type: 'string', default: '10' },
+  sites: { type: 'string', default: '4' },
+  seeds: { type: 'string', default: '25' },
+  postgres: { type: 'string' },
+  workers: { type: 'string', default: '1' },
 });
-const WORKERS = Number(values.workers);
-const CONNECTIONS = Number(values.connections);
-const DURATION = Number(values.duration);
-const TIMEOUT = Number(values.timeout);
-const SITES = Number(values.sites);
-const SEEDS = Number(values.seeds);
-for (const [flag, value] of [
-  ['--connections', CONNECTIONS],
-  ['--duration', DURATION],
-  ['--timeout', TIMEOUT],
-  ['--sites', SITES],
-  ['--seeds', SEEDS],
-  ['--workers', WORKERS],
-] as const) {
-  if (!Number.isInteger(value) || value < 1) {
-    console.error(`soak: ${flag} must be a whole number of at least 1`);
-    process.exit(2);
-  }
-}
+const WORKERS = wholeNumber('workers', values.workers, USAGE);
+const CONNECTIONS = wholeNumber('connections', values.connections, USAGE);
+const DURATION = wholeNumber('duration', values.duration, USAGE);
+const TIMEOUT = wholeNumber('timeout', values.timeout, USAGE);
+const SITES = wholeNumber('sites', values.sites, USAGE);
+const SEEDS = wholeNumber('seeds', values.seeds, USAGE);
 const postgresUrl = values.postgres ?? process.env.PUSHKIT_SOAK_DATABASE_URL;
 
 interface Provider {

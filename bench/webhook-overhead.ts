@@ -7,13 +7,13 @@
 // they go at a reduced pace, server/webhooks/webhook-dispatcher.ts WEBHOOK_BUSY_SHARE, and catch up after it).
 //   npx tsx bench/webhook-overhead.ts [--subscriptions 20000] [--rounds 2] [--concurrency 100]
 //   PUSHKIT_BENCH_DATABASE_URL=postgres://... for PostgreSQL (default: the embedded database, as `push-kit serve`)
+import { benchArgs, wholeNumber } from './bench-args.ts';
 import { fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createCampaign } from '../server/campaigns/campaign-store.ts';
 import { sendCampaign } from '../server/campaigns/campaign-sender.ts';
 import type { Database } from '../server/db/database.ts';
@@ -52,18 +52,17 @@ function serveReceiver(): void {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      subscriptions: { type: 'string', default: '20000' },
-      rounds: { type: 'string', default: '2' },
-      concurrency: { type: 'string', default: '100' },
-      /** Queue the events but send them only after the last round (what the queue's writes alone cost). */
-      'queue-only': { type: 'boolean', default: false },
-    },
+  const usage = 'npx tsx bench/webhook-overhead.ts [--subscriptions 20000] [--rounds 2] [--concurrency 100] [--queue-only]';
+  const values = benchArgs(usage, {
+    subscriptions: { type: 'string', default: '20000' },
+    rounds: { type: 'string', default: '2' },
+    concurrency: { type: 'string', default: '100' },
+    /** Queue the events but send them only after the last round (what the queue's writes alone cost). */
+    'queue-only': { type: 'boolean', default: false },
   });
-  const subscriptions = Number(values.subscriptions);
-  const rounds = Number(values.rounds);
-  const concurrency = Number(values.concurrency);
+  const subscriptions = wholeNumber('subscriptions', values.subscriptions, usage);
+  const rounds = wholeNumber('rounds', values.rounds, usage);
+  const concurrency = wholeNumber('concurrency', values.concurrency, usage);
 
   const pushService = await startCountingPushService(subscriptions);
   const receiverProcess = fork(import.meta.filename, ['--receiver'], { stdio: 'inherit' });

@@ -3,7 +3,8 @@
 // there is no prebuilt copy: it is built with Vite's JS API when the provider first needs it, into a cache
 // folder named after a hash of its sources, so a fresh clone serves it after `npm ci` with no build step and an
 // edited source is rebuilt on the next start. Several processes may build at once; each builds into its own
-// temporary folder and the first rename wins.
+// temporary folder and the first rename wins. A build killed mid-way leaves its temporary folder behind: the next
+// build removes it once its process is gone (or it is older than any build takes), never a live build's.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -61,6 +62,35 @@ export async function dashboardSourceHash(): Promise<string> {
   return hash.digest('hex').slice(0, 16);
 }
 
+/** A build's temporary folder, `.tmp-<pid>-<hex>`: the process building into it. */
+const TEMPORARY = /^\.tmp-(\d+)-/;
+/** Older than any build takes: a temporary folder this old is a leftover even when its pid is alive again (reused). */
+const STALE_BUILD_MS = 60 * 60_000;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it lives, as another user's process
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether a cache entry may go: an old build's folder, or a temporary one no live build is writing. */
+async function leftOver(cacheDir: string, entry: string, hash: string): Promise<boolean> {
+  if (entry === hash) return false;
+  if (!entry.startsWith('.tmp-')) return true;
+  const pid = Number(TEMPORARY.exec(entry)?.[1] ?? 0);
+  if (pid === 0 || !processAlive(pid)) return true;
+  const changed = await stat(join(cacheDir, entry)).then(
+    (found) => found.mtimeMs,
+    // renamed into place or removed by its build meanwhile
+    () => Date.now(),
+  );
+  return Date.now() - changed > STALE_BUILD_MS;
+}
+
 const exists = (path: string) =>
   stat(path).then(
     () => true,
@@ -97,6 +127,9 @@ export async function buildDashboard(cacheDir = process.env.PUSHKIT_DASHBOARD_CA
   await mkdir(cacheDir, { recursive: true, mode: 0o700 });
   const started = Date.now();
   const temporary = join(cacheDir, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  // made 0700 before Vite writes into it (Vite empties an existing outDir, it does not replace it), so nobody else
+  // can enter it while the build runs, whatever the umask
+  await mkdir(temporary, { mode: 0o700 });
   try {
     await viteBuild(temporary);
     // Vite writes with the umask (0755/0644): narrowed like the rest of .push-kit before it takes its place
@@ -109,8 +142,7 @@ export async function buildDashboard(cacheDir = process.env.PUSHKIT_DASHBOARD_CA
     await rm(temporary, { recursive: true, force: true });
   }
   for (const entry of await readdir(cacheDir)) {
-    if (entry !== hash && !entry.startsWith('.tmp-'))
-      await rm(join(cacheDir, entry), { recursive: true, force: true }).catch(() => undefined);
+    if (await leftOver(cacheDir, entry, hash)) await rm(join(cacheDir, entry), { recursive: true, force: true }).catch(() => undefined);
   }
   return { dir, hash, buildMs: Date.now() - started };
 }

@@ -3,8 +3,9 @@
 // copied with PGlite's 0755/0666 modes, so another user of the machine could read endpoints, secret hashes and
 // orders, and corrupt the database); `startProvider` refuses a state folder, database folder or key file that others
 // can open, naming the path and the chmod that fixes it.
-import { execFile, execFileSync } from 'node:child_process';
-import { chmod, lstat, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { lstatSync, watch } from 'node:fs';
+import { chmod, lstat, mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -99,9 +100,30 @@ describe('the state folder is private', () => {
 
   it("the owner dashboard's build under .push-kit is private too, even with umask 0", async () => {
     const cacheDir = join(await project(), '.push-kit', 'dashboard');
-    const built = await withUmask(0, () => buildDashboard(cacheDir));
+    // what killed builds left: a process that is gone, and a live pid's folder older than any build; a concurrent
+    // build's (a live process, written just now) is kept
+    const dead = `.tmp-${spawnSync('true').pid}-00000000`;
+    const reused = `.tmp-${process.pid}-11111111`;
+    const live = `.tmp-${process.pid}-22222222`;
+    for (const entry of [dead, reused, live]) await mkdir(join(cacheDir, entry), { recursive: true, mode: 0o700 });
+    const dayAgo = new Date(Date.now() - 86_400_000);
+    await utimes(join(cacheDir, reused), dayAgo, dayAgo);
+    // the build's own temporary folder as it appears, before Vite writes into it (it was 0777 until narrowed at the end)
+    const modes: string[] = [];
+    const watcher = watch(cacheDir, (_event, name) => {
+      if (!name?.startsWith('.tmp-') || [dead, reused, live].includes(name)) return;
+      try {
+        modes.push((lstatSync(join(cacheDir, name)).mode & 0o777).toString(8));
+      } catch {
+        // renamed into place
+      }
+    });
+    const built = await withUmask(0, () => buildDashboard(cacheDir)).finally(() => watcher.close());
     expect(built.buildMs).toBeGreaterThan(0);
+    expect(modes.length).toBeGreaterThan(0);
+    expect(new Set(modes)).toEqual(new Set(['700']));
     expect(await openToOthers(cacheDir)).toEqual([]);
+    expect((await readdir(cacheDir)).sort()).toEqual([live, built.hash].sort());
   }, 120_000);
 
   it('a database made before modes were narrowed (0666 files) is made private when it is opened', async () => {

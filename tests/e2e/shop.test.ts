@@ -4,8 +4,9 @@
 // the provider 3 s after it loads. Each event is stored as wingifyEcomData-{event} and evaluates the shop
 // segments of that event, which the provider records. The cart event describes the item just added, and an
 // opted-out visitor's shop pages read neither the cart nor the order (docs/spec-silent-cases.md). A real
-// subscription (fake GCM check-in), the built push.js and the real provider; real waits, since the delays are
-// the behaviour under test. A product page's view reaches the provider only with tracking consent.
+// subscription (fake GCM check-in), the built push.js and the real provider; real waits where a read must come,
+// since the delays are the behaviour under test. Where nothing may be read, the pages' clock is moved past the
+// delays instead (`pastReadDelays`). A product page's view reaches the provider only with tracking consent.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isMember } from '../../server/segments/segment-store.ts';
@@ -47,6 +48,8 @@ beforeAll(async () => {
   await page.goto(`${stack.siteUrl}/`);
   subscriberId = (await subscribeThroughApi(page)).subscriberId;
   await page.close();
+  // Time flows as usual; a test that shows nothing is read moves it on past the read delays (pastReadDelays).
+  await browser.context.clock.install();
 });
 afterAll(async () => {
   await browser?.close();
@@ -67,6 +70,21 @@ function recordRequests(page: Page, path: RegExp): Timed[] {
     if (path.test(url.pathname)) seen.push({ url, at: Date.now() });
   });
   return seen;
+}
+
+/**
+ * Everything a shop page would read has been read: once push.js has done its view's work and the network has been
+ * idle (the shop's chunk, when the view needs one, has loaded and started), the page's clock (the context's: later
+ * pages keep the offset) is moved past both read delays, which runs their timers at once; then one request of the
+ * page's own, after which any request those timers made has been reported (the DevTools channel keeps the order).
+ */
+async function pastReadDelays(page: Page): Promise<void> {
+  await page.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
+  await page.waitForLoadState('networkidle');
+  await page.clock.runFor(3500);
+  const marker = page.waitForRequest((request) => request.url().endsWith('/icon.png?past-read-delays'));
+  await page.evaluate(() => fetch('/icon.png?past-read-delays', { cache: 'no-store' }).then((reply) => reply.arrayBuffer()));
+  await marker;
 }
 
 const ecomData = async (page: Page, event: string) =>
@@ -126,7 +144,7 @@ describe('online shop', () => {
     // The read happened once: a later view does not read the cart again; a page that is not checkouts/{id} reads no order.
     const orderReads = recordRequests(page, /^\/api\/v1\/shopify\/getOrderDetails$/);
     await page.goto(`${stack.siteUrl}/`);
-    await page.waitForTimeout(3500);
+    await pastReadDelays(page);
     expect(cartReads).toHaveLength(1);
     expect(orderReads).toEqual([]);
     await page.close();
@@ -276,7 +294,7 @@ describe('online shop', () => {
     await page.locator('#product-form button[type="submit"]').click();
     await page.waitForURL(`**${INK.url}`);
     // Past the 2 s read delay: no cart read, no segment call, and the membership the first add made stays the only one.
-    await page.waitForTimeout(2500);
+    await pastReadDelays(page);
     expect(reads.map((read) => read.url.pathname)).toEqual([]);
     expect(await member('big-spenders')).toBe(false);
     await page.evaluate(() =>
@@ -299,7 +317,7 @@ describe('online shop', () => {
     await page.locator('form[action="/checkout"] button').click();
     await page.waitForURL('**/checkouts/*');
     // Past both read delays (2 s after the post, 3 s after the order page loads): nothing was read.
-    await page.waitForTimeout(3500);
+    await pastReadDelays(page);
     expect(reads.map((read) => read.url.pathname)).toEqual([]);
     await page.close();
   }, 30_000);

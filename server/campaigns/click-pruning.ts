@@ -4,10 +4,12 @@
 // variant and currency, the orders of the deleted clickers within the conversion window after their click, in
 // campaign_revenue_kept (migration 43), folded to a row per group as delivery counts are. The report adds the kept
 // rows to what the remaining clicks give, so it shows the same revenue and conversions before and after pruning.
+// The same statement keeps the overview's clicks and conversions per quarter hour (migration 44).
 // A clicker's variant is on their delivery row, or kept with them when the rows were pruned (migration 40).
 // With an event retention shorter than the conversion window, an order placed after its click was pruned counts
 // nothing (the window is 72 hours unless the site says, at most 720; the retention 180 days unless the provider says).
 import type { Queryable } from '../db/database.ts';
+import { keepNotificationDays, quarterOf } from '../db/notification-days-kept.ts';
 import { DEFAULT_CONVERSION_WINDOW_HOURS } from './campaign-store.ts';
 import { foldCampaignRows } from './fold-campaign-rows.ts';
 
@@ -32,7 +34,26 @@ export async function pruneCampaignClicks(
          DELETE FROM events WHERE id IN (
            SELECT id FROM events WHERE kind = 'clicked' AND campaign_id IS NOT NULL AND created_at < now() - make_interval(days => $1::int)
            ORDER BY created_at, id LIMIT $2
-         ) RETURNING campaign_id, subscriber_id, created_at
+         ) RETURNING id, site_hash, campaign_id, subscriber_id, created_at
+       ), converted AS (
+         -- the overview's conversions: an order counts on its day while one of the clicks before it in the window is
+         -- left, so it is kept when the last of them goes (the statement still sees the rows it deletes)
+         SELECT DISTINCT o.site_hash, o.order_id, o.created_at FROM gone g
+           JOIN shop_orders o ON o.site_hash = g.site_hash AND o.subscriber_id = g.subscriber_id AND o.created_at >= g.created_at
+             AND o.created_at < g.created_at + make_interval(hours => coalesce(($3::jsonb ->> g.site_hash)::int, $4::int))
+          WHERE NOT EXISTS (
+            SELECT 1 FROM events e WHERE e.subscriber_id = o.subscriber_id AND e.kind = 'clicked' AND e.campaign_id IS NOT NULL
+               AND e.created_at <= o.created_at
+               AND e.created_at > o.created_at - make_interval(hours => coalesce(($3::jsonb ->> o.site_hash)::int, $4::int))
+               AND e.id NOT IN (SELECT id FROM gone))
+       ), days AS (
+         ${keepNotificationDays(
+           ['clicked', 'conversions'],
+           `SELECT site_hash, quarter, sum(clicked), sum(conversions) FROM (
+              SELECT site_hash, ${quarterOf('created_at')} AS quarter, 1 AS clicked, 0 AS conversions FROM gone
+              UNION ALL SELECT site_hash, ${quarterOf('created_at')}, 0, 1 FROM converted
+            ) figures GROUP BY 1, 2`,
+         )}
        ), clicker AS (
          SELECT campaign_id, subscriber_id, min(created_at) AS clicked_at FROM gone WHERE subscriber_id IS NOT NULL GROUP BY 1, 2
        ), kept AS (

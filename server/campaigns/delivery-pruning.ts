@@ -3,10 +3,12 @@
 // campaign has been done for the reporting window (default 30 days, PUSHKIT_DELIVERY_RETENTION_DAYS) its delivery
 // rows are deleted, in batches, with the event pruning at start and daily, and never while a report of the campaign
 // can still count (its TTL after it was done: a shorter window waits for it). An automation's messages keep theirs
-// (its figures are counted from them). What the report still reads per subscriber is kept as the rows go: the
+// (its figures are counted from them). The overview's delivered per day is kept per quarter hour (migration 44).
+// What the report still reads per subscriber is kept as the rows go: the
 // failure groups by reason (a trigger on DELETE, migration 39, folded here) and an A/B test's clickers with their
 // variant (migration 40, written by the deleting statement), for each variant's revenue.
 import type { Queryable } from '../db/database.ts';
+import { keepNotificationDays, quarterOf } from '../db/notification-days-kept.ts';
 import { foldDeliveryCounts } from './delivery-counts.ts';
 import { foldFailureCounts } from './delivery-failures.ts';
 import { REPORT_WINDOW_MIN_SECONDS } from './delivered-report.ts';
@@ -46,7 +48,14 @@ export async function pruneDeliveries(db: Queryable, days: number, batch = PRUNE
       // here are all it will have.
       const { rows } = await db.query<{ count: number }>(
         `WITH gone AS (
-           DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE campaign_id = $1 LIMIT $2) RETURNING subscriber_id, variant
+           DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE campaign_id = $1 LIMIT $2)
+           RETURNING subscriber_id, variant, status, updated_at
+         ), days AS (
+           ${keepNotificationDays(
+             ['delivered'],
+             `SELECT c.site_hash, ${quarterOf('g.updated_at')}, count(*) FROM gone g JOIN campaigns c ON c.id = $1
+               WHERE g.status = 'delivered' GROUP BY 1, 2`,
+           )}
          ), clickers AS (
            INSERT INTO campaign_variant_clickers (campaign_id, subscriber_id, variant)
            SELECT $1, g.subscriber_id, g.variant FROM gone g WHERE g.variant IS NOT NULL AND EXISTS (

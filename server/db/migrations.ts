@@ -1072,4 +1072,25 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX campaign_revenue_kept_campaign ON campaign_revenue_kept (campaign_id)`,
     ],
   },
+  {
+    version: 44,
+    name: "a site's notifications per day, kept when their rows are pruned",
+    statements: [
+      // The overview's notifications per day (server/stats/notification-days.ts) count delivery rows, report events
+      // and the shop orders after a click; the delivery prune (30 days), the event retention (180 days) and the
+      // click prune delete them. Each prune's statement adds what it deleted here, per site and quarter hour (every
+      // time zone's midnight is on one, so a day of any zone is a sum of whole rows): delivered, shown and clicked
+      // reports, and the orders that counted as conversions and lost their last click in the window. The figures
+      // add these to what the remaining rows give, so a day shows the same figures before and after pruning.
+      `CREATE TABLE notification_days_kept (
+        site_hash text NOT NULL,
+        quarter timestamptz NOT NULL,
+        delivered bigint NOT NULL DEFAULT 0,
+        shown bigint NOT NULL DEFAULT 0,
+        clicked bigint NOT NULL DEFAULT 0,
+        conversions bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (site_hash, quarter)
+      )`,
+    ],
+  },
 ];

@@ -1,7 +1,9 @@
 // A site's notifications per day of a time zone (campaigns and automated messages together): delivered (the push service
 // took the message, by the day its answer came), shown, clicked (subscribers reporting, by the report's day)
 // and conversions (shop orders placed within the site's conversion window after one of the subscriber's
-// clicks, by the order's day). Each is one grouped query over an indexed range of the window.
+// clicks, by the order's day). Each is one grouped query over an indexed range of the window. The prunes delete
+// delivery rows (after the reporting window, 30 days), reports and clicks (after the event retention, 180 days):
+// each keeps what it deleted per site and quarter hour (migration 44), added here, so an older day keeps its figures.
 import type { Queryable } from '../db/database.ts';
 import type { NotificationDay } from '../../contract/owner-api.ts';
 
@@ -49,5 +51,19 @@ export async function notificationDays(
     [siteHash, start, end, conversionWindowHours, zone],
   );
   for (const row of conversions.rows) day(row.day).conversions = Number(row.count);
+  // what the prunes deleted, kept per quarter hour (migration 44): a day's figures stay as they were
+  const kept = await db.query<{ day: string; delivered: string; shown: string; clicked: string; conversions: string }>(
+    `SELECT ${dayOf('quarter', 4)} AS day, sum(delivered) AS delivered, sum(shown) AS shown, sum(clicked) AS clicked,
+            sum(conversions) AS conversions
+       FROM notification_days_kept WHERE site_hash = $1 AND quarter >= $2 AND quarter < $3 GROUP BY 1`,
+    [siteHash, start, end, zone],
+  );
+  for (const row of kept.rows) {
+    const entry = day(row.day);
+    entry.delivered += Number(row.delivered);
+    entry.shown += Number(row.shown);
+    entry.clicked += Number(row.clicked);
+    entry.conversions += Number(row.conversions);
+  }
   return days;
 }

@@ -3,7 +3,7 @@
 // answer to a bad VAPID subject), 413, 400, echoes the request's secrets, or whose port refuses connections.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Campaign, SubscriberExport } from '../../contract/owner-api.ts';
+import type { Campaign, NotificationDay, SiteStats, SubscriberExport } from '../../contract/owner-api.ts';
 import type { Automation } from '../../contract/automations.ts';
 import { DELIVERY_FAILURES_DOCS } from '../../contract/delivery-failures.ts';
 import { freePort } from '../support/ports.ts';
@@ -23,6 +23,15 @@ const harness = useProviderHarness({
   automationPollMs: 0,
   campaigns: { log: (line) => log.push(line), retry: { maxAttempts: 2, backoffMs: 20 } },
 });
+
+/** The overview's notifications per day over a year, of UTC and of Kathmandu (UTC+5:45): the days with figures. */
+async function notificationDays(provider: Pick<typeof harness, 'owner'>): Promise<NotificationDay[][]> {
+  const zones = ['UTC', 'Asia/Kathmandu'].map(async (zone) => {
+    const { notifications } = (await provider.owner('GET', `/stats?days=366&zone=${zone}`)).json() as SiteStats;
+    return notifications.filter((day) => day.delivered + day.shown + day.clicked + day.conversions > 0);
+  });
+  return Promise.all(zones);
+}
 
 describe('delivery diagnostics', () => {
   it('groups a campaign’s failures by status, reason and host, links the owner’s fixes, keeps no secret', async () => {
@@ -302,16 +311,24 @@ describe('breakdowns that stay', () => {
     await harness.db.query(`UPDATE campaigns SET completed_at = completed_at - interval '29 days' WHERE id = ANY($1::bigint[])`, [
       [ab, languages, bestHour],
     ]);
+    // the overview's notifications per day (a day of UTC and of Kathmandu, UTC+5:45) keep their figures too
+    const overview = () => notificationDays(harness);
+    const days = await overview();
+    const sum = (figure: keyof Omit<NotificationDay, 'date'>) => days[0]!.reduce((total, day) => total + day[figure], 0);
+    for (const figure of ['delivered', 'shown', 'clicked', 'conversions'] as const) expect(sum(figure), figure).toBeGreaterThan(0);
     expect(await pruneDeliveries(harness.db, 0)).toBeGreaterThan(0);
     expect(await Promise.all([ab, languages, bestHour].map(figures))).toEqual(before);
+    expect(await overview()).toEqual(days);
     // the event retention (180 days) takes the click events: each campaign's revenue and conversions stay, per variant too
     await harness.db.query(`UPDATE events SET created_at = created_at - interval '181 days' WHERE campaign_id = ANY($1::bigint[])`, [
       [ab, languages, bestHour],
     ]);
     await harness.db.query(`UPDATE shop_orders SET created_at = created_at - interval '181 days' WHERE order_id LIKE 'stay-%'`);
+    const aged = await overview();
     expect(await pruneEvents(harness.db, 180)).toBeGreaterThan(0);
     const clicks = await pruneCampaignClicks(harness.db, 180, {});
     expect(await Promise.all([ab, languages, bestHour].map(figures))).toEqual(before);
+    expect(await overview()).toEqual(aged);
     expect(clicks).toBe(4); // the first subscriber's of each campaign and the late one (the deleted one's went with them)
     // what needs a row per subscriber says the rows are gone, not "nobody"
     const { campaign } = (await harness.owner('GET', `/campaigns/${ab}`)).json() as { campaign: Campaign };
@@ -410,14 +427,19 @@ describe.skipIf(!postgresUrl)('a report after pruning, on PostgreSQL', () => {
       expect(before.variants.flat().reduce((sum, revenue) => sum + revenue.amount, 0)).toBe(40);
       // the daily prune of two providers on one database at the same time, two rows a statement, past the TTL
       await pg.db.query(`UPDATE campaigns SET completed_at = completed_at - interval '29 days' WHERE id = $1`, [campaignId]);
+      const days = await notificationDays(pg);
       const pruned = await Promise.all([pruneDeliveries(pg.db, 0, 2), pruneDeliveries(pg.db, 0, 2)]);
       expect(pruned[0] + pruned[1]).toBe(6);
       expect(await report()).toEqual(before);
+      expect(await notificationDays(pg)).toEqual(days);
       // and their click events after the event retention: the revenue is kept once, per variant too
       await pg.db.query(`UPDATE events SET created_at = created_at - interval '181 days' WHERE campaign_id = $1`, [campaignId]);
       await pg.db.query(`UPDATE shop_orders SET created_at = created_at - interval '181 days' WHERE order_id LIKE 'pruned-%'`);
+      const aged = await notificationDays(pg);
+      expect(aged[0]!.reduce((sum, day) => sum + day.conversions, 0)).toBe(4);
       const clicks = await Promise.all([pruneCampaignClicks(pg.db, 180, {}, 1), pruneCampaignClicks(pg.db, 180, {}, 1)]);
       expect(await report()).toEqual(before);
+      expect(await notificationDays(pg)).toEqual(aged);
       expect(before.revenue).toEqual([{ currency: 'EUR', amount: 40 }]);
       expect(clicks[0] + clicks[1]).toBe(4);
     } finally {

@@ -1,4 +1,6 @@
+import { basename } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 // Browser end-to-end tests: real Debian Chromium (playwright-core), real provider, one browser per file.
 // Most of a file's time is spent waiting (on the page's own timers, the provider, Chromium), so two files run
@@ -7,6 +9,40 @@ import { defineConfig } from 'vitest/config';
 // worker, not once per file; no e2e file mocks a module or changes a global. PUSHKIT_E2E_WORKERS overrides the
 // worker count (1 runs the files one after another).
 const workers = Number(process.env.PUSHKIT_E2E_WORKERS) || 2;
+
+// The longest files (about 15 to 27 s each in a quiet run), longest first. Two workers take files from one queue,
+// so a long file picked up last keeps one worker busy while the other has nothing left: started first, the short
+// files fill in around them. Vitest's own order is by past durations where it has them, by file size on a fresh
+// clone (as in CI), which put shop and spec-bundle-state near the end. A file not named here keeps Vitest's order,
+// after these; a renamed file only loses its place.
+const LONGEST_FIRST = [
+  'dashboard-compose',
+  'dashboard',
+  'spec-bundle-state',
+  'hostile-pages',
+  'child-window-screens',
+  'child-window-http-path',
+  'dashboard-campaigns',
+  'prompts',
+  'consent-and-opt-in',
+  'hostile-provider',
+  'safari-ios',
+  'shop',
+  'dashboard-audiences',
+  'spec-bundle-prompt',
+  'runtime-lifecycle',
+];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification): number => {
+      const place = LONGEST_FIRST.indexOf(basename(file.moduleId, '.test.ts'));
+      return place === -1 ? LONGEST_FIRST.length : place;
+    };
+    // a stable sort: the files not named keep Vitest's order among themselves
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 export default defineConfig({
   test: {
@@ -19,5 +55,6 @@ export default defineConfig({
     maxWorkers: workers,
     // A poll returns as soon as it holds; the 1 s default was too short for a page under two files' load.
     expect: { poll: { timeout: 10_000 } },
+    sequence: { sequencer: LongestFirst },
   },
 });

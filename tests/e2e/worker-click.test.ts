@@ -11,8 +11,10 @@ import { markDelivered } from '../support/deliveries.ts';
 import type { Database } from '../../server/db/database.ts';
 import { loadSites, type HostedSite } from '../../server/sites.ts';
 import { startProvider, type Provider } from '../../server/start-provider.ts';
+import { embeddedDatabaseDir } from '../../server/state-paths.ts';
 import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import { retryOnPortInUse } from '../support/port-retry.ts';
+import { seedMigratedDatabase } from '../support/migrated-database.ts';
 import { freePort } from '../support/ports.ts';
 import { startFakeNotificationServer, type DesktopNotification, type FakeNotificationServer } from '../support/worker-dbus.ts';
 import { deliverPush, registerWorker, startWorkerSite, type WorkerSite } from '../support/worker.ts';
@@ -39,10 +41,14 @@ beforeAll(async () => {
     const { sites, problems } = await loadSites([site.configFile], dirname(site.builtDir));
     if (problems.length) throw new Error(problems.join('\n'));
     hosted = sites[0]!;
-    provider = await startProvider({ sites, port: providerPort, stateDir: `${site.builtDir}-state` }).catch(async (error: unknown) => {
-      await site.close();
-      throw error;
-    });
+    const stateDir = `${site.builtDir}-state`;
+    // its embedded database starts migrated (migrated-database.ts): this file is not about making one
+    provider = await seedMigratedDatabase(embeddedDatabaseDir(stateDir))
+      .then(() => startProvider({ sites, port: providerPort, stateDir }))
+      .catch(async (error: unknown) => {
+        await site.close();
+        throw error;
+      });
   });
   otherOrigin = (site.config.notificationClickOrigins as string[])[0]!;
   db = provider.db;

@@ -10,6 +10,8 @@ import { buildSite } from '../../emit/build-site.ts';
 import { startExampleSite, type RunningExampleSite } from '../../cli/dev/example-site-server.ts';
 import { loadSites } from '../../server/sites.ts';
 import { startProvider, type Provider } from '../../server/start-provider.ts';
+import { embeddedDatabaseDir } from '../../server/state-paths.ts';
+import { seedMigratedDatabase } from './migrated-database.ts';
 import { retryOnPortInUse } from './port-retry.ts';
 import { freePort } from './ports.ts';
 
@@ -69,7 +71,11 @@ async function startHttpSitesStackOnce(names: string[], overrides: Record<string
     join(work, 'dist'),
   );
   if (problems.length) throw new Error(problems.join('\n'));
-  const provider = await startProvider({ sites, port: providerPort, stateDir: work }).catch(async (error: unknown) => {
+  const provider = await (async () => {
+    // the work folder is the provider's state folder: its embedded database in work/db, started migrated
+    await seedMigratedDatabase(embeddedDatabaseDir(work));
+    return startProvider({ sites, port: providerPort, stateDir: work });
+  })().catch(async (error: unknown) => {
     await rm(work, { recursive: true, force: true });
     throw error;
   });

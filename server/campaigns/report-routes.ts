@@ -98,11 +98,11 @@ export async function notificationEventRoute(fastify: FastifyInstance, { db, reg
       }
       await requireDeliveredReport(db, delivery.campaignId, delivery.subscriberId);
       // Once per subscriber, campaign and kind: a report repeated (the worker and the landing page both report a
-      // click, a replayed request) adds no row. The proof it came with is kept for the figures.
+      // click, a replayed request), even at the same moment, adds no row (migration 45's unique index). The proof it
+      // came with is kept for the figures.
       await db.query(
-        `INSERT INTO events (site_hash, subscriber_id, campaign_id, kind, detail)
-       SELECT $1, $2, $3, $4, $5
-       WHERE NOT EXISTS (SELECT 1 FROM events WHERE campaign_id = $3 AND subscriber_id = $2 AND kind = $4)`,
+        `INSERT INTO events (site_hash, subscriber_id, campaign_id, kind, detail) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (campaign_id, kind, subscriber_id) DO NOTHING`,
         [site.hash, delivery.subscriberId, delivery.campaignId, params.event, JSON.stringify({ proof })],
       );
       await notificationReported(db, site.hash, delivery.campaignId, delivery.subscriberId, params.event);

@@ -1093,4 +1093,21 @@ export const MIGRATIONS: Migration[] = [
       )`,
     ],
   },
+  {
+    version: 45,
+    name: 'a notification report stored once per campaign, subscriber and kind',
+    statements: [
+      // POST /notificationEvent stores a report once per campaign, subscriber and kind (the worker and the landing
+      // page both report a click). Its INSERT ... WHERE NOT EXISTS let two reports racing on PostgreSQL both insert
+      // (neither sees the other's uncommitted row), so the click counted twice: in the campaign's figures, the
+      // overview's days, and the revenue its prune keeps. A unique index makes the second one do nothing (ON
+      // CONFLICT); it replaces events_campaign, whose (campaign_id, kind) it begins with. Only these reports carry a
+      // campaign; events without one are NULL there and never equal. The duplicates already stored go first.
+      `DELETE FROM events e USING events o
+        WHERE e.campaign_id IS NOT NULL AND o.campaign_id = e.campaign_id AND o.kind = e.kind AND o.subscriber_id = e.subscriber_id
+          AND o.id < e.id`,
+      `CREATE UNIQUE INDEX events_report_once ON events (campaign_id, kind, subscriber_id)`,
+      `DROP INDEX events_campaign`,
+    ],
+  },
 ];

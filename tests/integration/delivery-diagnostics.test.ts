@@ -388,17 +388,20 @@ describe.skipIf(!postgresUrl)('a report after pruning, on PostgreSQL', () => {
       expect(created.statusCode, created.body).toBe(201);
       const { campaignId } = created.json() as { campaignId: string };
       await pg.campaigns.idle();
-      // the four it reached click, and each orders 10 EUR
+      // the four it reached click, each reporting it three times at once (the worker, the landing page, a retry),
+      // and each orders 10 EUR
       for (const [index, path] of paths.entries()) {
         if (index < 2) continue;
         const click = pg.messageOf(pg.deliveries(path).at(-1)!).notification.data!.click;
-        const reported = await pg.app.inject({
-          method: 'POST',
-          url: '/notificationEvent',
-          headers: { 'content-type': 'text/plain', origin: SITE_ORIGIN },
-          payload: JSON.stringify({ hash: SITE_HASH, click, event: 'clicked' }),
-        });
-        expect(reported.statusCode).toBe(200);
+        const reports = Array.from({ length: 3 }, () =>
+          pg.app.inject({
+            method: 'POST',
+            url: '/notificationEvent',
+            headers: { 'content-type': 'text/plain', origin: SITE_ORIGIN },
+            payload: JSON.stringify({ hash: SITE_HASH, click, event: 'clicked' }),
+          }),
+        );
+        for (const reported of await Promise.all(reports)) expect(reported.statusCode).toBe(200);
         const order = { total: 10, currency: 'EUR', items: [{ pId: 1, pName: 'Ink', pPrice: 10, pQuant: 1 }] };
         const placed = await pg.owner('POST', '/api/v1/shopify/orders', {
           hash: SITE_HASH,
@@ -416,10 +419,14 @@ describe.skipIf(!postgresUrl)('a report after pruning, on PostgreSQL', () => {
         const csv = (await pg.owner('GET', `/campaigns/${campaignId}/results.csv`)).body
           .split('\n')
           .filter((line) => !line.startsWith('note,'));
-        const { failed, failures, revenue, conversions } = campaign;
-        return { failed, failures, revenue, conversions, variants: campaign.variants.map((variant) => variant.revenue), csv };
+        const { failed, failures, clicked, revenue, conversions } = campaign;
+        return { failed, failures, clicked, revenue, conversions, variants: campaign.variants.map((variant) => variant.revenue), csv };
       };
       const before = await report();
+      // a click counted once however many reports raced in
+      expect(before.clicked).toBe(4);
+      const stored = await pg.db.query(`SELECT 1 FROM events WHERE campaign_id = $1 AND kind = 'clicked'`, [campaignId]);
+      expect(stored.rows).toHaveLength(4);
       expect(before.failures.map(({ status, count }) => [status, count])).toEqual([
         [403, 1],
         [413, 1],

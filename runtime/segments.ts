@@ -49,8 +49,9 @@ export type JoinSegment = (sid: SegmentId, vn: number) => Promise<boolean>;
 export function startSegments(services: CoreServices, join: JoinSegment): void {
   const { site_: site } = services;
   if (PK_FEATURES.segments && site.segments.length) {
-    // the session's start read once: a trigger event's evaluation reads no cookie
-    const [visits, sessionStart] = visitCount(services);
+    // the session's start read once: a trigger event's evaluation reads no cookie; counted only where a condition
+    // reads the count or the time on site (a first visit then writes no session cookie and no count)
+    const [visits, sessionStart] = PK_FEATURES.segmentVisits || PK_FEATURES.segmentTime ? visitCount(services) : [0, 0];
     const events: Record<string, boolean> = {};
     const pending = new Set<SegmentId>();
     const evaluate = (): void => {

@@ -64,7 +64,8 @@ export const cookieStore: CookieStore = {
   },
   set(name, value, days) {
     const cookie = name + '=' + encodeURIComponent(value);
-    const expires = days === undefined ? '' : ';expires=' + new Date(Date.now() + days * 864e5).toUTCString();
+    // max-age in seconds, not expires: a first visit's uuid cookie would format the first Date of the page
+    const expires = days === undefined ? '' : ';max-age=' + days * 86400;
     // a value written is read first from the snapshot; a removal drops it
     jar = jar == null || days! < 0 ? null : cookie + '; ' + jar;
     safely(() => (document.cookie = cookie + expires + ';path=/;SameSite=Lax'), '');

@@ -4,7 +4,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../support/cli-process.ts';
+import { runCli, seedProjectDatabase } from '../support/cli-process.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/database.ts';
 
@@ -15,6 +15,7 @@ beforeAll(async () => {
   project = await mkdtemp(join(tmpdir(), 'pk-members-'));
   const init = await runCli(project, ['init', '--yes']);
   expect(init.status, init.stderr).toBe(0);
+  await seedProjectDatabase(project);
   site = (await readdir(join(project, 'site-configs')))[0]!.replace(/\.json$/, '');
 });
 

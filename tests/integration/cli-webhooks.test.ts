@@ -3,7 +3,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../support/cli-process.ts';
+import { runCli, seedProjectDatabase } from '../support/cli-process.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let project: string;
@@ -13,6 +13,7 @@ beforeAll(async () => {
   project = await mkdtemp(join(tmpdir(), 'pk-webhooks-'));
   const init = await runCli(project, ['init', '--yes']);
   expect(init.status, init.stderr).toBe(0);
+  await seedProjectDatabase(project);
   site = (await readdir(join(project, 'site-configs')))[0]!.replace(/\.json$/, '');
 });
 

@@ -19,6 +19,7 @@ import {
   verifyVapidAuthorization,
   type FakePushService,
 } from '../support/fake-push-service.ts';
+import { seedProjectDatabase } from '../support/cli-process.ts';
 import { startProviderHarness } from '../support/provider-harness.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/push-kit.js', import.meta.url));
@@ -48,6 +49,7 @@ beforeAll(async () => {
     }),
   );
   await writeVapidKeyFile(join(project, '.push-kit', 'keys', 'letters.json'), siteKey);
+  await seedProjectDatabase(project);
   await writeFile(join(project, 'previous-key.json'), JSON.stringify(previousKey));
   const rows = paths.map((path) => `${service.origin}${path},${keys.p256dh},${keys.auth}`);
   await writeFile(join(project, 'late.ndjson'), `${JSON.stringify({ endpoint: `${service.origin}${latePath}`, keys })}\n`);

@@ -4,7 +4,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, startServe } from '../support/cli-process.ts';
+import { runCli, seedProjectDatabase, startServe } from '../support/cli-process.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let project: string;
@@ -22,6 +22,7 @@ describe('push-kit keys', () => {
     const init = await runCli(project, ['init', '--yes']);
     expect(init.status, init.stderr).toBe(0);
     const initKey = /^ {2}(pk_[A-Za-z0-9_-]{32})$/m.exec(init.stdout)![1]!;
+    await seedProjectDatabase(project);
 
     const waiting = await runCli(project, ['keys', '--site', 'my-site']);
     expect(waiting.stdout).toBe(

@@ -3,8 +3,9 @@
 // template and every migration again. Migrating costs about a second of CPU per database, and the integration and
 // e2e files open a hundred or more; the copy is the same folder as what `openDatabase` leaves, made by the same
 // code. The provider still opens it itself: its lock, its migration check (nothing left to apply) and the rest
-// of its start run as always. Tests of making a database (server-storage, the faults files, every spawned
-// `push-kit`) open empty folders and still run every migration.
+// of its start run as always. Tests of making a database (server-storage's, the faults files, `init` then `serve`
+// or `dev` in a new project) open empty folders and still run every migration; a command-line test that is not
+// about it gives its project one (cli-process.ts `seedProjectDatabase`).
 //
 // The template lives in `$PUSHKIT_TEST_DB_TEMPLATES` (tests/run-all.sh gives each run its own, removed at its end),
 // else in the system's temporary folder; it is built beside its place and renamed into it, so concurrent test

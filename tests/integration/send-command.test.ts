@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/database.ts';
 import { loadSites } from '../../server/sites.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
+import { seedProjectDatabase } from '../support/cli-process.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 import { freePort } from '../support/ports.ts';
 import { startProviderHarness } from '../support/provider-harness.ts';
@@ -25,6 +26,8 @@ let service: FakePushService;
 let providerPort: number;
 const vapid = generateVapidKeyPair();
 const keys = createSubscriberKeys();
+/** The campaign `--at` scheduled (2099-01-01T09:00:00Z), which `campaigns` lists and cancels. */
+let scheduledId: string;
 
 function syncForm(path: string): string {
   return new URLSearchParams({
@@ -51,6 +54,7 @@ beforeAll(async () => {
   );
   await writeVapidKeyFile(join(project, '.push-kit', 'keys', 'letters.json'), vapid);
   // One subscriber, stored through the real sync endpoint into the project's embedded database.
+  await seedProjectDatabase(project);
   const db = await openDatabase({ dataDir: join(project, '.push-kit', 'db') });
   const { sites } = await loadSites([join(project, 'site-configs', 'letters.json')], join(project, 'dist'));
   // no owner key yet: the provider started below makes it and prints it once
@@ -117,19 +121,18 @@ describe('push-kit send', { timeout: CLI_RUNS_TIMEOUT_MS }, () => {
     const run = await runCli(['send', '--site', 'letters', '--title', 'Later', '--body', 'at nine', '--at', '2099-01-01T09:00:00Z']);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    expect(run.stdout).toContain('campaign ');
+    scheduledId = /^campaign (\d+): 1 recipient$/m.exec(run.stdout)![1]!;
     expect(run.stdout).toContain('scheduled: the provider (push-kit serve) sends it from 2099-01-01T09:00:00.000Z');
     expect(service.requests.length).toBe(before);
   });
 
   it('push-kit campaigns lists the scheduled campaign; campaigns cancel withdraws it, once', async () => {
-    const scheduled = await runCli(['send', '--site', 'letters', '--title', 'Cancel me', '--body', 'b', '--at', '2099-02-01T09:00:00Z']);
-    const id = /campaign (\d+):/.exec(scheduled.stdout)![1]!;
+    const id = scheduledId;
     const listed = await runCli(['campaigns', '--site', 'letters']);
     expect(listed.stderr).toBe('');
     expect(listed.stdout).toMatch(
       new RegExp(
-        `^ *${id}  scheduled  "Cancel me"  1 recipients, 0 delivered, 0 shown, 0 clicked, 1 waiting \\(next 2099-02-01T09:00:00.000Z\\)$`,
+        `^ *${id}  scheduled  "Later"  1 recipients, 0 delivered, 0 shown, 0 clicked, 1 waiting \\(next 2099-01-01T09:00:00.000Z\\)$`,
         'm',
       ),
     );
@@ -138,7 +141,7 @@ describe('push-kit send', { timeout: CLI_RUNS_TIMEOUT_MS }, () => {
     expect(cancel.stderr).toBe('');
     expect(cancel.stdout).toContain(`campaign ${id} cancelled: 1 waiting delivery withdrawn`);
     expect((await runCli(['campaigns', '--site', 'letters'])).stdout).toMatch(
-      new RegExp(`^ *${id}  cancelled  "Cancel me"  0 recipients, 0 delivered`, 'm'),
+      new RegExp(`^ *${id}  cancelled  "Later"  0 recipients, 0 delivered`, 'm'),
     );
     const again = await runCli(['campaigns', 'cancel', id, '--site', 'letters']);
     expect(again.status).toBe(1);
@@ -150,55 +153,68 @@ describe('push-kit send', { timeout: CLI_RUNS_TIMEOUT_MS }, () => {
     } finally {
       await db.close();
     }
-    expect((await runCli(['campaigns', 'cancel', '987654', '--site', 'letters'])).stderr).toContain('no campaign 987654 on site letters');
-    expect((await runCli(['campaigns', 'cancel', '1;drop', '--site', 'letters'])).stderr).toContain('not a campaign id (digits): 1;drop');
-    expect((await runCli(['campaigns', 'cancel', '--site', 'letters'])).stderr).toContain('cancel needs the campaign id');
-    expect((await runCli(['campaigns', '--site', 'letters', '--limit', '0'])).stderr).toContain(
-      '--limit: must be a whole number from 1 to 100',
-    );
+    // (only the first opens the database; the others are refused before)
+    const [unknown, notAnId, noId, badLimit] = await Promise.all([
+      runCli(['campaigns', 'cancel', '987654', '--site', 'letters']),
+      runCli(['campaigns', 'cancel', '1;drop', '--site', 'letters']),
+      runCli(['campaigns', 'cancel', '--site', 'letters']),
+      runCli(['campaigns', '--site', 'letters', '--limit', '0']),
+    ]);
+    expect(unknown.stderr).toContain('no campaign 987654 on site letters');
+    expect(notAnId.stderr).toContain('not a campaign id (digits): 1;drop');
+    expect(noId.stderr).toContain('cancel needs the campaign id');
+    expect(badLimit.stderr).toContain('--limit: must be a whole number from 1 to 100');
   });
 
   it('refuses a bad --at, --local-time or --app-badge, naming the option', async () => {
     const refused = async (option: string, value: string) =>
       runCli(['send', '--site', 'letters', '--title', 't', '--body', 'b', option, value]);
-    const at = await refused('--at', 'tomorrow');
+    // each refused before the database is opened: the runs go side by side
+    const [at, localTime, appBadge, topic, notJson, oneVariant, badVariant, ttl] = await Promise.all([
+      refused('--at', 'tomorrow'),
+      refused('--local-time', '9am'),
+      refused('--app-badge', 'many'),
+      refused('--topic', 'new letters'),
+      refused('--variant', 'B'),
+      refused('--variant', '{"title":"B"}'),
+      runCli([
+        'send',
+        '--site',
+        'letters',
+        '--title',
+        't',
+        '--body',
+        'b',
+        '--variant',
+        '{}',
+        '--variant',
+        '{"url":"javascript:x"}',
+        '--test-fraction',
+        '0.5',
+        '--winner-after',
+        '60',
+      ]),
+      refused('--ttl', 'soon'),
+    ]);
     expect(at.status).toBe(1);
     expect(at.stderr).toContain('--at: must be an ISO 8601 time with its offset');
-    expect((await refused('--local-time', '9am')).stderr).toContain('--local-time: must be a time of day such as 09:30');
-    expect((await refused('--app-badge', 'many')).stderr).toContain('--app-badge: must be a whole number');
-    expect((await refused('--topic', 'new letters')).stderr).toContain(
-      '--topic: must be 1 to 32 letters, digits, "_" or "-" (RFC 8030 topic)',
-    );
-    expect((await refused('--variant', 'B')).stderr).toContain('--variant: must be JSON such as {"title":"Another title"}, not B');
-    expect((await refused('--variant', '{"title":"B"}')).stderr).toContain('--variant: an A/B test needs 2 to 4 variants');
-    const badVariant = await runCli([
-      'send',
-      '--site',
-      'letters',
-      '--title',
-      't',
-      '--body',
-      'b',
-      '--variant',
-      '{}',
-      '--variant',
-      '{"url":"javascript:x"}',
-      '--test-fraction',
-      '0.5',
-      '--winner-after',
-      '60',
-    ]);
+    expect(localTime.stderr).toContain('--local-time: must be a time of day such as 09:30');
+    expect(appBadge.stderr).toContain('--app-badge: must be a whole number');
+    expect(topic.stderr).toContain('--topic: must be 1 to 32 letters, digits, "_" or "-" (RFC 8030 topic)');
+    expect(notJson.stderr).toContain('--variant: must be JSON such as {"title":"Another title"}, not B');
+    expect(oneVariant.stderr).toContain('--variant: an A/B test needs 2 to 4 variants');
     expect(badVariant.stderr).toContain('--variant.1.url: must be an absolute http(s) URL');
-    const ttl = await refused('--ttl', 'soon');
     expect(ttl.status).toBe(1);
     expect(ttl.stderr).toContain('--ttl: ');
   });
 
   it('refuses an unknown site and a bad URL, naming the option', async () => {
-    const unknown = await runCli(['send', '--site', 'nope', '--title', 't', '--body', 'b']);
+    const [unknown, badUrl] = await Promise.all([
+      runCli(['send', '--site', 'nope', '--title', 't', '--body', 'b']),
+      runCli(['send', '--site', 'letters', '--title', 't', '--body', 'b', '--url', 'javascript:alert(1)']),
+    ]);
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain('--site: no valid site config named "nope" (sites: letters)');
-    const badUrl = await runCli(['send', '--site', 'letters', '--title', 't', '--body', 'b', '--url', 'javascript:alert(1)']);
     expect(badUrl.status).toBe(1);
     expect(badUrl.stderr).toContain('--url: must be an absolute http(s) URL');
   });
@@ -281,11 +297,13 @@ describe('push-kit send', { timeout: CLI_RUNS_TIMEOUT_MS }, () => {
     } finally {
       await db.close();
     }
-    const missing = await runCli(['send', '--site', 'letters', '--title', 'T', '--body', 'B', '--texts', join(project, 'none.json')]);
+    await writeFile(file, JSON.stringify({ German: { title: 'T', body: 'B' } }));
+    const [missing, badTag] = await Promise.all([
+      runCli(['send', '--site', 'letters', '--title', 'T', '--body', 'B', '--texts', join(project, 'none.json')]),
+      runCli(['send', '--site', 'letters', '--title', 'T', '--body', 'B', '--texts', file]),
+    ]);
     expect(missing.status).not.toBe(0);
     expect(missing.stderr).toMatch(/--texts.*readable JSON file \(ENOENT/);
-    await writeFile(file, JSON.stringify({ German: { title: 'T', body: 'B' } }));
-    const badTag = await runCli(['send', '--site', 'letters', '--title', 'T', '--body', 'B', '--texts', file]);
     expect(badTag.status).not.toBe(0);
     expect(badTag.stderr).toMatch(/--texts\.German.*language tag such as de or fr-CA/);
   });

@@ -6,7 +6,7 @@
 // child posts only to the site's configured origin. One visitor, in order.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
@@ -30,11 +30,16 @@ const RECORD_MESSAGES = `window.__received = []; addEventListener('message', (ev
 const received = (page: Page): Promise<Received[]> => page.evaluate(() => (window as unknown as { __received: Received[] }).__received);
 
 beforeAll(async () => {
-  stack = await startStack({ siteHost: SITE_HOST, overrides: { triggers: { when: 'delay', delaySeconds: 1 } } });
-  gcm = await startFakeGcm();
-  browser = await launchPersistentChromium([
-    ...gcm.chromiumArgs,
-    `--host-resolver-rules=MAP ${SITE_HOST} 127.0.0.1, MAP ${EVIL_HOST} 127.0.0.1`,
+  // the provider and Chromium start side by side; whatever started is closed in afterAll
+  await allStarted([
+    startStack({ siteHost: SITE_HOST, overrides: { triggers: { when: 'delay', delaySeconds: 1 } } }).then((started) => (stack = started)),
+    startFakeGcm().then(async (started) => {
+      gcm = started;
+      browser = await launchPersistentChromium([
+        ...gcm.chromiumArgs,
+        `--host-resolver-rules=MAP ${SITE_HOST} 127.0.0.1, MAP ${EVIL_HOST} 127.0.0.1`,
+      ]);
+    }),
   ]);
   await browser.context.addInitScript(RECORD_MESSAGES);
   childWindowUrl = new URL(`${stack.providerUrl}/sites/${stack.config.hash}/child-window.html`);

@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Page, type Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_PATH, launchPersistentChromium, OFFLINE_FLAGS, type TestBrowser } from '../support/browser.ts';
+import { allStarted, CHROMIUM_PATH, launchPersistentChromium, OFFLINE_FLAGS, type TestBrowser } from '../support/browser.ts';
 import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
@@ -22,8 +22,14 @@ let childUrl: string;
 
 beforeAll(async () => {
   await mkdir(ARTIFACTS, { recursive: true });
-  [stack, gcm] = await Promise.all([startStack(), startFakeGcm()]);
-  browser = await launchPersistentChromium(gcm.chromiumArgs, { viewport: VIEWPORT });
+  // the provider and Chromium start side by side; whatever started is closed in afterAll
+  await allStarted([
+    startStack().then((started) => (stack = started)),
+    startFakeGcm().then(async (started) => {
+      gcm = started;
+      browser = await launchPersistentChromium(gcm.chromiumArgs, { viewport: VIEWPORT });
+    }),
+  ]);
   // window.close() is recorded instead, so a finished state stays on screen and the close is observable.
   await browser.context.addInitScript(() => {
     window.close = () => void (document.documentElement.dataset.closeRequested = String(performance.now()));

@@ -12,7 +12,7 @@
 //   texts.subscribeFailed.
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStacks, type Stack } from '../support/stack.ts';
 
@@ -36,19 +36,24 @@ let childOrigin: string;
 const syncs: { from: string; form: URLSearchParams }[] = [];
 
 beforeAll(async () => {
-  [gcm, [native, modal, plain]] = await Promise.all([
-    startFakeGcm(),
-    startStacks([
-      { overrides: { triggers: NO_AUTO_PROMPT, texts: { subscribeFailed: FAILED_TEXT } } },
-      { overrides: { triggers: NO_AUTO_PROMPT, pcBranding: 1, isNativeOptin: 1 } },
-      {
-        siteHost: PLAIN_HOST,
-        overrides: ({ providerPort }) => ({ triggers: NO_AUTO_PROMPT, childWindowOrigin: `http://consent.localhost:${providerPort}` }),
-      },
-    ]) as Promise<[Stack, Stack, Stack]>,
+  // the provider and Chromium start side by side; whatever started is closed in afterAll
+  await allStarted([
+    (
+      startStacks([
+        { overrides: { triggers: NO_AUTO_PROMPT, texts: { subscribeFailed: FAILED_TEXT } } },
+        { overrides: { triggers: NO_AUTO_PROMPT, pcBranding: 1, isNativeOptin: 1 } },
+        {
+          siteHost: PLAIN_HOST,
+          overrides: ({ providerPort }) => ({ triggers: NO_AUTO_PROMPT, childWindowOrigin: `http://consent.localhost:${providerPort}` }),
+        },
+      ]) as Promise<[Stack, Stack, Stack]>
+    ).then((started) => ([native, modal, plain] = started)),
+    startFakeGcm().then(async (started) => {
+      gcm = started;
+      browser = await launchPersistentChromium([...gcm.chromiumArgs, `--host-resolver-rules=MAP ${PLAIN_HOST} 127.0.0.1`]);
+    }),
   ]);
   childOrigin = String(plain.config.childWindowOrigin);
-  browser = await launchPersistentChromium([...gcm.chromiumArgs, `--host-resolver-rules=MAP ${PLAIN_HOST} 127.0.0.1`]);
   context = browser.context;
   context.on('request', (request) => {
     if (!request.url().endsWith('/syncSubscriptionAction.php')) return;

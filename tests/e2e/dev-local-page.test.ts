@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import { startDev, type DevProcess } from '../support/dev-process.ts';
 import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { tempDir } from '../support/server.ts';
@@ -27,9 +27,14 @@ let browser: TestBrowser;
 beforeAll(async () => {
   dir = await tempDir('pushkit-dev-e2e-');
   await writeFile(join(dir.path, 'shop.json'), JSON.stringify(PRODUCTION_CONFIG));
-  dev = await startDev([process.execPath, BIN, 'dev', 'shop.json', '--port', '0', '--site-port', '0'], dir.path);
-  gcm = await startFakeGcm();
-  browser = await launchPersistentChromium(gcm.chromiumArgs);
+  // `push-kit dev` and Chromium start side by side; whatever started is stopped in afterAll
+  await allStarted([
+    startDev([process.execPath, BIN, 'dev', 'shop.json', '--port', '0', '--site-port', '0'], dir.path).then((started) => (dev = started)),
+    startFakeGcm().then(async (started) => {
+      gcm = started;
+      browser = await launchPersistentChromium(gcm.chromiumArgs);
+    }),
+  ]);
 }, 90_000);
 afterAll(async () => {
   await browser?.close();

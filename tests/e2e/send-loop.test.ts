@@ -16,7 +16,7 @@ import {
   verifyVapidAuthorization,
   type FakePushService,
 } from '../support/fake-push-service.ts';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import { deliverPush } from '../support/worker.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { subscribeThroughApi } from '../support/subscribe.ts';
@@ -29,8 +29,11 @@ const subscriberKeys = createSubscriberKeys();
 
 beforeAll(async () => {
   pushService = await startFakePushService();
-  stack = await startStack({ pushServices: [pushService.origin] });
-  browser = await launchPersistentChromium();
+  // the provider and Chromium start side by side; whatever started is closed in afterAll
+  await allStarted([
+    startStack({ pushServices: [pushService.origin] }).then((started) => (stack = started)),
+    launchPersistentChromium().then((started) => (browser = started)),
+  ]);
 });
 afterAll(async () => {
   await closePushConnections();

@@ -17,7 +17,7 @@ import { PushServiceAllowlist } from '../../server/push/push-services.ts';
 import { closePushConnections } from '../../server/push/send.ts';
 import { generateVapidKeyPair, type VapidKeyPair } from '../../server/push/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { deliverPush } from '../support/worker.ts';
 import { startStack, type Stack } from '../support/stack.ts';
@@ -135,13 +135,18 @@ const keyOfEndpoint = (endpoint: string) => new URL(endpoint).pathname.split('/'
 beforeAll(async () => {
   // a push is accepted only with the VAPID key its subscription was made with (the endpoint path names it here)
   pushService = await startFakePushService({ subscriptionKey: (path) => path.split('/')[2] });
-  // Chromium's own subscriptions (the worker's move) are on FCM's endpoint
-  stack = await startStack({ pushServices: [pushService.origin, FCM] });
+  // the provider and Chromium start side by side; whatever started is closed in afterAll
+  await allStarted([
+    // Chromium's own subscriptions (the worker's move) are on FCM's endpoint
+    startStack({ pushServices: [pushService.origin, FCM] }).then((started) => (stack = started)),
+    startFakeGcm().then(async (started) => {
+      gcm = started;
+      browser = await launchPersistentChromium(gcm.chromiumArgs);
+    }),
+  ]);
   keyB = JSON.parse(await readFile('examples/calligraphy-site/demo-vapid-key.json', 'utf8')) as VapidKeyPair;
   expect(stack.config.vapidPublicKey).toBe(keyB.publicKey);
   await addLegacyVapidKey(dirname(stack.site.file), stack.site, keyA);
-  gcm = await startFakeGcm();
-  browser = await launchPersistentChromium(gcm.chromiumArgs);
   // the previous service: its page (no push.js) and its worker, served at the site's origin
   await browser.context.route(`${stack.siteUrl}${OLD_WORKER}`, (route) =>
     route.fulfill({ contentType: 'text/javascript', body: "self.addEventListener('push', () => {});" }),

@@ -45,3 +45,11 @@ export async function launchPersistentChromium(
     },
   };
 }
+
+/**
+ * Waits for every start (a provider, Chromium...) begun side by side, then throws the first failure: each start
+ * assigns what it started, and one still under way when another failed would otherwise escape afterAll's close.
+ */
+export async function allStarted(starts: Promise<unknown>[]): Promise<void> {
+  for (const result of await Promise.allSettled(starts)) if (result.status === 'rejected') throw result.reason;
+}

@@ -1,7 +1,7 @@
 // One visitor of a built site: the site and the provider (stack.ts) and a Chromium profile (browser.ts) that can
 // subscribe for real through the fake GCM check-in (fake-gcm.ts), the notification permission granted or not.
 import type { BrowserContext } from 'playwright-core';
-import { launchPersistentChromium, type TestBrowser } from './browser.ts';
+import { allStarted, launchPersistentChromium, type TestBrowser } from './browser.ts';
 import { startFakeGcm, type FakeGcm } from './fake-gcm.ts';
 import { startStack, type Stack, type StackOptions } from './stack.ts';
 
@@ -14,17 +14,23 @@ export interface VisitorBrowser {
 export async function startVisitorBrowser(
   options: { stack?: StackOptions; push?: boolean; grant?: boolean } = {},
 ): Promise<VisitorBrowser> {
-  const stack = await startStack(options.stack);
+  // the provider and Chromium start side by side; on a failure, whatever started is closed
   let gcm: FakeGcm | undefined;
-  let browser: TestBrowser | undefined;
-  try {
+  const starting = startStack(options.stack);
+  const launching = (async () => {
     if (options.push !== false) gcm = await startFakeGcm();
-    browser = await launchPersistentChromium(gcm?.chromiumArgs ?? []);
+    return launchPersistentChromium(gcm?.chromiumArgs ?? []);
+  })();
+  let stack: Stack;
+  let browser: TestBrowser;
+  try {
+    await allStarted([starting, launching]);
+    [stack, browser] = [await starting, await launching];
     if (options.grant) await browser.context.grantPermissions(['notifications'], { origin: stack.siteUrl });
   } catch (error) {
-    await browser?.close();
+    await (await launching.catch(() => undefined))?.close();
     await gcm?.close();
-    await stack.close();
+    await (await starting.catch(() => undefined))?.close();
     throw error;
   }
   return {

@@ -9,6 +9,7 @@ import { openDatabase } from '../../server/db/database.ts';
 import { CACHE_DIR_ENV } from '../../server/db/embedded-initdb.ts';
 import { ensureOwnerKey, isOwnerKey, ownerKeyHashFromInit } from '../../server/http/owner-keys.ts';
 import { loadSites } from '../../server/sites.ts';
+import { seedMigratedDatabase } from '../support/migrated-database.ts';
 import { insertSubscriber, postSync, SITE_HASH, tempDir, testSite } from '../support/server.ts';
 
 const removals: (() => Promise<void>)[] = [];
@@ -64,6 +65,8 @@ describe('embedded database', () => {
     const dir = await tempDir('pushkit-lock-');
     removals.push(dir.remove);
     const dataDir = join(dir.path, 'db');
+    // (made and migrated as the tests above prove: the copy)
+    await seedMigratedDatabase(dataDir);
     const first = await openDatabase({ dataDir });
     await expect(openDatabase({ dataDir })).rejects.toThrow(
       `the embedded database ${dataDir} is in use by process ${process.pid}; stop it, or run several processes on one PostgreSQL database`,
@@ -79,6 +82,7 @@ describe('embedded database', () => {
   it('rolls a failed transaction back completely', async () => {
     const dir = await tempDir('pushkit-rollback-');
     removals.push(dir.remove);
+    await seedMigratedDatabase(join(dir.path, 'db'));
     const db = await openDatabase({ dataDir: join(dir.path, 'db') });
     await expect(
       db.transaction(async (tx) => {
@@ -129,6 +133,7 @@ describe('loadSites', () => {
 describe('owner key created by push-kit init', () => {
   it('is the key the provider accepts, and no other key is made', async () => {
     const dir = await tempDir('pushkit-init-key-');
+    await seedMigratedDatabase(join(dir.path, 'db'));
     const db = await openDatabase({ dataDir: join(dir.path, 'db') });
     try {
       const { createHash } = await import('node:crypto');

@@ -10,7 +10,7 @@ import { Product, type CartEventData, type ProductViewForm } from '../contract/s
 import { Key } from './storage-keys.ts';
 
 const CART_READ_DELAY_MS = 2000;
-/** How long a posted cart add waits for a read that finds its line (the next pages of the session try again). */
+/** How long a posted cart add waits for a read that finds its line (the posting page's, then the next page's). */
 const CART_POST_KEPT_MS = 60_000;
 const ORDER_READ_DELAY_MS = 3000;
 const ORDER_PAGE = /checkouts\/([^/?#]+)/;
@@ -126,20 +126,30 @@ export function startShop(services: RuntimeServices): void {
   // page the shop redirects to reads the cart 2 s after the post; a theme that posts with fetch (the submit's
   // default prevented) stays, and this page reads it. A navigation can take longer than 2 s to commit (a slow shop),
   // and a read the old page makes then races it: the page can go before the reply (and the report to the provider
-  // with it), and the cart it reads may not hold the addition yet. So the mark is used up only when a read makes the
-  // event, and a cart without the posted variant's line is left to the next page's read (for a minute: a failed add
-  // never has it).
+  // with it), and the cart it reads may not hold the addition yet. So the mark is used up when a read makes the event,
+  // and a cart without the posted variant's line on the posting page is left to the next page's read. A page started
+  // after the post (the shop had answered it) reads once: without the line the add failed, and later views read
+  // nothing (the spec's one read after an add, not one per view).
   const readCart = (): void => {
     const posted = services.session_.get(Key.CART_POSTED);
     if (!posted) return;
     const [at, variant] = posted.split(' ');
     if (!allowed() || Date.now() - parseInt(at!) > CART_POST_KEPT_MS) return services.session_.remove(Key.CART_POSTED);
+    // this page's start on the same clock as the post's time (performance.now() counts from it)
+    const last = parseInt(at!) < Date.now() - performance.now();
+    const done = (): void => {
+      // unless another read of this page made the event already
+      if (services.session_.get(Key.CART_POSTED) === posted) services.session_.remove(Key.CART_POSTED);
+    };
     services
       .get_(location.origin + '/cart.js', {})
       .then((cart) => {
         const item = cart && (cart as Cart).items ? addedLine(cart as Cart, variant) : undefined;
-        // another read of this page made the event already, or the post is not in the cart yet
-        if (!item || services.session_.get(Key.CART_POSTED) !== posted) return;
+        // another read of this page made the event already, or the post is not in the cart (yet)
+        if (!item || services.session_.get(Key.CART_POSTED) !== posted) {
+          if (last) done();
+          return;
+        }
         services.session_.remove(Key.CART_POSTED);
         if (!allowed()) return;
         const data = cartEventData(cart as Cart, item);
@@ -148,6 +158,7 @@ export function startShop(services: RuntimeServices): void {
       })
       .catch(() => {
         // No cart to read: no event.
+        if (last) done();
       });
   };
   const scheduleCartRead = (): void => {

@@ -247,6 +247,33 @@ describe('online shop', () => {
     await page.close();
   }, 30_000);
 
+  it('a failed add (the shop refuses the post): the next view reads /cart.js once, the views after it not at all', async () => {
+    // On the browser's own clock: which page made the post is told by time, which this file's installed clock moves.
+    const own = await launchPersistentChromium();
+    try {
+      const page = await own.context.newPage();
+      const cartReads = recordRequests(page, /^\/cart\.js$/);
+      await page.goto(`${stack.siteUrl}${PEN.url}`);
+      // a variant the shop does not sell: it answers 422 and adds nothing
+      await page.locator('#product-form input[name="id"]').evaluate((field) => ((field as HTMLInputElement).value = '999999'));
+      await page.locator('#product-form button[type="submit"]').click();
+      await page.waitForURL('**/cart/add');
+      const posted = () => page.evaluate(() => document.cookie.includes('pushkit_cart_posted'));
+      expect(await posted()).toBe(true);
+      // the next view reads the cart 2 s after the post: no such line, the add failed, and the mark goes
+      await page.goto(`${stack.siteUrl}/`);
+      await expect.poll(() => cartReads.length, { timeout: 10_000 }).toBe(1);
+      await expect.poll(posted).toBe(false);
+      // the one after does not read it again (it did, on every view for a minute)
+      await page.goto(`${stack.siteUrl}/`);
+      await page.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
+      await page.waitForLoadState('networkidle');
+      expect(cartReads).toHaveLength(1);
+    } finally {
+      await own.close();
+    }
+  }, 30_000);
+
   it('a product page view (<meta name="pushkit-product">): recorded by the provider with consent, not even sent without', async () => {
     const page = await browser.context.newPage();
     const views = recordRequests(page, /^\/api\/v1\/shopify\/view$/);

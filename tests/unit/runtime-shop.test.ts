@@ -193,6 +193,34 @@ describe('cart add that leaves the page', () => {
     expect(JSON.parse(next.local.get('wingifyEcomData-add_cart')!)).toMatchObject({ pName: 'Ink pot', quant: 2 });
     expect(next.session.get('pushkit_cart_posted')).toBeNull();
   });
+  it('a failed add: the page after the post reads /cart.js once and finds no line; the views after it read nothing', async () => {
+    document.querySelector('form[action="/cart/add"]')!.insertAdjacentHTML('afterbegin', '<input name="id" value="77">');
+    const posting = servicesDouble({ reply });
+    startShop(posting.services);
+    submit('form[action="/cart/add"]');
+    await vi.advanceTimersByTimeAsync(2000);
+    // the posting page's read (its theme keeps the page) may precede the shop's answer: the mark stays
+    expect(posting.calls.map((call) => call.url)).toEqual([location.origin + '/cart.js']);
+    let mark = posting.session.get('pushkit_cart_posted');
+    expect(mark).not.toBeNull();
+    // pages started after the post (performance.now() counts from a page's start)
+    const started = vi.spyOn(performance, 'now').mockReturnValue(100);
+    const reads: number[] = [];
+    try {
+      for (const _view of [1, 2]) {
+        const page = servicesDouble({ reply });
+        if (mark) page.session.data.set('pushkit_cart_posted', mark);
+        startShop(page.services);
+        await vi.advanceTimersByTimeAsync(0);
+        reads.push(page.calls.length);
+        mark = page.session.get('pushkit_cart_posted');
+      }
+    } finally {
+      started.mockRestore();
+    }
+    expect(reads).toEqual([1, 0]);
+    expect(mark).toBeNull();
+  });
 });
 
 describe('order page', () => {

@@ -14,6 +14,8 @@ let visitor: VisitorBrowser;
 let stack: Stack;
 let context: BrowserContext;
 let subscriberId: string;
+/** A page of the site's origin without push.js, open for the whole file: where a view's stored state is edited. */
+let setup: Page;
 
 beforeAll(async () => {
   visitor = await startVisitorBrowser({ grant: true });
@@ -22,6 +24,8 @@ beforeAll(async () => {
   await page.goto(`${stack.siteUrl}/`);
   ({ subscriberId } = await subscribeThroughApi(page));
   await page.close();
+  setup = await context.newPage();
+  await setup.goto(`${stack.siteUrl}/favicon.ico`);
 });
 afterAll(async () => {
   await visitor?.close();
@@ -35,10 +39,7 @@ interface View {
 
 /** A view after `edit` ran on the stored state; waits until push.js has done its view's work. */
 async function viewAfter(edit: (page: Page) => Promise<void>): Promise<View> {
-  const setup = await context.newPage();
-  await setup.goto(`${stack.siteUrl}/favicon.ico`);
   await edit(setup);
-  await setup.close();
   const page = await context.newPage();
   const calls: View['calls'] = [];
   page.on('request', (request) => {

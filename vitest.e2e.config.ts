@@ -10,27 +10,30 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 // worker count (1 runs the files one after another).
 const workers = Number(process.env.PUSHKIT_E2E_WORKERS) || 2;
 
-// The longest files (about 15 to 27 s each in a quiet run), longest first. Two workers take files from one queue,
+// The longest files (about 10 to 27 s each in a quiet run), longest first. Two workers take files from one queue,
 // so a long file picked up last keeps one worker busy while the other has nothing left: started first, the short
 // files fill in around them. Vitest's own order is by past durations where it has them, by file size on a fresh
 // clone (as in CI), which put shop and spec-bundle-state near the end. A file not named here keeps Vitest's order,
 // after these; a renamed file only loses its place.
 const LONGEST_FIRST = [
   'dashboard-compose',
-  'dashboard',
   'spec-bundle-state',
   'hostile-pages',
+  // not beside dashboard-compose at the start: each spawns `push-kit serve`
+  'dashboard',
   'child-window-screens',
   'child-window-http-path',
-  'dashboard-campaigns',
   'prompts',
   'consent-and-opt-in',
+  'dashboard-campaigns',
   'hostile-provider',
   'safari-ios',
   'shop',
   'dashboard-audiences',
   'spec-bundle-prompt',
   'runtime-lifecycle',
+  'spec-bundle-timing',
+  'spec-sync',
 ];
 
 class LongestFirst extends BaseSequencer {

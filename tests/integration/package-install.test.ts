@@ -219,25 +219,170 @@ describe('the packed push-kit, installed in a fresh project', () => {
     });
   }, 120_000);
 
-  it("runs push-kit dev with the project's config: a local page with the snippet and the provider", async () => {
-    const dev = await startDev([bin(), 'dev', 'site-configs/my-site.json', '--port', '0', '--site-port', '0'], project, env());
-    try {
-      const page = await fetch(`${dev.site}/`);
-      expect(page.status).toBe(200);
-      expect(await page.text()).toContain('<script async src="/push.js"></script>');
-      const pushJs = await (await fetch(`${dev.site}/push.js`)).text();
-      expect(pushJs).toContain(dev.provider);
-      // push.js's lifecycle chunk, built from the package's browser sources and served beside it
-      const chunk = /push\.lifecycle\.[0-9a-f]{10}\.js/.exec(pushJs)?.[0];
-      expect(chunk).toBeDefined();
-      const chunkReply = await fetch(`${dev.site}/${chunk}`);
-      expect(chunkReply.status).toBe(200);
-      expect(await chunkReply.text()).toContain('pushkitChunk');
-      expect(await (await fetch(`${dev.provider}/health`)).json()).toEqual({ status: 'success', database: 'embedded', sites: 1 });
-    } finally {
-      expect(await dev.stop(), dev.output()).toBe(0);
-    }
-  }, 90_000);
+  // dev, push-kit/react and the Dockerfile share nothing but the installed package (dev holds the project's
+  // embedded database, the image has its own folder): they run side by side; the typed API's provider, on the
+  // project's database again, after them.
+  it.concurrent(
+    "runs push-kit dev with the project's config: a local page with the snippet and the provider",
+    async () => {
+      const dev = await startDev([bin(), 'dev', 'site-configs/my-site.json', '--port', '0', '--site-port', '0'], project, env());
+      try {
+        const page = await fetch(`${dev.site}/`);
+        expect(page.status).toBe(200);
+        expect(await page.text()).toContain('<script async src="/push.js"></script>');
+        const pushJs = await (await fetch(`${dev.site}/push.js`)).text();
+        expect(pushJs).toContain(dev.provider);
+        // push.js's lifecycle chunk, built from the package's browser sources and served beside it
+        const chunk = /push\.lifecycle\.[0-9a-f]{10}\.js/.exec(pushJs)?.[0];
+        expect(chunk).toBeDefined();
+        const chunkReply = await fetch(`${dev.site}/${chunk}`);
+        expect(chunkReply.status).toBe(200);
+        expect(await chunkReply.text()).toContain('pushkitChunk');
+        expect(await (await fetch(`${dev.provider}/health`)).json()).toEqual({ status: 'success', database: 'embedded', sites: 1 });
+      } finally {
+        expect(await dev.stop(), dev.output()).toBe(0);
+      }
+    },
+    90_000,
+  );
+
+  it.concurrent(
+    'exports push-kit/react: its types resolve, and it renders on the server with no window',
+    async () => {
+      await writeFile(
+        join(project, 'use-react.ts'),
+        [
+          "import { PushKit, usePushKit, type PushKitReadiness, type PushkitApi, type UsePushKit } from 'push-kit/react';",
+          "const readiness: PushKitReadiness = 'unsupported';",
+          '// @ts-expect-error the runtime says uninitialized, the hook loading',
+          "const wrong: PushKitReadiness = 'uninitialized';",
+          'const hook: () => UsePushKit = usePushKit;',
+          "const element: null = PushKit({ siteUrl: 'https://www.example.com' });",
+          "const tag: PushkitApi['tag'] = (key: string, value: string) => hook().tag(key, value);",
+          'console.log(readiness, wrong, element, tag);',
+          '',
+        ].join('\n'),
+      );
+      // the consumer's checks: strict, and no skipLibCheck, so the package's declaration files are checked too
+      const compilerOptions = { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true };
+      await writeFile(join(project, 'tsconfig.react.json'), JSON.stringify({ compilerOptions, files: ['use-react.ts'] }));
+      const tsc = join(REPOSITORY, 'node_modules', 'typescript', 'bin', 'tsc');
+      await expect(run(process.execPath, [tsc, '-p', 'tsconfig.react.json'], { cwd: project })).resolves.toBeDefined();
+
+      const rendered = await run(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          [
+            "import { readFileSync } from 'node:fs';",
+            "import { createElement } from 'react';",
+            "import { renderToString } from 'react-dom/server';",
+            "const { PushKit, usePushKit } = await import('push-kit/react');",
+            "const Status = () => createElement('p', null, usePushKit().readiness);",
+            "const html = renderToString(createElement('main', null, createElement(PushKit, { src: '/push.js' }), createElement(Status)));",
+            "const source = readFileSync(new URL(import.meta.resolve('push-kit/react')), 'utf8');",
+            'console.log(JSON.stringify({ html, window: typeof window, firstLine: source.split("\\n")[0] }));',
+          ].join('\n'),
+        ],
+        { cwd: project },
+      );
+      expect(JSON.parse(rendered.stdout)).toEqual({ html: '<main><p>loading</p></main>', window: 'undefined', firstLine: "'use client';" });
+    },
+    60_000,
+  );
+
+  // No docker daemon runs here (nor in CI): the test runs the Dockerfile's lines itself, as docker would. COPY copies
+  // from the installed project, RUN runs as root with docker's umask 022 and the ARG values in its environment,
+  // and CMD runs as the USER line's uid:gid (setpriv), a user this machine need not have, as in the image. Run by
+  // a user other than root, the build arguments are that user's uid:gid instead (docs/ci.md's
+  // `PUSHKIT_UID=$(id -u)`), and CMD runs as it.
+  it.concurrent(
+    'runs docs/deploy/Dockerfile: built as root, served as its USER (uid 1000) on PostgreSQL; its state private',
+    async () => {
+      const dockerfile = await readFile(join(REPOSITORY, 'docs', 'deploy', 'Dockerfile'), 'utf8');
+      // WORKDIR /app: a folder of root's that everyone may enter
+      const image = await mkdtemp(join(tmpdir(), 'pk-image-'));
+      await chmod(image, 0o755);
+      let database: ThrowawayDatabase | undefined;
+      const serverUrl = process.env.PUSHKIT_TEST_DATABASE_URL;
+      if (serverUrl) database = await createThrowawayDatabase(serverUrl, 'pushkit_image');
+      const root = process.getuid!() === 0;
+      const buildArgs: Record<string, string> = root
+        ? {}
+        : { PUSHKIT_UID: String(process.getuid!()), PUSHKIT_GID: String(process.getgid!()) };
+      // as compose.yaml runs the image: DATABASE_URL names PostgreSQL (the embedded database when the test has none)
+      const imageEnv: NodeJS.ProcessEnv = {
+        ...env(),
+        NODE_ENV: 'production',
+        DATABASE_URL: database?.url ?? '',
+        npm_config_offline: 'true',
+      };
+      // the fake push service's certificate is in the test's private folder, and the image has none
+      delete imageEnv.NODE_EXTRA_CA_CERTS;
+      const args: Record<string, string> = {};
+      let user = '';
+      let command: string[] = [];
+      try {
+        for (const line of dockerfile.split('\n')) {
+          const [instruction, ...rest] = line.trim().split(/\s+/);
+          const argument = line.trim().slice(instruction!.length).trim();
+          if (instruction === 'ARG') {
+            const [name, value = ''] = argument.split('=');
+            args[name!] = buildArgs[name!] ?? value;
+          } else if (instruction === 'COPY') {
+            for (const source of rest.slice(0, -1)) await cp(join(project, source), join(image, source), { recursive: true });
+          } else if (instruction === 'RUN') {
+            await run('sh', ['-c', `umask 022; ${argument}`], { cwd: image, env: { ...imageEnv, ...args }, timeout: 120_000 });
+          } else if (instruction === 'USER') {
+            user = argument.replace(/\$\{(\w+)\}/g, (_, name: string) => args[name] ?? '');
+          } else if (instruction === 'CMD') {
+            command = JSON.parse(argument) as string[];
+          }
+        }
+        if (root) expect(user, 'the image runs as uid 1000, not root').toBe('1000:1000');
+        const [uid, gid] = user.split(':').map(Number) as [number, number];
+        const asUser = (argv: string[]): string[] =>
+          uid === process.getuid!() ? argv : ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--', ...argv];
+        expect(command.slice(0, 2)).toEqual(['node_modules/.bin/push-kit', 'serve']);
+        // the image listens on 8787; here any free port
+        command[command.indexOf('--port') + 1] = '0';
+        command[0] = join(image, command[0]!);
+        const provider = await startServe(asUser(command), image, imageEnv);
+        try {
+          const health = await (await fetch(`${provider.url}/health`)).json();
+          expect(health).toEqual({ status: 'success', database: database ? 'postgres' : 'embedded', sites: 1 });
+          // the child window root built, read by the provider's user (E_SITE_NOT_BUILT when it cannot)
+          const { hash } = JSON.parse(await readFile(join(image, 'site-configs', 'my-site.json'), 'utf8')) as { hash: string };
+          const childWindow = await fetch(`${provider.url}/sites/${hash}/child-window.html`);
+          const page = await childWindow.text();
+          expect(childWindow.status, page).toBe(200);
+          expect(page).toContain('<title>Subscribe to notifications from');
+          // what the running provider keeps in its state folder is its own, and no one else's to read
+          const state = join(image, '.push-kit');
+          const open: string[] = [];
+          for (const path of [state, ...(await readdir(state, { recursive: true })).map((entry) => join(state, entry))]) {
+            // (a draft renamed meanwhile is gone)
+            const found = await lstat(path).catch(() => undefined);
+            if (found && (found.uid !== uid || (found.mode & 0o077) !== 0))
+              open.push(`${path}: uid ${found.uid}, mode ${(found.mode & 0o7777).toString(8)}`);
+          }
+          expect(open).toEqual([]);
+        } finally {
+          await provider.stop();
+        }
+        // push.js, as a web server running as that user reads it
+        const pushJs = join(image, 'dist', 'my-site', 'push.js');
+        const [reader, ...readArgs] = asUser(['cat', pushJs]);
+        const read = await run(reader!, readArgs, { encoding: 'buffer' });
+        expect(read.stdout.equals(await readFile(pushJs))).toBe(true);
+      } finally {
+        await database?.drop();
+        await rm(image, { recursive: true, force: true });
+      }
+    },
+    180_000,
+  );
 
   it('exports a typed API and the JSON Schema', async () => {
     await writeFile(
@@ -303,129 +448,4 @@ describe('the packed push-kit, installed in a fresh project', () => {
       health: { status: 'success', database: 'embedded', sites: 1 },
     });
   }, 60_000);
-
-  it('exports push-kit/react: its types resolve, and it renders on the server with no window', async () => {
-    await writeFile(
-      join(project, 'use-react.ts'),
-      [
-        "import { PushKit, usePushKit, type PushKitReadiness, type PushkitApi, type UsePushKit } from 'push-kit/react';",
-        "const readiness: PushKitReadiness = 'unsupported';",
-        '// @ts-expect-error the runtime says uninitialized, the hook loading',
-        "const wrong: PushKitReadiness = 'uninitialized';",
-        'const hook: () => UsePushKit = usePushKit;',
-        "const element: null = PushKit({ siteUrl: 'https://www.example.com' });",
-        "const tag: PushkitApi['tag'] = (key: string, value: string) => hook().tag(key, value);",
-        'console.log(readiness, wrong, element, tag);',
-        '',
-      ].join('\n'),
-    );
-    // the consumer's checks: strict, and no skipLibCheck, so the package's declaration files are checked too
-    const compilerOptions = { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true };
-    await writeFile(join(project, 'tsconfig.react.json'), JSON.stringify({ compilerOptions, files: ['use-react.ts'] }));
-    const tsc = join(REPOSITORY, 'node_modules', 'typescript', 'bin', 'tsc');
-    await expect(run(process.execPath, [tsc, '-p', 'tsconfig.react.json'], { cwd: project })).resolves.toBeDefined();
-
-    const rendered = await run(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        [
-          "import { readFileSync } from 'node:fs';",
-          "import { createElement } from 'react';",
-          "import { renderToString } from 'react-dom/server';",
-          "const { PushKit, usePushKit } = await import('push-kit/react');",
-          "const Status = () => createElement('p', null, usePushKit().readiness);",
-          "const html = renderToString(createElement('main', null, createElement(PushKit, { src: '/push.js' }), createElement(Status)));",
-          "const source = readFileSync(new URL(import.meta.resolve('push-kit/react')), 'utf8');",
-          'console.log(JSON.stringify({ html, window: typeof window, firstLine: source.split("\\n")[0] }));',
-        ].join('\n'),
-      ],
-      { cwd: project },
-    );
-    expect(JSON.parse(rendered.stdout)).toEqual({ html: '<main><p>loading</p></main>', window: 'undefined', firstLine: "'use client';" });
-  });
-
-  // No docker daemon runs here (nor in CI): the test runs the Dockerfile's lines itself, as docker would. COPY copies
-  // from the installed project, RUN runs as root with docker's umask 022 and the ARG values in its environment,
-  // and CMD runs as the USER line's uid:gid (setpriv), a user this machine need not have, as in the image. Run by
-  // a user other than root, the build arguments are that user's uid:gid instead (docs/ci.md's
-  // `PUSHKIT_UID=$(id -u)`), and CMD runs as it.
-  it('runs docs/deploy/Dockerfile: built as root, served as its USER (uid 1000) on PostgreSQL; its state private', async () => {
-    const dockerfile = await readFile(join(REPOSITORY, 'docs', 'deploy', 'Dockerfile'), 'utf8');
-    // WORKDIR /app: a folder of root's that everyone may enter
-    const image = await mkdtemp(join(tmpdir(), 'pk-image-'));
-    await chmod(image, 0o755);
-    let database: ThrowawayDatabase | undefined;
-    const serverUrl = process.env.PUSHKIT_TEST_DATABASE_URL;
-    if (serverUrl) database = await createThrowawayDatabase(serverUrl, 'pushkit_image');
-    const root = process.getuid!() === 0;
-    const buildArgs: Record<string, string> = root
-      ? {}
-      : { PUSHKIT_UID: String(process.getuid!()), PUSHKIT_GID: String(process.getgid!()) };
-    // as compose.yaml runs the image: DATABASE_URL names PostgreSQL (the embedded database when the test has none)
-    const imageEnv: NodeJS.ProcessEnv = { ...env(), NODE_ENV: 'production', DATABASE_URL: database?.url ?? '', npm_config_offline: 'true' };
-    // the fake push service's certificate is in the test's private folder, and the image has none
-    delete imageEnv.NODE_EXTRA_CA_CERTS;
-    const args: Record<string, string> = {};
-    let user = '';
-    let command: string[] = [];
-    try {
-      for (const line of dockerfile.split('\n')) {
-        const [instruction, ...rest] = line.trim().split(/\s+/);
-        const argument = line.trim().slice(instruction!.length).trim();
-        if (instruction === 'ARG') {
-          const [name, value = ''] = argument.split('=');
-          args[name!] = buildArgs[name!] ?? value;
-        } else if (instruction === 'COPY') {
-          for (const source of rest.slice(0, -1)) await cp(join(project, source), join(image, source), { recursive: true });
-        } else if (instruction === 'RUN') {
-          await run('sh', ['-c', `umask 022; ${argument}`], { cwd: image, env: { ...imageEnv, ...args }, timeout: 120_000 });
-        } else if (instruction === 'USER') {
-          user = argument.replace(/\$\{(\w+)\}/g, (_, name: string) => args[name] ?? '');
-        } else if (instruction === 'CMD') {
-          command = JSON.parse(argument) as string[];
-        }
-      }
-      if (root) expect(user, 'the image runs as uid 1000, not root').toBe('1000:1000');
-      const [uid, gid] = user.split(':').map(Number) as [number, number];
-      const asUser = (argv: string[]): string[] =>
-        uid === process.getuid!() ? argv : ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--', ...argv];
-      expect(command.slice(0, 2)).toEqual(['node_modules/.bin/push-kit', 'serve']);
-      // the image listens on 8787; here any free port
-      command[command.indexOf('--port') + 1] = '0';
-      command[0] = join(image, command[0]!);
-      const provider = await startServe(asUser(command), image, imageEnv);
-      try {
-        const health = await (await fetch(`${provider.url}/health`)).json();
-        expect(health).toEqual({ status: 'success', database: database ? 'postgres' : 'embedded', sites: 1 });
-        // the child window root built, read by the provider's user (E_SITE_NOT_BUILT when it cannot)
-        const { hash } = JSON.parse(await readFile(join(image, 'site-configs', 'my-site.json'), 'utf8')) as { hash: string };
-        const childWindow = await fetch(`${provider.url}/sites/${hash}/child-window.html`);
-        const page = await childWindow.text();
-        expect(childWindow.status, page).toBe(200);
-        expect(page).toContain('<title>Subscribe to notifications from');
-        // what the running provider keeps in its state folder is its own, and no one else's to read
-        const state = join(image, '.push-kit');
-        const open: string[] = [];
-        for (const path of [state, ...(await readdir(state, { recursive: true })).map((entry) => join(state, entry))]) {
-          // (a draft renamed meanwhile is gone)
-          const found = await lstat(path).catch(() => undefined);
-          if (found && (found.uid !== uid || (found.mode & 0o077) !== 0))
-            open.push(`${path}: uid ${found.uid}, mode ${(found.mode & 0o7777).toString(8)}`);
-        }
-        expect(open).toEqual([]);
-      } finally {
-        await provider.stop();
-      }
-      // push.js, as a web server running as that user reads it
-      const pushJs = join(image, 'dist', 'my-site', 'push.js');
-      const [reader, ...readArgs] = asUser(['cat', pushJs]);
-      const read = await run(reader!, readArgs, { encoding: 'buffer' });
-      expect(read.stdout.equals(await readFile(pushJs))).toBe(true);
-    } finally {
-      await database?.drop();
-      await rm(image, { recursive: true, force: true });
-    }
-  }, 180_000);
 });

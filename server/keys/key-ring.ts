@@ -19,9 +19,20 @@ export type KeyRingSite = Pick<HostedSite, 'name' | 'hash' | 'file'> & { config:
 
 const ID_PATTERN = /^[0-9a-f]{12}$/;
 
+// Every insert and update of a sync asks for its subscription's key id (subscriptionVapidKeyId): a site has a few
+// keys, so each id is hashed once. The keys a request names are remembered too, up to a bound, then forgotten.
+const KEY_IDS_MAX = 1024;
+const keyIds = new Map<string, string>();
+
 /** A key's id on the ring: the first 12 hex digits of the SHA-256 of its public key's 65 bytes. */
 export function vapidKeyId(publicKey: string): string {
-  return createHash('sha256').update(Buffer.from(publicKey, 'base64url')).digest('hex').slice(0, 12);
+  let id = keyIds.get(publicKey);
+  if (id === undefined) {
+    id = createHash('sha256').update(Buffer.from(publicKey, 'base64url')).digest('hex').slice(0, 12);
+    if (keyIds.size >= KEY_IDS_MAX) keyIds.clear();
+    keyIds.set(publicKey, id);
+  }
+  return id;
 }
 
 /** Whether `text` has the form of a key id (what `keys vapid retire KEY` and the owner API accept). */

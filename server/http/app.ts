@@ -1,7 +1,6 @@
 // The provider server: the calls of spec section 7, the child window files, notification reports and the
 // owner API, on fastify. Every failure is `{status: "failure", message, code}` naming what is wrong, its code
 // from the catalogue in server/errors.ts.
-import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Database } from '../db/database.ts';
@@ -9,7 +8,8 @@ import { isStorageFull } from '../db/storage-full.ts';
 import { DEFAULT_RATE_LIMIT, RateLimitError, registerRateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { isServerError, ServerError } from '../errors.ts';
 import { failure, failureOf, sendReply } from './reply.ts';
-import { corsDelegator, SiteRegistry } from './site-access.ts';
+import { SiteRegistry } from './site-access.ts';
+import { registerCors } from './cors.ts';
 import type { HostedSite } from '../sites.ts';
 import type { CampaignStarter, RouteContext } from './route-context.ts';
 import { PushServiceAllowlist } from '../push/push-services.ts';
@@ -104,11 +104,12 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
   // preValidation, as every check before a route's own: a request its schemas refuse still gets CORS headers
   // (the page can read why), is counted by the rate limit and, on the owner API, needs the key first.
-  await app.register(cors, { hook: 'preValidation', delegator: corsDelegator(context.registry) });
+  registerCors(app, context.registry);
 
   // No reply is ever sniffed into another type: a JSON reply naming a caller's text must stay JSON.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('x-content-type-options', 'nosniff');
+    done(null, payload);
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {

@@ -17,9 +17,17 @@ function callbackOf(request: FastifyRequest): string | undefined {
   return callback;
 }
 
-/** A JSONP route's preValidation hook: a malformed callback name is a 400 E_CALLBACK_INVALID before its schemas look at the other parameters. */
-export async function checkCallbackHook(request: FastifyRequest): Promise<void> {
-  callbackOf(request);
+/**
+ * A JSONP route's preValidation hook: a malformed callback name is a 400 E_CALLBACK_INVALID before its schemas look
+ * at the other parameters. A callback hook, not an async one: no promise on every request of the sync route.
+ */
+export function checkCallbackHook(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  try {
+    callbackOf(request);
+  } catch (error) {
+    return done(error as Error);
+  }
+  done();
 }
 
 export function sendReply(request: FastifyRequest, reply: FastifyReply, payload: unknown, statusCode = 200): FastifyReply {

@@ -4,7 +4,6 @@
 // are allowed.
 import { ServerError } from '../errors.ts';
 import type { FastifyRequest } from 'fastify';
-import type { FastifyCorsOptions } from '@fastify/cors';
 
 import type { HostedSite } from '../sites.ts';
 
@@ -105,7 +104,7 @@ export function requireOrigin(request: FastifyRequest, site: HostedSite): void {
 
 /**
  * The path a request is routed by: the matched route's pattern (`/api/v1/sites/:name/subscribers`), or for a
- * preflight (answered by @fastify/cors's catch-all route) the path decoded as the router decodes it, so
+ * preflight (answered by the catch-all OPTIONS route of cors.ts) the path decoded as the router decodes it, so
  * `/api/v1/%73ites/...` counts as the owner API it reaches.
  */
 function routedPath(request: FastifyRequest): string {
@@ -124,14 +123,14 @@ function isOwnerApi(path: string): boolean {
   return path === '/api/v1/sites' || path.startsWith('/api/v1/sites/');
 }
 
-/** @fastify/cors options per request: the allowed origin is echoed back, any other gets no CORS headers. */
-export function corsDelegator(registry: SiteRegistry) {
-  return async (request: FastifyRequest): Promise<FastifyCorsOptions> => {
+/** The origin CORS lets read a request's reply (cors.ts): the request's own when allowed, else false (no CORS headers). */
+export function corsOrigin(registry: SiteRegistry) {
+  return (request: FastifyRequest): string | false => {
     const origin = request.headers.origin;
-    if (!origin) return { origin: false };
-    if (isOwnerApi(routedPath(request))) return { origin: false };
+    if (!origin) return false;
+    if (isOwnerApi(routedPath(request))) return false;
     const site = registry.siteOf(request);
     const allowed = site ? originAllowed(request, site) : registry.isSiteOrigin(origin) || isOwnOrigin(request, origin);
-    return { origin: allowed ? origin : false, methods: ['GET', 'POST'], maxAge: 600 };
+    return allowed ? origin : false;
   };
 }

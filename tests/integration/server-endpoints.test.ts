@@ -376,8 +376,18 @@ describe('CORS: only the site origin may call the site', () => {
     expect(ok.statusCode).toBe(204);
     expect(ok.headers['access-control-allow-origin']).toBe(SITE_ORIGIN);
     expect(ok.headers['access-control-allow-methods']).toBe('GET, POST');
+    expect(ok.headers['access-control-allow-headers']).toBe('content-type');
+    expect(ok.headers['access-control-max-age']).toBe('600');
+    expect(ok.headers.vary).toBe('Origin, Access-Control-Request-Headers');
+    expect(ok.headers['content-length']).toBe('0');
     const stranger = await preflight('https://evil.example');
+    expect(stranger.statusCode).toBe(404);
     expect(stranger.headers['access-control-allow-origin']).toBeUndefined();
+    expect(stranger.headers.vary).toBe('Origin');
+    // a preflight that names no method is no preflight
+    const methodless = await app.inject({ method: 'OPTIONS', url: '/notificationEvent', headers: { origin: SITE_ORIGIN } });
+    expect(methodless.statusCode).toBe(400);
+    expect(methodless.body).toBe('Invalid Preflight Request');
   });
 });
 

@@ -121,6 +121,7 @@ const FROM_SERVER: Partial<Record<ServerErrorCode, { code: CliErrorCode; option?
   E_STATE_NOT_PRIVATE: { code: 'E_STATE_NOT_PRIVATE' },
   E_PUSH_SERVICES_SETTING: { code: 'E_ARGUMENT', option: 'push-services' },
   E_EVENT_RETENTION_SETTING: { code: 'E_ARGUMENT', option: 'event-retention-days' },
+  E_CLAIM_LEASE_SETTING: { code: 'E_ARGUMENT' },
   E_SITE_NAME_UNKNOWN: { code: 'E_SITE', option: 'site' },
   E_SEGMENT_UNKNOWN: { code: 'E_SEGMENT' },
   E_SUBSCRIBER_UNKNOWN: { code: 'E_ARGUMENT' },

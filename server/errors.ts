@@ -296,6 +296,10 @@ export const SERVER_ERRORS = {
     500,
     ({ value }) => `PUSHKIT_DELIVERY_RETENTION_DAYS: "${value}" is not a number of days (a whole number from 0 to 99999)`,
   ),
+  E_CLAIM_LEASE_SETTING: entry<{ value: string }>(
+    500,
+    ({ value }) => `PUSHKIT_CLAIM_LEASE_SECONDS: "${value}" is not a number of seconds (a whole number from 2 to 3600)`,
+  ),
   E_STATE_NOT_PRIVATE: entry<{ path: string; mode: string; fix: string }>(
     500,
     ({ path, mode, fix }) =>

@@ -124,12 +124,14 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     throw new ServerError('E_EVENT_RETENTION_SETTING', { value: String(options.eventRetentionDays ?? process.env[EVENT_RETENTION_ENV]) });
   }
   // the reporting window: a campaign's delivery rows are pruned this long after it is done (its figures stay)
-  const { conversionWindowOf, DELIVERY_RETENTION_ENV, deliveryRetentionDays, pruneCampaignClicks, pruneDeliveries } =
+  const { claimLeaseSeconds, conversionWindowOf, DELIVERY_RETENTION_ENV, deliveryRetentionDays, pruneCampaignClicks, pruneDeliveries } =
     await import('./campaigns/index.ts');
   const deliveryRetention = deliveryRetentionDays();
   if (deliveryRetention === null) {
     throw new ServerError('E_DELIVERY_RETENTION_SETTING', { value: String(process.env[DELIVERY_RETENTION_ENV]) });
   }
+  // the senders' claim lease (PUSHKIT_CLAIM_LEASE_SECONDS): a bad setting stops the start, not the first send
+  claimLeaseSeconds();
   const host = options.host ?? '127.0.0.1';
   const sites = await hostedSites(options);
   const dataDir = embeddedDatabaseDir(stateDir);

@@ -7,7 +7,7 @@
 import type { Database, Queryable } from '../db/database.ts';
 import {
   claimedDelivery,
-  CLAIM_LEASE_SECONDS,
+  claimLeaseSeconds,
   DatabaseDeliveryStore,
   deliveryPayload,
   type ClaimedRow,
@@ -32,10 +32,13 @@ const MINUTE_MS = 60_000;
 /** A second message of an automation about the same key (product change, win-back) to one subscriber is a no-op. */
 export const ONCE_PER_KEY = `ON CONFLICT (site_hash, automation, subscriber_id, automation_key) WHERE automation_key IS NOT NULL DO NOTHING`;
 /**
- * A delivery no live sender holds: never claimed, given back for a retry, or claimed by a sender that died. Only
- * such a message may be withdrawn; one being sent is the sender's.
+ * SQL true for a delivery `d` no live sender holds: never claimed, given back for a retry, or claimed by a sender
+ * that died (its claim older than the lease, a whole number of seconds). Only such a message may be withdrawn; one
+ * being sent is the sender's.
  */
-export const UNCLAIMED = `(d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => ${CLAIM_LEASE_SECONDS}))`;
+export function unclaimed(leaseSeconds: number = claimLeaseSeconds()): string {
+  return `(d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => ${Math.trunc(leaseSeconds)}))`;
+}
 
 /** The product of a cart event (spec section 3), as push.js reports it. */
 export interface CartProduct {
@@ -159,7 +162,7 @@ export async function cancelCartReminders(db: Queryable, siteHash: string, subsc
     `DELETE FROM campaigns WHERE id IN (
        SELECT c.id FROM campaigns c JOIN deliveries d ON d.campaign_id = c.id
        WHERE c.site_hash = $1 AND c.automation = 'abandonedCart' AND c.subscriber_id = $2 AND c.status <> 'done'
-         AND d.status = 'pending' AND ${UNCLAIMED}
+         AND d.status = 'pending' AND ${unclaimed()}
        FOR UPDATE OF d
      ) RETURNING 1`,
     [siteHash, subscriberId],
@@ -207,7 +210,7 @@ export async function dropPendingMessages(db: Queryable, siteHash: string, kind:
   const { rows } = await db.query(
     `DELETE FROM campaigns WHERE id IN (
        SELECT c.id FROM campaigns c JOIN deliveries d ON d.campaign_id = c.id
-       WHERE c.site_hash = $1 AND c.automation = $2 AND c.status <> 'done' AND d.status = 'pending' AND ${UNCLAIMED}
+       WHERE c.site_hash = $1 AND c.automation = $2 AND c.status <> 'done' AND d.status = 'pending' AND ${unclaimed()}
          AND ($3::timestamptz IS NULL OR d.next_attempt_at <= $3)
        FOR UPDATE OF d SKIP LOCKED
      ) RETURNING 1`,
@@ -279,7 +282,7 @@ export class AutomationDeliveryStore extends DatabaseDeliveryStore {
       await tx.query(
         `DELETE FROM campaigns WHERE id IN (
            SELECT c.id FROM campaigns c JOIN deliveries d ON d.campaign_id = c.id JOIN subscribers s ON s.id = d.subscriber_id
-           WHERE c.site_hash = $1 AND c.automation = $2 AND c.status <> 'done' AND d.status = 'pending' AND ${UNCLAIMED}
+           WHERE c.site_hash = $1 AND c.automation = $2 AND c.status <> 'done' AND d.status = 'pending' AND ${unclaimed(this.leaseSeconds)}
              AND d.next_attempt_at <= $3
              AND (s.endpoint IS NULL OR s.p256dh IS NULL OR s.auth IS NULL OR s.status <> 'subscribed')
            FOR UPDATE OF d SKIP LOCKED
@@ -308,7 +311,7 @@ export class AutomationDeliveryStore extends DatabaseDeliveryStore {
           this.kind,
           now,
           limit,
-          CLAIM_LEASE_SECONDS,
+          this.leaseSeconds,
           countSince,
           ...(this.signable ? [this.signable.currentId, this.signable.ids] : []),
         ],

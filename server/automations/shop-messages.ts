@@ -6,7 +6,7 @@
 import type { Database, Queryable } from '../db/database.ts';
 import type { HostedSite } from '../sites.ts';
 import type { EffectiveSettings } from './automation-settings.ts';
-import { insertMessage, ONCE_PER_KEY, productPage, storedTexts, UNCLAIMED, type Message } from './automation-messages.ts';
+import { insertMessage, ONCE_PER_KEY, productPage, storedTexts, unclaimed, type Message } from './automation-messages.ts';
 import { CAMPAIGN_BODY_MAX_LENGTH, CAMPAIGN_TITLE_MAX_LENGTH, DEFAULT_TTL_SECONDS } from '../../contract/campaign-limits.ts';
 import { DEFAULT_URGENCY } from '../../contract/urgency.ts';
 import type { AutomationKind } from '../../contract/automations.ts';
@@ -78,7 +78,7 @@ export async function cancelWaiting(db: Queryable, siteHash: string, subscriberI
     `DELETE FROM campaigns WHERE id IN (
        SELECT c.id FROM campaigns c JOIN deliveries d ON d.campaign_id = c.id
        WHERE c.site_hash = $1 AND c.automation = $2 AND c.subscriber_id = $3 AND c.status <> 'done'
-         AND d.status = 'pending' AND ${UNCLAIMED}
+         AND d.status = 'pending' AND ${unclaimed()}
        FOR UPDATE OF d
      ) RETURNING 1`,
     [siteHash, kind, subscriberId],

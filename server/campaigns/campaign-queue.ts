@@ -9,7 +9,7 @@ import type { HostedSite } from '../sites.ts';
 import { join } from 'node:path';
 import { signingKeys } from '../keys/index.ts';
 import { systemClock } from '../clock.ts';
-import { CLAIM_LEASE_SECONDS } from './database-delivery-store.ts';
+import { claimLeaseSeconds } from './claim-lease.ts';
 import { campaignFailures } from './delivery-failures.ts';
 import { resumeCreation } from './chunked-creation.ts';
 import { failureGroupLine } from '../../contract/delivery-failures.ts';
@@ -74,7 +74,7 @@ export class CampaignQueue {
          WHERE d.status = 'pending' AND d.next_attempt_at <= $1
            AND (d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => $2)))
        ORDER BY c.id`,
-      [new Date(this.now()).toISOString(), CLAIM_LEASE_SECONDS],
+      [new Date(this.now()).toISOString(), claimLeaseSeconds()],
     );
     const fresh = rows.filter((row) => !this.queued.has(String(row.id)));
     for (const row of fresh) this.enqueue(row.site_hash, String(row.id));

@@ -1,8 +1,9 @@
 // The DeliveryStore (delivery-store.ts) on the provider's database. Work is claimed with FOR UPDATE SKIP LOCKED
 // and a claimed_at stamp, so several `serve` or `send` processes can run one campaign and none sends a
-// delivery another has claimed. A live runner renews the stamp of the claims it holds every few seconds; a
-// claim not renewed for the lease (its runner died: kill -9, crash, machine lost) is taken again. The
-// embedded database, which one process at a time may open, drops every claim when it is opened.
+// delivery another has claimed. A live runner renews the stamp of the claims it holds every quarter of the lease;
+// a claim not renewed for the lease (its runner died: kill -9, crash, machine lost) is taken again (20 s, or
+// PUSHKIT_CLAIM_LEASE_SECONDS: claim-lease.ts). The embedded database, which one process at a time may open, drops
+// every claim when it is opened.
 //
 // The guarantee, under any crash: every delivery is sent at least once. A delivery is sent a second time
 // only when its runner died after the push service had received the request and before the answer was
@@ -21,11 +22,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import { CAP_WINDOW_MS, guardrailVerdict, type CampaignGuardrails } from './guardrails.ts';
 import { deliveryResultsStatement } from '../webhooks/index.ts';
 import { claimSlots } from './throttle.ts';
-
-/** A claim not renewed for this long belongs to a runner that is gone. */
-export const CLAIM_LEASE_SECONDS = 20;
-/** How often a runner renews the claims it holds. */
-export const CLAIM_RENEW_MS = 5000;
+import { claimLeaseSeconds, claimRenewMs } from './claim-lease.ts';
 /** How often results are written again while the database is away (for at most a lease). */
 const RESULT_RETRY_MS = 500;
 /** What a claim returns of each claimed delivery (a ClaimedRow but `recent`), from deliveries d, subscribers s, campaigns c and campaign_variants v. */
@@ -173,18 +170,20 @@ export class DatabaseDeliveryStore implements DeliveryStore {
     private readonly clock: Clock = systemClock,
     /** Claim only deliveries whose subscriber's key can sign (the rest wait for theirs); default: all. */
     protected readonly signable?: SignableKeys,
+    /** Seconds a claim not renewed lasts (claim-lease.ts); default the process's, PUSHKIT_CLAIM_LEASE_SECONDS or 20. */
+    protected readonly leaseSeconds: number = claimLeaseSeconds(),
   ) {}
 
   private hold(ids: string[]): void {
     for (const id of ids) this.held.add(id);
     if (this.held.size === 0 || this.renewTimer) return;
     // A failed renewal (database away) is retried on the next tick; the lease is several ticks long.
-    this.renewTimer = setInterval(() => void this.renewClaims().catch(() => undefined), CLAIM_RENEW_MS);
+    this.renewTimer = setInterval(() => void this.renewClaims().catch(() => undefined), claimRenewMs(this.leaseSeconds));
     this.renewTimer.unref();
   }
 
   /**
-   * Stamps the claims this store holds afresh (every CLAIM_RENEW_MS). Rows locked by a result write are skipped
+   * Stamps the claims this store holds afresh (every quarter of the lease). Rows locked by a result write are skipped
    * (their claim ends with it): a renewal that waited for them while holding others could deadlock with that write
    * (seen at 1,000,000: `deadlock detected` ended the run).
    */
@@ -303,7 +302,8 @@ export class DatabaseDeliveryStore implements DeliveryStore {
   /**
    * The campaign's next `limit` due deliveries, in the order of an index on (campaign, due time, id), locked for
    * this claim (a claim reads its batch, not every pending delivery of the campaign), each with whether its
-   * subscriber can no longer be sent to; both claims below use it.
+   * subscriber can no longer be sent to; both claims below use it. Never one this store holds: a claim of its own
+   * that lapsed (a renewal late on a busy machine) is still its to send, and taking it again would send it twice.
    */
   private pickDue(campaignId: string, limit: number, now: number): { text: string; values: unknown[] } {
     return {
@@ -314,13 +314,15 @@ export class DatabaseDeliveryStore implements DeliveryStore {
            -- an A/B test's rest waits for its winner
            AND (d.variant IS NOT NULL OR NOT EXISTS (
              SELECT 1 FROM campaigns t WHERE t.id = $1 AND t.winner_at IS NOT NULL AND t.winner_variant IS NULL))
-           ${this.signable ? `AND ${onSignableKey(5, 6)}` : ''}
+           AND NOT (d.id = ANY($5::bigint[]))
+           ${this.signable ? `AND ${onSignableKey(6, 7)}` : ''}
          ORDER BY d.next_attempt_at, d.id LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
       values: [
         campaignId,
         limit,
-        CLAIM_LEASE_SECONDS,
+        this.leaseSeconds,
         new Date(now).toISOString(),
+        [...this.held],
         ...(this.signable ? [this.signable.currentId, this.signable.ids] : []),
       ],
     };
@@ -439,7 +441,7 @@ export class DatabaseDeliveryStore implements DeliveryStore {
         // The push services have answered: while the database is briefly away (a restart) the answers are
         // kept and written when it is back, rather than lost, which would send those messages again.
         unavailableSince ??= Date.now();
-        if (isServerError(error, 'E_DATABASE_UNAVAILABLE') && Date.now() - unavailableSince < CLAIM_LEASE_SECONDS * 1000) {
+        if (isServerError(error, 'E_DATABASE_UNAVAILABLE') && Date.now() - unavailableSince < this.leaseSeconds * 1000) {
           this.results.unshift(...batch);
           this.heldBack = true;
           await new Promise((resolve) => setTimeout(resolve, RESULT_RETRY_MS));

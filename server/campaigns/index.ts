@@ -12,7 +12,6 @@ export { automationFailures, campaignFailures, subscriberFailures } from './deli
 export { cancelSiteCampaign, createSiteCampaign, siteCampaign, siteCampaigns } from './owner-campaigns.ts';
 export {
   claimedDelivery,
-  CLAIM_LEASE_SECONDS,
   DatabaseDeliveryStore,
   deliveryPayload,
   type ClaimedRow,
@@ -22,5 +21,6 @@ export {
   type SignableKeys,
 } from './database-delivery-store.ts';
 export { sendCampaign, type SendCampaignOptions, type SendCampaignResult } from './send-campaign.ts';
+export { CLAIM_LEASE_ENV, claimLeaseSeconds, claimLeaseSetting, DEFAULT_CLAIM_LEASE_SECONDS } from './claim-lease.ts';
 export { DELIVERY_RETENTION_ENV, deliveryRetentionDays, pruneDeliveries } from './delivery-pruning.ts';
 export { pruneCampaignClicks } from './click-pruning.ts';

@@ -15,6 +15,7 @@ import { campaignInputSchema, type CampaignRequest } from '../../contract/campai
 import { allowedPushServices } from '../push/push-services.ts';
 import { signingKeys } from '../keys/index.ts';
 import { campaignFailures } from './delivery-failures.ts';
+import { claimLeaseSeconds } from './claim-lease.ts';
 import type { DeliveryFailureGroup } from '../../contract/delivery-failures.ts';
 
 export interface SendCampaignOptions {
@@ -114,6 +115,8 @@ export async function sendCampaign(options: SendCampaignOptions): Promise<SendCa
   }
   const campaign = parsed.data;
   const pushServices = allowedPushServices(options.pushServices);
+  // the senders' claim lease (PUSHKIT_CLAIM_LEASE_SECONDS): a bad setting stops `send` before the campaign exists
+  claimLeaseSeconds();
   const stateDir = options.stateDir ?? STATE_DIR;
   const site = await siteNamed(options.site, options.sites, options.dist);
   // The current key must be readable and the config's: `send` stops with a clear error rather than wait.

@@ -12,9 +12,13 @@ const root = resolve(import.meta.dirname, '../..');
 const CONFIG = join(root, 'site-configs/calligraphy.json');
 const STACK_LINE = /^\s+at /m;
 
-async function pushKit(args: string[], cwd = root): Promise<{ code: number; stdout: string; stderr: string }> {
+async function pushKit(args: string[], cwd = root, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run('node', [join(root, 'bin/push-kit.js'), ...args], { cwd, timeout: 60_000 });
+    const { stdout, stderr } = await run('node', [join(root, 'bin/push-kit.js'), ...args], {
+      cwd,
+      timeout: 60_000,
+      env: { ...process.env, ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -43,6 +47,14 @@ describe('push-kit exit codes', () => {
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toBe(
       'push-kit: --trust-proxy: "1" is not true, false or a list of proxy addresses (127.0.0.1,10.0.0.0/8)',
+    );
+  }, 60_000);
+
+  it('1 for a PUSHKIT_CLAIM_LEASE_SECONDS that is not a number of seconds from 2 to 3600, before anything starts', async () => {
+    const result = await pushKit(['serve', '--port', '0', '--sites', CONFIG], root, { PUSHKIT_CLAIM_LEASE_SECONDS: '1' });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      'push-kit: PUSHKIT_CLAIM_LEASE_SECONDS: "1" is not a number of seconds (a whole number from 2 to 3600)',
     );
   }, 60_000);
 

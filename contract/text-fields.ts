@@ -20,13 +20,30 @@ import {
 /** A lone UTF-16 surrogate: not text, and refused by PostgreSQL inside jsonb. */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** A single query or form value; a repeated parameter (an array) is refused. */
+/** Any surrogate, paired or not: text without one (nearly all) needs no look for a lone one. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * A single query or form value; a repeated parameter (an array) is refused. No NUL, no lone surrogate: one check
+ * for both (every form field of every sync runs it), each refused with its own issue as two refinements would.
+ */
 export function text(max: number, pattern?: RegExp, rule?: string) {
   let schema = z
     .string({ error: 'must be a single text value' })
     .max(max, `must be at most ${max} characters`)
-    .refine((value) => !value.includes('\u0000'), 'must not contain NUL characters')
-    .refine((value) => !LONE_SURROGATE.test(value), 'must be well-formed Unicode text (no lone surrogates)');
+    .check((payload) => {
+      const value = payload.value;
+      if (value.includes('\u0000'))
+        payload.issues.push({ code: 'custom', message: 'must not contain NUL characters', input: value, path: [], continue: true });
+      if (SURROGATE.test(value) && LONE_SURROGATE.test(value))
+        payload.issues.push({
+          code: 'custom',
+          message: 'must be well-formed Unicode text (no lone surrogates)',
+          input: value,
+          path: [],
+          continue: true,
+        });
+    });
   if (pattern) schema = schema.regex(pattern, rule ?? `must match ${pattern}`);
   return schema;
 }

@@ -6,11 +6,12 @@ import {
   flagText,
   httpUrlParam,
   integerText,
-  optionalText,
+  optionalField,
   siteHash,
   subscriberIdParam,
   subscriberSecretParam,
   text,
+  withoutEmptyFields,
 } from '../http/params.ts';
 
 const base64url = (max: number) =>
@@ -43,34 +44,37 @@ const subscriptionJson = text(4096).transform((value, ctx) => {
   return result.data;
 });
 
-export const syncPayloadSchema = z
-  .object({
-    hash: siteHash,
-    action: z.enum(SYNC_ACTIONS, { error: `must be one of ${SYNC_ACTIONS.join(', ')}` }),
-    subscription: optionalText(subscriptionJson),
-    subscriberId: optionalText(subscriberIdParam),
-    subscriberSecret: optionalText(subscriberSecretParam),
-    previousSubscriberId: optionalText(subscriberIdParam),
-    uuid: optionalText(subscriberIdParam),
-    previousSubscriptionId: optionalText(text(1024)),
-    subscriptionId: optionalText(text(1024)),
-    subscriptionEndPoint: optionalText(httpUrlParam(1024)),
-    origin: optionalText(httpUrlParam(256)),
-    firefoxEncryptionKey: optionalText(base64url(256)),
-    browserType: optionalText(browserParam),
-    userLanguage: optionalText(text(35, /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/, 'must be a language tag such as en-US')),
-    userTimezoneOffset: optionalText(integerText(-1440, 1440)),
-    userTimezone: optionalText(text(64, /^[A-Za-z0-9_+\-/]+$/, 'must be a time zone name such as Europe/Paris')),
-    websitePushId: optionalText(text(128, /^web(\.[A-Za-z0-9-]+)+$/, 'must look like web.com.example')),
-    vapidPublicKey: optionalText(base64url(128)),
-    subscriptionDomainUrl: optionalText(httpUrlParam(1024)),
-    serviceWorkerPath: optionalText(text(1024)),
-    subscriptionPageUrl: optionalText(httpUrlParam(2048)),
-    pageClickTrackingPermission: optionalText(flagText),
-    gcmSenderId: optionalText(text(32, /^\d+$/, 'must be numeric')),
-    callback: z.string().optional(),
-  } satisfies Record<keyof SyncForm, z.ZodType>)
-  .superRefine((payload, ctx) => {
+/** The form's fields; an empty value counts as absent (spec section 3). */
+const fields = {
+  hash: siteHash,
+  action: z.enum(SYNC_ACTIONS, { error: `must be one of ${SYNC_ACTIONS.join(', ')}` }),
+  subscription: optionalField(subscriptionJson),
+  subscriberId: optionalField(subscriberIdParam),
+  subscriberSecret: optionalField(subscriberSecretParam),
+  previousSubscriberId: optionalField(subscriberIdParam),
+  uuid: optionalField(subscriberIdParam),
+  previousSubscriptionId: optionalField(text(1024)),
+  subscriptionId: optionalField(text(1024)),
+  subscriptionEndPoint: optionalField(httpUrlParam(1024)),
+  origin: optionalField(httpUrlParam(256)),
+  firefoxEncryptionKey: optionalField(base64url(256)),
+  browserType: optionalField(browserParam),
+  userLanguage: optionalField(text(35, /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/, 'must be a language tag such as en-US')),
+  userTimezoneOffset: optionalField(integerText(-1440, 1440)),
+  userTimezone: optionalField(text(64, /^[A-Za-z0-9_+\-/]+$/, 'must be a time zone name such as Europe/Paris')),
+  websitePushId: optionalField(text(128, /^web(\.[A-Za-z0-9-]+)+$/, 'must look like web.com.example')),
+  vapidPublicKey: optionalField(base64url(128)),
+  subscriptionDomainUrl: optionalField(httpUrlParam(1024)),
+  serviceWorkerPath: optionalField(text(1024)),
+  subscriptionPageUrl: optionalField(httpUrlParam(2048)),
+  pageClickTrackingPermission: optionalField(flagText),
+  gcmSenderId: optionalField(text(32, /^\d+$/, 'must be numeric')),
+  callback: z.string().optional(),
+} satisfies Record<keyof SyncForm, z.ZodType>;
+
+export const syncPayloadSchema = withoutEmptyFields(
+  fields,
+  z.object(fields).superRefine((payload, ctx) => {
     // What each action needs besides the hash (the checks runSyncAction would otherwise answer with a failure):
     // refused here with a 400 before anything is looked up.
     const required = (parameter: string, message = 'is required') => ctx.addIssue({ code: 'custom', path: [parameter], message });
@@ -100,6 +104,7 @@ export const syncPayloadSchema = z
         else if (!payload.subscriberId) required('subscriberId');
         return;
     }
-  });
+  }),
+);
 
 export type SyncPayload = z.output<typeof syncPayloadSchema>;

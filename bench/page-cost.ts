@@ -14,6 +14,8 @@
 //     positions (V8 re-parsing functions for a stack trace the inspector asks for: document.cookie's and the
 //     service worker calls' under an attached DevTools session), synchronous calls to the browser process
 //     (mojo sync calls: the first touch of cookies, localStorage, the permission), and JavaScript itself;
+//   - the main thread's CPU time (thread clock) of the same slices: on a loaded machine a slice's wall time includes the
+//     time its thread waited for a core, its CPU time does not (nor the waits for the browser process);
 //   - long tasks (PerformanceObserver 'longtask');
 //   - the requests push.js makes on a view by a visitor already subscribed and in sync: every request of the
 //     page and its service worker, with push.js against without, and the initiator of each.
@@ -63,6 +65,12 @@ interface LoadCost {
   pushJsMs: number;
   /** The same without the microtask checkpoints (the figure before 2026-11-26). */
   urlOnlyMs: number;
+  /**
+   * The main thread's CPU time (thread clock, `tdur`) in the same top-level slices: what the machine's other load does
+   * not inflate (a slice whose thread is descheduled keeps its wall time, not its CPU time); no wait for the browser
+   * process (sync IPC) is in it.
+   */
+  cpuMs: number;
   /** Self time of the attributed slices, by kind (PARTS). */
   parts: Record<Part, number>;
   /** The sync IPC part by mojo call (Interface::Method): which first touch costs what. */
@@ -89,6 +97,8 @@ interface TraceEvent {
   name: string;
   ts: number;
   dur?: number;
+  /** Thread (CPU) time of an 'X' slice, in microseconds. */
+  tdur?: number;
   pid: number;
   tid: number;
   args?: {
@@ -183,7 +193,7 @@ function partOf(slice: Slice): Part {
  * microtask checkpoints outside them; also the figure by URL alone and the self time of every attributed slice
  * by part.
  */
-function attribute(events: TraceEvent[]): Pick<LoadCost, 'pushJsMs' | 'urlOnlyMs' | 'parts' | 'ipc' | 'stages'> {
+function attribute(events: TraceEvent[]): Pick<LoadCost, 'pushJsMs' | 'urlOnlyMs' | 'cpuMs' | 'parts' | 'ipc' | 'stages'> {
   const mainThreads = new Set(
     events
       .filter((event) => event.ph === 'M' && event.name === 'thread_name' && event.args?.name === 'CrRendererMain')
@@ -230,8 +240,10 @@ function attribute(events: TraceEvent[]): Pick<LoadCost, 'pushJsMs' | 'urlOnlyMs
     if (part === 'sync IPC') ipc[slice.name] = (ipc[slice.name] ?? 0) + self / 1000;
   }
   const stages = Object.fromEntries(STAGES.map((stage) => [stage, 0])) as Record<Stage, number>;
+  let cpuMs = 0;
   for (const slice of slices) {
     if (!owned(slice) || inside(slice, owned)) continue;
+    cpuMs += (slice.tdur ?? 0) / 1000;
     const stage: Stage = CHUNK_FILE.test(urlOf(slice))
       ? 'chunks'
       : slice.name === 'RunMicrotasks'
@@ -241,7 +253,7 @@ function attribute(events: TraceEvent[]): Pick<LoadCost, 'pushJsMs' | 'urlOnlyMs
           : 'callbacks';
     stages[stage] += slice.dur! / 1000;
   }
-  return { pushJsMs: union((slice) => owned(slice) && !inside(slice, owned)), urlOnlyMs: union(byUrl), parts, ipc, stages };
+  return { pushJsMs: union((slice) => owned(slice) && !inside(slice, owned)), urlOnlyMs: union(byUrl), cpuMs, parts, ipc, stages };
 }
 
 /** What the page's script tag loads: push.js, nothing (an empty file), or Firebase's client at the same URL. */
@@ -408,6 +420,7 @@ function table(title: string, runs: Record<Embed, LoadCost[]>): { extraScriptMs:
       med(costs, 'taskMs').toFixed(2).padStart(10),
       med(costs, 'pushJsMs').toFixed(2).padStart(10),
       med(costs, 'urlOnlyMs').toFixed(2).padStart(10),
+      med(costs, 'cpuMs').toFixed(2).padStart(10),
       String(med(costs, 'longTasks')).padStart(6),
       '  ' + PARTS.map((name) => part(costs, name)).join(' / '),
     );
@@ -418,6 +431,7 @@ function table(title: string, runs: Record<Embed, LoadCost[]>): { extraScriptMs:
     'task ms'.padStart(10),
     'embed ms*'.padStart(10),
     'URL only'.padStart(10),
+    'CPU ms'.padStart(10),
     'long'.padStart(6),
     `  medians of ${PARTS.join(' / ')} (ms)`,
   );
@@ -447,6 +461,10 @@ function table(title: string, runs: Record<Embed, LoadCost[]>): { extraScriptMs:
   const stage = (costs: LoadCost[], name: Stage) => median(costs.map((cost) => cost.stages[name])).toFixed(2);
   console.log(
     `by stage (median ms; ${STAGES.join(' / ')}): push.js ${STAGES.map((name) => stage(runs['push.js'], name)).join(' / ')}; Firebase ${STAGES.map((name) => stage(runs.firebase, name)).join(' / ')}`,
+  );
+  const cpu = (costs: LoadCost[]) => med(costs, 'cpuMs');
+  console.log(
+    `main-thread CPU time of the same slices (thread clock; the machine's other load does not inflate it, sync IPC waits are not in it): push.js ${cpu(runs['push.js']).toFixed(2)} ms, Firebase ${cpu(runs.firebase).toFixed(2)} ms = ${(cpu(runs['push.js']) / cpu(runs.firebase)).toFixed(3)}x`,
   );
   const urlOnly = (costs: LoadCost[]) => med(costs, 'urlOnlyMs');
   console.log(

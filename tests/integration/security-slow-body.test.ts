@@ -6,6 +6,8 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { startProvider, type Provider } from '../../server/start-provider.ts';
+import { embeddedDatabaseDir } from '../../server/state-paths.ts';
+import { seedMigratedDatabase } from '../support/migrated-database.ts';
 import { tempDir, testSite } from '../support/server.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -15,6 +17,8 @@ afterAll(async () => {
 
 async function provider(options: Parameters<typeof startProvider>[0]): Promise<Provider> {
   const state = await tempDir('pushkit-slow-');
+  // the embedded database starts migrated (migrated-database.ts): this file is about sockets, not making a database
+  await seedMigratedDatabase(embeddedDatabaseDir(state.path));
   const started = await startProvider({ sites: [testSite()], stateDir: state.path, rateLimit: false, ...options });
   cleanups.push(state.remove, () => started.close());
   return started;

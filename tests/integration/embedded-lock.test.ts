@@ -7,6 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { seedMigratedDatabase } from '../support/migrated-database.ts';
 import { tempDir } from '../support/server.ts';
 import { killHard, startServe, writeFaultSite } from '../support/server-faults.ts';
 
@@ -28,6 +29,8 @@ describe('embedded database lock', () => {
       removals.push(project.remove);
       const siteFile = await writeFaultSite(project.path);
       const dataDir = join(project.path, '.push-kit', 'db');
+      // the database starts migrated (migrated-database.ts): the lock is the subject here, not making the database
+      await seedMigratedDatabase(dataDir);
 
       const first = await startServe(project.path, siteFile, {}, AS_PID_1);
       expect((await readFile(`${dataDir}.lock`, 'utf8')).trim()).toBe('1');

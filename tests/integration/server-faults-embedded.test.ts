@@ -10,6 +10,7 @@ import { amcheck } from '@electric-sql/pglite/contrib/amcheck';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CACHE_DIR_ENV } from '../../server/db/embedded-initdb.ts';
 import { lockEmbeddedDatabase } from '../../server/db/embedded-lock.ts';
+import { seedMigratedDatabase } from '../support/migrated-database.ts';
 import { tempDir } from '../support/server.ts';
 import {
   BIN,
@@ -106,6 +107,8 @@ describe.concurrent('embedded database under kill -9', () => {
     removals.push(project.remove);
     const siteFile = await writeFaultSite(project.path);
     const dataDir = join(project.path, '.push-kit', 'db');
+    // the database starts migrated (migrated-database.ts): the kills come mid-write, and the next test kills a creation
+    await seedMigratedDatabase(dataDir);
     const accepted = new Map<string, { id: string; subscription: Subscription }>();
     const cutOff = new Map<string, Subscription>();
 

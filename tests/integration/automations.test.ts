@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../config/load-config.ts';
 import type { HostedSite } from '../../server/sites.ts';
-import { vapidKeyFile } from '../../server/state-paths.ts';
+import { embeddedDatabaseDir, vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair, writeVapidKeyFile, type VapidKeyPair } from '../../server/push/vapid-keys.ts';
 import { AUTOMATION_KINDS, type Automation, type AutomationsReply, type SubscriberHealthReply } from '../../contract/automations.ts';
 import type { AuditReply } from '../../contract/members.ts';
@@ -23,6 +23,7 @@ import {
   type RecordedPush,
 } from '../support/fake-push-service.ts';
 import { HOUR, manualClock, MINUTE, type ManualClock } from '../support/manual-clock.ts';
+import { seedMigratedDatabase } from '../support/migrated-database.ts';
 import { startProviderHarness, type ProviderHarness, type Subscribed } from '../support/provider-harness.ts';
 import { tempDir } from '../support/server.ts';
 import { createThrowawayDatabase } from '../support/throwaway-postgres.ts';
@@ -82,6 +83,8 @@ async function newProject(letters: Record<string, unknown> = {}): Promise<Projec
 }
 
 async function start(project: Project, clock: ManualClock, database?: string): Promise<ProviderHarness> {
+  // a project's embedded database starts as the migrated copy (a restart opens what the first start left)
+  if (!database) await seedMigratedDatabase(embeddedDatabaseDir(project.stateDir));
   const provider = await startProviderHarness({
     sites: project.sites,
     vapid: project.keys,

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ServerError } from '../../server/errors.ts';
 import { startProvider } from '../../server/start-provider.ts';
+import { embeddedDatabaseDir } from '../../server/state-paths.ts';
+import { seedMigratedDatabase } from '../support/migrated-database.ts';
 import { tempDir, testSite } from '../support/server.ts';
 
 const removals: (() => Promise<void>)[] = [];
@@ -13,9 +15,11 @@ afterAll(async () => {
   for (const remove of removals) await remove();
 });
 
-async function stateDir(): Promise<string> {
+/** A new state folder; `migrated`: with the migrated copy of an embedded database in it (migrated-database.ts). */
+async function stateDir(migrated = false): Promise<string> {
   const dir = await tempDir('pushkit-start-');
   removals.push(dir.remove);
+  if (migrated) await seedMigratedDatabase(embeddedDatabaseDir(dir.path));
   return dir.path;
 }
 
@@ -42,7 +46,7 @@ describe('startProvider', () => {
   });
 
   it('loads site configs from files, reporting the ones it cannot host', async () => {
-    const state = await stateDir();
+    const state = await stateDir(true);
     const good = join(state, 'letters.json');
     const bad = join(state, 'broken.json');
     const { hash, companyName, origin, serverSyncUrl, vapidPublicKey } = testSite().config;
@@ -57,7 +61,7 @@ describe('startProvider', () => {
   });
 
   it('refuses to start with a code: no site, a database it cannot open (password redacted), a port in use', async () => {
-    const state = await stateDir();
+    const state = await stateDir(true);
     await expect(startProvider({ configs: [join(state, 'none-*.json')], stateDir: state })).rejects.toMatchObject({
       code: 'E_NO_SITES',
     });
@@ -73,7 +77,7 @@ describe('startProvider', () => {
     expect((refused as Error).message).not.toContain('s3cret');
 
     const running = await startProvider({ sites: [testSite()], stateDir: state });
-    const takenState = await stateDir();
+    const takenState = await stateDir(true);
     const taken = await startProvider({ sites: [testSite()], stateDir: takenState, port: running.port }).catch((error: unknown) => error);
     expect(taken).toMatchObject({ code: 'E_LISTEN' });
     await running.close();

@@ -111,7 +111,7 @@ fi
 # share its module cache (--no-isolate, as the e2e files do): the server's modules are loaded once per worker, not
 # once per file (about 55 s of the stage); no integration file mocks a module, and those that set an environment
 # variable put it back.
-alone=(server-faults-campaign server-faults-embedded server-faults-postgres server-load server-owner-scale security-slow-body embedded-lock)
+alone=(server-faults-campaign server-faults-embedded server-faults-postgres server-load server-owner-scale security-slow-body)
 alone_excludes=()
 alone_files=()
 for name in "${alone[@]}"; do

@@ -146,12 +146,17 @@ describe('sending a campaign from the database', () => {
     await harness.db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
     await subscribe('/lease/1');
     const campaignId = await newCampaign('Lease');
-    const store = new DatabaseDeliveryStore(harness.db, harness.site.config);
-    expect(await store.claimPending(campaignId, 10)).toHaveLength(1);
-    expect(await store.claimPending(campaignId, 10)).toHaveLength(0);
+    // two runners of one campaign (two processes on one database)
+    const runner = new DatabaseDeliveryStore(harness.db, harness.site.config);
+    const other = new DatabaseDeliveryStore(harness.db, harness.site.config);
+    expect(await runner.claimPending(campaignId, 10)).toHaveLength(1);
+    expect(await other.claimPending(campaignId, 10)).toHaveLength(0);
+    // the runner died: its claim is not renewed past the lease
+    runner.abandonClaims();
     await harness.db.query(`UPDATE deliveries SET claimed_at = now() - interval '10 minutes' WHERE campaign_id = $1`, [campaignId]);
-    const retaken = await store.claimPending(campaignId, 10);
+    const retaken = await other.claimPending(campaignId, 10);
     expect(retaken).toHaveLength(1);
     expect(retaken[0]!.attempts).toBe(2);
+    other.abandonClaims();
   });
 });

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dashboardCacheDir, STATE_DIR } from '../state-paths.ts';
+import { processAlive } from '../process-alive.ts';
 import { makePrivate } from '../db/private-files.ts';
 import { HELP_PAGES, writeHelpPages } from './help-pages.ts';
 
@@ -66,16 +67,6 @@ export async function dashboardSourceHash(): Promise<string> {
 const TEMPORARY = /^\.tmp-(\d+)-/;
 /** Older than any build takes: a temporary folder this old is a leftover even when its pid is alive again (reused). */
 const STALE_BUILD_MS = 60 * 60_000;
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it lives, as another user's process
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Whether a cache entry may go: an old build's folder, or a temporary one no live build is writing. */
 async function leftOver(cacheDir: string, entry: string, hash: string): Promise<boolean> {

@@ -14,6 +14,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { makePrivate } from './private-files.ts';
+import { processAlive } from '../process-alive.ts';
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);
@@ -39,15 +40,6 @@ async function isFolder(path: string): Promise<boolean> {
     (found) => found.isDirectory(),
     () => false,
   );
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 async function initdb(folder: string, startParams: string[] | undefined): Promise<void> {
@@ -82,7 +74,7 @@ async function template(startParams: string[] | undefined): Promise<string> {
   for (const entry of await readdir(root)) {
     const pid = Number(/^pglite-initdb-\w+\.(\d+)-\w+$/.exec(entry)?.[1]);
     // (its initdb child may still be winding down: what cannot go now goes at a later start)
-    if (pid && !isRunning(pid)) await rm(join(root, entry), { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+    if (pid && !processAlive(pid)) await rm(join(root, entry), { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
   }
   const building = `${folder}.${process.pid}-${randomBytes(4).toString('hex')}`;
   try {

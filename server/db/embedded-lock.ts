@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:net';
 import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ServerError } from '../errors.ts';
+import { processAlive } from '../process-alive.ts';
 
 const inUse = (cause: unknown, dataDir: string, owner: number | undefined) =>
   ServerError.causedBy(cause, 'E_DATABASE_IN_USE', { dataDir, by: owner ? `process ${owner}` : 'another process' });
@@ -59,12 +60,7 @@ const heldHere = new Set<string>();
 
 function isRunning(pid: number, dataDir: string): boolean {
   if (pid === process.pid) return heldHere.has(resolve(dataDir));
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return processAlive(pid);
 }
 
 /** The lock file appears with the pid already inside (hard link of a written file), so no start reads it empty. */

@@ -7,7 +7,6 @@
 import type { Database, Queryable } from '../db/database.ts';
 import {
   claimedDelivery,
-  claimLeaseSeconds,
   DatabaseDeliveryStore,
   deliveryPayload,
   type ClaimedRow,
@@ -18,6 +17,7 @@ import {
   onSignableKey,
   type SignableKeys,
   automationFailures,
+  unclaimed,
 } from '../campaigns/index.ts';
 import type { HostedSite } from '../sites.ts';
 import type { Clock } from '../clock.ts';
@@ -31,15 +31,6 @@ import { automationAudienceGate } from '../audiences/index.ts';
 const MINUTE_MS = 60_000;
 /** A second message of an automation about the same key (product change, win-back) to one subscriber is a no-op. */
 export const ONCE_PER_KEY = `ON CONFLICT (site_hash, automation, subscriber_id, automation_key) WHERE automation_key IS NOT NULL DO NOTHING`;
-/**
- * SQL true for a delivery `d` no live sender holds: never claimed, given back for a retry, or claimed by a sender
- * that died (its claim older than the lease, a whole number of seconds). Only such a message may be withdrawn; one
- * being sent is the sender's.
- */
-export function unclaimed(leaseSeconds: number = claimLeaseSeconds()): string {
-  return `(d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => ${Math.trunc(leaseSeconds)}))`;
-}
-
 /** The product of a cart event (spec section 3), as push.js reports it. */
 export interface CartProduct {
   pId?: string;
@@ -294,7 +285,7 @@ export class AutomationDeliveryStore extends DatabaseDeliveryStore {
            SELECT d.id FROM campaigns c JOIN deliveries d ON d.campaign_id = c.id
            WHERE c.site_hash = $1 AND c.automation = $2 AND c.status <> 'done' AND d.status = 'pending'
              AND (d.next_attempt_at <= $3 OR (d.attempts > 0 AND d.next_attempt_at <= now()))
-             AND (d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => $5))
+             AND ${unclaimed('$5')}
              ${this.signable ? `AND EXISTS (SELECT 1 FROM subscribers s WHERE s.id = d.subscriber_id AND ${onSignableKey(7, 8)})` : ''}
            ORDER BY d.next_attempt_at, d.id LIMIT $4 FOR UPDATE OF d SKIP LOCKED
          )

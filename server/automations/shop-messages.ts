@@ -6,7 +6,8 @@
 import type { Database, Queryable } from '../db/database.ts';
 import type { HostedSite } from '../sites.ts';
 import type { EffectiveSettings } from './automation-settings.ts';
-import { insertMessage, ONCE_PER_KEY, productPage, storedTexts, unclaimed, type Message } from './automation-messages.ts';
+import { insertMessage, ONCE_PER_KEY, productPage, storedTexts, type Message } from './automation-messages.ts';
+import { unclaimed } from '../campaigns/index.ts';
 import { CAMPAIGN_BODY_MAX_LENGTH, CAMPAIGN_TITLE_MAX_LENGTH, DEFAULT_TTL_SECONDS } from '../../contract/campaign-limits.ts';
 import { DEFAULT_URGENCY } from '../../contract/urgency.ts';
 import type { AutomationKind } from '../../contract/automations.ts';

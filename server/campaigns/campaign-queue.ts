@@ -9,7 +9,7 @@ import type { HostedSite } from '../sites.ts';
 import { join } from 'node:path';
 import { signingKeys } from '../keys/index.ts';
 import { systemClock } from '../clock.ts';
-import { claimLeaseSeconds } from './claim-lease.ts';
+import { claimLeaseSeconds, unclaimed } from './claim-lease.ts';
 import { campaignFailures } from './delivery-failures.ts';
 import { resumeCreation } from './chunked-creation.ts';
 import { failureGroupLine } from '../../contract/delivery-failures.ts';
@@ -71,8 +71,7 @@ export class CampaignQueue {
       `SELECT c.id, c.site_hash FROM campaigns c
        WHERE c.status IN ('pending', 'scheduled', 'sending', 'waiting_for_key') AND c.automation IS NULL AND NOT c.creating AND c.id IN (
          SELECT d.campaign_id FROM deliveries d
-         WHERE d.status = 'pending' AND d.next_attempt_at <= $1
-           AND (d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => $2)))
+         WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND ${unclaimed('$2')})
        ORDER BY c.id`,
       [new Date(this.now()).toISOString(), claimLeaseSeconds()],
     );

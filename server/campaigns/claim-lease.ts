@@ -26,6 +26,17 @@ export function claimLeaseSeconds(): number {
   return seconds;
 }
 
+/**
+ * SQL true for a delivery `d` no live sender holds: never claimed, given back for a retry, or claimed by a sender
+ * that died (its claim older than the lease). `lease` is the lease in seconds (written into the SQL as a whole
+ * number) or the query's parameter holding it (`'$2'`). The scheduler's due campaigns, the automations' claims and
+ * their withdrawals (only a message no sender holds may be withdrawn) all read this one condition.
+ */
+export function unclaimed(lease: number | `$${number}` = claimLeaseSeconds()): string {
+  const seconds = typeof lease === 'number' ? String(Math.trunc(lease)) : lease;
+  return `(d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => ${seconds}))`;
+}
+
 /** How often a live sender renews the claims it holds: a quarter of the lease (5 s of the default 20 s). */
 export function claimRenewMs(leaseSeconds: number): number {
   return leaseSeconds * 250;

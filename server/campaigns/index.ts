@@ -21,6 +21,6 @@ export {
   type SignableKeys,
 } from './database-delivery-store.ts';
 export { sendCampaign, type SendCampaignOptions, type SendCampaignResult } from './send-campaign.ts';
-export { CLAIM_LEASE_ENV, claimLeaseSeconds, claimLeaseSetting, DEFAULT_CLAIM_LEASE_SECONDS } from './claim-lease.ts';
+export { CLAIM_LEASE_ENV, claimLeaseSeconds, claimLeaseSetting, DEFAULT_CLAIM_LEASE_SECONDS, unclaimed } from './claim-lease.ts';
 export { DELIVERY_RETENTION_ENV, deliveryRetentionDays, pruneDeliveries } from './delivery-pruning.ts';
 export { pruneCampaignClicks } from './click-pruning.ts';

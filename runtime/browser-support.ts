@@ -74,6 +74,20 @@ export function unsupported(userAgent: string, site: { vapidKeyHead: string }, p
   return !(pushManager && /Safari\//.test(userAgent));
 }
 
+/**
+ * On iOS/iPadOS (home-screen apps enabled): Safari's tab, not the installed app, on 16.4 or later, which can install
+ * the site as a home-screen app: its major version; otherwise 0. Shared by detectSupport and push.js's core.
+ */
+export function homeScreenTab(userAgent: string, standalone: boolean): number {
+  const [, major, minor] = /OS (\d+)_(\d+)/.exec(userAgent) || /Version\/(\d+)\.(\d+)/.exec(userAgent) || [];
+  return !standalone &&
+    /Version\/.*Safari\//.test(userAgent) &&
+    !/(Cr|Fx|Edg|OP)iOS/.test(userAgent) &&
+    Number(major) * 100 + Number(minor) >= 1604
+    ? Number(major)
+    : 0;
+}
+
 export function detectSupport(
   userAgent: string,
   safariPush: unknown,
@@ -85,10 +99,8 @@ export function detectSupport(
     if (PK_FEATURES.iosHomeScreen) {
       // iOS exposes the Push API only inside a home-screen web app (16.4+); its Safari tab can only install one.
       if (env.standalone_ && env.pushManager_) return { browser_: SAFARI, version_: 16, mobile_: true };
-      const [, major, minor] = /OS (\d+)_(\d+)/.exec(userAgent) || /Version\/(\d+)\.(\d+)/.exec(userAgent) || [];
-      const safariTab = !env.standalone_ && /Version\/.*Safari\//.test(userAgent) && !/(Cr|Fx|Edg|OP)iOS/.test(userAgent);
-      if (safariTab && Number(major) * 100 + Number(minor) >= 1604)
-        return { browser_: SAFARI, version_: Number(major), mobile_: true, failure_: NOT_SUPPORTED, homeScreen_: true };
+      const major = homeScreenTab(userAgent, env.standalone_);
+      if (major) return { browser_: SAFARI, version_: major, mobile_: true, failure_: NOT_SUPPORTED, homeScreen_: true };
     }
     return { browser_: OTHER, version_: 0, mobile_: true, failure_: NOT_SUPPORTED };
   }

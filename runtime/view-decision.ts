@@ -4,7 +4,7 @@
 // from stored state and the worker's subscription, no request, no chunk). The chunk re-runs the same checks
 // (lifecycle.ts) and acts on them; these must never say "nothing to do" where the lifecycle would do something.
 import type { CoreServices } from './services.ts';
-import { standardPushCapable, viewSupport, type ViewSupport } from './view-support.ts';
+import { coreSupport, standardPushCapable, type CoreSupport } from './view-support.ts';
 import { valid } from './create-services.ts';
 import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
 import { inSync } from './sync.ts';
@@ -30,12 +30,11 @@ const subscriptionOf = (scope: string): Promise<PushSubscription | null | undefi
 
 export async function decideView(services: CoreServices): Promise<ViewDecision> {
   const { site_: site, local_: local, cookies_: cookies } = services;
-  // The browser's name and version only where an opt-in path other than standard Web Push may be taken: Safari's
-  // legacy push, a home-screen app, the child window (the flags are written out each time, so esbuild drops the
-  // unused side; `view` is undefined in a standard build and read only behind them).
-  const view = (PK_FEATURES.safari || PK_FEATURES.iosHomeScreen || PK_FEATURES.childWindow ? viewSupport(site) : undefined) as ViewSupport;
-  const capable =
-    PK_FEATURES.safari || PK_FEATURES.iosHomeScreen || PK_FEATURES.childWindow ? view.pushCapable_ : standardPushCapable(site);
+  // Where an opt-in path other than standard Web Push may be taken (Safari's legacy push, a home-screen app, the
+  // child window), what the core needs of it; the browser's name and version are the chunk's (the flags are written
+  // out each time, so esbuild drops the unused side; `view` is undefined in a standard build and read only behind them).
+  const view = (PK_FEATURES.safari || PK_FEATURES.iosHomeScreen || PK_FEATURES.childWindow ? coreSupport(site) : undefined) as CoreSupport;
+  const capable = PK_FEATURES.safari || PK_FEATURES.iosHomeScreen || PK_FEATURES.childWindow ? view.capable_ : standardPushCapable(site);
   const full: ViewDecision = { _full: true, _offer: false, _canPush: capable };
   const search = new URLSearchParams(location.search);
   // Uuid handling (visitor-id.ts): a new visitor's uuid is made here; adopting one from the URL or a link is the chunk's.
@@ -47,12 +46,11 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
   if (services.optedOut_()) return subscriberId ? full : { _full: false, _offer: false, _canPush: capable };
   // read only where an offer depends on it (an in-sync subscriber's view compiles no URL pattern)
   const hidden = (): boolean => Number(local.get(Key.DO_NOT_SHOW)) > Date.now() || !site.urlQualifies(location.href);
-  if (!capable) return { _full: false, _offer: PK_FEATURES.iosHomeScreen && !!view.support_.homeScreen_ && !hidden(), _canPush: false };
+  if (!capable) return { _full: false, _offer: PK_FEATURES.iosHomeScreen && !!view.homeScreen_ && !hidden(), _canPush: false };
   if (
     (PK_FEATURES.trackingConsent && subscriberId && !/^[01]$/.test(local.get(Key.DO_NOT_TRACK) || '')) ||
     ((PK_FEATURES.customDimensions || PK_FEATURES.userProperties) && subscriberId && !services.session_.get(Key.REFRESHED)) ||
-    (PK_FEATURES.safari && view.onSafari_) ||
-    (PK_FEATURES.childWindow && view.viaChildWindow_)
+    ((PK_FEATURES.safari || PK_FEATURES.childWindow) && view.chunk_)
   )
     return full;
   // the Permissions API answers without a synchronous call to the browser process (Notification.permission's)

@@ -1,5 +1,5 @@
 // Browser support of spec section 1: the minimums by user agent, Safari by its push interface, iOS never.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   BROWSER_NAMES,
   detectSupport as detectCode,
@@ -10,6 +10,8 @@ import {
   NOT_SUPPORTED,
   unsupported,
 } from '../../runtime/browser-support.ts';
+import { coreSupport, viewSupport } from '../../runtime/view-support.ts';
+import { site as coreSite } from '../fixtures/site-module.ts';
 
 /** detectSupport with the browser's name in place of its code (BROWSER_NAMES, as the chunk reads it). */
 const detectSupport = (...args: Parameters<typeof detectCode>) => {
@@ -157,5 +159,57 @@ describe('browser support', () => {
       'missing Safari website push id',
       'missing vapid key in Edge',
     ]);
+  });
+});
+
+describe("push.js core's view of the browser (coreSupport) against the chunk's (viewSupport)", () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  const mac = (product: string) => `Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) ${product}`;
+  const iphone = (os: string, product: string) =>
+    `Mozilla/5.0 (iPhone; CPU iPhone OS ${os} like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) ${product}`;
+  const userAgents = [
+    desktop('Chrome/120.0 Safari/537.36'),
+    desktop('Chrome/41.0 Safari/537.36'),
+    android('Chrome/52.0 OPR/39.0'),
+    desktop('Chrome/120.0 Safari/537.36 Edg/120.0'),
+    'Mozilla/5.0 (Windows NT 10.0; rv:43.0) Gecko/20100101 Firefox/43.0',
+    mac('Version/15.6 Safari/605.1.15'),
+    mac('Version/17.4 Safari/605.1.15'),
+    iphone('17_4', 'Version/17.4 Mobile/15E148 Safari/604.1'),
+    iphone('16_3', 'Version/16.3 Mobile/15E148 Safari/604.1'),
+    iphone('17_4', 'Mobile/15E148'),
+    iphone('17_0', 'CriOS/120.0 Mobile/15E148 Safari/604.1'),
+    iphone('17_0', 'Version/17.0 EdgiOS/120.0 Mobile/15E148 Safari/604.1'),
+    'Lynx/2.8.9rel.1',
+  ];
+
+  it('agrees on every mix of user agent, Push API, worker, touch screen, standalone display and Safari legacy permission', () => {
+    const site = { ...coreSite, safariWebsitePushId: 'web.test.calligraphy', vapidKeyHead: 'key' };
+    let mixes = 0;
+    for (const userAgent of userAgents)
+      for (const pushManager of [true, false])
+        for (const worker of [true, false])
+          for (const touch of [0, 5])
+            for (const standalone of [true, false])
+              // window.safari.pushNotification is Safari's on macOS only
+              for (const legacy of /Macintosh/.test(userAgent) && !touch ? [undefined, 'default', 'granted'] : [undefined]) {
+                const win: Record<string, unknown> = { matchMedia: () => ({ matches: false }), Notification: {} };
+                if (pushManager) win.PushManager = {};
+                if (legacy) win.safari = { pushNotification: { permission: () => ({ permission: legacy }) } };
+                const nav: Record<string, unknown> = { userAgent, maxTouchPoints: touch, standalone };
+                if (worker) nav.serviceWorker = {};
+                vi.stubGlobal('window', win);
+                vi.stubGlobal('navigator', nav);
+                vi.stubGlobal('matchMedia', win.matchMedia);
+                const view = viewSupport(site);
+                const core = coreSupport(site);
+                const mix = [userAgent, pushManager, worker, touch, standalone, legacy];
+                expect([mix, core.capable_]).toEqual([mix, view.pushCapable_]);
+                expect([mix, !!core.chunk_]).toEqual([mix, view.pushCapable_ && (view.onSafari_ || view.viaChildWindow_)]);
+                if (!core.capable_) expect([mix, !!core.homeScreen_]).toEqual([mix, !!view.support_.homeScreen_]);
+                mixes++;
+              }
+    expect(mixes).toBeGreaterThan(200);
   });
 });

@@ -8,12 +8,18 @@
 // A clicker's variant is on their delivery row, or kept with them when the rows were pruned (migration 40).
 // With an event retention shorter than the conversion window, an order placed after its click was pruned counts
 // nothing (the window is 72 hours unless the site says, at most 720; the retention 180 days unless the provider says).
-import type { Queryable } from '../db/database.ts';
+// An order is the overview's conversion once its last click in the window goes; the statement decides that from the
+// clicks it sees left. Two providers on one PostgreSQL deleting two clicks of one order at once would each see the
+// other's still there and keep it in neither, so each batch runs in a transaction that first takes one advisory lock:
+// the second waits, and its statement (a new snapshot in READ COMMITTED) sees what the first deleted.
+import type { Database } from '../db/database.ts';
 import { keepNotificationDays, quarterOf } from '../db/notification-days-kept.ts';
 import { DEFAULT_CONVERSION_WINDOW_HOURS } from './campaign-store.ts';
 import { foldCampaignRows } from './fold-campaign-rows.ts';
 
 const PRUNE_BATCH = 1000;
+/** Held by a click prune's batch for its transaction, so two processes' batches run one after the other. */
+const CLICK_PRUNE_LOCK = 'push-kit click prune';
 
 /**
  * Deletes the campaigns' click events older than `days`, a batch per statement, keeping their revenue; then folds
@@ -21,7 +27,7 @@ const PRUNE_BATCH = 1000;
  * named has the default). Resolves with how many events went.
  */
 export async function pruneCampaignClicks(
-  db: Queryable,
+  db: Database,
   days: number,
   windowHours: Record<string, number>,
   batch = PRUNE_BATCH,
@@ -29,8 +35,10 @@ export async function pruneCampaignClicks(
   const touched = new Set<string>();
   let deleted = 0;
   for (;;) {
-    const { rows } = await db.query<{ count: number; campaigns: (string | number)[] }>(
-      `WITH gone AS (
+    const { rows } = await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [CLICK_PRUNE_LOCK]);
+      return tx.query<{ count: number; campaigns: (string | number)[] }>(
+        `WITH gone AS (
          DELETE FROM events WHERE id IN (
            SELECT id FROM events WHERE kind = 'clicked' AND campaign_id IS NOT NULL AND created_at < now() - make_interval(days => $1::int)
            ORDER BY created_at, id LIMIT $2
@@ -69,8 +77,9 @@ export async function pruneCampaignClicks(
          RETURNING campaign_id
        )
        SELECT (SELECT count(*)::int FROM gone) AS count, (SELECT coalesce(jsonb_agg(DISTINCT campaign_id), '[]'::jsonb) FROM kept) AS campaigns`,
-      [days, batch, JSON.stringify(windowHours), DEFAULT_CONVERSION_WINDOW_HOURS],
-    );
+        [days, batch, JSON.stringify(windowHours), DEFAULT_CONVERSION_WINDOW_HOURS],
+      );
+    });
     for (const id of rows[0]!.campaigns) touched.add(String(id));
     deleted += rows[0]!.count;
     if (rows[0]!.count < batch) break;

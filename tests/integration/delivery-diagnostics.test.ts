@@ -11,7 +11,9 @@ import { startProviderHarness, useProviderHarness } from '../support/provider-ha
 import { pruneCampaignClicks, pruneDeliveries } from '../../server/campaigns/index.ts';
 import { pruneEvents } from '../../server/db/event-retention.ts';
 import { SITE_HASH, SITE_ORIGIN } from '../support/server.ts';
-import { createThrowawayDatabase } from '../support/throwaway-postgres.ts';
+import { createThrowawayDatabase, openThrowawayPostgres } from '../support/throwaway-postgres.ts';
+import { openDatabase, type Database } from '../../server/db/database.ts';
+import pg from 'pg';
 
 const postgresUrl = process.env.PUSHKIT_TEST_DATABASE_URL;
 const refusedPort = await freePort();
@@ -454,4 +456,58 @@ describe.skipIf(!postgresUrl)('a report after pruning, on PostgreSQL', () => {
       await database.drop();
     }
   }, 60_000);
+
+  it('counts an order once when two providers prune its two clicks at the same moment', async () => {
+    const throwaway = await openThrowawayPostgres(postgresUrl!, 'pushkit_click_race');
+    const other = await openDatabase({ url: throwaway.url, dataDir: '/nonexistent' });
+    // provider A's transaction, held open by the test after its prune's statements ran
+    const client = new pg.Client({ connectionString: throwaway.url });
+    await client.connect();
+    const held: Database = {
+      kind: 'postgres',
+      query: async <T>(sql: string, params?: unknown[]) => ({ rows: (await client.query(sql, params)).rows as T[] }),
+      transaction: (fn) => fn(held),
+      close: async () => undefined,
+    };
+    try {
+      const { db } = throwaway;
+      await db.query(`INSERT INTO subscribers (id, site_hash, status) VALUES ('race', $1, 'subscribed')`, [SITE_HASH]);
+      const { rows } = await db.query<{ id: string }>(
+        `INSERT INTO campaigns (site_hash, title, body, ttl, urgency, status) SELECT $1, 'Race', 'Two clicks', 60, 'normal', 'done'
+           FROM generate_series(1, 2) RETURNING id`,
+        [SITE_HASH],
+      );
+      // one subscriber clicked two campaigns 27 hours and 1 hour before one order, 199 days ago: a conversion of both
+      await db.query(
+        `INSERT INTO events (site_hash, subscriber_id, campaign_id, kind, created_at)
+         VALUES ($1, 'race', $2, 'clicked', now() - interval '200 days 2 hours'), ($1, 'race', $3, 'clicked', now() - interval '199 days')`,
+        [SITE_HASH, rows[0]!.id, rows[1]!.id],
+      );
+      await db.query(
+        `INSERT INTO shop_orders (site_hash, order_id, details, subscriber_id, created_at)
+         VALUES ($1, 'race-1', '{"total": 10, "currency": "EUR"}', 'race', now() - interval '199 days' + interval '1 hour')`,
+        [SITE_HASH],
+      );
+      // A (a 200-day retention) takes the older click; B (199 days) starts on both before A commits
+      await client.query('BEGIN');
+      expect(await pruneCampaignClicks(held, 200, {})).toBe(1);
+      const pruningB = pruneCampaignClicks(other, 199, {});
+      const waiting = `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+      while ((await db.query(waiting)).rows.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      await client.query('COMMIT');
+      expect(await pruningB).toBe(1);
+      const kept = await db.query<{ clicked: string; conversions: string }>(
+        'SELECT sum(clicked) AS clicked, sum(conversions) AS conversions FROM notification_days_kept WHERE site_hash = $1',
+        [SITE_HASH],
+      );
+      // the overview's conversion is kept once (each campaign keeps the order as its own conversion)
+      expect(kept.rows[0]).toEqual({ clicked: '2', conversions: '1' });
+      const revenue = await db.query('SELECT campaign_id, conversions FROM campaign_revenue_kept ORDER BY campaign_id');
+      expect(revenue.rows.map((row) => Number(row.conversions))).toEqual([1, 1]);
+    } finally {
+      await client.end();
+      await other.close();
+      await throwaway.cleanup();
+    }
+  });
 });

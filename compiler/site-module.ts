@@ -34,6 +34,21 @@ function urlQualifiesSource(config: SiteConfig, { include, exclude }: CompiledSi
   return `u=>(u=u.slice(0,${MAX_MATCHED_URL_LENGTH}).split('#')[0],${includeTest}${excludeTest})`;
 }
 
+/**
+ * The scroll event's test (TriggerConfig `scrolled`), `(t,h)=>...` with t the scroll position and h the scrollable
+ * distance: any of the configured thresholds, each within the spec's 2 px tolerance. Undefined without one.
+ */
+export function scrolledSource(scroll: SiteConfig['triggers']['scroll']): string | undefined {
+  if (!scroll) return undefined;
+  const { percent, pixelsFromTop, pixelsFromBottom } = scroll;
+  const tests = [
+    percent !== undefined && `t+2>=h*${percent}/100`,
+    pixelsFromTop !== undefined && `t+2>=${pixelsFromTop}`,
+    pixelsFromBottom !== undefined && `h-t<=${pixelsFromBottom + 2}`,
+  ].filter(Boolean);
+  return tests.length ? `(t,h)=>${tests.join('||')}` : undefined;
+}
+
 function triggersSource(config: SiteConfig, compiled: CompiledSite): string {
   const { triggers } = config;
   const value = {
@@ -43,10 +58,10 @@ function triggersSource(config: SiteConfig, compiled: CompiledSite): string {
     clickSelector: triggers.clickSelector,
     mousedownSelector: triggers.mousedownSelector,
     intervalTicks: triggers.intervalSeconds,
-    scroll: triggers.scroll,
     persist: triggers.persist,
   };
-  return jsLiteral(value);
+  const scrolled = scrolledSource(triggers.scroll);
+  return scrolled ? `${jsLiteral(value).slice(0, -1)},scrolled:${scrolled}}` : jsLiteral(value);
 }
 
 /** The child window page: on the site's own `childWindowOrigin` when it has one, else under the shared serverSyncUrl. */

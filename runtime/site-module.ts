@@ -114,7 +114,12 @@ export interface TriggerConfig {
   clickSelector?: string;
   mousedownSelector?: string;
   intervalTicks?: number;
-  scroll?: { percent?: number; pixelsFromTop?: number; pixelsFromBottom?: number };
+  /**
+   * The scroll event's test, compiled from triggers.scroll (percent of the scrollable distance, pixels from the top or
+   * from the bottom, each within 2 px): `top` is scrollY, `scrollable` the page's height less the window's. Absent
+   * without triggers.scroll (the event never happens).
+   */
+  scrolled?: (top: number, scrollable: number) => boolean;
   persist: 'page' | 'session' | 'always';
 }
 

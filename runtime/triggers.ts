@@ -17,7 +17,8 @@ import { afterLoad } from './after-load.ts';
  * leaveIntent: the pointer leaves the document (a mouseout whose relatedTarget is null) at most 2 pixels from the
  * top edge, towards the tabs and address bar; exits in the first 1 s of the view are ignored, so a pointer that was
  * up there at load does not count.
- * scroll: percent of the scrollable distance, or pixels from the top or from the bottom, each within 2 px.
+ * scroll: `triggers.scrolled`, compiled from the config's percent of the scrollable distance or pixels from the top
+ * or from the bottom, each within 2 px (compiler/site-module.ts scrolledSource).
  */
 export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | undefined, services: CoreServices): void {
   if (services.optedOut_()) return;
@@ -92,17 +93,10 @@ export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | unde
     });
   }
 
-  if (PK_FEATURES.triggerScroll && has('scroll') && triggers.scroll) {
-    const { percent, pixelsFromTop, pixelsFromBottom } = triggers.scroll;
+  if (PK_FEATURES.triggerScroll && has('scroll') && triggers.scrolled) {
+    const { scrolled } = triggers;
     const check = (): void => {
-      const root = document.documentElement;
-      const top = scrollY;
-      const scrollable = root.scrollHeight - innerHeight;
-      if (
-        (percent !== undefined && top + 2 >= (scrollable * percent) / 100) ||
-        (pixelsFromTop !== undefined && top + 2 >= pixelsFromTop) ||
-        (pixelsFromBottom !== undefined && scrollable - top <= pixelsFromBottom + 2)
-      ) {
+      if (scrolled(scrollY, document.documentElement.scrollHeight - innerHeight)) {
         removeEventListener('scroll', check);
         happened('scroll');
       }

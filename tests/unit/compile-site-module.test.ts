@@ -97,7 +97,11 @@ describe('generateSiteModule', () => {
       triggers: { when: 'delay or scroll', delaySeconds: 2.5, scroll: { percent: 40 }, persist: 'session' },
     });
     expect(site.servicesServerUrl).toBe('https://services.example');
-    expect(site.triggers).toEqual({ anyOf: ['delay', 'scroll'], watch: [], delayMs: 2500, scroll: { percent: 40 }, persist: 'session' });
+    const { scrolled, ...triggers } = site.triggers;
+    expect(triggers).toEqual({ anyOf: ['delay', 'scroll'], watch: [], delayMs: 2500, persist: 'session' });
+    // 40% of 2000 px scrollable, within 2 px
+    expect([797, 798].map((top) => scrolled?.(top, 2000))).toEqual([false, true]);
+    expect((await loadSite({ triggers: { when: 'scroll', scroll: {} } })).site.triggers.scrolled).toBeUndefined();
   });
 
   it('compiles includeUrls / excludeUrls into urlQualifies, ignoring the fragment', async () => {

@@ -4,6 +4,12 @@ import { watchTriggers } from '../../runtime/triggers.ts';
 import { triggerEventKey } from '../../runtime/storage-keys.ts';
 import type { TriggerConfig } from '../../runtime/site-module.ts';
 import { servicesDouble } from '../support/services-double.ts';
+import { scrolledSource } from '../../compiler/site-module.ts';
+import type { SiteConfig } from '../../config/schema.ts';
+
+/** The scroll test the compiler writes into the site module for `scroll` (tests only: push.js carries it as code). */
+const scrolled = (scroll: SiteConfig['triggers']['scroll']): TriggerConfig['scrolled'] =>
+  new Function(`return ${scrolledSource(scroll)}`)() as TriggerConfig['scrolled'];
 
 const config = (overrides: Partial<TriggerConfig>): TriggerConfig => ({
   anyOf: [],
@@ -114,7 +120,8 @@ describe('watchTriggers', () => {
 
   describe('scroll (page 3000 px, window 1000 px: 2000 px scrollable)', () => {
     beforeEach(() => setPage(3000, 1000));
-    const cases: [string, TriggerConfig['scroll'], number, number][] = [
+    const cases: [string, SiteConfig['triggers']['scroll'], number, number][] = [
+      ['percent 50 or 100 px from top: 97 no, 98 yes', { percent: 50, pixelsFromTop: 100 }, 97, 98],
       ['percent 50: 997 no, 998 yes', { percent: 50 }, 997, 998],
       ['100 px from top: 97 no, 98 yes', { pixelsFromTop: 100 }, 97, 98],
       ['100 px from bottom: 1897 no, 1898 yes', { pixelsFromBottom: 100 }, 1897, 1898],
@@ -123,7 +130,7 @@ describe('watchTriggers', () => {
       it(name, () => {
         const { services, emitted } = servicesDouble();
         const fire = vi.fn();
-        watchTriggers(config({ anyOf: ['scroll'], scroll }), fire, services);
+        watchTriggers(config({ anyOf: ['scroll'], scrolled: scrolled(scroll) }), fire, services);
         scrollTo(before);
         expect(fire).not.toHaveBeenCalled();
         scrollTo(at);

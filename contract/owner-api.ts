@@ -205,7 +205,10 @@ export interface CampaignCounts {
   reportsWithEndpoint: number;
   /** clicked / delivered, or null before anything was delivered. */
   clickRate: number | null;
-  /** Shop orders of subscribers who clicked, within the site's conversionWindowHours after their click. */
+  /**
+   * Shop orders of subscribers who clicked, within the site's conversionWindowHours after their click (of clicks
+   * already pruned, as counted with the window in force at their prune: docs/automations.md#revenue).
+   */
   conversions: number;
   /** Those orders' totals summed per currency (contract/shop-order.ts). */
   revenue: CurrencyAmount[];

@@ -8,6 +8,8 @@
 // A clicker's variant is on their delivery row, or kept with them when the rows were pruned (migration 40).
 // With an event retention shorter than the conversion window, an order placed after its click was pruned counts
 // nothing (the window is 72 hours unless the site says, at most 720; the retention 180 days unless the provider says).
+// The window is the one in force at the prune: a site that changes it later reads its remaining clicks under the new
+// one and what was kept as counted (docs/automations.md#revenue: nothing is left to count those clicks again).
 // An order is the overview's conversion once its last click in the window goes; the statement decides that from the
 // clicks it sees left. Two providers on one PostgreSQL deleting two clicks of one order at once would each see the
 // other's still there and keep it in neither, so each batch runs in a transaction that first takes one advisory lock:

@@ -76,7 +76,7 @@ export function unsupported(userAgent: string, site: { vapidKeyHead: string }, p
 
 /**
  * On iOS/iPadOS (home-screen apps enabled): Safari's tab, not the installed app, on 16.4 or later, which can install
- * the site as a home-screen app: its major version; otherwise 0. Shared by detectSupport and push.js's core.
+ * the site as a home-screen app: its major version; otherwise 0.
  */
 export function homeScreenTab(userAgent: string, standalone: boolean): number {
   const [, major, minor] = /OS (\d+)_(\d+)/.exec(userAgent) || /Version\/(\d+)\.(\d+)/.exec(userAgent) || [];

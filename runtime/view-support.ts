@@ -1,7 +1,7 @@
 // What this browser offers for subscribing (spec section 1) and which opt-in path it takes: read once by the core
 // (view-decision.ts, to decide whether the view needs the lifecycle chunk) and once by the chunk's lifecycle.
 import type { CoreSiteModule } from './site-module.ts';
-import { detectSupport, homeScreenTab, SAFARI, unsupported, type BrowserSupport } from './browser-support.ts';
+import { detectSupport, SAFARI, unsupported, type BrowserSupport } from './browser-support.ts';
 import { safariPushOf, type SafariPush } from './opt-in-safari.ts';
 
 export interface ViewSupport {
@@ -64,14 +64,18 @@ export interface CoreSupport {
   capable_: boolean;
   /** The way of subscribing is Safari's legacy push or the child window: the lifecycle chunk's, on every view. */
   chunk_?: boolean;
-  /** viewSupport's support_.homeScreen_: Safari's tab on iOS 16.4+, offered the home-screen instructions. */
+  /**
+   * Safari's tab on iOS, which viewSupport's support_.homeScreen_ may offer the home-screen instructions: the core arms
+   * the trigger, and the chunk's lifecycle offers them only where support_.homeScreen_ holds (16.4+, Safari's own tab).
+   */
   homeScreen_?: boolean;
 }
 
 /**
  * viewSupport for push.js's core, without the browser's name and version (the chunk's): the user agent's minimums
- * as `unsupported` reads them, iOS by its home-screen app, and Safari's legacy push and the child window only as
- * far as the view is handed to the chunk. tests/unit/runtime-browser-support.test.ts checks that the two agree.
+ * as `unsupported` reads them, iOS by its home-screen app, Safari's iOS tab without its version, and Safari's legacy
+ * push and the child window only as far as the view is handed to the chunk. tests/unit/runtime-browser-support.test.ts
+ * checks that the two agree.
  */
 export function coreSupport(site: CoreSiteModule): CoreSupport {
   const userAgent = navigator.userAgent;
@@ -81,7 +85,9 @@ export function coreSupport(site: CoreSiteModule): CoreSupport {
   const ios = appleMobile(userAgent);
   if (ios) {
     const app = standalone();
-    if (!app || !pushManager) return { capable_: false, homeScreen_: !!homeScreenTab(userAgent, app) };
+    // Safari's tab may be offered the home-screen instructions: the chunk reads its version (16.4+, not Edge's or
+    // Opera's tab) once the trigger fires, and offers nothing otherwise
+    if (!app || !pushManager) return { capable_: false, homeScreen_: !app && /Version\/.*Safari\//.test(userAgent) };
   }
   const safariPush = PK_FEATURES.safari && safariPushOf();
   if (PK_FEATURES.safari && safariPush && (!pushManager || safariPush.permission(site.safariWebsitePushId!).permission === 'granted'))

@@ -187,6 +187,7 @@ describe("push.js core's view of the browser (coreSupport) against the chunk's (
   it('agrees on every mix of user agent, Push API, worker, touch screen, standalone display and Safari legacy permission', () => {
     const site = { ...coreSite, safariWebsitePushId: 'web.test.calligraphy', vapidKeyHead: 'key' };
     let mixes = 0;
+    const homeScreen = new Set<string>();
     for (const userAgent of userAgents)
       for (const pushManager of [true, false])
         for (const worker of [true, false])
@@ -207,9 +208,19 @@ describe("push.js core's view of the browser (coreSupport) against the chunk's (
                 const mix = [userAgent, pushManager, worker, touch, standalone, legacy];
                 expect([mix, core.capable_]).toEqual([mix, view.pushCapable_]);
                 expect([mix, !!core.chunk_]).toEqual([mix, view.pushCapable_ && (view.onSafari_ || view.viaChildWindow_)]);
-                if (!core.capable_) expect([mix, !!core.homeScreen_]).toEqual([mix, !!view.support_.homeScreen_]);
+                // the core arms the trigger wherever the chunk may offer the home-screen instructions (it then decides)
+                if (view.support_.homeScreen_) expect([mix, core.homeScreen_]).toEqual([mix, true]);
+                if (core.homeScreen_) homeScreen.add(userAgent);
                 mixes++;
               }
     expect(mixes).toBeGreaterThan(200);
+    // Safari's tabs on iOS and on iPadOS (a Mac with a touch screen) only: never Chrome's or Firefox's on iOS
+    expect([...homeScreen]).toEqual([
+      mac('Version/15.6 Safari/605.1.15'),
+      mac('Version/17.4 Safari/605.1.15'),
+      iphone('17_4', 'Version/17.4 Mobile/15E148 Safari/604.1'),
+      iphone('16_3', 'Version/16.3 Mobile/15E148 Safari/604.1'),
+      iphone('17_0', 'Version/17.0 EdgiOS/120.0 Mobile/15E148 Safari/604.1'),
+    ]);
   });
 });

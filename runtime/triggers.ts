@@ -36,19 +36,22 @@ export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | unde
     fired = true;
     fire();
   };
-  // `observed` is false for events other modules emit (they already went through services.emit_).
-  const happened = (kind: string, observed = true): void => {
-    if (observed) services.emit_(kind);
-    if (!triggers.anyOf.includes(kind)) return;
-    if (PK_FEATURES.triggerPersist && store) store.set(triggerEventKey(kind), '1');
-    fireOnce();
-  };
+  /** An event this module observes: on the services' bus, like those other modules emit (subscribe, ecom.*). */
+  const happened = (kind: string): void => services.emit_(kind);
   const has = (kind: string): boolean => kinds.includes(kind);
 
   if (PK_FEATURES.triggerPersist && fire && store && triggers.anyOf.some((kind) => store.get(triggerEventKey(kind)))) {
     setTimeout(fireOnce);
     return;
   }
+  // Every event of the bus, observed here or emitted elsewhere, fires the trigger when the expression names it (a view
+  // without `fire` observes only the events of `triggers.watch`, which the expression does not name).
+  if (fire)
+    services.on_('', (kind) => {
+      if (!triggers.anyOf.includes(kind)) return;
+      if (PK_FEATURES.triggerPersist && store) store.set(triggerEventKey(kind), '1');
+      fireOnce();
+    });
 
   // 0 is no delay; the compiler always writes delayMs (5 s by default)
   if (has('delay')) setTimeout(() => happened('delay'), triggers.delayMs);
@@ -102,16 +105,5 @@ export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | unde
       }
     };
     addEventListener('scroll', check, { passive: true });
-  }
-
-  if (PK_FEATURES.triggerSubscribe || PK_FEATURES.triggerEcom) {
-    const listen = (kind: string): void => {
-      if (has(kind)) services.on_(kind, () => happened(kind, false));
-    };
-    if (PK_FEATURES.triggerSubscribe) listen('subscribe');
-    if (PK_FEATURES.triggerEcom) {
-      listen('ecom.add_cart');
-      listen('ecom.order');
-    }
   }
 }

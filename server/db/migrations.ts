@@ -1110,4 +1110,24 @@ export const MIGRATIONS: Migration[] = [
       `DROP INDEX events_campaign`,
     ],
   },
+  {
+    version: 46,
+    name: "a notification report's breakdown row without a look for an earlier report",
+    statements: [
+      // Migration 33's report trigger looked for an earlier report of the subscriber, campaign and kind before
+      // counting one. Since migration 45's unique index a second such report is never inserted (ON CONFLICT DO
+      // NOTHING, or a unique violation), and an AFTER INSERT trigger fires only for rows inserted, so the look found
+      // nothing every time. It cost a plan on events kept for the session's life: one made while events was small
+      // read the table row by row, and the embedded database (no autovacuum, so no new statistics to make it plan
+      // again) kept it for the process's life. Same rows written; a report without a subscriber still counts each time.
+      `CREATE OR REPLACE FUNCTION delivery_breakdown_report() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         INSERT INTO delivery_breakdown (campaign_id, kind, variant, holdout, language, browser, hour, count)
+         SELECT c.id, NEW.kind, d.variant, d.holdout, s.language, s.browser_type, to_timestamp(floor(extract(epoch FROM NEW.created_at) / 3600) * 3600), 1
+         FROM campaigns c LEFT JOIN deliveries d ON d.campaign_id = c.id AND d.subscriber_id = NEW.subscriber_id
+         LEFT JOIN subscribers s ON s.id = NEW.subscriber_id WHERE c.id = NEW.campaign_id;
+         RETURN NULL;
+       END $$`,
+    ],
+  },
 ];

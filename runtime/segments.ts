@@ -72,20 +72,18 @@ export function startSegments(services: CoreServices, join: JoinSegment): void {
       if (PK_FEATURES.segmentEvents) context.events = events;
       for (const { sid, vn, test } of site.segments) {
         if (pending.has(sid) || services.local_.get(segmentMarkerKey(sid)) === String(vn)) continue;
-        let holds = false;
         try {
-          holds = test(context);
+          if (test(context)) {
+            pending.add(sid);
+            void join(sid, vn).finally(() => pending.delete(sid));
+          }
         } catch {
           // A condition that fails on odd page data simply does not hold.
-        }
-        if (holds) {
-          pending.add(sid);
-          void join(sid, vn).finally(() => pending.delete(sid));
         }
       }
     };
     services.on_('', (kind) => {
-      events[kind] = true;
+      if (PK_FEATURES.segmentEvents) events[kind] = true;
       evaluate();
     });
     evaluate();

@@ -34,6 +34,17 @@ export interface RunCampaignOptions extends SendPushOptions {
   vapidKeys?: ReadonlyMap<string, VapidKeyPair>;
 }
 
+/**
+ * A claim takes this many times the concurrency, and the next one starts when the queue is down to REFILL_FACTOR
+ * times it: the workers have two rounds of deliveries in hand while a claim is under way. With a
+ * claim of twice the concurrency started at one concurrency left, a claim (slower than a result write: it returns
+ * the rows and plans afresh) came back after the queue had run dry, and every worker waited for it, once per claim.
+ * Deliveries claimed and not yet sent are never sent twice (a runner that dies leaves them to its lease), so holding
+ * more of them costs only their wait for the lease after a crash.
+ */
+const CLAIM_FACTOR = 4;
+const REFILL_FACTOR = 2;
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function isRequestError(error: unknown): boolean {
@@ -86,7 +97,7 @@ export async function runCampaign(store: DeliveryStore, campaignId: string, opti
 
   const refill = async (): Promise<void> => {
     while (!options.signal?.aborted) {
-      const claimed = await store.claimPending(campaignId, concurrency * 2);
+      const claimed = await store.claimPending(campaignId, concurrency * CLAIM_FACTOR);
       if (claimed.length > 0) {
         for (const delivery of claimed) retryDue.delete(delivery.id);
         queue.push(...claimed);
@@ -109,11 +120,11 @@ export async function runCampaign(store: DeliveryStore, campaignId: string, opti
     }));
 
   const next = async (): Promise<Delivery | undefined> => {
-    // The next batch is claimed while this one is sent (below `concurrency` left): no request waits for a claim.
+    // The next batch is claimed while this one is sent (at REFILL_FACTOR times `concurrency` left): no request waits for a claim.
     // Nobody awaits a claim ahead, so its failure (the database away) is caught here, or it would end the
     // provider's process as an unhandled rejection. A later claim is made afresh; one a worker waits for (the
     // queue empty) ends the run with its error, and the provider runs the campaign again, as before.
-    if (queue.length <= concurrency && !exhausted && !options.signal?.aborted) startRefill().catch(() => undefined);
+    if (queue.length <= concurrency * REFILL_FACTOR && !exhausted && !options.signal?.aborted) startRefill().catch(() => undefined);
     while (queue.length === 0) {
       if (exhausted || options.signal?.aborted) return undefined;
       await startRefill();

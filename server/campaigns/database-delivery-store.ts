@@ -420,7 +420,13 @@ export class DatabaseDeliveryStore implements DeliveryStore {
 
   private async writeResults(): Promise<void> {
     let unavailableSince: number | undefined;
-    while (this.results.length > 0) {
+    for (;;) {
+      // One turn of the event loop first: the workers the last write woke send and answer meanwhile (a push whose
+      // answer has arrived, a sender that answers at once), and their results join this statement. Without it a
+      // write started with the first result alone and the next took the rest: statements alternated between one
+      // result and the other `concurrency - 1`, twice the commits (each a WAL flush) for the same results.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.results.length === 0) return;
       const batch = this.results.splice(0);
       try {
         await this.db.query(

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createCampaign } from '../../server/campaigns/campaign-store.ts';
 import { campaignProgress, sendCampaign, vapidSubjectOf, type SendCampaignOptions } from '../../server/campaigns/campaign-sender.ts';
 import { DatabaseDeliveryStore } from '../../server/campaigns/database-delivery-store.ts';
+import { runCampaign } from '../../server/campaigns/campaign-runner.ts';
 import { verifyVapidAuthorization } from '../support/fake-push-service.ts';
 import { useProviderHarness } from '../support/provider-harness.ts';
 import { postSync, SITE_HASH } from '../support/server.ts';
@@ -158,5 +159,40 @@ describe('sending a campaign from the database', () => {
     expect(retaken).toHaveLength(1);
     expect(retaken[0]!.attempts).toBe(2);
     other.abandonClaims();
+  });
+});
+
+describe("a send's statements", () => {
+  it('writes the answers that are in together: one result statement per `concurrency` answers, not two', async () => {
+    // A sender that answers at once (the database is all a send waits for): each result statement takes every answer
+    // that came in while the last one was written. A write started with the first answer alone before, and the next
+    // took the rest, so statements alternated between 1 and `concurrency - 1` answers: twice the commits.
+    await harness.db.query(`UPDATE subscribers SET status = 'unsubscribed'`);
+    await harness.db.query(
+      `INSERT INTO subscribers (id, site_hash, uuid, status, endpoint, p256dh, auth)
+       SELECT 'batch-' || i, $1, 'uuid-batch-' || i, 'subscribed', 'https://push.example/batch/' || i, 'p256dh', 'auth'
+       FROM generate_series(1, 400) AS i`,
+      [SITE_HASH],
+    );
+    const campaignId = await newCampaign('Batched');
+    const statements = { results: 0, claims: 0 };
+    const db = Object.create(harness.db) as typeof harness.db;
+    db.query = ((sql: string, ...rest: unknown[]) => {
+      if (sql.includes('WITH marked AS')) statements.results += 1;
+      if (sql.includes('SKIP LOCKED')) statements.claims += 1;
+      return (harness.db.query as (...args: unknown[]) => unknown)(sql, ...rest);
+    }) as typeof db.query;
+    const counts = await runCampaign(new DatabaseDeliveryStore(db, harness.site.config), campaignId, {
+      vapid: harness.vapid,
+      subject: 'mailto:owner@letters.example',
+      concurrency: 20,
+      send: async () => ({ outcome: 'delivered', statusCode: 201 }),
+    });
+    expect(counts).toMatchObject({ sent: 400, delivered: 400 });
+    expect(await campaignProgress(harness.db, campaignId)).toMatchObject({ recipients: 400, pending: 0, delivered: 400 });
+    // 400 answers at concurrency 20: 20 statements when each takes 20 (about 40 before)
+    expect(statements.results).toBeLessThanOrEqual(24);
+    // and a claim takes four times the concurrency, ahead of need: 5 claims and the empty one that ends the run (11 before)
+    expect(statements.claims).toBeLessThanOrEqual(7);
   });
 });

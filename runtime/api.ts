@@ -12,7 +12,8 @@ import { createServices } from './create-services.ts';
 import { chunkGet, once } from './chunk-loader.ts';
 import { afterLoad } from './after-load.ts';
 import { answer, guard, logSwallowed } from './guard.ts';
-import { decideView, shopWork, type ViewDecision } from './view-decision.ts';
+import { decideView, type ViewDecision } from './view-decision.ts';
+import { Product } from '../contract/shop-events.ts';
 import { startSegments } from './segments.ts';
 import { createTagger } from './tags.ts';
 import { watchTriggers } from './triggers.ts';
@@ -64,15 +65,7 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
   /** Whether the core watches the trigger events (then the chunk's lifecycle does not). */
   let coreTriggers = false;
   let runtime: Promise<LifecycleRuntime> | undefined;
-  /** The chunk's shop listens for cart-add posts itself once it runs. */
-  let shopStarted = false;
-  const takeOver = (): Promise<LifecycleRuntime> =>
-    (runtime =
-      runtime ||
-      chunk().then((c) => {
-        shopStarted = true;
-        return c._start(services, notify, coreTriggers);
-      }));
+  const takeOver = (): Promise<LifecycleRuntime> => (runtime = runtime || chunk().then((c) => c._start(services, notify, coreTriggers)));
   /** An API call that acts: run by the chunk's runtime; a chunk that cannot load is logged, never thrown. */
   const via = (use: (runtime: LifecycleRuntime) => unknown): void => void takeOver().then(use).catch(logSwallowed);
   const segmentCall =
@@ -145,15 +138,22 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
           : Promise.resolve(false),
       );
     if (PK_FEATURES.shop && services.trackingAllowed_() && !services.optedOut_()) {
+      // A shop page with work for the chunk (shop.ts, which checks the consent and the opt-out again): a product page,
+      // a cart-add post to read back, an order page.
       void afterLoad().then(() => {
-        if (shopWork(services)) takeOver().catch(logSwallowed);
+        if (
+          document.querySelector(Product.SELECTOR) ||
+          services.session_.get(Key.CART_POSTED) ||
+          /checkouts\/[^/?#]+/.test(location.pathname)
+        )
+          takeOver().catch(logSwallowed);
       });
-      // Until the chunk's shop runs (shop.ts), a cart-add post is kept for it: the post leaves the page.
+      // A cart-add post is kept for the chunk's shop (the post leaves the page), which records it too once it runs.
       document.addEventListener(
         'submit',
         (event) => {
-          const form = event.target as HTMLFormElement | null;
-          if (shopStarted || !form || !form.getAttribute || !String(form.getAttribute('action')).includes('/cart/add')) return;
+          const form = event.target as HTMLFormElement;
+          if (!form.getAttribute || !String(form.getAttribute('action')).includes('/cart/add')) return;
           const field = form.elements.namedItem('id') as HTMLInputElement | null;
           const variant = field && field.value && field.value.slice(0, 64);
           services.session_.set(Key.CART_POSTED, Date.now() + (variant ? ' ' + variant : ''));

@@ -9,7 +9,6 @@ import { valid } from './create-services.ts';
 import { BROWSER_ID_PATTERN } from '../contract/ids.ts';
 import { inSync } from './sync.ts';
 import { newUuid } from './visitor-id.ts';
-import { Product } from '../contract/shop-events.ts';
 import { Key, UUID_DAYS } from './storage-keys.ts';
 
 export interface ViewDecision {
@@ -81,9 +80,3 @@ export async function decideView(services: CoreServices): Promise<ViewDecision> 
   if (!subscribed && (subscriberId || local.get(Key.STATUS) === 'subscribed')) return full;
   return { _full: false, _offer: !subscribed && permission !== 'denied' && !hidden(), _canPush: true };
 }
-
-/** A shop page with work for the chunk (shop.ts): a product page, a cart-add post to read back, an order page. */
-export const shopWork = (services: CoreServices): boolean =>
-  services.trackingAllowed_() &&
-  !services.optedOut_() &&
-  !!(document.querySelector(Product.SELECTOR) || services.session_.get(Key.CART_POSTED) || /checkouts\/[^/?#]+/.test(location.pathname));

@@ -60,12 +60,14 @@ export async function createCampaign(
     const campaignId = String(rows[0]!.id);
     const audience = await audienceQuery(tx, site.hash, input, 2);
     if (input.audience) await tx.query('UPDATE campaigns SET audience_id = $2 WHERE id = $1', [campaignId, input.audience]);
-    // counted in the database: a campaign to everyone must not carry a row per recipient back to the process
+    // counted in the database: a campaign to everyone must not carry a row per recipient back to the process. A plain
+    // INSERT: the campaign is this transaction's own and the audience names each subscriber once (by primary key), so
+    // no row can conflict, and ON CONFLICT's speculative insertion cost a unique-index probe and a WAL record per row.
     const inserted = await tx.query<{ recipients: number }>(
       `WITH inserted AS (
          INSERT INTO deliveries (campaign_id, subscriber_id, next_attempt_at)
          SELECT $1, audience.id, $${audience.params.length + 2}::timestamptz FROM (${audience.sql}${firstChunkSql(input)}) audience
-         ON CONFLICT (campaign_id, subscriber_id) DO NOTHING RETURNING 1
+         RETURNING 1
        )
        SELECT count(*)::int AS recipients FROM inserted`,
       // due by the sender's clock (the one `now` comes from), not the database server's

@@ -79,8 +79,8 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
   const addSegment = segmentCall((r) => r._addToSegment);
   const api: PushkitApi = {
     push: guard((call: unknown) => {
-      // `ready` is a promise, not called (the test below)
-      if (!Array.isArray(call) || typeof call[0] !== 'string' || call[0] === 'push') return;
+      // `ready` is a promise, not called (the test below); a name that is not a string names nothing of the API
+      if (!Array.isArray(call) || call[0] === 'push') return;
       const fn = (api as unknown as Record<string, unknown>)[call[0]];
       if (typeof fn === 'function') (fn as (...args: unknown[]) => unknown)(...call.slice(1));
     }),

@@ -7,7 +7,7 @@ import { triggerEventKey } from './storage-keys.ts';
 import { afterLoad } from './after-load.ts';
 
 // The distances and times below are written as literals (esbuild keeps a module's constants as variables): the
-// scroll tolerance 2 px, leaveIntent's threshold 2 px and delay 1 s, the interval's tick 1 s.
+// leaveIntent's threshold 2 px and delay 1 s, the interval's period 1 s (the scroll tolerance, 2 px, is the compiler's).
 
 /**
  * Calls `fire` once, when any event of `triggers.anyOf` happens (or happened in an earlier view, per
@@ -79,15 +79,8 @@ export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | unde
     if (PK_FEATURES.triggerMousedown) onMatch('mousedown', triggers.mousedownSelector);
   }
 
-  if (PK_FEATURES.triggerInterval && has('interval')) {
-    let ticks = 0;
-    const timer = setInterval(() => {
-      if (++ticks >= (triggers.intervalTicks || 1)) {
-        clearInterval(timer);
-        happened('interval');
-      }
-    }, 1000);
-  }
+  // intervalTicks periods of 1 s, timed as one
+  if (PK_FEATURES.triggerInterval && has('interval')) setTimeout(() => happened('interval'), (triggers.intervalTicks || 1) * 1000);
 
   if (PK_FEATURES.triggerLeaveIntent && has('leaveIntent')) {
     const start = Date.now();

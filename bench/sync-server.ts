@@ -2,37 +2,40 @@
 // a mix of insert, update and http-sync (autocannon on loopback), on the embedded database and on PostgreSQL
 // (when PUSHKIT_BENCH_DATABASE_URL is set), against the floor: a bare fastify route that parses the same form
 // body and answers without touching a database, measured in the same run.
-//   npx tsx bench/sync-server.ts [--seconds 10] [--connections 50] [--rounds 1] [--no-embedded] [--warm-up 3] [--per-second]
+//   npx tsx bench/sync-server.ts [--seconds 10] [--connections 50] [--rounds 1] [--no-embedded] [--warm-up 10] [--per-second]
 // --rounds N: N rounds, each the floor and then the providers, one after the other; every round's rows and the
 // median ratio of each row to its round's floor (a loaded machine moves both sides of a round together).
 // --per-second: each row's requests per second, second by second (a slow start, or a slow stretch, shows there).
-// --warm-up S (default 3): every target, the bare route as much as the providers, first takes S seconds of the same
-// load, not counted, then is measured: a server's steady state, not its first seconds after start in this process
-// (JIT, connections; bench/README.md, method). --warm-up 0: the method before 2026-11-27 04:00 UTC.
+// --warm-up S (default 10): every target, the bare route as much as the providers, first takes S seconds of the same
+// load, not counted, then is measured: a server's steady state, as a provider that has run for a while answers, not
+// its first seconds, which V8 runs before its optimizing compiler has compiled the hot paths (bench/README.md,
+// method). --warm-up 3: the method of 2026-11-27 04:00-09:00 UTC; --warm-up 0: the method before.
+// Each row also gives this process's CPU per request and how busy its event loop was (autocannon, the server and
+// the provider share it; a busy share near 100% says the thread, not the database, is what limits the row).
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import formbody from '@fastify/formbody';
 import { startProvider } from '../server/start-provider.ts';
+import { benchArgs, wholeNumber } from './bench-args.ts';
 
-const { values } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '10' },
-    connections: { type: 'string', default: '50' },
-    // --no-embedded: the floor and PostgreSQL only (before/after rounds of a PostgreSQL change)
-    'no-embedded': { type: 'boolean', default: false },
-    rounds: { type: 'string', default: '1' },
-    'per-second': { type: 'boolean', default: false },
-    'warm-up': { type: 'string', default: '3' },
-  },
+const USAGE = 'npx tsx bench/sync-server.ts [--seconds 10] [--connections 50] [--rounds 1] [--no-embedded] [--warm-up 10] [--per-second]';
+const values = benchArgs(USAGE, {
+  seconds: { type: 'string', default: '10' },
+  connections: { type: 'string', default: '50' },
+  // --no-embedded: the floor and PostgreSQL only (before/after rounds of a PostgreSQL change)
+  'no-embedded': { type: 'boolean', default: false },
+  rounds: { type: 'string', default: '1' },
+  'per-second': { type: 'boolean', default: false },
+  'warm-up': { type: 'string', default: '10' },
 });
-const SECONDS = Number(values.seconds);
-const CONNECTIONS = Number(values.connections);
-const ROUNDS = Number(values.rounds);
-const WARM_UP = Number(values['warm-up']);
+const SECONDS = wholeNumber('seconds', values.seconds, USAGE);
+const CONNECTIONS = wholeNumber('connections', values.connections, USAGE);
+const ROUNDS = wholeNumber('rounds', values.rounds, USAGE);
+const WARM_UP = wholeNumber('warm-up', values['warm-up'], USAGE, 0);
 // A prefix of this run's endpoints: rounds against one PostgreSQL database never find another round's subscribers.
 let runId = `${Date.now().toString(36)}`;
 const HASH = 'bench-site-0001';
@@ -47,6 +50,10 @@ interface Figures {
   non2xx: number;
   errors: number;
   perSecond: number[];
+  /** This process's CPU (user + system) per request answered, in µs: autocannon's share is the same on both sides. */
+  cpuPerRequest: number;
+  /** The share of the measured seconds this process's event loop was busy (0..1). */
+  busy: number;
 }
 
 function subscriptionOf(n: number) {
@@ -98,10 +105,15 @@ function mixedBodies(known: { id: string; secret: string }[]) {
 async function load(name: string, url: string, nextBody: () => string): Promise<Figures> {
   if (WARM_UP > 0) await drive(url, nextBody, WARM_UP);
   const perSecond: number[] = [];
+  const cpu = process.cpuUsage();
+  const loop = performance.eventLoopUtilization();
   const result = await drive(url, nextBody, SECONDS, perSecond);
+  const used = process.cpuUsage(cpu);
   return {
     name,
     perSecond,
+    cpuPerRequest: (used.user + used.system) / Math.max(1, result.requests.total),
+    busy: performance.eventLoopUtilization(loop).utilization,
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -196,6 +208,7 @@ async function measureFloor(): Promise<Figures> {
 }
 
 const work = await mkdtemp(join(tmpdir(), 'push-kit-bench-sync-'));
+const loadBefore = loadavg()[0]!;
 const rounds: Figures[][] = [];
 for (let round = 0; round < ROUNDS; round += 1) {
   runId = `${Date.now().toString(36)}r${round}`;
@@ -210,7 +223,10 @@ for (let round = 0; round < ROUNDS; round += 1) {
 }
 await rm(work, { recursive: true, force: true });
 
-console.log(`\nsync endpoint, ${CONNECTIONS} connections for ${SECONDS} s each, mix of insert / update / http-sync`);
+console.log(
+  `\nsync endpoint, ${CONNECTIONS} connections for ${SECONDS} s each after ${WARM_UP} s of warm-up, mix of insert / update / http-sync` +
+    ` (load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end)`,
+);
 console.log(
   'target'.padEnd(40),
   'req/s'.padStart(8),
@@ -218,6 +234,8 @@ console.log(
   'p99 ms'.padStart(8),
   'non-2xx'.padStart(8),
   'vs floor'.padStart(9),
+  'µs CPU/req'.padStart(11),
+  'busy'.padStart(6),
 );
 for (const [index, results] of rounds.entries()) {
   if (ROUNDS > 1) console.log(`round ${index + 1}`);
@@ -230,6 +248,8 @@ for (const [index, results] of rounds.entries()) {
       String(figures.p99).padStart(8),
       String(figures.non2xx + figures.errors).padStart(8),
       `${(figures.requestsPerSecond / floor.requestsPerSecond).toFixed(3)}x`.padStart(9),
+      figures.cpuPerRequest.toFixed(0).padStart(11),
+      `${(figures.busy * 100).toFixed(0)}%`.padStart(6),
     );
     if (values['per-second']) console.log('  per second:', figures.perSecond.join(' '));
   }

@@ -82,10 +82,15 @@ export function startSegments(services: CoreServices, join: JoinSegment): void {
         }
       }
     };
-    services.on_('', (kind) => {
-      if (PK_FEATURES.segmentEvents) events[kind] = true;
-      evaluate();
-    });
+    services.on_(
+      '',
+      PK_FEATURES.segmentEvents
+        ? (kind) => {
+            events[kind] = true;
+            evaluate();
+          }
+        : evaluate,
+    );
     evaluate();
   }
 

@@ -28,8 +28,7 @@ export function createTagger(services: CoreServices): { tag(key: string, value: 
   const url = services.site_.servicesServerUrl + '/tags';
 
   const send = (hiding: boolean): void => {
-    clearTimeout(timer);
-    timer = undefined;
+    // (a batch sent at page hide leaves its pending timer an empty batch, which sends nothing)
     const subscriberId = services.subscriberId_();
     if (!subscriberId || !Object.keys(batch).length) return;
     const params = {

@@ -22,7 +22,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import { CAP_WINDOW_MS, guardrailVerdict, type CampaignGuardrails } from './guardrails.ts';
 import { deliveryResultsStatement } from '../webhooks/index.ts';
 import { claimSlots } from './throttle.ts';
-import { claimLeaseSeconds, claimRenewMs } from './claim-lease.ts';
+import { claimLeaseSeconds, claimRenewMs, unclaimed } from './claim-lease.ts';
 /** How often results are written again while the database is away (for at most a lease). */
 const RESULT_RETRY_MS = 500;
 /** What a claim returns of each claimed delivery (a ClaimedRow but `recent`), from deliveries d, subscribers s, campaigns c and campaign_variants v. */
@@ -310,7 +310,7 @@ export class DatabaseDeliveryStore implements DeliveryStore {
       text: `SELECT d.id, (s.endpoint IS NULL OR s.p256dh IS NULL OR s.auth IS NULL OR s.status <> 'subscribed') AS gone
          FROM deliveries d JOIN subscribers s ON s.id = d.subscriber_id
          WHERE d.campaign_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= $4
-           AND (d.claimed_at IS NULL OR d.claimed_at < now() - make_interval(secs => $3))
+           AND ${unclaimed('$3')}
            -- an A/B test's rest waits for its winner
            AND (d.variant IS NOT NULL OR NOT EXISTS (
              SELECT 1 FROM campaigns t WHERE t.id = $1 AND t.winner_at IS NOT NULL AND t.winner_variant IS NULL))

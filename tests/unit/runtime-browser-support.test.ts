@@ -112,6 +112,39 @@ describe('browser support', () => {
     expect(detectSupport(userAgent, undefined, site, { ...bare, ...env })).toMatchObject(expected);
   });
 
+  it('names the engine and version as one expression per engine did: the first engine in order, its leftmost version', () => {
+    const engines = [
+      /Edg(?:e|A|iOS)?\/(\d+)/,
+      /(?:OPR|Opera)\/(\d+)/,
+      /UCBrowser\/(\d+)/,
+      /SamsungBrowser\/(\d+)/,
+      /Firefox\/(\d+)/,
+      /Chrom(?:e|ium)\/(\d+)/,
+    ];
+    const userAgents = [
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36',
+      'Ubuntu Chromium/37.0.2062.94 Chrome/38.0.2062.94 Safari/537.36',
+      'Chrome/ Chrome/x Chrome/50.1',
+      'Chrome/0 Firefox/',
+      'EdgA/45.0 Edg/80.0 Edge/18.1 Chrome/90',
+      'Edge/ Edg/79 xEdgiOS/12',
+      'Opera/9.80 (Windows NT 6.1) Presto/2.12.388 Version/12.16',
+      'Chrome/60 OPR/ Opera OPR/42.1',
+      'Firefox Firefox/ /44 Firefox/0044 SamsungBrowser/7',
+      'UCBrowser/4.0 Chrome/57 Firefox/50',
+      'Chrome/99999999999999999999',
+      'line\nbreak Chrome/70',
+      'Lynx/2.8.9rel.1',
+      '',
+    ];
+    for (const userAgent of userAgents) {
+      const index = engines.findIndex((engine) => engine.test(userAgent));
+      const expected = index < 0 ? 0 : [index + 2, Number(engines[index]!.exec(userAgent)![1])];
+      const { browser_, version_ } = detectCode(userAgent, undefined, site, bare);
+      expect([userAgent, browser_ > 1 ? [browser_, version_] : 0]).toEqual([userAgent, expected]);
+    }
+  });
+
   it('Edge without a vapid key cannot subscribe', () => {
     expect(detectSupport(desktop('Chrome/120.0 Safari/537.36 Edg/120.0'), undefined, { vapidKeyHead: '' }, bare).failure_).toBe(
       NO_EDGE_VAPID_KEY,

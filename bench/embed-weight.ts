@@ -4,6 +4,7 @@
 // esbuild in the same run. push.js is the core every view downloads; its lifecycle chunk beside it
 // (push.lifecycle.<hash>.js) only views that need it: both are weighed, and the two together (a prompt view).
 // Goals (issue 34): the core at most 4 KB gzip for calligraphy and 5 KB everything-on.
+// --breakdown: each core's minified bytes by module (esbuild's metafile) and the gzip bytes each feature's code costs it.
 //   npx tsx bench/embed-weight.ts [--breakdown]
 import { benchArgs } from './bench-args.ts';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { loadConfig } from '../config/load-config.ts';
-import { siteFeatures } from '../compiler/features.ts';
+import { FEATURE_NAMES, siteFeatures } from '../compiler/features.ts';
 import { generateSiteModule, generateWorkerSiteModule } from '../compiler/site-module.ts';
 import { bundleEntry } from '../emit/bundle.ts';
 import { buildSite } from '../emit/build-site.ts';
@@ -85,15 +86,12 @@ async function printBreakdown(label: string, file: string): Promise<void> {
   if (!loaded.ok) throw new Error(`${file}: ${loaded.problems.map((problem) => problem.message).join('; ')}`);
   const features = siteFeatures(loaded.config, loaded.compiled);
   const prompts = await renderPrompts(loaded.config, features);
-  const bundle = await bundleEntry(
-    'runtime/push.ts',
-    {
-      'pushkit:site': generateSiteModule(loaded.config, loaded.compiled, prompts),
-      'pushkit:core-site': generateSiteModule(loaded.config, loaded.compiled, prompts, true),
-      'pushkit:worker-site': generateWorkerSiteModule(loaded.config),
-    },
-    features,
-  );
+  const generated = {
+    'pushkit:site': generateSiteModule(loaded.config, loaded.compiled, prompts),
+    'pushkit:core-site': generateSiteModule(loaded.config, loaded.compiled, prompts, true),
+    'pushkit:worker-site': generateWorkerSiteModule(loaded.config),
+  };
+  const bundle = await bundleEntry('runtime/push.ts', generated, features);
   const output = Object.values(bundle.metafile.outputs)[0]!;
   const modules = Object.entries(output.inputs)
     .map(([path, input]) => ({ path: path.replace(/^pushkit-generated:/, '(generated) '), bytes: input.bytesInOutput }))
@@ -106,6 +104,19 @@ async function printBreakdown(label: string, file: string): Promise<void> {
       `  ${module.path.padEnd(48)} ${String(module.bytes).padStart(6)}  ${((module.bytes / total) * 100).toFixed(1).padStart(5)}%`,
     );
   }
+  // What each feature's code costs the core in gzip: the core built with that one build flag off, against the site's
+  // (the site module unchanged: its data is the config's). Gzip does not add up per module; removal is what a change saves.
+  const gzipOf = (code: string): number => gzipSync(code, { level: 9 }).length;
+  const base = gzipOf(bundle.code);
+  const costs: Array<[string, number, number]> = [];
+  for (const name of FEATURE_NAMES) {
+    if (!features[name]) continue;
+    const without = await bundleEntry('runtime/push.ts', generated, { ...features, [name]: false });
+    costs.push([name, bundle.code.length - without.code.length, base - gzipOf(without.code)]);
+  }
+  if (costs.length) console.log(`  the code of each feature the site uses (minified B, gzip B the core loses without it):`);
+  for (const [name, raw, gzip] of costs.sort((a, b) => b[2] - a[2]))
+    console.log(`    ${name.padEnd(46)} ${String(raw).padStart(6)} ${String(gzip).padStart(6)}`);
 }
 
 if (values.breakdown) {

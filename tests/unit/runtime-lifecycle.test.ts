@@ -524,9 +524,14 @@ describe('the subscriber secret (proof of this browser)', () => {
 });
 
 describe('uuid handling (spec section 4)', () => {
-  it('creates the visitor uuid cookie when there is none', async () => {
+  it('creates the visitor uuid cookie when there is none, once the chunk runs; a view that only arms the prompt writes none', async () => {
     installBrowser();
-    await startRuntime(site, inlineChunk).ready;
+    const api = startRuntime(site, inlineChunk);
+    await api.ready;
+    // nothing on such a view reads the uuid (the sync, a uuid link and the child window are the chunk's)
+    expect(document.cookie).not.toContain('_wingify_pc_uuid');
+    api.triggerOptIn();
+    await settle();
     expect(document.cookie).toMatch(/_wingify_pc_uuid=[\w-]{20,}/);
   });
 

@@ -2,7 +2,7 @@
 // stored identity, read with validation so edited or corrupted values count as absent.
 import type { CoreSiteModule } from './site-module.ts';
 import type { CoreServices, RuntimeServices } from './services.ts';
-import { cookieStore, webStore } from './storage.ts';
+import { cookieStore, localStore } from './storage.ts';
 import { Key } from './storage-keys.ts';
 import { BROWSER_ID_PATTERN, PLACEHOLDER_SUBSCRIBER_ID } from '../contract/ids.ts';
 import { guard } from './guard.ts';
@@ -19,7 +19,7 @@ export type Transport = Pick<RuntimeServices, 'get_' | 'jsonp_' | 'postForm_' | 
 /** `get_`: the core's, which loads the lifecycle chunk for its request. `site`: the core's copy, or a whole SiteModule. */
 export function createServices<S extends CoreSiteModule>(site: S, get: RuntimeServices['get_']): CoreServices & { site_: S } {
   const listeners: Record<string, Array<(event: string) => void>> = {};
-  const local = webStore(() => localStorage);
+  const local = localStore;
   return {
     site_: site,
     subscriberId_: () => {

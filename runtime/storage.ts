@@ -2,19 +2,20 @@
 import type { CookieStore, KeyValueStore } from './services.ts';
 
 /** Runs `fn`, returning `fallback` when the browser refuses (private mode, blocked storage, sandboxed frame). */
-const safely = <T>(fn: () => T, fallback: T): T => {
+const safely = <T>(fn: () => T, fallback?: T): T => {
   try {
     return fn();
   } catch {
-    return fallback;
+    return fallback as T;
   }
 };
 
-export const webStore = (pick: () => Storage): KeyValueStore => ({
-  get: (key) => safely(() => pick().getItem(key), null),
-  set: (key, value) => safely(() => pick().setItem(key, value), undefined),
-  remove: (key) => safely(() => pick().removeItem(key), undefined),
-});
+/** localStorage (its getter throws where storage is blocked, so it is read inside each call). */
+export const localStore: KeyValueStore = {
+  get: (key) => safely(() => localStorage.getItem(key), null),
+  set: (key, value) => safely(() => localStorage.setItem(key, value)),
+  remove: (key) => safely(() => localStorage.removeItem(key)),
+};
 
 /**
  * The cookies as the view's start read them (readCookies), with our own writes since: document.cookie's first read

@@ -12,9 +12,12 @@ export interface ChunkScript extends HTMLScriptElement {
 import type { Transport } from './create-services.ts';
 import { afterLoad } from './after-load.ts';
 
-// Read while push.js runs: currentScript is only set then.
+// Read while push.js runs: currentScript is only set then. `base`: push.js's folder (a URL without its query and
+// fragment, up to its last slash), so a chunk's URL is the folder and its file name, without a `new URL`: the page's
+// first URL object costs a first visit 0.1-0.2 ms (issue 34).
 const own = document.currentScript as HTMLScriptElement | null;
-const base = (own && own.src) || location.href;
+const url = ((own && own.src) || location.href).split('#')[0]!.split('?')[0]!;
+const base = url.slice(0, url.lastIndexOf('/') + 1);
 const nonce = own && own.nonce;
 
 /** Loads the chunk `file` (after the page's load) and resolves its exports; rejects when it cannot be run. */
@@ -23,10 +26,14 @@ export const loadChunk = <T>(file: string): Promise<T> =>
     () =>
       new Promise<T>((resolve, reject) => {
         const script = document.createElement('script') as ChunkScript;
-        script.src = new URL(file, base).href;
+        script.src = base + file;
         if (nonce) script.nonce = nonce;
-        script.pushkitChunk = resolve as (exports: unknown) => void;
-        // a chunk that ran has resolved already; one that loaded but did not run (not our file) settles here
+        script.pushkitChunk = (exports) => {
+          // ran: its load event calls nothing (the call, and an Error's stack recorded under DevTools, cost 0.1 ms)
+          script.onload = null;
+          resolve(exports as T);
+        };
+        // a file that loaded but did not run (not our chunk), or did not load
         script.onload = script.onerror = () => reject(new Error(file));
         document.head.appendChild(script);
       }),

@@ -32,29 +32,27 @@
 // Goals (issue 34): at most 0.5x Firebase's main-thread time on both, no request and no chunk on an in-sync view,
 // no long task.
 //   npx tsx bench/page-cost.ts [--loads 15] [--path /submissions.html] [--host-storage] [--profile]
-import { parseArgs } from 'node:util';
 import type { BrowserContext, CDPSession } from 'playwright-core';
 import { launchPersistentChromium } from '../tests/support/browser.ts';
 import { startFakeGcm } from '../tests/support/fake-gcm.ts';
 import { startStack } from '../tests/support/stack.ts';
 import { subscribeThroughApi } from '../tests/support/subscribe.ts';
+import { benchArgs, wholeNumber } from './bench-args.ts';
 import { bundleFirebaseClient, FIREBASE_PAGE_LOAD_CLIENT } from './firebase-client.ts';
 
-const { values } = parseArgs({
-  options: {
-    loads: { type: 'string', default: '15' },
-    path: { type: 'string', default: '/submissions.html' },
-    // Also samples V8's CPU profile and prints where push.js spends its main-thread time (adds overhead).
-    profile: { type: 'boolean', default: false },
-    // The page's own script reads document.cookie and localStorage before push.js, as any page with analytics
-    // or a consent banner does: the first read of each is a synchronous call to the browser process (about
-    // 1 ms each here), which push.js then no longer pays.
-    'host-storage': { type: 'boolean', default: false },
-  },
+const USAGE = 'npx tsx bench/page-cost.ts [--loads 15] [--path /submissions.html] [--host-storage] [--profile]';
+const values = benchArgs(USAGE, {
+  loads: { type: 'string', default: '15' },
+  path: { type: 'string', default: '/submissions.html' },
+  // Also samples V8's CPU profile and prints where push.js spends its main-thread time (adds overhead).
+  profile: { type: 'boolean', default: false },
+  // The page's own script reads document.cookie and localStorage before push.js, as any page with analytics
+  // or a consent banner does: the first read of each is a synchronous call to the browser process (about
+  // 1 ms each here), which push.js then no longer pays.
+  'host-storage': { type: 'boolean', default: false },
 });
-const LOADS = Number(values.loads);
+const LOADS = wholeNumber('loads', values.loads, USAGE);
 const PATH = values.path;
-if (!Number.isInteger(LOADS) || LOADS < 1) throw new Error(`--loads must be a whole number >= 1, got ${values.loads}`);
 /** How long a view is watched after `load`: push.js runs async and its in-sync checks are promise chains. */
 const SETTLE_MS = 500;
 

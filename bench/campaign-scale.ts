@@ -4,7 +4,8 @@
 // rows, as the peer. Reports the time to create the delivery rows, the time of one claim with the whole
 // campaign pending, the time to finish, the rate against web-push's, and what one campaign adds to the database
 // (table and index bytes per subscriber): the figures docs/scaling.md plans from. While it sends, the owner API's
-// reads (the campaign list and the campaign) are timed every 100 ms and the process's resident memory sampled;
+// reads (the campaign list and the campaign) are timed every 100 ms, the process's resident memory sampled and the
+// send's statements tallied (claims, result writes: how many, rows each, how long each waited for its answer);
 // afterwards the campaign's delivery rows are pruned as after its reporting window and the bytes left counted.
 // With more than 200,000 subscribers every subscriber shares one key pair at the push service (the sender still
 // makes a fresh key agreement per message) and the web-push peer is left out unless --peer.
@@ -37,6 +38,30 @@ const values = benchArgs(USAGE, {
 });
 
 const TABLES = ['deliveries', 'delivery_counts', 'delivery_breakdown', 'events', 'campaigns', 'subscribers'] as const;
+
+/** A send's statements by kind: how many, and the milliseconds each waited for its answer (they overlap the pushes). */
+type Tally = Record<'claims' | 'result writes' | 'other', { count: number; rows: number; ms: number[] }>;
+
+/** `db` with each statement of a send tallied by kind (a claim, a result write, anything else). */
+function tallied(db: Database): { db: Database; tally: Tally } {
+  const tally: Tally = {
+    claims: { count: 0, rows: 0, ms: [] },
+    'result writes': { count: 0, rows: 0, ms: [] },
+    other: { count: 0, rows: 0, ms: [] },
+  };
+  const wrapped = Object.create(db) as Database;
+  wrapped.query = (async (sql: string, params?: unknown[], options?: unknown) => {
+    // a claim (database-delivery-store.ts claimAtOnce), a result batch, anything else (renewals of the claims, progress)
+    const kind = sql.includes('WITH picked AS') ? 'claims' : sql.includes('WITH marked AS') ? 'result writes' : 'other';
+    const start = performance.now();
+    const result = await (db.query as (...args: unknown[]) => Promise<{ rows: unknown[] }>)(sql, params, options);
+    tally[kind].count += 1;
+    tally[kind].ms.push(performance.now() - start);
+    tally[kind].rows += kind === 'result writes' ? (params![0] as unknown[]).length : result.rows.length;
+    return result;
+  }) as Database['query'];
+  return { db: wrapped, tally };
+}
 
 /** Bytes of each table with its indexes and TOAST. */
 async function sizes(db: Database): Promise<Record<string, number>> {
@@ -115,7 +140,8 @@ async function main(): Promise<void> {
   const sampler = setInterval(() => rss.push(process.memoryUsage().rss), 1000);
   const sendStart = performance.now();
   let lastReport = sendStart;
-  const counts = await sendCampaign(db, site, campaign.id, vapid, {
+  const send = tallied(db);
+  const counts = await sendCampaign(send.db, site, campaign.id, vapid, {
     ca,
     pushServices,
     concurrency,
@@ -151,6 +177,14 @@ async function main(): Promise<void> {
     `one claim of ${concurrency * 2} with all ${subscriptions.toLocaleString('en')} pending: median ${claimMedian.toFixed(1)} ms (of 5)`,
   );
   console.log(`push-kit sent it in ${sendSeconds.toFixed(1)} s: ${pushKitRate.toFixed(0)} notifications/s, owner API to results written`);
+  for (const [kind, { count, rows, ms }] of Object.entries(send.tally)) {
+    if (count === 0) continue;
+    const sortedMs = [...ms].sort((a, b) => a - b);
+    console.log(
+      `  ${kind}: ${count.toLocaleString('en')} statements, ${(rows / count).toFixed(0)} rows each, answered in ${(ms.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s ` +
+        `in all (median ${sortedMs[Math.floor(sortedMs.length / 2)]!.toFixed(1)} ms, p99 ${sortedMs[Math.floor(sortedMs.length * 0.99)]!.toFixed(1)} ms)`,
+    );
+  }
   console.log('database growth of one campaign (tables with indexes):');
   for (const table of TABLES) {
     const grown = after[table]! - before[table]!;

@@ -3,6 +3,7 @@
 // parameterised. Migrations run on open.
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
+import { setFlagsFromString } from 'node:v8';
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
 import { ServerError } from '../errors.ts';
@@ -55,7 +56,20 @@ function translated(error: unknown): unknown {
 // Several serve processes may start together against one PostgreSQL: one of them migrates at a time.
 const MIGRATION_LOCK_ID = 7_405_117;
 
+/** Whether every migration is applied already: one read, no lock, no transaction (a missing table is a no). */
+async function migrated(db: Database): Promise<boolean> {
+  const rows = await db.query<{ version: number }>('SELECT version FROM schema_migrations').then(
+    (result) => result.rows,
+    () => [],
+  );
+  const applied = new Set(rows.map((row) => Number(row.version)));
+  return MIGRATIONS.every((migration) => applied.has(migration.version));
+}
+
 async function migrate(db: Database): Promise<void> {
+  // Most opens find every migration applied (a second start, each command): one read, not the locked transaction,
+  // whose CREATE TABLE IF NOT EXISTS alone took ~100 ms of a start on the embedded database.
+  if (await migrated(db)) return;
   await db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_ID]);
     // Under the lock: two processes creating it at once on a fresh database collide in the catalogue
@@ -101,6 +115,23 @@ function turnByTurn(): <T>(job: () => Promise<T>) => Promise<T> {
 export const EMBEDDED_SHARED_BUFFERS = '32MB';
 function embeddedStartParams(client: { defaultStartParams?: string[] }): string[] | undefined {
   return client.defaultStartParams ? [...client.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`] : undefined;
+}
+
+/**
+ * PGlite's PostgreSQL is 8.7 MB of WebAssembly. V8 runs each function on its baseline compiler first and has its
+ * background threads optimise one once it has run for a budget. At V8's default budget the start's one-off code
+ * (loading the catalogue, checking or applying the migrations) crossed it, and optimising it took as much CPU as
+ * the start's main thread: 1.1-1.4 s of `serve`'s 2.2-2.9 s of CPU to its ready line on a second start, 2.5-3.4 s
+ * of 4.2-6.1 s on a first (bench/serve-start.ts). At a hundred times the budget only code that keeps running is
+ * optimised; a provider's queries reach it within their first few thousand. A budget given to Node is kept.
+ */
+export const WASM_TIERING_BUDGET = 180_000_000;
+let tieringSet = false;
+function setWasmTieringBudget(): void {
+  if (tieringSet || process.execArgv.some((arg) => arg.startsWith('--wasm-tiering-budget'))) return;
+  tieringSet = true;
+  // read when a WebAssembly instance is made, so it holds for PGlite's
+  setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
 }
 
 function embedded(client: PGlite, dataDir: string, unlock: () => Promise<void>): Database {
@@ -225,6 +256,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
     const unlock = await lockEmbeddedDatabase(options.dataDir);
     try {
+      setWasmTieringBudget();
       const { PGlite: EmbeddedPostgres } = await import('@electric-sql/pglite');
       const startParams = embeddedStartParams(EmbeddedPostgres);
       await initialiseEmbeddedDatabase(options.dataDir, startParams);
@@ -239,7 +271,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     if (db.kind === 'embedded') {
       // Only one process at a time opens the embedded database: a claim found here is of a process that is
       // gone (killed, crashed), so its deliveries are sent by the next runner now, not after the lease.
-      await db.query(`UPDATE deliveries SET claimed_at = NULL WHERE status = 'pending' AND claimed_at IS NOT NULL`);
+      // (read first: the UPDATE opens the table's indexes and triggers, ~0.1-0.2 s of a start, for rows seldom there)
+      const claimed = await db.query(`SELECT 1 FROM deliveries WHERE status = 'pending' AND claimed_at IS NOT NULL LIMIT 1`);
+      if (claimed.rows.length > 0) {
+        await db.query(`UPDATE deliveries SET claimed_at = NULL WHERE status = 'pending' AND claimed_at IS NOT NULL`);
+      }
       // files of a database made before its modes were narrowed, and those PostgreSQL wrote while starting
       await makePrivate(options.dataDir);
     }

@@ -28,10 +28,17 @@ describe('embedded database', () => {
     const app = await createApp({ sites: [site], db: first });
     const { id, subscription } = await insertSubscriber(app, { userLanguage: 'cy' });
     const key = (await ensureOwnerKey(first, site))!;
+    // a delivery claimed by a sender whose process is gone: released at the next open, sent at once (not after the lease)
+    const campaign = await first.query<{ id: string }>(
+      `INSERT INTO campaigns (site_hash, title, body, ttl, urgency, status) VALUES ($1, 'T', 'B', 60, 'normal', 'sending') RETURNING id`,
+      [site.hash],
+    );
+    await first.query(`INSERT INTO deliveries (campaign_id, subscriber_id, claimed_at) VALUES ($1, $2, now())`, [campaign.rows[0]!.id, id]);
     await app.close();
     await first.close();
 
     const second = await openDatabase({ dataDir });
+    expect((await second.query(`SELECT status, claimed_at FROM deliveries`)).rows).toEqual([{ status: 'pending', claimed_at: null }]);
     const reopened = await createApp({ sites: [site], db: second });
     const { rows } = await second.query<{ id: string; language: string }>('SELECT id, language FROM subscribers');
     expect(rows).toEqual([{ id, language: 'cy' }]);

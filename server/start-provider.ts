@@ -140,14 +140,21 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
   const webhookPolicy = webhookUrlPolicy(options.webhooks);
   const { FeedPoller, feedUrlPolicy, syncConfigFeeds } = await import('./feeds/index.ts');
   const feedPolicy = feedUrlPolicy(options.feeds?.allowHosts);
-  const db = await openProviderDatabase(options.database, dataDir);
-  // fastify, the routes and the sender load when a provider starts, not with the package's entry.
-  const [{ createApp }, { CampaignQueue }, { AutomationRunner }, { closePushConnections }] = await Promise.all([
+  // fastify, the routes and the sender load when a provider starts, not with the package's entry; they load while
+  // the database opens, in the gaps its WebAssembly compiling and file reading leave the main thread.
+  const modules = Promise.all([
     import('./http/app.ts'),
     import('./campaigns/index.ts'),
     import('./automations/index.ts'),
     import('./push/send.ts'),
   ]);
+  // (a start whose database does not open does not wait for them, nor leaves their failure unhandled)
+  modules.catch(() => undefined);
+  const db = await openProviderDatabase(options.database, dataDir);
+  const [{ createApp }, { CampaignQueue }, { AutomationRunner }, { closePushConnections }] = await modules.catch(async (error: unknown) => {
+    await db.close().catch(() => undefined);
+    throw error;
+  });
   const clock = options.clock ?? systemClock;
   const webhooks = new WebhookDispatcher(db, {
     ...options.webhooks,

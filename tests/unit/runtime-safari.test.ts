@@ -147,7 +147,11 @@ describe('visitor uuid cookie (spec sections 3 and 9)', () => {
       written.push(value);
       descriptor.set!.call(document, value);
     });
-    await startRuntime(site, inlineChunk).ready;
+    // the uuid is made where the lifecycle chunk first runs (an API call that acts, here)
+    const api = startRuntime(site, inlineChunk);
+    await api.ready;
+    api.triggerOptIn();
+    await settle();
     const uuidCookie = written.find((cookie) => cookie.startsWith('_wingify_pc_uuid='));
     expect(uuidCookie).toBeDefined();
     // max-age in seconds: 10000 days

@@ -11,14 +11,16 @@
 // its first seconds, which V8 runs before its optimizing compiler has compiled the hot paths (bench/README.md,
 // method). --warm-up 3: the method of 2026-11-27 04:00-09:00 UTC; --warm-up 0: the method before.
 // Each row also gives this process's CPU per request and how busy its event loop was (autocannon, the server and
-// the provider share it; a busy share near 100% says the thread, not the database, is what limits the row).
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+// the provider share it; a busy share near 100% says the thread, not the database, is what limits the row), and the
+// PostgreSQL row the CPU per request of the PostgreSQL server's processes when it runs on this machine (Linux /proc).
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import formbody from '@fastify/formbody';
+import pg from 'pg';
 import { startProvider } from '../server/start-provider.ts';
 import { benchArgs, wholeNumber } from './bench-args.ts';
 
@@ -54,6 +56,42 @@ interface Figures {
   cpuPerRequest: number;
   /** The share of the measured seconds this process's event loop was busy (0..1). */
   busy: number;
+  /** The PostgreSQL server's CPU per request answered, in µs, when it runs on this machine. */
+  postgresCpuPerRequest?: number;
+}
+
+/** utime + stime of a process, in clock ticks (Linux's USER_HZ, 100 a second), from /proc/<pid>/stat. */
+function statTicks(stat: string): { parent: number; ticks: number } {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
+}
+
+/**
+ * A reader of the CPU ticks the PostgreSQL server at `url` has used (its postmaster's children: backends, WAL writer,
+ * checkpointer), or undefined when that server is not a process of this machine that /proc shows.
+ */
+async function postgresTicks(url: string): Promise<(() => Promise<number>) | undefined> {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const { parent: postmaster } = statTicks(await readFile(`/proc/${rows[0]!.pid}/stat`, 'utf8'));
+    return async () => {
+      let ticks = 0;
+      for (const entry of await readdir('/proc')) {
+        if (!/^\d+$/.test(entry)) continue;
+        const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+        if (!stat) continue;
+        const child = statTicks(stat);
+        if (child.parent === postmaster) ticks += child.ticks;
+      }
+      return ticks;
+    };
+  } catch {
+    return undefined;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 function subscriptionOf(n: number) {
@@ -102,18 +140,26 @@ function mixedBodies(known: { id: string; secret: string }[]) {
   };
 }
 
-async function load(name: string, url: string, nextBody: () => string): Promise<Figures> {
+/** `database`: the PostgreSQL URL the target uses, whose CPU is counted too when it runs on this machine. */
+async function load(name: string, url: string, nextBody: () => string, database?: string): Promise<Figures> {
   if (WARM_UP > 0) await drive(url, nextBody, WARM_UP);
   const perSecond: number[] = [];
+  const postgres = database ? await postgresTicks(database) : undefined;
+  const postgresBefore = await postgres?.();
   const cpu = process.cpuUsage();
   const loop = performance.eventLoopUtilization();
   const result = await drive(url, nextBody, SECONDS, perSecond);
   const used = process.cpuUsage(cpu);
+  const busy = performance.eventLoopUtilization(loop).utilization;
+  const postgresAfter = await postgres?.();
+  const requests = Math.max(1, result.requests.total);
   return {
     name,
     perSecond,
-    cpuPerRequest: (used.user + used.system) / Math.max(1, result.requests.total),
-    busy: performance.eventLoopUtilization(loop).utilization,
+    cpuPerRequest: (used.user + used.system) / requests,
+    busy,
+    postgresCpuPerRequest:
+      postgresBefore === undefined || postgresAfter === undefined ? undefined : ((postgresAfter - postgresBefore) * 10_000) / requests,
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -178,7 +224,7 @@ async function measureProvider(name: string, work: string, database?: string): P
   });
   try {
     const known = await seed(provider.url, 200);
-    return await load(name, provider.url, mixedBodies(known));
+    return await load(name, provider.url, mixedBodies(known), database);
   } finally {
     await provider.close();
   }
@@ -236,6 +282,7 @@ console.log(
   'vs floor'.padStart(9),
   'µs CPU/req'.padStart(11),
   'busy'.padStart(6),
+  'PostgreSQL µs CPU/req'.padStart(22),
 );
 for (const [index, results] of rounds.entries()) {
   if (ROUNDS > 1) console.log(`round ${index + 1}`);
@@ -250,6 +297,7 @@ for (const [index, results] of rounds.entries()) {
       `${(figures.requestsPerSecond / floor.requestsPerSecond).toFixed(3)}x`.padStart(9),
       figures.cpuPerRequest.toFixed(0).padStart(11),
       `${(figures.busy * 100).toFixed(0)}%`.padStart(6),
+      (figures.postgresCpuPerRequest === undefined ? '' : figures.postgresCpuPerRequest.toFixed(0)).padStart(22),
     );
     if (values['per-second']) console.log('  per second:', figures.perSecond.join(' '));
   }
@@ -260,6 +308,15 @@ if (ROUNDS > 1) {
   for (const [index, { name }] of rounds[0]!.entries()) {
     const ratios = rounds.map((results) => results[index]!.requestsPerSecond / results[0]!.requestsPerSecond);
     const p99s = rounds.map((results) => results[index]!.p99);
-    console.log(name.padEnd(40), `ratio ${median(ratios).toFixed(3)}x`, `p99 ${median(p99s)} ms`);
+    const cpu = median(rounds.map((results) => results[index]!.cpuPerRequest));
+    const busy = median(rounds.map((results) => results[index]!.busy));
+    const postgres = rounds.map((results) => results[index]!.postgresCpuPerRequest).filter((value) => value !== undefined);
+    console.log(
+      name.padEnd(40),
+      `ratio ${median(ratios).toFixed(3)}x`,
+      `p99 ${median(p99s)} ms`,
+      `CPU ${cpu.toFixed(0)} µs/req, busy ${(busy * 100).toFixed(0)}%`,
+      postgres.length > 0 ? `PostgreSQL ${median(postgres).toFixed(0)} µs/req` : '',
+    );
   }
 }

@@ -1,7 +1,7 @@
 // Segment membership (spec section 4): rule segments evaluated on each view and whenever a trigger event
 // fires, and click segments joined by clicking a matching element. push.js's core evaluates them (startSegments);
 // the join itself (joinOnce, its request) is the lifecycle chunk's, fetched only once a subscriber's condition holds.
-import { closest } from './closest.ts';
+import { onMatch } from './closest.ts';
 import type { SegmentContext, SegmentId } from './site-module.ts';
 import type { CoreServices } from './services.ts';
 import { storedTags } from './tags.ts';
@@ -103,18 +103,6 @@ export function startSegments(services: CoreServices, join: JoinSegment): void {
       void join(sid, vn).then((joined) => joined && services.local_.remove(retrySegmentKey(sid)));
     };
     for (const { sid, vn } of site.clickSegments) if (services.local_.get(retrySegmentKey(sid))) joinClicked(sid, vn);
-    document.addEventListener(
-      'click',
-      (event) => {
-        for (const { sid, vn, selector } of site.clickSegments) {
-          try {
-            if (closest(event.target, selector)) joinClicked(sid, vn);
-          } catch {
-            // An invalid selector must not break the host page's clicks.
-          }
-        }
-      },
-      true,
-    );
+    for (const { sid, vn, selector } of site.clickSegments) onMatch('click', selector, () => joinClicked(sid, vn));
   }
 }

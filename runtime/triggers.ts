@@ -1,6 +1,6 @@
 // Opt-in trigger events (spec section 4). Each kind's code sits behind its build-time flag, so a site whose
 // trigger expression does not name a kind gets none of its code.
-import { closest } from './closest.ts';
+import { onMatch } from './closest.ts';
 import type { TriggerConfig } from './site-module.ts';
 import type { CoreServices } from './services.ts';
 import { triggerEventKey } from './storage-keys.ts';
@@ -59,25 +59,8 @@ export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | unde
   // after the page's load, or at once (from a microtask) when it is over
   if (PK_FEATURES.triggerLoad && has('load')) void afterLoad().then(() => happened('load'));
 
-  // esbuild keeps unused local closures, so each helper lives inside the flags that use it.
-  if (PK_FEATURES.triggerClick || PK_FEATURES.triggerMousedown) {
-    const onMatch = (type: string, selector: string | undefined): void => {
-      if (!has(type)) return;
-      document.addEventListener(
-        type,
-        (event) => {
-          try {
-            if (!selector || closest(event.target, selector)) happened(type);
-          } catch {
-            // An invalid selector must not break the host page's clicks.
-          }
-        },
-        true,
-      );
-    };
-    if (PK_FEATURES.triggerClick) onMatch('click', triggers.clickSelector);
-    if (PK_FEATURES.triggerMousedown) onMatch('mousedown', triggers.mousedownSelector);
-  }
+  if (PK_FEATURES.triggerClick && has('click')) onMatch('click', triggers.clickSelector, () => happened('click'));
+  if (PK_FEATURES.triggerMousedown && has('mousedown')) onMatch('mousedown', triggers.mousedownSelector, () => happened('mousedown'));
 
   // intervalTicks periods of 1 s, timed as one
   if (PK_FEATURES.triggerInterval && has('interval')) setTimeout(() => happened('interval'), (triggers.intervalTicks || 1) * 1000);

@@ -233,9 +233,13 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     await webhooks.start();
     campaigns.startScheduler();
     const pruning = scheduleEventPruning(db, eventRetention, options.log, async () => {
-      // a campaign's click events, their revenue kept (each site's conversion window)
-      const windows = Object.fromEntries(sites.map((site) => [site.hash, conversionWindowOf(site.config)]));
-      const clicks = await pruneCampaignClicks(db, eventRetention, windows);
+      // a campaign's click events, their revenue kept (each site's conversion window; each automation's own window
+      // for its messages, as the owner may have changed it)
+      const { automationWindows } = await import('./automations/index.ts');
+      const clicks = await pruneCampaignClicks(db, eventRetention, {
+        sites: Object.fromEntries(sites.map((site) => [site.hash, conversionWindowOf(site.config)])),
+        automations: await automationWindows(db, sites),
+      });
       const deleted = await pruneDeliveries(db, deliveryRetention);
       const lines = [
         clicks > 0 ? `pruned ${clicks} campaign click event${clicks === 1 ? '' : 's'} older than ${eventRetention} days, revenue kept` : '',

@@ -317,7 +317,12 @@ export class AutomationDeliveryStore extends DatabaseDeliveryStore {
   }
 }
 
-/** Sent, delivered, clicked and converted messages of one automation of a site. */
+/**
+ * Sent, delivered, clicked and converted messages of one automation of a site. They outlast the event retention
+ * (docs/automations.md#revenue): a message clicked is read from its report counts (delivery_breakdown, never pruned),
+ * and the conversions and revenue of the clicks the event retention took from what their prune kept with the
+ * automation's window (click-pruning.ts), beside what the remaining clicks give with `conversionWindowHours`.
+ */
 export async function automationStats(
   db: Queryable,
   siteHash: string,
@@ -333,38 +338,42 @@ export async function automationStats(
      WHERE c.site_hash = $1 AND c.automation = $2`,
     [siteHash, kind],
   );
-  // A message goes to one subscriber: its first click is that subscriber's; an order of theirs within the
-  // window after it is the conversion.
+  // A message goes to one subscriber, who reports its click once (migration 45); an order of theirs within the
+  // window after it is the conversion. A message whose click was pruned has its conversion in the kept rows.
   const clicks = await db.query<{ clicked: string; conversions: string }>(
     `WITH clicks AS (
-       SELECT c.id, c.subscriber_id, min(e.created_at) AS clicked_at
-       FROM campaigns c JOIN events e ON e.campaign_id = c.id AND e.kind = 'clicked'
+       SELECT c.subscriber_id, e.created_at AS clicked_at
+       FROM campaigns c JOIN events e ON e.campaign_id = c.id AND e.kind = 'clicked' AND e.subscriber_id = c.subscriber_id
        WHERE c.site_hash = $1 AND c.automation = $2
-       GROUP BY c.id, c.subscriber_id
      )
-     SELECT count(*) AS clicked,
-            count(*) FILTER (WHERE EXISTS (
+     SELECT (SELECT count(*) FROM campaigns c WHERE c.site_hash = $1 AND c.automation = $2
+               AND EXISTS (SELECT 1 FROM delivery_breakdown b WHERE b.campaign_id = c.id AND b.kind = 'clicked' AND b.count > 0)) AS clicked,
+            (SELECT count(*) FROM clicks WHERE EXISTS (
               SELECT 1 FROM shop_orders o
               WHERE o.site_hash = $1 AND o.subscriber_id = clicks.subscriber_id
                 AND o.created_at >= clicks.clicked_at AND o.created_at <= clicks.clicked_at + make_interval(hours => $3)
-            )) AS conversions
-     FROM clicks`,
+            )) + (SELECT count(DISTINCT k.campaign_id) FROM campaigns c JOIN campaign_revenue_kept k ON k.campaign_id = c.id
+                   WHERE c.site_hash = $1 AND c.automation = $2 AND k.conversions > 0) AS conversions`,
     [siteHash, kind, conversionWindowHours],
   );
+  // An order after two clicks counts once; the kept rows hold each pruned one once (click-pruning.ts).
   const revenue = await db.query<{ currency: string; amount: string }>(
     `WITH clicks AS (
-       SELECT c.subscriber_id, min(e.created_at) AS clicked_at
-       FROM campaigns c JOIN events e ON e.campaign_id = c.id AND e.kind = 'clicked'
+       SELECT c.subscriber_id, e.created_at AS clicked_at
+       FROM campaigns c JOIN events e ON e.campaign_id = c.id AND e.kind = 'clicked' AND e.subscriber_id = c.subscriber_id
        WHERE c.site_hash = $1 AND c.automation = $2
-       GROUP BY c.id, c.subscriber_id
      ),
      converted AS (
        SELECT DISTINCT ON (o.order_id) o.details FROM clicks JOIN shop_orders o
          ON o.site_hash = $1 AND o.subscriber_id = clicks.subscriber_id
         AND o.created_at >= clicks.clicked_at AND o.created_at <= clicks.clicked_at + make_interval(hours => $3)
      )
-     SELECT details->>'currency' AS currency, sum((details->>'total')::numeric) AS amount
-     FROM converted WHERE details ? 'currency' GROUP BY 1 ORDER BY 1`,
+     SELECT currency, sum(amount) AS amount FROM (
+       SELECT details->>'currency' AS currency, (details->>'total')::numeric AS amount FROM converted WHERE details ? 'currency'
+       UNION ALL
+       SELECT k.currency, k.amount FROM campaigns c JOIN campaign_revenue_kept k ON k.campaign_id = c.id
+        WHERE c.site_hash = $1 AND c.automation = $2 AND k.currency IS NOT NULL
+     ) figures GROUP BY 1 ORDER BY 1`,
     [siteHash, kind, conversionWindowHours],
   );
   const counts = deliveries.rows[0]!;

@@ -51,3 +51,22 @@ export async function changeAutomation(db: Queryable, siteHash: string, kind: Au
     [siteHash, kind, JSON.stringify(change)],
   );
 }
+
+/**
+ * Each site's automations' conversion windows in hours as they run now, by site hash and kind: the click prune
+ * keeps a pruned click's conversions with its automation's own (server/campaigns/click-pruning.ts).
+ */
+export async function automationWindows(
+  db: Queryable,
+  sites: readonly Pick<HostedSite, 'hash' | 'config'>[],
+): Promise<Record<string, Record<AutomationKind, number>>> {
+  const windows: Record<string, Record<AutomationKind, number>> = {};
+  for (const site of sites) {
+    const settings = await automationSettings(db, site);
+    windows[site.hash] = Object.fromEntries(AUTOMATION_KINDS.map((kind) => [kind, settings[kind].conversionWindowHours])) as Record<
+      AutomationKind,
+      number
+    >;
+  }
+  return windows;
+}

@@ -14,26 +14,40 @@
 // clicks it sees left. Two providers on one PostgreSQL deleting two clicks of one order at once would each see the
 // other's still there and keep it in neither, so each batch runs in a transaction that first takes one advisory lock:
 // the second waits, and its statement (a new snapshot in READ COMMITTED) sees what the first deleted.
+// An automation's message (a campaign to one subscriber, who reports its click once) counts for the automation's
+// figures (server/automations/automation-messages.ts automationStats) with the automation's own window, end
+// included: the statement keeps a row per message and currency, its orders in that window (the message converted)
+// and the revenue of those no other click of the automation still counts. An order after two clicks of one
+// automation is its revenue once: kept with the last of those clicks to go (the one of the latest message when
+// they go in one statement), as the overview's conversion is. Those rows are never folded (one click, one statement).
 import type { Database } from '../db/database.ts';
 import { keepNotificationDays, quarterOf } from '../db/notification-days-kept.ts';
+import { AUTOMATION_DEFAULTS, type AutomationKind } from '../../contract/automations.ts';
 import { DEFAULT_CONVERSION_WINDOW_HOURS } from './campaign-store.ts';
 import { foldCampaignRows } from './fold-campaign-rows.ts';
 
 const PRUNE_BATCH = 1000;
 /** Held by a click prune's batch for its transaction, so two processes' batches run one after the other. */
 const CLICK_PRUNE_LOCK = 'push-kit click prune';
+/** Each automation's window for a site the prune is not told about. */
+const AUTOMATION_WINDOW_DEFAULTS = JSON.stringify(
+  Object.fromEntries(Object.entries(AUTOMATION_DEFAULTS).map(([kind, settings]) => [kind, settings.conversionWindowHours])),
+);
+
+/** The conversion windows in hours the prune keeps conversions with (a site or automation not named has the default). */
+export interface ConversionWindows {
+  /** Each site's conversionWindowHours, by site hash: its campaigns'. */
+  sites?: Record<string, number>;
+  /** Each site's automations' conversionWindowHours as they run now, by site hash and kind. */
+  automations?: Record<string, Partial<Record<AutomationKind, number>>>;
+}
 
 /**
- * Deletes the campaigns' click events older than `days`, a batch per statement, keeping their revenue; then folds
- * the kept rows of each campaign it touched. `windowHours`: each site's conversion window by site hash (a site not
- * named has the default). Resolves with how many events went.
+ * Deletes the campaigns' and automated messages' click events older than `days`, a batch per statement, keeping
+ * their conversions and revenue; then folds the kept rows of each campaign it touched. Resolves with how many
+ * events went.
  */
-export async function pruneCampaignClicks(
-  db: Database,
-  days: number,
-  windowHours: Record<string, number>,
-  batch = PRUNE_BATCH,
-): Promise<number> {
+export async function pruneCampaignClicks(db: Database, days: number, windows: ConversionWindows, batch = PRUNE_BATCH): Promise<number> {
   const touched = new Set<string>();
   let deleted = 0;
   for (;;) {
@@ -70,16 +84,46 @@ export async function pruneCampaignClicks(
          INSERT INTO campaign_revenue_kept (campaign_id, variant, currency, conversions, amount)
          SELECT k.campaign_id, coalesce(d.variant, v.variant), o.details->>'currency', count(DISTINCT o.order_id),
                 coalesce(sum((o.details->>'total')::numeric) FILTER (WHERE o.details ? 'currency'), 0)
-           FROM clicker k JOIN campaigns c ON c.id = k.campaign_id
+           FROM clicker k JOIN campaigns c ON c.id = k.campaign_id AND c.automation IS NULL
            JOIN shop_orders o ON o.site_hash = c.site_hash AND o.subscriber_id = k.subscriber_id AND o.created_at >= k.clicked_at
              AND o.created_at < k.clicked_at + make_interval(hours => coalesce(($3::jsonb ->> c.site_hash)::int, $4::int))
            LEFT JOIN deliveries d ON d.campaign_id = k.campaign_id AND d.subscriber_id = k.subscriber_id
            LEFT JOIN campaign_variant_clickers v ON v.campaign_id = k.campaign_id AND v.subscriber_id = k.subscriber_id
           GROUP BY 1, 2, 3
          RETURNING campaign_id
+       ), message_click AS (
+         SELECT c.id AS campaign_id, c.site_hash, c.automation, c.subscriber_id, g.created_at AS clicked_at,
+                coalesce(($5::jsonb -> c.site_hash ->> c.automation)::int, ($6::jsonb ->> c.automation)::int) AS hours
+           FROM gone g JOIN campaigns c ON c.id = g.campaign_id AND c.automation IS NOT NULL AND c.subscriber_id = g.subscriber_id
+       ), message_order AS (
+         SELECT m.campaign_id, m.site_hash, m.automation, m.subscriber_id, m.hours, m.clicked_at, o.order_id, o.details, o.created_at AS ordered_at
+           FROM message_click m JOIN shop_orders o ON o.site_hash = m.site_hash AND o.subscriber_id = m.subscriber_id
+            AND o.created_at >= m.clicked_at AND o.created_at <= m.clicked_at + make_interval(hours => m.hours)
+       ), message_revenue AS (
+         -- an order is the automation's revenue while a click of it before the order in the window is left
+         SELECT DISTINCT ON (a.site_hash, a.automation, a.order_id) a.campaign_id, a.order_id FROM message_order a
+          WHERE NOT EXISTS (
+            SELECT 1 FROM campaigns c JOIN events e ON e.campaign_id = c.id AND e.kind = 'clicked' AND e.subscriber_id = c.subscriber_id
+             WHERE c.site_hash = a.site_hash AND c.automation = a.automation AND c.subscriber_id = a.subscriber_id
+               AND e.created_at <= a.ordered_at AND e.created_at >= a.ordered_at - make_interval(hours => a.hours)
+               AND e.id NOT IN (SELECT id FROM gone))
+          ORDER BY a.site_hash, a.automation, a.order_id, a.clicked_at DESC, a.campaign_id DESC
+       ), message_kept AS (
+         INSERT INTO campaign_revenue_kept (campaign_id, variant, currency, conversions, amount)
+         SELECT a.campaign_id, NULL::smallint, a.details->>'currency', count(*),
+                coalesce(sum((a.details->>'total')::numeric) FILTER (WHERE a.details ? 'currency' AND r.order_id IS NOT NULL), 0)
+           FROM message_order a LEFT JOIN message_revenue r ON r.campaign_id = a.campaign_id AND r.order_id = a.order_id
+          GROUP BY a.campaign_id, a.details->>'currency'
        )
        SELECT (SELECT count(*)::int FROM gone) AS count, (SELECT coalesce(jsonb_agg(DISTINCT campaign_id), '[]'::jsonb) FROM kept) AS campaigns`,
-        [days, batch, JSON.stringify(windowHours), DEFAULT_CONVERSION_WINDOW_HOURS],
+        [
+          days,
+          batch,
+          JSON.stringify(windows.sites ?? {}),
+          DEFAULT_CONVERSION_WINDOW_HOURS,
+          JSON.stringify(windows.automations ?? {}),
+          AUTOMATION_WINDOW_DEFAULTS,
+        ],
       );
     });
     for (const id of rows[0]!.campaigns) touched.add(String(id));

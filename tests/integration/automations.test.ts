@@ -27,6 +27,7 @@ import { seedMigratedDatabase } from '../support/migrated-database.ts';
 import { startProviderHarness, type ProviderHarness, type Subscribed } from '../support/provider-harness.ts';
 import { tempDir } from '../support/server.ts';
 import { createThrowawayDatabase } from '../support/throwaway-postgres.ts';
+import { pruneCampaignClicks } from '../../server/campaigns/index.ts';
 
 const postgresUrl = process.env.PUSHKIT_TEST_DATABASE_URL;
 const ORIGIN = 'https://letters-shop.com';
@@ -353,6 +354,77 @@ function automationTests(label: string, database: () => Promise<string | undefin
       const after = (await automation(provider, 'welcome')).stats;
       expect(after.clicked - initial.clicked).toBe(2);
       expect(after.conversions - initial.conversions).toBe(1);
+    });
+
+    it('its figures stay when the event retention prunes the clicks, counted with its own window', async () => {
+      expect((await owner(provider, 'PATCH', 'letters/automations/abandonedCart', { conversionWindowHours: 3 })).statusCode).toBe(200);
+      const initial = (await automation(provider, 'abandonedCart')).stats;
+      // three subscribers each click two cart reminders and then order once
+      const buyers = [await subscribe(provider), await subscribe(provider), await subscribe(provider)];
+      const clicks: string[][] = buyers.map(() => []);
+      for (let round = 0; round < 2; round += 1) {
+        for (const buyer of buyers) await postCart(provider, { subscriberId: buyer.id, subscriberSecret: buyer.secret, pName: 'Ink' });
+        clock.advance(5 * HOUR);
+        await provider.automations.runDue();
+        for (const [index, buyer] of buyers.entries()) {
+          const { campaignId, click } = payloadOf(pushesTo(buyer.path).at(-1)!);
+          const payload = { hash: 'letters-auto-01', campaignId, click, event: 'clicked' };
+          const reported = await provider.app.inject({ method: 'POST', url: '/notificationEvent', headers: { origin: ORIGIN }, payload });
+          expect(reported.statusCode, reported.body).toBe(200);
+          clicks[index]!.push(campaignId!);
+        }
+      }
+      const orders = [
+        { total: 10, currency: 'EUR' },
+        { total: 7, currency: 'USD' },
+        { total: 5, currency: 'EUR' },
+      ];
+      for (const [index, order] of orders.entries()) {
+        const placed = await provider.app.inject({
+          method: 'POST',
+          url: '/api/v1/shopify/orders',
+          headers: { authorization: `Bearer ${provider.ownerKeyOf('letters')}` },
+          payload: { hash: 'letters-auto-01', orderId: `kept-${index}`, order: { ...order, items: [] }, subscriberId: buyers[index]!.id },
+        });
+        expect(placed.statusCode, placed.body).toBe(201);
+      }
+      // the orders an hour ago; the clicks 170 and 120 minutes before the first, 110 and 100 before the second (each
+      // order the conversion of both), 300 and 240 before the third (outside the 3 hours, inside the default 24)
+      const minutes = [
+        [230, 180],
+        [170, 160],
+        [360, 300],
+      ];
+      const at = `UPDATE events SET created_at = now() - make_interval(mins => $2) WHERE campaign_id = $1 AND kind = 'clicked'`;
+      for (const [index, campaigns] of clicks.entries()) {
+        for (const [round, campaignId] of campaigns.entries()) await provider.db.query(at, [campaignId, minutes[index]![round]]);
+      }
+      await provider.db.query(`UPDATE shop_orders SET created_at = now() - interval '1 hour' WHERE order_id LIKE 'kept-%'`);
+      const figures = async () => Promise.all(['welcome', 'abandonedCart'].map(async (kind) => (await automation(provider, kind)).stats));
+      const before = await figures();
+      expect(before[1]!.clicked - initial.clicked).toBe(6);
+      expect(before[1]!.conversions - initial.conversions).toBe(4);
+      expect(before[1]!.revenue).toEqual([
+        { currency: 'EUR', amount: 10 },
+        { currency: 'USD', amount: 7 },
+      ]);
+      // the event retention takes the first buyer's first click: their order is still their second click's
+      const aged = `UPDATE events SET created_at = created_at - make_interval(mins => $2)
+                    WHERE site_hash = 'letters-auto-01' AND ($1::text IS NULL OR subscriber_id = $1)`;
+      await provider.db.query(aged, [buyers[0]!.id, 180 * 24 * 60 - 200]);
+      await provider.db.query(
+        `UPDATE shop_orders SET created_at = created_at - interval '180 days' + interval '200 minutes' WHERE order_id = 'kept-0'`,
+      );
+      expect(await pruneCampaignClicks(provider.db, 180, { automations: { 'letters-auto-01': { abandonedCart: 3 } } })).toBe(1);
+      expect(await figures()).toEqual(before);
+      // a year on, the restarted provider's prune takes every click, with the windows the owner set
+      await provider.db.query(aged, [null, 365 * 24 * 60]);
+      await provider.db.query(`UPDATE shop_orders SET created_at = created_at - interval '365 days' WHERE site_hash = 'letters-auto-01'`);
+      await provider.stop();
+      await provider.start();
+      const left = `SELECT 1 FROM events WHERE kind = 'clicked' AND site_hash = 'letters-auto-01'`;
+      while ((await provider.db.query(left)).rows.length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await figures()).toEqual(before);
     });
   });
 }

@@ -126,9 +126,12 @@ export interface AutomationStats {
   failures: DeliveryFailureGroup[];
   /** Subscribers who clicked one of its notifications. */
   clicked: number;
-  /** Clicks followed by an order of the same subscriber within the conversion window. */
+  /**
+   * Clicks followed by an order of the same subscriber within the conversion window (of clicks already pruned, as
+   * counted with the automation's window at their prune: docs/automations.md#revenue).
+   */
   conversions: number;
-  /** Those orders' totals, summed per currency (orders without a currency have none). */
+  /** Those orders' totals, summed per currency, an order after two clicks once (orders without a currency have none). */
   revenue: CurrencyAmount[];
 }
 

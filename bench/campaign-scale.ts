@@ -27,6 +27,7 @@ import { generateVapidKeyPair } from '../server/push/vapid-keys.ts';
 import { testSite } from '../tests/support/server.ts';
 import { openThrowawayPostgres } from '../tests/support/throwaway-postgres.ts';
 import { seedSubscribers, startCountingPushService } from './counting-push-service.ts';
+import { tallied, tallyLines } from './statement-tally.ts';
 
 const USAGE =
   'PUSHKIT_BENCH_DATABASE_URL=postgres://... npx tsx bench/campaign-scale.ts [--subscriptions 100000] [--concurrency 100] [--no-peer]';
@@ -38,30 +39,6 @@ const values = benchArgs(USAGE, {
 });
 
 const TABLES = ['deliveries', 'delivery_counts', 'delivery_breakdown', 'events', 'campaigns', 'subscribers'] as const;
-
-/** A send's statements by kind: how many, and the milliseconds each waited for its answer (they overlap the pushes). */
-type Tally = Record<'claims' | 'result writes' | 'other', { count: number; rows: number; ms: number[] }>;
-
-/** `db` with each statement of a send tallied by kind (a claim, a result write, anything else). */
-function tallied(db: Database): { db: Database; tally: Tally } {
-  const tally: Tally = {
-    claims: { count: 0, rows: 0, ms: [] },
-    'result writes': { count: 0, rows: 0, ms: [] },
-    other: { count: 0, rows: 0, ms: [] },
-  };
-  const wrapped = Object.create(db) as Database;
-  wrapped.query = (async (sql: string, params?: unknown[], options?: unknown) => {
-    // a claim (database-delivery-store.ts claimAtOnce), a result batch, anything else (renewals of the claims, progress)
-    const kind = sql.includes('WITH picked AS') ? 'claims' : sql.includes('WITH marked AS') ? 'result writes' : 'other';
-    const start = performance.now();
-    const result = await (db.query as (...args: unknown[]) => Promise<{ rows: unknown[] }>)(sql, params, options);
-    tally[kind].count += 1;
-    tally[kind].ms.push(performance.now() - start);
-    tally[kind].rows += kind === 'result writes' ? (params![0] as unknown[]).length : result.rows.length;
-    return result;
-  }) as Database['query'];
-  return { db: wrapped, tally };
-}
 
 /** Bytes of each table with its indexes and TOAST. */
 async function sizes(db: Database): Promise<Record<string, number>> {
@@ -177,14 +154,7 @@ async function main(): Promise<void> {
     `one claim of ${concurrency * 2} with all ${subscriptions.toLocaleString('en')} pending: median ${claimMedian.toFixed(1)} ms (of 5)`,
   );
   console.log(`push-kit sent it in ${sendSeconds.toFixed(1)} s: ${pushKitRate.toFixed(0)} notifications/s, owner API to results written`);
-  for (const [kind, { count, rows, ms }] of Object.entries(send.tally)) {
-    if (count === 0) continue;
-    const sortedMs = [...ms].sort((a, b) => a - b);
-    console.log(
-      `  ${kind}: ${count.toLocaleString('en')} statements, ${(rows / count).toFixed(0)} rows each, answered in ${(ms.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s ` +
-        `in all (median ${sortedMs[Math.floor(sortedMs.length / 2)]!.toFixed(1)} ms, p99 ${sortedMs[Math.floor(sortedMs.length * 0.99)]!.toFixed(1)} ms)`,
-    );
-  }
+  for (const line of tallyLines(send.tally)) console.log(`  ${line}`);
   console.log('database growth of one campaign (tables with indexes):');
   for (const table of TABLES) {
     const grown = after[table]! - before[table]!;

@@ -10,7 +10,8 @@
 //     the campaign is done (completedAt), with claims, encryption on the pool's threads, VAPID, the HTTPS
 //     requests and the results written.
 // Then where push-kit's time goes, each part alone: encrypting N messages on the pool, the database work of a
-// campaign (rows, claims, results) with a sender that answers at once, and posting (the floor).
+// campaign (rows, claims, results) with a sender that answers at once, and posting (the floor); and of the database
+// part, POST /campaigns's share and the send's statements (claims and result writes: how many, how long each took).
 //   npx tsx bench/send-throughput.ts [--subscriptions 5000] [--concurrency 50] [--rounds 5]
 //   PUSHKIT_BENCH_DATABASE_URL=postgres://... npx tsx bench/send-throughput.ts   # rows on PostgreSQL
 //   node --cpu-prof --cpu-prof-dir=prof --import tsx bench/send-throughput.ts      # where the main thread's time goes
@@ -34,6 +35,7 @@ import { generateVapidKeyPair } from '../server/push/vapid-keys.ts';
 import { openTempDatabase, SITE_HASH, testSite } from '../tests/support/server.ts';
 import { SAMPLE, startCountingPushService } from './counting-push-service.ts';
 import { openThrowawayPostgres } from '../tests/support/throwaway-postgres.ts';
+import { tallied, tallyLines, type Tally } from './statement-tally.ts';
 
 const USAGE = 'npx tsx bench/send-throughput.ts [--subscriptions 5000] [--concurrency 50] [--rounds 5]';
 const values = benchArgs(USAGE, {
@@ -209,6 +211,9 @@ async function main(): Promise<void> {
   // Where push-kit's time goes, each part alone, median of 3.
   const encryption: number[] = [];
   const database: number[] = [];
+  /** Of the database part: POST /campaigns (the rows), and the statements of the send (the last round's). */
+  const creation: number[] = [];
+  let statements: Tally | undefined;
   const encryptor = sharedEncryptionPool();
   for (let r = 0; r < 3; r += 1) {
     let start = performance.now();
@@ -218,7 +223,10 @@ async function main(): Promise<void> {
     encryption.push(performance.now() - start);
     start = performance.now();
     const campaignId = await createCampaign(`Database only ${r}`);
-    await runCampaign(new DatabaseDeliveryStore(db, site.config), campaignId, {
+    creation.push(performance.now() - start);
+    const send = tallied(db);
+    statements = send.tally;
+    await runCampaign(new DatabaseDeliveryStore(send.db, site.config), campaignId, {
       vapid,
       subject,
       ttl: 3600,
@@ -247,8 +255,10 @@ async function main(): Promise<void> {
     `\npush-kit's campaign: ${(subscriptions / pushKit).toFixed(2)} s; each part alone (median of 3): ` +
       `encryption on the pool (${encryptor.size} thread${encryptor.size === 1 ? '' : 's'}) ${(median(encryption) / 1000).toFixed(2)} s, ` +
       `posting (the floor) ${(subscriptions / floor).toFixed(2)} s, ` +
-      `database (POST /campaigns, claims, results; a sender that answers at once) ${(median(database) / 1000).toFixed(2)} s`,
+      `database (POST /campaigns, claims, results; a sender that answers at once) ${(median(database) / 1000).toFixed(2)} s, ` +
+      `of it POST /campaigns ${(median(creation) / 1000).toFixed(2)} s`,
   );
+  for (const line of tallyLines(statements!)) console.log(`  the database part's ${line}`);
   undiciAgent.destroy();
   httpsAgent.destroy();
   webPushAgent.destroy();

@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { seedMigratedDatabase } from './migrated-database.ts';
+import { whenReady } from './process-ready.ts';
 
 export const CLI = fileURLToPath(new URL('../../bin/push-kit.js', import.meta.url));
 
@@ -45,27 +46,17 @@ export interface ServeProcess {
 }
 
 /** Starts `push-kit serve --port 0` in `project` on the embedded database; resolves its URL once it listens. */
-export function startServe(project: string): Promise<ServeProcess> {
+export async function startServe(project: string): Promise<ServeProcess> {
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { cwd: project, env: quietEnv() });
   const stop = async () => {
     child.kill('SIGTERM');
-    if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
+    if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once('exit', resolve));
   };
-  return new Promise((resolve, reject) => {
-    let output = '';
-    // a start that never says it listens is stopped, not left holding its port and database after the test
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`serve did not start:\n${output}`));
-    }, 30_000);
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const url = /listening on (http:\/\/[\d.]+:\d+) /.exec(output)?.[1];
-      if (url && output.includes('Press Ctrl+C')) {
-        clearTimeout(timer);
-        resolve({ child, url, stop });
-      }
-    });
-  });
+  // a start that never says it listens is killed at the deadline, not left holding its port and database
+  const { value: url } = await whenReady(
+    child,
+    (output) => (output.includes('Press Ctrl+C') ? /listening on (http:\/\/[\d.]+:\d+) /.exec(output)?.[1] : undefined),
+    'push-kit serve',
+  );
+  return { child, url, stop };
 }

@@ -12,6 +12,7 @@ import { embeddedDatabaseDir, STATE_DIR } from '../../server/state-paths.ts';
 import { startFakePushService, type FakePushService } from './fake-push-service.ts';
 import { seedMigratedDatabase } from './migrated-database.ts';
 import { retryOnPortInUse } from './port-retry.ts';
+import { START_DEADLINE_MS, whenReady } from './process-ready.ts';
 import { freePort } from './ports.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -37,6 +38,9 @@ export interface DashboardProject {
   close: () => Promise<void>;
 }
 
+/** A dashboard file's set-up (the provider's start, whose deadline is START_DEADLINE_MS, seeding, Chromium, the first page). */
+export const SETUP_TIMEOUT_MS = START_DEADLINE_MS + 60_000;
+
 /** A project folder `push-kit-<name>-*` in the temp folder, with the fake push service started for it. */
 export async function createDashboardProject(name: string): Promise<DashboardProject> {
   await mkdir(DASHBOARD_SHOTS, { recursive: true });
@@ -46,18 +50,17 @@ export async function createDashboardProject(name: string): Promise<DashboardPro
   await seedMigratedDatabase(embeddedDatabaseDir(join(work, STATE_DIR)));
   const pushService = await startFakePushService();
   let provider: ChildProcess | undefined;
-  let output = '';
+  let output = () => '';
   const project: DashboardProject = {
     work,
     stateDir: join(work, '.push-kit'),
     pushService,
     url: '',
-    output: () => output,
+    output: () => output(),
     serve: async (configs) => {
       await retryOnPortInUse(async () => {
         const port = await freePort();
         project.url = `http://127.0.0.1:${port}`;
-        output = '';
         for (const [site, config] of Object.entries(configs(project.url))) {
           await writeFile(join(work, 'site-configs', `${site}.json`), JSON.stringify(config));
         }
@@ -71,26 +74,11 @@ export async function createDashboardProject(name: string): Promise<DashboardPro
           },
         );
         provider = child;
-        child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-        child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-        await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(() => done(new Error(`push-kit serve did not start:\n${output}`)), 30_000);
-          const onData = () => {
-            if (output.includes('Press Ctrl+C to stop.')) done();
-          };
-          const onExit = () => done(new Error(`push-kit serve did not start:\n${output}`));
-          function done(error?: Error) {
-            clearTimeout(timer);
-            child.stdout!.off('data', onData);
-            child.stderr!.off('data', onData);
-            child.off('close', onExit);
-            if (error) reject(error);
-            else resolve();
-          }
-          child.stdout!.on('data', onData);
-          child.stderr!.on('data', onData);
-          child.once('close', onExit);
-        });
+        ({ output } = await whenReady(
+          child,
+          (printed) => (printed.includes('Press Ctrl+C to stop.') ? true : undefined),
+          'push-kit serve',
+        ));
       });
       return project.url;
     },
@@ -107,9 +95,9 @@ export async function createDashboardProject(name: string): Promise<DashboardPro
   return project;
 }
 
-/** Opens the dashboard; the first visit may wait for its on-demand build. */
+/** Opens the dashboard; the first visit may wait for its on-demand build (in a checkout run on its sources). */
 export async function openDashboard(page: Page, providerUrl: string): Promise<void> {
-  await page.goto(`${providerUrl}/dashboard/`, { timeout: 45_000 });
+  await page.goto(`${providerUrl}/dashboard/`, { timeout: START_DEADLINE_MS });
 }
 
 /** Signs in on the page the dashboard shows signed out, and waits for the Overview. */

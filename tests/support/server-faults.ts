@@ -7,6 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { whenReady } from './process-ready.ts';
 
 export const BIN = fileURLToPath(new URL('../../bin/push-kit.js', import.meta.url));
 export const FAULT_SITE = { name: 'faults', hash: 'faults-site-01', origin: 'https://faults.example' };
@@ -44,44 +45,26 @@ export interface ServeProcess {
  * Starts `push-kit serve` in `cwd` on a free port; resolves once it accepts requests. `wrap` runs it under another
  * command (`unshare --pid --fork ...` makes it PID 1 of a namespace, as in a container).
  */
-export function startServe(cwd: string, siteFile: string, env: NodeJS.ProcessEnv = {}, wrap: string[] = []): Promise<ServeProcess> {
-  return new Promise((resolve, reject) => {
-    const command = [...wrap, process.execPath, BIN, 'serve', '--port', '0', '--sites', siteFile];
-    const child = spawn(command[0]!, command.slice(1), {
-      cwd,
-      env: { ...process.env, DATABASE_URL: '', NO_COLOR: '1', ...env },
-    });
-    let output = '';
-    let started = false;
-    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`serve did not start within 90 s:\n${output}`));
-    }, 90_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/[\d.]+:\d+) /.exec(output);
-      if (!started && match && output.includes('Press Ctrl+C to stop.')) {
-        started = true;
-        clearTimeout(timer);
-        resolve({
-          url: match[1]!,
-          pid: child.pid!,
-          child,
-          ownerKey: /owner key for \S+ \(shown once, keep it secret\): (\S+)/.exec(output)?.[1],
-          output: () => output,
-          exited,
-        });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    void exited.then((code) => {
-      if (started) return;
-      clearTimeout(timer);
-      reject(new Error(`serve exited with ${code} before it started:\n${output}`));
-    });
+export async function startServe(cwd: string, siteFile: string, env: NodeJS.ProcessEnv = {}, wrap: string[] = []): Promise<ServeProcess> {
+  const command = [...wrap, process.execPath, BIN, 'serve', '--port', '0', '--sites', siteFile];
+  const child = spawn(command[0]!, command.slice(1), {
+    cwd,
+    env: { ...process.env, DATABASE_URL: '', NO_COLOR: '1', ...env },
   });
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  const { value: url, output } = await whenReady(
+    child,
+    (printed) => (printed.includes('Press Ctrl+C to stop.') ? /listening on (http:\/\/[\d.]+:\d+) /.exec(printed)?.[1] : undefined),
+    'push-kit serve',
+  );
+  return {
+    url,
+    pid: child.pid!,
+    child,
+    ownerKey: /owner key for \S+ \(shown once, keep it secret\): (\S+)/.exec(output())?.[1],
+    output,
+    exited,
+  };
 }
 
 /** kill -9, and waits until the process is gone. */

@@ -17,11 +17,12 @@ import { vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import type { Campaign } from '../../contract/owner-api.ts';
 import { createSubscriberKeys, type FakePushService } from '../support/fake-push-service.ts';
-import { CHROMIUM_PATH, OFFLINE_FLAGS } from '../support/browser.ts';
+import { allStarted, CHROMIUM_PATH, OFFLINE_FLAGS } from '../support/browser.ts';
 import {
   createDashboardProject,
   DASHBOARD_SHOTS as SHOTS,
   openDashboard,
+  SETUP_TIMEOUT_MS,
   signIn,
   type DashboardProject,
 } from '../support/dashboard-serve.ts';
@@ -98,25 +99,29 @@ beforeAll(async () => {
   ({ work, pushService } = project);
   const vapid = generateVapidKeyPair();
   await writeVapidKeyFile(vapidKeyFile(project.stateDir, 'letters'), vapid);
-  await seed();
-  providerUrl = await project.serve((url) => ({
-    letters: {
-      hash: HASH,
-      companyName: 'Letters',
-      origin: 'https://letters.example',
-      serverSyncUrl: url,
-      vapidPublicKey: vapid.publicKey,
-      style: { iconUrl: 'https://letters.example/icon.png' },
-    },
-  }));
-
-  // The machine's clock is New York's; the owner works on Berlin's. No push here: an ordinary context will do.
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: OFFLINE_FLAGS });
+  // Chromium starts while the database is seeded and the provider starts. The machine's clock is New York's; the
+  // owner works on Berlin's. No push here: an ordinary context will do.
+  await allStarted([
+    chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: OFFLINE_FLAGS }).then((started) => (browser = started)),
+    (async () => {
+      await seed();
+      providerUrl = await project.serve((url) => ({
+        letters: {
+          hash: HASH,
+          companyName: 'Letters',
+          origin: 'https://letters.example',
+          serverSyncUrl: url,
+          vapidPublicKey: vapid.publicKey,
+          style: { iconUrl: 'https://letters.example/icon.png' },
+        },
+      }));
+    })(),
+  ]);
   const context = await browser.newContext({ timezoneId: 'America/New_York', viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
   await openDashboard(page, providerUrl);
   await signIn(page, key);
-}, 90_000);
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await browser?.close();

@@ -17,11 +17,12 @@ import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, type FakePushService } from '../support/fake-push-service.ts';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import {
   createDashboardProject,
   DASHBOARD_SHOTS as SHOTS,
   openDashboard,
+  SETUP_TIMEOUT_MS,
   signIn,
   type DashboardProject,
 } from '../support/dashboard-serve.ts';
@@ -69,68 +70,76 @@ beforeAll(async () => {
   ({ pushService } = project);
   const vapid = generateVapidKeyPair();
   await writeVapidKeyFile(vapidKeyFile(project.stateDir, 'letters'), vapid);
-  const db = await openDatabase({ dataDir: join(project.stateDir, 'db') });
-  try {
-    key = (await ensureOwnerKey(db, { hash: HASH }))!;
-    await db.query(
-      `INSERT INTO subscribers (id, site_hash, status, endpoint, p256dh, auth, browser_type, language, timezone, created_at, last_sync_at)
-       SELECT 'sub-' || i, $1, 'subscribed', $2 || '/push/sub-' || i, $3, $4, CASE WHEN i % 3 = 0 THEN 'firefox' ELSE 'chrome' END,
-              'en-US', 'Europe/Lisbon', now(), now()
-         FROM generate_series(1, $5::int) AS i`,
-      [HASH, pushService.origin, subscriberKeys.p256dh, subscriberKeys.auth, SUBSCRIBERS],
-    );
-    // one subscriber in Tokyo, seen last of all a minute ago; one on the pro plan
-    await db.query(`UPDATE subscribers SET timezone = 'Asia/Tokyo', last_sync_at = now() + interval '1 minute' WHERE id = 'sub-7'`);
-    await db.query(`INSERT INTO subscriber_tags (subscriber_id, key, value) VALUES ('sub-5', 'plan', 'pro')`);
-  } finally {
-    await db.close();
-  }
-  providerUrl = await project.serve((url) => ({
-    letters: {
-      hash: HASH,
-      companyName: 'Letters',
-      origin: ORIGIN,
-      serverSyncUrl: url,
-      vapidPublicKey: vapid.publicKey,
-      style: { iconUrl: `${ORIGIN}/icon.png` },
-    },
-  }));
+  // Chromium starts while the database is seeded, the provider starts and the campaigns are made
+  await allStarted([
+    launchPersistentChromium([], { viewport: { width: 1280, height: 900 }, env: { TZ: 'Europe/Berlin' } }).then(
+      (started) => (browser = started),
+    ),
+    (async () => {
+      const db = await openDatabase({ dataDir: join(project.stateDir, 'db') });
+      try {
+        key = (await ensureOwnerKey(db, { hash: HASH }))!;
+        await db.query(
+          `INSERT INTO subscribers (id, site_hash, status, endpoint, p256dh, auth, browser_type, language, timezone, created_at, last_sync_at)
+           SELECT 'sub-' || i, $1, 'subscribed', $2 || '/push/sub-' || i, $3, $4, CASE WHEN i % 3 = 0 THEN 'firefox' ELSE 'chrome' END,
+                  'en-US', 'Europe/Lisbon', now(), now()
+             FROM generate_series(1, $5::int) AS i`,
+          [HASH, pushService.origin, subscriberKeys.p256dh, subscriberKeys.auth, SUBSCRIBERS],
+        );
+        // one subscriber in Tokyo, seen last of all a minute ago; one on the pro plan
+        await db.query(`UPDATE subscribers SET timezone = 'Asia/Tokyo', last_sync_at = now() + interval '1 minute' WHERE id = 'sub-7'`);
+        await db.query(`INSERT INTO subscriber_tags (subscriber_id, key, value) VALUES ('sub-5', 'plan', 'pro')`);
+      } finally {
+        await db.close();
+      }
+      providerUrl = await project.serve((url) => ({
+        letters: {
+          hash: HASH,
+          companyName: 'Letters',
+          origin: ORIGIN,
+          serverSyncUrl: url,
+          vapidPublicKey: vapid.publicKey,
+          style: { iconUrl: `${ORIGIN}/icon.png` },
+        },
+      }));
 
-  // The campaigns: one to everyone, delivered, half of it reported shown and a quarter clicked (the Firefox
-  // subscribers among them); fillers to one subscriber; one at 09:00 on each subscriber's clock, one at a time,
-  // an A/B test at a time.
-  for (let index = 1; index <= FILLERS; index += 1) {
-    await create({ title: `Weekly letter ${index}`, body: 'News from the workshop', subscriberId: 'sub-1' });
-  }
-  ids.inks = await create({ title: 'Autumn inks', body: 'Nine new inks for the autumn', url: `${ORIGIN}/inks` });
-  for (const started = Date.now(); (await campaign(ids.inks)).status !== 'done';) {
-    if (Date.now() - started > 30_000) throw new Error('the campaign to everyone did not finish');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  const paths = pushService.requests
-    .filter((request) => JSON.parse(decryptPushBody(request.body, subscriberKeys).toString('utf8')).notification.title === 'Autumn inks')
-    .map((request) => request.path)
-    .sort();
-  expect(paths).toHaveLength(SUBSCRIBERS);
-  for (const path of paths.slice(0, 6)) await report(ids.inks, path, 'shown');
-  for (const path of paths.filter((each) => Number(each.split('-')[1]) % 3 === 0).slice(0, 3)) await report(ids.inks, path, 'clicked');
-  ids.morning = await create({ title: 'Morning letters', body: 'Coffee and ink', localTime: '09:00' });
-  // 12:30 UTC on a summer day is 14:30 in Berlin (GMT+2)
-  ids.evening = await create({ title: 'Evening letters', body: 'Candles and ink', sendAt: '2099-06-01T12:30:00Z' });
-  ids.ab = await create({
-    title: 'Quill test',
-    body: 'Which quill?',
-    variants: [{}, { title: 'Quills, new' }],
-    testFraction: 0.5,
-    winnerAfterMinutes: 30,
-    sendAt: '2099-06-02T08:00:00Z',
-  });
-
-  browser = await launchPersistentChromium([], { viewport: { width: 1280, height: 900 }, env: { TZ: 'Europe/Berlin' } });
+      // The campaigns: one to everyone, delivered, half of it reported shown and a quarter clicked (the Firefox
+      // subscribers among them); fillers to one subscriber; one at 09:00 on each subscriber's clock, one at a time,
+      // an A/B test at a time.
+      for (let index = 1; index <= FILLERS; index += 1) {
+        await create({ title: `Weekly letter ${index}`, body: 'News from the workshop', subscriberId: 'sub-1' });
+      }
+      ids.inks = await create({ title: 'Autumn inks', body: 'Nine new inks for the autumn', url: `${ORIGIN}/inks` });
+      for (const started = Date.now(); (await campaign(ids.inks)).status !== 'done';) {
+        if (Date.now() - started > 90_000) throw new Error('the campaign to everyone did not finish');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const paths = pushService.requests
+        .filter(
+          (request) => JSON.parse(decryptPushBody(request.body, subscriberKeys).toString('utf8')).notification.title === 'Autumn inks',
+        )
+        .map((request) => request.path)
+        .sort();
+      expect(paths).toHaveLength(SUBSCRIBERS);
+      for (const path of paths.slice(0, 6)) await report(ids.inks, path, 'shown');
+      for (const path of paths.filter((each) => Number(each.split('-')[1]) % 3 === 0).slice(0, 3)) await report(ids.inks, path, 'clicked');
+      ids.morning = await create({ title: 'Morning letters', body: 'Coffee and ink', localTime: '09:00' });
+      // 12:30 UTC on a summer day is 14:30 in Berlin (GMT+2)
+      ids.evening = await create({ title: 'Evening letters', body: 'Candles and ink', sendAt: '2099-06-01T12:30:00Z' });
+      ids.ab = await create({
+        title: 'Quill test',
+        body: 'Which quill?',
+        variants: [{}, { title: 'Quills, new' }],
+        testFraction: 0.5,
+        winnerAfterMinutes: 30,
+        sendAt: '2099-06-02T08:00:00Z',
+      });
+    })(),
+  ]);
   page = await browser.context.newPage();
   await openDashboard(page, providerUrl);
   await signIn(page, key);
-}, 120_000);
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await browser?.close();

@@ -15,12 +15,13 @@ import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, type FakePushService } from '../support/fake-push-service.ts';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
 import { deliverPush, shownNotifications } from '../support/worker.ts';
 import {
   createDashboardProject,
   DASHBOARD_SHOTS as SHOTS,
   openDashboard,
+  SETUP_TIMEOUT_MS,
   signIn,
   type DashboardProject,
 } from '../support/dashboard-serve.ts';
@@ -57,30 +58,34 @@ beforeAll(async () => {
   ({ pushService } = project);
   const vapid = generateVapidKeyPair();
   await writeVapidKeyFile(vapidKeyFile(project.stateDir, 'letters'), vapid);
-  const db = await openDatabase({ dataDir: join(project.stateDir, 'db') });
-  try {
-    key = (await ensureOwnerKey(db, { hash: HASH }))!;
-    await db.query(
-      `INSERT INTO subscribers (id, site_hash, status, endpoint, p256dh, auth, browser_type, language, created_at, last_sync_at)
-       SELECT 'sub-' || i, $1, 'subscribed', $2 || '/push/sub-' || i, $3, $4, 'chrome', 'en-US', now(), now()
-         FROM generate_series(1, $5::int) AS i`,
-      [HASH, pushService.origin, subscriberKeys.p256dh, subscriberKeys.auth, SUBSCRIBERS],
-    );
-  } finally {
-    await db.close();
-  }
-  providerUrl = await project.serve((url) => ({
-    letters: {
-      hash: HASH,
-      companyName: 'Letters',
-      origin: 'https://letters.example',
-      serverSyncUrl: url,
-      vapidPublicKey: vapid.publicKey,
-      style: { iconUrl: 'https://letters.example/icon.png' },
-    },
-  }));
-
-  browser = await launchPersistentChromium([], { viewport: { width: 1280, height: 900 } });
+  // Chromium starts while the database is seeded and the provider starts
+  await allStarted([
+    launchPersistentChromium([], { viewport: { width: 1280, height: 900 } }).then((started) => (browser = started)),
+    (async () => {
+      const db = await openDatabase({ dataDir: join(project.stateDir, 'db') });
+      try {
+        key = (await ensureOwnerKey(db, { hash: HASH }))!;
+        await db.query(
+          `INSERT INTO subscribers (id, site_hash, status, endpoint, p256dh, auth, browser_type, language, created_at, last_sync_at)
+           SELECT 'sub-' || i, $1, 'subscribed', $2 || '/push/sub-' || i, $3, $4, 'chrome', 'en-US', now(), now()
+             FROM generate_series(1, $5::int) AS i`,
+          [HASH, pushService.origin, subscriberKeys.p256dh, subscriberKeys.auth, SUBSCRIBERS],
+        );
+      } finally {
+        await db.close();
+      }
+      providerUrl = await project.serve((url) => ({
+        letters: {
+          hash: HASH,
+          companyName: 'Letters',
+          origin: 'https://letters.example',
+          serverSyncUrl: url,
+          vapidPublicKey: vapid.publicKey,
+          style: { iconUrl: 'https://letters.example/icon.png' },
+        },
+      }));
+    })(),
+  ]);
   await browser.context.grantPermissions(['notifications'], { origin: providerUrl });
   page = await browser.context.newPage();
   // The page seam of docs/testing.md: offline, Chromium's own subscribe never settles, so the dashboard's subscription
@@ -107,7 +112,7 @@ beforeAll(async () => {
   );
   await openDashboard(page, providerUrl);
   await signIn(page, key);
-}, 90_000);
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await browser?.close();
@@ -396,10 +401,13 @@ describe('phone layout', () => {
     for (const season of ['Winter', 'Spring', 'Summer', 'Autumn'])
       await owner('POST', '/campaigns', { title: `${season} workshop letters`, body: 'Twelve new pieces.' });
     await expect
-      .poll(async () =>
-        (await owner<{ campaigns: { title: string; pending: number }[] }>('GET', '/campaigns?limit=8')).campaigns
-          .filter((campaign) => campaign.title.endsWith('workshop letters'))
-          .every((campaign) => campaign.pending === 0),
+      .poll(
+        async () =>
+          (await owner<{ campaigns: { title: string; pending: number }[] }>('GET', '/campaigns?limit=8')).campaigns
+            .filter((campaign) => campaign.title.endsWith('workshop letters'))
+            .every((campaign) => campaign.pending === 0),
+        // four sends to every subscriber: on a machine at load 30 more than the default 10 s
+        { timeout: 60_000 },
       )
       .toBe(true);
     const pages = [...screens, `campaigns/${campaignId}`, 'subscribers/sub-1'];

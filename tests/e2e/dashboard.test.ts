@@ -13,8 +13,14 @@ import { legacyVapidKeyDir, vapidKeyFile } from '../../server/state-paths.ts';
 import { vapidKeyId } from '../../server/keys/index.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, type FakePushService } from '../support/fake-push-service.ts';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
-import { createDashboardProject, DASHBOARD_SHOTS as SHOTS, openDashboard, type DashboardProject } from '../support/dashboard-serve.ts';
+import { allStarted, launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import {
+  createDashboardProject,
+  DASHBOARD_SHOTS as SHOTS,
+  openDashboard,
+  SETUP_TIMEOUT_MS,
+  type DashboardProject,
+} from '../support/dashboard-serve.ts';
 
 const SUBSCRIBERS = 300;
 const LETTERS_HASH = 'letters-dash-01';
@@ -95,19 +101,22 @@ beforeAll(async () => {
   await writeVapidKeyFile(vapidKeyFile(project.stateDir, 'letters'), letters);
   await writeVapidKeyFile(vapidKeyFile(project.stateDir, 'journal'), journal);
   await writeVapidKeyFile(join(legacyVapidKeyDir(project.stateDir, 'letters'), `${vapidKeyId(legacy.publicKey)}.json`), legacy);
-  await seed();
-
-  providerUrl = await project.serve((url) => ({
-    letters: siteConfig(url, LETTERS_HASH, 'Letters', 'https://letters.example', letters.publicKey),
-    journal: siteConfig(url, 'journal-dash-01', 'Journal', 'https://journal.example', journal.publicKey),
-  }));
+  // Chromium starts while the database is seeded and the provider starts
+  await allStarted([
+    launchPersistentChromium([], { viewport: { width: 1280, height: 900 } }).then((started) => (browser = started)),
+    (async () => {
+      await seed();
+      providerUrl = await project.serve((url) => ({
+        letters: siteConfig(url, LETTERS_HASH, 'Letters', 'https://letters.example', letters.publicKey),
+        journal: siteConfig(url, 'journal-dash-01', 'Journal', 'https://journal.example', journal.publicKey),
+      }));
+    })(),
+  ]);
   expect(project.output()).toContain(`owner dashboard: ${providerUrl}/dashboard/`);
-
-  browser = await launchPersistentChromium([], { viewport: { width: 1280, height: 900 } });
   page = await browser.context.newPage();
   // the first visit may wait for the on-demand build
   await openDashboard(page, providerUrl);
-}, 90_000);
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await browser?.close();

@@ -15,6 +15,7 @@ import { DELIVERY_FAILURES_DOCS } from '../../contract/delivery-failures.ts';
 import { consumerLockfile } from '../support/consumer-lockfile.ts';
 import { startDev } from '../support/dev-process.ts';
 import { suiteBuiltThisTree } from '../support/package-build.ts';
+import { whenReady } from '../support/process-ready.ts';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../support/throwaway-postgres.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 
@@ -51,7 +52,7 @@ async function pushKit(args: string[]): Promise<{ code: number; stdout: string; 
 /** The serve processes running: stopped after the file too, should a test time out before its own stop. */
 const serving = new Set<() => Promise<void>>();
 
-function startServe(
+async function startServe(
   command = [bin(), 'serve', '--port', '0'],
   cwd = project,
   environment: NodeJS.ProcessEnv = env(),
@@ -63,23 +64,16 @@ function startServe(
     serving.delete(stop);
   };
   serving.add(stop);
-  return new Promise((resolveStart, reject) => {
-    let output = '';
-    const timer = setTimeout(() => {
-      // a start that never says it listens is stopped, not left holding its port and database after the file
-      void stop();
-      reject(new Error(`serve did not start:\n${output}`));
-    }, 30_000);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const url = /listening on (http:\/\/[\d.]+:\d+) /.exec(output)?.[1]?.replace('0.0.0.0', '127.0.0.1');
-      if (url && output.includes('Press Ctrl+C')) {
-        clearTimeout(timer);
-        resolveStart({ url, stop });
-      }
-    });
-  });
+  // a start that never says it listens is killed at the deadline, not left holding its port and database after the file
+  const { value: url } = await whenReady(
+    child,
+    (output) =>
+      output.includes('Press Ctrl+C')
+        ? /listening on (http:\/\/[\d.]+:\d+) /.exec(output)?.[1]?.replace('0.0.0.0', '127.0.0.1')
+        : undefined,
+    'push-kit serve',
+  );
+  return { url, stop };
 }
 
 beforeAll(async () => {

@@ -10,6 +10,7 @@ import { openDatabase } from '../../server/db/database.ts';
 import { loadSites } from '../../server/sites.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import { seedProjectDatabase } from '../support/cli-process.ts';
+import { whenReady } from '../support/process-ready.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 import { freePort } from '../support/ports.ts';
 import { startProviderHarness } from '../support/provider-harness.ts';
@@ -222,18 +223,11 @@ describe('push-kit send', { timeout: CLI_RUNS_TIMEOUT_MS }, () => {
   it('while a provider runs on the database, sends through it with the owner key', async () => {
     const serve = spawn('node', [CLI, 'serve', '--port', String(providerPort)], { cwd: project, env: env() });
     try {
-      let output = '';
-      const ownerKey = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 30_000);
-        serve.stdout.on('data', (chunk: Buffer) => {
-          output += chunk.toString();
-          const key = /owner key for letters \(shown once[^)]*\): (\S+)/.exec(output)?.[1];
-          if (key && output.includes('Press Ctrl+C')) {
-            clearTimeout(timer);
-            resolve(key);
-          }
-        });
-      });
+      const { value: ownerKey } = await whenReady(
+        serve,
+        (output) => (output.includes('Press Ctrl+C') ? /owner key for letters \(shown once[^)]*\): (\S+)/.exec(output)?.[1] : undefined),
+        'push-kit serve',
+      );
       await fetch(`http://127.0.0.1:${providerPort}/syncSubscriptionAction.php`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },

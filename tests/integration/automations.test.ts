@@ -371,7 +371,7 @@ function automationTests(label: string, database: () => Promise<string | undefin
           const payload = { hash: 'letters-auto-01', campaignId, click, event: 'clicked' };
           const reported = await provider.app.inject({ method: 'POST', url: '/notificationEvent', headers: { origin: ORIGIN }, payload });
           expect(reported.statusCode, reported.body).toBe(200);
-          clicks[index]!.push(campaignId!);
+          clicks[index]!.push(String(campaignId));
         }
       }
       const orders = [

@@ -110,4 +110,29 @@ describe.skipIf(!url)('sync actions on PostgreSQL', () => {
     expect(first!.subscriberId).not.toBe(second!.subscriberId);
     expect(refused).toMatchObject({ status: 'failure', code: 'E_SUBSCRIBER_SECRET_WRONG' });
   });
+
+  it("an in-sync browser's http-sync rewrites its subscriber in its own page: no index written (HOT)", async () => {
+    // Migration 50: the http-sync changes no indexed column, so PostgreSQL writes its row's new version beside the
+    // old one, with no new index entry, when the page has room; at fillfactor 100 a page of inserts had none.
+    const browsers = [];
+    for (let n = 100; n < 130; n += 1) {
+      const { reply } = await sync({ action: 'insert', subscription: subscription(n), subscriptionId: `rt-${n}`, userLanguage: 'en-US' });
+      browsers.push(reply as { subscriberId: string; subscriberSecret: string });
+    }
+    const ids = browsers.map((browser) => browser.subscriberId);
+    const pages = async () =>
+      (
+        await stack.db.query<{ id: string; page: string }>(
+          `SELECT id, split_part(trim(ctid::text, '()'), ',', 1) AS page FROM subscribers WHERE id = ANY ($1) ORDER BY id`,
+          [ids],
+        )
+      ).rows;
+    const before = await pages();
+    expect(new Set(before.map((row) => row.page)).size).toBeGreaterThan(1); // more than a page of subscribers
+    for (const { subscriberId, subscriberSecret } of browsers) {
+      const synced = await sync({ action: 'http-sync', subscriberId, subscriberSecret, userLanguage: 'fr-FR' });
+      expect(synced.reply).toEqual({ status: 'success', subscriberId });
+    }
+    expect(await pages()).toEqual(before);
+  });
 });

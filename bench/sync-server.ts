@@ -116,7 +116,13 @@ function mixedBodies(known: { id: string; secret: string }[]) {
     const { id: subscriberId, secret: subscriberSecret } = known[counter % known.length] ?? { id: '', secret: '' };
     const common = { hash: HASH, browserType: 'chrome', origin: ORIGIN, userTimezone: 'Europe/Paris', userTimezoneOffset: '-60' };
     if (kind === 0 || known.length === 0) {
-      return form({ ...common, action: 'insert', subscription: subscriptionOf(n), subscriptionId: `sub-${n}`, userLanguage: 'en-US' });
+      return form({
+        ...common,
+        action: 'insert',
+        subscription: subscriptionOf(n),
+        subscriptionId: `sub-${runId}-${n}`,
+        userLanguage: 'en-US',
+      });
     }
     if (kind === 1) {
       const index = counter % known.length;
@@ -126,7 +132,7 @@ function mixedBodies(known: { id: string; secret: string }[]) {
         subscriberId,
         subscriberSecret,
         subscription: subscriptionOf(index),
-        subscriptionId: `sub-${index}-${counter}`,
+        subscriptionId: `sub-${runId}-${index}-${counter}`,
       });
     }
     return form({
@@ -197,7 +203,7 @@ async function seed(url: string, count: number): Promise<{ id: string; secret: s
     const response = await fetch(`${url}/syncSubscriptionAction.php`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
-      body: form({ hash: HASH, action: 'insert', subscription: subscriptionOf(index), subscriptionId: `sub-${index}` }),
+      body: form({ hash: HASH, action: 'insert', subscription: subscriptionOf(index), subscriptionId: `sub-${runId}-${index}` }),
     });
     const reply = (await response.json()) as { subscriberId?: string; subscriberSecret?: string };
     if (reply.subscriberId && reply.subscriberSecret) ids.push({ id: reply.subscriberId, secret: reply.subscriberSecret });

@@ -137,7 +137,8 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
             )
           : Promise.resolve(false),
       );
-    if (PK_FEATURES.shop && services.trackingAllowed_() && !services.optedOut_()) {
+    const shopAllowed = (): boolean => services.trackingAllowed_() && !services.optedOut_();
+    if (PK_FEATURES.shop && shopAllowed()) {
       // A shop page with work for the chunk (shop.ts, which checks the consent and the opt-out again): a product page,
       // a cart-add post to read back, an order page.
       void afterLoad().then(() => {
@@ -148,12 +149,13 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
         )
           takeOver().catch(logSwallowed);
       });
-      // A cart-add post is kept for the chunk's shop (the post leaves the page), which records it too once it runs.
+      // A cart-add post is kept for the chunk's shop (the post leaves the page), which records it too once it runs;
+      // not once the visitor has opted out or withdrawn consent on this page (the mark is a cookie the shop receives).
       document.addEventListener(
         'submit',
         (event) => {
           const form = event.target as HTMLFormElement;
-          if (!form.getAttribute || !String(form.getAttribute('action')).includes('/cart/add')) return;
+          if (!shopAllowed() || !form.getAttribute || !String(form.getAttribute('action')).includes('/cart/add')) return;
           const field = form.elements.namedItem('id') as HTMLInputElement | null;
           const variant = field && field.value && field.value.slice(0, 64);
           services.session_.set(Key.CART_POSTED, Date.now() + (variant ? ' ' + variant : ''));

@@ -169,7 +169,7 @@ export function startShop(services: RuntimeServices): void {
     'submit',
     (event) => {
       const form = event.target as HTMLFormElement | null;
-      if (!form || !form.getAttribute || !String(form.getAttribute('action')).includes('/cart/add')) return;
+      if (!allowed() || !form || !form.getAttribute || !String(form.getAttribute('action')).includes('/cart/add')) return;
       // Capped: the cookie rides on every request to the shop (a variant id is a short number).
       const field = form.elements.namedItem('id') as HTMLInputElement | null;
       const variant = field && field.value && field.value.slice(0, 64);

@@ -318,8 +318,12 @@ describe('online shop', () => {
     await page.evaluate(() =>
       (window as unknown as { pushkit: { setTrackingConsent(allowed: boolean): void } }).pushkit.setTrackingConsent(false),
     );
+    const cartMark = async () => (await page.context().cookies()).some((cookie) => cookie.name === 'pushkit_cart_posted');
+    expect(await cartMark()).toBe(false);
     await page.locator('#product-form button[type="submit"]').click();
     await page.waitForURL(`**${INK.url}`);
+    // nor is the post marked: the mark is a cookie the shop receives with every request
+    expect(await cartMark()).toBe(false);
     // Past the 2 s read delay: no cart read, no segment call, and the membership the first add made stays the only one.
     await pastReadDelays(page);
     expect(reads.map((read) => read.url.pathname)).toEqual([]);

@@ -24,6 +24,7 @@ import {
   openDashboard,
   SETUP_TIMEOUT_MS,
   signIn,
+  siteConfig,
   type DashboardProject,
 } from '../support/dashboard-serve.ts';
 
@@ -106,14 +107,7 @@ beforeAll(async () => {
     (async () => {
       await seed();
       providerUrl = await project.serve((url) => ({
-        letters: {
-          hash: HASH,
-          companyName: 'Letters',
-          origin: 'https://letters.example',
-          serverSyncUrl: url,
-          vapidPublicKey: vapid.publicKey,
-          style: { iconUrl: 'https://letters.example/icon.png' },
-        },
+        letters: siteConfig(url, HASH, 'Letters', 'https://letters.example', vapid.publicKey),
       }));
     })(),
   ]);

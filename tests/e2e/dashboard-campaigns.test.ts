@@ -24,6 +24,7 @@ import {
   openDashboard,
   SETUP_TIMEOUT_MS,
   signIn,
+  siteConfig,
   type DashboardProject,
 } from '../support/dashboard-serve.ts';
 
@@ -92,16 +93,7 @@ beforeAll(async () => {
       } finally {
         await db.close();
       }
-      providerUrl = await project.serve((url) => ({
-        letters: {
-          hash: HASH,
-          companyName: 'Letters',
-          origin: ORIGIN,
-          serverSyncUrl: url,
-          vapidPublicKey: vapid.publicKey,
-          style: { iconUrl: `${ORIGIN}/icon.png` },
-        },
-      }));
+      providerUrl = await project.serve((url) => ({ letters: siteConfig(url, HASH, 'Letters', ORIGIN, vapid.publicKey) }));
 
       // The campaigns: one to everyone, delivered, half of it reported shown and a quarter clicked (the Firefox
       // subscribers among them); fillers to one subscriber; one at 09:00 on each subscriber's clock, one at a time,

@@ -23,6 +23,7 @@ import {
   openDashboard,
   SETUP_TIMEOUT_MS,
   signIn,
+  siteConfig,
   type DashboardProject,
 } from '../support/dashboard-serve.ts';
 
@@ -75,14 +76,7 @@ beforeAll(async () => {
         await db.close();
       }
       providerUrl = await project.serve((url) => ({
-        letters: {
-          hash: HASH,
-          companyName: 'Letters',
-          origin: 'https://letters.example',
-          serverSyncUrl: url,
-          vapidPublicKey: vapid.publicKey,
-          style: { iconUrl: 'https://letters.example/icon.png' },
-        },
+        letters: siteConfig(url, HASH, 'Letters', 'https://letters.example', vapid.publicKey),
       }));
     })(),
   ]);

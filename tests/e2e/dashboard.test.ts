@@ -19,6 +19,7 @@ import {
   DASHBOARD_SHOTS as SHOTS,
   openDashboard,
   SETUP_TIMEOUT_MS,
+  siteConfig,
   type DashboardProject,
 } from '../support/dashboard-serve.ts';
 
@@ -41,10 +42,6 @@ let onLegacyKey: number;
 /** A key pair letters subscribers were made with before a rotation or an import. */
 const legacy = generateVapidKeyPair();
 const subscriberKeys = createSubscriberKeys();
-
-function siteConfig(serverSyncUrl: string, hash: string, companyName: string, origin: string, vapidPublicKey: string) {
-  return { hash, companyName, origin, serverSyncUrl, vapidPublicKey, style: { iconUrl: `${origin}/icon.png` } };
-}
 
 async function seed(): Promise<void> {
   const db = await openDatabase({ dataDir: join(work, '.push-kit/db') });

@@ -41,6 +41,11 @@ export interface DashboardProject {
 /** A dashboard file's set-up (the provider's start, whose deadline is START_DEADLINE_MS, seeding, Chromium, the first page). */
 export const SETUP_TIMEOUT_MS = START_DEADLINE_MS + 60_000;
 
+/** A site config for `serve`: its sync URL the provider's own, its icon on its origin. */
+export function siteConfig(serverSyncUrl: string, hash: string, companyName: string, origin: string, vapidPublicKey: string) {
+  return { hash, companyName, origin, serverSyncUrl, vapidPublicKey, style: { iconUrl: `${origin}/icon.png` } };
+}
+
 /** A project folder `push-kit-<name>-*` in the temp folder, with the fake push service started for it. */
 export async function createDashboardProject(name: string): Promise<DashboardProject> {
   await mkdir(DASHBOARD_SHOTS, { recursive: true });

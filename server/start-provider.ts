@@ -151,10 +151,12 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
   // (a start whose database does not open does not wait for them, nor leaves their failure unhandled)
   modules.catch(() => undefined);
   const db = await openProviderDatabase(options.database, dataDir);
-  const [{ createApp }, { CampaignQueue }, { AutomationRunner }, { closePushConnections }] = await modules.catch(async (error: unknown) => {
-    await db.close().catch(() => undefined);
-    throw error;
-  });
+  const [{ createApp }, { CampaignQueue }, { AutomationRunner, automationWindows }, { closePushConnections }] = await modules.catch(
+    async (error: unknown) => {
+      await db.close().catch(() => undefined);
+      throw error;
+    },
+  );
   const clock = options.clock ?? systemClock;
   const webhooks = new WebhookDispatcher(db, {
     ...options.webhooks,
@@ -235,7 +237,6 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     const pruning = scheduleEventPruning(db, eventRetention, options.log, async () => {
       // a campaign's click events, their revenue kept (each site's conversion window; each automation's own window
       // for its messages, as the owner may have changed it)
-      const { automationWindows } = await import('./automations/index.ts');
       const clicks = await pruneCampaignClicks(db, eventRetention, {
         sites: Object.fromEntries(sites.map((site) => [site.hash, conversionWindowOf(site.config)])),
         automations: await automationWindows(db, sites),

@@ -31,6 +31,16 @@ import { automationAudienceGate } from '../audiences/index.ts';
 const MINUTE_MS = 60_000;
 /** A second message of an automation about the same key (product change, win-back) to one subscriber is a no-op. */
 export const ONCE_PER_KEY = `ON CONFLICT (site_hash, automation, subscriber_id, automation_key) WHERE automation_key IS NOT NULL DO NOTHING`;
+/**
+ * The clicks an automation's messages still hold (site $1, automation $2): each message's subscriber and when they
+ * clicked it (a message goes to one subscriber, who reports its click once: migration 45).
+ */
+const MESSAGE_CLICKS = `clicks AS (
+       SELECT c.subscriber_id, e.created_at AS clicked_at
+       FROM campaigns c JOIN events e ON e.campaign_id = c.id AND e.kind = 'clicked' AND e.subscriber_id = c.subscriber_id
+       WHERE c.site_hash = $1 AND c.automation = $2
+     )`;
+
 /** The product of a cart event (spec section 3), as push.js reports it. */
 export interface CartProduct {
   pId?: string;
@@ -341,11 +351,7 @@ export async function automationStats(
   // A message goes to one subscriber, who reports its click once (migration 45); an order of theirs within the
   // window after it is the conversion. A message whose click was pruned has its conversion in the kept rows.
   const clicks = await db.query<{ clicked: string; conversions: string }>(
-    `WITH clicks AS (
-       SELECT c.subscriber_id, e.created_at AS clicked_at
-       FROM campaigns c JOIN events e ON e.campaign_id = c.id AND e.kind = 'clicked' AND e.subscriber_id = c.subscriber_id
-       WHERE c.site_hash = $1 AND c.automation = $2
-     )
+    `WITH ${MESSAGE_CLICKS}
      SELECT (SELECT count(*) FROM campaigns c WHERE c.site_hash = $1 AND c.automation = $2
                AND EXISTS (SELECT 1 FROM delivery_breakdown b WHERE b.campaign_id = c.id AND b.kind = 'clicked' AND b.count > 0)) AS clicked,
             (SELECT count(*) FROM clicks WHERE EXISTS (
@@ -358,11 +364,7 @@ export async function automationStats(
   );
   // An order after two clicks counts once; the kept rows hold each pruned one once (click-pruning.ts).
   const revenue = await db.query<{ currency: string; amount: string }>(
-    `WITH clicks AS (
-       SELECT c.subscriber_id, e.created_at AS clicked_at
-       FROM campaigns c JOIN events e ON e.campaign_id = c.id AND e.kind = 'clicked' AND e.subscriber_id = c.subscriber_id
-       WHERE c.site_hash = $1 AND c.automation = $2
-     ),
+    `WITH ${MESSAGE_CLICKS},
      converted AS (
        SELECT DISTINCT ON (o.order_id) o.details FROM clicks JOIN shop_orders o
          ON o.site_hash = $1 AND o.subscriber_id = clicks.subscriber_id

@@ -235,8 +235,9 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
     await webhooks.start();
     campaigns.startScheduler();
     const pruning = scheduleEventPruning(db, eventRetention, options.log, async () => {
-      // a campaign's click events, their revenue kept (each site's conversion window; each automation's own window
-      // for its messages, as the owner may have changed it)
+      // the click events of the sites this provider hosts, their revenue kept (each site's conversion window; each
+      // automation's own window for its messages, as the owner may have changed it); another site's wait for a
+      // provider that hosts it, the only one that knows its window
       const clicks = await pruneCampaignClicks(db, eventRetention, {
         sites: Object.fromEntries(sites.map((site) => [site.hash, conversionWindowOf(site.config)])),
         automations: await automationWindows(db, sites),

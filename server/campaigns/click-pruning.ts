@@ -20,25 +20,28 @@
 // and the revenue of those no other click of the automation still counts. An order after two clicks of one
 // automation is its revenue once: kept with the last of those clicks to go (the one of the latest message when
 // they go in one statement), as the overview's conversion is. Those rows are never folded (one click, one statement).
+// A provider prunes the clicks of the sites it hosts, and no other's: a site's window is in its config, which only
+// a provider hosting it reads. Clicks of a site in the database that this provider does not host (another provider
+// on the same PostgreSQL hosts it; its config left the folder; it comes back later) wait for a provider that hosts
+// it: pruned with a default window they would lose the conversions and revenue its own longer window keeps.
 import type { Database } from '../db/database.ts';
 import { keepNotificationDays, quarterOf } from '../db/notification-days-kept.ts';
 import { AUTOMATION_DEFAULTS, type AutomationKind } from '../../contract/automations.ts';
-import { DEFAULT_CONVERSION_WINDOW_HOURS } from './campaign-store.ts';
 import { foldCampaignRows } from './fold-campaign-rows.ts';
 
 const PRUNE_BATCH = 1000;
 /** Held by a click prune's batch for its transaction, so two processes' batches run one after the other. */
 const CLICK_PRUNE_LOCK = 'push-kit click prune';
-/** Each automation's window for a site the prune is not told about. */
+/** Each automation's window for a site whose automations' windows the prune is not told. */
 const AUTOMATION_WINDOW_DEFAULTS = JSON.stringify(
   Object.fromEntries(Object.entries(AUTOMATION_DEFAULTS).map(([kind, settings]) => [kind, settings.conversionWindowHours])),
 );
 
-/** The conversion windows in hours the prune keeps conversions with (a site or automation not named has the default). */
+/** The sites whose clicks the prune takes, and the conversion windows in hours it keeps their conversions with. */
 export interface ConversionWindows {
-  /** Each site's conversionWindowHours, by site hash: its campaigns'. */
-  sites?: Record<string, number>;
-  /** Each site's automations' conversionWindowHours as they run now, by site hash and kind. */
+  /** Each hosted site's conversionWindowHours, by site hash: its campaigns'. Only these sites' clicks are pruned. */
+  sites: Record<string, number>;
+  /** Each site's automations' conversionWindowHours as they run now, by site hash and kind (default: the defaults). */
   automations?: Record<string, Partial<Record<AutomationKind, number>>>;
 }
 
@@ -57,6 +60,7 @@ export async function pruneCampaignClicks(db: Database, days: number, windows: C
         `WITH gone AS (
          DELETE FROM events WHERE id IN (
            SELECT id FROM events WHERE kind = 'clicked' AND campaign_id IS NOT NULL AND created_at < now() - make_interval(days => $1::int)
+              AND $3::jsonb ? site_hash
            ORDER BY created_at, id LIMIT $2
          ) RETURNING id, site_hash, campaign_id, subscriber_id, created_at
        ), converted AS (
@@ -64,11 +68,11 @@ export async function pruneCampaignClicks(db: Database, days: number, windows: C
          -- left, so it is kept when the last of them goes (the statement still sees the rows it deletes)
          SELECT DISTINCT o.site_hash, o.order_id, o.created_at FROM gone g
            JOIN shop_orders o ON o.site_hash = g.site_hash AND o.subscriber_id = g.subscriber_id AND o.created_at >= g.created_at
-             AND o.created_at < g.created_at + make_interval(hours => coalesce(($3::jsonb ->> g.site_hash)::int, $4::int))
+             AND o.created_at < g.created_at + make_interval(hours => ($3::jsonb ->> g.site_hash)::int)
           WHERE NOT EXISTS (
             SELECT 1 FROM events e WHERE e.subscriber_id = o.subscriber_id AND e.kind = 'clicked' AND e.campaign_id IS NOT NULL
                AND e.created_at <= o.created_at
-               AND e.created_at > o.created_at - make_interval(hours => coalesce(($3::jsonb ->> o.site_hash)::int, $4::int))
+               AND e.created_at > o.created_at - make_interval(hours => ($3::jsonb ->> o.site_hash)::int)
                AND e.id NOT IN (SELECT id FROM gone))
        ), days AS (
          ${keepNotificationDays(
@@ -86,14 +90,14 @@ export async function pruneCampaignClicks(db: Database, days: number, windows: C
                 coalesce(sum((o.details->>'total')::numeric) FILTER (WHERE o.details ? 'currency'), 0)
            FROM clicker k JOIN campaigns c ON c.id = k.campaign_id AND c.automation IS NULL
            JOIN shop_orders o ON o.site_hash = c.site_hash AND o.subscriber_id = k.subscriber_id AND o.created_at >= k.clicked_at
-             AND o.created_at < k.clicked_at + make_interval(hours => coalesce(($3::jsonb ->> c.site_hash)::int, $4::int))
+             AND o.created_at < k.clicked_at + make_interval(hours => ($3::jsonb ->> c.site_hash)::int)
            LEFT JOIN deliveries d ON d.campaign_id = k.campaign_id AND d.subscriber_id = k.subscriber_id
            LEFT JOIN campaign_variant_clickers v ON v.campaign_id = k.campaign_id AND v.subscriber_id = k.subscriber_id
           GROUP BY 1, 2, 3
          RETURNING campaign_id
        ), message_click AS (
          SELECT c.id AS campaign_id, c.site_hash, c.automation, c.subscriber_id, g.created_at AS clicked_at,
-                coalesce(($5::jsonb -> c.site_hash ->> c.automation)::int, ($6::jsonb ->> c.automation)::int) AS hours
+                coalesce(($4::jsonb -> c.site_hash ->> c.automation)::int, ($5::jsonb ->> c.automation)::int) AS hours
            FROM gone g JOIN campaigns c ON c.id = g.campaign_id AND c.automation IS NOT NULL AND c.subscriber_id = g.subscriber_id
        ), message_order AS (
          SELECT m.campaign_id, m.site_hash, m.automation, m.subscriber_id, m.hours, m.clicked_at, o.order_id, o.details, o.created_at AS ordered_at
@@ -116,14 +120,7 @@ export async function pruneCampaignClicks(db: Database, days: number, windows: C
           GROUP BY a.campaign_id, a.details->>'currency'
        )
        SELECT (SELECT count(*)::int FROM gone) AS count, (SELECT coalesce(jsonb_agg(DISTINCT campaign_id), '[]'::jsonb) FROM kept) AS campaigns`,
-        [
-          days,
-          batch,
-          JSON.stringify(windows.sites ?? {}),
-          DEFAULT_CONVERSION_WINDOW_HOURS,
-          JSON.stringify(windows.automations ?? {}),
-          AUTOMATION_WINDOW_DEFAULTS,
-        ],
+        [days, batch, JSON.stringify(windows.sites), JSON.stringify(windows.automations ?? {}), AUTOMATION_WINDOW_DEFAULTS],
       );
     });
     for (const id of rows[0]!.campaigns) touched.add(String(id));

@@ -13,6 +13,7 @@ import { embeddedDatabaseDir, vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair, writeVapidKeyFile, type VapidKeyPair } from '../../server/push/vapid-keys.ts';
 import { AUTOMATION_KINDS, type Automation, type AutomationsReply, type SubscriberHealthReply } from '../../contract/automations.ts';
 import type { AuditReply } from '../../contract/members.ts';
+import type { Campaign } from '../../contract/owner-api.ts';
 import { CLICK_PARAM, DECLARATIVE_PUSH_MAGIC, type DeclarativePushMessage } from '../../contract/push-payload.ts';
 import {
   createSubscriberKeys,
@@ -77,7 +78,7 @@ async function newProject(letters: Record<string, unknown> = {}): Promise<Projec
   const dir = await tempDir('pushkit-automations-');
   cleanups.push(dir.remove);
   const keys = generateVapidKeyPair();
-  const sites = [site('letters', 'letters-auto-01', keys, letters), site('other', 'other-auto-01', keys)];
+  const sites = [site('letters', 'letters-auto-01', keys, letters), site('other', 'other-auto-01', keys, { conversionWindowHours: 240 })];
   await mkdir(join(dir.path, 'keys'), { recursive: true });
   for (const hosted of sites) await writeVapidKeyFile(vapidKeyFile(dir.path, hosted.name), keys);
   return { stateDir: dir.path, sites, keys };
@@ -154,11 +155,13 @@ function automationTests(label: string, database: () => Promise<string | undefin
     let project: Project;
     let clock: ManualClock;
     let provider: ProviderHarness;
+    let databaseUrl: string | undefined;
 
     beforeAll(async () => {
       project = await newProject();
       clock = manualClock();
-      provider = await start(project, clock, await database());
+      databaseUrl = await database();
+      provider = await start(project, clock, databaseUrl);
     });
 
     it('a subscribe schedules exactly one welcome message, sent once when its delay has passed', async () => {
@@ -356,7 +359,7 @@ function automationTests(label: string, database: () => Promise<string | undefin
       expect(after.conversions - initial.conversions).toBe(1);
     });
 
-    it('its figures stay when the event retention prunes the clicks, counted with its own window', async () => {
+    it('its figures stay when the event retention prunes the clicks, with its own window, by a provider hosting its site', async () => {
       expect((await owner(provider, 'PATCH', 'letters/automations/abandonedCart', { conversionWindowHours: 3 })).statusCode).toBe(200);
       const initial = (await automation(provider, 'abandonedCart')).stats;
       // three subscribers each click two cart reminders and then order once
@@ -415,16 +418,71 @@ function automationTests(label: string, database: () => Promise<string | undefin
       await provider.db.query(
         `UPDATE shop_orders SET created_at = created_at - interval '180 days' + interval '200 minutes' WHERE order_id = 'kept-0'`,
       );
-      expect(await pruneCampaignClicks(provider.db, 180, { automations: { 'letters-auto-01': { abandonedCart: 3 } } })).toBe(1);
+      expect(
+        await pruneCampaignClicks(provider.db, 180, {
+          sites: { 'letters-auto-01': 72 },
+          automations: { 'letters-auto-01': { abandonedCart: 3 } },
+        }),
+      ).toBe(1);
       expect(await figures()).toEqual(before);
-      // a year on, the restarted provider's prune takes every click, with the windows the owner set
+      // and a campaign of the other site (its window 240 hours) clicked 200 days ago, an order 100 hours after it
+      const otherBuyer = await subscribe(provider, 'other-auto-01');
+      const { rows } = await provider.db.query<{ id: string }>(
+        `INSERT INTO campaigns (site_hash, title, body, ttl, urgency, status) VALUES ('other-auto-01', 'Old', 'Clicked', 60, 'normal', 'done')
+         RETURNING id`,
+      );
+      const otherCampaign = String(rows[0]!.id);
+      await provider.db.query(
+        `INSERT INTO events (site_hash, subscriber_id, campaign_id, kind, created_at)
+         VALUES ('other-auto-01', $1, $2, 'clicked', now() - interval '200 days')`,
+        [otherBuyer.id, otherCampaign],
+      );
+      const placed = await provider.app.inject({
+        method: 'POST',
+        url: '/api/v1/shopify/orders',
+        headers: { authorization: `Bearer ${provider.ownerKeyOf('other')}` },
+        payload: {
+          hash: 'other-auto-01',
+          orderId: 'other-late',
+          order: { total: 25, currency: 'EUR', items: [] },
+          subscriberId: otherBuyer.id,
+        },
+      });
+      expect(placed.statusCode, placed.body).toBe(201);
+      await provider.db.query(
+        `UPDATE shop_orders SET created_at = now() - interval '200 days' + interval '100 hours' WHERE order_id = 'other-late'`,
+      );
+      const otherFigures = async () => {
+        const reply = await owner(provider, 'GET', `other/campaigns/${otherCampaign}`, undefined, provider.ownerKeyOf('other'));
+        expect(reply.statusCode, reply.body).toBe(200);
+        const { clicked, conversions, revenue } = (reply.json() as { campaign: Campaign }).campaign;
+        return { clicked, conversions, revenue };
+      };
+      const otherBefore = await otherFigures();
+      expect(otherBefore).toEqual({ clicked: 1, conversions: 1, revenue: [{ currency: 'EUR', amount: 25 }] });
+      // a year on, a provider hosting letters alone starts on the same database: its prune (its close waits for it)
+      // takes letters' clicks with the windows the owner set, and leaves the other site's to a provider hosting it
       await provider.db.query(aged, [null, 365 * 24 * 60]);
       await provider.db.query(`UPDATE shop_orders SET created_at = created_at - interval '365 days' WHERE site_hash = 'letters-auto-01'`);
       await provider.stop();
+      const lettersOnly = await startProviderHarness({
+        sites: [project.sites[0]!],
+        vapid: project.keys,
+        stateDir: project.stateDir,
+        database: databaseUrl,
+        service,
+        keys: subscriberKeys,
+        clock,
+        automationPollMs: 0,
+        rateLimit: false,
+      });
+      await lettersOnly.close();
       await provider.start();
-      const left = `SELECT 1 FROM events WHERE kind = 'clicked' AND site_hash = 'letters-auto-01'`;
-      while ((await provider.db.query(left)).rows.length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      // which prunes it with that site's window: the figures of both stay
+      const left = `SELECT 1 FROM events WHERE kind = 'clicked' AND (site_hash = 'letters-auto-01' OR campaign_id = $1)`;
+      while ((await provider.db.query(left, [otherCampaign])).rows.length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
       expect(await figures()).toEqual(before);
+      expect(await otherFigures()).toEqual(otherBefore);
     });
   });
 }

@@ -8,12 +8,15 @@ import type { Automation } from '../../contract/automations.ts';
 import { DELIVERY_FAILURES_DOCS } from '../../contract/delivery-failures.ts';
 import { freePort } from '../support/ports.ts';
 import { startProviderHarness, useProviderHarness } from '../support/provider-harness.ts';
-import { pruneCampaignClicks, pruneDeliveries } from '../../server/campaigns/index.ts';
+import { DEFAULT_CONVERSION_WINDOW_HOURS, pruneCampaignClicks, pruneDeliveries } from '../../server/campaigns/index.ts';
 import { pruneEvents } from '../../server/db/event-retention.ts';
 import { SITE_HASH, SITE_ORIGIN } from '../support/server.ts';
 import { createThrowawayDatabase, openThrowawayPostgres } from '../support/throwaway-postgres.ts';
 import { openDatabase, type Database } from '../../server/db/database.ts';
 import pg from 'pg';
+
+/** The click prune's sites as a provider hosting the test site gives them (its default window, 72 hours). */
+const LETTERS_WINDOW = { sites: { [SITE_HASH]: DEFAULT_CONVERSION_WINDOW_HOURS } };
 
 const postgresUrl = process.env.PUSHKIT_TEST_DATABASE_URL;
 const refusedPort = await freePort();
@@ -328,7 +331,7 @@ describe('breakdowns that stay', () => {
     await harness.db.query(`UPDATE shop_orders SET created_at = created_at - interval '181 days' WHERE order_id LIKE 'stay-%'`);
     const aged = await overview();
     expect(await pruneEvents(harness.db, 180)).toBeGreaterThan(0);
-    const clicks = await pruneCampaignClicks(harness.db, 180, {});
+    const clicks = await pruneCampaignClicks(harness.db, 180, LETTERS_WINDOW);
     expect(await Promise.all([ab, languages, bestHour].map(figures))).toEqual(before);
     expect(await overview()).toEqual(aged);
     expect(clicks).toBe(4); // the first subscriber's of each campaign and the late one (the deleted one's went with them)
@@ -446,7 +449,10 @@ describe.skipIf(!postgresUrl)('a report after pruning, on PostgreSQL', () => {
       await pg.db.query(`UPDATE shop_orders SET created_at = created_at - interval '181 days' WHERE order_id LIKE 'pruned-%'`);
       const aged = await notificationDays(pg);
       expect(aged[0]!.reduce((sum, day) => sum + day.conversions, 0)).toBe(4);
-      const clicks = await Promise.all([pruneCampaignClicks(pg.db, 180, {}, 1), pruneCampaignClicks(pg.db, 180, {}, 1)]);
+      const clicks = await Promise.all([
+        pruneCampaignClicks(pg.db, 180, LETTERS_WINDOW, 1),
+        pruneCampaignClicks(pg.db, 180, LETTERS_WINDOW, 1),
+      ]);
       expect(await report()).toEqual(before);
       expect(await notificationDays(pg)).toEqual(aged);
       expect(before.revenue).toEqual([{ currency: 'EUR', amount: 40 }]);
@@ -490,8 +496,8 @@ describe.skipIf(!postgresUrl)('a report after pruning, on PostgreSQL', () => {
       );
       // A (a 200-day retention) takes the older click; B (199 days) starts on both before A commits
       await client.query('BEGIN');
-      expect(await pruneCampaignClicks(held, 200, {})).toBe(1);
-      const pruningB = pruneCampaignClicks(other, 199, {});
+      expect(await pruneCampaignClicks(held, 200, LETTERS_WINDOW)).toBe(1);
+      const pruningB = pruneCampaignClicks(other, 199, LETTERS_WINDOW);
       const waiting = `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
       while ((await db.query(waiting)).rows.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       await client.query('COMMIT');

@@ -9,10 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, startServe, type ServeProcess } from '../support/cli-process.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { timeoutForProcesses } from '../support/process-ready.ts';
 
 let project: string;
 let serve: ServeProcess;
 let recorder: { server: Server; url: string; authorizations: string[] };
+
+// each hook and test may take its processes' deadlines (a serve to its ready line, commands to their exit)
+const one = { timeout: timeoutForProcesses(1) };
+const two = { timeout: timeoutForProcesses(2) };
 
 const providerFile = () => join(project, '.push-kit', 'provider.json');
 
@@ -29,7 +34,7 @@ beforeAll(async () => {
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const address = server.address();
   recorder = { server, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, authorizations };
-}, 60_000);
+}, two.timeout); // init, serve
 
 afterAll(async () => {
   if (serve.child.exitCode === null) serve.child.kill('SIGTERM');
@@ -38,7 +43,7 @@ afterAll(async () => {
 });
 
 describe('the command line finds the running provider', () => {
-  it('send, campaigns, webhooks and keys work without --key while serve holds the database; the file goes when it stops', async () => {
+  it('send, campaigns, webhooks and keys work without --key while serve holds the database; the file goes when it stops', two, async () => {
     expect((await stat(providerFile())).mode & 0o777).toBe(0o600);
     const [sent, status] = await Promise.all([
       runCli(project, ['send', '--site', 'my-site', '--title', 'Hello', '--body', 'First notification']),
@@ -61,7 +66,7 @@ describe('the command line finds the running provider', () => {
     expect(same.stdout).toBe(listed.stdout);
     expect(other.stderr).toContain("--provider: needs the site's owner key");
     expect(recorder.authorizations).toEqual([]);
-  }, 60_000);
+  });
 
   it.each([
     [
@@ -77,7 +82,7 @@ describe('the command line finds the running provider', () => {
       0o600,
       `process ${process.pid} does not hold .push-kit/db`,
     ],
-  ])('ignores a provider file with %s, and sends its token nowhere', async (_name, plant, mode, why) => {
+  ])('ignores a provider file with %s, and sends its token nowhere', one, async (_name, plant, mode, why) => {
     const real = await readFile(providerFile(), 'utf8');
     try {
       await writeFile(providerFile(), JSON.stringify(plant(JSON.parse(real) as Record<string, unknown>)));
@@ -94,7 +99,7 @@ describe('the command line finds the running provider', () => {
     }
   });
 
-  it('a stopped provider removes its file; one left by a dead process is ignored', async () => {
+  it('a stopped provider removes its file; one left by a dead process is ignored', two, async () => {
     const real = await readFile(providerFile(), 'utf8');
     serve.child.kill('SIGTERM');
     await new Promise((resolve) => serve.child.once('exit', resolve));
@@ -103,5 +108,5 @@ describe('the command line finds the running provider', () => {
     const direct = await runCli(project, ['campaigns', '--site', 'my-site']);
     expect(direct.stderr).toBe('');
     expect(direct.stdout).toMatch(/^ +1 {2}done/m);
-  }, 30_000);
+  });
 });

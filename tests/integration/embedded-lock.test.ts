@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { seedMigratedDatabase } from '../support/migrated-database.ts';
 import { tempDir } from '../support/server.ts';
 import { killHard, startServe, writeFaultSite } from '../support/server-faults.ts';
+import { START_DEADLINE_MS, timeoutForProcesses, whenReady } from '../support/process-ready.ts';
 
 const removals: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -41,7 +42,7 @@ describe('embedded database lock', () => {
           cwd: project.path,
           env: { ...process.env, DATABASE_URL: '', NO_COLOR: '1' },
           encoding: 'utf8',
-          timeout: 60_000,
+          timeout: START_DEADLINE_MS,
         },
       );
       expect(refused.status).not.toBe(0);
@@ -55,10 +56,11 @@ describe('embedded database lock', () => {
       process.kill(pid1, 'SIGTERM');
       expect(await again.exited).toBe(0);
     },
-    120_000,
+    timeoutForProcesses(3), // serve, the refused serve, serve again
   );
 
-  it('gives the folder to exactly one of two processes starting at the same instant, 20 times', async () => {
+  const together = { timeout: timeoutForProcesses(1) }; // the two contenders start at once
+  it('gives the folder to exactly one of two processes starting at the same instant, 20 times', together, async () => {
     const dir = await tempDir('pushkit-lock-race-');
     removals.push(dir.remove);
     const contenderFile = join(dir.path, 'contender.ts');
@@ -88,7 +90,7 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
     // one process (tsx's cli would run the script in a child that a kill -9 leaves behind)
     const root = fileURLToPath(new URL('../../', import.meta.url));
     const contender = () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', contenderFile], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', contenderFile], { cwd: root, stdio: 'pipe' });
       const pending: Array<(line: string) => void> = [];
       let buffered = '';
       child.stdout!.on('data', (chunk: Buffer) => {
@@ -111,6 +113,9 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
     };
 
     const pair = [contender(), contender()];
+    // their ready line, or an exit with what they printed
+    const started = (output: string) => (output.includes('ready\n') ? true : undefined);
+    await Promise.all(pair.map((one) => whenReady(one.child, started, 'a lock contender')));
     await Promise.all(pair.map((one) => one.ready));
     for (let round = 0; round < 20; round += 1) {
       const dataDir = join(dir.path, `db-${round}`);
@@ -133,5 +138,5 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
     expect(await pair[1]!.say(`lock ${dataDir}`)).toBe('won');
     pair[1]!.child.kill('SIGKILL');
     await pair[1]!.exited;
-  }, 60_000);
+  });
 });

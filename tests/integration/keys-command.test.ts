@@ -5,6 +5,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, seedProjectDatabase, startServe } from '../support/cli-process.ts';
+import { timeoutForProcesses } from '../support/process-ready.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let project: string;
@@ -18,7 +19,9 @@ const statusWith = async (url: string, key: string) =>
   (await fetch(`${url}/api/v1/sites/my-site/stats`, { headers: { authorization: `Bearer ${key}` } })).status;
 
 describe('push-kit keys', () => {
-  it('says where the key is, refuses to rotate under a running provider, and rotates once it stopped', async () => {
+  // init, keys, serve, rotate, keys, rotate, serve, keys: one after the other
+  const timeout = timeoutForProcesses(8);
+  it('says where the key is, refuses to rotate under a running provider, and rotates once it stopped', { timeout }, async () => {
     const init = await runCli(project, ['init', '--yes']);
     expect(init.status, init.stderr).toBe(0);
     const initKey = /^ {2}(pk_[A-Za-z0-9_-]{32})$/m.exec(init.stdout)![1]!;
@@ -65,5 +68,5 @@ describe('push-kit keys', () => {
     const unknown = await runCli(project, ['keys', '--site', 'nope']);
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toBe('push-kit: --site: no valid site config named "nope" (sites: my-site)\n');
-  }, 120_000);
+  });
 });

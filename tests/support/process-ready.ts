@@ -9,6 +9,16 @@ import { loadavg } from 'node:os';
 /** How long a start may take before it is called hung: several times a healthy start at load 40 on two cores. */
 export const START_DEADLINE_MS = 120_000;
 
+/**
+ * The timeout of a hook or test that runs `processes` processes of the command line one after the other (a serve or
+ * dev to its ready line, a command to its exit; processes started together count once): one of them may take the
+ * whole deadline, each other one a slow start (30 s), so a start that is only slow never reaches the timeout and a
+ * hung one fails on its deadline, with its output.
+ */
+export function timeoutForProcesses(processes: number): number {
+  return START_DEADLINE_MS + Math.max(0, processes - 1) * 30_000 + 30_000;
+}
+
 export interface Ready<T> {
   /** What `ready` found in the output (a URL, a key...). */
   value: T;

@@ -2,8 +2,8 @@
 // request finds the subscriber it created before (by subscriber id, endpoint or subscription id), so it
 // never duplicates one; a per-subscription advisory lock makes concurrent repeats wait for each other.
 // On PostgreSQL each statement is a round trip, so the actions a browser sends most are one statement each: an
-// insert or update is the database function pushkit_sync (migration 34: the lock, the look-up, the proof, the
-// write, its event and webhook messages), an in-sync browser's http-sync (its id and secret) one UPDATE; the other
+// insert or update is one action of the database function pushkit_sync_batch (migration 51: the lock, the look-up, the
+// proof, the write, its event and webhook messages), an in-sync browser's http-sync (its id and secret) one UPDATE; the other
 // actions are transactions of a few named prepared statements (bench/README.md, sync endpoint).
 // Every action that acts for an existing subscriber needs proof that the request comes from its browser
 // (subscriber-proof.ts): the secret issued to it, or the push subscription it holds where stated below.
@@ -157,7 +157,7 @@ function profileColumns(payload: SyncPayload): Record<string, unknown> {
   return columns;
 }
 
-/** profileColumns as the parameters of pushkit_sync / pushkit_sync_batch (BatchAction) name them. */
+/** profileColumns as the actions of pushkit_sync_batch (BatchAction) name them. */
 function visitFields(payload: SyncPayload): Partial<BatchAction> {
   const click = payload.pageClickTrackingPermission;
   return {
@@ -226,7 +226,7 @@ const alone =
     (await runBatch(tx, [action]))[0]!;
 
 /**
- * An insert (or insert-failed) or update, as one call of pushkit_sync (migration 34) in a batch (sync-batch.ts): under
+ * An insert (or insert-failed) or update, as one action of pushkit_sync_batch (migration 51) in a batch (sync-batch.ts): under
  * the subscription's advisory lock, the subscriber found by the look-ups (insert: endpoint, subscription id, subscriber
  * id; update: subscriber id, endpoint, subscription id) is proven by its secret or, for an insert or a subscriber without
  * a secret yet, by holding the subscription (a new secret is issued then); the endpoint is released from any other

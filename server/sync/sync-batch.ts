@@ -11,7 +11,7 @@
 import type { Database, Queryable } from '../db/database.ts';
 import { isServerError } from '../errors.ts';
 
-/** One action: the parameters of pushkit_sync (migration 34) without `p_`, or of an http-sync; absent: NULL. */
+/** One action of pushkit_sync_batch (migrations 41, 51): an insert, update or http-sync; absent: NULL. */
 export interface BatchAction {
   action: 'insert' | 'update' | 'http-sync';
   site: string;
@@ -36,7 +36,7 @@ export interface BatchAction {
   uuid?: string;
 }
 
-/** pushkit_sync's answer to one action; 'fallback': an http-sync the function did not decide. */
+/** pushkit_sync_batch's answer to one action; 'fallback': an http-sync the function did not decide. */
 export interface BatchRow {
   result_code: string;
   result_id: string | null;

@@ -11,7 +11,7 @@ const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-
 
 /**
  * The data of subscriber.* events (contract/webhook-events.ts WebhookSubscriber) of the row `s`. The sync's insert
- * and update write subscriber.created/.updated in the database function pushkit_sync (migration 34) with a copy
+ * and update write subscriber.created/.updated in the database function pushkit_sync_batch (migration 51) with a copy
  * of this: a change here needs a migration that replaces that function (webhooks.test.ts compares the two).
  */
 const SUBSCRIBER_DATA = `jsonb_build_object('subscriberId', s.id, 'status', s.status, 'browserType', s.browser_type,

@@ -54,7 +54,7 @@ describe.skipIf(!url)('sync actions on PostgreSQL', () => {
   it('an insert, an update and an http-sync with its secret are one statement each; a wrong secret is still refused', async () => {
     const inserted = await sync({ action: 'insert', subscription: subscription(1), subscriptionId: 'rt-1', userLanguage: 'en-US' });
     expect(inserted.reply).toMatchObject({ status: 'success', subscriberId: expect.any(String), subscriberSecret: expect.any(String) });
-    expect(inserted.statements).toBe(1); // pushkit_sync: lock, look-up, subscriber + event + webhook messages, the welcome's switch
+    expect(inserted.statements).toBe(1); // pushkit_sync_batch: lock, look-up, subscriber + event + webhook messages, the welcome's switch
     const { subscriberId, subscriberSecret } = inserted.reply as { subscriberId: string; subscriberSecret: string };
 
     // the browser that lost its storage subscribes again: the same subscriber, proven by its subscription, a new secret

@@ -79,6 +79,54 @@ describe('webhooks', () => {
     expect(attempt!.messageId).toBe(request!.headers['webhook-id']);
   });
 
+  it('a sync update sends subscriber.updated with the subscriber as written, only to the endpoints that take it', async () => {
+    await addEndpoint('/updated', ['subscriber.updated']);
+    await addEndpoint('/created', ['subscriber.created']);
+    const { id, secret, endpoint } = await harness.subscribe({ fields: { userLanguage: 'en-US', browserType: 'chrome' } });
+    // the browser's update (a new subscription id, another language) and a repeated insert of the same subscription:
+    // both find the subscriber and rewrite it
+    const sync = async (fields: Record<string, string>) => {
+      const reply = await harness.app.inject({
+        method: 'POST',
+        url: '/syncSubscriptionAction.php',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({
+          hash: SITE_HASH,
+          subscription: JSON.stringify({ endpoint, keys: { p256dh: harness.keys.p256dh, auth: harness.keys.auth } }),
+          ...fields,
+        }).toString(),
+      });
+      expect(reply.json(), reply.body).toMatchObject({ status: 'success', subscriberId: id });
+    };
+    await sync({ action: 'update', subscriberId: id, subscriberSecret: secret, subscriptionId: 'renewed-1', userLanguage: 'fr-FR' });
+    await sync({ action: 'insert', subscriberId: id, subscriberSecret: secret, subscriptionId: 'renewed-1', userTimezone: 'Europe/Paris' });
+    expect(await harness.webhooks.runDue()).toBe(3);
+    expect(typesAt('/created')).toEqual(['subscriber.created']);
+    const updated = receiver.at('/updated').map((request) => (JSON.parse(request.body) as { type: string; data: unknown }).data);
+    expect(typesAt('/updated')).toEqual(['subscriber.updated', 'subscriber.updated']);
+    const created = (JSON.parse(receiver.at('/created')[0]!.body) as { data: { createdAt: string } }).data;
+    expect(updated).toEqual([
+      {
+        subscriberId: id,
+        status: 'subscribed',
+        browserType: 'chrome',
+        language: 'fr-FR',
+        timezone: null,
+        origin: null,
+        createdAt: created.createdAt,
+      },
+      {
+        subscriberId: id,
+        status: 'subscribed',
+        browserType: 'chrome',
+        language: 'fr-FR',
+        timezone: 'Europe/Paris',
+        origin: null,
+        createdAt: created.createdAt,
+      },
+    ]);
+  });
+
   it('retries after 500s with exponential backoff on the provider clock, then delivers the same message', async () => {
     const { endpoint, secret } = await addEndpoint('/flaky', ['subscriber.created']);
     receiver.answer('/flaky', [500, 500]);
@@ -141,7 +189,7 @@ describe('webhooks', () => {
         .filter((request) => subscriberOf(request) === first.id)
         .map((r) => JSON.parse(r.body).type),
     ).toEqual(['subscriber.created', 'subscriber.created', 'subscriber.unsubscribed']);
-    // subscriber.created is written by the sync's own statement (pushkit_sync, migration 34), .unsubscribed by
+    // subscriber.created is written by the sync's own statement (pushkit_sync_batch, migration 51), .unsubscribed by
     // subscriberEvent: the same subscriber, described with the same fields
     const [created, , unsubscribed] = receiver
       .at('/ordered')

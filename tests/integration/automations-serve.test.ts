@@ -11,6 +11,7 @@ import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid
 import type { DeclarativePushMessage } from '../../contract/push-payload.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 import { startServe, stopGracefully, type ServeProcess } from '../support/server-faults.ts';
+import { timeoutForProcesses } from '../support/process-ready.ts';
 import { tempDir } from '../support/server.ts';
 import { createThrowawayDatabase } from '../support/throwaway-postgres.ts';
 
@@ -33,7 +34,8 @@ afterAll(async () => {
 });
 
 describe.skipIf(!postgresUrl)('automations in two push-kit serve processes', () => {
-  it('send each welcome once', async () => {
+  // the two serves start together; then the welcomes' minute
+  it('send each welcome once', { timeout: timeoutForProcesses(1) + 60_000 }, async () => {
     const project = await tempDir('pushkit-automations-serve-');
     cleanups.push(project.remove);
     const database = await createThrowawayDatabase(postgresUrl!, 'pushkit_automations_serve');
@@ -95,5 +97,5 @@ describe.skipIf(!postgresUrl)('automations in two push-kit serve processes', () 
     }
     // the runners log what they sent
     expect(processes.map((serve) => serve.output()).join('\n')).toMatch(/automation welcome of shop: \d+ delivered/);
-  }, 120_000);
+  });
 });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startDev } from '../support/dev-process.ts';
+import { timeoutForProcesses } from '../support/process-ready.ts';
 import { tempDir } from '../support/server.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/push-kit.js', import.meta.url));
@@ -60,8 +61,9 @@ async function holdPort(): Promise<{ port: number; server: Server }> {
   return { port: typeof address === 'object' && address ? address.port : 0, server };
 }
 
-// Each test has its own folder and free ports, and waits on its own dev process: they run side by side.
-describe.concurrent('push-kit dev', () => {
+// Each test has its own folder and free ports, and waits on its own dev process: they run side by side, each
+// allowed its process's start deadline.
+describe.concurrent('push-kit dev', { timeout: timeoutForProcesses(1) }, () => {
   it("runs the project's https production config on local ports: the snippet on every path, the provider, its URLs", async () => {
     const dir = await tempDir('pushkit-dev-');
     removals.push(dir.remove);
@@ -97,7 +99,7 @@ describe.concurrent('push-kit dev', () => {
     expect(run.output).not.toMatch(/--key|--provider|New submissions/);
     const devConfig = JSON.parse(await readFile(join(dir.path, '.push-kit', 'dev', 'shop.json'), 'utf8')) as Record<string, string>;
     expect(devConfig).toMatchObject({ origin: site, serverSyncUrl: provider, servicesServerURL: provider, hash: PRODUCTION_CONFIG.hash });
-  }, 90_000);
+  });
 
   it("serves the example site for the example's config", async () => {
     const dir = await tempDir('pushkit-dev-example-');
@@ -116,26 +118,22 @@ describe.concurrent('push-kit dev', () => {
     );
     expect(run.code, run.output).toBe(0);
     expect(title).toBe('Calligraphy Submissions');
-  }, 90_000);
+  });
 
   it.each([
     ['--port', 'port'],
     ['--site-port', 'site-port'],
-  ])(
-    'stops with one line and exit 3 when the port of %s is taken',
-    async (option, flag) => {
-      const dir = await tempDir('pushkit-dev-taken-');
-      removals.push(dir.remove);
-      const held = await holdPort();
-      try {
-        const other = option === '--port' ? ['--site-port', '0'] : ['--port', '0'];
-        const result = await runToExit(dir.path, [EXAMPLE_CONFIG, option, String(held.port), ...other]);
-        expect(result.code).toBe(3);
-        expect(result.stderr).toBe(`push-kit: port ${held.port} is in use: choose another with --${flag}\n`);
-      } finally {
-        held.server.close();
-      }
-    },
-    30_000,
-  );
+  ])('stops with one line and exit 3 when the port of %s is taken', async (option, flag) => {
+    const dir = await tempDir('pushkit-dev-taken-');
+    removals.push(dir.remove);
+    const held = await holdPort();
+    try {
+      const other = option === '--port' ? ['--site-port', '0'] : ['--port', '0'];
+      const result = await runToExit(dir.path, [EXAMPLE_CONFIG, option, String(held.port), ...other]);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toBe(`push-kit: port ${held.port} is in use: choose another with --${flag}\n`);
+    } finally {
+      held.server.close();
+    }
+  });
 });

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startDev } from '../support/dev-process.ts';
+import { timeoutForProcesses } from '../support/process-ready.ts';
 import { tempDir } from '../support/server.ts';
 
 const run = promisify(execFile);
@@ -18,7 +19,8 @@ afterAll(async () => {
 });
 
 describe('the next steps push-kit init prints', () => {
-  it('run as printed: cd into --dir, build, then dev serving the new site', async () => {
+  // init, build, dev: one after the other
+  it('run as printed: cd into --dir, build, then dev serving the new site', { timeout: timeoutForProcesses(3) }, async () => {
     const work = await tempDir('pushkit-next-');
     removals.push(work.remove);
     const answers = join(work.path, 'answers.json');
@@ -60,5 +62,5 @@ describe('the next steps push-kit init prints', () => {
       }
     }
     expect(existsSync(join(work.path, 'project', 'dist', 'ink-quill', 'push.js'))).toBe(true);
-  }, 120_000);
+  });
 });

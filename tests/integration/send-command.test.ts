@@ -10,7 +10,7 @@ import { openDatabase } from '../../server/db/database.ts';
 import { loadSites } from '../../server/sites.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import { seedProjectDatabase } from '../support/cli-process.ts';
-import { whenReady } from '../support/process-ready.ts';
+import { timeoutForProcesses, whenReady } from '../support/process-ready.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 import { freePort } from '../support/ports.ts';
 import { startProviderHarness } from '../support/provider-harness.ts';
@@ -220,7 +220,8 @@ describe('push-kit send', { timeout: CLI_RUNS_TIMEOUT_MS }, () => {
     expect(badUrl.stderr).toContain('--url: must be an absolute http(s) URL');
   });
 
-  it('while a provider runs on the database, sends through it with the owner key', async () => {
+  // serve, then ten commands one after the other
+  it('while a provider runs on the database, sends through it with the owner key', { timeout: timeoutForProcesses(11) }, async () => {
     const serve = spawn('node', [CLI, 'serve', '--port', String(providerPort)], { cwd: project, env: env() });
     try {
       const { value: ownerKey } = await whenReady(

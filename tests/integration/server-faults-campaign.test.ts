@@ -39,6 +39,7 @@ import {
   writeFaultSite,
   type ServeProcess,
 } from '../support/server-faults.ts';
+import { timeoutForProcesses } from '../support/process-ready.ts';
 
 const SUBSCRIBERS = 300;
 /** The push service has received this many requests of the campaign when the process is killed. */
@@ -217,18 +218,21 @@ async function killMidCampaign(label: string, env: NodeJS.ProcessEnv) {
   return figures;
 }
 
-// The two databases run side by side (separate projects and subscribers), to keep the file within a minute.
+// The two databases run side by side (separate projects and subscribers), to keep the file within a minute. Each may
+// take the deadlines of its starts (a PostgreSQL cluster's, serve, serve again) and the resumed campaign's minute.
+const killed = { timeout: timeoutForProcesses(3) + 60_000 };
 describe.concurrent('a campaign sent by a process that is killed -9', () => {
-  it('on the embedded database: the next process resumes at once, every subscriber gets it, the counts are right', async () => {
+  it('on the embedded database: the next process resumes at once, every subscriber gets it, the counts are right', killed, async () => {
     const figures = await killMidCampaign('embedded', { [CLAIM_LEASE_ENV]: String(LONG_LEASE_SECONDS) });
     // the embedded database was the killed process's alone: its claims are dropped when the next one opens
     // it, and their deliveries sent before the claims (all made after the campaign's creation) could lapse
     expect(figures.resentAfterCreatedMs).toBeLessThan(LONG_LEASE_SECONDS * 1000);
-  }, 90_000);
+  });
 
   const externalUrl = process.env.PUSHKIT_TEST_DATABASE_URL;
   it.skipIf(!externalUrl && !postgresBinDir())(
     'on PostgreSQL: the next process takes the lapsed claims, every subscriber gets it, the counts are right',
+    killed,
     async () => {
       let url: string;
       if (externalUrl) {
@@ -245,7 +249,6 @@ describe.concurrent('a campaign sent by a process that is killed -9', () => {
       // made (after the campaign's creation), though the restarted process is ready before (secondReadyAfterCreatedMs)
       expect(figures.resentAfterCreatedMs).toBeGreaterThanOrEqual(SHORT_LEASE_SECONDS * 1000);
     },
-    90_000,
   );
 
   // each test's own `expect` where it polls: in a concurrent describe the global one may be bound to another test,

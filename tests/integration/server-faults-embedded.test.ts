@@ -29,6 +29,7 @@ import {
   type StoredSubscriber,
   type Subscription,
 } from '../support/server-faults.ts';
+import { START_DEADLINE_MS, timeoutForProcesses } from '../support/process-ready.ts';
 
 const KILLS = 3;
 const WRITERS = 16;
@@ -100,8 +101,9 @@ async function readRows(dataDir: string): Promise<{ rows: StoredSubscriber[]; co
   }
 }
 
-// The two tests use folders and processes of their own: they run side by side, as the other fault files' do.
-describe.concurrent('embedded database under kill -9', () => {
+// The two tests use folders and processes of their own: they run side by side, as the other fault files' do. The
+// first starts serve KILLS + 1 times, each run up to 4 s, the second twice: each may take its starts' deadlines.
+describe.concurrent('embedded database under kill -9', { timeout: timeoutForProcesses(KILLS + 1) + KILLS * 4000 }, () => {
   it(`keeps every answered insert intact across ${KILLS} kills mid-write, and the restarted provider takes the lock over`, async () => {
     const project = await tempDir('pushkit-faults-embedded-');
     removals.push(project.remove);
@@ -145,7 +147,7 @@ describe.concurrent('embedded database under kill -9', () => {
     }
     expect(rows.every((row) => accepted.has(row.endpoint) || cutOff.has(row.endpoint))).toBe(true);
     expect(accepted.size).toBeGreaterThanOrEqual(KILLS);
-  }, 120_000);
+  });
 
   it('a provider killed while it creates the database leaves nothing half-made; the next start creates it', async () => {
     const project = await tempDir('pushkit-faults-initdb-');
@@ -158,7 +160,8 @@ describe.concurrent('embedded database under kill -9', () => {
     const first = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--sites', siteFile], { cwd: project.path, env, stdio: 'ignore' });
     const exited = new Promise((done) => first.on('exit', done));
     const entries = (path: string) => readdir(path).catch(() => [] as string[]);
-    const deadline = Date.now() + 60_000;
+    // the start's own deadline: only a start that hangs before initdb gets there
+    const deadline = Date.now() + START_DEADLINE_MS;
     while (!(await entries(cache)).some((entry) => /^pglite-initdb-\w+\.\d+-\w+$/.test(entry)) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -179,5 +182,5 @@ describe.concurrent('embedded database under kill -9', () => {
     expect(answer.statusCode).toBe(200);
     expect(answer.body.status).toBe('success');
     expect(await stopGracefully(next)).toBe(0);
-  }, 120_000);
+  });
 });

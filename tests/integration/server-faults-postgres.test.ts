@@ -28,6 +28,7 @@ import {
   type Subscription,
   type SyncAnswer,
 } from '../support/server-faults.ts';
+import { timeoutForProcesses } from '../support/process-ready.ts';
 
 const CLIENTS = 20;
 const LOAD_MS = 6000;
@@ -155,7 +156,9 @@ async function runVisitors(serve: ServeProcess, endAt: number): Promise<Outcome>
   return outcome;
 }
 
-describe.skipIf(!postgresBinDir())('PostgreSQL restarted', { concurrent: true }, () => {
+// each test may take its processes' deadlines (the cluster's initdb and start, serve, the cluster's restart) and
+// the campaign's 50 s
+describe.skipIf(!postgresBinDir())('PostgreSQL restarted', { concurrent: true, timeout: timeoutForProcesses(4) + 50_000 }, () => {
   it('answers 503 with Retry-After while the database is down, never 500, and loses no answered subscriber', async () => {
     const cluster: PostgresCluster = (await startPostgresCluster())!;
     cleanups.push(cluster.remove);
@@ -228,7 +231,7 @@ describe.skipIf(!postgresBinDir())('PostgreSQL restarted', { concurrent: true },
     const after = randomSubscription('after');
     expect((await postSync(serve.url, insertForm(after), 0)).statusCode).toBe(200);
     expect(await stopGracefully(serve)).toBe(0);
-  }, 60_000);
+  });
 
   it("in the middle of a campaign: the provider keeps the push services' answers until it is back and finishes the campaign, every subscriber served once", async () => {
     const service = await startFakePushService();
@@ -321,5 +324,5 @@ describe.skipIf(!postgresBinDir())('PostgreSQL restarted', { concurrent: true },
     expect(campaign).toMatchObject({ status: 'done', recipients: total, sent: total, delivered: total, pending: 0, failed: 0, expired: 0 });
     expect(serve.child.exitCode).toBeNull();
     expect(await stopGracefully(serve)).toBe(0);
-  }, 60_000);
+  });
 });

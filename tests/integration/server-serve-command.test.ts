@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { timeoutForProcesses, whenReady } from '../support/process-ready.ts';
 import { tempDir } from '../support/server.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/push-kit.js', import.meta.url));
@@ -14,38 +15,29 @@ afterAll(async () => {
 });
 
 /** Starts serve, waits for its listening line, calls /health, stops it; resolves its output and exit code. */
-function serveOnce(cwd: string): Promise<{ output: string; health: unknown; code: number | null }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--sites', CONFIG], {
-      cwd,
-      env: { ...process.env, DATABASE_URL: '' },
-    });
-    let output = '';
-    let health: unknown;
-    let started = false;
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`serve did not start:\n${output}`));
-    }, 30_000);
-    const onData = async (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/[\d.]+:\d+) /.exec(output);
-      if (match && !started && output.includes('Press Ctrl+C to stop.')) {
-        started = true;
-        health = await (await fetch(`${match[1]}/health`)).json();
-        child.kill('SIGTERM');
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ output, health, code });
-    });
+async function serveOnce(cwd: string): Promise<{ output: string; health: unknown; code: number | null }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--sites', CONFIG], {
+    cwd,
+    env: { ...process.env, DATABASE_URL: '' },
   });
+  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+  const { value: url, output } = await whenReady(
+    child,
+    (printed) => (printed.includes('Press Ctrl+C to stop.') ? /listening on (http:\/\/[\d.]+:\d+) /.exec(printed)?.[1] : undefined),
+    'push-kit serve',
+  );
+  let health: unknown;
+  try {
+    health = await (await fetch(`${url}/health`)).json();
+  } finally {
+    child.kill('SIGTERM');
+  }
+  const code = await exited;
+  return { output: output(), health, code };
 }
 
-describe('push-kit serve', () => {
+// serve twice, one after the other: each start may take its deadline
+describe('push-kit serve', { timeout: timeoutForProcesses(2) }, () => {
   it('serves the sites on the embedded database in .push-kit/db, prints a new owner key once, and stops on SIGTERM', async () => {
     const dir = await tempDir('pushkit-serve-');
     removals.push(dir.remove);
@@ -61,5 +53,5 @@ describe('push-kit serve', () => {
     const second = await serveOnce(dir.path);
     expect(second.output).not.toContain('owner key');
     expect(second.code).toBe(0);
-  }, 60_000);
+  });
 });

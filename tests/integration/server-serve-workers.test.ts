@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { START_DEADLINE_MS, timeoutForProcesses, whenReady } from '../support/process-ready.ts';
 import { tempDir } from '../support/server.ts';
 import { createThrowawayDatabase } from '../support/throwaway-postgres.ts';
 
@@ -20,7 +21,7 @@ interface Serve {
   child: ChildProcess;
   output: () => string;
   exit: Promise<number | null>;
-  /** Resolves when the output matches `pattern` (rejects after 60 s). */
+  /** Resolves when the output matches `pattern`; rejects when the process exits first or at a start's deadline. */
   waitFor(pattern: RegExp): Promise<RegExpExecArray>;
 }
 
@@ -32,17 +33,7 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
     env: { ...process.env, DATABASE_URL: '', ...env },
   });
   let output = '';
-  const waiting: Array<{ pattern: RegExp; resolve: (match: RegExpExecArray) => void }> = [];
-  const onData = (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const entry of [...waiting]) {
-      const match = entry.pattern.exec(output);
-      if (match) {
-        waiting.splice(waiting.indexOf(entry), 1);
-        entry.resolve(match);
-      }
-    }
-  };
+  const onData = (chunk: Buffer) => (output += chunk.toString());
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
   const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -54,19 +45,9 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
     child,
     output: () => output,
     exit,
-    waitFor: (pattern) =>
-      new Promise((resolve, reject) => {
-        const match = pattern.exec(output);
-        if (match) return resolve(match);
-        const timer = setTimeout(() => reject(new Error(`no ${pattern} in:\n${output}`)), 60_000);
-        waiting.push({
-          pattern,
-          resolve: (found) => {
-            clearTimeout(timer);
-            resolve(found);
-          },
-        });
-      }),
+    // on everything printed so far (onData, added first, has run by the time whenReady's listener asks)
+    waitFor: async (pattern) =>
+      pattern.exec(output) ?? (await whenReady(child, () => pattern.exec(output) ?? undefined, `push-kit serve (${pattern})`)).value,
   };
 }
 
@@ -98,7 +79,8 @@ function childPids(parent: number): number[] {
     .map(Number);
 }
 
-describe('push-kit serve --workers', () => {
+// each test may take a start's deadline; the PostgreSQL one three (the primary, its workers, a replaced worker)
+describe('push-kit serve --workers', { timeout: timeoutForProcesses(1) }, () => {
   it('refuses several workers on the embedded database, naming the option and what to do', async () => {
     const run = await serve(['--workers', '2']);
     expect(await run.exit).toBe(1);
@@ -123,7 +105,7 @@ describe('push-kit serve --workers', () => {
       const port = Number((await run.waitFor(/2 workers listening on port (\d+)/))[1]);
       // one owner key, printed by the one worker that stored it. A worker prints it after it listens (with its
       // own "provider listening" line), so the count is read once both workers have printed theirs.
-      await expect.poll(() => run.output().match(/push-kit provider listening on/g)?.length ?? 0, { timeout: 60_000 }).toBe(2);
+      await expect.poll(() => run.output().match(/push-kit provider listening on/g)?.length ?? 0, { timeout: START_DEADLINE_MS }).toBe(2);
       expect(run.output().match(/owner key for calligraphy/g)).toHaveLength(1);
 
       const answering = async (requests: number) => {
@@ -138,7 +120,7 @@ describe('push-kit serve --workers', () => {
       process.kill(victim!, 'SIGKILL');
       await run.waitFor(new RegExp(`worker ${victim} exited \\(SIGKILL\\); starting another`));
       // the new worker (number 3) answers beside the one that lived
-      await expect.poll(async () => [...(await answering(6))].sort(), { timeout: 60_000, interval: 200 }).toContain('3');
+      await expect.poll(async () => [...(await answering(6))].sort(), { timeout: START_DEADLINE_MS, interval: 200 }).toContain('3');
       expect(childPids(run.child.pid!)).toHaveLength(2);
       expect(childPids(run.child.pid!)).not.toContain(victim);
 
@@ -146,6 +128,6 @@ describe('push-kit serve --workers', () => {
       expect(await run.exit).toBe(0);
       expect(run.output()).toContain('push-kit serve: all workers stopped (SIGTERM)');
     },
-    120_000,
+    timeoutForProcesses(3),
   );
 });

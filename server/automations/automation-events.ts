@@ -5,7 +5,8 @@ import type { Database } from '../db/database.ts';
 import type { HostedSite } from '../sites.ts';
 import { automationSetting } from './automation-settings.ts';
 import { cancelCartReminders, scheduleCartReminder, scheduleWelcome, type CartProduct } from './automation-messages.ts';
-import { cancelWaiting, scheduleBrowseReminder, scheduleProductChange, type CatalogueProduct } from './shop-messages.ts';
+import type { CatalogueProduct } from '../shop/index.ts';
+import { cancelWaiting, scheduleBrowseReminder, scheduleProductChange } from './shop-messages.ts';
 
 type Site = Pick<HostedSite, 'hash' | 'config'>;
 

@@ -13,22 +13,11 @@ import { DEFAULT_URGENCY } from '../../contract/urgency.ts';
 import type { AutomationKind } from '../../contract/automations.ts';
 import type { LanguageTexts } from '../../contract/languages.ts';
 import { automationAudienceGate } from '../audiences/index.ts';
+import type { CatalogueProduct } from '../shop/index.ts';
 
 type Site = Pick<HostedSite, 'hash' | 'config'>;
 const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * MINUTE_MS;
-
-/** A product of the shop's catalogue, as its last update gave it. */
-export interface CatalogueProduct {
-  id: string;
-  name: string;
-  url: string | null;
-  image: string | null;
-  price: number;
-  currency: string;
-  /** The price before a drop, for `{oldPrice}`. */
-  oldPrice?: number;
-}
 
 /** A price with its currency: `19.99 EUR` (`1200 JPY`: the currency's own decimals). */
 export function formatPrice(amount: number, currency: string): string {

@@ -2,4 +2,4 @@
 export { shopRoutes } from './routes.ts';
 export { storeShopOrder } from './shop-orders.ts';
 export { productRoutes } from './product-routes.ts';
-export { updateProducts } from './products.ts';
+export { type CatalogueProduct, updateProducts } from './products.ts';

@@ -6,18 +6,21 @@
 import type { Database, Queryable } from '../db/database.ts';
 import type { ProductUpdate } from '../../contract/shop-input.ts';
 
-export interface StoredProduct {
+/** A product of the shop's catalogue, as its last update gave it (what the automations' messages name). */
+export interface CatalogueProduct {
   id: string;
   name: string;
   url: string | null;
   image: string | null;
   price: number;
   currency: string;
+  /** The price before a drop, for `{oldPrice}`: on a priceDrop change only. */
+  oldPrice?: number;
 }
 
 export interface ProductChange {
   kind: 'priceDrop' | 'backInStock';
-  product: StoredProduct & { oldPrice?: number };
+  product: CatalogueProduct;
   /** The product's change number: a subscriber gets one message per change. */
   change: number;
 }
@@ -33,7 +36,7 @@ interface ProductRow {
   change_count: number;
 }
 
-const stored = (row: ProductRow): StoredProduct => ({
+const stored = (row: ProductRow): CatalogueProduct => ({
   id: row.product_id,
   name: row.name,
   url: row.url,
@@ -56,7 +59,7 @@ export async function updateProducts(db: Database, siteHash: string, products: P
       const dropped = before !== undefined && before.currency === product.currency && product.price < Number(before.price);
       const restocked = before !== undefined && !before.in_stock && product.inStock;
       let count = before?.change_count ?? 0;
-      const next: StoredProduct = {
+      const next: CatalogueProduct = {
         id: product.id,
         name: product.name,
         url: product.url ?? null,
@@ -80,7 +83,7 @@ export async function updateProducts(db: Database, siteHash: string, products: P
   });
 }
 
-export async function productOf(db: Queryable, siteHash: string, productId: string): Promise<StoredProduct | undefined> {
+export async function productOf(db: Queryable, siteHash: string, productId: string): Promise<CatalogueProduct | undefined> {
   const { rows } = await db.query<ProductRow>('SELECT * FROM shop_products WHERE site_hash = $1 AND product_id = $2', [
     siteHash,
     productId,

@@ -122,8 +122,8 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
     readiness: 'uninitialized',
   };
 
-  // The cookies are read once, without blocking the page where the browser can (storage.ts readCookies); the
-  // segment conditions, the shop's check and the view's decision run once they are in.
+  // The cookies are read once, from a microtask (storage.ts readCookies); the segment conditions, the shop's check and
+  // the view's decision run once they are in.
   const cookiesRead = readCookies();
   const startView = async (): Promise<boolean> => {
     await cookiesRead;

@@ -18,42 +18,23 @@ export const localStore: KeyValueStore = {
 };
 
 /**
- * The cookies as the view's start read them (readCookies), with our own writes since: document.cookie's first read
- * in a page is a synchronous call to the browser process, the Cookie Store API's an asynchronous one. `null` once
- * the start is done (dropCookies) or after a write while no snapshot was kept: reads then go to document.cookie.
+ * The cookies as the view's start read them (readCookies), with our own writes since: each read of document.cookie
+ * may be a synchronous call to the browser process, so the view's reads share one. `null` once the start is done
+ * (dropCookies) or after a write while no snapshot was kept: reads then go to document.cookie.
  */
 let jar: string | null | undefined;
 
-/** How long a view waits for the Cookie Store API's answer; then its reads go to document.cookie. */
-export const COOKIE_READ_TIMEOUT_MS = 500;
-
 /**
- * Reads the cookies once without blocking the page where the browser has the Cookie Store API (a secure context);
- * a browser that does not answer in COOKIE_READ_TIMEOUT_MS leaves the reads to document.cookie (the view is decided).
+ * Reads the cookies once for the view's start, from a microtask: under an attached DevTools session document.cookie
+ * records its caller's stack, and V8 re-parses each function on it for source positions (from the script's top level,
+ * all of push.js; bench/README.md, "source positions"). Not the Cookie Store API: its object, its promise and the
+ * answer's cookie objects cost a first visit 0.5-0.7 ms more of main-thread CPU than the synchronous read (issue 34).
  */
 export const readCookies = async (): Promise<void> => {
-  // `window.`: this module's `cookieStore` is ours
-  const api = window.cookieStore as CookieStoreApi | undefined;
-  try {
-    const read =
-      api &&
-      (
-        await new Promise<Awaited<ReturnType<CookieStoreApi['getAll']>>>((resolve, reject) => {
-          api.getAll().then(resolve, reject);
-          // set from a microtask: a timer set with the whole script on the stack has V8 re-parse all of it for
-          // the stack trace an attached DevTools session records (bench/README.md, "source positions")
-          void Promise.resolve().then(() => setTimeout(reject, COOKIE_READ_TIMEOUT_MS));
-        })
-      )
-        .map((cookie) => cookie.name + '=' + cookie.value)
-        .join('; ');
-    // not kept when we wrote a cookie meanwhile (the read may predate it)
-    if (jar === undefined) jar = read;
-  } catch {
-    // blocked or no answer: read through document.cookie
-  }
+  await 0;
+  // not kept when we wrote a cookie meanwhile
+  if (jar === undefined) jar = safely(() => document.cookie, '');
 };
-type CookieStoreApi = typeof window.cookieStore;
 
 export const dropCookies = (): void => void (jar = null);
 

@@ -31,7 +31,19 @@
 // follows it are outside the window; the chunk prefetched at idle is fetched and evaluated inside it.
 // Goals (issue 34): at most 0.5x Firebase's main-thread time on both, no request and no chunk on an in-sync view,
 // no long task.
-//   npx tsx bench/page-cost.ts [--loads 15] [--path /submissions.html] [--host-storage] [--profile]
+// --compare TREE builds the same site config (the stack's, ports and all) with another checkout's CLI (a `git worktree`
+// of an earlier commit, its node_modules linked) and measures that push.js as a fourth embed, alternating with the
+// others: an A/B of two bundles in one run, where the machine's load hits both alike (a folder holding push.js is
+// taken as that build itself: it must be of the same config, ports and all; --states picks the visitor states to
+// measure: first, later, sync).
+//   npx tsx bench/page-cost.ts [--loads 15] [--path /submissions.html] [--host-storage] [--profile] [--compare TREE]
+//     [--states first,later,sync]
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import type { BrowserContext, CDPSession } from 'playwright-core';
 import { launchPersistentChromium } from '../tests/support/browser.ts';
 import { startFakeGcm } from '../tests/support/fake-gcm.ts';
@@ -40,7 +52,8 @@ import { subscribeThroughApi } from '../tests/support/subscribe.ts';
 import { benchArgs, wholeNumber } from './bench-args.ts';
 import { bundleFirebaseClient, FIREBASE_PAGE_LOAD_CLIENT } from './firebase-client.ts';
 
-const USAGE = 'npx tsx bench/page-cost.ts [--loads 15] [--path /submissions.html] [--host-storage] [--profile]';
+const USAGE =
+  'npx tsx bench/page-cost.ts [--loads 15] [--path /submissions.html] [--host-storage] [--profile] [--compare TREE] [--states first,later,sync]';
 const values = benchArgs(USAGE, {
   loads: { type: 'string', default: '15' },
   path: { type: 'string', default: '/submissions.html' },
@@ -50,7 +63,17 @@ const values = benchArgs(USAGE, {
   // or a consent banner does: the first read of each is a synchronous call to the browser process (about
   // 1 ms each here), which push.js then no longer pays.
   'host-storage': { type: 'boolean', default: false },
+  // Another checkout whose build of the same config is measured beside this one's (an A/B in one run).
+  compare: { type: 'string' },
+  states: { type: 'string', default: 'first,later,sync' },
 });
+const STATES = new Set(values.states.split(','));
+for (const state of STATES) {
+  if (!['first', 'later', 'sync'].includes(state)) {
+    console.error(`--states: unknown state ${JSON.stringify(state)} (first, later, sync)\nusage: ${USAGE}`);
+    process.exit(2);
+  }
+}
 const LOADS = wholeNumber('loads', values.loads, USAGE);
 const PATH = values.path;
 /** How long a view is watched after `load`: push.js runs async and its in-sync checks are promise chains. */
@@ -255,7 +278,11 @@ function attribute(events: TraceEvent[]): Pick<LoadCost, 'pushJsMs' | 'urlOnlyMs
 }
 
 /** What the page's script tag loads: push.js, nothing (an empty file), or Firebase's client at the same URL. */
-type Embed = 'push.js' | 'empty' | 'firebase';
+type Embed = 'push.js' | 'empty' | 'firebase' | 'compare';
+/** The compare build's folder (push.js and its chunks), when --compare is given. */
+let compareDir: string | undefined;
+/** This tree's build of the site (the stack's), answered by the bench too when --compare is given. */
+let ownDir: string | undefined;
 const firebaseClient = Buffer.from(await bundleFirebaseClient(FIREBASE_PAGE_LOAD_CLIENT));
 
 /**
@@ -264,7 +291,18 @@ const firebaseClient = Buffer.from(await bundleFirebaseClient(FIREBASE_PAGE_LOAD
  */
 async function loadCost(context: BrowserContext, url: string, embed: Embed, firstVisit = false): Promise<LoadCost> {
   const page = await context.newPage();
-  if (embed !== 'push.js') {
+  if (embed === 'compare' || (compareDir && embed === 'push.js')) {
+    // with --compare both builds are answered by the bench (the same way: a routed response differs from the example
+    // site's in how the browser receives it), each from its own folder
+    const dir = embed === 'compare' ? compareDir! : ownDir!;
+    await page.route(EMBED_FILE, async (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'text/javascript',
+        body: await readFile(join(dir, basename(new URL(route.request().url()).pathname))),
+      }),
+    );
+  } else if (embed !== 'push.js') {
     const body = embed === 'empty' ? '' : firebaseClient;
     await page.route('**/push.js', (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body }));
   }
@@ -436,6 +474,7 @@ function table(title: string, runs: Record<Embed, LoadCost[]>): { extraScriptMs:
   row('without an embed (empty file)', runs.empty);
   row('with push.js', runs['push.js']);
   row('with Firebase messaging (same URL)', runs.firebase);
+  if (compareDir) row('with push.js of --compare', runs.compare);
   const extra = (costs: LoadCost[], key: 'scriptMs' | 'taskMs') => med(costs, key) - med(runs.empty, key);
   const extraScriptMs = extra(runs['push.js'], 'scriptMs');
   const pushJsMs = med(runs['push.js'], 'pushJsMs');
@@ -464,6 +503,11 @@ function table(title: string, runs: Record<Embed, LoadCost[]>): { extraScriptMs:
   console.log(
     `main-thread CPU time of the same slices (thread clock; the machine's other load does not inflate it, sync IPC waits are not in it): push.js ${cpu(runs['push.js']).toFixed(2)} ms, Firebase ${cpu(runs.firebase).toFixed(2)} ms = ${(cpu(runs['push.js']) / cpu(runs.firebase)).toFixed(3)}x`,
   );
+  if (compareDir) {
+    console.log(
+      `--compare: main thread ${med(runs.compare, 'pushJsMs').toFixed(2)} ms (${(med(runs.compare, 'pushJsMs') / firebaseMs).toFixed(3)}x Firebase), CPU ${cpu(runs.compare).toFixed(2)} ms (${(cpu(runs.compare) / cpu(runs.firebase)).toFixed(3)}x); this tree / --compare: main thread ${(pushJsMs / med(runs.compare, 'pushJsMs')).toFixed(3)}, CPU ${(cpu(runs['push.js']) / cpu(runs.compare)).toFixed(3)}; by stage ${STAGES.map((name) => stage(runs.compare, name)).join(' / ')}`,
+    );
+  }
   const urlOnly = (costs: LoadCost[]) => med(costs, 'urlOnlyMs');
   console.log(
     `URL slices only (the figure before 2026-11-26): push.js ${urlOnly(runs['push.js']).toFixed(2)} ms, Firebase ${urlOnly(runs.firebase).toFixed(2)} ms = ${(urlOnly(runs['push.js']) / urlOnly(runs.firebase)).toFixed(3)}x`,
@@ -473,14 +517,32 @@ function table(title: string, runs: Record<Embed, LoadCost[]>): { extraScriptMs:
 
 /** Every load of each embed, alternating push.js, empty and Firebase so drift in the machine hits all three alike. */
 async function measureAll(context: BrowserContext, url: string, firstVisit = false): Promise<Record<Embed, LoadCost[]>> {
-  const runs: Record<Embed, LoadCost[]> = { empty: [], 'push.js': [], firebase: [] };
+  const runs: Record<Embed, LoadCost[]> = { empty: [], 'push.js': [], firebase: [], compare: [] };
+  const embeds: Embed[] = compareDir ? ['empty', 'push.js', 'firebase', 'compare'] : ['empty', 'push.js', 'firebase'];
   for (let i = 0; i < LOADS; i += 1) {
-    for (const embed of ['empty', 'push.js', 'firebase'] as const) runs[embed].push(await loadCost(context, url, embed, firstVisit));
+    // the order turns each round, so neither push.js follows the other always
+    const order = compareDir && i % 2 ? (['empty', 'compare', 'firebase', 'push.js'] as Embed[]) : embeds;
+    for (const embed of order) runs[embed].push(await loadCost(context, url, embed, firstVisit));
   }
   return runs;
 }
 
 const stack = await startStack();
+if (values.compare && existsSync(join(values.compare, 'push.js'))) {
+  // a built site folder (push.js and its chunks) of the same config
+  ownDir = join(stack.distDir, (await readdir(stack.distDir))[0]!);
+  compareDir = resolve(values.compare);
+} else if (values.compare) {
+  // the stack's config as it was built (ports and all), built again by the other checkout's CLI
+  const tree = resolve(values.compare);
+  const work = await mkdtemp(join(tmpdir(), 'page-cost-compare-'));
+  // the stack's own build is the only site folder in its dist folder
+  ownDir = join(stack.distDir, (await readdir(stack.distDir))[0]!);
+  const file = join(work, `${basename(ownDir)}.json`);
+  await writeFile(file, JSON.stringify(stack.config, null, 2));
+  await promisify(execFile)(process.execPath, [join(tree, 'bin/push-kit.js'), 'build', file, '--out', join(work, 'dist')], { cwd: tree });
+  compareDir = join(work, 'dist', basename(file, '.json'));
+}
 const gcm = await startFakeGcm();
 const browser = await launchPersistentChromium(gcm.chromiumArgs);
 const url = `${stack.siteUrl}${PATH}`;
@@ -489,73 +551,92 @@ try {
   // server) and Firebase's client is routed, so no later view reads either from the HTTP cache.
   await loadCost(browser.context, url, 'push.js');
   await loadCost(browser.context, url, 'firebase');
-  // Each view of an embed starts from nothing: the first visit of issue 34.
-  const firstVisit = await measureAll(browser.context, url, true);
-  // The same visitor's later views (the cookies, storage and caches of the views before kept).
-  const laterRuns = await measureAll(browser.context, url);
-  const freshTouches: Touches[] = [];
-  for (let i = 0; i < Math.min(LOADS, 7); i += 1) {
-    await browser.context.clearCookies();
-    freshTouches.push(await touchesOf(browser.context, url));
-  }
-
-  // A visitor who subscribed on an earlier view (permission granted, soft prompt answered).
-  await browser.context.grantPermissions(['notifications'], { origin: stack.siteUrl });
-  const subscribing = await browser.context.newPage();
-  await subscribing.goto(`${stack.siteUrl}/`);
-  const { subscriberId } = await subscribeThroughApi(subscribing);
-  await subscribing.waitForTimeout(SETTLE_MS);
-  await subscribing.close();
-  // One more view settles anything left from the subscribing view (a sync it queued, a worker update).
-  await requestsOfView(browser.context, url, false, 1000);
-  const subscribed = await measureAll(browser.context, url);
-  const subscribedTouches: Touches[] = [];
-  for (let i = 0; i < Math.min(LOADS, 7); i += 1) subscribedTouches.push(await touchesOf(browser.context, url));
-
-  // Watched past the 5 s auto-trigger delay, so nothing push.js schedules later on the view escapes.
-  const watchMs = 6000;
-  const withPushRequests = await requestsOfView(browser.context, url, false, watchMs);
-  const withoutRequests = await requestsOfView(browser.context, url, true, watchMs);
-  const baseline = new Set(withoutRequests.map((request) => request.line));
-  const byPushJs = withPushRequests.filter((request) => !baseline.has(request.line) && !/\/push\.js$/.test(request.line));
-  const chunksInSync = withPushRequests.filter((request) => CHUNK_FILE.test(request.line));
-
+  if (compareDir) await loadCost(browser.context, url, 'compare');
   console.log(
     `page cost, example site ${PATH} (calligraphy build), median of ${LOADS} loads each, alternating; Chromium headless, 2 shared cores`,
   );
   if (values['host-storage']) console.log('the page itself reads document.cookie and localStorage before push.js runs (--host-storage)');
-  const a = table(
-    'first visit: no cookies, storage or caches before each view (permission not asked; the prompt waits 5 s and is not counted)',
-    firstVisit,
-  );
-  const laterView = table(
-    'a later view by the same visitor, not subscribed (the first-visit figure before 2026-11-27 03:40 UTC)',
-    laterRuns,
-  );
-  const b = table(`visitor subscribed and in sync (subscriber ${subscriberId})`, subscribed);
+  if (compareDir) console.log(`--compare: push.js built by ${resolve(values.compare!)} (${compareDir})`);
+  const ratios: string[] = [];
+  const worstOf: number[] = [];
+  const measured = (figures: { extraScriptMs: number; pushJsMs: number; firebaseMs: number }, name: string): void => {
+    worstOf.push(figures.pushJsMs, figures.extraScriptMs);
+    ratios.push(`${name} ${(figures.pushJsMs / figures.firebaseMs).toFixed(3)}x`);
+  };
+  if (STATES.has('first')) {
+    // Each view of an embed starts from nothing: the first visit of issue 34.
+    const firstVisit = await measureAll(browser.context, url, true);
+    measured(
+      table(
+        'first visit: no cookies, storage or caches before each view (permission not asked; the prompt waits 5 s and is not counted)',
+        firstVisit,
+      ),
+      'first visit',
+    );
+  }
+  if (STATES.has('later')) {
+    // The same visitor's later views (the cookies, storage and caches of the views before kept).
+    const laterRuns = await measureAll(browser.context, url);
+    measured(
+      table('a later view by the same visitor, not subscribed (the first-visit figure before 2026-11-27 03:40 UTC)', laterRuns),
+      'a later view not subscribed',
+    );
+    const freshTouches: Touches[] = [];
+    for (let i = 0; i < Math.min(LOADS, 7); i += 1) {
+      await browser.context.clearCookies();
+      freshTouches.push(await touchesOf(browser.context, url));
+    }
+    touchTable('visitor not subscribed (cookies cleared before each view)', freshTouches);
+  }
+  let requestsFigure = '';
+  if (STATES.has('sync')) {
+    // A visitor who subscribed on an earlier view (permission granted, soft prompt answered).
+    await browser.context.grantPermissions(['notifications'], { origin: stack.siteUrl });
+    const subscribing = await browser.context.newPage();
+    await subscribing.goto(`${stack.siteUrl}/`);
+    const { subscriberId } = await subscribeThroughApi(subscribing);
+    await subscribing.waitForTimeout(SETTLE_MS);
+    await subscribing.close();
+    // One more view settles anything left from the subscribing view (a sync it queued, a worker update).
+    await requestsOfView(browser.context, url, false, 1000);
+    const subscribed = await measureAll(browser.context, url);
+    measured(table(`visitor subscribed and in sync (subscriber ${subscriberId})`, subscribed), 'in-sync');
+    const subscribedTouches: Touches[] = [];
+    for (let i = 0; i < Math.min(LOADS, 7); i += 1) subscribedTouches.push(await touchesOf(browser.context, url));
+    touchTable('visitor subscribed and in sync', subscribedTouches);
+
+    // Watched past the 5 s auto-trigger delay, so nothing push.js schedules later on the view escapes.
+    const watchMs = 6000;
+    const withPushRequests = await requestsOfView(browser.context, url, false, watchMs);
+    const withoutRequests = await requestsOfView(browser.context, url, true, watchMs);
+    const baseline = new Set(withoutRequests.map((request) => request.line));
+    const byPushJs = withPushRequests.filter((request) => !baseline.has(request.line) && !/\/push\.js$/.test(request.line));
+    const chunksInSync = withPushRequests.filter((request) => CHUNK_FILE.test(request.line));
+    console.log(`\nrequests on a subscribed, in-sync view, watched ${watchMs / 1000} s after load:`);
+    console.log(
+      `  with push.js: ${withPushRequests.length} (${withPushRequests.map((request) => request.line.replace(stack.siteUrl, '')).join(', ')})`,
+    );
+    console.log(`  without:      ${withoutRequests.length}`);
+    console.log(`requests made by push.js: ${byPushJs.length} (goal: 0); chunks fetched: ${chunksInSync.length} (goal: 0)`);
+    for (const request of byPushJs) console.log(`  ${request.line}   initiator: ${request.initiator}`);
+    requestsFigure = `; requests ${byPushJs.length} (goal 0: ${byPushJs.length === 0 ? 'met' : 'not met'})`;
+  }
   console.log(
     '* main-thread trace slices whose script URL is the embed or its chunks (compile, evaluate, callbacks) and the microtask checkpoints outside them, union of intervals; "URL only": without the checkpoints (the figure before 2026-11-26)',
   );
-  touchTable('visitor not subscribed (cookies cleared before each view)', freshTouches);
-  touchTable('visitor subscribed and in sync', subscribedTouches);
-  console.log(`\nrequests on a subscribed, in-sync view, watched ${watchMs / 1000} s after load:`);
-  console.log(
-    `  with push.js: ${withPushRequests.length} (${withPushRequests.map((request) => request.line.replace(stack.siteUrl, '')).join(', ')})`,
-  );
-  console.log(`  without:      ${withoutRequests.length}`);
-  console.log(`requests made by push.js: ${byPushJs.length} (goal: 0); chunks fetched: ${chunksInSync.length} (goal: 0)`);
-  for (const request of byPushJs) console.log(`  ${request.line}   initiator: ${request.initiator}`);
-  const worst = Math.max(a.pushJsMs, laterView.pushJsMs, b.pushJsMs, a.extraScriptMs, laterView.extraScriptMs, b.extraScriptMs);
+  const worst = Math.max(...worstOf);
   if (values.profile) {
     const source = await (await fetch(`${stack.siteUrl}/push.js`)).text();
-    console.log(`\nsampled self time in push.js over every load of the three states (${LOADS * 3} loads), top 15; code at the column:`);
+    console.log(
+      `\nsampled self time in push.js over every load of the states measured (${LOADS * STATES.size} loads), top 15; code at the column:`,
+    );
     for (const [key, ms] of [...profileSelfMs].sort((x, y) => y[1] - x[1]).slice(0, 15)) {
       const column = Number(key.split('@')[1]);
       console.log(`  ${ms.toFixed(2).padStart(7)} ms  ${key.padEnd(18)} ${source.slice(column, column + 90)}`);
     }
   }
   console.log(
-    `\nworst main-thread figure ${worst.toFixed(2)} ms (goal: under 5 ms: ${worst < 5 ? 'met' : 'not met'}); first visit ${(a.pushJsMs / a.firebaseMs).toFixed(3)}x, a later view not subscribed ${(laterView.pushJsMs / laterView.firebaseMs).toFixed(3)}x and in-sync ${(b.pushJsMs / b.firebaseMs).toFixed(3)}x Firebase (goal <= 0.5x); requests ${byPushJs.length} (goal 0: ${byPushJs.length === 0 ? 'met' : 'not met'})`,
+    `\nworst main-thread figure ${worst.toFixed(2)} ms (goal: under 5 ms: ${worst < 5 ? 'met' : 'not met'}); ${ratios.join(', ')} Firebase (goal <= 0.5x)${requestsFigure}`,
   );
 } finally {
   await browser.close();

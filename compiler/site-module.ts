@@ -18,11 +18,14 @@ function stripTrailingSlashes(url: string): string {
 }
 
 /**
- * The RegExp as `new RegExp("source", "flags")`: the source travels as a safe string literal, since rewriting
- * `<` inside a RegExp literal would break lookbehinds `(?<=` and change escapes such as `\<`. In a string `/`
- * needs no escape, so the `\/` of RegExp.source is written `/` (bytes of every page view).
+ * The RegExp as a literal, `/source/flags`: V8 parses a literal once per page (each evaluation clones it), where
+ * `new RegExp(...)` parses its string at every call (issue 34: a first visit's urlQualifies). A source holding `<`
+ * (which an inline <script> must not carry as `</script`, and which cannot be escaped inside a literal without
+ * breaking a lookbehind `(?<=` or changing `\<`) or a line separator travels as a safe string literal instead:
+ * `new RegExp("source", "flags")`, where `/` needs no escape, so the `\/` of RegExp.source is written `/`.
  */
-function regexLiteral(regex: RegExp): string {
+export function regexLiteral(regex: RegExp): string {
+  if (!/[<\u2028\u2029\n\r]/.test(regex.source)) return `/${regex.source}/${regex.flags}`;
   const source = regex.source.replace(/(?<!\\)((?:\\\\)*)\\\//g, '$1/');
   return `new RegExp(${jsLiteral(source)}${regex.flags ? `,${jsLiteral(regex.flags)}` : ''})`;
 }

@@ -105,7 +105,14 @@ describe('generateSiteModule', () => {
   });
 
   it('compiles includeUrls / excludeUrls into urlQualifies, ignoring the fragment', async () => {
-    const { site } = await loadSite({ includeUrls: ['/blog/*', 'contains:promo'], excludeUrls: ['/blog/drafts/*'] });
+    const { site, source } = await loadSite({
+      includeUrls: ['/blog/*', 'contains:promo', 'regex:^https://site\\.example/p/\\d+$'],
+      excludeUrls: ['/blog/drafts/*'],
+    });
+    // regular expression literals, parsed once per page, not a `new RegExp` at each call
+    expect(source).not.toContain('new RegExp');
+    expect(site.urlQualifies('https://site.example/p/12')).toBe(true);
+    expect(site.urlQualifies('https://site.example/p/12/x')).toBe(false);
     expect(site.urlQualifies('https://site.example/blog/post')).toBe(true);
     expect(site.urlQualifies('https://site.example/shop?promo=1')).toBe(true);
     expect(site.urlQualifies('https://site.example/shop')).toBe(false);
@@ -137,13 +144,15 @@ describe('generateSiteModule', () => {
       companyName: HOSTILE,
       texts: { offer: HOSTILE, yesButton: 'Yes `${1}`' },
       clickSegmentations: [{ sid: 1, selector: `[data-x="</script>*/\u2028"]` }],
-      includeUrls: ['contains:</script>', '/a*/'],
+      includeUrls: ['contains:</script>', '/a*/', 'regex:.*(?<=/lb)x'],
     });
     expect(site.companyName).toBe(HOSTILE);
     expect(site.clickSegments[0]?.selector).toBe(`[data-x="</script>*/\u2028"]`);
     expect(site.prompts).toEqual(promptBundle(prompts));
     expect(site.urlQualifies('https://site.example/x</script>')).toBe(true);
     expect(site.urlQualifies('https://site.example/a*/')).toBe(true);
+    expect(site.urlQualifies('https://site.example/lbx')).toBe(true);
+    expect(site.urlQualifies('https://site.example/lx')).toBe(false);
     expect(source).not.toMatch(/<\/script/i);
     expect(source).not.toMatch(/[\u2028\u2029]/);
   });

@@ -351,7 +351,9 @@ describe('breakdowns that stay', () => {
     process.env.PUSHKIT_CREATION_CHUNK = '2';
     // the provider dies after the first chunk: the next statement writing rows never comes back
     harness.db.query = ((sql: string, params?: unknown[]) =>
-      /^\s*WITH chunk AS/.test(sql) ? Promise.reject(new Error('provider stopped')) : query(sql, params)) as typeof harness.db.query;
+      /^\s*WITH inserted AS[\s\S]*ON CONFLICT/.test(sql)
+        ? Promise.reject(new Error('provider stopped'))
+        : query(sql, params)) as typeof harness.db.query;
     try {
       const created = await harness.owner('POST', '/campaigns', { title: 'Resumed', body: 'Half written' });
       expect(created.statusCode).toBe(500);

@@ -8,8 +8,10 @@
 // send's statements tallied (claims, result writes: how many, rows each, how long each waited for its answer);
 // afterwards the campaign's delivery rows are pruned as after its reporting window and the bytes left counted.
 // With more than 200,000 subscribers every subscriber shares one key pair at the push service (the sender still
-// makes a fresh key agreement per message) and the web-push peer is left out unless --peer.
-//   PUSHKIT_BENCH_DATABASE_URL=postgres://... npx tsx bench/campaign-scale.ts [--subscriptions 100000] [--concurrency 100] [--no-peer]
+// makes a fresh key agreement per message) and the web-push peer is left out unless --peer. The CPU of the send is
+// split by process (this one with its threads, the push service, the database's backends: /proc, PostgreSQL on this
+// machine); --statements adds PostgreSQL's own time per statement (pg_stat_statements, which the server must preload).
+//   PUSHKIT_BENCH_DATABASE_URL=postgres://... npx tsx bench/campaign-scale.ts [--subscriptions 100000] [--concurrency 100] [--no-peer] [--statements]
 import { benchArgs, wholeNumber } from './bench-args.ts';
 import { Agent as HttpsAgent } from 'node:https';
 import { loadavg } from 'node:os';
@@ -27,15 +29,16 @@ import { generateVapidKeyPair } from '../server/push/vapid-keys.ts';
 import { testSite } from '../tests/support/server.ts';
 import { openThrowawayPostgres } from '../tests/support/throwaway-postgres.ts';
 import { seedSubscribers, startCountingPushService } from './counting-push-service.ts';
-import { tallied, tallyLines } from './statement-tally.ts';
+import { cpuLine, cpuSampler, tallied, tallyLines } from './statement-tally.ts';
 
 const USAGE =
-  'PUSHKIT_BENCH_DATABASE_URL=postgres://... npx tsx bench/campaign-scale.ts [--subscriptions 100000] [--concurrency 100] [--no-peer]';
+  'PUSHKIT_BENCH_DATABASE_URL=postgres://... npx tsx bench/campaign-scale.ts [--subscriptions 100000] [--concurrency 100] [--no-peer] [--statements]';
 const values = benchArgs(USAGE, {
   subscriptions: { type: 'string', default: '100000' },
   concurrency: { type: 'string', default: '100' },
   'no-peer': { type: 'boolean', default: false },
   peer: { type: 'boolean', default: false },
+  statements: { type: 'boolean', default: false },
 });
 
 const TABLES = ['deliveries', 'delivery_counts', 'delivery_breakdown', 'events', 'campaigns', 'subscribers'] as const;
@@ -83,7 +86,9 @@ async function main(): Promise<void> {
   };
 
   const before = await sizes(db);
+  const creationCpu = cpuSampler(db);
   const campaign = await createCampaign('Sale at scale');
+  const creationSplit = await creationCpu.stop();
   const created = await sizes(db);
   // One claim of a sender's batch with the whole campaign pending, then given back.
   const probe = new DatabaseDeliveryStore(db, site.config);
@@ -118,6 +123,12 @@ async function main(): Promise<void> {
   const sendStart = performance.now();
   let lastReport = sendStart;
   const send = tallied(db);
+  // --statements: PostgreSQL's own time per statement of the send (pg_stat_statements, which the server must preload)
+  if (values.statements) {
+    await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await db.query(`SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)`);
+  }
+  const sendCpu = cpuSampler(db);
   const counts = await sendCampaign(send.db, site, campaign.id, vapid, {
     ca,
     pushServices,
@@ -135,6 +146,7 @@ async function main(): Promise<void> {
     },
   });
   const sendSeconds = (performance.now() - sendStart) / 1000;
+  const sendSplit = await sendCpu.stop();
   sending = false;
   clearInterval(sampler);
   await reader;
@@ -148,13 +160,28 @@ async function main(): Promise<void> {
       .map((load) => load.toFixed(1))
       .join(' ')}`,
   );
-  console.log(`POST /campaigns (campaign and delivery rows): ${(campaign.ms / 1000).toFixed(1)} s`);
+  console.log(
+    `POST /campaigns (campaign and delivery rows): ${(campaign.ms / 1000).toFixed(1)} s; PostgreSQL's CPU ${(creationSplit.PostgreSQL / 1000).toFixed(1)} s`,
+  );
   const claimMedian = [...claimTimes].sort((a, b) => a - b)[Math.floor(claimTimes.length / 2)]!;
   console.log(
     `one claim of ${concurrency * 2} with all ${subscriptions.toLocaleString('en')} pending: median ${claimMedian.toFixed(1)} ms (of 5)`,
   );
   console.log(`push-kit sent it in ${sendSeconds.toFixed(1)} s: ${pushKitRate.toFixed(0)} notifications/s, owner API to results written`);
   for (const line of tallyLines(send.tally)) console.log(`  ${line}`);
+  console.log(`  ${cpuLine(sendSplit, subscriptions)}`);
+  if (values.statements) {
+    const { rows } = await db.query<{ query: string; calls: string; total: number; mean: number; rows: string }>(
+      `SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query, calls::text, total_exec_time AS total, mean_exec_time AS mean, rows::text
+       FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+       ORDER BY total_exec_time DESC LIMIT 10`,
+    );
+    for (const row of rows) {
+      console.log(
+        `  pg: ${(row.total / 1000).toFixed(2)} s, ${row.calls} calls, ${row.mean.toFixed(2)} ms each, ${row.rows} rows: ${row.query}`,
+      );
+    }
+  }
   console.log('database growth of one campaign (tables with indexes):');
   for (const table of TABLES) {
     const grown = after[table]! - before[table]!;

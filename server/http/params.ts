@@ -30,7 +30,8 @@ export function parseParams<T extends z.ZodType>(schema: T, input: unknown, sour
     : new ServerError('E_PARAM_INVALID', { param: name, problem: issue.message });
 }
 
-export const browserParam = text(32, /^[A-Za-z0-9 ._-]*$/, 'must be letters, digits, " ", ".", "_" or "-"');
+export const BROWSER_PATTERN = /^[A-Za-z0-9 ._-]*$/;
+export const browserParam = text(32, BROWSER_PATTERN, 'must be letters, digits, " ", ".", "_" or "-"');
 export const httpUrlParam = (max: number) =>
   text(max).refine((value) => {
     try {
@@ -84,6 +85,8 @@ export const optionalField = <T extends z.ZodType>(schema: T) => {
   emptyMeansAbsent.add(field);
   return field;
 };
+/** Whether `field` is an `optionalField` (an empty value counts as absent). */
+export const isOptionalField = (field: z.ZodType): boolean => emptyMeansAbsent.has(field);
 /**
  * `schema` (the form `shape` and its cross-field checks) after the `optionalField`s of `shape` that are empty are
  * dropped: an empty value counts as absent, as optionalText says field by field.

@@ -5,9 +5,9 @@
 // The campaigns' queries and the sites' configs load only on the database's way: a call through a provider or a
 // refused id does without (a quarter of a second of start-up less).
 import { cliError, fromServerError } from '../errors.ts';
+import { configuredSite } from '../configured-site.ts';
 import { ownerApiClient } from '../owner-api-client.ts';
 import { openRouteDatabase, routeOf } from '../provider-route.ts';
-import type { HostedSite } from '../../server/sites.ts';
 import { CAMPAIGN_ID_PATTERN } from '../../contract/ids.ts';
 import type { Campaign, CampaignCancelledReply, CampaignReply, CampaignsReply } from '../../contract/owner-api.ts';
 import { failureLines } from '../failure-lines.ts';
@@ -112,14 +112,7 @@ export async function runCampaigns(action: string | undefined, id: string | unde
   const showing = action === 'show';
   const campaignId = cancelling || showing ? idOf(action!, id) : undefined;
   const limit = limitOf(options.limit);
-  const configured = async (): Promise<HostedSite> => {
-    try {
-      const { siteNamed } = await import('../../server/sites.ts');
-      return await siteNamed(options.site, options.sites);
-    } catch (error) {
-      fromServerError(error);
-    }
-  };
+  const configured = () => configuredSite(options.site, options.sites);
   const route = await routeOf(options.site, options, async () => (await configured()).config.serverSyncUrl);
 
   let campaigns: Campaign[] | undefined;

@@ -4,10 +4,11 @@
 // subscriber uses it. The same use cases as the owner API's /vapid-keys (server/keys/vapid-key-ring.ts).
 import { join } from 'node:path';
 import { cliError, fromServerError, isDatabaseInUse } from '../errors.ts';
+import { configuredSite } from '../configured-site.ts';
 import { openProviderDatabase } from '../../server/db/open-provider-database.ts';
 import type { Database } from '../../server/db/database.ts';
 import { retireVapidKey, rotateVapidKey, vapidKeyRing } from '../../server/keys/index.ts';
-import { siteNamed, type HostedSite } from '../../server/sites.ts';
+import type { HostedSite } from '../../server/sites.ts';
 import { embeddedDatabaseDir, STATE_DIR } from '../../server/state-paths.ts';
 import type { VapidKeyRing } from '../../contract/vapid-keys.ts';
 
@@ -54,12 +55,7 @@ export async function runKeysVapid(action: string | undefined, keyId: string | u
     throw cliError('E_VAPID_KEY', { problem: 'KEY: retire needs the id of a legacy key (push-kit keys vapid lists them)' });
   if (action !== 'retire' && keyId)
     throw cliError('E_VAPID_KEY', { problem: `KEY: only retire takes a key id, not ${action ?? 'the listing'}` });
-  let site: HostedSite;
-  try {
-    site = await siteNamed(options.site, options.sites);
-  } catch (error) {
-    fromServerError(error);
-  }
+  const site = await configuredSite(options.site, options.sites);
   const url = options.database ?? (process.env.DATABASE_URL || undefined);
   const db = await openFor(site, url, action);
   try {

@@ -4,10 +4,11 @@
 // holds it, the status is read from the provider's file (.push-kit/provider.json) and a rotation says to stop the
 // provider first (a PostgreSQL database rotates under a running provider, which checks keys against it on every call).
 import { join } from 'node:path';
-import { cliError, fromServerError, isDatabaseInUse } from '../errors.ts';
+import { cliError, isDatabaseInUse } from '../errors.ts';
+import { configuredSite } from '../configured-site.ts';
 import { openDatabase, type Database } from '../../server/db/database.ts';
 import { ownerKeyCreatedAt, ownerKeyHashFromInit, replaceOwnerKeyFromInit, rotateOwnerKey } from '../../server/http/owner-keys.ts';
-import { siteNamed, type HostedSite } from '../../server/sites.ts';
+import type { HostedSite } from '../../server/sites.ts';
 import { readRunningProvider } from '../../server/provider-file.ts';
 import { STATE_DIR } from '../../server/state-paths.ts';
 
@@ -41,12 +42,7 @@ function printStatus(name: string, createdAt: string | null): void {
 }
 
 export async function runKeys(action: string | undefined, options: KeysOptions): Promise<number> {
-  let site: HostedSite;
-  try {
-    site = await siteNamed(options.site, options.sites);
-  } catch (error) {
-    fromServerError(error);
-  }
+  const site = await configuredSite(options.site, options.sites);
   const url = options.database ?? (process.env.DATABASE_URL || undefined);
   if (action !== 'rotate' && !url) {
     // a provider holding the embedded database wrote its sites' key dates (server/provider-file.ts)

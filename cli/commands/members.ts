@@ -6,6 +6,7 @@
 //   members remove ID                                removed: their key stops working at once
 //   members key ID                                   a new key for the member (printed once); the old one stops working
 import { cliError, fromServerError } from '../errors.ts';
+import { configuredSite } from '../configured-site.ts';
 import { ownerApiClient, type OwnerApiCall } from '../owner-api-client.ts';
 import { openRouteDatabase, routeOf } from '../provider-route.ts';
 import type { Database } from '../../server/db/database.ts';
@@ -18,7 +19,7 @@ import {
   setSiteMemberRole,
   siteMembers,
 } from '../../server/members/index.ts';
-import { siteNamed, type HostedSite } from '../../server/sites.ts';
+import type { HostedSite } from '../../server/sites.ts';
 import {
   ROLES,
   type Member,
@@ -160,13 +161,7 @@ export async function runMembers(action: string | undefined, id: string | undefi
   if (chosen === 'add') nameOf(options.name);
   if (chosen === 'add' || chosen === 'role') roleOf(options.role);
   if (chosen !== 'list' && chosen !== 'add') idOf(chosen, id);
-  const configured = async (): Promise<HostedSite> => {
-    try {
-      return await siteNamed(options.site, options.sites);
-    } catch (error) {
-      fromServerError(error);
-    }
-  };
+  const configured = () => configuredSite(options.site, options.sites);
   const route = await routeOf(options.site, options, async () => (await configured()).config.serverSyncUrl);
   if (route.via === 'provider') {
     await run(providerBackend(ownerApiClient(route.url, options.site, route.key)), chosen, id, options, dashboardOf(route.url));

@@ -8,6 +8,7 @@
 //   webhooks log ID [--limit N]             its delivery log: each attempt's status, latency and answer
 //   webhooks replay ID MESSAGE_ID           send an event of the log again
 import { cliError, fromServerError } from '../errors.ts';
+import { configuredSite } from '../configured-site.ts';
 import { ownerApiClient, type OwnerApiCall } from '../owner-api-client.ts';
 import { openRouteDatabase, routeOf } from '../provider-route.ts';
 import type { Database } from '../../server/db/database.ts';
@@ -22,7 +23,7 @@ import {
   webhookUrlPolicy,
   webhookUrlProblem,
 } from '../../server/webhooks/index.ts';
-import { siteNamed, type HostedSite } from '../../server/sites.ts';
+import type { HostedSite } from '../../server/sites.ts';
 import {
   WEBHOOK_EVENT_TYPES,
   type WebhookAttempt,
@@ -235,12 +236,7 @@ export async function runWebhooks(
   }
   numberOf('overlap-hours', options.overlapHours, 0, 168);
   numberOf('limit', options.limit, 1, 500);
-  let site: HostedSite;
-  try {
-    site = await siteNamed(options.site, options.sites);
-  } catch (error) {
-    fromServerError(error);
-  }
+  const site = await configuredSite(options.site, options.sites);
   const route = await routeOf(site.name, options, async () => site.config.serverSyncUrl);
   if (route.via === 'provider') {
     await run(providerBackend(ownerApiClient(route.url, site.name, route.key)), chosen, target, extra, options);

@@ -92,6 +92,13 @@ export function registerRateLimit(app: FastifyInstance, registry: SiteRegistry, 
   };
 
   // preValidation: the body is parsed by then, so a form POST's site hash is known, and a request the route's
-  // schemas would refuse is counted too
-  app.addHook('preValidation', async (request) => check(request));
+  // schemas would refuse is counted too. A callback hook, not an async one: no promise on every public request.
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      check(request);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
+  });
 }

@@ -60,15 +60,24 @@ interface Figures {
   postgresCpuPerRequest?: number;
 }
 
-/** utime + stime of a process, in clock ticks (Linux's USER_HZ, 100 a second), from /proc/<pid>/stat. */
-function statTicks(stat: string): { parent: number; ticks: number } {
+/**
+ * utime + stime of a process, and cutime + cstime (of its children that have exited and been waited for), in clock
+ * ticks (Linux's USER_HZ, 100 a second), from /proc/<pid>/stat.
+ */
+function statTicks(stat: string): { parent: number; ticks: number; exitedChildren: number } {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
+  return {
+    parent: Number(fields[1]),
+    ticks: Number(fields[11]) + Number(fields[12]),
+    exitedChildren: Number(fields[13]) + Number(fields[14]),
+  };
 }
 
 /**
  * A reader of the CPU ticks the PostgreSQL server at `url` has used (its postmaster's children: backends, WAL writer,
- * checkpointer), or undefined when that server is not a process of this machine that /proc shows.
+ * checkpointer; those that have exited count through the postmaster's cutime, so a backend that ends during a row,
+ * such as the bench's own reading connection, never makes the figure fall), or undefined when that server is not a
+ * process of this machine that /proc shows.
  */
 async function postgresTicks(url: string): Promise<(() => Promise<number>) | undefined> {
   const client = new pg.Client({ connectionString: url });
@@ -77,7 +86,8 @@ async function postgresTicks(url: string): Promise<(() => Promise<number>) | und
     const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     const { parent: postmaster } = statTicks(await readFile(`/proc/${rows[0]!.pid}/stat`, 'utf8'));
     return async () => {
-      let ticks = 0;
+      const own = statTicks(await readFile(`/proc/${postmaster}/stat`, 'utf8'));
+      let ticks = own.ticks + own.exitedChildren;
       for (const entry of await readdir('/proc')) {
         if (!/^\d+$/.test(entry)) continue;
         const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');

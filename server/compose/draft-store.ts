@@ -2,6 +2,7 @@
 // browsers its members registered for test sends.
 import type { Queryable } from '../db/database.ts';
 import type { DraftInput, DraftKind, DraftUpdate, MessageDraft, TestDevice, TestDeviceInput } from '../../contract/compose.ts';
+import { isoTime } from '../db/iso-time.ts';
 
 interface DraftRow {
   id: string;
@@ -13,8 +14,6 @@ interface DraftRow {
   updated_at: Date | string;
 }
 
-const isoOf = (value: Date | string) => new Date(value).toISOString();
-
 function draftOf(row: DraftRow): MessageDraft {
   return {
     draftId: String(row.id),
@@ -22,8 +21,8 @@ function draftOf(row: DraftRow): MessageDraft {
     name: row.name,
     content: row.content,
     savedBy: row.saved_by,
-    createdAt: isoOf(row.created_at),
-    updatedAt: isoOf(row.updated_at),
+    createdAt: isoTime(row.created_at),
+    updatedAt: isoTime(row.updated_at),
   };
 }
 
@@ -85,7 +84,7 @@ export interface TestDeviceRow {
 }
 
 export function testDeviceOf(row: TestDeviceRow): TestDevice {
-  return { deviceId: String(row.id), label: row.label, pushService: new URL(row.endpoint).origin, createdAt: isoOf(row.created_at) };
+  return { deviceId: String(row.id), label: row.label, pushService: new URL(row.endpoint).origin, createdAt: isoTime(row.created_at) };
 }
 
 export async function listTestDevices(db: Queryable, siteHash: string, memberKey: string): Promise<TestDeviceRow[]> {

@@ -1,6 +1,7 @@
 // The feeds table and the items each feed has seen (migration 22).
 import type { Queryable } from '../db/database.ts';
 import type { Feed, FeedInput, FeedMode } from '../../contract/feeds.ts';
+import { isoTime } from '../db/iso-time.ts';
 
 export interface FeedRow {
   site_hash: string;
@@ -24,8 +25,7 @@ export interface FeedRow {
   items_sent?: string | number;
 }
 
-const isoOf = (value: Date | string) => new Date(value).toISOString();
-const isoOrNull = (value: Date | string | null) => (value === null ? null : isoOf(value));
+const isoOrNull = (value: Date | string | null) => (value === null ? null : isoTime(value));
 
 export function feedOf(row: FeedRow): Feed {
   return {
@@ -38,10 +38,10 @@ export function feedOf(row: FeedRow): Feed {
     lastSuccessAt: isoOrNull(row.last_success_at),
     lastError: row.last_error,
     lastErrorAt: isoOrNull(row.last_error_at),
-    nextPollAt: isoOf(row.next_poll_at),
+    nextPollAt: isoTime(row.next_poll_at),
     itemsSeen: Number(row.items_seen ?? 0),
     itemsSent: Number(row.items_sent ?? 0),
-    createdAt: isoOf(row.created_at),
+    createdAt: isoTime(row.created_at),
     fromConfig: row.from_config === true,
   };
 }

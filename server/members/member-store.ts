@@ -15,6 +15,7 @@ import {
   type Role,
   type SignedInMember,
 } from '../../contract/members.ts';
+import { isoTime } from '../db/iso-time.ts';
 
 /** The most members one site may have. */
 export const MAX_MEMBERS = 100;
@@ -31,7 +32,6 @@ interface MemberRow {
 }
 
 const COLUMNS = 'id, name, role, key_hash, link_expires_at, created_at';
-const iso = (value: Date | string) => new Date(value).toISOString();
 
 function memberOf(row: MemberRow): Member {
   return {
@@ -39,8 +39,8 @@ function memberOf(row: MemberRow): Member {
     name: row.name,
     role: row.role,
     hasKey: row.key_hash !== null,
-    linkExpiresAt: row.key_hash === null && row.link_expires_at ? iso(row.link_expires_at) : null,
-    createdAt: iso(row.created_at),
+    linkExpiresAt: row.key_hash === null && row.link_expires_at ? isoTime(row.link_expires_at) : null,
+    createdAt: isoTime(row.created_at),
   };
 }
 
@@ -172,7 +172,7 @@ export async function siteAuditLog(
       memberName: row.member_name,
       action: row.action,
       target: row.target,
-      at: iso(row.at),
+      at: isoTime(row.at),
     })),
   };
 }

@@ -11,6 +11,7 @@ import type {
   SubscriberListQuery,
   SubscriberStatus,
 } from '../../contract/owner-api.ts';
+import { isoTime } from '../db/iso-time.ts';
 
 interface SubscriberRow {
   id: string;
@@ -34,8 +35,7 @@ interface SubscriberRow {
   last_sync_at: Date | null;
 }
 
-const iso = (value: Date) => new Date(value).toISOString();
-const isoOrNull = (value: Date | null) => (value ? iso(value) : null);
+const isoOrNull = (value: Date | null) => (value ? isoTime(value) : null);
 
 function publicFields(row: SubscriberRow): Subscriber {
   return {
@@ -52,8 +52,8 @@ function publicFields(row: SubscriberRow): Subscriber {
     pageClickTrackingPermission: row.page_click_tracking_permission,
     origin: row.origin,
     subscriptionPageUrl: row.subscription_page_url,
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
+    createdAt: isoTime(row.created_at),
+    updatedAt: isoTime(row.updated_at),
     lastSyncAt: isoOrNull(row.last_sync_at),
   };
 }
@@ -181,13 +181,13 @@ export async function exportSubscriber(db: Queryable, siteHash: string, id: stri
       kind: event.kind,
       campaignId: event.campaign_id === null ? null : String(event.campaign_id),
       detail: event.detail,
-      at: iso(event.created_at),
+      at: isoTime(event.created_at),
     })),
     deliveries: deliveries.rows.map((delivery) => ({
       campaignId: String(delivery.campaign_id),
       status: delivery.status,
       attempts: delivery.attempts,
-      updatedAt: iso(delivery.updated_at),
+      updatedAt: isoTime(delivery.updated_at),
     })),
     received: deliveries.rows.filter((delivery) => delivery.status === 'delivered').length,
     // why pushes to them failed, by reason, and the last time

@@ -1,6 +1,7 @@
 // A site's webhook endpoints and their delivery log, in the database (migration 17).
 import type { Queryable } from '../db/database.ts';
 import type { WebhookAttempt, WebhookEndpoint, WebhookEventType, WebhookMessage } from '../../contract/webhook-events.ts';
+import { isoTime } from '../db/iso-time.ts';
 
 interface EndpointRow {
   id: string;
@@ -14,8 +15,6 @@ interface EndpointRow {
   previous_valid: boolean;
   pending: string | number;
 }
-
-const isoOf = (value: Date | string) => new Date(value).toISOString();
 
 const ENDPOINT_SELECT = `
   SELECT w.id, w.url, w.events, w.description, w.disabled_at, w.disabled_reason, w.created_at, w.previous_secret_expires_at,
@@ -31,10 +30,10 @@ function endpointOf(row: EndpointRow): WebhookEndpoint {
     description: row.description,
     status: row.disabled_at ? 'disabled' : 'enabled',
     disabledReason: row.disabled_reason,
-    disabledAt: row.disabled_at ? isoOf(row.disabled_at) : null,
+    disabledAt: row.disabled_at ? isoTime(row.disabled_at) : null,
     pending: Number(row.pending),
-    createdAt: isoOf(row.created_at),
-    previousSecretExpiresAt: row.previous_valid && row.previous_secret_expires_at ? isoOf(row.previous_secret_expires_at) : null,
+    createdAt: isoTime(row.created_at),
+    previousSecretExpiresAt: row.previous_valid && row.previous_secret_expires_at ? isoTime(row.previous_secret_expires_at) : null,
   };
 }
 
@@ -140,7 +139,7 @@ export async function endpointAttempts(db: Queryable, endpointId: string, limit:
     attemptId: String(row.id),
     messageId: row.message_id,
     type: row.event_type,
-    attemptedAt: isoOf(row.attempted_at),
+    attemptedAt: isoTime(row.attempted_at),
     statusCode: row.status_code === null ? null : Number(row.status_code),
     outcome: row.outcome,
     latencyMs: Number(row.latency_ms),
@@ -166,8 +165,8 @@ export async function endpointMessages(db: Queryable, endpointId: string, limit:
     type: row.event_type,
     status: row.status,
     attempts: Number(row.attempts),
-    createdAt: isoOf(row.created_at),
-    nextAttemptAt: row.status === 'pending' ? isoOf(row.next_attempt_at) : null,
+    createdAt: isoTime(row.created_at),
+    nextAttemptAt: row.status === 'pending' ? isoTime(row.next_attempt_at) : null,
   }));
 }
 

@@ -507,6 +507,12 @@ function table(title: string, runs: Record<Embed, LoadCost[]>): { extraScriptMs:
     console.log(
       `--compare: main thread ${med(runs.compare, 'pushJsMs').toFixed(2)} ms (${(med(runs.compare, 'pushJsMs') / firebaseMs).toFixed(3)}x Firebase), CPU ${cpu(runs.compare).toFixed(2)} ms (${(cpu(runs.compare) / cpu(runs.firebase)).toFixed(3)}x); this tree / --compare: main thread ${(pushJsMs / med(runs.compare, 'pushJsMs')).toFixed(3)}, CPU ${(cpu(runs['push.js']) / cpu(runs.compare)).toFixed(3)}; by stage ${STAGES.map((name) => stage(runs.compare, name)).join(' / ')}`,
     );
+    // each round's two loads are neighbours in time: the median of the rounds' ratios is steadier than a ratio of medians
+    const paired = (key: 'pushJsMs' | 'cpuMs') =>
+      median(runs['push.js'].map((cost, round) => cost[key] / runs.compare[round]![key])).toFixed(3);
+    console.log(
+      `this tree / --compare, median of the ${runs.compare.length} rounds' ratios: main thread ${paired('pushJsMs')}, CPU ${paired('cpuMs')}`,
+    );
   }
   const urlOnly = (costs: LoadCost[]) => med(costs, 'urlOnlyMs');
   console.log(

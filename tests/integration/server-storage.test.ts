@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
 import { MIGRATIONS } from '../../server/db/migrations.ts';
-import { openDatabase } from '../../server/db/database.ts';
+import { analyzeGrownTables, openDatabase } from '../../server/db/database.ts';
 import { CACHE_DIR_ENV } from '../../server/db/embedded-initdb.ts';
 import { ensureOwnerKey, isOwnerKey, ownerKeyHashFromInit } from '../../server/http/owner-keys.ts';
 import { loadSites } from '../../server/sites.ts';
 import { seedMigratedDatabase } from '../support/migrated-database.ts';
-import { insertSubscriber, postSync, SITE_HASH, tempDir, testSite } from '../support/server.ts';
+import { insertSubscriber, openTempDatabase, postSync, SITE_HASH, tempDir, testSite } from '../support/server.ts';
 
 const removals: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -84,6 +84,37 @@ describe('embedded database', () => {
     const second = await openDatabase({ dataDir });
     expect((await second.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
     await second.close();
+  });
+
+  it("keeps the planner's statistics as the site grows: a sync insert finds its subscriber by index, not by reading the site's rows", async () => {
+    const { db, cleanup } = await openTempDatabase();
+    removals.push(cleanup);
+    const app = await createApp({ sites: [testSite()], db });
+    const rowsRead = async () => {
+      await db.query('SELECT pg_stat_force_next_flush()');
+      const { rows } = await db.query<{ read: string }>(
+        `SELECT (SELECT coalesce(sum(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = 'subscribers')
+           + (SELECT coalesce(seq_tup_read, 0) FROM pg_stat_user_tables WHERE relname = 'subscribers') AS read`,
+      );
+      return Number(rows[0]!.read);
+    };
+    const readByOneInsert = async () => {
+      const before = await rowsRead();
+      await insertSubscriber(app);
+      return (await rowsRead()) - before;
+    };
+    // the sync's statements are planned while the site is small, then it grows to 2,000 subscribers
+    for (let n = 0; n < 8; n += 1) await insertSubscriber(app);
+    await db.query(
+      `INSERT INTO subscribers (id, site_hash, status, endpoint, subscription_id)
+       SELECT 'id-' || g, $1, 'subscribed', 'https://push.example/' || g, 'sub-' || g FROM generate_series(1, 2000) g`,
+      [SITE_HASH],
+    );
+    // without statistics (the embedded database has no autovacuum) the look-ups walked every row of the site
+    expect(await readByOneInsert()).toBeGreaterThan(2000);
+    await analyzeGrownTables(db);
+    expect(await readByOneInsert()).toBeLessThan(10);
+    await app.close();
   });
 
   it('rolls a failed transaction back completely', async () => {

@@ -238,16 +238,16 @@ describe('the sync form fast path', () => {
     let fast = 0;
     for (const field of FIELDS) {
       for (const value of [...EDGES, ...SUBSCRIPTIONS, ['a', 'b'], 5]) {
-        for (const input of [{ ...base, [field]: value }, Object.assign(Object.create(null) as object, base, { [field]: value })]) {
-          const parsed = parseSyncFormFast(input);
-          if (parsed === undefined) continue;
-          fast += 1;
-          const zod = viaZod(input);
-          // (expect only on a difference: 12,000 forms)
-          if (!('value' in zod) || !isDeepStrictEqual(zod.value, parsed) || JSON.stringify(parsed) !== JSON.stringify(zod.value)) {
-            expect(zod, `${field}: ${JSON.stringify(value).slice(0, 80)}`).toEqual({ value: parsed });
-            expect(JSON.stringify(parsed)).toBe(JSON.stringify((zod as { value: unknown }).value));
-          }
+        // a form as fast-querystring gives it (the random forms above also try Object's prototype)
+        const input = Object.assign(Object.create(null) as object, base, { [field]: value });
+        const parsed = parseSyncFormFast(input);
+        if (parsed === undefined) continue;
+        fast += 1;
+        const zod = viaZod(input);
+        // (expect only on a difference: 7,000 forms)
+        if (!('value' in zod) || !isDeepStrictEqual(zod.value, parsed) || JSON.stringify(parsed) !== JSON.stringify(zod.value)) {
+          expect(zod, `${field}: ${JSON.stringify(value).slice(0, 80)}`).toEqual({ value: parsed });
+          expect(JSON.stringify(parsed)).toBe(JSON.stringify((zod as { value: unknown }).value));
         }
       }
     }

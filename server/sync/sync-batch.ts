@@ -59,8 +59,12 @@ interface Waiting {
 
 /** Runs `actions` as one statement on `db` (also inside a transaction): their rows in the order of `actions`. */
 export async function runBatch(db: Queryable, actions: BatchAction[], sql = BATCH_SQL): Promise<BatchRow[]> {
-  const items = actions.map((action, i) => ({ ...action, i }));
-  const { rows } = await db.query<BatchRow & { i: number }>(sql, [JSON.stringify(items)], { prepare: true });
+  // Each action's JSON with its index `i` put first, not a copy of each action with `i` added (its 20 fields cloned
+  // for every action: 1-2 µs of the provider's CPU per sync). An action's JSON always has a field (action, site).
+  let items = '[';
+  for (let i = 0; i < actions.length; i += 1) items += `${i === 0 ? '' : ','}{"i":${i},${JSON.stringify(actions[i]).slice(1)}`;
+  items += ']';
+  const { rows } = await db.query<BatchRow & { i: number }>(sql, [items], { prepare: true });
   const byIndex: BatchRow[] = [];
   for (const row of rows) byIndex[row.i] = row;
   return actions.map((_, i) => {

@@ -444,5 +444,6 @@ describe('phone layout', () => {
     const sendBox = await page.getByRole('button', { name: 'Review and send' }).boundingBox();
     expect(previewBox!.y + previewBox!.height).toBeLessThan(sendBox!.y);
     await page.setViewportSize({ width: 1280, height: 900 });
-  });
+    // every screen loaded twice with its screenshot (and at 390 px an axe run): ~30 s quiet, past 60 s at load 15
+  }, 180_000);
 });

@@ -2,6 +2,7 @@
 // Creating a campaign writes one pending delivery per recipient; the sender (campaign-sender.ts) claims pending
 // deliveries with FOR UPDATE SKIP LOCKED, so several processes share the work and a restart resumes it.
 import type { Database, Queryable } from '../db/database.ts';
+import { isoTime, isoTimeOrNull } from '../db/iso-time.ts';
 import type { HostedSite } from '../sites.ts';
 import type { CampaignAction, CampaignInput } from '../../contract/campaign-input.ts';
 import type { AbWinnerNote, Campaign, CampaignStatus, CreatedCampaign } from '../../contract/owner-api.ts';
@@ -234,11 +235,11 @@ function summary(row: CampaignRow): Campaign {
     ttl: row.ttl,
     urgency: row.urgency,
     status: row.status,
-    sendAt: row.send_at ? new Date(row.send_at).toISOString() : null,
+    sendAt: isoTimeOrNull(row.send_at),
     localTime: row.local_time,
-    nextDueAt: row.next_due_at ? new Date(row.next_due_at).toISOString() : null,
-    createdAt: new Date(row.created_at).toISOString(),
-    completedAt: row.completed_at ? new Date(row.completed_at).toISOString() : null,
+    nextDueAt: isoTimeOrNull(row.next_due_at),
+    createdAt: isoTime(row.created_at),
+    completedAt: isoTimeOrNull(row.completed_at),
     recipients: Number(row.recipients),
     // sent: every delivery the sender has finished with, whatever the push service answered
     sent: delivered + failed + expired,
@@ -251,10 +252,10 @@ function summary(row: CampaignRow): Campaign {
     topic: row.topic,
     variants: [],
     failures: [],
-    winnerAt: row.winner_at ? new Date(row.winner_at).toISOString() : null,
+    winnerAt: isoTimeOrNull(row.winner_at),
     winnerVariant: row.winner_variant,
     winnerAfterMinutes: row.winner_after_minutes,
-    testDeliveredAt: row.test_delivered_at ? new Date(row.test_delivered_at).toISOString() : null,
+    testDeliveredAt: isoTimeOrNull(row.test_delivered_at),
     winnerNote: row.winner_note,
     resendOf: row.resend_of === null ? null : String(row.resend_of),
     prunedAfterDays: row.pruned_after_days,

@@ -3,3 +3,8 @@
 export function isoTime(value: Date | string): string {
   return new Date(value).toISOString();
 }
+
+/** isoTime of a nullable column: null stays null. */
+export function isoTimeOrNull(value: Date | string | null): string | null {
+  return value === null ? null : isoTime(value);
+}

@@ -1,7 +1,7 @@
 // The feeds table and the items each feed has seen (migration 22).
 import type { Queryable } from '../db/database.ts';
 import type { Feed, FeedInput, FeedMode } from '../../contract/feeds.ts';
-import { isoTime } from '../db/iso-time.ts';
+import { isoTime, isoTimeOrNull } from '../db/iso-time.ts';
 
 export interface FeedRow {
   site_hash: string;
@@ -25,8 +25,6 @@ export interface FeedRow {
   items_sent?: string | number;
 }
 
-const isoOrNull = (value: Date | string | null) => (value === null ? null : isoTime(value));
-
 export function feedOf(row: FeedRow): Feed {
   return {
     feedId: String(row.id),
@@ -34,10 +32,10 @@ export function feedOf(row: FeedRow): Feed {
     segment: row.segment,
     intervalMinutes: row.interval_minutes,
     mode: row.mode,
-    lastPolledAt: isoOrNull(row.last_polled_at),
-    lastSuccessAt: isoOrNull(row.last_success_at),
+    lastPolledAt: isoTimeOrNull(row.last_polled_at),
+    lastSuccessAt: isoTimeOrNull(row.last_success_at),
     lastError: row.last_error,
-    lastErrorAt: isoOrNull(row.last_error_at),
+    lastErrorAt: isoTimeOrNull(row.last_error_at),
     nextPollAt: isoTime(row.next_poll_at),
     itemsSeen: Number(row.items_seen ?? 0),
     itemsSent: Number(row.items_sent ?? 0),

@@ -11,7 +11,7 @@ import type {
   SubscriberListQuery,
   SubscriberStatus,
 } from '../../contract/owner-api.ts';
-import { isoTime } from '../db/iso-time.ts';
+import { isoTime, isoTimeOrNull } from '../db/iso-time.ts';
 
 interface SubscriberRow {
   id: string;
@@ -35,8 +35,6 @@ interface SubscriberRow {
   last_sync_at: Date | null;
 }
 
-const isoOrNull = (value: Date | null) => (value ? isoTime(value) : null);
-
 function publicFields(row: SubscriberRow): Subscriber {
   return {
     id: row.id,
@@ -54,7 +52,7 @@ function publicFields(row: SubscriberRow): Subscriber {
     subscriptionPageUrl: row.subscription_page_url,
     createdAt: isoTime(row.created_at),
     updatedAt: isoTime(row.updated_at),
-    lastSyncAt: isoOrNull(row.last_sync_at),
+    lastSyncAt: isoTimeOrNull(row.last_sync_at),
   };
 }
 

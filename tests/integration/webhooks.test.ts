@@ -10,7 +10,7 @@ import type { WebhookAttempt, WebhookEndpoint, WebhookEventType, WebhookPayload 
 import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_SECONDS } from '../../server/webhooks/index.ts';
 import { startProviderHarness, type ProviderHarness } from '../support/provider-harness.ts';
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.ts';
-import { SITE_HASH, SITE_ORIGIN } from '../support/server.ts';
+import { postSync, SITE_HASH, SITE_ORIGIN } from '../support/server.ts';
 
 let receiver: WebhookReceiver;
 let harness: ProviderHarness;
@@ -86,15 +86,10 @@ describe('webhooks', () => {
     // the browser's update (a new subscription id, another language) and a repeated insert of the same subscription:
     // both find the subscriber and rewrite it
     const sync = async (fields: Record<string, string>) => {
-      const reply = await harness.app.inject({
-        method: 'POST',
-        url: '/syncSubscriptionAction.php',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        payload: new URLSearchParams({
-          hash: SITE_HASH,
-          subscription: JSON.stringify({ endpoint, keys: { p256dh: harness.keys.p256dh, auth: harness.keys.auth } }),
-          ...fields,
-        }).toString(),
+      const reply = await postSync(harness.app, {
+        hash: SITE_HASH,
+        subscription: JSON.stringify({ endpoint, keys: { p256dh: harness.keys.p256dh, auth: harness.keys.auth } }),
+        ...fields,
       });
       expect(reply.json(), reply.body).toMatchObject({ status: 'success', subscriberId: id });
     };
@@ -159,16 +154,11 @@ describe('webhooks', () => {
     await addEndpoint('/ordered', ['subscriber.created', 'subscriber.unsubscribed']);
     receiver.answer('/ordered', [503]);
     const first = await harness.subscribe();
-    const unsubscribe = await harness.app.inject({
-      method: 'POST',
-      url: '/syncSubscriptionAction.php',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({
-        hash: SITE_HASH,
-        action: 'unsubscribe-ui',
-        subscriberId: first.id,
-        subscriberSecret: first.secret,
-      }).toString(),
+    const unsubscribe = await postSync(harness.app, {
+      hash: SITE_HASH,
+      action: 'unsubscribe-ui',
+      subscriberId: first.id,
+      subscriberSecret: first.secret,
     });
     expect(unsubscribe.json().status).toBe('success');
     const second = await harness.subscribe();

@@ -142,6 +142,7 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
       // A shop page with work for the chunk (shop.ts, which checks the consent and the opt-out again): a product page,
       // a cart-add post to read back, an order page.
       void afterLoad().then(() => {
+        services.loadedAt_ = Date.now();
         if (
           document.querySelector(Product.SELECTOR) ||
           services.session_.get(Key.CART_POSTED) ||

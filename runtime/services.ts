@@ -52,6 +52,8 @@ export interface RuntimeServices {
    */
   session_: KeyValueStore;
   cookies_: CookieStore;
+  /** When the host page's `load` fired (Date.now()), set by the core on a shop view: the shop's delays count from it. */
+  loadedAt_?: number;
   /** Record that a trigger event happened (for segment conditions and the opt-in trigger). */
   emit_(event: string): void;
   /** Subscribe to trigger events emitted by any module; `''`: to every event, the listener gets its name. */

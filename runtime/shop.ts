@@ -1,5 +1,5 @@
 // Online-shop events (spec sections 2, 3 and 9): a cart-add form read back from /cart.js after 2 s, and an
-// order page (checkouts/{id}) read from the provider after 3 s. Each stores wingifyEcomData-{event}, emits
+// order page (checkouts/{id}) read from the provider 3 s after its load. Each stores wingifyEcomData-{event}, emits
 // ecom.{event} and evaluates the shop segments of that event. Skipped when tracking is refused or the visitor
 // opted out (docs/spec-silent-cases.md, "Shop and Safari"): neither /cart.js nor the order is read then.
 import type { QueryParams, RuntimeServices } from './services.ts';
@@ -8,6 +8,7 @@ import { ORDER_TOKEN_SELECTOR, type OrderDetailsQuery } from '../contract/shop-o
 import type { CartEventForm } from '../contract/automations.ts';
 import { Product, type CartEventData, type ProductViewForm } from '../contract/shop-events.ts';
 import { Key } from './storage-keys.ts';
+import { afterLoad } from './after-load.ts';
 
 const CART_READ_DELAY_MS = 2000;
 /** How long a posted cart add waits for a read that finds its line (the posting page's, then the next page's). */
@@ -184,7 +185,7 @@ export function startShop(services: RuntimeServices): void {
   const orderId = (ORDER_PAGE.exec(location.pathname) || [])[1];
   if (orderId) {
     const token = document.querySelector<HTMLMetaElement>(ORDER_TOKEN_SELECTOR);
-    setTimeout(() => {
+    const readOrder = (): void => {
       if (!allowed()) return;
       services
         .get_(services.site_.serverSyncUrl + '/api/v1/shopify/getOrderDetails', {
@@ -201,6 +202,8 @@ export function startShop(services: RuntimeServices): void {
         .catch(() => {
           // Unknown order: no event.
         });
-    }, ORDER_READ_DELAY_MS);
+    };
+    // 3 s after the page's load, however long the chunk took to arrive
+    void afterLoad().then(() => setTimeout(readOrder, (services.loadedAt_ || Date.now()) + ORDER_READ_DELAY_MS - Date.now()));
   }
 }

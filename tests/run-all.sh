@@ -45,7 +45,6 @@ build_pid=$!
 # Debian's packages install and the throwaway PostgreSQL starts in the background: on a fresh machine the download
 # overlaps the static checks, the package build and the unit tests (none of which needs them).
 pg_dir=$(mktemp -d /tmp/push-kit-pg.XXXXXX)
-pg_port=$(( 20000 + RANDOM % 20000 ))
 pg_url_file="$pg_dir/url"
 # The migrated embedded database the test files copy rather than each migrating its own
 # (tests/support/migrated-database.ts): made once by the first file that needs it, removed with the run.
@@ -78,11 +77,25 @@ setup_log=$(mktemp)
   if [ -n "$pg_bin" ] && [ -z "${PUSHKIT_TEST_DATABASE_URL:-}" ]; then
     chown postgres "$pg_dir" 2>/dev/null
     run_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-    if run_pg "$pg_bin/initdb" -D "$pg_dir/data" -U pushkit --auth=trust >/dev/null 2>&1 &&
-       run_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -o "-p $pg_port -k $pg_dir -c listen_addresses=127.0.0.1" -l "$pg_dir/log" -w start >/dev/null 2>&1; then
+    # A random port below Linux's ephemeral range (32768 up), where outgoing connections take theirs: one taken by
+    # another process (a benchmark's server) makes the start fail, and is tried again on another.
+    started=""
+    if run_pg "$pg_bin/initdb" -D "$pg_dir/data" -U pushkit --auth=trust >/dev/null 2>&1; then
+      for _ in 1 2 3 4 5; do
+        pg_port=$(( 20000 + RANDOM % 12000 ))
+        rm -f "$pg_dir/log"
+        if run_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -o "-p $pg_port -k $pg_dir -c listen_addresses=127.0.0.1" -l "$pg_dir/log" -w start >/dev/null 2>&1; then
+          started=1
+          break
+        fi
+        grep -q "Address already in use" "$pg_dir/log" 2>/dev/null || break
+      done
+    fi
+    if [ -n "$started" ]; then
       echo "postgres://pushkit@127.0.0.1:$pg_port/postgres" >"$pg_url_file"
     else
       echo "Could not start PostgreSQL; its tests are skipped" >&2
+      cat "$pg_dir/log" >&2 2>/dev/null
     fi
   fi
 ) >"$setup_log" 2>&1 &

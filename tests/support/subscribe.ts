@@ -25,14 +25,27 @@ export async function subscribeThroughApi(page: Page): Promise<SubscribeOutcome>
         queue.push(['triggerOptIn']);
       }),
   );
-  // a visitor who already granted the permission is subscribed without the soft prompt
-  await Promise.race([
-    page
-      .locator('[data-pk-action="yes"]:visible')
-      .first()
-      .click({ timeout: 3000 })
-      .catch(() => undefined),
-    outcome.catch(() => undefined),
-  ]);
+  // A visitor who already granted the permission is subscribed without the soft prompt; otherwise "Yes" is answered
+  // whenever the prompt shows, which may be long after the call on a loaded machine (it waits on push.js's chunk): a
+  // fixed 3 s for it left the test to time out. Nothing waits for, or clicks, a prompt once the outcome is known.
+  const yes = page.locator('[data-pk-action="yes"]:visible').first();
+  let settled = false;
+  const done = outcome.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  while (!settled) {
+    const shown = await Promise.race([
+      done.then(() => false),
+      yes.waitFor({ timeout: 500 }).then(
+        () => true,
+        () => false,
+      ),
+    ]);
+    if (shown && !settled) {
+      await yes.click().catch(() => undefined);
+      break;
+    }
+  }
   return outcome;
 }

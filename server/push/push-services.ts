@@ -130,6 +130,11 @@ export class PushServiceAllowlist {
     } catch {
       return false;
     }
+    return this.allowsUrl(url);
+  }
+
+  /** allows() of an endpoint already parsed (the sender parses each endpoint once). */
+  allowsUrl(url: URL): boolean {
     if (url.protocol !== 'https:' || url.username || url.password) return false;
     if (this.exact.has(url.origin)) return true;
     return this.suffixes.some(
@@ -140,10 +145,15 @@ export class PushServiceAllowlist {
   /** Whether the endpoint's origin was named explicitly (not by wildcard), so it may resolve to a private address. */
   allowsPrivateAddress(endpoint: string): boolean {
     try {
-      return this.privateAddresses && this.exact.has(new URL(endpoint).origin);
+      return this.allowsPrivateAddressOf(new URL(endpoint));
     } catch {
       return false;
     }
+  }
+
+  /** allowsPrivateAddress() of an endpoint already parsed. */
+  allowsPrivateAddressOf(url: URL): boolean {
+    return this.privateAddresses && this.exact.has(url.origin);
   }
 }
 

@@ -5,7 +5,7 @@
 import { lookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { isServerError, ServerError } from '../errors.ts';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { VapidKeyPair } from './vapid-keys.js';
 import { encryptPayload, type SubscriptionKeys } from './encrypt.js';
 import { closeSharedEncryptionPool, type EncryptionPool } from './encryption-pool.ts';
@@ -76,6 +76,9 @@ function publicAddressLookup(hostname: string, options: LookupOneOptions | Looku
 
 // undici's Agent keeps one keep-alive Pool per origin; one Agent per trust setting, address rule and protocol.
 function agentFor(ca: string | string[] | undefined, privateAllowed: boolean, http2: boolean): Agent {
+  // A campaign asks with the same settings for each of its messages: its agent is kept at hand, so that the id (which
+  // holds the CA's PEM text) is not built and hashed per message.
+  if (lastAgent && lastAgent.ca === ca && lastAgent.privateAllowed === privateAllowed && lastAgent.http2 === http2) return lastAgent.agent;
   const id = `${privateAllowed ? 'any' : 'public'}\n${http2 ? 'h2' : 'h1'}\n${ca === undefined ? '' : [ca].flat().join('\n')}`;
   let agent = agents.get(id);
   if (!agent) {
@@ -87,13 +90,17 @@ function agentFor(ca: string | string[] | undefined, privateAllowed: boolean, ht
     });
     agents.set(id, agent);
   }
+  lastAgent = { ca, privateAllowed, http2, agent };
   return agent;
 }
+
+let lastAgent: { ca: string | string[] | undefined; privateAllowed: boolean; http2: boolean; agent: Agent } | undefined;
 
 /** Closes the connection pools and the encryption threads; for tests and a clean process exit. */
 export async function closePushConnections(): Promise<void> {
   const open = [...agents.values()];
   agents.clear();
+  lastAgent = undefined;
   await Promise.all([...open.map((agent) => agent.close()), closeSharedEncryptionPool()]);
 }
 
@@ -118,6 +125,72 @@ function validateOptions(options: SendPushOptions): void {
   }
 }
 
+/** What a push service answered: the status, and for a refusal its Retry-After and body (a delivered push's is dropped). */
+interface PushAnswer {
+  statusCode: number;
+  retryAfter?: string;
+  body?: string;
+}
+
+/**
+ * undici's dispatch handler of one push: it keeps the status, and only for a push that did not go the Retry-After and
+ * the body. undici's `request()` made an async resource, a readable stream for the body and a headers object per
+ * message, which a push service's answer (201 and an empty body) does not need.
+ */
+class PushAnswerHandler implements Dispatcher.DispatchHandler {
+  private statusCode = 0;
+  private retryAfter: string | undefined;
+  private chunks: Buffer[] | undefined;
+
+  constructor(
+    private readonly resolve: (answer: PushAnswer) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  onConnect(): void {}
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    // an informational answer (1xx) is followed by the real one
+    if (statusCode < 200) return true;
+    this.statusCode = statusCode;
+    if (statusCode === 201 || statusCode === 202) return true;
+    this.chunks = [];
+    for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+      if (rawHeaders[i]!.length === 11 && rawHeaders[i]!.toString('latin1').toLowerCase() === 'retry-after') {
+        this.retryAfter = rawHeaders[i + 1]!.toString('latin1');
+        break;
+      }
+    }
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.chunks?.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    this.resolve(
+      this.chunks === undefined
+        ? { statusCode: this.statusCode }
+        : { statusCode: this.statusCode, retryAfter: this.retryAfter, body: Buffer.concat(this.chunks).toString('utf8') },
+    );
+  }
+
+  onError(error: Error): void {
+    this.reject(error);
+  }
+}
+
+function post(agent: Agent, url: URL, headers: Record<string, string>, body: Buffer): Promise<PushAnswer> {
+  return new Promise((resolve, reject) => {
+    agent.dispatch(
+      { origin: url.origin, path: url.pathname + url.search, method: 'POST', headers, body },
+      new PushAnswerHandler(resolve, reject),
+    );
+  });
+}
+
 export async function sendPush(
   subscription: PushSubscriptionTarget,
   payload: string | Uint8Array,
@@ -127,10 +200,10 @@ export async function sendPush(
   const url = new URL(subscription.endpoint);
   if (url.protocol !== 'https:') throw new Error(`push endpoint must be https, got ${subscription.endpoint}`);
   const services = options.pushServices ?? PushServiceAllowlist.fromEnvironment();
-  if (!services.allows(subscription.endpoint)) {
+  if (!services.allowsUrl(url)) {
     return refusedBeforeSending(`push service ${url.origin} is not an allowed push service`);
   }
-  const privateAllowed = services.allowsPrivateAddress(subscription.endpoint);
+  const privateAllowed = services.allowsPrivateAddressOf(url);
   // An address in the URL itself is never looked up, so the connection's lookup cannot check it.
   const literal = url.hostname.replace(/^\[|\]$/g, '');
   if (!privateAllowed && isIP(literal) && isPrivateAddress(literal)) {
@@ -138,7 +211,7 @@ export async function sendPush(
   }
   const body = options.encryptor ? await options.encryptor.encrypt(payload, subscription.keys) : encryptPayload(payload, subscription.keys);
   const headers: Record<string, string> = {
-    authorization: vapidAuthorizerFor(options.vapid, options.subject).authorizationFor(subscription.endpoint),
+    authorization: vapidAuthorizerFor(options.vapid, options.subject).authorizationForOrigin(url.origin),
     'content-encoding': 'aes128gcm',
     'content-type': 'application/octet-stream',
     ttl: String(options.ttl ?? DEFAULT_TTL_SECONDS),
@@ -146,33 +219,24 @@ export async function sendPush(
   if (options.urgency) headers.urgency = options.urgency;
   if (options.topic) headers.topic = options.topic;
 
-  let response: Awaited<ReturnType<typeof request>>;
+  let answer: PushAnswer;
   try {
-    response = await request(url, {
-      method: 'POST',
-      headers,
-      body,
-      dispatcher: agentFor(options.ca, privateAllowed, options.http2 ?? false),
-    });
+    answer = await post(agentFor(options.ca, privateAllowed, options.http2 ?? false), url, headers, body);
   } catch (error) {
     if (isServerError(error, 'E_PUSH_ADDRESS_PRIVATE')) return refusedBeforeSending(error.message);
     throw error;
   }
-  const statusCode = response.statusCode;
-  if (statusCode === 201 || statusCode === 202) {
-    await response.body.dump();
-    return { outcome: 'delivered', statusCode };
-  }
+  const statusCode = answer.statusCode;
+  if (statusCode === 201 || statusCode === 202) return { outcome: 'delivered', statusCode };
   // A push service may quote the request (its JWT, the endpoint): the reason is kept without them.
-  const reason = answerReason(statusCode, await response.body.text(), {
+  const reason = answerReason(statusCode, answer.body ?? '', {
     endpoint: subscription.endpoint,
     authorization: headers.authorization,
   });
   const detail = `${statusCode}: ${reason}`;
   if (statusCode === 404 || statusCode === 410) return { outcome: 'expired', statusCode, detail, reason };
   if (statusCode === 429 || statusCode >= 500) {
-    const header = response.headers['retry-after'];
-    const retryAfterMs = parseRetryAfter(Array.isArray(header) ? header[0] : header);
+    const retryAfterMs = parseRetryAfter(answer.retryAfter);
     return retryAfterMs === undefined
       ? { outcome: 'retry', statusCode, detail, reason }
       : { outcome: 'retry', statusCode, detail, reason, retryAfterMs };

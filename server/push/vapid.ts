@@ -78,7 +78,11 @@ export class VapidAuthorizer {
   }
 
   authorizationFor(endpoint: string): string {
-    const audience = new URL(endpoint).origin;
+    return this.authorizationForOrigin(new URL(endpoint).origin);
+  }
+
+  /** authorizationFor() of the push service's origin (`https://host[:port]`), the JWT's audience. */
+  authorizationForOrigin(audience: string): string {
     const nowSeconds = Math.floor(this.now() / 1000);
     const cached = this.tokens.get(audience);
     if (cached && cached.expiresAt - RENEW_BEFORE_SECONDS > nowSeconds) return cached.header;
@@ -92,14 +96,18 @@ export class VapidAuthorizer {
 }
 
 const authorizers = new Map<string, VapidAuthorizer>();
+let lastAuthorizer: VapidAuthorizer | undefined;
 
 /** The shared authorizer of one key pair and subject, so tokens are reused across calls of sendPush. */
 export function vapidAuthorizerFor(keys: VapidKeyPair, subject: string): VapidAuthorizer {
+  // a campaign's messages ask with the same key pair object: no id string built per message
+  if (lastAuthorizer?.keys === keys && lastAuthorizer.subject === subject) return lastAuthorizer;
   const id = `${keys.publicKey} ${subject}`;
   let authorizer = authorizers.get(id);
   if (!authorizer || authorizer.keys.privateKey !== keys.privateKey) {
     authorizer = new VapidAuthorizer(keys, subject);
     authorizers.set(id, authorizer);
   }
+  lastAuthorizer = authorizer;
   return authorizer;
 }

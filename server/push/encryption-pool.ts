@@ -11,13 +11,21 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { payloadTooLarge, type SubscriptionKeys } from './encrypt.ts';
 
-export interface EncryptionJob {
-  id: number;
-  payload: string | Uint8Array;
-  keys: SubscriptionKeys;
-}
+/**
+ * A batch as posted to a thread: each message's payload, p256dh and auth, one after the other in one array (a
+ * structured clone of plain strings costs a quarter of one of an object per message with its keys object).
+ */
+export type EncryptionBatch = Array<string | Uint8Array>;
 
-export type EncryptionOutcome = { id: number; body: Uint8Array } | { id: number; error: string; tooLarge?: number };
+/**
+ * A thread's answer to a batch, in the batch's order: the bodies end to end in one buffer, transferred (not copied),
+ * their lengths (0 for a message that could not be encrypted), and why each such message could not be.
+ */
+export interface EncryptedBatch {
+  bodies: ArrayBuffer;
+  lengths: number[];
+  errors?: Array<{ index: number; error: string; tooLarge?: number }>;
+}
 
 interface Waiting {
   resolve(body: Buffer): void;
@@ -26,7 +34,10 @@ interface Waiting {
 
 interface PoolThread {
   worker: Worker;
-  waiting: Map<number, Waiting>;
+  /** The batches posted to the thread and not yet answered, oldest first: a thread answers its batches in order. */
+  batches: Waiting[][];
+  /** Messages of those batches. */
+  waiting: number;
 }
 
 /**
@@ -53,8 +64,7 @@ export function defaultPoolSize(): number {
 
 export class EncryptionPool {
   private readonly threads: PoolThread[] = [];
-  private queued: Array<EncryptionJob & Waiting> = [];
-  private nextId = 0;
+  private queued: Array<{ payload: string | Uint8Array; keys: SubscriptionKeys } & Waiting> = [];
   private flushScheduled = false;
   private closed = false;
 
@@ -66,7 +76,7 @@ export class EncryptionPool {
   encrypt(payload: string | Uint8Array, keys: SubscriptionKeys): Promise<Buffer> {
     if (this.closed) return Promise.reject(new Error('encryption pool is closed'));
     return new Promise((resolve, reject) => {
-      this.queued.push({ id: (this.nextId += 1), payload, keys, resolve, reject });
+      this.queued.push({ payload, keys, resolve, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -84,16 +94,21 @@ export class EncryptionPool {
   }
 
   private startThread(): PoolThread {
-    const thread: PoolThread = { worker: startWorker(), waiting: new Map() };
+    const thread: PoolThread = { worker: startWorker(), batches: [], waiting: 0 };
     // The pool never keeps a process alive by itself (`push-kit send` exits when its campaign is done).
     thread.worker.unref();
-    thread.worker.on('message', (outcomes: EncryptionOutcome[]) => {
-      for (const outcome of outcomes) {
-        const waiting = thread.waiting.get(outcome.id);
-        if (!waiting) continue;
-        thread.waiting.delete(outcome.id);
-        if ('body' in outcome) waiting.resolve(Buffer.from(outcome.body.buffer, outcome.body.byteOffset, outcome.body.byteLength));
-        else waiting.reject(outcome.tooLarge === undefined ? new Error(outcome.error) : payloadTooLarge(outcome.tooLarge));
+    thread.worker.on('message', ({ bodies, lengths, errors }: EncryptedBatch) => {
+      const batch = thread.batches.shift();
+      if (!batch) return;
+      thread.waiting -= batch.length;
+      let offset = 0;
+      for (let index = 0; index < batch.length; index += 1) {
+        const length = lengths[index]!;
+        if (length > 0) batch[index]!.resolve(Buffer.from(bodies, offset, length));
+        offset += length;
+      }
+      for (const { index, error, tooLarge } of errors ?? []) {
+        batch[index]!.reject(tooLarge === undefined ? new Error(error) : payloadTooLarge(tooLarge));
       }
     });
     const replace = (error: Error) => {
@@ -109,8 +124,8 @@ export class EncryptionPool {
   }
 
   private failWaiting(thread: PoolThread, error: Error): void {
-    for (const waiting of thread.waiting.values()) waiting.reject(error);
-    thread.waiting.clear();
+    for (const batch of thread.batches.splice(0)) for (const waiting of batch) waiting.reject(error);
+    thread.waiting = 0;
   }
 
   /** Splits the turn's messages into one batch per thread, least busy threads first. */
@@ -118,13 +133,20 @@ export class EncryptionPool {
     this.flushScheduled = false;
     const jobs = this.queued.splice(0);
     if (jobs.length === 0) return;
-    const threads = [...this.threads].sort((a, b) => a.waiting.size - b.waiting.size);
+    const threads = [...this.threads].sort((a, b) => a.waiting - b.waiting);
     const share = Math.ceil(jobs.length / threads.length);
     threads.forEach((thread, index) => {
       const batch = jobs.slice(index * share, (index + 1) * share);
       if (batch.length === 0) return;
-      for (const job of batch) thread.waiting.set(job.id, job);
-      thread.worker.postMessage(batch.map(({ id, payload, keys }) => ({ id, payload, keys })));
+      const message: EncryptionBatch = new Array(batch.length * 3);
+      batch.forEach(({ payload, keys }, position) => {
+        message[position * 3] = payload;
+        message[position * 3 + 1] = keys.p256dh;
+        message[position * 3 + 2] = keys.auth;
+      });
+      thread.batches.push(batch);
+      thread.waiting += batch.length;
+      thread.worker.postMessage(message);
     });
   }
 }

@@ -19,7 +19,7 @@ import { createTagger } from './tags.ts';
 import { watchTriggers } from './triggers.ts';
 import { LandingParam } from '../contract/push-payload.ts';
 import { Key, UUID_DAYS } from './storage-keys.ts';
-import { storeConsent } from './tracking-consent.ts';
+import { shopEventsAllowed, storeConsent } from './tracking-consent.ts';
 import { dropCookies, readCookies } from './storage.ts';
 
 type Listener = (...args: never[]) => void;
@@ -137,8 +137,7 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
             )
           : Promise.resolve(false),
       );
-    const shopAllowed = (): boolean => services.trackingAllowed_() && !services.optedOut_();
-    if (PK_FEATURES.shop && shopAllowed()) {
+    if (PK_FEATURES.shop && shopEventsAllowed(services)) {
       // A shop page with work for the chunk (shop.ts, which checks the consent and the opt-out again): a product page,
       // a cart-add post to read back, an order page.
       void afterLoad().then(() => {
@@ -156,7 +155,7 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
         'submit',
         (event) => {
           const form = event.target as HTMLFormElement;
-          if (!shopAllowed() || !form.getAttribute || !String(form.getAttribute('action')).includes('/cart/add')) return;
+          if (!shopEventsAllowed(services) || !form.getAttribute || !String(form.getAttribute('action')).includes('/cart/add')) return;
           const field = form.elements.namedItem('id') as HTMLInputElement | null;
           const variant = field && field.value && field.value.slice(0, 64);
           services.session_.set(Key.CART_POSTED, Date.now() + (variant ? ' ' + variant : ''));

@@ -9,6 +9,7 @@ import type { CartEventForm } from '../contract/automations.ts';
 import { Product, type CartEventData, type ProductViewForm } from '../contract/shop-events.ts';
 import { Key } from './storage-keys.ts';
 import { afterLoad } from './after-load.ts';
+import { shopEventsAllowed } from './tracking-consent.ts';
 
 const CART_READ_DELAY_MS = 2000;
 /** How long a posted cart add waits for a read that finds its line (the posting page's, then the next page's). */
@@ -82,7 +83,7 @@ function orderEventData(reply: unknown): Record<string, unknown> {
 }
 
 export function startShop(services: RuntimeServices): void {
-  const allowed = (): boolean => services.trackingAllowed_() && !services.optedOut_();
+  const allowed = (): boolean => shopEventsAllowed(services);
   if (!allowed()) return;
   const record = (event: 'add_cart' | 'order', data: Record<string, unknown>): void => {
     if (!allowed()) return;

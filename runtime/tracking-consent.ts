@@ -5,6 +5,9 @@ import { Key } from './storage-keys.ts';
 import type { TrackingConsentQuery, TrackingConsentReply } from '../contract/visitor-calls.ts';
 import { logSwallowed } from './guard.ts';
 
+/** Shop events are read and recorded with tracking consent and without an opt-out (spec section 4, "Segment membership"). */
+export const shopEventsAllowed = (services: CoreServices): boolean => services.trackingAllowed_() && !services.optedOut_();
+
 export const storeConsent = (services: CoreServices, allowed: boolean): void => services.local_.set(Key.DO_NOT_TRACK, allowed ? '0' : '1');
 
 export async function fetchConsent(services: RuntimeServices, browser: string): Promise<void> {

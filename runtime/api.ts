@@ -77,7 +77,8 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
       );
   const register = (kind: CallbackKind) => (fn: unknown) => typeof fn === 'function' && void callbacks[kind].push(fn as Listener);
   const addSegment = segmentCall((r) => r._addToSegment);
-  const api: PushkitApi = {
+  // `ready` is set below, before push.js hands the API to the page (the queued calls run after this returns)
+  const api = {
     push: guard((call: unknown) => {
       // `ready` is a promise, not called (the test below); a name that is not a string names nothing of the API
       if (!Array.isArray(call) || call[0] === 'push') return;
@@ -118,9 +119,8 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
     subscriptionSuccessCallback: register('success'),
     subscriptionFailureCallback: register('failure'),
     optInShownCallback: register('shown'),
-    ready: Promise.resolve(),
     readiness: 'uninitialized',
-  };
+  } satisfies Omit<PushkitApi, 'ready'> as PushkitApi;
 
   // The cookies are read once, from a microtask (storage.ts readCookies); the segment conditions, the shop's check and
   // the view's decision run once they are in.
@@ -130,12 +130,10 @@ export function startRuntime(site: CoreSiteModule, load: () => Promise<Lifecycle
     // a segment join is the chunk's (and its request): fetched only for a subscriber whose condition holds
     if (PK_FEATURES.segments || PK_FEATURES.clickSegments)
       guard(startSegments)(services, (sid, vn) =>
-        services.subscriberId_()
-          ? chunk().then(
-              (c) => c._join(services, sid, vn),
-              () => false,
-            )
-          : Promise.resolve(false),
+        chunk().then(
+          (c) => c._join(services, sid, vn),
+          () => false,
+        ),
       );
     if (PK_FEATURES.shop && shopEventsAllowed(services)) {
       // A shop page with work for the chunk (shop.ts, which checks the consent and the opt-out again): a product page,

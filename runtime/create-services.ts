@@ -44,5 +44,6 @@ export function createServices<S extends CoreSiteModule>(site: S, get: RuntimeSe
       (listeners[event] = listeners[event] || []).push(listener);
     },
     get_: get,
+    startedAt_: Date.now(),
   };
 }

@@ -55,6 +55,8 @@ export function startSegments(services: CoreServices, join: JoinSegment): void {
     const events: Record<string, boolean> = {};
     const pending = new Set<SegmentId>();
     const evaluate = (): void => {
+      // a visitor who is no subscriber joins nothing: nothing to evaluate (the visit is counted above all the same)
+      if (!services.subscriberId_()) return;
       // Only what the site's conditions read (their flags, compiler/features.ts): a condition reading an absent
       // field reads undefined, as for a missing query parameter, never throws.
       const context = { path: location.pathname } as SegmentContext;

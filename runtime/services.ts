@@ -54,6 +54,11 @@ export interface RuntimeServices {
   cookies_: CookieStore;
   /** When the host page's `load` fired (Date.now()), set by the core on a shop view: the shop's delays count from it. */
   loadedAt_?: number;
+  /**
+   * When push.js's core started this view (Date.now()): the trigger's delay and interval and the leave intent's first
+   * second count from it, also where the lifecycle chunk starts watching the triggers (whenever it arrives).
+   */
+  startedAt_: number;
   /** Record that a trigger event happened (for segment conditions and the opt-in trigger). */
   emit_(event: string): void;
   /** Subscribe to trigger events emitted by any module; `''`: to every event, the listener gets its name. */

@@ -16,7 +16,8 @@ import { afterLoad } from './after-load.ts';
  *
  * leaveIntent: the pointer leaves the document (a mouseout whose relatedTarget is null) at most 2 pixels from the
  * top edge, towards the tabs and address bar; exits in the first 1 s of the view are ignored, so a pointer that was
- * up there at load does not count.
+ * up there at load does not count. The delay, the interval and that first second count from the view's start
+ * (services.startedAt_), not from this call.
  * scroll: `triggers.scrolled`, compiled from the config's percent of the scrollable distance or pixels from the top
  * or from the bottom, each within 2 px (compiler/site-module.ts scrolledSource).
  */
@@ -53,8 +54,9 @@ export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | unde
       fireOnce();
     });
 
-  // 0 is no delay; the compiler always writes delayMs (5 s by default)
-  if (has('delay')) setTimeout(() => happened('delay'), triggers.delayMs);
+  // 0 is no delay; the compiler always writes delayMs (5 s by default). Counted from the view's start: the chunk's
+  // lifecycle, which watches on a view it starts, may begin long after it.
+  if (has('delay')) setTimeout(() => happened('delay'), services.startedAt_ + triggers.delayMs - Date.now());
 
   // after the page's load, or at once (from a microtask) when it is over
   if (PK_FEATURES.triggerLoad && has('load')) void afterLoad().then(() => happened('load'));
@@ -62,15 +64,14 @@ export function watchTriggers(triggers: TriggerConfig, fire: (() => void) | unde
   if (PK_FEATURES.triggerClick && has('click')) onMatch('click', triggers.clickSelector, () => happened('click'));
   if (PK_FEATURES.triggerMousedown && has('mousedown')) onMatch('mousedown', triggers.mousedownSelector, () => happened('mousedown'));
 
-  // intervalTicks periods of 1 s, timed as one
-  if (PK_FEATURES.triggerInterval && has('interval')) setTimeout(() => happened('interval'), (triggers.intervalTicks || 1) * 1000);
+  // intervalTicks periods of 1 s, timed as one, from the view's start
+  if (PK_FEATURES.triggerInterval && has('interval'))
+    setTimeout(() => happened('interval'), services.startedAt_ + (triggers.intervalTicks || 1) * 1000 - Date.now());
 
-  if (PK_FEATURES.triggerLeaveIntent && has('leaveIntent')) {
-    const start = Date.now();
+  if (PK_FEATURES.triggerLeaveIntent && has('leaveIntent'))
     document.addEventListener('mouseout', (event) => {
-      if (!event.relatedTarget && event.clientY <= 2 && Date.now() - start >= 1000) happened('leaveIntent');
+      if (!event.relatedTarget && event.clientY <= 2 && Date.now() - services.startedAt_ >= 1000) happened('leaveIntent');
     });
-  }
 
   if (PK_FEATURES.triggerScroll && has('scroll') && triggers.scrolled) {
     const { scrolled } = triggers;

@@ -6,8 +6,9 @@
 // interval event's 1 s period, the leave intent's 1 s delay and 2 px threshold, the modal's 500 ms fade, a
 // permission prompt closed within 500 ms counting as blocked, the 2000 ms manifest timeout, and the shop's cart
 // read 2 s after the cart-add post and order read 3 s after the order page loads (whose events are the
-// ecom.add_cart and ecom.order trigger kinds); and the do-not-show period after No (doNotShowDays, 7 by default),
-// with the config's colours compiled into the same site's prompt.
+// ecom.add_cart and ecom.order trigger kinds); the delay, interval and leave intent counted from the view's start
+// also on a view push.js's lifecycle chunk starts (the chunk held on its way); and the do-not-show period after No
+// (doNotShowDays, 7 by default), with the config's colours compiled into the same site's prompt.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,6 +75,29 @@ let views = 0;
 
 /** A new visitor's view of `url`, the clock paused before the page loads; resolves once push.js's view work is done. */
 async function pausedView(url: string, init?: () => void): Promise<Page> {
+  const page = await loadedView(url, init);
+  await viewDone(page);
+  return page;
+}
+
+/**
+ * pausedView with push.js's lifecycle chunk held on its way until `release()`: resolves once the page has loaded
+ * (a view the chunk starts is done only once the chunk ran).
+ */
+async function heldChunkView(url: string): Promise<{ page: Page; release: () => void }> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const page = await loadedView(url, undefined, (held) =>
+    held.route('**/push.lifecycle.*.js', async (route) => {
+      await released;
+      await route.continue().catch(() => undefined);
+    }),
+  );
+  return { page, release };
+}
+
+/** pausedView up to the page's load; `prepare`: what to set on the page before it loads. */
+async function loadedView(url: string, init?: () => void, prepare?: (page: Page) => Promise<unknown>): Promise<Page> {
   await browser.context.clearCookies();
   await browser.context.clearPermissions();
   const page = await browser.context.newPage();
@@ -90,8 +114,8 @@ async function pausedView(url: string, init?: () => void): Promise<Page> {
     ];
   });
   if (init) await page.addInitScript(init);
+  if (prepare) await prepare(page);
   await page.goto(url);
-  await viewDone(page);
   return page;
 }
 
@@ -186,6 +210,36 @@ describe('the time constants, at their exact boundaries, through the built push.
     await leaveAt(2);
     await expect.poll(async () => (await seen(page)).shown).toBe(1);
     expect(await visiblePrompts(page)).toEqual(['modal']);
+    await page.close();
+  });
+
+  it("a view the chunk starts (a uuid link): the delay, the interval and the leave intent count from the view's start, however late the chunk comes", async () => {
+    // a uuid in the URL that this browser does not hold: the lifecycle chunk adopts it, and watches the triggers
+    const link = '/?uuid=visitor-from-a-link-0001';
+    for (const [stack, ms] of [
+      [minimal, 5000],
+      [interval, 3000],
+    ] as const) {
+      const { page, release } = await heldChunkView(stack.siteUrl + link);
+      await page.clock.runFor(ms - 1);
+      release();
+      await viewDone(page);
+      expect((await seen(page)).shown).toBe(0);
+      await page.clock.runFor(1);
+      await expect.poll(async () => (await seen(page)).shown).toBe(1);
+      await page.close();
+    }
+    const { page, release } = await heldChunkView(leave.siteUrl + link);
+    const leaveAt = (clientY: number) =>
+      page.evaluate((y) => document.dispatchEvent(new MouseEvent('mouseout', { clientY: y, clientX: 400, bubbles: true })), clientY);
+    await page.clock.runFor(999);
+    release();
+    await viewDone(page);
+    await leaveAt(0);
+    expect((await seen(page)).shown).toBe(0);
+    await page.clock.runFor(1);
+    await leaveAt(0);
+    await expect.poll(async () => (await seen(page)).shown).toBe(1);
     await page.close();
   });
 

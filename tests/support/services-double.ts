@@ -84,6 +84,7 @@ export function servicesDouble(
     local_: memoryStore(),
     session_: memoryStore(),
     cookies_: { get: () => null, set: () => undefined, remove: () => undefined },
+    startedAt_: Date.now(),
     emit_(event) {
       emitted.push(event);
       for (const listener of [...(listeners.get(event) ?? []), ...(listeners.get('') ?? [])]) listener(event);

@@ -3,7 +3,7 @@
 // the `postgres` user, as tests/run-all.sh does.
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { chown, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,8 +50,8 @@ export async function startPostgresCluster(): Promise<PostgresCluster | undefine
   const dir = await mkdtemp(join(tmpdir(), 'push-kit-pg-'));
   if (asRoot) await chown(dir, ...(await postgresIds()));
   const data = join(dir, 'data');
-  const port = await freePort();
   await pgRun('initdb', ['-D', data, '-U', 'pushkit', '--auth=trust', '--no-sync']);
+  let port = 0;
   const start = async () => {
     await pgRun('pg_ctl', [
       '-D',
@@ -70,7 +70,21 @@ export async function startPostgresCluster(): Promise<PostgresCluster | undefine
   const stop = async (mode: 'fast' | 'immediate' = 'fast') => {
     await pgRun('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
   };
-  await start();
+  // A port found free may be taken before the server binds it (another process, an outgoing connection): the first
+  // start then tries another. A restart keeps the port its clients know.
+  for (let attempt = 1; ; attempt += 1) {
+    port = await freePort();
+    try {
+      await start();
+      break;
+    } catch (error) {
+      const log = await readFile(join(dir, 'log'), 'utf8').catch(() => '');
+      if (attempt >= 4 || !log.includes('Address already in use')) {
+        await rm(dir, { recursive: true, force: true });
+        throw error;
+      }
+    }
+  }
   let removed = false;
   return {
     url: `postgres://pushkit@127.0.0.1:${port}/postgres`,

@@ -87,10 +87,12 @@ export async function writeRemainingChunks(db: Queryable, rest: RemainingChunks,
   const lane = async (): Promise<void> => {
     for (let range = await nextRange(); range; range = await nextRange()) {
       const { rows } = await db.query<{ written: number }>(
+        // the campaign share-locked for the chunk, as its foreign key did per row (migration 54): deleted meanwhile, no rows
         `WITH inserted AS (
            INSERT INTO deliveries (campaign_id, subscriber_id, next_attempt_at)
-           SELECT $1, chunk.id, $${cursorParam + 1}::timestamptz
-           FROM (${audience.sql} AND s.id > $${cursorParam} AND ($${cursorParam + 2}::text IS NULL OR s.id <= $${cursorParam + 2})) chunk
+           SELECT campaign.id, chunk.id, $${cursorParam + 1}::timestamptz
+           FROM (SELECT id FROM campaigns WHERE id = $1 FOR KEY SHARE) campaign,
+             (${audience.sql} AND s.id > $${cursorParam} AND ($${cursorParam + 2}::text IS NULL OR s.id <= $${cursorParam + 2})) chunk
            ON CONFLICT (campaign_id, subscriber_id) DO NOTHING RETURNING 1
          )
          SELECT count(*)::int AS written FROM inserted`,

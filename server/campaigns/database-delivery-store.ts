@@ -267,10 +267,12 @@ export class DatabaseDeliveryStore implements DeliveryStore {
         return [];
       }
       const pick = this.pickDue(campaignId, slots.free, now);
-      const { rows: picked } = await tx.query<{ id: string; gone: boolean }>(pick.text, pick.values);
+      const { rows: picked } = await tx.query<{ id: string; gone: boolean; erased: boolean }>(pick.text, pick.values);
       if (picked.length === 0) return [];
       await slots.take(picked.length);
-      const gone = picked.filter((row) => row.gone).map((row) => row.id);
+      const erased = picked.filter((row) => row.erased).map((row) => row.id);
+      if (erased.length) await tx.query('DELETE FROM deliveries WHERE id = ANY($1::bigint[])', [erased]);
+      const gone = picked.filter((row) => row.gone && !row.erased).map((row) => row.id);
       // A subscriber that lost its subscription since the campaign was created cannot be sent to.
       if (gone.length) {
         await tx.query(
@@ -302,13 +304,16 @@ export class DatabaseDeliveryStore implements DeliveryStore {
   /**
    * The campaign's next `limit` due deliveries, in the order of an index on (campaign, due time, id), locked for
    * this claim (a claim reads its batch, not every pending delivery of the campaign), each with whether its
-   * subscriber can no longer be sent to; both claims below use it. Never one this store holds: a claim of its own
-   * that lapsed (a renewal late on a busy machine) is still its to send, and taking it again would send it twice.
+   * subscriber can no longer be sent to, and whether it is gone altogether (erased while the campaign's rows were
+   * written: its rows are deleted, as when it is erased later; migration 54); both claims below use it. Never one
+   * this store holds: a claim of its own that lapsed (a renewal late on a busy machine) is still its to send, and
+   * taking it again would send it twice.
    */
   private pickDue(campaignId: string, limit: number, now: number): { text: string; values: unknown[] } {
     return {
-      text: `SELECT d.id, (s.endpoint IS NULL OR s.p256dh IS NULL OR s.auth IS NULL OR s.status <> 'subscribed') AS gone
-         FROM deliveries d JOIN subscribers s ON s.id = d.subscriber_id
+      text: `SELECT d.id, (s.endpoint IS NULL OR s.p256dh IS NULL OR s.auth IS NULL OR s.status <> 'subscribed') AS gone,
+           s.id IS NULL AS erased
+         FROM deliveries d LEFT JOIN subscribers s ON s.id = d.subscriber_id
          WHERE d.campaign_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= $4
            AND ${unclaimed('$3')}
            -- an A/B test's rest waits for its winner
@@ -340,7 +345,9 @@ export class DatabaseDeliveryStore implements DeliveryStore {
        ), expired AS (
          -- a subscriber that lost its subscription since the campaign was created cannot be sent to
          UPDATE deliveries d SET status = 'expired', last_error = 'subscription gone before sending', updated_at = now()
-         WHERE d.id = ANY (ARRAY(SELECT id FROM picked WHERE gone))
+         WHERE d.id = ANY (ARRAY(SELECT id FROM picked WHERE gone AND NOT erased))
+       ), erased AS (
+         DELETE FROM deliveries d WHERE d.id = ANY (ARRAY(SELECT id FROM picked WHERE erased))
        )
        -- the picked rows by their ids, so that each is a primary-key probe (a join to the picked rows let PostgreSQL
        -- scan the whole table while it has fewer than ~100,000 rows: 36-54 ms per claim at 60,000, bench/README.md);

@@ -547,4 +547,68 @@ describe.each(backends)('owner API at 100,000 subscribers on $label', ({ label, 
       claimed: aggregate[0]!.claimed,
     });
   });
+
+  it('a subscriber erased while a chunk that read it is written: the chunk goes in, the claim removes its row', async () => {
+    // Migration 54: a delivery row's campaign and subscriber are no longer foreign keys (checked one row at a time, about
+    // half of creation's database time). A chunk reads its audience when it starts; here it waits at a row another
+    // provider is writing (the same creation finished by two) while the subscriber after it is erased. With the keys,
+    // the chunk failed on the erased subscriber's key (or deadlocked with the erasure): creation answered 500.
+    const vip = all.filter((i) => inVip(i) && statusOf(i) === 'subscribed').map(idOf);
+    const [held, erased] = [vip[1500]!, vip[1700]!];
+    const query = db.query.bind(db);
+    let armed = false;
+    db.query = (async (sql: string, params: unknown[] = []) => {
+      const [after, upTo] = [params.at(-3) as string, params.at(-1) as string | null];
+      if (armed || !/^\s*WITH inserted AS[\s\S]*ON CONFLICT/.test(sql) || !(after < held && (upTo === null || held <= upTo))) {
+        return query(sql, params);
+      }
+      armed = true;
+      let written: Promise<unknown> | undefined;
+      await raw.transaction(async (tx) => {
+        await tx.query('INSERT INTO deliveries (campaign_id, subscriber_id) VALUES ($1, $2)', [params[0], held]);
+        written = query(sql, params).catch((error: unknown) => error);
+        const waiting = async () =>
+          (
+            await raw.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%ON CONFLICT%'`,
+            )
+          ).rows[0]!.n;
+        await expect.poll(waiting, { timeout: 10_000, interval: 20 }).toBe(1);
+        await tx.query('DELETE FROM subscribers WHERE id = $1', [erased]);
+      });
+      const result = await written;
+      if (result instanceof Error) throw result;
+      return result;
+    }) as typeof db.query;
+    process.env.PUSHKIT_CREATION_CHUNK = '1000';
+    let campaignId: string;
+    try {
+      const created = await app.inject({
+        method: 'POST',
+        url: '/api/v1/sites/letters/campaigns',
+        headers: { authorization: `Bearer ${key}` },
+        payload: { title: 'Erased meanwhile', body: 'In chunks', segment: 'vip' },
+      });
+      expect(armed).toBe(true);
+      expect(created.statusCode, created.body).toBe(201);
+      campaignId = created.json().campaignId as string;
+    } finally {
+      db.query = query;
+      delete process.env.PUSHKIT_CREATION_CHUNK;
+    }
+    const rowsOf = async (subscriberId: string) =>
+      (await raw.query('SELECT 1 FROM deliveries WHERE campaign_id = $1 AND subscriber_id = $2', [campaignId, subscriberId])).rows.length;
+    expect(await rowsOf(erased)).toBe(1);
+    // the sender never gets it, and the campaign's figures lose it, as when a subscriber is erased after creation
+    const store = new DatabaseDeliveryStore(raw, testSite().config);
+    const claimed = await store.claimPending(campaignId, vip.length);
+    store.abandonClaims();
+    expect(claimed).toHaveLength(vip.length - 1);
+    expect(await rowsOf(erased)).toBe(0);
+    const one = await call('the campaign after the erased row went', `/campaigns/${campaignId}`, 1);
+    expect(one.body.campaign).toMatchObject({ recipients: vip.length - 1, pending: vip.length - 1 });
+    // and a campaign deleted takes its rows with it (the cascade of the old key)
+    await raw.query('DELETE FROM campaigns WHERE id = $1', [campaignId]);
+    expect((await raw.query('SELECT 1 FROM deliveries WHERE campaign_id = $1', [campaignId])).rows).toHaveLength(0);
+  });
 });

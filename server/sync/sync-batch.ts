@@ -82,20 +82,36 @@ export async function runBatch(db: Queryable, actions: BatchAction[], sql = BATC
  */
 const IN_FLIGHT = 2;
 
+/**
+ * Actions that go at once on PostgreSQL when a batch is free, without waiting for the end of the event loop's turn.
+ * A batch's replies are written together, so the browsers' next requests come together too: with 50 connections all
+ * 50 were parsed in one turn and went as one batch, the database idle while they were parsed and the provider idle
+ * while they ran (never two batches in flight, none half the time). The first eight now run while the rest are
+ * parsed, and the rest go in the other batch.
+ */
+const BATCH_EARLY = 8;
+
 /** The batches of one database: at most IN_FLIGHT in flight; what arrives meanwhile goes in the next. */
 export class SyncBatcher {
   private waiting: Waiting[] = [];
   private running = 0;
   private scheduled = false;
   private readonly inFlight: number;
+  private readonly early: number;
 
   constructor(private readonly db: Database) {
     this.inFlight = db.kind === 'postgres' ? IN_FLIGHT : 1;
+    // the embedded database runs a statement on this thread: nothing to overlap, fewer statements are better
+    this.early = db.kind === 'postgres' ? BATCH_EARLY : BATCH_MAX;
   }
 
   run(action: BatchAction): Promise<BatchRow> {
     return new Promise<BatchRow>((resolve, reject) => {
       this.waiting.push({ action, resolve, reject });
+      if (this.running < this.inFlight && this.waiting.length >= this.early) {
+        this.flush();
+        return;
+      }
       if (this.running < this.inFlight && !this.scheduled) {
         // the next turn: the requests parsed in this one go together
         this.scheduled = true;

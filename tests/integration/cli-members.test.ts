@@ -7,6 +7,10 @@ import { join } from 'node:path';
 import { runCli, seedProjectDatabase } from '../support/cli-process.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/database.ts';
+import { timeoutForProcesses } from '../support/process-ready.ts';
+
+/** Six runs of the command line, each a Node start and an open of the embedded database (10 to 20 s at load 17). */
+const RUNS_MS = timeoutForProcesses(6);
 
 let project: string;
 let site: string;
@@ -24,7 +28,7 @@ afterAll(async () => {
 });
 
 describe('push-kit members', () => {
-  it('adds with a key or a sign-in link, lists, changes a role and removes, on the database', { timeout: 120_000 }, async () => {
+  it('adds with a key or a sign-in link, lists, changes a role and removes, on the database', { timeout: RUNS_MS }, async () => {
     const wrong = await runCli(project, ['members', 'add', '--name', 'Ana', '--role', 'admin', '--site', site]);
     expect(wrong.status).toBe(1);
     expect(wrong.stderr).toContain('--role: must be one of viewer, editor, owner');

@@ -82,6 +82,14 @@ export interface ClaimedRow {
   recent: number;
   /** The subscriber's key on the site's ring (NULL: the current key). */
   vapid_key_id?: string | null;
+  /** When it was due (the claim at once returns it: its next claim starts after it). */
+  due?: Date;
+}
+
+/** A delivery's place in the pending index's order: its due time, then its id (a Date: the milliseconds, rounded down). */
+interface ClaimMark {
+  due: Date;
+  id: string;
 }
 
 /** The keys of a site's ring that can sign: only deliveries of subscribers on these are claimed. */
@@ -309,7 +317,8 @@ export class DatabaseDeliveryStore implements DeliveryStore {
    * this store holds: a claim of its own that lapsed (a renewal late on a busy machine) is still its to send, and
    * taking it again would send it twice.
    */
-  private pickDue(campaignId: string, limit: number, now: number): { text: string; values: unknown[] } {
+  private pickDue(campaignId: string, limit: number, now: number, after?: ClaimMark): { text: string; values: unknown[] } {
+    const mark = 6 + (this.signable ? 2 : 0);
     return {
       text: `SELECT d.id, (s.endpoint IS NULL OR s.p256dh IS NULL OR s.auth IS NULL OR s.status <> 'subscribed') AS gone,
            s.id IS NULL AS erased
@@ -321,6 +330,7 @@ export class DatabaseDeliveryStore implements DeliveryStore {
              SELECT 1 FROM campaigns t WHERE t.id = $1 AND t.winner_at IS NOT NULL AND t.winner_variant IS NULL))
            AND NOT (d.id = ANY($5::bigint[]))
            ${this.signable ? `AND ${onSignableKey(6, 7)}` : ''}
+           ${after ? `AND (d.next_attempt_at, d.id) > ($${mark}::timestamptz, $${mark + 1}::bigint)` : ''}
          ORDER BY d.next_attempt_at, d.id LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
       values: [
         campaignId,
@@ -329,9 +339,13 @@ export class DatabaseDeliveryStore implements DeliveryStore {
         new Date(now).toISOString(),
         [...this.held],
         ...(this.signable ? [this.signable.currentId, this.signable.ids] : []),
+        ...(after ? [after.due.toISOString(), after.id] : []),
       ],
     };
   }
+
+  /** Per campaign, the last delivery in the pending index's order this store claimed at once. */
+  private readonly claimedUpTo = new Map<string, ClaimMark>();
 
   /**
    * The claim of a campaign without a send rate on a site without guardrails, as one statement (no transaction,
@@ -339,7 +353,26 @@ export class DatabaseDeliveryStore implements DeliveryStore {
    * transaction above does in three.
    */
   private async claimAtOnce(campaignId: string, limit: number): Promise<Delivery[]> {
-    const pick = this.pickDue(campaignId, limit, this.clock());
+    // The index's entries of deliveries already sent stay until autovacuum removes them, and a claim walking from the
+    // campaign's first entry stepped over all of them (18-35 ms of a claim of 400 at 100,000 once 40% had gone). A
+    // claim starts after the last one this store claimed; only when that finds too few does it walk from the start,
+    // for what lies before: a dead runner's lapsed claims, rows another runner held or had locked.
+    const after = this.claimedUpTo.get(campaignId);
+    const rows = await this.claimRows(campaignId, limit, after);
+    if (after && rows.length < limit) rows.push(...(await this.claimRows(campaignId, limit - rows.length)));
+    let last = after;
+    for (const row of rows) {
+      const due = new Date(row.due!);
+      if (!last || due.getTime() > last.due.getTime() || (due.getTime() === last.due.getTime() && BigInt(row.id) > BigInt(last.id))) {
+        last = { due, id: String(row.id) };
+      }
+    }
+    if (last) this.claimedUpTo.set(campaignId, last);
+    return rows.map((row) => claimedDelivery(row, deliveryPayload(row, this.site)));
+  }
+
+  private async claimRows(campaignId: string, limit: number, after?: ClaimMark): Promise<ClaimedRow[]> {
+    const pick = this.pickDue(campaignId, limit, this.clock(), after);
     const { rows } = await this.db.query<ClaimedRow>(
       `WITH picked AS (${pick.text}
        ), expired AS (
@@ -357,10 +390,10 @@ export class DatabaseDeliveryStore implements DeliveryStore {
        LEFT JOIN campaign_variants v ON v.campaign_id = c.id
        WHERE d.id = ANY (ARRAY(SELECT id FROM picked WHERE NOT gone)) AND s.id = d.subscriber_id AND c.id = d.campaign_id
          AND (v.variant IS NULL OR v.variant = coalesce(d.variant, c.winner_variant))
-       RETURNING ${CLAIMED_COLUMNS}, 0 AS recent`,
+       RETURNING ${CLAIMED_COLUMNS}, 0 AS recent, d.next_attempt_at AS due`,
       pick.values,
     );
-    return rows.map((row) => claimedDelivery(row, deliveryPayload(row, this.site)));
+    return rows;
   }
 
   /**

@@ -295,6 +295,38 @@ describe.concurrent('a campaign sent by a process that is killed -9', () => {
     expect(retaken.map((delivery) => delivery.attempts)).toEqual([2, 2, 2]);
   }, 30_000);
 
+  it("a runner's claims go on after its last, then come back for a dead runner's lapsed claims before it", async ({ expect }) => {
+    // A claim starts after the last one its store made (the pending index's entries of deliveries already sent are
+    // not walked again); what lies before that is taken when nothing after it is left.
+    const harness = await startProviderHarness({ via: 'createApp', service: false, rateLimit: false });
+    cleanups.push(() => harness.close());
+    const { app, db, site } = harness;
+    for (let i = 0; i < 9; i += 1) {
+      expect((await postSyncInProcess(app, { hash: SITE_HASH, action: 'insert', subscription: newSubscription().json })).statusCode).toBe(
+        200,
+      );
+    }
+    const { campaignId } = await createCampaign(db, site, { title: 'Onwards', body: 'and back', ttl: 60, urgency: 'normal' });
+    const lease = DEFAULT_CLAIM_LEASE_SECONDS;
+    const dead = new DatabaseDeliveryStore(db, site.config, undefined, undefined, lease);
+    const live = new DatabaseDeliveryStore(db, site.config, undefined, undefined, lease);
+    const ids = (deliveries: { id: string }[]) => deliveries.map((delivery) => delivery.id).sort();
+    const lapsed = await dead.claimPending(campaignId, 3);
+    dead.abandonClaims();
+    const first = await live.claimPending(campaignId, 3);
+    await db.query(`UPDATE deliveries SET claimed_at = now() - make_interval(secs => $2) WHERE id = ANY($1::bigint[])`, [
+      ids(lapsed),
+      lease + 1,
+    ]);
+    const onwards = await live.claimPending(campaignId, 3);
+    const back = await live.claimPending(campaignId, 3);
+    expect(await live.claimPending(campaignId, 3)).toEqual([]);
+    live.abandonClaims();
+    expect(new Set(ids([...first, ...onwards, ...back])).size).toBe(9);
+    expect(ids(back)).toEqual(ids(lapsed));
+    expect(back.map((delivery) => delivery.attempts)).toEqual([2, 2, 2]);
+  }, 60_000);
+
   it.skipIf(!externalUrl)(
     "on PostgreSQL a claims' renewal never waits for a row a result write holds, so the two cannot deadlock",
     async ({ expect }) => {

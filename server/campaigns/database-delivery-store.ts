@@ -17,7 +17,7 @@ import { isServerError } from '../errors.ts';
 import type { Delivery, DeliveryFailure, DeliveryResult, DeliveryStore } from './delivery-store.ts';
 import type { CampaignAction } from '../../contract/campaign-input.ts';
 import { textsFor, type LanguageTexts } from '../../contract/languages.ts';
-import { declarativePayload, type LandingOrigins } from './declarative-payload.ts';
+import { declarativePayloadText, type LandingOrigins } from './declarative-payload.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { CAP_WINDOW_MS, guardrailVerdict, type CampaignGuardrails } from './guardrails.ts';
 import { deliveryResultsStatement } from '../webhooks/index.ts';
@@ -139,23 +139,21 @@ export function deliveryPayload(
 ): string {
   // the subscriber's language's texts: exact tag, else its primary subtag, else the default title and body
   const { title, body } = textsFor(row, row.texts, row.language);
-  return JSON.stringify(
-    declarativePayload(
-      {
-        campaignId: String(row.campaign_id),
-        title,
-        body,
-        ...(row.automation ? { utmCampaign: `automation-${row.automation}` } : {}),
-        url: row.url,
-        icon: row.icon,
-        image: row.image,
-        actions: row.actions,
-        appBadge: row.app_badge,
-        tag: row.tag,
-      },
-      { deliveryId: String(row.id), secretHash: row.secret_hash },
-      site,
-    ),
+  return declarativePayloadText(
+    {
+      campaignId: String(row.campaign_id),
+      title,
+      body,
+      ...(row.automation ? { utmCampaign: `automation-${row.automation}` } : {}),
+      url: row.url,
+      icon: row.icon,
+      image: row.image,
+      actions: row.actions,
+      appBadge: row.app_badge,
+      tag: row.tag,
+    },
+    { deliveryId: String(row.id), secretHash: row.secret_hash },
+    site,
   );
 }
 

@@ -3,6 +3,7 @@
 // parameters naming push-kit and the campaign (docs/languages.md#utm-parameters).
 import type { CampaignAction } from '../../contract/campaign-input.ts';
 import { CLICK_PARAM, DECLARATIVE_PUSH_MAGIC, type DeclarativePushMessage } from '../../contract/push-payload.ts';
+import { randomUUID } from 'node:crypto';
 import { clickTokenOf } from './click-token.ts';
 
 export interface PayloadCampaign {
@@ -77,7 +78,14 @@ function landingUrl(
 }
 
 export function declarativePayload(campaign: PayloadCampaign, delivery: PayloadDelivery, site: LandingOrigins): DeclarativePushMessage {
-  const click = delivery.secretHash ? clickTokenOf(delivery.deliveryId, delivery.secretHash) : undefined;
+  return declarativePayloadWithToken(
+    campaign,
+    delivery.secretHash ? clickTokenOf(delivery.deliveryId, delivery.secretHash) : undefined,
+    site,
+  );
+}
+
+function declarativePayloadWithToken(campaign: PayloadCampaign, click: string | undefined, site: LandingOrigins): DeclarativePushMessage {
   const utm = campaign.utmCampaign ?? campaign.campaignId;
   const navigate = landingUrl(campaign.url, site, click, utm);
   return {
@@ -107,4 +115,51 @@ export function declarativePayload(campaign: PayloadCampaign, delivery: PayloadD
     // The worker reports the notification shown (the campaign's figures), so it must run.
     mutable: true,
   };
+}
+
+/**
+ * A stand-in for the click token while a campaign's message is made once: random per process, so no campaign's
+ * text contains it, and of the token's own characters (digits, letters, `.`, `-`, `_`), which neither a URL's query
+ * nor JSON escapes, so that the real token takes its place unchanged.
+ */
+const TOKEN_STAND_IN = `pk${randomUUID().replaceAll('-', '')}`;
+/** Messages made, per site: the JSON text around each place of the token. */
+const templates = new WeakMap<LandingOrigins, Map<string, string[]>>();
+/** Distinct messages kept per site (automated messages vary per subscriber); past it the cache starts afresh. */
+const MAX_TEMPLATES = 1000;
+
+/**
+ * JSON.stringify(declarativePayload(...)), the same text, made once per campaign message rather than per delivery:
+ * the landing URLs (parsed, checked against the landing origins, tagged with UTM) are the same for every delivery of
+ * a campaign, and only the click token differs.
+ */
+export function declarativePayloadText(campaign: PayloadCampaign, delivery: PayloadDelivery, site: LandingOrigins): string {
+  const withClick = Boolean(delivery.secretHash);
+  const key = JSON.stringify([
+    campaign.campaignId,
+    campaign.title,
+    campaign.body,
+    campaign.url,
+    campaign.icon,
+    campaign.image ?? null,
+    campaign.actions ?? null,
+    campaign.appBadge ?? null,
+    campaign.tag ?? null,
+    campaign.utmCampaign ?? null,
+    withClick,
+    // a site's settings read in place, should its object ever change
+    site.origin,
+    site.notificationClickOrigins ?? null,
+    site.utm ?? null,
+  ]);
+  let bySite = templates.get(site);
+  if (!bySite) templates.set(site, (bySite = new Map()));
+  let parts = bySite.get(key);
+  if (!parts) {
+    if (bySite.size >= MAX_TEMPLATES) bySite.clear();
+    const text = JSON.stringify(declarativePayloadWithToken(campaign, withClick ? TOKEN_STAND_IN : undefined, site));
+    parts = text.split(TOKEN_STAND_IN);
+    bySite.set(key, parts);
+  }
+  return parts.length === 1 ? parts[0]! : parts.join(clickTokenOf(delivery.deliveryId, delivery.secretHash!));
 }

@@ -51,7 +51,8 @@ export default defineConfig({
   test: {
     include: ['tests/e2e/**/*.test.ts'],
     testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // a file's beforeAll builds its sites, starts the provider and Chromium: at load 30 that passed 60 s
+    hookTimeout: 120_000,
     pool: 'forks',
     isolate: false,
     fileParallelism: workers > 1,

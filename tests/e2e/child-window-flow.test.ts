@@ -72,7 +72,7 @@ describe('child window of an http site', () => {
       queue.push(['subscriptionFailureCallback', (result: unknown) => log.push(['failure', result])]);
     });
     const chicklet = page.locator('[data-pk="chicklet"]');
-    await chicklet.waitFor({ state: 'visible', timeout: 5000 });
+    await chicklet.waitFor({ state: 'visible' });
     [popup] = await Promise.all([browser.context.waitForEvent('page'), chicklet.locator('[data-pk-action="yes"]').click()]);
     await popup.waitForLoadState();
     const opened = new URL(popup.url());
@@ -107,9 +107,7 @@ describe('child window of an http site', () => {
     await popup.locator('#pc-allow').click();
     await closed;
 
-    await expect
-      .poll(() => page.evaluate(() => (window as unknown as { __outcome: unknown[] }).__outcome.length), { timeout: 5000 })
-      .toBe(1);
+    await expect.poll(() => page.evaluate(() => (window as unknown as { __outcome: unknown[] }).__outcome.length)).toBe(1);
     const outcome = (await page.evaluate(() => (window as unknown as { __outcome: unknown[][] }).__outcome)) as [string, string, unknown][];
     const [kind, subscriberId, result] = outcome[0]!;
     expect(kind).toBe('success');
@@ -233,7 +231,7 @@ describe('child window of an http site', () => {
     await page.clock.runFor(499);
     await page.waitForTimeout(200);
     expect(closed).toBe(false);
-    const closing = question.waitForEvent('close', { timeout: 5000 });
+    const closing = question.waitForEvent('close');
     await page.clock.runFor(1);
     await closing;
   });

@@ -149,7 +149,7 @@ describe('the plain-http path', () => {
   it('the consent box left unticked reaches the child window (shouldTrackData=false): the provider stores pageClickTrackingPermission 0, and the worker beside the child window keeps the IndexedDB record', async () => {
     const page = await siteView();
     const chicklet = page.locator('[data-pk="chicklet"]');
-    await chicklet.waitFor({ state: 'visible', timeout: 5000 });
+    await chicklet.waitFor({ state: 'visible' });
     expect(await chicklet.locator('input[data-pk-consent]').isChecked()).toBe(false);
     const popup = await childWindowFrom(() => chicklet.locator('[data-pk-action="yes"]').click());
     const query = new URL(popup.url()).searchParams;
@@ -177,7 +177,7 @@ describe('the plain-http path', () => {
     expect(row).toMatchObject({ status: 'subscribed', page_click_tracking_permission: 0 });
 
     // The record is written through the worker that exists, at /sites/<hash>/, on the child window's origin.
-    await expect.poll(async () => (await childOrigin()).record?.endpoint, { timeout: 5000 }).toBe(row!.endpoint);
+    await expect.poll(async () => (await childOrigin()).record?.endpoint).toBe(row!.endpoint);
     expect((await childOrigin()).record!.timestamp).toBeGreaterThan(Date.now() - 60_000);
     await page.close();
   });
@@ -307,7 +307,7 @@ describe('the plain-http path', () => {
     await expect.poll(() => text(popup), { timeout: 10_000 }).toBe('You have successfully opted out of the product for this website');
     // The uuid it was given is the one it holds: unsubscribe-ui only, no update-subscriberId.
     expect(childActions(from)).toEqual(['unsubscribe-ui']);
-    await expect.poll(async () => (await childOrigin()).record, { timeout: 5000 }).toBeNull();
+    await expect.poll(async () => (await childOrigin()).record).toBeNull();
     const state = await childOrigin();
     expect(state.subscription).toBeNull();
     expect(state.cookie).toContain('pushkit_opt_out=1');
@@ -327,7 +327,7 @@ describe('the plain-http path', () => {
     // the example site's button is its opt-in button (pushkit.optInButton): the visitor's click offers the prompt
     await page.locator('#subscribe-button').click();
     const chicklet = page.locator('[data-pk="chicklet"]');
-    await chicklet.waitFor({ state: 'visible', timeout: 5000 });
+    await chicklet.waitFor({ state: 'visible' });
     // the opt-out ends when that prompt's Yes subscribes, not before
     expect(await page.evaluate(() => (window as unknown as { pushkit: { isOptedOut(): boolean } }).pushkit.isOptedOut())).toBe(true);
     await chicklet.locator('input[data-pk-consent]').check();
@@ -425,7 +425,7 @@ describe('the plain-http path', () => {
     const notSubscribed = `We could not subscribe you to push notifications from ${COMPANY}. Please try again later.`;
 
     const refused = await siteView();
-    const popup = await childWindowFrom(() => refused.locator('[data-pk="chicklet"] [data-pk-action="yes"]').click({ timeout: 5000 }));
+    const popup = await childWindowFrom(() => refused.locator('[data-pk="chicklet"] [data-pk-action="yes"]').click());
     await popup.locator('#pc-allow').click();
     await expect.poll(() => text(popup)).toBe(notSubscribed);
     await expect.poll(() => outcome(refused)).toEqual([['failure', { status: 'CANCELLED', message: 'Could Not Subscribe.' }]]);
@@ -438,7 +438,7 @@ describe('the plain-http path', () => {
     await setup.evaluate(() => localStorage.removeItem('test-refuse-push'));
     await setup.close();
     const unsaved = await siteView();
-    const second = await childWindowFrom(() => unsaved.locator('[data-pk="chicklet"] [data-pk-action="yes"]').click({ timeout: 5000 }));
+    const second = await childWindowFrom(() => unsaved.locator('[data-pk="chicklet"] [data-pk-action="yes"]').click());
     await second.route('**/syncSubscriptionAction.php', (route) => route.abort('connectionrefused'));
     await second.locator('#pc-allow').click();
     await expect.poll(() => text(second)).toBe(notSubscribed);

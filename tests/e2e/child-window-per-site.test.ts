@@ -43,7 +43,7 @@ async function openChildWindowFrom(site: HttpSite): Promise<{ page: Page; popup:
     queue.push(['subscriptionFailureCallback', (result: unknown) => log.push(['failure', result])]);
   });
   const chicklet = page.locator('[data-pk="chicklet"]');
-  await chicklet.waitFor({ state: 'visible', timeout: 5000 });
+  await chicklet.waitFor({ state: 'visible' });
   const [popup] = await Promise.all([browser.context.waitForEvent('page'), chicklet.locator('[data-pk-action="yes"]').click()]);
   await popup.waitForLoadState();
   expect(new URL(popup.url()).origin).toBe(site.childWindowOrigin);
@@ -79,7 +79,7 @@ describe('two http sites, each child window on its own origin', () => {
     await b.popup.locator('#pc-allow').click();
     await closed;
     await expect
-      .poll(() => outcome(b.page), { timeout: 5000 })
+      .poll(() => outcome(b.page))
       .toEqual([['success', expect.any(String), { status: 'SUBSCRIBED', message: 'User has subscribed to push notifications.' }]]);
     const [[, subscriberId]] = (await outcome(b.page)) as [[string, string]];
     const { rows } = await stack.provider.db.query<{ site_hash: string; id: string }>('SELECT site_hash, id FROM subscribers');

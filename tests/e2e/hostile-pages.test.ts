@@ -182,7 +182,7 @@ describe('push.js on hostile host pages (Chromium)', () => {
       const unasked = await open('/predefined-queue.html');
       await runtimeReady(unasked.page);
       await unasked.page.evaluate(() => (window as unknown as { pushkit: { push(call: unknown[]): void } }).pushkit.push(['triggerOptIn']));
-      await unasked.page.locator('[data-pk="chicklet"]').waitFor({ state: 'visible', timeout: 3000 });
+      await unasked.page.locator('[data-pk="chicklet"]').waitFor({ state: 'visible' });
       return unasked;
     });
     expect(await view.page.getAttribute('html', 'data-shown')).toBe('yes');
@@ -267,9 +267,9 @@ describe('push.js on hostile host pages (Chromium)', () => {
             api.push(['triggerOptIn']);
           }),
       );
-      await view.page.locator('[data-pk="chicklet"]').waitFor({ state: 'visible', timeout: 3000 });
+      await view.page.locator('[data-pk="chicklet"]').waitFor({ state: 'visible' });
       await harness.browser.context.grantPermissions(['notifications'], { origin: harness.site.url });
-      await view.page.locator('[data-pk-action="yes"]:visible').first().click({ timeout: 3000 });
+      await view.page.locator('[data-pk-action="yes"]:visible').first().click();
       return subscribed;
     });
     expect(outcome).toBe('SUBSCRIBED');
@@ -307,7 +307,7 @@ describe('push.js on hostile host pages (Chromium)', () => {
       expect(outcome.result.status).toBe('SUBSCRIBED');
       await view.page.evaluate(() => (window as unknown as { pushkit: { push(call: unknown[]): void } }).pushkit.push(['triggerOptIn']));
       const notice = view.page.locator('[data-pk="subscribed"]');
-      await notice.waitFor({ state: 'visible', timeout: 3000 });
+      await notice.waitFor({ state: 'visible' });
       expect(await notice.evaluate((element) => getComputedStyle(element).position)).toBe('fixed');
       expect((await verdict(view.page)).violations).toEqual([]);
       expect(view.consoleErrors.filter((text) => /Content Security Policy/i.test(text))).toEqual([]);

@@ -295,7 +295,7 @@ describe.each(['desktop', 'mobile'] as const)('prompts at the %s viewport', (vie
 
       await page.keyboard.press('Escape');
       await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('subscribe-button');
-      await expect.poll(() => modal.isVisible(), { timeout: 2000 }).toBe(false);
+      await expect.poll(() => modal.isVisible()).toBe(false);
       expect(Number(await page.evaluate(() => localStorage.getItem('wingify_push_do_not_show_notification_popup')))).toBeGreaterThan(
         Date.now(),
       );
@@ -318,7 +318,7 @@ describe.each(['desktop', 'mobile'] as const)('prompts at the %s viewport', (vie
     const modal = page.locator('[data-pk="modal"]');
     await modal.waitFor({ state: 'visible' });
     await modal.locator('[data-pk-action="no"]').click();
-    await expect.poll(() => modal.isVisible(), { timeout: 2000 }).toBe(false);
+    await expect.poll(() => modal.isVisible()).toBe(false);
     expect(Number(await page.evaluate(() => localStorage.getItem('wingify_push_do_not_show_notification_popup')))).toBeGreaterThan(
       Date.now(),
     );

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_PATH, OFFLINE_FLAGS } from '../support/browser.ts';
 import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';
-import { subscribeThroughApi } from '../support/subscribe.ts';
+import { answerYesUntil, subscribeThroughApi } from '../support/subscribe.ts';
 
 // A time zone other than the machine's and UTC, so the payload's zone and offset prove they are read.
 const TIME_ZONE = 'Asia/Tokyo';
@@ -196,11 +196,7 @@ describe('the subscriber lifecycle in Chromium against the real provider', () =>
           queue.push(['triggerOptIn']);
         }),
     );
-    await visit.page
-      .locator('[data-pk-action="yes"]:visible')
-      .first()
-      .click({ timeout: 3000 })
-      .catch(() => undefined);
+    await answerYesUntil(visit.page, failure);
 
     expect(await failure).toEqual({ status: 'BLOCKED', message: 'User has blocked push notifications.' });
     const stored = await visit.storage();

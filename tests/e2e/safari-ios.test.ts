@@ -222,7 +222,7 @@ describe('iOS home-screen web apps', () => {
     await page.goto(`${ios.siteUrl}/`);
 
     const instructions = page.locator('[data-pk="homeScreen"]');
-    await expect.poll(() => instructions.isVisible(), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => instructions.isVisible()).toBe(true);
     expect(await instructions.locator('.pk-text').textContent()).toBe(DEFAULT_TEXTS.iosHomeScreen);
     expect(await page.locator('[data-pk="chicklet"]').isVisible()).toBe(false);
     expect(await page.evaluate(() => Notification.permission)).toBe('default');
@@ -275,7 +275,7 @@ describe('iOS home-screen web apps', () => {
     // context box, already subscribed, blocked, subscribe failed, mobile box.
     const desktop = await browser.context.newPage();
     await desktop.goto(`${plain.siteUrl}/`);
-    await desktop.locator('[data-pk="chicklet"]').waitFor({ state: 'visible', timeout: 5000 });
+    await desktop.locator('[data-pk="chicklet"]').waitFor({ state: 'visible' });
     expect(await desktop.evaluate(() => [...document.getElementById('pushkit-prompts')!.childNodes].map((node) => node.nodeName))).toEqual([
       'DIV',
       'DIV',
@@ -317,7 +317,7 @@ describe('iOS home-screen web apps', () => {
     );
 
     const yes = page.locator('[data-pk-action="yes"]:visible').first();
-    await yes.waitFor({ state: 'visible', timeout: 5000 });
+    await yes.waitFor({ state: 'visible' });
     expect(await page.evaluate(() => (window as unknown as { asks: boolean[] }).asks)).toEqual([]);
     await yes.click();
 

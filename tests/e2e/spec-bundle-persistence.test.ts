@@ -52,7 +52,7 @@ describe('trigger events persisted for the session or longer, through the built 
       const first = await offered(stack, 1000);
       expect(first.shown, 'nothing before the click').toBe(false);
       await first.page.locator('#subscribe-button').click();
-      await first.page.waitForFunction(() => (window as unknown as { shown: number[] }).shown.length > 0, undefined, { timeout: 5000 });
+      await first.page.waitForFunction(() => (window as unknown as { shown: number[] }).shown.length > 0);
       await first.page.close();
 
       const next = await offered(stack, nextView ? 5000 : 1000);

@@ -127,7 +127,7 @@ const memberOf = async (sid: string): Promise<boolean> =>
 describe('sync and prompts, through the built push.js against the provider', () => {
   it('delaySeconds 0 shows the offer at once; a refusal is a block event the provider stores and counts for the owner', async () => {
     const page = await view();
-    await page.page.locator('[data-pk-action="yes"]:visible').first().click({ timeout: 3000 });
+    await page.page.locator('[data-pk-action="yes"]:visible').first().click();
     const heard = await poll(page.heard, (list) => list.some(([kind]) => kind === 'failure'), 'the failure callback');
     // the 5 s default would show it 5 s after the view's sync, so later than 5 s after navigation: 0 is no delay
     expect(heard[0]![0]).toBe('shown');

@@ -25,9 +25,17 @@ export async function subscribeThroughApi(page: Page): Promise<SubscribeOutcome>
         queue.push(['triggerOptIn']);
       }),
   );
-  // A visitor who already granted the permission is subscribed without the soft prompt; otherwise "Yes" is answered
-  // whenever the prompt shows, which may be long after the call on a loaded machine (it waits on push.js's chunk): a
-  // fixed 3 s for it left the test to time out. Nothing waits for, or clicks, a prompt once the outcome is known.
+  // a visitor who already granted the permission is subscribed without the soft prompt
+  await answerYesUntil(page, outcome);
+  return outcome;
+}
+
+/**
+ * Answers "Yes" on the soft prompt whenever it shows, until `outcome` settles: the prompt may come long after the call
+ * on a loaded machine (it waits on push.js's chunk), and a fixed 3 s for it left tests to time out. Nothing waits
+ * for, or clicks, a prompt once the outcome is known (a later prompt of the same test is the test's own).
+ */
+export async function answerYesUntil(page: Page, outcome: Promise<unknown>): Promise<void> {
   const yes = page.locator('[data-pk-action="yes"]:visible').first();
   let settled = false;
   const done = outcome.then(
@@ -44,8 +52,7 @@ export async function subscribeThroughApi(page: Page): Promise<SubscribeOutcome>
     ]);
     if (shown && !settled) {
       await yes.click().catch(() => undefined);
-      break;
+      return;
     }
   }
-  return outcome;
 }

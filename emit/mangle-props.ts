@@ -37,6 +37,8 @@ export const CHUNK_BOUNDARY_PROPS = [
   'cookies_',
   'emit_',
   'on_',
+  'loadedAt_',
+  'startedAt_',
   '_start',
   '_transport',
   '_landing',

@@ -301,7 +301,7 @@ describe('page views (spec section 4 "Update decision")', () => {
 
 describe('the opt-in prompt', () => {
   it('shows the branding modal 5 s after load on a qualifying page; No fades it out and stores the do-not-show flag', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
     installBrowser();
     const api = startRuntime(site, inlineChunk);
     let shown = 0;

@@ -143,16 +143,7 @@ export class PushServiceAllowlist {
   }
 
   /** Whether the endpoint's origin was named explicitly (not by wildcard), so it may resolve to a private address. */
-  allowsPrivateAddress(endpoint: string): boolean {
-    try {
-      return this.allowsPrivateAddressOf(new URL(endpoint));
-    } catch {
-      return false;
-    }
-  }
-
-  /** allowsPrivateAddress() of an endpoint already parsed. */
-  allowsPrivateAddressOf(url: URL): boolean {
+  allowsPrivateAddress(url: URL): boolean {
     return this.privateAddresses && this.exact.has(url.origin);
   }
 }

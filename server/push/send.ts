@@ -203,7 +203,7 @@ export async function sendPush(
   if (!services.allowsUrl(url)) {
     return refusedBeforeSending(`push service ${url.origin} is not an allowed push service`);
   }
-  const privateAllowed = services.allowsPrivateAddressOf(url);
+  const privateAllowed = services.allowsPrivateAddress(url);
   // An address in the URL itself is never looked up, so the connection's lookup cannot check it.
   const literal = url.hostname.replace(/^\[|\]$/g, '');
   if (!privateAllowed && isIP(literal) && isPrivateAddress(literal)) {

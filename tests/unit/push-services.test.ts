@@ -33,7 +33,7 @@ describe('the known push services (the default list)', () => {
   });
 
   it('lets none of them resolve to a private address', () => {
-    expect(known.allowsPrivateAddress('https://fcm.googleapis.com/fcm/send/abc')).toBe(false);
+    expect(known.allowsPrivateAddress(new URL('https://fcm.googleapis.com/fcm/send/abc'))).toBe(false);
   });
 });
 
@@ -43,8 +43,8 @@ describe('PUSHKIT_PUSH_SERVICES', () => {
     expect(list.allows('https://127.0.0.1:8443/push/1')).toBe(true);
     expect(list.allows('https://a.push.example/push/1')).toBe(true);
     expect(list.allows('https://fcm.googleapis.com/fcm/send/abc')).toBe(false);
-    expect(list.allowsPrivateAddress('https://127.0.0.1:8443/push/1')).toBe(true);
-    expect(list.allowsPrivateAddress('https://a.push.example/push/1')).toBe(false);
+    expect(list.allowsPrivateAddress(new URL('https://127.0.0.1:8443/push/1'))).toBe(true);
+    expect(list.allowsPrivateAddress(new URL('https://a.push.example/push/1'))).toBe(false);
   });
 
   it('reads the environment variable, and falls back to the known list when it is empty', () => {

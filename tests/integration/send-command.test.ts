@@ -12,6 +12,7 @@ import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid
 import { seedProjectDatabase } from '../support/cli-process.ts';
 import { timeoutForProcesses, whenReady } from '../support/process-ready.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
+import { retryOnPortInUse } from '../support/port-retry.ts';
 import { freePort } from '../support/ports.ts';
 import { startProviderHarness } from '../support/provider-harness.ts';
 
@@ -38,12 +39,9 @@ function syncForm(path: string): string {
   }).toString();
 }
 
-beforeAll(async () => {
-  service = await startFakePushService();
-  project = await mkdtemp(join(tmpdir(), 'pk-send-'));
-  providerPort = await freePort();
-  await mkdir(join(project, 'site-configs'));
-  await writeFile(
+/** The site's config, its sync URL on the port the provider below is to listen on. */
+function writeSiteConfig(): Promise<void> {
+  return writeFile(
     join(project, 'site-configs', 'letters.json'),
     JSON.stringify({
       hash: 'letters-send-01',
@@ -53,6 +51,14 @@ beforeAll(async () => {
       vapidPublicKey: vapid.publicKey,
     }),
   );
+}
+
+beforeAll(async () => {
+  service = await startFakePushService();
+  project = await mkdtemp(join(tmpdir(), 'pk-send-'));
+  providerPort = await freePort();
+  await mkdir(join(project, 'site-configs'));
+  await writeSiteConfig();
   await writeVapidKeyFile(join(project, '.push-kit', 'keys', 'letters.json'), vapid);
   // One subscriber, stored through the real sync endpoint into the project's embedded database.
   await seedProjectDatabase(project);
@@ -222,13 +228,22 @@ describe('push-kit send', { timeout: CLI_RUNS_TIMEOUT_MS }, () => {
 
   // serve, then ten commands one after the other
   it('while a provider runs on the database, sends through it with the owner key', { timeout: timeoutForProcesses(11) }, async () => {
-    const serve = spawn('node', [CLI, 'serve', '--port', String(providerPort)], { cwd: project, env: env() });
+    // the port was free when the file started: one taken since fails the start, which is tried again on another
+    // (the provider makes the owner key only once it listens)
+    let serve = spawn('node', [CLI, 'serve', '--port', String(providerPort)], { cwd: project, env: env() });
     try {
-      const { value: ownerKey } = await whenReady(
-        serve,
-        (output) => (output.includes('Press Ctrl+C') ? /owner key for letters \(shown once[^)]*\): (\S+)/.exec(output)?.[1] : undefined),
-        'push-kit serve',
-      );
+      const { value: ownerKey } = await retryOnPortInUse(async () => {
+        if (serve.exitCode !== null) {
+          providerPort = await freePort();
+          await writeSiteConfig();
+          serve = spawn('node', [CLI, 'serve', '--port', String(providerPort)], { cwd: project, env: env() });
+        }
+        return whenReady(
+          serve,
+          (output) => (output.includes('Press Ctrl+C') ? /owner key for letters \(shown once[^)]*\): (\S+)/.exec(output)?.[1] : undefined),
+          'push-kit serve',
+        );
+      });
       await fetch(`http://127.0.0.1:${providerPort}/syncSubscriptionAction.php`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -275,7 +290,7 @@ describe('push-kit send', { timeout: CLI_RUNS_TIMEOUT_MS }, () => {
       expect((await runCli(['campaigns', '--site', 'letters', '--key', 'pk_wrong'])).stderr).toContain('the provider refused');
     } finally {
       serve.kill('SIGTERM');
-      await new Promise((resolve) => serve.once('exit', resolve));
+      if (serve.exitCode === null && serve.signalCode === null) await new Promise((resolve) => serve.once('exit', resolve));
     }
   });
 

@@ -15,7 +15,11 @@
 //     service worker calls' under an attached DevTools session), synchronous calls to the browser process
 //     (mojo sync calls: the first touch of cookies, localStorage, the permission), and JavaScript itself;
 //   - the main thread's CPU time (thread clock) of the same slices: on a loaded machine a slice's wall time includes the
-//     time its thread waited for a core, its CPU time does not (nor the waits for the browser process);
+//     time its thread waited for a core, its CPU time does not (nor the waits for the browser process); the wall time
+//     left when the CPU time and the sync IPC waits are taken out is printed per state (descheduled): on this
+//     2-core machine it is most of an in-sync view's wall time and what moves it between runs of one tree (issue 34,
+//     session 20), so each state also prints the median of the rounds' paired ratios against Firebase, whose loads
+//     are the neighbours in time of push.js's;
 //   - long tasks (PerformanceObserver 'longtask');
 //   - the requests push.js makes on a view by a visitor already subscribed and in sync: every request of the
 //     page and its service worker, with push.js against without, and the initiator of each.
@@ -36,11 +40,14 @@
 // others: an A/B of two bundles in one run, where the machine's load hits both alike (a folder holding push.js is
 // taken as that build itself: it must be of the same config, ports and all; --states picks the visitor states to
 // measure: first, later, sync).
+// --dump FILE appends each load's attributed top-level slices (wall, CPU, each nested event's self time by name), the
+// renderer that ran the embed (its process reused from an earlier view or new; its main thread's time on a core and
+// waiting for one during the view, Linux schedstat), as JSON lines: what differs between a fast and a slow load.
 //   npx tsx bench/page-cost.ts [--loads 15] [--path /submissions.html] [--host-storage] [--profile] [--compare TREE]
-//     [--states first,later,sync]
+//     [--states first,later,sync] [--dump FILE]
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -53,7 +60,7 @@ import { benchArgs, wholeNumber } from './bench-args.ts';
 import { bundleFirebaseClient, FIREBASE_PAGE_LOAD_CLIENT } from './firebase-client.ts';
 
 const USAGE =
-  'npx tsx bench/page-cost.ts [--loads 15] [--path /submissions.html] [--host-storage] [--profile] [--compare TREE] [--states first,later,sync]';
+  'npx tsx bench/page-cost.ts [--loads 15] [--path /submissions.html] [--host-storage] [--profile] [--compare TREE] [--states first,later,sync] [--dump FILE]';
 const values = benchArgs(USAGE, {
   loads: { type: 'string', default: '15' },
   path: { type: 'string', default: '/submissions.html' },
@@ -66,6 +73,8 @@ const values = benchArgs(USAGE, {
   // Another checkout whose build of the same config is measured beside this one's (an A/B in one run).
   compare: { type: 'string' },
   states: { type: 'string', default: 'first,later,sync' },
+  // Appends every load's attributed top-level slices (and their descendants' self time by name) to this file, as JSON lines.
+  dump: { type: 'string' },
 });
 const STATES = new Set(values.states.split(','));
 for (const state of STATES) {
@@ -274,8 +283,27 @@ function attribute(events: TraceEvent[]): Pick<LoadCost, 'pushJsMs' | 'urlOnlyMs
           : 'callbacks';
     stages[stage] += slice.dur! / 1000;
   }
+  if (values.dump) {
+    const start = slices[0]?.ts ?? 0;
+    const selfByName = (slice: Slice, into: Record<string, number>): Record<string, number> => {
+      into[slice.name] = (into[slice.name] ?? 0) + (slice.dur! - slice.children.reduce((sum, child) => sum + child.dur!, 0)) / 1000;
+      for (const child of slice.children) selfByName(child, into);
+      return into;
+    };
+    lastDump = slices
+      .filter((slice) => owned(slice) && !inside(slice, owned))
+      .map((slice) => ({
+        name: slice.name,
+        url: urlOf(slice).replace(/^.*\//, ''),
+        at: (slice.ts - start) / 1000,
+        ms: slice.dur! / 1000,
+        cpu: (slice.tdur ?? 0) / 1000,
+        self: selfByName(slice, {}),
+      }));
+  }
   return { pushJsMs: union((slice) => owned(slice) && !inside(slice, owned)), urlOnlyMs: union(byUrl), cpuMs, parts, ipc, stages };
 }
+let lastDump: unknown[] = [];
 
 /** What the page's script tag loads: push.js, nothing (an empty file), or Firebase's client at the same URL. */
 type Embed = 'push.js' | 'empty' | 'firebase' | 'compare';
@@ -321,6 +349,7 @@ async function loadCost(context: BrowserContext, url: string, embed: Embed, firs
   }
   await cdp.send('Performance.enable');
   const before = await metricsOf(cdp);
+  const threadsBefore = values.dump ? await schedstatsBefore() : new Map<string, { onCpu: number; waiting: number }>();
   const trace = await collectTrace(cdp, async () => {
     await page.goto(url, { waitUntil: 'load' });
     await page.waitForTimeout(SETTLE_MS);
@@ -328,14 +357,62 @@ async function loadCost(context: BrowserContext, url: string, embed: Embed, firs
   const after = await metricsOf(cdp);
   if (values.profile && embed === 'push.js') addProfile(trace);
   const longTasks = await page.evaluate(() => (window as unknown as { __longTasks: number }).__longTasks);
+  const renderer = values.dump ? await rendererOfView(trace, threadsBefore) : undefined;
   await cdp.detach();
   await page.close();
-  return {
+  const cost = {
     scriptMs: (after.ScriptDuration - before.ScriptDuration) * 1000,
     taskMs: (after.TaskDuration - before.TaskDuration) * 1000,
     ...attribute(trace),
     longTasks,
   };
+  if (values.dump) await appendFile(values.dump, JSON.stringify({ embed, firstVisit, ...cost, renderer, slices: lastDump }) + '\n');
+  return cost;
+}
+
+/** Every renderer main thread seen in a trace, as `pid/tid`: a later view of the same site may run in the same process. */
+const rendererThreads = new Set<string>();
+
+/** Linux schedstat of a thread: time on a core and time waiting for one (run-queue), in ms; undefined once it is gone. */
+async function schedstat(thread: string): Promise<{ onCpu: number; waiting: number } | undefined> {
+  const [pid, tid] = thread.split('/');
+  try {
+    const [onCpu, waiting] = (await readFile(`/proc/${pid}/task/${tid}/schedstat`, 'utf8')).split(' ').map(Number);
+    return { onCpu: onCpu! / 1e6, waiting: waiting! / 1e6 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The readings of the renderer main threads known before a view. */
+async function schedstatsBefore(): Promise<Map<string, { onCpu: number; waiting: number }>> {
+  const readings = new Map<string, { onCpu: number; waiting: number }>();
+  for (const thread of rendererThreads) {
+    const reading = await schedstat(thread);
+    if (reading) readings.set(thread, reading);
+    else rendererThreads.delete(thread);
+  }
+  return readings;
+}
+
+/**
+ * The view's renderer main thread (the one that ran the embed's slices): its process (reused across views of the site
+ * or new), and its time on a core and waiting for one during the view (from its start when it is new).
+ */
+async function rendererOfView(
+  events: TraceEvent[],
+  before: Map<string, { onCpu: number; waiting: number }>,
+): Promise<{ thread: string; reused: boolean; onCpuMs: number; waitingMs: number } | undefined> {
+  for (const event of events)
+    if (event.ph === 'M' && event.name === 'thread_name' && event.args?.name === 'CrRendererMain')
+      rendererThreads.add(`${event.pid}/${event.tid}`);
+  const ran = events.find((event) => event.ph === 'X' && event.name === 'EvaluateScript' && EMBED_FILE.test(event.args?.data?.url ?? ''));
+  if (!ran) return undefined;
+  const thread = `${ran.pid}/${ran.tid}`;
+  const after = await schedstat(thread);
+  if (!after) return undefined;
+  const start = before.get(thread) ?? { onCpu: 0, waiting: 0 };
+  return { thread, reused: before.has(thread), onCpuMs: after.onCpu - start.onCpu, waitingMs: after.waiting - start.waiting };
 }
 
 async function metricsOf(cdp: CDPSession): Promise<Record<'ScriptDuration' | 'TaskDuration', number>> {
@@ -514,6 +591,15 @@ function table(title: string, runs: Record<Embed, LoadCost[]>): { extraScriptMs:
       `this tree / --compare, median of the ${runs.compare.length} rounds' ratios: main thread ${paired('pushJsMs')}, CPU ${paired('cpuMs')}`,
     );
   }
+  // Each round's loads are neighbours in time: the machine's load at that moment hits both. A slice's wall time is its
+  // thread's CPU time, its waits for the browser process (sync IPC) and the time it was descheduled (mostly waiting for
+  // a core: the machine's, not the embed's); the last is what moves the wall figure between runs of one tree.
+  const pairedWithFirebase = (key: 'pushJsMs' | 'cpuMs') =>
+    median(runs['push.js'].map((cost, round) => cost[key] / runs.firebase[round]![key])).toFixed(3);
+  const offCpu = (costs: LoadCost[]) => median(costs.map((cost) => cost.pushJsMs - cost.cpuMs - cost.parts['sync IPC'])).toFixed(2);
+  console.log(
+    `paired with Firebase, median of the ${runs['push.js'].length} rounds' ratios: main thread ${pairedWithFirebase('pushJsMs')}, CPU ${pairedWithFirebase('cpuMs')}; wall time neither on the CPU nor in sync IPC (descheduled: waiting for a core, page faults, locks), median: push.js ${offCpu(runs['push.js'])} ms, Firebase ${offCpu(runs.firebase)} ms`,
+  );
   const urlOnly = (costs: LoadCost[]) => med(costs, 'urlOnlyMs');
   console.log(
     `URL slices only (the figure before 2026-11-26): push.js ${urlOnly(runs['push.js']).toFixed(2)} ms, Firebase ${urlOnly(runs.firebase).toFixed(2)} ms = ${(urlOnly(runs['push.js']) / urlOnly(runs.firebase)).toFixed(3)}x`,

@@ -7,7 +7,7 @@ import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, startServe, type ServeProcess } from '../support/cli-process.ts';
+import { runCli, seedProjectDatabase, startServe, type ServeProcess } from '../support/cli-process.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { timeoutForProcesses } from '../support/process-ready.ts';
 
@@ -25,6 +25,8 @@ beforeAll(async () => {
   project = await mkdtemp(join(tmpdir(), 'pk-finds-'));
   const init = await runCli(project, ['init', '--yes']);
   expect(init.status, init.stderr).toBe(0);
+  // making the database is not this file's subject (package-install's init and serve make one)
+  await seedProjectDatabase(project);
   serve = await startServe(project);
   const authorizations: string[] = [];
   const server = createServer((request, response) => {

@@ -4,7 +4,7 @@
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../support/cli-process.ts';
+import { runCli, seedProjectDatabase } from '../support/cli-process.ts';
 import { timeoutForProcesses } from '../support/process-ready.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/database.ts';
@@ -33,6 +33,7 @@ beforeAll(async () => {
     )}\n`,
   );
   await writeVapidKeyFile(join(project, '.push-kit/keys/shop.json'), first);
+  await seedProjectDatabase(project);
 });
 afterAll(() => rm(project, { recursive: true, force: true }));
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/database.ts';
 import { loadSites } from '../../server/sites.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
+import { seedProjectDatabase } from '../support/cli-process.ts';
 import { startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
 import { startProviderHarness } from '../support/provider-harness.ts';
 import { pruneDeliveries } from '../../server/campaigns/index.ts';
@@ -34,6 +35,7 @@ beforeAll(async () => {
     }),
   );
   await writeVapidKeyFile(join(project, '.push-kit', 'keys', 'letters.json'), vapid);
+  await seedProjectDatabase(project);
   const db = await openDatabase({ dataDir: join(project, '.push-kit', 'db') });
   const { sites } = await loadSites([join(project, 'site-configs', 'letters.json')], join(project, 'dist'));
   const harness = await startProviderHarness({ via: 'createApp', db, sites, service, vapid, ownerKeys: false });

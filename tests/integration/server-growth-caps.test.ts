@@ -13,6 +13,7 @@ import {
   VISITOR_SEGMENTS_PER_SITE,
   VISITOR_SEGMENTS_PER_SUBSCRIBER,
 } from '../../server/visitors/visitor-segments.ts';
+import { seedMigratedDatabase } from '../support/migrated-database.ts';
 import { startProviderHarness, type ProviderHarness } from '../support/provider-harness.ts';
 import { insertSubscriber, SITE_HASH, tempDir, testSite } from '../support/server.ts';
 
@@ -181,6 +182,7 @@ describe('event retention', () => {
   it('startProvider prunes at start with the retention it is given, and refuses one that is not a number of days', async () => {
     const state = await tempDir('pushkit-retention-');
     try {
+      await seedMigratedDatabase(embeddedDatabaseDir(state.path));
       const seeded = await openDatabase({ dataDir: embeddedDatabaseDir(state.path) });
       await addEvents(seeded, 40, 12);
       await addEvents(seeded, 5, 3);

@@ -20,6 +20,7 @@ import {
   summaryLine,
 } from '../../bench/sync-load.ts';
 import { openThrowawayPostgres } from '../support/throwaway-postgres.ts';
+import { seedMigratedDatabase } from '../support/migrated-database.ts';
 import { tempDir } from '../support/server.ts';
 
 const CONNECTIONS = 50;
@@ -70,6 +71,7 @@ async function loadAndCheck(db: Database) {
 describe('the sync call under load', () => {
   it(`on the embedded database: ${CONNECTIONS} connections for ${SECONDS} s, no 5xx, every accepted insert stored once`, async () => {
     const dir = await tempDir('pushkit-load-');
+    await seedMigratedDatabase(`${dir.path}/db`);
     const db = await openDatabase({ dataDir: `${dir.path}/db` });
     try {
       await loadAndCheck(db);

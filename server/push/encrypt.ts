@@ -41,14 +41,38 @@ const ONE = Buffer.from([1]);
 const CEK_INFO = Buffer.from('Content-Encoding: aes128gcm\0\x01');
 const NONCE_INFO = Buffer.from('Content-Encoding: nonce\0\x01');
 /** RFC 8188's padding delimiter of the last (only) record. */
-const DELIMITER = Buffer.from([2]);
+const DELIMITER = 2;
+/** Salt (16), record size (4), key id length (1), the sender's public key (65). */
+const HEADER_SIZE = 86;
 
 /** The P-256 context whose key pair is generated afresh for each message of this thread. */
 let ephemeral: ECDH | undefined;
 
+/**
+ * Salts for this thread's messages, drawn from the CSPRNG a few hundred at a time (one call costs about as much as
+ * one salt's share of a draw of 4 KB); each 16 bytes are used for one message only.
+ */
+let salts = Buffer.alloc(0);
+let saltOffset = 0;
+const SALT_DRAW = 16 * 256;
+
+function freshSalt(): Buffer {
+  if (saltOffset + 16 > salts.length) {
+    salts = randomBytes(SALT_DRAW);
+    saltOffset = 0;
+  }
+  saltOffset += 16;
+  return salts.subarray(saltOffset - 16, saltOffset);
+}
+
 export function encryptPayload(payload: string | Uint8Array, keys: SubscriptionKeys, randomness?: EncryptionRandomness): Buffer {
-  const plaintext = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : Buffer.from(payload);
-  if (plaintext.length > MAX_PAYLOAD_BYTES) throw payloadTooLarge(plaintext.length);
+  // the plaintext and RFC 8188's padding delimiter in one buffer, encrypted in one call
+  const size = typeof payload === 'string' ? Buffer.byteLength(payload, 'utf8') : payload.length;
+  if (size > MAX_PAYLOAD_BYTES) throw payloadTooLarge(size);
+  const padded = Buffer.allocUnsafe(size + 1);
+  if (typeof payload === 'string') padded.write(payload, 0, 'utf8');
+  else padded.set(payload);
+  padded[size] = DELIMITER;
   const uaPublic = decodeKey(keys.p256dh, 'p256dh', 65);
   if (uaPublic[0] !== 0x04) throw new Error('subscription key "p256dh" is not an uncompressed P-256 point');
   const authSecret = decodeKey(keys.auth, 'auth', 16);
@@ -65,7 +89,7 @@ export function encryptPayload(payload: string | Uint8Array, keys: SubscriptionK
     sender = ephemeral ??= createECDH('prime256v1');
     asPublic = sender.generateKeys();
   }
-  const salt = randomness ? Buffer.from(randomness.salt) : randomBytes(16);
+  const salt = randomness ? randomness.salt : freshSalt();
   const ecdhSecret = sender.computeSecret(uaPublic);
 
   // HKDF written out as RFC 8291 section 3.4 states it; each expand needs a single block.
@@ -77,11 +101,16 @@ export function encryptPayload(payload: string | Uint8Array, keys: SubscriptionK
   const nonce = hmac(prk, NONCE_INFO).subarray(0, 12);
 
   const cipher = createCipheriv('aes-128-gcm', cek, nonce);
-  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.update(DELIMITER), cipher.final(), cipher.getAuthTag()]);
+  const encrypted = cipher.update(padded);
+  cipher.final();
 
-  const header = Buffer.alloc(21);
-  salt.copy(header, 0);
-  header.writeUInt32BE(RECORD_SIZE, 16);
-  header[20] = asPublic.length;
-  return Buffer.concat([header, asPublic, ciphertext]);
+  // salt, record size, key id length, key id, ciphertext, tag: written into one buffer
+  const body = Buffer.allocUnsafe(HEADER_SIZE + encrypted.length + 16);
+  body.set(salt, 0);
+  body.writeUInt32BE(RECORD_SIZE, 16);
+  body[20] = asPublic.length;
+  body.set(asPublic, 21);
+  body.set(encrypted, HEADER_SIZE);
+  body.set(cipher.getAuthTag(), HEADER_SIZE + encrypted.length);
+  return body;
 }

@@ -27,6 +27,9 @@ export interface EncryptedBatch {
   errors?: Array<{ index: number; error: string; tooLarge?: number }>;
 }
 
+/** Messages a batch has at least, when the turn has that many: fewer are not worth a thread's post and answer. */
+const MIN_SHARE = 8;
+
 interface Waiting {
   resolve(body: Buffer): void;
   reject(error: Error): void;
@@ -128,13 +131,16 @@ export class EncryptionPool {
     thread.waiting = 0;
   }
 
-  /** Splits the turn's messages into one batch per thread, least busy threads first. */
+  /**
+   * Splits the turn's messages into batches of at least MIN_SHARE, one per thread, least busy threads first: a few
+   * messages go to one thread (the next turn's to another), as each batch costs the main thread a post and an answer.
+   */
   private flush(): void {
     this.flushScheduled = false;
     const jobs = this.queued.splice(0);
     if (jobs.length === 0) return;
     const threads = [...this.threads].sort((a, b) => a.waiting - b.waiting);
-    const share = Math.ceil(jobs.length / threads.length);
+    const share = Math.ceil(jobs.length / Math.min(threads.length, Math.ceil(jobs.length / MIN_SHARE)));
     threads.forEach((thread, index) => {
       const batch = jobs.slice(index * share, (index + 1) * share);
       if (batch.length === 0) return;

@@ -11,7 +11,7 @@
 // else in the system's temporary folder; it is built beside its place and renamed into it, so concurrent test
 // files never copy a half-made one.
 import { createHash, randomBytes } from 'node:crypto';
-import { cp, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -63,6 +63,21 @@ function migratedTemplate(): Promise<string> {
 }
 
 /**
+ * Copies the template's tree (folders 0700, files with their own 0600) with every file's copy started at once:
+ * fs.cp stats and copies its 1,150 files one after another in JavaScript, about twice the CPU (0.5 s more a copy).
+ */
+async function copyTree(from: string, to: string): Promise<void> {
+  // recursive: an empty data folder the caller made is filled as it is
+  await mkdir(to, { recursive: true, mode: 0o700 });
+  const entries = await readdir(from, { withFileTypes: true });
+  await Promise.all(
+    entries.map((entry) =>
+      entry.isDirectory() ? copyTree(join(from, entry.name), join(to, entry.name)) : copyFile(join(from, entry.name), join(to, entry.name)),
+    ),
+  );
+}
+
+/**
  * Makes `dataDir` a migrated, empty embedded database (a copy of the template) when it does not exist yet or is
  * empty; a folder that holds anything is left as it is.
  */
@@ -70,5 +85,5 @@ export async function seedMigratedDatabase(dataDir: string): Promise<void> {
   if ((await readdir(dataDir).catch(() => [])).length > 0) return;
   const folder = await migratedTemplate();
   await mkdir(dirname(dataDir), { recursive: true, mode: 0o700 });
-  await cp(folder, dataDir, { recursive: true });
+  await copyTree(folder, dataDir);
 }

@@ -86,12 +86,10 @@ const IN_FLIGHT = 2;
  * Actions that go at once on PostgreSQL when a batch is free, without waiting for the end of the event loop's turn.
  * A batch's replies are written together, so the browsers' next requests come together too: with 50 connections all
  * 50 were parsed in one turn and went as one batch, the database idle while they were parsed and the provider idle
- * while they ran (never two batches in flight, none half the time). The first sixteen now run while the rest are
- * parsed, and the rest go in the other batch. Sixteen, not eight: a batch costs the provider's thread ~150 µs of CPU
- * of its own at load 35 (pg's query, the socket's write and read, the rows) against ~4 µs an action, and the
- * database a statement and a commit.
+ * while they ran (never two batches in flight, none half the time). The first eight now run while the rest are
+ * parsed, and the rest go in the other batch.
  */
-const BATCH_EARLY = 16;
+const BATCH_EARLY = 8;
 
 /** The batches of one database: at most IN_FLIGHT in flight; what arrives meanwhile goes in the next. */
 export class SyncBatcher {

@@ -52,7 +52,9 @@ class LongestFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     include: ['tests/e2e/**/*.test.ts'],
-    testTimeout: 60_000,
+    // a test of a dozen page views took 65 s with three files at once on a machine others loaded (20): as the
+    // integration tests, two minutes; a passing test takes no longer for it
+    testTimeout: 120_000,
     // a file's beforeAll builds its sites, starts the provider and Chromium: at load 30 that passed 60 s
     hookTimeout: 120_000,
     pool: 'forks',

@@ -3,14 +3,14 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 // Browser end-to-end tests: real Debian Chromium (playwright-core), real provider, one browser per file.
-// Most of a file's time is spent waiting (on the page's own timers, the provider, Chromium): a file's processes
-// (Node, Chromium, push-kit serve) use about 0.4 to 0.6 of a core over its run (CPU time against its CI duration:
-// spec-bundle-timing with safari-ios 46 s for 88 s, spec-bundle-state with hostile-pages 66 s for 111 s), so two
-// workers left two cores about 40% idle and three files run at once; every file has its own ports, temp folders,
-// profile and D-Bus. Files of one worker share its module cache (isolate: false): the server's modules and PGlite's
-// WebAssembly are loaded once per worker, not once per file; no e2e file mocks a module or changes a global.
-// PUSHKIT_E2E_WORKERS overrides the worker count (1 runs the files one after another).
-const workers = Number(process.env.PUSHKIT_E2E_WORKERS) || 3;
+// Most of a file's time is spent waiting (on the page's own timers, the provider, Chromium), so two files run
+// at once even on two cores; every file has its own ports, temp folders, profile and D-Bus. A third did not pay:
+// in a clean-clone run on the 2-core machine the files' summed time rose from 1,118 s to 1,763 s and the stage
+// from 565 s to 596 s (Chromium's processes, not counted by a file's own CPU time, fill the cores). Files of one
+// worker share its module cache (isolate: false): the server's modules and PGlite's WebAssembly are loaded once per
+// worker, not once per file; no e2e file mocks a module or changes a global. PUSHKIT_E2E_WORKERS overrides the
+// worker count (1 runs the files one after another).
+const workers = Number(process.env.PUSHKIT_E2E_WORKERS) || 2;
 
 // The longest files (about 10 to 27 s each in a quiet run), longest first. The workers take files from one queue,
 // so a long file picked up last keeps one worker busy while the others have nothing left: started first, the short

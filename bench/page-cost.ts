@@ -49,7 +49,7 @@
 //     [--states first,later,sync] [--dump FILE]
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { appendFile, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -318,6 +318,8 @@ let lastDump: unknown[] = [];
 type Embed = 'push.js' | 'empty' | 'firebase' | 'compare';
 /** The compare build's folder (push.js and its chunks), when --compare is given. */
 let compareDir: string | undefined;
+/** The other checkout's build of the stack's config (`--compare TREE`), removed at the end. */
+let compareWork: string | undefined;
 /** This tree's build of the site (the stack's), answered by the bench too when --compare is given. */
 let ownDir: string | undefined;
 const firebaseClient = Buffer.from(await bundleFirebaseClient(FIREBASE_PAGE_LOAD_CLIENT));
@@ -638,6 +640,7 @@ if (values.compare && existsSync(join(values.compare, 'push.js'))) {
   // the stack's config as it was built (ports and all), built again by the other checkout's CLI
   const tree = resolve(values.compare);
   const work = await mkdtemp(join(tmpdir(), 'page-cost-compare-'));
+  compareWork = work;
   // the stack's own build is the only site folder in its dist folder
   ownDir = join(stack.distDir, (await readdir(stack.distDir))[0]!);
   const file = join(work, `${basename(ownDir)}.json`);
@@ -744,4 +747,5 @@ try {
   await browser.close();
   await gcm.close();
   await stack.close();
+  if (compareWork) await rm(compareWork, { recursive: true, force: true });
 }

@@ -232,7 +232,9 @@ function partOf(slice: Slice): Part {
  * microtask checkpoints outside them; also the figure by URL alone and the self time of every attributed slice
  * by part.
  */
-function attribute(events: TraceEvent[]): Pick<LoadCost, 'pushJsMs' | 'urlOnlyMs' | 'cpuMs' | 'parts' | 'ipc' | 'stages'> {
+function attribute(
+  events: TraceEvent[],
+): Pick<LoadCost, 'pushJsMs' | 'urlOnlyMs' | 'cpuMs' | 'parts' | 'ipc' | 'stages'> & { dumped?: unknown[] } {
   const mainThreads = new Set(
     events
       .filter((event) => event.ph === 'M' && event.name === 'thread_name' && event.args?.name === 'CrRendererMain')
@@ -292,6 +294,7 @@ function attribute(events: TraceEvent[]): Pick<LoadCost, 'pushJsMs' | 'urlOnlyMs
           : 'callbacks';
     stages[stage] += slice.dur! / 1000;
   }
+  let dumped: unknown[] | undefined;
   if (values.dump) {
     const start = slices[0]?.ts ?? 0;
     const selfByName = (slice: Slice, into: Record<string, number>): Record<string, number> => {
@@ -299,7 +302,7 @@ function attribute(events: TraceEvent[]): Pick<LoadCost, 'pushJsMs' | 'urlOnlyMs
       for (const child of slice.children) selfByName(child, into);
       return into;
     };
-    lastDump = slices
+    dumped = slices
       .filter((slice) => owned(slice) && !inside(slice, owned))
       .map((slice) => ({
         name: slice.name,
@@ -310,9 +313,8 @@ function attribute(events: TraceEvent[]): Pick<LoadCost, 'pushJsMs' | 'urlOnlyMs
         self: selfByName(slice, {}),
       }));
   }
-  return { pushJsMs: union((slice) => owned(slice) && !inside(slice, owned)), urlOnlyMs: union(byUrl), cpuMs, parts, ipc, stages };
+  return { pushJsMs: union((slice) => owned(slice) && !inside(slice, owned)), urlOnlyMs: union(byUrl), cpuMs, parts, ipc, stages, dumped };
 }
-let lastDump: unknown[] = [];
 
 /** What the page's script tag loads: push.js, nothing (an empty file), or Firebase's client at the same URL. */
 type Embed = 'push.js' | 'empty' | 'firebase' | 'compare';
@@ -372,13 +374,14 @@ async function loadCost(context: BrowserContext, url: string, embed: Embed, firs
   const renderer = values.dump ? await rendererOfView(trace, threadsBefore) : undefined;
   await cdp.detach();
   await page.close();
+  const { dumped, ...attributed } = attribute(trace);
   const cost = {
     scriptMs: (after.ScriptDuration - before.ScriptDuration) * 1000,
     taskMs: (after.TaskDuration - before.TaskDuration) * 1000,
-    ...attribute(trace),
+    ...attributed,
     longTasks,
   };
-  if (values.dump) await appendFile(values.dump, JSON.stringify({ embed, firstVisit, ...cost, renderer, slices: lastDump }) + '\n');
+  if (values.dump) await appendFile(values.dump, JSON.stringify({ embed, firstVisit, ...cost, renderer, slices: dumped }) + '\n');
   return cost;
 }
 
@@ -592,25 +595,24 @@ function table(title: string, runs: Record<Embed, LoadCost[]>): { extraScriptMs:
   console.log(
     `main-thread CPU time of the same slices (thread clock; the machine's other load does not inflate it, sync IPC waits are not in it): push.js ${cpu(runs['push.js']).toFixed(2)} ms, Firebase ${cpu(runs.firebase).toFixed(2)} ms = ${(cpu(runs['push.js']) / cpu(runs.firebase)).toFixed(3)}x`,
   );
+  // Each round's loads are neighbours in time: the machine's load at that moment hits both, so the median of the
+  // rounds' ratios is steadier than a ratio of medians.
+  const paired = (other: Embed, key: 'pushJsMs' | 'cpuMs') =>
+    median(runs['push.js'].map((cost, round) => cost[key] / runs[other][round]![key])).toFixed(3);
   if (compareDir) {
     console.log(
       `--compare: main thread ${med(runs.compare, 'pushJsMs').toFixed(2)} ms (${(med(runs.compare, 'pushJsMs') / firebaseMs).toFixed(3)}x Firebase), CPU ${cpu(runs.compare).toFixed(2)} ms (${(cpu(runs.compare) / cpu(runs.firebase)).toFixed(3)}x); this tree / --compare: main thread ${(pushJsMs / med(runs.compare, 'pushJsMs')).toFixed(3)}, CPU ${(cpu(runs['push.js']) / cpu(runs.compare)).toFixed(3)}; by stage ${STAGES.map((name) => stage(runs.compare, name)).join(' / ')}`,
     );
-    // each round's two loads are neighbours in time: the median of the rounds' ratios is steadier than a ratio of medians
-    const paired = (key: 'pushJsMs' | 'cpuMs') =>
-      median(runs['push.js'].map((cost, round) => cost[key] / runs.compare[round]![key])).toFixed(3);
     console.log(
-      `this tree / --compare, median of the ${runs.compare.length} rounds' ratios: main thread ${paired('pushJsMs')}, CPU ${paired('cpuMs')}`,
+      `this tree / --compare, median of the ${runs.compare.length} rounds' ratios: main thread ${paired('compare', 'pushJsMs')}, CPU ${paired('compare', 'cpuMs')}`,
     );
   }
-  // Each round's loads are neighbours in time: the machine's load at that moment hits both. A slice's wall time is its
-  // thread's CPU time, its waits for the browser process (sync IPC) and the time it was descheduled (mostly waiting for
-  // a core: the machine's, not the embed's); the last is what moves the wall figure between runs of one tree.
-  const pairedWithFirebase = (key: 'pushJsMs' | 'cpuMs') =>
-    median(runs['push.js'].map((cost, round) => cost[key] / runs.firebase[round]![key])).toFixed(3);
+  // A slice's wall time is its thread's CPU time, its waits for the browser process (sync IPC) and the time it was
+  // descheduled (mostly waiting for a core: the machine's, not the embed's); the last is what moves the wall figure
+  // between runs of one tree.
   const offCpu = (costs: LoadCost[]) => median(costs.map((cost) => cost.pushJsMs - cost.cpuMs - cost.parts['sync IPC'])).toFixed(2);
   console.log(
-    `paired with Firebase, median of the ${runs['push.js'].length} rounds' ratios: main thread ${pairedWithFirebase('pushJsMs')}, CPU ${pairedWithFirebase('cpuMs')}; wall time neither on the CPU nor in sync IPC (descheduled: waiting for a core, page faults, locks), median: push.js ${offCpu(runs['push.js'])} ms, Firebase ${offCpu(runs.firebase)} ms`,
+    `paired with Firebase, median of the ${runs['push.js'].length} rounds' ratios: main thread ${paired('firebase', 'pushJsMs')}, CPU ${paired('firebase', 'cpuMs')}; wall time neither on the CPU nor in sync IPC (descheduled: waiting for a core, page faults, locks), median: push.js ${offCpu(runs['push.js'])} ms, Firebase ${offCpu(runs.firebase)} ms`,
   );
   const urlOnly = (costs: LoadCost[]) => med(costs, 'urlOnlyMs');
   console.log(

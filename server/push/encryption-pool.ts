@@ -27,7 +27,7 @@ export interface EncryptedBatch {
   errors?: Array<{ index: number; error: string; tooLarge?: number }>;
 }
 
-/** Messages a batch has at least, when the turn has that many: fewer are not worth a thread's post and answer. */
+/** Messages of a turn per thread it is split over: a turn of up to this many is not worth two posts and answers. */
 const MIN_SHARE = 8;
 
 interface Waiting {
@@ -132,8 +132,9 @@ export class EncryptionPool {
   }
 
   /**
-   * Splits the turn's messages into batches of at least MIN_SHARE, one per thread, least busy threads first: a few
-   * messages go to one thread (the next turn's to another), as each batch costs the main thread a post and an answer.
+   * Splits the turn's messages evenly over one thread per MIN_SHARE of them (at most every thread), least busy threads
+   * first: a turn of up to MIN_SHARE goes whole to one thread (the next turn's to another), as each batch costs the
+   * main thread a post and an answer.
    */
   private flush(): void {
     this.flushScheduled = false;

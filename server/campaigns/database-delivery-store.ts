@@ -25,12 +25,13 @@ import { claimSlots } from './throttle.ts';
 import { claimLeaseSeconds, claimRenewMs, unclaimed } from './claim-lease.ts';
 /** How often results are written again while the database is away (for at most a lease). */
 const RESULT_RETRY_MS = 500;
-/** What a claim returns of each claimed delivery (a ClaimedRow but `recent`), from deliveries d, subscribers s, campaigns c and campaign_variants v. */
-const CLAIMED_COLUMNS = `d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth,
-  coalesce(v.title, c.title) AS title, coalesce(v.body, c.body) AS body, coalesce(v.url, c.url) AS url,
+/** A campaign's message (CampaignContent) from campaigns c and its variant's row campaign_variants v, if any. */
+const MESSAGE_COLUMNS = `coalesce(v.title, c.title) AS title, coalesce(v.body, c.body) AS body, coalesce(v.url, c.url) AS url,
   coalesce(v.icon, c.icon) AS icon, coalesce(v.image, c.image) AS image, c.actions,
-  coalesce(v.texts, c.texts) AS texts, s.language, c.automation,
-  c.app_badge, s.secret_hash, s.timezone, s.timezone_offset, c.ttl, s.vapid_key_id`;
+  coalesce(v.texts, c.texts) AS texts, c.automation, c.app_badge`;
+/** What a claim returns of each claimed delivery (a ClaimedRow but `recent`), from deliveries d, subscribers s, campaigns c and campaign_variants v. */
+const CLAIMED_COLUMNS = `d.id, d.campaign_id, d.attempts, s.endpoint, s.p256dh, s.auth, ${MESSAGE_COLUMNS},
+  s.language, s.secret_hash, s.timezone, s.timezone_offset, c.ttl, s.vapid_key_id`;
 /**
  * What the claim of a campaign without guardrails returns of each delivery: its own columns and its subscriber's, and
  * which variant's message it gets. The message itself is the same for every delivery of a (campaign, variant) and is
@@ -426,9 +427,7 @@ export class DatabaseDeliveryStore implements DeliveryStore {
 
   private async readContent(row: DeliveryRow): Promise<void> {
     const { rows } = await this.db.query<CampaignContent>(
-      `SELECT coalesce(v.title, c.title) AS title, coalesce(v.body, c.body) AS body, coalesce(v.url, c.url) AS url,
-         coalesce(v.icon, c.icon) AS icon, coalesce(v.image, c.image) AS image, c.actions,
-         coalesce(v.texts, c.texts) AS texts, c.automation, c.app_badge
+      `SELECT ${MESSAGE_COLUMNS}
        FROM campaigns c LEFT JOIN campaign_variants v ON v.campaign_id = c.id AND v.variant = $2
        WHERE c.id = $1`,
       [row.campaign_id, row.variant],

@@ -71,9 +71,13 @@ export class EncryptionPool {
   private flushScheduled = false;
   private closed = false;
 
+  /**
+   * `size` is the most threads the pool runs. They start as the work needs them (see flush), not all at once: a
+   * thread costs 70-140 ms of CPU to start (~500 ms under tsx), and most processes that send send a handful of
+   * messages (`push-kit send` to a few subscribers, an automation's one message) or none.
+   */
   constructor(readonly size: number = defaultPoolSize()) {
     if (!Number.isInteger(size) || size < 1) throw new Error(`encryption pool size must be a whole number >= 1, got ${size}`);
-    for (let i = 0; i < size; i += 1) this.threads.push(this.startThread());
   }
 
   encrypt(payload: string | Uint8Array, keys: SubscriptionKeys): Promise<Buffer> {
@@ -132,16 +136,21 @@ export class EncryptionPool {
   }
 
   /**
-   * Splits the turn's messages evenly over one thread per MIN_SHARE of them (at most every thread), least busy threads
-   * first: a turn of up to MIN_SHARE goes whole to one thread (the next turn's to another), as each batch costs the
-   * main thread a post and an answer.
+   * Splits the turn's messages evenly over one thread per MIN_SHARE of them (at most `size` threads), least busy
+   * threads first: a turn of up to MIN_SHARE goes whole to one thread (the next turn's to another), as each batch
+   * costs the main thread a post and an answer. A thread starts when the turn needs more threads than run, or when
+   * every running thread is still busy.
    */
   private flush(): void {
     this.flushScheduled = false;
     const jobs = this.queued.splice(0);
     if (jobs.length === 0) return;
+    const needed = Math.min(this.size, Math.ceil(jobs.length / MIN_SHARE));
+    while (this.threads.length < needed || (this.threads.length < this.size && this.threads.every((thread) => thread.waiting > 0))) {
+      this.threads.push(this.startThread());
+    }
     const threads = [...this.threads].sort((a, b) => a.waiting - b.waiting);
-    const share = Math.ceil(jobs.length / Math.min(threads.length, Math.ceil(jobs.length / MIN_SHARE)));
+    const share = Math.ceil(jobs.length / needed);
     threads.forEach((thread, index) => {
       const batch = jobs.slice(index * share, (index + 1) * share);
       if (batch.length === 0) return;

@@ -36,6 +36,17 @@ function campaign(campaignId: string, size: number, payload: (index: number) => 
 }
 
 describe('a campaign encrypted on the thread pool', () => {
+  // a thread costs 70-140 ms of CPU to start: `push-kit send` to a few subscribers needs one, a provider that sends nothing none
+  it('starts threads as the work needs them: none before a message, one for a few messages, more for a larger turn', async () => {
+    const threads = (pool as unknown as { threads: unknown[] }).threads;
+    expect(threads).toHaveLength(0);
+    const few = await Promise.all(keys.slice(0, 3).map((subscriber, index) => pool.encrypt(`{"title":"few ${index}"}`, subscriber)));
+    few.forEach((body, index) => expect(decryptPushBody(body, keys[index]!).toString('utf8')).toBe(`{"title":"few ${index}"}`));
+    expect(threads).toHaveLength(1);
+    await Promise.all(Array.from({ length: 20 }, (_, index) => pool.encrypt(`{"title":"more ${index}"}`, keys[index % keys.length]!)));
+    expect(threads).toHaveLength(2);
+  });
+
   it('delivers to each subscriber a message only its keys decrypt, with its own payload', async () => {
     const store = campaign('readable', 120, (index) => JSON.stringify({ title: `message ${index}` }));
     const counts = await runCampaign(store, 'readable', { ...options, concurrency: 30, encryptor: pool });

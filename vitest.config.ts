@@ -4,8 +4,6 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { allFeatures, constantDefines, DEFAULT_CONSTANTS, featureDefines } from './compiler/features.ts';
 
-// Unit tests (tests/unit) and provider integration tests (tests/integration). Runtime tests pick happy-dom per file (`// @vitest-environment happy-dom`); `pushkit:site`
-// (and push.js's core's `pushkit:core-site`) resolves to a fixture site module and every feature flag is on, as in an everything-on build.
 // The integration files that take longest (13 to 56 s each in a clean-clone run, 19:46 UTC, two workers),
 // longest first. The two workers take files from one queue; on a fresh clone (as in CI) Vitest's order is by file
 // size, which left send-command (52 s) to start a quarter of the way in and the stage to end on whichever long file
@@ -39,6 +37,8 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
+// Unit tests (tests/unit) and provider integration tests (tests/integration). Runtime tests pick happy-dom per file (`// @vitest-environment happy-dom`); `pushkit:site`
+// (and push.js's core's `pushkit:core-site`) resolves to a fixture site module and every feature flag is on, as in an everything-on build.
 export default defineConfig({
   resolve: {
     alias: {

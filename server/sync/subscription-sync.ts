@@ -157,19 +157,18 @@ function profileColumns(payload: SyncPayload): Record<string, unknown> {
   return columns;
 }
 
-/** profileColumns as the actions of pushkit_sync_batch (BatchAction) name them. */
-function visitFields(payload: SyncPayload): Partial<BatchAction> {
+/** `action` with profileColumns as pushkit_sync_batch (BatchAction) names them: set on it, not spread from an object made per sync. */
+function withVisitFields(action: BatchAction, payload: SyncPayload): BatchAction {
   const click = payload.pageClickTrackingPermission;
-  return {
-    browser_type: payload.browserType,
-    language: payload.userLanguage,
-    timezone: payload.userTimezone,
-    timezone_offset: payload.userTimezoneOffset,
-    click: click === undefined ? undefined : click ? 1 : 0,
-    origin: payload.origin,
-    page_url: payload.subscriptionPageUrl,
-    uuid: payload.uuid,
-  };
+  action.browser_type = payload.browserType;
+  action.language = payload.userLanguage;
+  action.timezone = payload.userTimezone;
+  action.timezone_offset = payload.userTimezoneOffset;
+  action.click = click === undefined ? undefined : click ? 1 : 0;
+  action.origin = payload.origin;
+  action.page_url = payload.subscriptionPageUrl;
+  action.uuid = payload.uuid;
+  return action;
 }
 
 function subscriptionColumns(payload: SyncPayload, vapidKeyId?: string): Record<string, unknown> {
@@ -241,23 +240,27 @@ async function storeSubscription(run: RunAction, siteHash: string, payload: Sync
   const action = payload.action === 'update' ? 'update' : 'insert';
   const issued = newSecret();
   const newId = randomUUID();
-  const row = await run({
-    action,
-    site: siteHash,
-    lock: lockKey(siteHash, key),
-    subscriber_id: payload.subscriberId,
-    secret_hash: payload.subscriberSecret ? secretHash(payload.subscriberSecret) : undefined,
-    new_id: newId,
-    new_secret_hash: issued.hash,
-    endpoint,
-    subscription_id: payload.subscriptionId,
-    subscription: payload.subscription,
-    p256dh: payload.subscription?.keys?.p256dh,
-    auth: payload.subscription?.keys?.auth,
-    // the key on the site's ring this push subscription was made with: its pushes are signed with it
-    vapid_key_id: endpoint ? vapidKeyId : undefined,
-    ...visitFields(payload),
-  });
+  const row = await run(
+    withVisitFields(
+      {
+        action,
+        site: siteHash,
+        lock: lockKey(siteHash, key),
+        subscriber_id: payload.subscriberId,
+        secret_hash: payload.subscriberSecret ? secretHash(payload.subscriberSecret) : undefined,
+        new_id: newId,
+        new_secret_hash: issued.hash,
+        endpoint,
+        subscription_id: payload.subscriptionId,
+        subscription: payload.subscription,
+        p256dh: payload.subscription?.keys?.p256dh,
+        auth: payload.subscription?.keys?.auth,
+        // the key on the site's ring this push subscription was made with: its pushes are signed with it
+        vapid_key_id: endpoint ? vapidKeyId : undefined,
+      },
+      payload,
+    ),
+  );
   if (row.result_code === 'E_SYNC_NOT_SUBSCRIBED') return { reply: fail('E_SYNC_NOT_SUBSCRIBED') };
   if (row.result_code !== 'success' || !row.result_id) return { reply: proofFailure(payload, 'subscriberId') };
   const reply: SyncResult = row.result_issued
@@ -339,13 +342,12 @@ function findForVisitor(tx: Queryable, siteHash: string, payload: SyncPayload): 
  */
 async function httpSyncBySecret(run: RunAction, siteHash: string, payload: SyncPayload): Promise<SyncResult | undefined> {
   if (!payload.subscriberId || !payload.subscriberSecret) return undefined;
-  const row = await run({
-    action: 'http-sync',
-    site: siteHash,
-    subscriber_id: payload.subscriberId,
-    secret_hash: secretHash(payload.subscriberSecret),
-    ...visitFields(payload),
-  });
+  const row = await run(
+    withVisitFields(
+      { action: 'http-sync', site: siteHash, subscriber_id: payload.subscriberId, secret_hash: secretHash(payload.subscriberSecret) },
+      payload,
+    ),
+  );
   return row.result_code === 'success' && row.result_id ? { status: 'success', subscriberId: row.result_id } : undefined;
 }
 
@@ -420,16 +422,25 @@ async function trackBlock(tx: Queryable, siteHash: string, payload: SyncPayload)
   return { status: 'success', subscriberId: proven ?? '' };
 }
 
-/** `vapidKeyId`: the ring key the payload's subscription was made with (server/keys/ subscriptionVapidKeyId). */
-export async function runSyncAction(db: Database, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncOutcome> {
-  const batched: RunAction = (action) => syncBatcher(db).run(action);
+/**
+ * `vapidKeyId`: the ring key the payload's subscription was made with (server/keys/ subscriptionVapidKeyId). Not an
+ * async function: an insert's or update's promise is the batch's own, without a second one resolved with it.
+ */
+export function runSyncAction(db: Database, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncOutcome> {
+  const batched = syncBatcher(db).run;
   if (payload.action === 'http-sync') {
-    const done = await httpSyncBySecret(batched, siteHash, payload);
-    if (done) return { reply: done };
+    return httpSyncBySecret(batched, siteHash, payload).then((done) =>
+      done ? { reply: done } : inTransaction(db, siteHash, payload, vapidKeyId),
+    );
   }
   const inserting = payload.action === 'insert' || payload.action === 'insert-failed';
   // one statement, outside any transaction of the provider's
   if (payload.action === 'update' || (inserting && !silentMove(payload))) return storeSubscription(batched, siteHash, payload, vapidKeyId);
+  return inTransaction(db, siteHash, payload, vapidKeyId);
+}
+
+/** The actions that are not one statement of a batch: a transaction of the provider's. */
+function inTransaction(db: Database, siteHash: string, payload: SyncPayload, vapidKeyId?: string): Promise<SyncOutcome> {
   return db.transaction(async (started): Promise<SyncOutcome> => {
     const tx = prepared(started);
     switch (payload.action) {

@@ -43,7 +43,9 @@ export async function buildPackage(log: (line: string) => void = console.log): P
   await rm(PACKAGE_OUT_DIR, { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   log('compiling TypeScript to dist-pkg/');
-  execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+  // emit only: `npm run typecheck` checks these sources (tsconfig.json covers them); checking them again here took
+  // a quarter of the build's time
+  execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--noCheck'], { stdio: 'inherit' });
   for (const dir of BROWSER_SOURCE_DIRS) {
     await copyFiles(join(ROOT, dir), join(PACKAGE_OUT_DIR, 'browser', dir), (file) => extname(file) === '.ts' && !isTest(file));
   }

@@ -10,9 +10,10 @@ export async function siteCampaignPage(
   db: Queryable,
   site: HostedSite,
   query: CampaignListQuery & { limit: number; offset: number },
+  now?: number,
 ): Promise<CampaignPage> {
   const [campaigns, total] = await Promise.all([
-    listCampaigns(db, site.hash, query.limit, query.offset, site.config.conversionWindowHours, campaignFilter(query, 5)),
+    listCampaigns(db, site.hash, query.limit, query.offset, site.config.conversionWindowHours, campaignFilter(query, 5), now),
     countCampaigns(db, site.hash, query),
   ]);
   return { campaigns, total, limit: query.limit, offset: query.offset };

@@ -215,7 +215,7 @@ export function conversionWindowOf(config: { conversionWindowHours?: number }): 
   return config.conversionWindowHours ?? DEFAULT_CONVERSION_WINDOW_HOURS;
 }
 
-function summary(row: CampaignRow): Campaign {
+function summary(row: CampaignRow, now: number): Campaign {
   const delivered = Number(row.delivered);
   const failed = Number(row.failed);
   const expired = Number(row.expired);
@@ -270,21 +270,21 @@ function summary(row: CampaignRow): Campaign {
     revenue: (row.revenue ?? []).map((entry) => ({ currency: entry.currency, amount: Number(entry.amount) })),
     throttlePerMinute: row.throttle_per_minute,
     deliverAt: row.deliver_at,
-    estimatedFinishAt: estimatedFinish(row),
+    estimatedFinishAt: estimatedFinish(row, now),
   };
 }
 
 /** When what waits of a campaign should have gone: by its rate from its next slot, at least its last due time. */
-function estimatedFinish(row: CampaignRow): string | null {
+function estimatedFinish(row: CampaignRow, now: number): string | null {
   const pending = Number(row.pending);
   if (pending === 0 || row.last_due_at === null) return null;
   const lastDue = new Date(row.last_due_at).getTime();
-  if (row.throttle_per_minute === null) return lastDue > Date.now() ? new Date(lastDue).toISOString() : null;
+  if (row.throttle_per_minute === null) return lastDue > now ? new Date(lastDue).toISOString() : null;
   const start = Math.max(
     row.next_due_at ? new Date(row.next_due_at).getTime() : 0,
     row.throttle_next_at ? new Date(row.throttle_next_at).getTime() : 0,
   );
-  return new Date(Math.max(lastDue, throttledFinish(row.throttle_per_minute, pending, start, Date.now()))).toISOString();
+  return new Date(Math.max(lastDue, throttledFinish(row.throttle_per_minute, pending, start, now))).toISOString();
 }
 
 /** The owner's campaigns, newest first (automated messages are counted per automation instead). */
@@ -295,6 +295,7 @@ export async function listCampaigns(
   offset: number,
   conversionWindowHours = DEFAULT_CONVERSION_WINDOW_HOURS,
   filter: CampaignFilter = NO_CAMPAIGN_FILTER,
+  now: number = Date.now(),
 ): Promise<Campaign[]> {
   // the filter's placeholders come after these four (campaign-search.ts)
   const { rows } = await db.query<CampaignRow>(
@@ -310,7 +311,7 @@ export async function listCampaigns(
   // an A/B test's variants with their figures: a query for each test on the page
   return Promise.all(
     rows
-      .map((row) => ({ ...summary(row), failures: failures.get(String(row.id)) ?? [] }))
+      .map((row) => ({ ...summary(row, now), failures: failures.get(String(row.id)) ?? [] }))
       .map(async (campaign) => (campaign.winnerAt ? { ...campaign, variants: await variantFigures(db, campaign.campaignId) } : campaign)),
   );
 }
@@ -320,6 +321,7 @@ export async function getCampaign(
   siteHash: string,
   campaignId: string,
   conversionWindowHours = DEFAULT_CONVERSION_WINDOW_HOURS,
+  now: number = Date.now(),
 ): Promise<Campaign | null> {
   const { rows } = await db.query<CampaignRow>(`${CAMPAIGN_SELECT} WHERE c.site_hash = $1 AND c.id = $3`, [
     siteHash,
@@ -327,7 +329,7 @@ export async function getCampaign(
     campaignId,
   ]);
   if (!rows[0]) return null;
-  const campaign = { ...summary(rows[0]), failures: (await campaignFailures(db, [campaignId])).get(campaignId) ?? [] };
+  const campaign = { ...summary(rows[0], now), failures: (await campaignFailures(db, [campaignId])).get(campaignId) ?? [] };
   const revenue = campaign.winnerAt ? await variantRevenue(db, campaignId, conversionWindowHours) : undefined;
   const variants = (campaign.winnerAt ? await variantFigures(db, campaignId) : []).map((v) => ({
     ...v,

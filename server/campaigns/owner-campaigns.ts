@@ -31,8 +31,9 @@ export async function cancelSiteCampaign(db: Database, site: HostedSite, id: str
   throw new ServerError('E_CAMPAIGN_NOT_CANCELLABLE', { id, status: campaign.status });
 }
 
-export async function siteCampaign(db: Queryable, site: HostedSite, id: string): Promise<Campaign> {
-  const campaign = await getCampaign(db, site.hash, id, site.config.conversionWindowHours);
+/** One campaign; `now` (the provider's clock) is what its estimated finish is reckoned from. */
+export async function siteCampaign(db: Queryable, site: HostedSite, id: string, now?: number): Promise<Campaign> {
+  const campaign = await getCampaign(db, site.hash, id, site.config.conversionWindowHours, now);
   if (!campaign) throw new ServerError('E_CAMPAIGN_UNKNOWN', { param: 'id', id, site: site.name });
   return campaign;
 }

@@ -52,7 +52,10 @@ export async function campaignRoutes(fastify: FastifyInstance, context: RouteCon
   app.get(
     '/api/v1/sites/:name/campaigns',
     { config: { role: 'viewer' }, schema: { params: SITE_PARAMS, querystring: campaignListQuery, response: { 200: CAMPAIGNS_REPLY } } },
-    async (request) => ({ status: 'success' as const, ...(await siteCampaignPage(db, ownedSite(request), request.query)) }),
+    async (request) => ({
+      status: 'success' as const,
+      ...(await siteCampaignPage(db, ownedSite(request), request.query, campaigns?.now())),
+    }),
   );
 
   app.post(
@@ -70,7 +73,10 @@ export async function campaignRoutes(fastify: FastifyInstance, context: RouteCon
   app.get(
     '/api/v1/sites/:name/campaigns/:id',
     { config: { role: 'viewer' }, schema: { params: campaignParams, response: { 200: CAMPAIGN_REPLY } } },
-    async (request) => ({ status: 'success' as const, campaign: await siteCampaign(db, ownedSite(request), request.params.id) }),
+    async (request) => ({
+      status: 'success' as const,
+      campaign: await siteCampaign(db, ownedSite(request), request.params.id, campaigns?.now()),
+    }),
   );
 
   app.get(

@@ -6,8 +6,8 @@
 // child posts only to the site's configured origin. One visitor, in order.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allStarted, launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
-import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
 const SITE_HOST = 'calligraphy.test';
@@ -33,12 +33,9 @@ beforeAll(async () => {
   // the provider and Chromium start side by side; whatever started is closed in afterAll
   await allStarted([
     startStack({ siteHost: SITE_HOST, overrides: { triggers: { when: 'delay', delaySeconds: 1 } } }).then((started) => (stack = started)),
-    startFakeGcm().then(async (started) => {
+    sharedFakeGcm().then(async (started) => {
       gcm = started;
-      browser = await launchPersistentChromium([
-        ...gcm.chromiumArgs,
-        `--host-resolver-rules=MAP ${SITE_HOST} 127.0.0.1, MAP ${EVIL_HOST} 127.0.0.1`,
-      ]);
+      browser = await borrowChromium([...gcm.chromiumArgs, `--host-resolver-rules=MAP ${SITE_HOST} 127.0.0.1, MAP ${EVIL_HOST} 127.0.0.1`]);
     }),
   ]);
   await browser.context.addInitScript(RECORD_MESSAGES);

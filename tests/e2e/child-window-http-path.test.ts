@@ -5,8 +5,8 @@
 // opts in again with a click of their own.
 import type { CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
-import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startHttpSitesStack, type HttpSite, type HttpSitesStack } from '../support/http-sites-stack.ts';
 
 const COMPANY = 'Calligraphy Submissions';
@@ -27,10 +27,10 @@ beforeAll(async () => {
       triggers: { when: 'delay', delaySeconds: 1 },
       style: { allowTextChildWindow: 'Notify me', offerTextChildWindow: 'New letters from Calligraphy Submissions, as they arrive.' },
     }),
-    startFakeGcm(),
+    sharedFakeGcm(),
   ]);
   site = stack.sites[0]!;
-  browser = await launchPersistentChromium([...gcm.chromiumArgs, stack.hostResolverRules]);
+  browser = await borrowChromium([...gcm.chromiumArgs, stack.hostResolverRules]);
   browser.context.on('request', (request) => {
     if (!request.url().endsWith('/syncSubscriptionAction.php')) return;
     let from = 'worker';

@@ -4,8 +4,8 @@
 // still subscribes. With the shared provider origin of before, site A's block showed on site B.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
-import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startHttpSitesStack, type HttpSite, type HttpSitesStack } from '../support/http-sites-stack.ts';
 
 const COMPANY = 'Calligraphy Submissions';
@@ -20,10 +20,10 @@ let siteB: HttpSite;
 beforeAll(async () => {
   [stack, gcm] = await Promise.all([
     startHttpSitesStack(['alpha', 'beta'], { triggers: { when: 'delay', delaySeconds: 1 } }),
-    startFakeGcm(),
+    sharedFakeGcm(),
   ]);
   [siteA, siteB] = stack.sites as [HttpSite, HttpSite];
-  browser = await launchPersistentChromium([...gcm.chromiumArgs, stack.hostResolverRules]);
+  browser = await borrowChromium([...gcm.chromiumArgs, stack.hostResolverRules]);
 });
 afterAll(async () => {
   await browser?.close();

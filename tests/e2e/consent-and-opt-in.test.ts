@@ -12,8 +12,8 @@
 //   texts.subscribeFailed.
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allStarted, launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
-import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStacks, type Stack } from '../support/stack.ts';
 
 const ANDROID_UA = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36';
@@ -48,9 +48,9 @@ beforeAll(async () => {
         },
       ]) as Promise<[Stack, Stack, Stack]>
     ).then((started) => ([native, modal, plain] = started)),
-    startFakeGcm().then(async (started) => {
+    sharedFakeGcm().then(async (started) => {
       gcm = started;
-      browser = await launchPersistentChromium([...gcm.chromiumArgs, `--host-resolver-rules=MAP ${PLAIN_HOST} 127.0.0.1`]);
+      browser = await borrowChromium([...gcm.chromiumArgs, `--host-resolver-rules=MAP ${PLAIN_HOST} 127.0.0.1`]);
     }),
   ]);
   childOrigin = String(plain.config.childWindowOrigin);

@@ -17,7 +17,7 @@ import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, type FakePushService } from '../support/fake-push-service.ts';
-import { allStarted, launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
 import {
   createDashboardProject,
   DASHBOARD_SHOTS as SHOTS,
@@ -73,9 +73,7 @@ beforeAll(async () => {
   await writeVapidKeyFile(vapidKeyFile(project.stateDir, 'letters'), vapid);
   // Chromium starts while the database is seeded, the provider starts and the campaigns are made
   await allStarted([
-    launchPersistentChromium([], { viewport: { width: 1280, height: 900 }, env: { TZ: 'Europe/Berlin' } }).then(
-      (started) => (browser = started),
-    ),
+    borrowChromium([], { viewport: { width: 1280, height: 900 }, env: { TZ: 'Europe/Berlin' } }).then((started) => (browser = started)),
     (async () => {
       const db = await openDatabase({ dataDir: join(project.stateDir, 'db') });
       try {

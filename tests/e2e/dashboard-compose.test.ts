@@ -15,7 +15,7 @@ import { ensureOwnerKey } from '../../server/http/owner-keys.ts';
 import { vapidKeyFile } from '../../server/state-paths.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, type FakePushService } from '../support/fake-push-service.ts';
-import { allStarted, launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
 import { deliverPush, shownNotifications } from '../support/worker.ts';
 import {
   createDashboardProject,
@@ -61,7 +61,7 @@ beforeAll(async () => {
   await writeVapidKeyFile(vapidKeyFile(project.stateDir, 'letters'), vapid);
   // Chromium starts while the database is seeded and the provider starts
   await allStarted([
-    launchPersistentChromium([], { viewport: { width: 1280, height: 900 } }).then((started) => (browser = started)),
+    borrowChromium([], { viewport: { width: 1280, height: 900 } }).then((started) => (browser = started)),
     (async () => {
       const db = await openDatabase({ dataDir: join(project.stateDir, 'db') });
       try {

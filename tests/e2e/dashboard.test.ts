@@ -13,7 +13,7 @@ import { legacyVapidKeyDir, vapidKeyFile } from '../../server/state-paths.ts';
 import { vapidKeyId } from '../../server/keys/index.ts';
 import { generateVapidKeyPair, writeVapidKeyFile } from '../../server/push/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, type FakePushService } from '../support/fake-push-service.ts';
-import { allStarted, launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
 import {
   createDashboardProject,
   DASHBOARD_SHOTS as SHOTS,
@@ -100,7 +100,7 @@ beforeAll(async () => {
   await writeVapidKeyFile(join(legacyVapidKeyDir(project.stateDir, 'letters'), `${vapidKeyId(legacy.publicKey)}.json`), legacy);
   // Chromium starts while the database is seeded and the provider starts
   await allStarted([
-    launchPersistentChromium([], { viewport: { width: 1280, height: 900 } }).then((started) => (browser = started)),
+    borrowChromium([], { viewport: { width: 1280, height: 900 } }).then((started) => (browser = started)),
     (async () => {
       await seed();
       providerUrl = await project.serve((url) => ({

@@ -4,9 +4,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allStarted, launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
 import { startDev, type DevProcess } from '../support/dev-process.ts';
-import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { tempDir } from '../support/server.ts';
 import { subscribeThroughApi } from '../support/subscribe.ts';
 
@@ -30,9 +30,9 @@ beforeAll(async () => {
   // `push-kit dev` and Chromium start side by side; whatever started is stopped in afterAll
   await allStarted([
     startDev([process.execPath, BIN, 'dev', 'shop.json', '--port', '0', '--site-port', '0'], dir.path).then((started) => (dev = started)),
-    startFakeGcm().then(async (started) => {
+    sharedFakeGcm().then(async (started) => {
       gcm = started;
-      browser = await launchPersistentChromium(gcm.chromiumArgs);
+      browser = await borrowChromium(gcm.chromiumArgs);
     }),
   ]);
 }, 90_000);

@@ -5,12 +5,10 @@
 // readable contrast and that the host page did not move, and saves a screenshot to tests/artifacts/prompts/.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_PATH, OFFLINE_FLAGS } from '../support/browser.ts';
-import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStacks, type Stack } from '../support/stack.ts';
 import { subscribeThroughApi } from '../support/subscribe.ts';
 
@@ -40,20 +38,13 @@ const VIEWPORTS: Record<
 let chickletSite: Stack;
 let modalSite: Stack;
 let gcm: FakeGcm;
-const browsers = {} as Record<ViewportName, { context: BrowserContext; profileDir: string }>;
+const browsers = {} as Record<ViewportName, TestBrowser>;
 
 beforeAll(async () => {
   await mkdir(ARTIFACTS, { recursive: true });
-  gcm = await startFakeGcm();
+  gcm = await sharedFakeGcm();
   const launch = async (name: ViewportName): Promise<void> => {
-    const profileDir = await mkdtemp(join(tmpdir(), 'push-kit-chromium-'));
-    const context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: [...OFFLINE_FLAGS, ...gcm.chromiumArgs],
-      ...VIEWPORTS[name],
-    });
-    browsers[name] = { context, profileDir };
+    browsers[name] = await borrowChromium(gcm.chromiumArgs, VIEWPORTS[name]);
   };
   // the two sites (each its own build and origin) on one provider
   [[chickletSite, modalSite]] = await Promise.all([
@@ -69,10 +60,7 @@ beforeAll(async () => {
   // Two builds and two browsers at once on a shared machine.
 }, 120_000);
 afterAll(async () => {
-  for (const browser of Object.values(browsers)) {
-    await browser.context.close().catch(() => {});
-    await rm(browser.profileDir, { recursive: true, force: true });
-  }
+  for (const browser of Object.values(browsers)) await browser.close();
   await gcm?.close();
   await Promise.all([chickletSite?.close(), modalSite?.close()]);
 });

@@ -14,8 +14,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReactExample } from '../../examples/react-site/build.ts';
 import { tagsOf } from '../../server/subscribers/subscriber-records.ts';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
-import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
@@ -29,8 +29,8 @@ beforeAll(async () => {
   appDir = await mkdtemp(join(tmpdir(), 'push-kit-react-'));
   await Promise.all([
     (async () => {
-      gcm = await startFakeGcm();
-      browser = await launchPersistentChromium(gcm.chromiumArgs);
+      gcm = await sharedFakeGcm();
+      browser = await borrowChromium(gcm.chromiumArgs);
     })(),
     (async () => {
       // the app's pages at /react/, on the site's origin beside its push.js and sw.js

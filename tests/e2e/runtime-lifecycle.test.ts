@@ -3,13 +3,10 @@
 // real provider. Each test asserts what the provider received (requests and its database) and what the page
 // keeps in its storage. The tests share one browser profile and run in order: each starts from the state
 // the previous one left, as one visitor would.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_PATH, OFFLINE_FLAGS } from '../support/browser.ts';
-import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { answerYesUntil, subscribeThroughApi } from '../support/subscribe.ts';
 
@@ -43,23 +40,16 @@ const SYNC_FIELDS = [
 let stack: Stack;
 let gcm: FakeGcm;
 let context: BrowserContext;
-let profileDir: string;
+let browser: TestBrowser;
 
 beforeAll(async () => {
   stack = await startStack();
-  gcm = await startFakeGcm();
-  profileDir = await mkdtemp(join(tmpdir(), 'push-kit-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: [...OFFLINE_FLAGS, ...gcm.chromiumArgs],
-    locale: LOCALE,
-    timezoneId: TIME_ZONE,
-  });
+  gcm = await sharedFakeGcm();
+  browser = await borrowChromium(gcm.chromiumArgs, { locale: LOCALE, timezoneId: TIME_ZONE });
+  context = browser.context;
 });
 afterAll(async () => {
-  await context?.close().catch(() => {});
-  if (profileDir) await rm(profileDir, { recursive: true, force: true });
+  await browser?.close();
   await gcm?.close();
   await stack?.close();
 });

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TEXTS } from '../../config/default-texts.ts';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
-import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStacks, type Stack } from '../support/stack.ts';
 import { subscribeThroughApi } from '../support/subscribe.ts';
 
@@ -32,7 +32,7 @@ let gcm: FakeGcm;
 let browser: TestBrowser;
 
 beforeAll(async () => {
-  gcm = await startFakeGcm();
+  gcm = await sharedFakeGcm();
   const triggers = { when: 'delay', delaySeconds: 1 };
   // the two sites (each its own build and origin) on one provider
   [[ios, plain], browser] = await Promise.all([
@@ -48,7 +48,7 @@ beforeAll(async () => {
       },
       { overrides: { pageClickTrackingConcent: false, triggers } },
     ]) as Promise<[Stack, Stack]>,
-    launchPersistentChromium(gcm.chromiumArgs),
+    borrowChromium(gcm.chromiumArgs),
   ]);
 });
 afterAll(async () => {

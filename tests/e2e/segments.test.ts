@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSite } from '../../emit/build-site.ts';
 import { startExampleSite, type RunningExampleSite } from '../../cli/dev/example-site-server.ts';
 import { isMember } from '../../server/segments/segment-store.ts';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
-import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { subscribeThroughApi } from '../support/subscribe.ts';
 
@@ -35,7 +35,7 @@ let example: RunningExampleSite | undefined;
 let subscriberId = '';
 
 beforeAll(async () => {
-  gcm = await startFakeGcm();
+  gcm = await sharedFakeGcm();
   [stack, browser, work] = await Promise.all([
     startStack({
       overrides: {
@@ -46,7 +46,7 @@ beforeAll(async () => {
         pageClickTrackingConcent: false,
       },
     }),
-    launchPersistentChromium(gcm.chromiumArgs),
+    borrowChromium(gcm.chromiumArgs),
     mkdtemp(join(tmpdir(), 'push-kit-segments-')),
   ]);
   await browser.context.grantPermissions(['notifications'], { origin: stack.siteUrl });

@@ -16,7 +16,7 @@ import {
   verifyVapidAuthorization,
   type FakePushService,
 } from '../support/fake-push-service.ts';
-import { allStarted, launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
 import { deliverPush } from '../support/worker.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { subscribeThroughApi } from '../support/subscribe.ts';
@@ -32,7 +32,7 @@ beforeAll(async () => {
   // the provider and Chromium start side by side; whatever started is closed in afterAll
   await allStarted([
     startStack({ pushServices: [pushService.origin] }).then((started) => (stack = started)),
-    launchPersistentChromium().then((started) => (browser = started)),
+    borrowChromium().then((started) => (browser = started)),
   ]);
 });
 afterAll(async () => {

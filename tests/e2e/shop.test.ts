@@ -11,8 +11,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isMember } from '../../server/segments/segment-store.ts';
 import { EXAMPLE_PRODUCTS } from '../../cli/dev/example-site-server.ts';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
-import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { subscribeThroughApi } from '../support/subscribe.ts';
 
@@ -30,7 +30,7 @@ let browser: TestBrowser;
 let subscriberId = '';
 
 beforeAll(async () => {
-  gcm = await startFakeGcm();
+  gcm = await sharedFakeGcm();
   [stack, browser] = await Promise.all([
     startStack({
       overrides: {
@@ -41,7 +41,7 @@ beforeAll(async () => {
         automations: { abandonedCart: { enabled: true, delayMinutes: 60 } },
       },
     }),
-    launchPersistentChromium(gcm.chromiumArgs),
+    borrowChromium(gcm.chromiumArgs),
   ]);
   await browser.context.grantPermissions(['notifications'], { origin: stack.siteUrl });
   const page = await browser.context.newPage();
@@ -249,7 +249,7 @@ describe('online shop', () => {
 
   it('a failed add (the shop refuses the post): the next view reads /cart.js once, the views after it not at all', async () => {
     // On the browser's own clock: which page made the post is told by time, which this file's installed clock moves.
-    const own = await launchPersistentChromium();
+    const own = await borrowChromium();
     try {
       const page = await own.context.newPage();
       const cartReads = recordRequests(page, /^\/cart\.js$/);

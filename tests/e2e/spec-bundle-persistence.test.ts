@@ -5,7 +5,7 @@
 // view where it happened.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { borrowChromium, type TestBrowser } from '../support/browser.ts';
 import { offerShown } from '../support/offer.ts';
 import { startStacks, type Stack } from '../support/stack.ts';
 
@@ -17,7 +17,7 @@ const stacks = {} as Record<(typeof PERSISTS)[number], Stack>;
 
 beforeAll(async () => {
   const [launched, started] = await Promise.all([
-    launchPersistentChromium(),
+    borrowChromium(),
     startStacks(PERSISTS.map((persist) => ({ overrides: { triggers: { when: 'click', clickSelector: '#subscribe-button', persist } } }))),
   ]);
   browser = launched;

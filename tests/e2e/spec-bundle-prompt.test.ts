@@ -5,7 +5,7 @@
 // `or` (section 5), and branding that follows pcBranding and isNativeOptin (section 2). The time constants and a
 // config of only the required fields: spec-bundle-timing.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { borrowChromium, type TestBrowser } from '../support/browser.ts';
 import { offerShown as offerShownIn } from '../support/offer.ts';
 import { startStacks, type Stack } from '../support/stack.ts';
 
@@ -37,10 +37,7 @@ const stacks = {} as Record<keyof typeof SITES, Stack>;
 
 beforeAll(async () => {
   const names = Object.keys(SITES) as (keyof typeof SITES)[];
-  const [launched, started] = await Promise.all([
-    launchPersistentChromium(),
-    startStacks(names.map((name) => ({ overrides: SITES[name] }))),
-  ]);
+  const [launched, started] = await Promise.all([borrowChromium(), startStacks(names.map((name) => ({ overrides: SITES[name] })))]);
   browser = launched;
   names.forEach((name, index) => (stacks[name] = started[index]!));
 });

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_PRODUCTS } from '../../cli/dev/example-site-server.ts';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { borrowChromium, type TestBrowser } from '../support/browser.ts';
 import { startStacks, type Stack } from '../support/stack.ts';
 
 let browser: TestBrowser;
@@ -43,7 +43,7 @@ beforeAll(async () => {
   const shop = { isShopifyConnectedAccount: true, segmentations: [], pageClickTrackingConcent: false };
   // five sites (each its own build and origin) on one provider
   [browser, [minimal, interval, leave, cartShop, orderShop]] = await Promise.all([
-    launchPersistentChromium(),
+    borrowChromium(),
     startStacks([
       { configFile },
       { overrides: { triggers: { when: 'interval', intervalSeconds: 3 }, doNotShowDays: 2, style: { colors: COLORS } } },

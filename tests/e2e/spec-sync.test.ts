@@ -3,14 +3,11 @@
 // properties, a delay of 0 and a segment on the scroll event, in Debian's Chromium with a real
 // pushManager.subscribe() (fake GCM check-in), against the real provider. The tests share one profile and run
 // in order, as one visitor would: refused, then allowed, subscribed, renewed.
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_PATH, OFFLINE_FLAGS } from '../support/browser.ts';
-import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { deliverPush } from '../support/worker.ts';
 import { ensureOwnerKey, rotateOwnerKey } from '../../server/http/owner-keys.ts';
@@ -19,7 +16,7 @@ import { setDimensions, setTags } from '../../server/subscribers/subscriber-reco
 let stack: Stack;
 let gcm: FakeGcm;
 let context: BrowserContext;
-let profileDir: string;
+let browser: TestBrowser;
 let ownerKey: string;
 
 beforeAll(async () => {
@@ -35,19 +32,14 @@ beforeAll(async () => {
       ],
     },
   });
-  gcm = await startFakeGcm();
-  profileDir = await mkdtemp(join(tmpdir(), 'push-kit-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: [...OFFLINE_FLAGS, ...gcm.chromiumArgs],
-  });
+  gcm = await sharedFakeGcm();
+  browser = await borrowChromium(gcm.chromiumArgs);
+  context = browser.context;
   await ensureOwnerKey(stack.db, stack.site);
   ownerKey = await rotateOwnerKey(stack.db, stack.site);
 });
 afterAll(async () => {
-  await context?.close().catch(() => {});
-  if (profileDir) await rm(profileDir, { recursive: true, force: true });
+  await browser?.close();
   await gcm?.close();
   await stack?.close();
 });

@@ -6,8 +6,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tagsOf } from '../../server/subscribers/subscriber-records.ts';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
-import { startFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { subscribeThroughApi } from '../support/subscribe.ts';
 
@@ -25,10 +25,10 @@ interface TagRequest {
 const tagRequests: TagRequest[] = [];
 
 beforeAll(async () => {
-  gcm = await startFakeGcm();
+  gcm = await sharedFakeGcm();
   [stack, browser] = await Promise.all([
     startStack({ overrides: { segmentations: [], isShopifyConnectedAccount: false, pageClickTrackingConcent: false } }),
-    launchPersistentChromium(gcm.chromiumArgs),
+    borrowChromium(gcm.chromiumArgs),
   ]);
   await browser.context.grantPermissions(['notifications'], { origin: stack.siteUrl });
   browser.context.on('request', (request) => {

@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSite } from '../../emit/build-site.ts';
 import { startExampleSite, type RunningExampleSite } from '../../cli/dev/example-site-server.ts';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { borrowChromium, type TestBrowser } from '../support/browser.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
 const VIEWPORT = { width: 1000, height: 600 };
@@ -27,7 +27,7 @@ let example: RunningExampleSite | undefined;
 beforeAll(async () => {
   [stack, browser, work] = await Promise.all([
     startStack({ overrides: { ...QUIET, triggers: { when: 'scroll', scroll: { percent: 50 } } } }),
-    launchPersistentChromium([], { viewport: VIEWPORT }),
+    borrowChromium([], { viewport: VIEWPORT }),
     mkdtemp(join(tmpdir(), 'push-kit-triggers-')),
   ]);
 });

@@ -12,7 +12,7 @@ import type { Database } from '../../server/db/database.ts';
 import { loadSites, type HostedSite } from '../../server/sites.ts';
 import { startProvider, type Provider } from '../../server/start-provider.ts';
 import { embeddedDatabaseDir } from '../../server/state-paths.ts';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { borrowChromium, type TestBrowser } from '../support/browser.ts';
 import { retryOnPortInUse } from '../support/port-retry.ts';
 import { seedMigratedDatabase } from '../support/migrated-database.ts';
 import { freePort } from '../support/ports.ts';
@@ -52,7 +52,7 @@ beforeAll(async () => {
   });
   otherOrigin = (site.config.notificationClickOrigins as string[])[0]!;
   db = provider.db;
-  browser = await launchPersistentChromium([], { env: { DBUS_SESSION_BUS_ADDRESS: desktop.address } });
+  browser = await borrowChromium([], { env: { DBUS_SESSION_BUS_ADDRESS: desktop.address } });
   await browser.context.grantPermissions(['notifications'], { origin: site.origin });
   page = await browser.context.newPage();
   await page.goto(`${site.origin}/register-here`);

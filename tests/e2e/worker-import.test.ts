@@ -4,7 +4,7 @@
 // waits instead of replacing it, while a new version of sw.js over an older sw.js takes over at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { borrowChromium, type TestBrowser } from '../support/browser.ts';
 import { deliverPush, registerWorker, shownNotifications, startWorkerSite, type WorkerSite } from '../support/worker.ts';
 
 let site: WorkerSite;
@@ -12,7 +12,7 @@ let browser: TestBrowser;
 
 beforeAll(async () => {
   site = await startWorkerSite({ overrides: { swPath: '/own-sw.js', firefoxSwPath: '/own-sw.js' } });
-  browser = await launchPersistentChromium();
+  browser = await borrowChromium();
   await browser.context.grantPermissions(['notifications'], { origin: site.origin });
 });
 afterAll(async () => {

@@ -3,7 +3,7 @@
 // default (companyName and the site icon), never an empty notification.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launchPersistentChromium, type TestBrowser } from '../support/browser.ts';
+import { borrowChromium, type TestBrowser } from '../support/browser.ts';
 import {
   closeNotifications,
   deliverPush,
@@ -19,7 +19,7 @@ let page: Page;
 
 beforeAll(async () => {
   site = await startWorkerSite();
-  browser = await launchPersistentChromium();
+  browser = await borrowChromium();
   await browser.context.grantPermissions(['notifications'], { origin: site.origin });
   page = await browser.context.newPage();
   await page.goto(`${site.origin}/`);

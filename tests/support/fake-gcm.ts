@@ -40,6 +40,7 @@ export async function startFakeGcm(): Promise<FakeGcm> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref(); // a worker's shared one (below) does not hold the worker open
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
@@ -54,4 +55,23 @@ export async function startFakeGcm(): Promise<FakeGcm> {
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+let workerGcm: Promise<FakeGcm> | undefined;
+
+/**
+ * One fake GCM for every file a test worker runs (the end-to-end files of a worker run one after the other and
+ * borrow its Chromium, browser.ts's `borrowChromium`, which is launched with these flags): its `close` does nothing,
+ * the server ends with the worker.
+ */
+export function sharedFakeGcm(): Promise<FakeGcm> {
+  workerGcm ??= startFakeGcm().then((gcm) => ({
+    port: gcm.port,
+    chromiumArgs: gcm.chromiumArgs,
+    get registrations() {
+      return gcm.registrations;
+    },
+    close: async () => {},
+  }));
+  return workerGcm;
 }

@@ -1,8 +1,8 @@
 // One visitor of a built site: the site and the provider (stack.ts) and a Chromium profile (browser.ts) that can
 // subscribe for real through the fake GCM check-in (fake-gcm.ts), the notification permission granted or not.
 import type { BrowserContext } from 'playwright-core';
-import { allStarted, launchPersistentChromium, type TestBrowser } from './browser.ts';
-import { startFakeGcm, type FakeGcm } from './fake-gcm.ts';
+import { allStarted, borrowChromium, type TestBrowser } from './browser.ts';
+import { sharedFakeGcm, type FakeGcm } from './fake-gcm.ts';
 import { startStack, type Stack, type StackOptions } from './stack.ts';
 
 export interface VisitorBrowser {
@@ -18,8 +18,8 @@ export async function startVisitorBrowser(
   let gcm: FakeGcm | undefined;
   const starting = startStack(options.stack);
   const launching = (async () => {
-    if (options.push !== false) gcm = await startFakeGcm();
-    return launchPersistentChromium(gcm?.chromiumArgs ?? []);
+    if (options.push !== false) gcm = await sharedFakeGcm();
+    return borrowChromium(gcm?.chromiumArgs ?? []);
   })();
   let stack: Stack;
   let browser: TestBrowser;

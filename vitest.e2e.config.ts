@@ -1,10 +1,10 @@
-import { basename } from 'node:path';
 import { defineConfig } from 'vitest/config';
-import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { longestFirst } from './tests/support/longest-first.ts';
 
-// Browser end-to-end tests: real Debian Chromium (playwright-core), real provider, one browser per file.
-// Most of a file's time is spent waiting (on the page's own timers, the provider, Chromium), so two files run
-// at once even on two cores; every file has its own ports, temp folders, profile and D-Bus. A third did not pay:
+// Browser end-to-end tests: real Debian Chromium (playwright-core), real provider; a worker's files hand its
+// Chromium on where it can be cleared (tests/support/browser.ts, borrowChromium). Most of a file's time is spent
+// waiting (on the page's own timers, the provider, Chromium), so two files run at once even on two cores; every file
+// has its own ports (so origins), temp folders and D-Bus. A third did not pay:
 // in a clean-clone run on the 2-core machine the files' summed time rose from 1,118 s to 1,763 s and the stage
 // from 565 s to 596 s (Chromium's processes, not counted by a file's own CPU time, fill the cores). Files of one
 // worker share its module cache (isolate: false): the server's modules and PGlite's WebAssembly are loaded once per
@@ -12,11 +12,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 // worker count (1 runs the files one after another).
 const workers = Number(process.env.PUSHKIT_E2E_WORKERS) || 2;
 
-// The longest files (about 10 to 27 s each in a quiet run), longest first. The workers take files from one queue,
-// so a long file picked up last keeps one worker busy while the others have nothing left: started first, the short
-// files fill in around them. Vitest's own order is by past durations where it has them, by file size on a fresh
-// clone (as in CI), which put shop and spec-bundle-state near the end. A file not named here keeps Vitest's order,
-// after these; a renamed file only loses its place.
+// The longest files (about 10 to 27 s each in a quiet run), longest first (tests/support/longest-first.ts): Vitest's
+// order by file size on a fresh clone put shop and spec-bundle-state near the end.
 const LONGEST_FIRST = [
   'dashboard-compose',
   'spec-bundle-state',
@@ -38,17 +35,6 @@ const LONGEST_FIRST = [
   'spec-sync',
 ];
 
-class LongestFirst extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const rank = (file: TestSpecification): number => {
-      const place = LONGEST_FIRST.indexOf(basename(file.moduleId, '.test.ts'));
-      return place === -1 ? LONGEST_FIRST.length : place;
-    };
-    // a stable sort: the files not named keep Vitest's order among themselves
-    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
-  }
-}
-
 export default defineConfig({
   test: {
     include: ['tests/e2e/**/*.test.ts'],
@@ -63,6 +49,6 @@ export default defineConfig({
     maxWorkers: workers,
     // A poll returns as soon as it holds; the 1 s default was too short for a page under two files' load.
     expect: { poll: { timeout: 10_000 } },
-    sequence: { sequencer: LongestFirst },
+    sequence: { sequencer: longestFirst(LONGEST_FIRST) },
   },
 });

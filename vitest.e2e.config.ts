@@ -50,5 +50,7 @@ export default defineConfig({
     // A poll returns as soon as it holds; the 1 s default was too short for a page under two files' load.
     expect: { poll: { timeout: 10_000 } },
     sequence: { sequencer: longestFirst(LONGEST_FIRST) },
+    // every profile of the run in one folder, removed at the end (kept browsers end with their worker)
+    globalSetup: ['tests/support/e2e-profiles.ts'],
   },
 });

@@ -1,6 +1,5 @@
 // Debian's Chromium driven by playwright-core, with a persistent profile (the Push API refuses in
 // incognito-like contexts) and the offline launch flags of docs/testing.md.
-import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +31,7 @@ export type ChromiumOptions = Omit<
 > & { env?: Record<string, string> };
 
 export async function launchPersistentChromium(extraArgs: string[] = [], options: ChromiumOptions = {}): Promise<TestBrowser> {
-  const profileDir = await mkdtemp(join(tmpdir(), 'push-kit-chromium-'));
+  const profileDir = await mkdtemp(join(process.env.PUSHKIT_E2E_PROFILES ?? tmpdir(), 'push-kit-chromium-'));
   const { env, ...contextOptions } = options;
   const context = await chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM_PATH,
@@ -172,8 +171,3 @@ async function clearForNextBorrower(kept: Kept): Promise<boolean> {
   kept.origins.clear();
   return context.pages().length === 1;
 }
-
-process.once('exit', () => {
-  // Playwright ends the browsers with the worker; their profiles are removed here
-  for (const kept of keptBrowsers) rmSync(kept.browser.profileDir, { recursive: true, force: true });
-});

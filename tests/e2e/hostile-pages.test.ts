@@ -317,6 +317,37 @@ describe('push.js on hostile host pages (Chromium)', () => {
       harness.site.pageHeaders = {};
     }
   });
+
+  it("a policy of nonces only (no 'self'), push.js in a folder of its own with a query: the chunk comes from that folder with the nonce, the visitor subscribes", async () => {
+    harness.site.pageHeaders = {
+      'content-security-policy': [
+        "default-src 'none'",
+        // a script element push.js adds without the page's nonce would be refused
+        "script-src 'nonce-pk-nonce'",
+        `connect-src ${harness.stack.providerUrl}`,
+        `img-src 'self' ${harness.stack.providerUrl}`,
+        "style-src 'self'",
+        "worker-src 'self'",
+        "manifest-src 'self'",
+      ].join('; '),
+    };
+    try {
+      const chunks: string[] = [];
+      const view = await open('/nonce-folder.html', undefined, async (page) => {
+        page.on('request', (request) => /push\.lifecycle\./.test(request.url()) && chunks.push(request.url()));
+      });
+      await runtimeReady(view.page);
+      const outcome = await subscribe(view.page);
+      expect(outcome.result.status).toBe('SUBSCRIBED');
+      expect(chunks).toEqual([expect.stringMatching(new RegExp(`^${harness.site.url}/lib/v2/push\\.lifecycle\\.[0-9a-f]{10}\\.js$`))]);
+      expect((await verdict(view.page)).violations).toEqual([]);
+      expect(view.consoleErrors.filter((text) => /Content Security Policy/i.test(text))).toEqual([]);
+      await expectHostUnharmed(view);
+      await view.page.close();
+    } finally {
+      harness.site.pageHeaders = {};
+    }
+  });
 });
 
 async function securityMdScriptHash(): Promise<string> {

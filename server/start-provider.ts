@@ -47,6 +47,8 @@ export interface StartProviderOptions {
   connectionTimeoutMs?: number;
   /** Connections one client address (an IPv6 /64) may hold open; default 64; 0: no cap. Trusted proxies are not capped. */
   maxConnectionsPerAddress?: number;
+  /** Milliseconds `close()` gives the requests being answered before it ends their connections; default 10 000. */
+  closeGraceMs?: number;
   logger?: boolean;
   /** Options of the campaign sender (a test's push service certificate, concurrency, where it logs). */
   campaigns?: Omit<CampaignQueueOptions, 'pushServices'>;
@@ -202,6 +204,7 @@ export async function startProvider(options: StartProviderOptions = {}): Promise
         requestTimeoutMs: options.requestTimeoutMs,
         connectionTimeoutMs: options.connectionTimeoutMs,
         maxConnectionsPerAddress: options.maxConnectionsPerAddress,
+        closeGraceMs: options.closeGraceMs,
       },
     });
     try {

@@ -33,6 +33,7 @@ import { visitorDataRoutes } from '../visitors/index.ts';
 import { webhookRoutes, webhookUrlPolicy, type WebhookUrlPolicy } from '../webhooks/index.ts';
 import { isTrustedProxy, type TrustProxy } from './trust-proxy.ts';
 import { capConnectionsPerAddress, DEFAULT_CONNECTION_LIMITS, timeoutCheckIntervalMs, type ConnectionLimits } from './connection-limit.ts';
+import { endConnectionsOnClose } from './close-connections.ts';
 import { serializerCompiler, validatorCompiler } from './route-schemas.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { STATE_DIR } from '../state-paths.ts';
@@ -55,7 +56,7 @@ export interface CreateAppOptions {
   pushServices?: PushServiceAllowlist;
   /** The time automated messages are scheduled by; default the system clock. */
   clock?: Clock;
-  /** Request and idle timeouts and the cap on one address's open connections; default DEFAULT_CONNECTION_LIMITS. */
+  /** Request and idle timeouts, the cap on one address's open connections, the close's grace; default DEFAULT_CONNECTION_LIMITS. */
   connectionLimits?: Partial<ConnectionLimits>;
   /** Where webhook endpoints may point (server/webhooks/webhook-urls.ts); default: the environment's settings. */
   webhooks?: WebhookUrlPolicy;
@@ -72,6 +73,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     requestTimeoutMs: options.connectionLimits?.requestTimeoutMs ?? DEFAULT_CONNECTION_LIMITS.requestTimeoutMs,
     connectionTimeoutMs: options.connectionLimits?.connectionTimeoutMs ?? DEFAULT_CONNECTION_LIMITS.connectionTimeoutMs,
     maxConnectionsPerAddress: options.connectionLimits?.maxConnectionsPerAddress ?? DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress,
+    closeGraceMs: options.connectionLimits?.closeGraceMs ?? DEFAULT_CONNECTION_LIMITS.closeGraceMs,
   };
   // maxParamLength: a path id longer than fastify's 100 would get its own 414 before the route names it
   const app = Fastify({
@@ -89,6 +91,11 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     },
   });
   capConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress, isTrustedProxy(options.trustProxy));
+  const endConnections = endConnectionsOnClose(app.server, limits.closeGraceMs);
+  app.addHook('preClose', (done) => {
+    endConnections();
+    done();
+  });
   const context: RouteContext = {
     db: options.db,
     registry: new SiteRegistry(options.sites),

@@ -14,6 +14,8 @@ export interface ConnectionLimits {
   connectionTimeoutMs: number;
   /** Connections one client address may hold open at once; 0: no cap. */
   maxConnectionsPerAddress: number;
+  /** Milliseconds a closing server gives the requests it is answering before it ends their connections. */
+  closeGraceMs: number;
 }
 
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
@@ -21,6 +23,7 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   // not shorter: a silent handler (a campaign created for a large site) counts as silence too
   connectionTimeoutMs: 60_000,
   maxConnectionsPerAddress: 64,
+  closeGraceMs: 10_000,
 };
 
 /**

@@ -111,7 +111,7 @@ export async function borrowChromium(extraArgs: string[] = [], options: Chromium
   });
   const kept: Kept =
     place === -1
-      ? { key, browser: await launchPersistentChromium(extraArgs, options), origins: new Set(), tainted: !keepable(extraArgs) }
+      ? { key, browser: await launchPersistentChromium(extraArgs, options), origins: new Set(), tainted: false }
       : keptBrowsers.splice(place, 1)[0]!;
   const context = kept.browser.context;
   const noteOrigin = (url: string) => {
@@ -147,12 +147,6 @@ export async function borrowChromium(extraArgs: string[] = [], options: Chromium
     },
   };
 }
-
-/**
- * A browser that mapped host names (the plain-http sites and their child windows) is not kept: kept, it held
- * connections to the file's provider that the provider's close then waited on, 58.7 s of a 75 s file.
- */
-const keepable = (args: string[]) => !args.some((arg) => arg.startsWith('--host-resolver-rules'));
 
 async function clearForNextBorrower(kept: Kept): Promise<boolean> {
   const { context } = kept.browser;

@@ -68,7 +68,7 @@ export function databaseInUseAdvice(route: Route, command: string): string {
 export async function openRouteDatabase(route: Route & { via: 'database' }, command: string): Promise<Database> {
   const dataDir = embeddedDatabaseDir(STATE_DIR);
   try {
-    return await openDatabase({ url: route.database, dataDir });
+    return await openDatabase({ url: route.database, dataDir, oneShot: true });
   } catch (error) {
     throw cliError('E_DATABASE', {
       database: route.database ? 'given' : dataDir,

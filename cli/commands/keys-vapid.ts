@@ -21,7 +21,7 @@ export interface KeysVapidOptions {
 async function openFor(site: HostedSite, url: string | undefined, action: string | undefined): Promise<Database> {
   const dataDir = embeddedDatabaseDir(STATE_DIR);
   try {
-    return await openProviderDatabase(url, dataDir);
+    return await openProviderDatabase(url, dataDir, true);
   } catch (error) {
     const command = `push-kit keys vapid${action ? ` ${action}` : ''} --site ${site.name}`;
     const advice = isDatabaseInUse(error)

@@ -21,7 +21,7 @@ export interface KeysOptions {
 async function openFor(site: HostedSite, url: string | undefined, rotating: boolean): Promise<Database> {
   const dataDir = join(STATE_DIR, 'db');
   try {
-    return await openDatabase({ url, dataDir });
+    return await openDatabase({ url, dataDir, oneShot: true });
   } catch (error) {
     const inUse = isDatabaseInUse(error);
     const advice = inUse

@@ -10,7 +10,7 @@ import { ServerError } from '../errors.ts';
 import { initialiseEmbeddedDatabase } from './embedded-initdb.ts';
 import { lockEmbeddedDatabase } from './embedded-lock.ts';
 import { MIGRATIONS } from './migrations.ts';
-import { makePrivate } from './private-files.ts';
+import { makeFolderPrivate, makePrivate } from './private-files.ts';
 
 export interface QueryOptions {
   /**
@@ -260,6 +260,13 @@ export interface OpenDatabaseOptions {
   url?: string;
   /** Folder of the embedded database (created when missing). */
   dataDir: string;
+  /**
+   * A command that runs a few statements and closes (members, webhooks, keys, campaigns). On the embedded database
+   * it gathers no planner statistics (its handful of statements gain nothing from them; the next provider's open
+   * gathers them) and walks the data folder's ~1,200 files once, at the close, not at the open too: the open
+   * narrows the folder itself, which alone shuts others out while the command runs.
+   */
+  oneShot?: boolean;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
@@ -292,7 +299,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   try {
     await migrate(db);
     if (db.kind === 'embedded') {
-      await analyzeGrownTables(db);
+      if (!options.oneShot) await analyzeGrownTables(db);
       // Only one process at a time opens the embedded database: a claim found here is of a process that is
       // gone (killed, crashed), so its deliveries are sent by the next runner now, not after the lease.
       // (read first: the UPDATE opens the table's indexes and triggers, ~0.1-0.2 s of a start, for rows seldom there)
@@ -301,7 +308,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
         await db.query(`UPDATE deliveries SET claimed_at = NULL WHERE status = 'pending' AND claimed_at IS NOT NULL`);
       }
       // files of a database made before its modes were narrowed, and those PostgreSQL wrote while starting
-      await makePrivate(options.dataDir);
+      if (options.oneShot) await makeFolderPrivate(options.dataDir);
+      else await makePrivate(options.dataDir);
     }
   } catch (error) {
     await db.close().catch(() => undefined);

@@ -4,9 +4,9 @@ import { ServerError } from '../errors.ts';
 import { openDatabase, type Database } from './database.ts';
 import { redactedDatabaseUrl } from './database-url.ts';
 
-export async function openProviderDatabase(url: string | undefined, dataDir: string): Promise<Database> {
+export async function openProviderDatabase(url: string | undefined, dataDir: string, oneShot = false): Promise<Database> {
   try {
-    return await openDatabase({ url, dataDir });
+    return await openDatabase({ url, dataDir, oneShot });
   } catch (error) {
     throw ServerError.causedBy(error, 'E_DATABASE_OPEN', {
       database: url ? redactedDatabaseUrl(url) : dataDir,

@@ -31,3 +31,9 @@ export async function makePrivate(path: string): Promise<void> {
     if (!isGone(error)) throw error;
   });
 }
+
+/** Removes every group and other permission from the folder `path` itself, not from what it holds. */
+export async function makeFolderPrivate(path: string): Promise<void> {
+  const found = await lstat(path);
+  if (found.mode & OPEN_TO_OTHERS) await chmod(path, found.mode & 0o700);
+}

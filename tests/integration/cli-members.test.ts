@@ -1,9 +1,12 @@
 // `push-kit members` on the project's embedded database, as an owner runs it before `serve`: a member added with a
 // key (printed once) and one with a one-time sign-in link to the dashboard, the list, a new role, a removal, and a
-// wrong role refused before anything is opened. Each change is in the audit log as the command line's.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+// wrong role refused before anything is opened. Each change is in the audit log as the command line's, and the
+// database the commands opened is left private, as they found it open to others (made before modes were narrowed).
+import { execFile } from 'node:child_process';
+import { lstat, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { runCli, seedProjectDatabase } from '../support/cli-process.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/database.ts';
@@ -20,6 +23,8 @@ beforeAll(async () => {
   const init = await runCli(project, ['init', '--yes']);
   expect(init.status, init.stderr).toBe(0);
   await seedProjectDatabase(project);
+  const dataDir = join(project, '.push-kit', 'db');
+  await promisify(execFile)('sh', ['-c', 'chmod 755 "$1" && find "$1" -mindepth 1 -type f -exec chmod 666 {} +', 'sh', dataDir]);
   site = (await readdir(join(project, 'site-configs')))[0]!.replace(/\.json$/, '');
 });
 
@@ -53,6 +58,13 @@ describe('push-kit members', () => {
     expect(list.status, list.stderr).toBe(0);
     expect(list.stdout).toMatch(/^m_\w+ +editor +Ana {2}\(sign-in link unused, works until \d{4}-/);
     expect(list.stdout).not.toContain('Vic');
+
+    const stateDir = join(project, '.push-kit');
+    const entries = [stateDir, ...(await readdir(stateDir, { recursive: true })).map((entry) => join(stateDir, entry))];
+    const open: string[] = [];
+    for (const path of entries) if ((await lstat(path)).mode & 0o077) open.push(path);
+    expect(entries.length).toBeGreaterThan(900);
+    expect(open).toEqual([]);
 
     const db = await openDatabase({ dataDir: join(project, '.push-kit', 'db') });
     try {

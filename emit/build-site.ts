@@ -7,7 +7,7 @@ import type { SiteFeatures } from '../runtime/site-module.ts';
 import { siteConstants, siteFeatures } from '../compiler/features.ts';
 import { generateSiteModule, generateWorkerSiteModule } from '../compiler/site-module.ts';
 import { EmitError, emitError, type EmitErrorCode } from './errors.ts';
-import { bundleSite } from './bundle.ts';
+import { bundleSite, pushJsFolder } from './bundle.ts';
 import { renderPrompts } from './render-prompts.tsx';
 import { applyChildWindowColors } from './prompt-colors.ts';
 import { readIframeCss, renderChildWindow, renderManifest, renderSnippet } from './render-templates.ts';
@@ -54,7 +54,7 @@ export async function buildSite(configFile: string, outDir: string): Promise<Sit
       'pushkit:core-site': generateSiteModule(config, compiled, prompts, true),
       'pushkit:worker-site': generateWorkerSiteModule(config),
     };
-    const bundles = await bundleSite(modules, features, siteConstants(config));
+    const bundles = await bundleSite(modules, features, siteConstants(config), pushJsFolder(config.cdnUrl));
     const serverSyncUrl = config.serverSyncUrl.replace(/\/+$/, '');
     const outputs: OutputFile[] = [
       { path: 'push.js', content: bundles.push.code },

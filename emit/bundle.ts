@@ -39,6 +39,12 @@ const chunkDefines = Object.fromEntries(
   Object.keys(CHUNK_ENTRIES).map((name) => [`PK_CHUNKS.${name}`, JSON.stringify(chunkPlaceholder(name))]),
 );
 
+/**
+ * The folder the site's config says push.js is served from (cdnUrl, or the site's root, as the snippet loads it): where
+ * the core loads its chunks from when it cannot read its own URL (runtime/chunk-loader.ts).
+ */
+export const pushJsFolder = (cdnUrl: string | undefined): string => (cdnUrl ? `${cdnUrl.replace(/\/+$/, '')}/` : '/');
+
 /** A chunk's file name: its content's hash in it, so a cached old push.js never loads a newer chunk, nor the reverse. */
 export const chunkFileName = (name: string, code: string): string =>
   `push.${name}.${createHash('sha256').update(code).digest('hex').slice(0, 10)}.js`;
@@ -87,7 +93,7 @@ function generatedModulesPlugin(modules: GeneratedModules): Plugin {
 }
 
 /** The settings of every browser bundle: a minified IIFE with the site's modules, feature flags and constants. */
-function browserBundleOptions(modules: GeneratedModules, features: SiteFeatures, constants: SiteConstants) {
+function browserBundleOptions(modules: GeneratedModules, features: SiteFeatures, constants: SiteConstants, folder: string) {
   return {
     bundle: true,
     write: false,
@@ -99,7 +105,7 @@ function browserBundleOptions(modules: GeneratedModules, features: SiteFeatures,
     mangleProps: MANGLED_PROPS,
     reserveProps: RESERVED_PROPS,
     mangleCache: BOUNDARY_MANGLE_CACHE,
-    define: { ...featureDefines(features), ...constantDefines(constants), ...chunkDefines },
+    define: { ...featureDefines(features), ...constantDefines(constants), ...chunkDefines, PK_CHUNK_FOLDER: JSON.stringify(folder) },
     plugins: [generatedModulesPlugin(modules)],
     metafile: true,
     logLevel: 'silent',
@@ -111,8 +117,9 @@ export async function bundleEntry(
   modules: GeneratedModules,
   features: SiteFeatures,
   constants: SiteConstants = DEFAULT_CONSTANTS,
+  folder = '/',
 ): Promise<Bundle> {
-  const result = await build({ ...browserBundleOptions(modules, features, constants), entryPoints: [join(BROWSER_ROOT, entry)] });
+  const result = await build({ ...browserBundleOptions(modules, features, constants, folder), entryPoints: [join(BROWSER_ROOT, entry)] });
   const output = result.outputFiles[0];
   if (!output) throw emitError('E_BUNDLE_NO_OUTPUT', { entry });
   return { code: output.text, metafile: result.metafile };
@@ -149,11 +156,13 @@ export async function bundleSite(
   modules: GeneratedModules,
   features: SiteFeatures,
   constants: SiteConstants = DEFAULT_CONSTANTS,
+  /** pushJsFolder of the site's config. */
+  folder = '/',
 ): Promise<SiteBundles> {
   const result = await build({
     entryPoints: Object.fromEntries(Object.entries(SITE_ENTRIES).map(([name, entry]) => [name, join(BROWSER_ROOT, entry)])),
     outdir: '/pushkit-out',
-    ...browserBundleOptions(modules, features, constants),
+    ...browserBundleOptions(modules, features, constants, folder),
   });
   const bundles: Record<string, Bundle> = {};
   for (const name of Object.keys(SITE_ENTRIES) as Array<keyof typeof SITE_ENTRIES>) {

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
 import type { SiteConfig } from '../config/schema.ts';
+import { pushJsFolder } from './bundle.ts';
 import { emitError } from './errors.ts';
 
 const TEMPLATES = join(dirname(fileURLToPath(import.meta.url)), '../templates');
@@ -53,7 +54,7 @@ export async function renderSnippet(config: SiteConfig): Promise<string> {
   // iOS names the home-screen icon by this link; a site with iOS home-screen apps gets it.
   const appleTouchIcon = config.iosHomeScreen.enabled ? config.style.iconUrl : undefined;
   // push.js from the site's own origin, or from the folder the config names (cdnUrl)
-  const pushJsUrl = config.cdnUrl ? `${config.cdnUrl.replace(/\/+$/, '')}/push.js` : '/push.js';
+  const pushJsUrl = `${pushJsFolder(config.cdnUrl)}push.js`;
   return render('snippet.html.hbs', { manifestUrl: config.manifestUrl, appleTouchIcon, pushJsUrl });
 }
 

@@ -11,14 +11,7 @@ export interface ChunkScript extends HTMLScriptElement {
 
 import type { Transport } from './create-services.ts';
 import { afterLoad } from './after-load.ts';
-
-// Read while push.js runs: currentScript is only set then. `base`: push.js's folder (a URL without its query and
-// fragment, up to its last slash), so a chunk's URL is the folder and its file name, without a `new URL`: the page's
-// first URL object costs a first visit 0.1-0.2 ms (issue 34).
-const own = document.currentScript as HTMLScriptElement | null;
-const url = ((own && own.src) || location.href).split('#')[0]!.split('?')[0]!;
-const base = url.slice(0, url.lastIndexOf('/') + 1);
-const nonce = own && own.nonce;
+import { safely } from './storage.ts';
 
 /**
  * Loads the chunk `file` (after the page's load) and resolves its exports; rejects when it cannot be run. The element
@@ -28,16 +21,26 @@ const nonce = own && own.nonce;
 export const loadChunk = <T>(file: string): Promise<T> =>
   new Promise<T>((resolve, reject) => {
     const script = document.createElement('script') as ChunkScript;
-    script.src = base + file;
-    if (nonce) script.nonce = nonce;
     script.pushkitChunk = (exports) => {
       // ran: its load event calls nothing (the call, and an Error's stack recorded under DevTools, cost 0.1 ms)
       script.onload = null;
       resolve(exports as T);
     };
     // a file that loaded but did not run (not our chunk), or did not load
-    script.onload = script.onerror = () => reject(new Error(file));
-    void afterLoad().then(() => document.head.appendChild(script));
+    script.onload = script.onerror = () => reject(Error(file));
+    void afterLoad().then(() => {
+      // push.js's folder (its URL up to the last slash before a query or fragment), from an Error's stack: a microtask's,
+      // whose one frame is this function, so only it is re-parsed for its position; Chromium, Firefox and Safari each
+      // print a frame's script URL whole. Not `document.currentScript` while push.js runs: the page's first element
+      // wrapper costs 1-2 ms of CPU, and an in-sync view loads no chunk (issue 34, round fourteen). A stack without an
+      // http(s) URL (a page's `Error.stackTraceLimit = 0`, or an `Error.prepareStackTrace` of its own) leaves the folder
+      // the site's config names (cdnUrl, or the site's root). No `new URL`: the page's first URL object costs 0.1-0.2 ms.
+      // (the match, an array of one string, reads as that string)
+      script.src = (/https?:\/\/[^\s?#]*\//.exec(safely(() => Error().stack)!) || PK_CHUNK_FOLDER) + file;
+      // a policy of nonces: the page's, from the first element that carries one (push.js's own does)
+      script.nonce = (document.querySelector<HTMLElement>('script[nonce]') || script).nonce!;
+      document.head.appendChild(script);
+    });
   });
 
 /** `load` called once; a failure is forgotten, so a later call tries again. */

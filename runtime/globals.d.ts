@@ -23,3 +23,6 @@ declare module 'pushkit:worker-site' {
 declare const PK_CHUNKS: {
   lifecycle: string;
 };
+
+/** The folder the site's config says push.js is served from (cdnUrl, or '/'): the chunks' when push.js cannot read its own URL. */
+declare const PK_CHUNK_FOLDER: string;

@@ -2,7 +2,7 @@
 import type { CookieStore, KeyValueStore } from './services.ts';
 
 /** Runs `fn`, returning `fallback` when the browser refuses (private mode, blocked storage, sandboxed frame). */
-const safely = <T>(fn: () => T, fallback?: T): T => {
+export const safely = <T>(fn: () => T, fallback?: T): T => {
   try {
     return fn();
   } catch {

@@ -26,23 +26,26 @@ const permissionStatus = (): Promise<PermissionStatus> => navigator.permissions.
 const subscriptionOf = (scope: string): Promise<PushSubscription | null | undefined> =>
   navigator.serviceWorker.getRegistration(scope).then((registration) => registration && registration.pushManager.getSubscription());
 
-export async function decideView(services: CoreServices): Promise<ViewDecision> {
+/** `search`: the page's query, '' where the URL has none. */
+export async function decideView(services: CoreServices, search: URLSearchParams | ''): Promise<ViewDecision> {
   const { site_: site, local_: local, cookies_: cookies } = services;
   // Where an opt-in path other than standard Web Push may be taken (Safari's legacy push, a home-screen app, the
   // child window), what the core needs of it; the browser's name and version are the chunk's (the flags are written
-  // out each time, so esbuild drops the unused side; `view` is undefined in a standard build and read only behind them).
-  const view = (PK_FEATURES.safari || PK_FEATURES.iosHomeScreen || PK_FEATURES.childWindow ? coreSupport(site) : undefined) as CoreSupport;
-  const capable = PK_FEATURES.safari || PK_FEATURES.iosHomeScreen || PK_FEATURES.childWindow ? view.capable_ : standardPushCapable(site);
+  // out each time, so esbuild drops the unused side; `view` is set and read only behind them: esbuild keeps an unused local's value).
+  let view!: CoreSupport;
+  const capable =
+    PK_FEATURES.safari || PK_FEATURES.iosHomeScreen || PK_FEATURES.childWindow
+      ? (view = coreSupport(site)).capable_
+      : standardPushCapable(site);
   const full: ViewDecision = { _full: true, _offer: false, _canPush: capable };
-  const search = new URLSearchParams(location.search);
   // Uuid handling (visitor-id.ts) is the chunk's: adopting one from the URL, a link, and a new visitor's uuid, made
   // where the chunk first runs for the visitor (the sync, a link and the child window are what read it), not on a
   // view that only arms the prompt (a first visit's crypto and cookie write, 0.4 ms of its main thread; issue 34).
-  const fromUrl = valid(search.get('uuid'), BROWSER_ID_PATTERN);
+  const fromUrl = valid(search && search.get('uuid'), BROWSER_ID_PATTERN);
   if (
     (fromUrl && fromUrl !== valid(cookies.get(Key.UUID_COOKIE), BROWSER_ID_PATTERN)) ||
     local.get(Key.UPDATE_SUBSCRIBER_ID) ||
-    search.has(Key.OPT_OUT)
+    (search && search.has(Key.OPT_OUT))
   )
     return full;
   const subscriberId = services.subscriberId_();

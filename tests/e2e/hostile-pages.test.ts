@@ -348,6 +348,34 @@ describe('push.js on hostile host pages (Chromium)', () => {
       harness.site.pageHeaders = {};
     }
   });
+
+  it('a page without stack traces (`Error.stackTraceLimit = 0`), or whose `Error.prepareStackTrace` throws: the chunk comes from the folder the config names, the visitor subscribes, nothing escapes', async () => {
+    // push.js reads its folder from an Error's stack; without one, the config's (no cdnUrl: the site's root, as the
+    // snippet loads push.js), not /lib/v2/ where this page loads it from
+    const fromConfig = new RegExp(`^${harness.site.url}/push\\.lifecycle\\.[0-9a-f]{10}\\.js$`);
+    const chunks: string[] = [];
+    const watchChunks = async (page: Page) =>
+      page.on('request', (request) => /push\.lifecycle\./.test(request.url()) && chunks.push(request.url()));
+    const first = await open('/nonce-folder.html', () => void (Error.stackTraceLimit = 0), watchChunks);
+    await runtimeReady(first.page);
+    const outcome = await subscribe(first.page);
+    expect(outcome.result.status).toBe('SUBSCRIBED');
+    expect(chunks).toEqual([expect.stringMatching(fromConfig)]);
+    await expectHostUnharmed(first);
+
+    // a subscriber's view loads the chunk for an opt-in call: the notice that the visitor is subscribed
+    const throwingHook = (): void => {
+      (Error as unknown as { prepareStackTrace: () => never }).prepareStackTrace = () => {
+        throw new TypeError('the page formats no stack');
+      };
+    };
+    const next = await open('/nonce-folder.html', throwingHook, watchChunks);
+    await runtimeReady(next.page);
+    await next.page.evaluate(() => (window as unknown as { pushkit: { push(call: unknown[]): void } }).pushkit.push(['triggerOptIn']));
+    await next.page.locator('[data-pk="subscribed"]').waitFor({ state: 'visible' });
+    expect(chunks).toEqual([expect.stringMatching(fromConfig), expect.stringMatching(fromConfig)]);
+    await expectHostUnharmed(next);
+  });
 });
 
 async function securityMdScriptHash(): Promise<string> {

@@ -30,14 +30,14 @@ export const loadChunk = <T>(file: string): Promise<T> =>
     script.onload = script.onerror = () => reject(Error(file));
     void afterLoad().then(() => {
       // push.js's folder (its URL up to the last slash before a query or fragment), from an Error's stack: a microtask's,
-      // whose one frame is this function, so only it is re-parsed for its position; Chromium, Firefox and Safari each
-      // print a frame's script URL whole. Not `document.currentScript` while push.js runs: the page's first element
-      // wrapper costs 1-2 ms of CPU, and an in-sync view loads no chunk (issue 34, round fourteen). A stack without an
-      // http(s) URL (a page's `Error.stackTraceLimit = 0`, or an `Error.prepareStackTrace` of its own) leaves the folder
-      // the site's config names (cdnUrl, or the site's root). No `new URL`: the page's first URL object costs 0.1-0.2 ms.
-      // (the match, an array of one string, reads as that string)
+      // whose frames are this function and the two small ones it calls, so only they are re-parsed for their positions;
+      // Chromium, Firefox and Safari each print a frame's script URL whole. Not `document.currentScript` while push.js
+      // runs: the page's first element wrapper costs 1-2 ms of CPU, and an in-sync view loads no chunk (issue 34, round
+      // fourteen). A stack without an http(s) URL (a page's `Error.stackTraceLimit = 0`, or an `Error.prepareStackTrace`
+      // of its own, even one that throws) leaves the folder the site's config names (cdnUrl, or the site's root). No
+      // `new URL`: the page's first URL object costs 0.1-0.2 ms. (The match, an array of one string, reads as that string.)
       script.src = (/https?:\/\/[^\s?#]*\//.exec(safely(() => Error().stack)!) || PK_CHUNK_FOLDER) + file;
-      // a policy of nonces: the page's, from the first element that carries one (push.js's own does)
+      // a policy of nonces: the page's, from its first script that carries one (push.js's own does)
       script.nonce = (document.querySelector<HTMLElement>('script[nonce]') || script).nonce!;
       document.head.appendChild(script);
     });

@@ -57,10 +57,12 @@ describe('push.js against a slow or failing provider (Chromium)', () => {
     };
     const view = await harness.open('/page.html', undefined, (page) => page.route(SYNC, slow));
     await runtimeReady(view.page);
-    const loadMs = await view.page.evaluate(
+    // the page's load has ended while no reply of the provider has come (not a time limit: a loaded machine is slow)
+    const loadEnded = await view.page.evaluate(
       () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).loadEventEnd,
     );
-    expect(loadMs).toBeLessThan(2000);
+    expect(loadEnded).toBeGreaterThan(0);
+    expect(delays).toEqual([]);
 
     const startedAt = Date.now();
     const outcome = harness.subscribe(view.page);

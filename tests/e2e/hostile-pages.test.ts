@@ -287,19 +287,8 @@ describe('push.js on hostile host pages (Chromium)', () => {
   });
 
   it('a strict Content-Security-Policy as SECURITY.md states it: no violation, the prompt is styled, the visitor subscribes', async () => {
-    const provider = harness.stack.providerUrl;
-    harness.site.pageHeaders = {
-      'content-security-policy': [
-        "default-src 'none'",
-        // no provider origin: push.js reads the JSONP replies (the sync) as text, never as script
-        `script-src 'self' '${await securityMdScriptHash()}'`,
-        `connect-src ${provider}`,
-        `img-src 'self' ${provider}`,
-        "style-src 'self'",
-        "worker-src 'self'",
-        "manifest-src 'self'",
-      ].join('; '),
-    };
+    // no provider origin: push.js reads the JSONP replies (the sync) as text, never as script
+    harness.site.pageHeaders = { 'content-security-policy': strictPolicy(`'self' '${await securityMdScriptHash()}'`) };
     try {
       const view = await open('/page.html');
       await runtimeReady(view.page);
@@ -319,18 +308,8 @@ describe('push.js on hostile host pages (Chromium)', () => {
   });
 
   it("a policy of nonces only (no 'self'), push.js in a folder of its own with a query: the chunk comes from that folder with the nonce, the visitor subscribes", async () => {
-    harness.site.pageHeaders = {
-      'content-security-policy': [
-        "default-src 'none'",
-        // a script element push.js adds without the page's nonce would be refused
-        "script-src 'nonce-pk-nonce'",
-        `connect-src ${harness.stack.providerUrl}`,
-        `img-src 'self' ${harness.stack.providerUrl}`,
-        "style-src 'self'",
-        "worker-src 'self'",
-        "manifest-src 'self'",
-      ].join('; '),
-    };
+    // a script element push.js adds without the page's nonce would be refused
+    harness.site.pageHeaders = { 'content-security-policy': strictPolicy("'nonce-pk-nonce'") };
     try {
       const chunks: string[] = [];
       const view = await open('/nonce-folder.html', undefined, async (page) => {
@@ -377,6 +356,20 @@ describe('push.js on hostile host pages (Chromium)', () => {
     await expectHostUnharmed(next);
   });
 });
+
+/** SECURITY.md's policy for push.js, with `scriptSrc` as its script-src. */
+function strictPolicy(scriptSrc: string): string {
+  const provider = harness.stack.providerUrl;
+  return [
+    "default-src 'none'",
+    `script-src ${scriptSrc}`,
+    `connect-src ${provider}`,
+    `img-src 'self' ${provider}`,
+    "style-src 'self'",
+    "worker-src 'self'",
+    "manifest-src 'self'",
+  ].join('; ');
+}
 
 async function securityMdScriptHash(): Promise<string> {
   const text = await readFile(new URL('../../SECURITY.md', import.meta.url), 'utf8');

@@ -3,11 +3,11 @@
 // close ends a connection that never sent a request and an idle kept-alive one at once, answers a request it was
 // answering (the client reads the whole reply) and then ends its connection, and cuts one still unanswered at the
 // grace period.
-import { connect, type Socket } from 'node:net';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { startProvider, type Provider } from '../../server/start-provider.ts';
 import { embeddedDatabaseDir } from '../../server/state-paths.ts';
 import { seedMigratedDatabase } from '../support/migrated-database.ts';
+import { rawClient, type RawClient } from '../support/raw-client.ts';
 import { tempDir, testSite } from '../support/server.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -23,27 +23,9 @@ async function provider(options: Parameters<typeof startProvider>[0] = {}): Prom
   return started;
 }
 
-interface Client {
-  socket: Socket;
-  received(): string;
-  closed(): boolean;
-}
+type Client = RawClient;
 
-async function client(server: Provider): Promise<Client> {
-  const socket = connect({ host: server.host, port: server.port });
-  cleanups.push(async () => void socket.destroy());
-  let text = '';
-  let closed = false;
-  socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => (text += chunk));
-  socket.on('error', () => undefined);
-  socket.on('close', () => (closed = true));
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', resolve);
-    socket.once('error', reject);
-  });
-  return { socket, received: () => text, closed: () => closed };
-}
+const client = (server: Provider): Promise<Client> => rawClient(server, cleanups);
 
 /** The whole reply on `connection` once it is in: its status line and body. */
 async function reply(connection: Client): Promise<{ status: string; body: string }> {

@@ -3,11 +3,11 @@
 // could hold every file descriptor. A real provider on real sockets: a trickled body is cut off at the request
 // timeout while other clients are answered, and one address's connections past the cap are closed as they open
 // while another address (127.0.0.2, loopback on Linux) still connects; a trusted proxy is not capped.
-import { connect, type Socket } from 'node:net';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { startProvider, type Provider } from '../../server/start-provider.ts';
 import { embeddedDatabaseDir } from '../../server/state-paths.ts';
 import { seedMigratedDatabase } from '../support/migrated-database.ts';
+import { rawClient, type RawClient } from '../support/raw-client.ts';
 import { tempDir, testSite } from '../support/server.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -24,29 +24,10 @@ async function provider(options: Parameters<typeof startProvider>[0]): Promise<P
   return started;
 }
 
-interface Client {
-  socket: Socket;
-  /** Everything the provider sent. */
-  received(): string;
-  closed(): boolean;
-}
+type Client = RawClient;
 
 /** A raw TCP connection to the provider from `localAddress`. */
-async function client(server: Provider, localAddress = '127.0.0.1'): Promise<Client> {
-  const socket = connect({ host: server.host, port: server.port, localAddress });
-  cleanups.push(async () => void socket.destroy());
-  let text = '';
-  let closed = false;
-  socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => (text += chunk));
-  socket.on('error', () => undefined);
-  socket.on('close', () => (closed = true));
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', resolve);
-    socket.once('error', reject);
-  });
-  return { socket, received: () => text, closed: () => closed };
-}
+const client = (server: Provider, localAddress?: string): Promise<Client> => rawClient(server, cleanups, localAddress);
 
 /** Sends GET /health on a kept-alive connection; resolves with the status line once the whole reply is in. */
 async function health(connection: Client, timeoutMs = 3_000): Promise<string> {

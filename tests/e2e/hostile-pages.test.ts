@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runtimeReady, startHostileHarness, verdict, type HostileHarness } from '../fixtures/e2e/hostile-site.ts';
+import { runtimeReady, startHostileHarness, verdict, type HostileHarness, type View } from '../fixtures/e2e/hostile-site.ts';
 
 let harness: HostileHarness;
 let open: HostileHarness['open'];
@@ -298,10 +298,7 @@ describe('push.js on hostile host pages (Chromium)', () => {
       const notice = view.page.locator('[data-pk="subscribed"]');
       await notice.waitFor({ state: 'visible' });
       expect(await notice.evaluate((element) => getComputedStyle(element).position)).toBe('fixed');
-      expect((await verdict(view.page)).violations).toEqual([]);
-      expect(view.consoleErrors.filter((text) => /Content Security Policy/i.test(text))).toEqual([]);
-      await expectHostUnharmed(view);
-      await view.page.close();
+      await expectPolicyKept(view);
     } finally {
       harness.site.pageHeaders = {};
     }
@@ -319,10 +316,7 @@ describe('push.js on hostile host pages (Chromium)', () => {
       const outcome = await subscribe(view.page);
       expect(outcome.result.status).toBe('SUBSCRIBED');
       expect(chunks).toEqual([expect.stringMatching(new RegExp(`^${harness.site.url}/lib/v2/push\\.lifecycle\\.[0-9a-f]{10}\\.js$`))]);
-      expect((await verdict(view.page)).violations).toEqual([]);
-      expect(view.consoleErrors.filter((text) => /Content Security Policy/i.test(text))).toEqual([]);
-      await expectHostUnharmed(view);
-      await view.page.close();
+      await expectPolicyKept(view);
     } finally {
       harness.site.pageHeaders = {};
     }
@@ -356,6 +350,14 @@ describe('push.js on hostile host pages (Chromium)', () => {
     await expectHostUnharmed(next);
   });
 });
+
+/** No violation of the page's policy reported or logged, and the host page unharmed; closes the view. */
+async function expectPolicyKept(view: View): Promise<void> {
+  expect((await verdict(view.page)).violations).toEqual([]);
+  expect(view.consoleErrors.filter((text) => /Content Security Policy/i.test(text))).toEqual([]);
+  await expectHostUnharmed(view);
+  await view.page.close();
+}
 
 /** SECURITY.md's policy for push.js, with `scriptSrc` as its script-src. */
 function strictPolicy(scriptSrc: string): string {

@@ -144,7 +144,7 @@ for name in "${alone[@]}"; do
   alone_excludes+=(--exclude "tests/integration/$name.test.ts")
   alone_files+=("tests/integration/$name.test.ts")
 done
-# The integration files' temporary folders (projects, state folders, a copy of the migrated database per provider,
+# The integration and browser files' temporary folders (projects, state folders, a copy of the migrated database each,
 # 1,180 files each) on tmpfs when the machine has one with room: copying the database took 0.6-0.9 s of CPU on ext4
 # at load 12 (the kernel's file creation and journal) against 0.07-0.08 s on /dev/shm, and the databases' writes
 # and syncs no longer wait on the disk (cli-members: 98-214 s against 73-109 s at load 12-26, alternating). A
@@ -158,8 +158,8 @@ fi
 export_tmp() { if [ -n "$integration_tmp" ]; then TMPDIR="$integration_tmp" "$@"; else "$@"; fi; }
 step "integration tests" export_tmp npx vitest run tests/integration "${alone_excludes[@]}" --maxWorkers=2 --no-isolate --reporter=default --reporter=json --outputFile.json=tests/artifacts/integration.json
 step "integration tests that measure time, one at a time" export_tmp npx vitest run "${alone_files[@]}" --maxWorkers=1 --reporter=default --reporter=json --outputFile.json=tests/artifacts/integration-alone.json
-[ -n "$integration_tmp" ] && rm -rf "$integration_tmp"
-step "browser end-to-end tests" npx vitest run --config vitest.e2e.config.ts --reporter=default --reporter=json --outputFile.json=tests/artifacts/e2e.json
+# the browser files' too: each copies the migrated database for its provider, and Chromium writes its profiles there
+step "browser end-to-end tests" export_tmp npx vitest run --config vitest.e2e.config.ts --reporter=default --reporter=json --outputFile.json=tests/artifacts/e2e.json
 
 node -e '
   let passed = 0, failed = 0;

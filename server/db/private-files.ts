@@ -4,6 +4,7 @@
 // pg_stat/) follow the umask. The data folder is kept 0700, which alone shuts others out (they cannot traverse it),
 // and its contents are narrowed to the owner after a copy, after an open and after a close.
 import { chmod, lstat, readdir } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 
 /** Permission bits of group and others. */
@@ -11,12 +12,17 @@ export const OPEN_TO_OTHERS = 0o077;
 
 const isGone = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
 
+/** Takes group and others' permissions off `path` itself, whose lstat is `found`. */
+async function narrowItself(path: string, found: Stats): Promise<void> {
+  if (found.mode & OPEN_TO_OTHERS) await chmod(path, found.mode & 0o700);
+}
+
 async function narrow(path: string): Promise<void> {
   const found = await lstat(path);
   // A symbolic link's own mode means nothing; what it points at is not ours to change.
   if (found.isSymbolicLink()) return;
   // a folder first: from then on nobody else can reach what is inside
-  if (found.mode & OPEN_TO_OTHERS) await chmod(path, found.mode & 0o700);
+  await narrowItself(path, found);
   if (!found.isDirectory()) return;
   const entries = await readdir(path);
   await Promise.all(entries.map((entry) => makePrivate(join(path, entry))));
@@ -34,6 +40,5 @@ export async function makePrivate(path: string): Promise<void> {
 
 /** Removes every group and other permission from the folder `path` itself, not from what it holds. */
 export async function makeFolderPrivate(path: string): Promise<void> {
-  const found = await lstat(path);
-  if (found.mode & OPEN_TO_OTHERS) await chmod(path, found.mode & 0o700);
+  await narrowItself(path, await lstat(path));
 }

@@ -68,7 +68,7 @@ cleanup() {
     runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg_dir/data" -m immediate stop >/dev/null 2>&1
   fi
   rm -rf "$pg_dir" "$PUSHKIT_TEST_DB_TEMPLATES"
-  [ -n "${integration_tmp:-}" ] && rm -rf "$integration_tmp"
+  [ -n "${tests_tmp:-}" ] && rm -rf "$tests_tmp"
 }
 trap cleanup EXIT
 setup_log=$(mktemp)
@@ -149,13 +149,13 @@ done
 # at load 12 (the kernel's file creation and journal) against 0.07-0.08 s on /dev/shm, and the databases' writes
 # and syncs no longer wait on the disk (cli-members: 98-214 s against 73-109 s at load 12-26, alternating). A
 # small /dev/shm (a container's 64 MB) is not used.
-integration_tmp=""
+tests_tmp=""
 if [ "$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')" -ge 4194304 ] 2>/dev/null; then
-  integration_tmp=$(mktemp -d /dev/shm/push-kit-tests.XXXXXX)
+  tests_tmp=$(mktemp -d /dev/shm/push-kit-tests.XXXXXX)
   # as /tmp lets them: another user reaches a project made readable (security-private-state's control), lists none
-  chmod 711 "$integration_tmp"
+  chmod 711 "$tests_tmp"
 fi
-export_tmp() { if [ -n "$integration_tmp" ]; then TMPDIR="$integration_tmp" "$@"; else "$@"; fi; }
+export_tmp() { if [ -n "$tests_tmp" ]; then TMPDIR="$tests_tmp" "$@"; else "$@"; fi; }
 step "integration tests" export_tmp npx vitest run tests/integration "${alone_excludes[@]}" --maxWorkers=2 --no-isolate --reporter=default --reporter=json --outputFile.json=tests/artifacts/integration.json
 step "integration tests that measure time, one at a time" export_tmp npx vitest run "${alone_files[@]}" --maxWorkers=1 --reporter=default --reporter=json --outputFile.json=tests/artifacts/integration-alone.json
 # the browser files' too: each copies the migrated database for its provider, and Chromium writes its profiles there

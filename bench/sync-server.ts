@@ -1,7 +1,8 @@
 // Figure 4 of the benchmarks: requests per second and p50 / p99 latency of /syncSubscriptionAction.php under
 // a mix of insert, update and http-sync (autocannon on loopback), on the embedded database and on PostgreSQL
-// (when PUSHKIT_BENCH_DATABASE_URL is set), against the floor: a bare fastify route that parses the same form
-// body and answers without touching a database, measured in the same run.
+// (when PUSHKIT_BENCH_DATABASE_URL is set: a new database on that server each round, dropped after), against the
+// floor: a bare fastify route that parses the same form body and answers without touching a database, measured in
+// the same run.
 //   npx tsx bench/sync-server.ts [--seconds 10] [--connections 50] [--rounds 1] [--no-embedded] [--warm-up 10] [--per-second]
 // --rounds N: N rounds, each the floor and then the providers, one after the other; every round's rows and the
 // median ratio of each row to its round's floor (a loaded machine moves both sides of a round together).
@@ -22,6 +23,7 @@ import Fastify from 'fastify';
 import formbody from '@fastify/formbody';
 import pg from 'pg';
 import { startProvider } from '../server/start-provider.ts';
+import { createThrowawayDatabase } from '../tests/support/throwaway-postgres.ts';
 import { benchArgs, wholeNumber } from './bench-args.ts';
 
 const USAGE = 'npx tsx bench/sync-server.ts [--seconds 10] [--connections 50] [--rounds 1] [--no-embedded] [--warm-up 10] [--per-second]';
@@ -38,7 +40,7 @@ const SECONDS = wholeNumber('seconds', values.seconds, USAGE);
 const CONNECTIONS = wholeNumber('connections', values.connections, USAGE);
 const ROUNDS = wholeNumber('rounds', values.rounds, USAGE);
 const WARM_UP = wholeNumber('warm-up', values['warm-up'], USAGE, 0);
-// A prefix of this run's endpoints: rounds against one PostgreSQL database never find another round's subscribers.
+// A prefix of this run's endpoints (each round's PostgreSQL database is new as well).
 let runId = `${Date.now().toString(36)}`;
 const HASH = 'bench-site-0001';
 const ORIGIN = 'https://bench.example';
@@ -277,7 +279,14 @@ for (let round = 0; round < ROUNDS; round += 1) {
   const results: Figures[] = [await measureFloor()];
   if (!values['no-embedded']) results.push(await measureProvider('push-kit, embedded database (PGlite)', join(work, `r${round}`)));
   if (process.env.PUSHKIT_BENCH_DATABASE_URL) {
-    results.push(await measureProvider('push-kit, PostgreSQL', join(work, `r${round}`), process.env.PUSHKIT_BENCH_DATABASE_URL));
+    // a new database each round, as the embedded row's new state folder: rows left by earlier rounds and runs (the
+    // server's own database had grown to 810 MB of them) would make each round insert into larger indexes
+    const database = await createThrowawayDatabase(process.env.PUSHKIT_BENCH_DATABASE_URL, 'pushkit_bench_sync');
+    try {
+      results.push(await measureProvider('push-kit, PostgreSQL', join(work, `r${round}`), database.url));
+    } finally {
+      await database.drop();
+    }
   } else if (round === 0) {
     console.log('(PostgreSQL skipped: set PUSHKIT_BENCH_DATABASE_URL=postgres://... to include it)');
   }

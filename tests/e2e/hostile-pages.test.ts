@@ -249,7 +249,7 @@ describe('push.js on hostile host pages (Chromium)', () => {
     expect(subscriberId).toMatch(/^[\w-]+$/);
     expect(await subscriberRows(next.page)).toEqual([{ id: subscriberId, status: 'subscribed' }]);
     await expectHostUnharmed(next);
-  }, 30_000);
+  });
 
   it('the script loaded twice (snippet pasted twice and one more script tag): one runtime, one prompt, one insert', async () => {
     const view = await open('/twice.html');

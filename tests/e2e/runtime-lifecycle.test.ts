@@ -292,7 +292,7 @@ describe('the subscriber lifecycle in Chromium against the real provider', () =>
     });
     expect(await subscriberRow(subscriberId)).toMatchObject({ status: 'subscribed', language: 'fr-FR' });
     await back.page.close();
-  }, 20_000);
+  });
 
   it('a uuid in the URL is adopted into the uuid cookie and linked to the stored subscriber with update-subscriberId', async () => {
     const uuid = '3f2b6c1e-8d4a-4f1b-9c7e-2a5d8e6f0b14';

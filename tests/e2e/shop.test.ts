@@ -148,7 +148,7 @@ describe('online shop', () => {
     expect(cartReads).toHaveLength(1);
     expect(orderReads).toEqual([]);
     await page.close();
-  }, 30_000);
+  });
 
   it('the order page: the order read from the provider 3 s after load, the order event with every field, the order segment joined', async () => {
     const page = await browser.context.newPage();
@@ -201,7 +201,7 @@ describe('online shop', () => {
     // the order, read by the buyer's order page, withdrew the cart reminder
     expect(await waitingReminders()).toEqual([]);
     await page.close();
-  }, 30_000);
+  });
 
   it("a second product added: the cart event describes it (the line of the posted variant), not the cart's first line", async () => {
     const page = await browser.context.newPage();
@@ -245,7 +245,7 @@ describe('online shop', () => {
     const cart = (await page.evaluate(() => fetch('/cart.js').then((reply) => reply.json()))) as { items: { title: string }[] };
     expect(cart.items[0]!.title).toBe(PEN.title);
     await page.close();
-  }, 30_000);
+  });
 
   it('a failed add (the shop refuses the post): the next view reads /cart.js once, the views after it not at all', async () => {
     // On the browser's own clock: which page made the post is told by time, which this file's installed clock moves.
@@ -272,7 +272,7 @@ describe('online shop', () => {
     } finally {
       await own.close();
     }
-  }, 30_000);
+  });
 
   it('a product page view (<meta name="pushkit-product">): recorded by the provider with consent, not even sent without', async () => {
     const page = await browser.context.newPage();
@@ -309,7 +309,7 @@ describe('online shop', () => {
       (window as unknown as { pushkit: { setTrackingConsent(allowed: boolean): void } }).pushkit.setTrackingConsent(true),
     );
     await page.close();
-  }, 30_000);
+  });
 
   it('with tracking consent refused, a cart add joins no shop segment: the cart is not read', async () => {
     const page = await browser.context.newPage();
@@ -332,7 +332,7 @@ describe('online shop', () => {
       (window as unknown as { pushkit: { setTrackingConsent(allowed: boolean): void } }).pushkit.setTrackingConsent(true),
     );
     await page.close();
-  }, 30_000);
+  });
 
   it("an opted-out visitor's shop pages read neither /cart.js nor the order", async () => {
     const page = await browser.context.newPage();
@@ -351,5 +351,5 @@ describe('online shop', () => {
     await pastReadDelays(page);
     expect(reads.map((read) => read.url.pathname)).toEqual([]);
     await page.close();
-  }, 30_000);
+  });
 });

@@ -14,33 +14,6 @@ step() {
   shift
   "$@" || status=1
 }
-# The static checks need only node_modules: they run while Debian's packages install and PostgreSQL starts, in
-# lanes (each tool uses one core). package.json's type checks (`npm run typecheck`, its projects one after the
-# other) were the longest lane: at load 36 to 41, tsconfig.json's program took 57 s of CPU and the other three
-# projects 29, against 61 for the schema, lint and formatting and 42 for the package build, so the type checks
-# ran on alone at the end. They run in two lanes: the first project in one, the others in the second.
-static_log=$(mktemp)
-types_log=$(mktemp)
-types_more_log=$(mktemp)
-mapfile -t typecheck_steps < <(node -e 'for (const step of require("./package.json").scripts.typecheck.split(" && ")) console.log(step)')
-typecheck() { PATH="$PWD/node_modules/.bin:$PATH" bash -c "$1"; }
-(
-  step "typecheck (${typecheck_steps[0]})" typecheck "${typecheck_steps[0]}"
-  exit $status
-) >"$types_log" 2>&1 &
-types_pid=$!
-(
-  for command in "${typecheck_steps[@]:1}"; do step "typecheck ($command)" typecheck "$command"; done
-  exit $status
-) >"$types_more_log" 2>&1 &
-types_more_pid=$!
-(
-  step "JSON Schema is current" npx tsx config/write-json-schema.ts --check
-  step "lint" npm run -s lint
-  step "formatting (Prettier)" npm run -s format:check
-  exit $status
-) >"$static_log" 2>&1 &
-static_pid=$!
 # The compiled package (`npm run build`, as packed): every test that spawns `push-kit` runs it (the shipped path,
 # and Node starts it in a third of the time tsx takes on the sources), and package-install.test.ts packs it
 # instead of building again, as long as the tree is the one built (the fingerprint, tests/support/package-build.ts).
@@ -52,6 +25,38 @@ build_fingerprint=$(mktemp)
   exit $status
 ) >"$build_log" 2>&1 &
 build_pid=$!
+# The static checks (~150 CPU-s: tsconfig.json's program, the other type checks, the schema, lint, Prettier) need
+# only node_modules and no test needs them: they run at the lowest priority beside the package build, the unit and
+# the integration tests, on the CPU those leave idle (the end of each stage, a test waiting on a child process or
+# a socket), and what is left of them runs before the files that measure time. Waiting for them before the unit
+# tests left a core idle at the end of the static stage (the longest lane alone) and gave none of the tests' idle
+# time to them. In lanes (each tool uses one core): the first type check in one, the others in a second.
+static_log=$(mktemp)
+types_log=$(mktemp)
+types_more_log=$(mktemp)
+mapfile -t typecheck_steps < <(node -e 'for (const step of require("./package.json").scripts.typecheck.split(" && ")) console.log(step)')
+typecheck() { PATH="$PWD/node_modules/.bin:$PATH" bash -c "$1"; }
+lowest_priority() { renice -n 19 -p "$BASHPID" >/dev/null 2>&1 || true; }
+(
+  lowest_priority
+  step "typecheck (${typecheck_steps[0]})" typecheck "${typecheck_steps[0]}"
+  exit $status
+) >"$types_log" 2>&1 &
+types_pid=$!
+(
+  lowest_priority
+  for command in "${typecheck_steps[@]:1}"; do step "typecheck ($command)" typecheck "$command"; done
+  exit $status
+) >"$types_more_log" 2>&1 &
+types_more_pid=$!
+(
+  lowest_priority
+  step "JSON Schema is current" npx tsx config/write-json-schema.ts --check
+  step "lint" npm run -s lint
+  step "formatting (Prettier)" npm run -s format:check
+  exit $status
+) >"$static_log" 2>&1 &
+static_pid=$!
 
 # Debian's packages install and the throwaway PostgreSQL starts in the background: on a fresh machine the download
 # overlaps the static checks, the package build and the unit tests (none of which needs them).
@@ -113,16 +118,13 @@ setup_log=$(mktemp)
 ) >"$setup_log" 2>&1 &
 setup_pid=$!
 
-wait "$types_pid" || status=1
-wait "$types_more_pid" || status=1
-wait "$static_pid" || status=1
 if wait "$build_pid"; then
   export PUSHKIT_COMPILED_CLI=1 PUSHKIT_TEST_PACKAGE_BUILT="$(cat "$build_fingerprint")"
 else
   status=1
 fi
-cat "$types_log" "$types_more_log" "$static_log" "$build_log"
-rm -f "$types_log" "$types_more_log" "$static_log" "$build_log" "$build_fingerprint"
+cat "$build_log"
+rm -f "$build_log" "$build_fingerprint"
 mkdir -p tests/artifacts
 step "unit tests" npx vitest run tests/unit --maxWorkers=2 --reporter=default --reporter=json --outputFile.json=tests/artifacts/unit.json
 wait "$setup_pid"
@@ -157,6 +159,11 @@ if [ "$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')" -ge 4194304 ]
 fi
 export_tmp() { if [ -n "$tests_tmp" ]; then TMPDIR="$tests_tmp" "$@"; else "$@"; fi; }
 step "integration tests" export_tmp npx vitest run tests/integration "${alone_excludes[@]}" --maxWorkers=2 --no-isolate --reporter=default --reporter=json --outputFile.json=tests/artifacts/integration.json
+wait "$types_pid" || status=1
+wait "$types_more_pid" || status=1
+wait "$static_pid" || status=1
+cat "$types_log" "$types_more_log" "$static_log"
+rm -f "$types_log" "$types_more_log" "$static_log"
 step "integration tests that measure time, one at a time" export_tmp npx vitest run "${alone_files[@]}" --maxWorkers=1 --reporter=default --reporter=json --outputFile.json=tests/artifacts/integration-alone.json
 # the browser files' too: each copies the migrated database for its provider, and Chromium writes its profiles there
 step "browser end-to-end tests" export_tmp npx vitest run --config vitest.e2e.config.ts --reporter=default --reporter=json --outputFile.json=tests/artifacts/e2e.json

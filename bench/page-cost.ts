@@ -116,16 +116,20 @@ interface LoadCost {
   ipc: Record<string, number>;
   /** The attributed time by the task it ran in (STAGES): which stage of the view costs what. */
   stages: Record<Stage, number>;
+  /** The same slices' main-thread CPU time by stage. */
+  stagesCpu: Record<Stage, number>;
   longTasks: number;
 }
 
 /**
  * The attributed top-level slices by stage: the embed's own script (push.js, or Firebase's client, evaluated), the
- * microtask checkpoints (promise continuations: the view's decision, the storage first touches), the chunks loaded
- * after the page's `load` (evaluated, with V8's code cache production), and the embed's other callbacks (timers,
- * event listeners, the chunk's onload).
+ * microtask checkpoints (promise continuations: the view's decision, the storage first touches), the idle callbacks
+ * with the microtasks they run (push.js's prefetch of its chunk once a prompt is armed: the script element, the
+ * loader's stack read, the fetch's start), the chunks loaded after the page's `load` (evaluated, with V8's code cache
+ * production), and the embed's other callbacks (timers, event listeners, the chunk's onload). Before 2026-11-28 the
+ * idle callback was counted in "callbacks" and its microtasks in "microtasks".
  */
-const STAGES = ['script', 'microtasks', 'chunks', 'callbacks'] as const;
+const STAGES = ['script', 'microtasks', 'idle', 'chunks', 'callbacks'] as const;
 type Stage = (typeof STAGES)[number];
 
 const PARTS = ['compile', 'source positions', 'sync IPC', 'JavaScript', 'other'] as const;
@@ -234,7 +238,7 @@ function partOf(slice: Slice): Part {
  */
 function attribute(
   events: TraceEvent[],
-): Pick<LoadCost, 'pushJsMs' | 'urlOnlyMs' | 'cpuMs' | 'parts' | 'ipc' | 'stages'> & { dumped?: unknown[] } {
+): Pick<LoadCost, 'pushJsMs' | 'urlOnlyMs' | 'cpuMs' | 'parts' | 'ipc' | 'stages' | 'stagesCpu'> & { dumped?: unknown[] } {
   const mainThreads = new Set(
     events
       .filter((event) => event.ph === 'M' && event.name === 'thread_name' && event.args?.name === 'CrRendererMain')
@@ -281,18 +285,22 @@ function attribute(
     if (part === 'sync IPC') ipc[slice.name] = (ipc[slice.name] ?? 0) + self / 1000;
   }
   const stages = Object.fromEntries(STAGES.map((stage) => [stage, 0])) as Record<Stage, number>;
+  const stagesCpu = { ...stages };
   let cpuMs = 0;
   for (const slice of slices) {
     if (!owned(slice) || inside(slice, owned)) continue;
     cpuMs += (slice.tdur ?? 0) / 1000;
     const stage: Stage = CHUNK_FILE.test(urlOf(slice))
       ? 'chunks'
-      : slice.name === 'RunMicrotasks'
-        ? 'microtasks'
-        : slice.name === 'EvaluateScript' || slice.name.startsWith('ClassicPendingScript')
-          ? 'script'
-          : 'callbacks';
+      : inside(slice, (up) => up.name === 'FireIdleCallback')
+        ? 'idle'
+        : slice.name === 'RunMicrotasks'
+          ? 'microtasks'
+          : slice.name === 'EvaluateScript' || slice.name.startsWith('ClassicPendingScript')
+            ? 'script'
+            : 'callbacks';
     stages[stage] += slice.dur! / 1000;
+    stagesCpu[stage] += (slice.tdur ?? 0) / 1000;
   }
   let dumped: unknown[] | undefined;
   if (values.dump) {
@@ -313,7 +321,16 @@ function attribute(
         self: selfByName(slice, {}),
       }));
   }
-  return { pushJsMs: union((slice) => owned(slice) && !inside(slice, owned)), urlOnlyMs: union(byUrl), cpuMs, parts, ipc, stages, dumped };
+  return {
+    pushJsMs: union((slice) => owned(slice) && !inside(slice, owned)),
+    urlOnlyMs: union(byUrl),
+    cpuMs,
+    parts,
+    ipc,
+    stages,
+    stagesCpu,
+    dumped,
+  };
 }
 
 /** What the page's script tag loads: push.js, nothing (an empty file), or Firebase's client at the same URL. */
@@ -539,7 +556,8 @@ async function requestsOfView(context: BrowserContext, url: string, emptyPushJs:
 }
 
 function table(title: string, runs: Record<Embed, LoadCost[]>): { extraScriptMs: number; pushJsMs: number; firebaseMs: number } {
-  const med = (costs: LoadCost[], key: Exclude<keyof LoadCost, 'parts' | 'ipc' | 'stages'>) => median(costs.map((cost) => cost[key]));
+  const med = (costs: LoadCost[], key: Exclude<keyof LoadCost, 'parts' | 'ipc' | 'stages' | 'stagesCpu'>) =>
+    median(costs.map((cost) => cost[key]));
   const part = (costs: LoadCost[], name: Part) => median(costs.map((cost) => cost.parts[name])).toFixed(2);
   const row = (name: string, costs: LoadCost[]) =>
     console.log(
@@ -587,9 +605,14 @@ function table(title: string, runs: Record<Embed, LoadCost[]>): { extraScriptMs:
         .join(', ') || 'none'
     }`,
   );
-  const stage = (costs: LoadCost[], name: Stage) => median(costs.map((cost) => cost.stages[name])).toFixed(2);
+  const stage = (costs: LoadCost[], name: Stage, key: 'stages' | 'stagesCpu' = 'stages') =>
+    median(costs.map((cost) => cost[key][name])).toFixed(2);
+  const stageCpu = (costs: LoadCost[], name: Stage) => stage(costs, name, 'stagesCpu');
   console.log(
     `by stage (median ms; ${STAGES.join(' / ')}): push.js ${STAGES.map((name) => stage(runs['push.js'], name)).join(' / ')}; Firebase ${STAGES.map((name) => stage(runs.firebase, name)).join(' / ')}`,
+  );
+  console.log(
+    `by stage, main-thread CPU (median ms): push.js ${STAGES.map((name) => stageCpu(runs['push.js'], name)).join(' / ')}; Firebase ${STAGES.map((name) => stageCpu(runs.firebase, name)).join(' / ')}`,
   );
   const cpu = (costs: LoadCost[]) => med(costs, 'cpuMs');
   console.log(
@@ -601,7 +624,7 @@ function table(title: string, runs: Record<Embed, LoadCost[]>): { extraScriptMs:
     median(runs['push.js'].map((cost, round) => cost[key] / runs[other][round]![key])).toFixed(3);
   if (compareDir) {
     console.log(
-      `--compare: main thread ${med(runs.compare, 'pushJsMs').toFixed(2)} ms (${(med(runs.compare, 'pushJsMs') / firebaseMs).toFixed(3)}x Firebase), CPU ${cpu(runs.compare).toFixed(2)} ms (${(cpu(runs.compare) / cpu(runs.firebase)).toFixed(3)}x); this tree / --compare: main thread ${(pushJsMs / med(runs.compare, 'pushJsMs')).toFixed(3)}, CPU ${(cpu(runs['push.js']) / cpu(runs.compare)).toFixed(3)}; by stage ${STAGES.map((name) => stage(runs.compare, name)).join(' / ')}`,
+      `--compare: main thread ${med(runs.compare, 'pushJsMs').toFixed(2)} ms (${(med(runs.compare, 'pushJsMs') / firebaseMs).toFixed(3)}x Firebase), CPU ${cpu(runs.compare).toFixed(2)} ms (${(cpu(runs.compare) / cpu(runs.firebase)).toFixed(3)}x); this tree / --compare: main thread ${(pushJsMs / med(runs.compare, 'pushJsMs')).toFixed(3)}, CPU ${(cpu(runs['push.js']) / cpu(runs.compare)).toFixed(3)}; by stage ${STAGES.map((name) => stage(runs.compare, name)).join(' / ')} (CPU ${STAGES.map((name) => stageCpu(runs.compare, name)).join(' / ')})`,
     );
     console.log(
       `this tree / --compare, median of the ${runs.compare.length} rounds' ratios: main thread ${paired('compare', 'pushJsMs')}, CPU ${paired('compare', 'cpuMs')}`,

@@ -5,7 +5,7 @@
 // close this window" stays open (the clock is moved a minute past the 500 ms close of a finished subscribe).
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Page, type Route } from 'playwright-core';
+import { chromium, type Browser, type Page, type Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allStarted, CHROMIUM_PATH, borrowChromium, OFFLINE_FLAGS, type TestBrowser } from '../support/browser.ts';
 import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
@@ -19,6 +19,10 @@ let stack: Stack;
 let gcm: FakeGcm;
 let browser: TestBrowser;
 let childUrl: string;
+/** The off-the-record Chromium of the incognito cases, launched by the first of them; each case has contexts of its own. */
+let incognito: Browser | undefined;
+const incognitoChromium = async () =>
+  (incognito ??= await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: OFFLINE_FLAGS }));
 
 beforeAll(async () => {
   await mkdir(ARTIFACTS, { recursive: true });
@@ -39,6 +43,7 @@ beforeAll(async () => {
   await browser.context.clock.install();
 });
 afterAll(async () => {
+  await incognito?.close();
   await browser?.close();
   await gcm?.close();
   await stack?.close();
@@ -252,12 +257,11 @@ describe('child window states', () => {
   it('an incognito window: the Incognito/Private mode message, never the blocked picture', async () => {
     // A Playwright context of its own is an off-the-record (incognito) profile in Chromium: its permission prompt
     // is denied by the browser itself after a second or two, and push subscriptions are refused even when granted.
-    const incognito = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: OFFLINE_FLAGS });
     const INCOGNITO =
       "You seem to be browsing in Incognito/Private mode. The website can't get your permission to opt-in to push notifications in the Incognito/Private mode. Please switch to normal mode and try again.";
+    const asked = await (await incognitoChromium()).newContext({ viewport: VIEWPORT });
+    const granted = await (await incognitoChromium()).newContext({ viewport: VIEWPORT });
     try {
-      const asked = await incognito.newContext({ viewport: VIEWPORT });
-      const granted = await incognito.newContext({ viewport: VIEWPORT });
       await granted.grantPermissions(['notifications'], { origin: stack.providerUrl });
       for (const context of [asked, granted]) {
         const page = await context.newPage();
@@ -275,15 +279,16 @@ describe('child window states', () => {
         expect(await visible(page, '#pc-unblock')).toBe(false);
       }
     } finally {
-      await incognito.close();
+      await asked.close();
+      await granted.close();
     }
   });
 
   it('an incognito window on an https site\'s own page: "Could Not Subscribe.", no block recorded, and never the blocked copy', async () => {
     // The calligraphy site runs on localhost (a secure context): push.js subscribes on the page itself.
-    const incognito = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: OFFLINE_FLAGS });
+    const context = await (await incognitoChromium()).newContext();
     try {
-      const page = await (await incognito.newContext()).newPage();
+      const page = await context.newPage();
       const syncs: (string | null)[] = [];
       page.on('request', (request) => {
         if (request.url().endsWith('/syncSubscriptionAction.php')) syncs.push(new URLSearchParams(request.postData() ?? '').get('action'));
@@ -311,7 +316,7 @@ describe('child window states', () => {
       await expect.poll(failures, { timeout: 10_000 }).toEqual([couldNotSubscribe, couldNotSubscribe]);
       expect(await page.locator('[data-pk="blocked"]').isVisible()).toBe(false);
     } finally {
-      await incognito.close();
+      await context.close();
     }
   });
 });

@@ -130,6 +130,8 @@ async function main(): Promise<void> {
   };
 
   let number = 0;
+  /** The statements of the last push-kit campaign round's send (claims and result writes: how many, how long). */
+  let campaignStatements: Tally | undefined;
   /** Each row: work done before its clock starts (the floor's encryption), then what is timed. */
   const rows: Record<string, { prepare?: () => unknown; run: (prepared: unknown) => Promise<void> }> = {
     'floor, undici (push-kit client)': {
@@ -182,7 +184,9 @@ async function main(): Promise<void> {
       run: async () => {
         number += 1;
         const campaignId = await createCampaign(`Sale ${number}`);
-        const counts = await sendCampaign(db, site, campaignId, vapid, { ca, pushServices, concurrency });
+        const send = tallied(db);
+        campaignStatements = send.tally;
+        const counts = await sendCampaign(send.db, site, campaignId, vapid, { ca, pushServices, concurrency });
         if (counts.delivered !== subscriptions) throw new Error(`push-kit delivered ${counts.delivered} of ${subscriptions}`);
       },
     },
@@ -259,6 +263,7 @@ async function main(): Promise<void> {
       `of it POST /campaigns ${(median(creation) / 1000).toFixed(2)} s`,
   );
   for (const line of tallyLines(statements!)) console.log(`  the database part's ${line}`);
+  for (const line of tallyLines(campaignStatements!)) console.log(`  the campaign's (its last round) ${line}`);
   undiciAgent.destroy();
   httpsAgent.destroy();
   webPushAgent.destroy();

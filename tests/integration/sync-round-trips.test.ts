@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { createApp } from '../../server/http/app.ts';
 import { PushServiceAllowlist } from '../../server/push/push-services.ts';
+import { secretHash } from '../../server/subscribers/subscriber-secret.ts';
+import { syncBatcher } from '../../server/sync/sync-batch.ts';
 import { postSync, SITE_HASH, testSite } from '../support/server.ts';
 import { openThrowawayPostgres } from '../support/throwaway-postgres.ts';
 
@@ -109,6 +111,50 @@ describe.skipIf(!url)('sync actions on PostgreSQL', () => {
     ]);
     expect(first!.subscriberId).not.toBe(second!.subscriberId);
     expect(refused).toMatchObject({ status: 'failure', code: 'E_SUBSCRIBER_SECRET_WRONG' });
+  });
+
+  it("a batch's http-syncs take their subscribers in one order: a writer holding one is not half of a deadlock", async () => {
+    // Two batches given the same two browsers' http-syncs in opposite orders each held one subscriber and waited for
+    // the other: PostgreSQL found the deadlock after its deadlock_timeout (1 s) and the batch ran again (the soak:
+    // 12-19 deadlocks in 30 s, p99 1.2-2.1 s). Here the other batch is a transaction holding the first subscriber by
+    // id; the batch is given the second first.
+    const browsers = [];
+    for (const n of [30, 31])
+      browsers.push((await sync({ action: 'insert', subscription: subscription(n), subscriptionId: `rt-${n}` })).reply);
+    const [first, second] = browsers.sort((x, y) => (x.subscriberId! < y.subscriberId! ? -1 : 1)) as {
+      subscriberId: string;
+      subscriberSecret: string;
+    }[];
+    const writer = new Client({ connectionString: stack.url });
+    await writer.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query('SELECT 1 FROM subscribers WHERE id = $1 FOR UPDATE', [first!.subscriberId]);
+      const batcher = syncBatcher(stack.db);
+      const answers = Promise.all(
+        [second!, first!].map(({ subscriberId, subscriberSecret }) =>
+          batcher.run({ action: 'http-sync', site: SITE_HASH, subscriber_id: subscriberId, secret_hash: secretHash(subscriberSecret) }),
+        ),
+      );
+      await expect
+        .poll(async () => {
+          const { rows } = await stack.db.query<{ waiting: number }>(
+            "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%pushkit_sync_batch%'",
+          );
+          return rows[0]!.waiting;
+        })
+        .toBe(1);
+      // the batch waits for the first subscriber without holding the second: the writer takes it at once
+      await writer.query("SET LOCAL lock_timeout = '200ms'");
+      await writer.query('UPDATE subscribers SET updated_at = now() WHERE id = $1', [second!.subscriberId]);
+      await writer.query('COMMIT');
+      expect((await answers).map((row) => [row.result_code, row.result_id])).toEqual([
+        ['success', second!.subscriberId],
+        ['success', first!.subscriberId],
+      ]);
+    } finally {
+      await writer.end();
+    }
   });
 
   it("an in-sync browser's http-sync rewrites its subscriber in its own page: no index written (HOT)", async () => {

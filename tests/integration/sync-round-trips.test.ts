@@ -158,12 +158,15 @@ describe.skipIf(!url)('sync actions on PostgreSQL', () => {
       // which waits for the writer holding nothing else, and answers as the batch would have
       const reply = postSync(app, { hash: SITE_HASH, action: 'http-sync', ...first!, userLanguage: 'pt-BR' });
       await expect
-        .poll(async () => {
-          const { rows } = await stack.db.query<{ waiting: number }>(
-            "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
-          );
-          return rows[0]!.waiting;
-        })
+        .poll(
+          async () => {
+            const { rows } = await stack.db.query<{ waiting: number }>(
+              "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+            );
+            return rows[0]!.waiting;
+          },
+          { timeout: 30_000, interval: 20 },
+        ) // a loaded machine's route may take seconds to get there
         .toBe(1);
       await writer.query('COMMIT');
       expect((await reply).json()).toEqual({ status: 'success', subscriberId: first!.subscriberId });

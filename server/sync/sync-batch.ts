@@ -91,25 +91,6 @@ const IN_FLIGHT = 2;
  */
 const BATCH_EARLY = 8;
 
-const bySubscriber = (a: Waiting, b: Waiting): number => {
-  const x = `${a.action.site} ${a.action.subscriber_id}`;
-  const y = `${b.action.site} ${b.action.subscriber_id}`;
-  return x < y ? -1 : x > y ? 1 : 0;
-};
-
-/**
- * A batch's http-syncs by subscriber, after its other actions. The function runs the others in the order of their
- * advisory locks and the http-syncs, which take none, in the order given, each holding its subscriber's row to the
- * end of the batch: two batches given the same two subscribers' http-syncs in opposite orders deadlocked, and
- * PostgreSQL tells a deadlock only after `deadlock_timeout` (1 s), the batch then run again (the soak: 12 in 30 s,
- * p99 1.2 s).
- */
-function inLockOrder(batch: Waiting[]): Waiting[] {
-  const syncs = batch.filter((waiting) => waiting.action.action === 'http-sync');
-  if (syncs.length < 2) return batch;
-  return batch.filter((waiting) => waiting.action.action !== 'http-sync').concat(syncs.sort(bySubscriber));
-}
-
 /** The batches of one database: at most IN_FLIGHT in flight; what arrives meanwhile goes in the next. */
 export class SyncBatcher {
   private waiting: Waiting[] = [];
@@ -144,7 +125,7 @@ export class SyncBatcher {
 
   private flush(): void {
     while (this.running < this.inFlight && this.waiting.length > 0) {
-      const batch = inLockOrder(this.waiting.splice(0, BATCH_MAX));
+      const batch = this.waiting.splice(0, BATCH_MAX);
       this.running += 1;
       void this.settle(batch).finally(() => {
         this.running -= 1;

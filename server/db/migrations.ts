@@ -1448,8 +1448,10 @@ export const MIGRATIONS: Migration[] = [
            result_issued := false;
            result_welcome := NULL;
            IF a.action = 'http-sync' THEN
-             -- the row now, or the fallback: an http-sync never waits in a batch (see migration 55)
-             PERFORM 1 FROM subscribers l WHERE l.site_hash = a.site AND l.id = a.subscriber_id FOR NO KEY UPDATE SKIP LOCKED;
+             -- the row now, or the fallback: an http-sync never waits in a batch (see migration 55); only with its secret,
+             -- so a request naming someone else's subscriber locks nothing
+             PERFORM 1 FROM subscribers l WHERE l.site_hash = a.site AND l.id = a.subscriber_id AND l.secret_hash = a.secret_hash
+               FOR NO KEY UPDATE SKIP LOCKED;
              IF NOT FOUND THEN
                result_code := 'fallback';
                result_id := NULL;

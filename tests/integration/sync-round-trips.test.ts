@@ -177,6 +177,19 @@ describe.skipIf(!url)('sync actions on PostgreSQL', () => {
     }
   });
 
+  it("an http-sync naming another browser's subscriber without its secret locks nothing of it", async () => {
+    // migration 55 takes an http-sync's row before its update: only with the secret, or anyone who knows a subscriber
+    // id could hold that subscriber's row for a batch's length, and send its own browser's syncs to the slower path
+    const { reply } = await sync({ action: 'insert', subscription: subscription(40), subscriptionId: 'rt-40' });
+    // the last transaction to lock or change the row (a lock leaves its id in xmax)
+    const lockedBy = async () =>
+      (await stack.db.query<{ xmax: string }>('SELECT xmax::text FROM subscribers WHERE id = $1', [reply.subscriberId])).rows[0]!.xmax;
+    const before = await lockedBy(); // the subscribed event's key check left its own mark
+    const refused = await sync({ action: 'http-sync', subscriberId: reply.subscriberId!, subscriberSecret: 'B'.repeat(43) });
+    expect(refused.reply).toMatchObject({ status: 'failure', code: 'E_SUBSCRIBER_SECRET_WRONG' });
+    expect(await lockedBy()).toBe(before);
+  });
+
   it("an in-sync browser's http-sync rewrites its subscriber in its own page: no index written (HOT)", async () => {
     // Migration 50: the http-sync changes no indexed column, so PostgreSQL writes its row's new version beside the
     // old one, with no new index entry, when the page has room; at fillfactor 100 a page of inserts had none.

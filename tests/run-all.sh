@@ -183,14 +183,29 @@ step "integration tests that measure time, one at a time" export_tmp npx vitest 
 # the browser files' too: each copies the migrated database for its provider, and Chromium writes its profiles there
 step "browser end-to-end tests" export_tmp npx vitest run --config vitest.e2e.config.ts --reporter=default --reporter=json --outputFile.json=tests/artifacts/e2e.json
 
+# The count, and each failed test with the first lines of its error, last: a CI log shown only by its tail still says
+# which test failed and why.
 node -e '
+  const fs = require("fs");
+  const path = require("path");
   let passed = 0, failed = 0;
+  const failures = [];
   for (const file of ["tests/artifacts/unit.json", "tests/artifacts/unit-isolated.json", "tests/artifacts/integration.json", "tests/artifacts/integration-alone.json", "tests/artifacts/e2e.json"]) {
     try {
-      const r = JSON.parse(require("fs").readFileSync(file, "utf8"));
+      const r = JSON.parse(fs.readFileSync(file, "utf8"));
       passed += r.numPassedTests;
       failed += r.numFailedTests || r.numFailedTestSuites || 0;
-    } catch { failed += 1; console.error("no results in " + file); }
+      for (const suite of r.testResults || []) {
+        const where = path.relative(process.cwd(), suite.name);
+        const tests = (suite.assertionResults || []).filter((t) => t.status === "failed");
+        for (const t of tests) failures.push([where + " > " + t.fullName, (t.failureMessages || []).join("\n")]);
+        if (!tests.length && suite.status === "failed") failures.push([where, suite.message || ""]);
+      }
+    } catch { failed += 1; failures.push([file, "no results"]); }
+  }
+  for (const [name, message] of failures) {
+    console.log("FAILED " + name);
+    for (const line of message.split("\n").filter((l) => l.trim() && !l.includes("node_modules")).slice(0, 8)) console.log("    " + line.slice(0, 300));
   }
   console.log(`tests: ${passed} passed, ${failed} failed`);
 '

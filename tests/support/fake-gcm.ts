@@ -53,7 +53,12 @@ export async function startFakeGcm(): Promise<FakeGcm> {
     get registrations() {
       return registrations;
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    // every connection ended too, as in hostile-site.ts: a browser handed on keeps its sockets to the service
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

@@ -194,12 +194,16 @@ node -e '
     try {
       const r = JSON.parse(fs.readFileSync(file, "utf8"));
       passed += r.numPassedTests;
-      failed += r.numFailedTests || r.numFailedTestSuites || 0;
+      failed += r.numFailedTests || 0;
       for (const suite of r.testResults || []) {
         const where = path.relative(process.cwd(), suite.name);
         const tests = (suite.assertionResults || []).filter((t) => t.status === "failed");
         for (const t of tests) failures.push([where + " > " + t.fullName, (t.failureMessages || []).join("\n")]);
-        if (!tests.length && suite.status === "failed") failures.push([where, suite.message || ""]);
+        // a file that failed outside its tests (a hook, its collection) counts once
+        if (!tests.length && suite.status === "failed") {
+          failed += 1;
+          failures.push([where, suite.message || ""]);
+        }
       }
     } catch { failed += 1; failures.push([file, "no results"]); }
   }

@@ -132,8 +132,24 @@ export function installBrowser(options: BrowserOptions = {}) {
   return { state, fetchCalls, syncCalls, subscribeCalls, requestPermission, register, posted };
 }
 
-/** Clears storage, cookies, the DOM and the URL between tests. */
+// A page's timers end with it, as a navigation ends them. The runtimes of earlier tests in a file stay alive and read
+// the same globals: the 5-s prompt trigger of one started 5 s before (a loaded machine's file reaches its eighth test
+// by then) subscribed on a later test's page, through that test's pushManager.
+const pageTimers = new Set<ReturnType<typeof setTimeout>>();
+const browserSetTimeout = globalThis.setTimeout;
+globalThis.setTimeout = ((run: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+  const timer = browserSetTimeout(() => {
+    pageTimers.delete(timer);
+    run(...args);
+  }, ms);
+  pageTimers.add(timer);
+  return timer;
+}) as typeof setTimeout;
+
+/** A new page view: ends the previous page's timers, clears storage, cookies, the DOM and the URL. */
 export function resetPage(path = '/'): void {
+  for (const timer of pageTimers) clearTimeout(timer);
+  pageTimers.clear();
   localStorage.clear();
   sessionStorage.clear();
   for (const cookie of document.cookie.split('; ')) {

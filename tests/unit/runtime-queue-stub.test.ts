@@ -107,8 +107,10 @@ describe('queue stub', () => {
     const failures: unknown[] = [];
     host.pushkit = [['subscriptionFailureCallback', (result: unknown) => failures.push(result)], ['triggerOptIn']];
     await loadPushJs();
-    await settle();
-    document.querySelector<HTMLElement>('#pushkit-prompts [data-pk]:not([hidden]) [data-pk-action="yes"]')!.click();
+    // the prompt shows once the chunk is in: here a module import, which a loaded machine makes slow
+    const shownYes = () => document.querySelector<HTMLElement>('#pushkit-prompts [data-pk]:not([hidden]) [data-pk-action="yes"]');
+    const yes = await vi.waitUntil(shownYes, { timeout: 60_000 });
+    yes.click();
     await settle(40);
     expect(failures).toEqual([{ status: 'BLOCKED', message: 'User has blocked push notifications.' }]);
   });

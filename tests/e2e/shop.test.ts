@@ -155,13 +155,15 @@ describe('online shop', () => {
     const orderReads = recordRequests(page, /^\/api\/v1\/shopify\/getOrderDetails$/);
     const cartReads = recordRequests(page, /^\/cart\.js$/);
     await page.goto(`${stack.siteUrl}/cart`);
+    // before the order page starts, as the cart case takes its post's time: this process hears of the page's load
+    // later than it happens (270 ms later once, on a loaded machine), and the read's 3 s count from the load itself
+    const checkedOutAt = Date.now();
     await page.locator('form[action="/checkout"] button').click();
     await page.waitForURL('**/checkouts/*');
-    const loadedAt = Date.now();
     const orderId = new URL(page.url()).pathname.split('/').pop()!;
 
     await expect.poll(() => orderReads.length, { timeout: 10_000 }).toBe(1);
-    expect(orderReads[0]!.at - loadedAt).toBeGreaterThanOrEqual(2800);
+    expect(orderReads[0]!.at - checkedOutAt).toBeGreaterThanOrEqual(2950);
     // the checkout form posts to /checkout, not the cart-add action: more than 2 s later, no cart read
     expect(cartReads).toEqual([]);
     // the order page carries the read token the provider issued with the order, as a shop's would

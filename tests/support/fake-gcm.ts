@@ -1,6 +1,7 @@
 // A stand-in for Google's push check-in and registration servers, so Chromium's real
 // pushManager.subscribe() resolves offline (docs/testing.md, "A real pushManager.subscribe()").
 import { createServer, type Server } from 'node:http';
+import { closeServer } from './close-server.ts';
 
 function fixed64(value: bigint): Buffer {
   const bytes = Buffer.alloc(8);
@@ -53,12 +54,7 @@ export async function startFakeGcm(): Promise<FakeGcm> {
     get registrations() {
       return registrations;
     },
-    // every connection ended too, as in hostile-site.ts: a browser handed on keeps its sockets to the service
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server),
   };
 }
 

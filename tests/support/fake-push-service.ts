@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { closeServer } from './close-server.ts';
 import { PushServiceAllowlist } from '../../server/push/push-services.ts';
 
 export interface RecordedPush {
@@ -148,8 +149,7 @@ export async function startFakePushService(options: FakePushServiceOptions = {})
     answer: (path, answer) => answers.set(path, { ...answer }),
     countFor: (path) => counts.get(path) ?? 0,
     close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
       rmSync(dir, { recursive: true, force: true });
     },
   };

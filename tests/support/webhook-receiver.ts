@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { closeServer } from './close-server.ts';
 
 function certificate(dir: string): { keyPath: string; certPath: string } {
   const keyPath = join(dir, 'key.pem');
@@ -80,8 +81,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     at: (path) => received.filter((request) => request.path === path),
     answer: (path, statuses, location) => answers.set(path, { statuses: [...statuses], location }),
     close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
       rmSync(dir, { recursive: true, force: true });
     },
   };

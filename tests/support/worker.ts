@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { buildSite } from '../../emit/build-site.ts';
+import { closeServer } from './close-server.ts';
 import { retryOnPortInUse } from './port-retry.ts';
 import { freePort } from './ports.ts';
 
@@ -88,8 +89,7 @@ async function startWorkerSiteOnce(options: WorkerSiteOptions): Promise<WorkerSi
     throw error;
   });
   site.close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeServer(server);
     await rm(work, { recursive: true, force: true });
   };
   return site;

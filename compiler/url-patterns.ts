@@ -30,7 +30,8 @@ export function patternSource(pattern: string): string {
   if (pattern.startsWith(REGEX_PREFIX)) return `(?:${pattern.slice(REGEX_PREFIX.length)})`;
   if (pattern.startsWith(CONTAINS_PREFIX)) return `.*${escapeRegExp(pattern.slice(CONTAINS_PREFIX.length))}.*`;
   if (pattern === '*') return '.*';
-  const query = pattern.includes('?') ? '' : '(?:\\?.*)?';
+  // a pattern ending in `*` matches any query already
+  const query = pattern.includes('?') || pattern.endsWith('*') ? '' : '(?:\\?.*)?';
   if (pattern.startsWith('/')) return `[a-z][a-z0-9+.-]*:\\/\\/[^/?#]+${globSource(pattern)}${query}`;
   return `${globSource(pattern)}${query}`;
 }
@@ -69,5 +70,6 @@ export function compilePatternError(pattern: string): UrlPatternProblem | undefi
 export function compileUrlList(patterns: readonly string[]): RegExp | undefined {
   if (patterns.length === 0) return undefined;
   if (patterns.includes('*')) return /^.*$/s;
-  return new RegExp(`^(?:${patterns.map(patternSource).join('|')})$`);
+  const sources = patterns.map(patternSource);
+  return new RegExp(sources.length > 1 ? `^(?:${sources.join('|')})$` : `^${sources[0]}$`);
 }

@@ -35,9 +35,21 @@ interface View {
   page: Page;
   /** Requests to the provider: path, and the sync's action and previous subscription id. */
   calls: { path: string; action: string | null; previousSubscriptionId: string | null; query: Record<string, string> }[];
+  /** When push.js had done the view's work (Date.now()), and its calls then. */
+  doneAt: number;
+  callsWhenDone: View['calls'];
 }
 
-/** A view after `edit` ran on the stored state; waits until push.js has done its view's work. */
+/**
+ * How long a view is watched for a provider call after its work is done, as `networkidle`'s 500 ms without a
+ * request did; the test goes on with its next view meanwhile (closeView).
+ */
+const WATCH_MS = 500;
+
+/**
+ * A view after `edit` ran on the stored state; waits until push.js has done its view's work (the sync and the
+ * consent read are awaited before `pushkit.ready`).
+ */
 async function viewAfter(edit: (page: Page) => Promise<void>): Promise<View> {
   await edit(setup);
   const page = await context.newPage();
@@ -55,8 +67,31 @@ async function viewAfter(edit: (page: Page) => Promise<void>): Promise<View> {
   await page.goto(`${stack.siteUrl}/`);
   await page.waitForFunction(() => !Array.isArray((window as unknown as { pushkit?: unknown }).pushkit));
   await page.evaluate(() => (window as unknown as { pushkit: { ready: Promise<void> } }).pushkit.ready);
-  await page.waitForLoadState('networkidle');
-  return { page, calls };
+  return { page, calls, doneAt: Date.now(), callsWhenDone: [...calls] };
+}
+
+/** Closes a view once it was watched WATCH_MS past its work: no provider call came after it. */
+async function closeView(view: View): Promise<void> {
+  const left = view.doneAt + WATCH_MS - Date.now();
+  if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
+  expect(view.calls, 'a provider call after the view had done its work').toEqual(view.callsWhenDone);
+  await view.page.close();
+}
+
+/** Views one after another, each closed (closeView) once the next has been checked: their watches overlap. */
+function viewsInTurn() {
+  let previous: View | undefined;
+  return {
+    async done(view: View): Promise<void> {
+      const last = previous;
+      previous = view;
+      if (last) await closeView(last);
+    },
+    async end(): Promise<void> {
+      if (previous) await closeView(previous);
+      previous = undefined;
+    },
+  };
 }
 
 const stored = (page: Page, key: string) => page.evaluate((key) => localStorage.getItem(key), key);
@@ -65,6 +100,7 @@ const subscriberCount = async () =>
 
 describe('stored state, read back by the built push.js', () => {
   it('an in-sync subscriber makes no call; a tampered stored id counts as absent: insert, and its own id comes back', async () => {
+    const views = viewsInTurn();
     const quiet = await viewAfter(async () => undefined);
     expect(quiet.calls).toEqual([]);
     // push.js's core alone: no chunk beside it is fetched on an in-sync view
@@ -75,7 +111,7 @@ describe('stored state, read back by the built push.js', () => {
         .filter((path) => path.startsWith('/push')),
     );
     expect(bundleFiles).toEqual(['/push.js']);
-    await quiet.page.close();
+    await views.done(quiet);
 
     const before = await subscriberCount();
     for (const edited of ['-1', 'null', '<img src=x onerror=alert(1)>', ' '.repeat(3), 'x'.repeat(300)]) {
@@ -86,16 +122,18 @@ describe('stored state, read back by the built push.js', () => {
       ).toEqual(['insert']);
       expect(await stored(view.page, 'wingify_push_subscriber_id')).toBe(subscriberId);
       expect(await stored(view.page, 'wingify_push_db_status')).toBe('true');
-      await view.page.close();
+      await views.done(view);
     }
+    await views.end();
     expect(await subscriberCount()).toBe(before);
   });
 
   it('the update decision takes its five steps in order: the first that holds decides, and its sync brings the state back in line', async () => {
-    const { page: first } = await viewAfter(async () => undefined);
-    const storedSubscriptionId = await stored(first, 'wingify_push_subscription_id');
-    const endpoint = await stored(first, 'wingify_push_subscription_endpoint');
-    await first.close();
+    const views = viewsInTurn();
+    const first = await viewAfter(async () => undefined);
+    const storedSubscriptionId = await stored(first.page, 'wingify_push_subscription_id');
+    const endpoint = await stored(first.page, 'wingify_push_subscription_endpoint');
+    await views.done(first);
     const set = (entries: Record<string, string | null>) => (page: Page) =>
       page.evaluate((entries) => {
         for (const [key, value] of Object.entries(entries)) {
@@ -146,12 +184,13 @@ describe('stored state, read back by the built push.js', () => {
       expect(await stored(view.page, 'wingify_push_subscriber_id')).toBe(subscriberId);
       expect(await stored(view.page, 'wingify_push_subscription_endpoint')).toBe(endpoint);
       expect(await stored(view.page, 'wingify_push_subscription_id')).toBe(storedSubscriptionId);
-      await view.page.close();
+      await views.done(view);
       // 5. nothing differs: already-updated, no call
       const quiet = await viewAfter(async () => undefined);
       expect(quiet.calls, step).toEqual([]);
-      await quiet.page.close();
+      await views.done(quiet);
     }
+    await views.end();
     expect(sent).toEqual(Object.fromEntries(rows.map(([step, , expected]) => [step, [expected]])));
     const { rows: provider } = await stack.db.query<{ endpoint: string; status: string }>(
       'SELECT endpoint, status FROM subscribers WHERE id = $1',
@@ -161,6 +200,7 @@ describe('stored state, read back by the built push.js', () => {
   });
 
   it('a subscriber without a local consent value asks the provider once and keeps its answer', async () => {
+    const views = viewsInTurn();
     await stack.db.query('UPDATE subscribers SET page_click_tracking_permission = 1 WHERE id = $1', [subscriberId]);
     const first = await viewAfter((page) => page.evaluate(() => localStorage.removeItem('wingify_donot_track_actions')));
     const asked = first.calls.filter((call) => call.path === '/getSubscriptionClickTrackingPermissionDetails.php');
@@ -174,16 +214,17 @@ describe('stored state, read back by the built push.js', () => {
       },
     ]);
     expect(await stored(first.page, 'wingify_donot_track_actions')).toBe('0');
-    await first.page.close();
+    await views.done(first);
     const again = await viewAfter(async () => undefined);
     expect(again.calls).toEqual([]);
-    await again.page.close();
+    await views.done(again);
 
     // and the other way: the provider's 0 (no tracking) becomes "1" (do not track)
     await stack.db.query('UPDATE subscribers SET page_click_tracking_permission = 0 WHERE id = $1', [subscriberId]);
     const refused = await viewAfter((page) => page.evaluate(() => localStorage.removeItem('wingify_donot_track_actions')));
     expect(refused.calls.filter((call) => call.path === '/getSubscriptionClickTrackingPermissionDetails.php')).toHaveLength(1);
     expect(await stored(refused.page, 'wingify_donot_track_actions')).toBe('1');
-    await refused.page.close();
+    await views.done(refused);
+    await views.end();
   });
 });

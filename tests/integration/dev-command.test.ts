@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { seedProjectDatabase } from '../support/cli-process.ts';
 import { startDev } from '../support/dev-process.ts';
 import { timeoutForProcesses } from '../support/process-ready.ts';
 import { tempDir } from '../support/server.ts';
@@ -70,6 +71,8 @@ describe.concurrent('push-kit dev', { timeout: timeoutForProcesses(1) }, () => {
     // a user's project: no config named, the one in site-configs/ is the site
     await mkdir(join(dir.path, 'site-configs'));
     await writeFile(join(dir.path, 'site-configs', 'shop.json'), JSON.stringify(PRODUCTION_CONFIG));
+    // making the embedded database is server-storage's (about 2 s of CPU a start): dev opens a migrated copy
+    await seedProjectDatabase(dir.path);
     let page = '';
     let pushJs = '';
     let sync: unknown;
@@ -104,6 +107,7 @@ describe.concurrent('push-kit dev', { timeout: timeoutForProcesses(1) }, () => {
   it("serves the example site for the example's config", async () => {
     const dir = await tempDir('pushkit-dev-example-');
     removals.push(dir.remove);
+    await seedProjectDatabase(dir.path);
     let title = '';
     // the example is the checkout's (`npm start`), not the package's: the sources run, even when the suite runs
     // every other command on the compiled package (PUSHKIT_COMPILED_CLI, tests/run-all.sh)

@@ -5,7 +5,7 @@
 // the previous one left, as one visitor would.
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
 import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { answerYesUntil, subscribeThroughApi } from '../support/subscribe.ts';
@@ -43,9 +43,14 @@ let context: BrowserContext;
 let browser: TestBrowser;
 
 beforeAll(async () => {
-  stack = await startStack();
-  gcm = await sharedFakeGcm();
-  browser = await borrowChromium(gcm.chromiumArgs, { locale: LOCALE, timezoneId: TIME_ZONE });
+  // the provider and Chromium start side by side; whatever started is closed in afterAll
+  await allStarted([
+    startStack().then((started) => (stack = started)),
+    sharedFakeGcm().then(async (started) => {
+      gcm = started;
+      browser = await borrowChromium(gcm.chromiumArgs, { locale: LOCALE, timezoneId: TIME_ZONE });
+    }),
+  ]);
   context = browser.context;
 });
 afterAll(async () => {

@@ -6,7 +6,7 @@
 import { createServer, type AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
 import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { deliverPush } from '../support/worker.ts';
@@ -20,20 +20,25 @@ let browser: TestBrowser;
 let ownerKey: string;
 
 beforeAll(async () => {
-  stack = await startStack({
-    overrides: {
-      customDimensions: ['tier', 'city'],
-      refreshUserProperties: true,
-      // the segment condition names scroll, the trigger does not: the scroll event still needs its threshold
-      triggers: { when: 'delay', delaySeconds: 0, scroll: { percent: 50 } },
-      segmentations: [
-        { sid: 'scrolled', ss: 'event.scroll', vn: 1 },
-        { sid: 'new-subscribers', ss: 'event.subscribe', vn: 1 },
-      ],
-    },
-  });
-  gcm = await sharedFakeGcm();
-  browser = await borrowChromium(gcm.chromiumArgs);
+  // the provider and Chromium start side by side; whatever started is closed in afterAll
+  await allStarted([
+    startStack({
+      overrides: {
+        customDimensions: ['tier', 'city'],
+        refreshUserProperties: true,
+        // the segment condition names scroll, the trigger does not: the scroll event still needs its threshold
+        triggers: { when: 'delay', delaySeconds: 0, scroll: { percent: 50 } },
+        segmentations: [
+          { sid: 'scrolled', ss: 'event.scroll', vn: 1 },
+          { sid: 'new-subscribers', ss: 'event.subscribe', vn: 1 },
+        ],
+      },
+    }).then((started) => (stack = started)),
+    sharedFakeGcm().then(async (started) => {
+      gcm = started;
+      browser = await borrowChromium(gcm.chromiumArgs);
+    }),
+  ]);
   context = browser.context;
   await ensureOwnerKey(stack.db, stack.site);
   ownerKey = await rotateOwnerKey(stack.db, stack.site);

@@ -12,7 +12,7 @@ import type { Database } from '../../server/db/database.ts';
 import { loadSites, type HostedSite } from '../../server/sites.ts';
 import { startProvider, type Provider } from '../../server/start-provider.ts';
 import { embeddedDatabaseDir } from '../../server/state-paths.ts';
-import { borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
 import { retryOnPortInUse } from '../support/port-retry.ts';
 import { seedMigratedDatabase } from '../support/migrated-database.ts';
 import { freePort } from '../support/ports.ts';
@@ -31,8 +31,10 @@ let otherOrigin: string;
 
 beforeAll(async () => {
   desktop = await startFakeNotificationServer();
+  // Chromium starts while the site is built and the provider starts; whatever started is closed in afterAll
+  const launching = borrowChromium([], { env: { DBUS_SESSION_BUS_ADDRESS: desktop.address } }).then((started) => (browser = started));
   // the provider's port is named in the built config: a start that loses it to another process is made again
-  await retryOnPortInUse(async () => {
+  const starting = retryOnPortInUse(async () => {
     const providerPort = await freePort();
     site = await startWorkerSite({
       serverSyncUrl: `http://127.0.0.1:${providerPort}`,
@@ -50,9 +52,9 @@ beforeAll(async () => {
         throw error;
       });
   });
+  await allStarted([launching, starting]);
   otherOrigin = (site.config.notificationClickOrigins as string[])[0]!;
   db = provider.db;
-  browser = await borrowChromium([], { env: { DBUS_SESSION_BUS_ADDRESS: desktop.address } });
   await browser.context.grantPermissions(['notifications'], { origin: site.origin });
   page = await browser.context.newPage();
   await page.goto(`${site.origin}/register-here`);

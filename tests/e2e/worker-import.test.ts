@@ -4,15 +4,18 @@
 // waits instead of replacing it, while a new version of sw.js over an older sw.js takes over at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
 import { deliverPush, registerWorker, shownNotifications, startWorkerSite, type WorkerSite } from '../support/worker.ts';
 
 let site: WorkerSite;
 let browser: TestBrowser;
 
 beforeAll(async () => {
-  site = await startWorkerSite({ overrides: { swPath: '/own-sw.js', firefoxSwPath: '/own-sw.js' } });
-  browser = await borrowChromium();
+  // the site and Chromium start side by side; whatever started is closed in afterAll
+  await allStarted([
+    startWorkerSite({ overrides: { swPath: '/own-sw.js', firefoxSwPath: '/own-sw.js' } }).then((started) => (site = started)),
+    borrowChromium().then((started) => (browser = started)),
+  ]);
   await browser.context.grantPermissions(['notifications'], { origin: site.origin });
 });
 afterAll(async () => {

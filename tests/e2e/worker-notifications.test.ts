@@ -3,7 +3,7 @@
 // default (companyName and the site icon), never an empty notification.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
 import {
   closeNotifications,
   deliverPush,
@@ -18,8 +18,8 @@ let browser: TestBrowser;
 let page: Page;
 
 beforeAll(async () => {
-  site = await startWorkerSite();
-  browser = await borrowChromium();
+  // the site and Chromium start side by side; whatever started is closed in afterAll
+  await allStarted([startWorkerSite().then((started) => (site = started)), borrowChromium().then((started) => (browser = started))]);
   await browser.context.grantPermissions(['notifications'], { origin: site.origin });
   page = await browser.context.newPage();
   await page.goto(`${site.origin}/`);

@@ -35,7 +35,8 @@ beforeAll(async () => {
     startStack({ siteHost: SITE_HOST, overrides: { triggers: { when: 'delay', delaySeconds: 1 } } }).then((started) => (stack = started)),
     sharedFakeGcm().then(async (started) => {
       gcm = started;
-      browser = await borrowChromium([...gcm.chromiumArgs, `--host-resolver-rules=MAP ${SITE_HOST} 127.0.0.1, MAP ${EVIL_HOST} 127.0.0.1`]);
+      // SITE_HOST and EVIL_HOST are on this machine: browser.ts maps every *.test name to 127.0.0.1
+      browser = await borrowChromium(gcm.chromiumArgs);
     }),
   ]);
   await browser.context.addInitScript(RECORD_MESSAGES);

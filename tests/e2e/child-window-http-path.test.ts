@@ -5,7 +5,7 @@
 // opts in again with a click of their own.
 import type { CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
 import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startHttpSitesStack, type HttpSite, type HttpSitesStack } from '../support/http-sites-stack.ts';
 
@@ -22,15 +22,18 @@ let cdp: CDPSession;
 const syncs: { from: string; form: URLSearchParams }[] = [];
 
 beforeAll(async () => {
-  [stack, gcm] = await Promise.all([
+  // the provider and Chromium start side by side; whatever started is closed in afterAll
+  await allStarted([
     startHttpSitesStack(['plain'], {
       triggers: { when: 'delay', delaySeconds: 1 },
       style: { allowTextChildWindow: 'Notify me', offerTextChildWindow: 'New letters from Calligraphy Submissions, as they arrive.' },
+    }).then((started) => (stack = started)),
+    sharedFakeGcm().then(async (started) => {
+      gcm = started;
+      browser = await borrowChromium(gcm.chromiumArgs);
     }),
-    sharedFakeGcm(),
   ]);
   site = stack.sites[0]!;
-  browser = await borrowChromium([...gcm.chromiumArgs, stack.hostResolverRules]);
   browser.context.on('request', (request) => {
     if (!request.url().endsWith('/syncSubscriptionAction.php')) return;
     let from = 'worker';

@@ -4,7 +4,7 @@
 // still subscribes. With the shared provider origin of before, site A's block showed on site B.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
 import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startHttpSitesStack, type HttpSite, type HttpSitesStack } from '../support/http-sites-stack.ts';
 
@@ -18,12 +18,15 @@ let siteA: HttpSite;
 let siteB: HttpSite;
 
 beforeAll(async () => {
-  [stack, gcm] = await Promise.all([
-    startHttpSitesStack(['alpha', 'beta'], { triggers: { when: 'delay', delaySeconds: 1 } }),
-    sharedFakeGcm(),
+  // the provider and Chromium start side by side; whatever started is closed in afterAll
+  await allStarted([
+    startHttpSitesStack(['alpha', 'beta'], { triggers: { when: 'delay', delaySeconds: 1 } }).then((started) => (stack = started)),
+    sharedFakeGcm().then(async (started) => {
+      gcm = started;
+      browser = await borrowChromium(gcm.chromiumArgs);
+    }),
   ]);
   [siteA, siteB] = stack.sites as [HttpSite, HttpSite];
-  browser = await borrowChromium([...gcm.chromiumArgs, stack.hostResolverRules]);
 });
 afterAll(async () => {
   await browser?.close();

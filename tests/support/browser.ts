@@ -40,6 +40,10 @@ export const OFFLINE_FLAGS = [
   // Headless Chromium 156 loads the address bar's suggestion popups (WebUI pages in a renderer of their own) for
   // every window, though no test has an address bar: 1-2.5 CPU-s a browser.
   `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, 'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'].join(',')}`,
+  // The sites a test serves as plain http under a name (calligraphy.test, consent.test, <name>.test of
+  // http-sites-stack.ts) are on this machine. One rule for every browser, not one per file: a file that maps its own
+  // names borrows the browser the file before it handed on instead of launching one of its own.
+  '--host-resolver-rules=MAP *.test 127.0.0.1',
 ];
 
 export interface TestBrowser {
@@ -54,6 +58,8 @@ export type ChromiumOptions = Omit<
   'executablePath' | 'headless' | 'args' | 'env'
 > & { env?: Record<string, string> };
 
+const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
+
 export async function launchPersistentChromium(extraArgs: string[] = [], options: ChromiumOptions = {}): Promise<TestBrowser> {
   const profileDir = await mkdtemp(join(process.env.PUSHKIT_E2E_PROFILES ?? tmpdir(), 'push-kit-chromium-'));
   const { env, ...contextOptions } = options;
@@ -61,7 +67,7 @@ export async function launchPersistentChromium(extraArgs: string[] = [], options
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: [...OFFLINE_FLAGS, ...extraArgs],
-    viewport: { width: 1280, height: 800 },
+    viewport: DEFAULT_VIEWPORT,
     ...contextOptions,
     env: env ? ({ ...process.env, ...env } as Record<string, string>) : undefined,
   });
@@ -94,7 +100,7 @@ interface Kept {
 
 /** Free browsers of this worker, by launch flags and options, the most recently returned last. */
 const keptBrowsers: Kept[] = [];
-const KEEP_AT_MOST = 3;
+const KEEP_AT_MOST = 4;
 const UNDOABLE_ONLY_BY_CLOSING = [
   'addInitScript',
   'exposeBinding',
@@ -128,7 +134,8 @@ const FILE_LISTENED_EVENTS = [
  * instead.
  */
 export async function borrowChromium(extraArgs: string[] = [], options: ChromiumOptions = {}): Promise<TestBrowser> {
-  const key = JSON.stringify([extraArgs, options]);
+  // the default viewport named or not, the same browser (prompts' desktop one is the plain one)
+  const key = JSON.stringify([extraArgs, { viewport: DEFAULT_VIEWPORT, ...options }]);
   let place = -1;
   keptBrowsers.forEach((kept, index) => {
     if (kept.key === key) place = index;

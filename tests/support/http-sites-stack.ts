@@ -1,6 +1,6 @@
 // Several plain-http sites on one provider, for the browser tests of per-site isolation: each site is the
 // calligraphy config under its own name, hash and origin (`http://<name>.test:<port>`, mapped to 127.0.0.1 by
-// the browser's host resolver rules, so not a secure context), with its child window on an origin of its own
+// the test browsers' host resolver rule, browser.ts, so not a secure context), with its child window on an origin of its own
 // (`http://<name>.localhost:<provider port>`, which Chromium resolves to loopback and treats as secure).
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -31,8 +31,6 @@ export interface HttpSitesStack {
   providerUrl: string;
   provider: Provider;
   sites: HttpSite[];
-  /** `--host-resolver-rules` mapping every site host to 127.0.0.1. */
-  hostResolverRules: string;
   close(): Promise<void>;
 }
 
@@ -108,7 +106,6 @@ async function startHttpSitesStackOnce(names: string[], overrides: Record<string
     providerUrl,
     provider,
     sites: running,
-    hostResolverRules: `--host-resolver-rules=${names.map((name) => `MAP ${name}.test 127.0.0.1`).join(', ')}`,
     close: closeAll,
   };
 }

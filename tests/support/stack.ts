@@ -45,8 +45,8 @@ export interface StackOptions {
   /** Use this provider port instead of a free one (e.g. to restart a provider on the same port). */
   providerPort?: number;
   /**
-   * Host name of the site's origin (default localhost). A name Chromium resolves to 127.0.0.1 through
-   * `--host-resolver-rules` (e.g. calligraphy.test) makes the site plain http, not a secure context.
+   * Host name of the site's origin (default localhost). A *.test name, which the test browsers resolve to 127.0.0.1
+   * (browser.ts's `--host-resolver-rules`), e.g. calligraphy.test, makes the site plain http, not a secure context.
    */
   siteHost?: string;
   /** Push service origins the provider allows (a test's fake push service); default: the known push services. */

@@ -109,48 +109,7 @@ const backends: { label: string; open: () => Promise<{ db: Database; cleanup: ()
   ...(url ? [{ label: 'PostgreSQL', open: () => openThrowawayPostgres(url!) }] : []),
 ];
 
-const now = new Date();
-
-interface Seeded {
-  raw: Database;
-  cleanup: () => Promise<void>;
-  seedingMs: number;
-}
-
-async function openSeeded(open: (typeof backends)[number]['open']): Promise<Seeded> {
-  const opened = await open();
-  let cleaned: Promise<void> | undefined;
-  const cleanup = () => (cleaned ??= opened.cleanup());
-  const raw = opened.db;
-  try {
-    const started = Date.now();
-    await seed(raw, now);
-    return { raw, cleanup, seedingMs: Date.now() - started };
-  } catch (error) {
-    await cleanup();
-    throw error;
-  }
-}
-
-/**
- * Every backend is opened and seeded from the file's start: PostgreSQL migrates and seeds in its own server
- * process while PGlite seeds in this one, then serves its tests (one after the other, 4-5 s more of this file,
- * which runs with the machine to itself). Each backend's tests start once its own seeding is done.
- */
-const seeding = new Map<string, Promise<Seeded>>();
-beforeAll(() => {
-  for (const { label, open } of backends) {
-    const seeded = openSeeded(open);
-    seeded.catch(() => undefined); // awaited, and its failure reported, by the backend's own beforeAll
-    seeding.set(label, seeded);
-  }
-});
-// (a backend whose tests were all filtered out has its database removed here)
-afterAll(async () => {
-  for (const seeded of seeding.values()) await (await seeded.catch(() => undefined))?.cleanup();
-});
-
-describe.each(backends)('owner API at 100,000 subscribers on $label', ({ label }) => {
+describe.each(backends)('owner API at 100,000 subscribers on $label', ({ label, open }) => {
   let db: Database;
   let raw: Database;
   let log: LoggedQuery[];
@@ -158,12 +117,14 @@ describe.each(backends)('owner API at 100,000 subscribers on $label', ({ label }
   let harness: ProviderHarness;
   let app: FastifyInstance;
   let key: string;
+  const now = new Date();
   const timings: string[] = [];
 
   beforeAll(async () => {
-    let seedingMs: number;
-    ({ raw, cleanup, seedingMs } = await seeding.get(label)!);
-    timings.push(`seeding ${SIZE + OTHER_SIZE} subscribers: ${seedingMs} ms`);
+    ({ db: raw, cleanup } = await open());
+    const started = Date.now();
+    await seed(raw, now);
+    timings.push(`seeding ${SIZE + OTHER_SIZE} subscribers: ${Date.now() - started} ms`);
     ({ db, log } = recording(raw));
     const site = testSite();
     harness = await startProviderHarness({

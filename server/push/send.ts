@@ -5,7 +5,8 @@
 import { lookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { isServerError, ServerError } from '../errors.ts';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { undici } from '../undici.ts';
 import type { VapidKeyPair } from './vapid-keys.js';
 import { encryptPayload, type SubscriptionKeys } from './encrypt.js';
 import { closeSharedEncryptionPool, type EncryptionPool } from './encryption-pool.ts';
@@ -82,7 +83,7 @@ function agentFor(ca: string | string[] | undefined, privateAllowed: boolean, ht
   const id = `${privateAllowed ? 'any' : 'public'}\n${http2 ? 'h2' : 'h1'}\n${ca === undefined ? '' : [ca].flat().join('\n')}`;
   let agent = agents.get(id);
   if (!agent) {
-    agent = new Agent({
+    agent = new (undici().Agent)({
       connections: 256,
       keepAliveTimeout: 30_000,
       allowH2: http2,

@@ -6,10 +6,11 @@
 // demand (runDue); a process's passes never overlap, and the claims keep several processes from sending one
 // message at once. Due times follow the provider's clock (tests move it); signatures carry the real time.
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import type { Database } from '../db/database.ts';
 import { isServerError } from '../errors.ts';
 import { systemClock, type Clock } from '../clock.ts';
+import { undici } from '../undici.ts';
 import { signedHeaders } from './webhook-signing.ts';
 import {
   addressRuleOf,
@@ -200,7 +201,7 @@ export class WebhookDispatcher {
     const id = `${rule}\n${ca === undefined ? '' : [ca].flat().join('\n')}`;
     let agent = this.agents.get(id);
     if (!agent) {
-      agent = new Agent({
+      agent = new (undici().Agent)({
         connections: 64,
         keepAliveTimeout: 30_000,
         connect: { ...(ca === undefined ? {} : { ca }), ...(rule === 'any' ? {} : { lookup: guardedLookup(rule) }) },
@@ -230,7 +231,7 @@ export class WebhookDispatcher {
     if (literal) return settle(false, null, `refused: ${literal}`);
     const timeout = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     try {
-      const response = await request(url, {
+      const response = await undici().request(url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',

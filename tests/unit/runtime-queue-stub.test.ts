@@ -6,9 +6,16 @@ import { site } from '../fixtures/site-module.ts';
 import { installBrowser, resetPage, settle } from '../support/runtime-test-browser.ts';
 
 // push.js loads its lifecycle chunk by a script element (the e2e tests load the built files); here it is the module.
+// Each load is kept: a test's idle prefetch can still be importing when the test ends, and under load such an import
+// made the next test's mock of the site's module miss (push.js then saw an active site). Each test first waits for them.
+const chunkLoads = vi.hoisted(() => [] as Promise<unknown>[]);
 vi.mock('../../runtime/chunk-loader.ts', async (original) => ({
   ...(await original<typeof import('../../runtime/chunk-loader.ts')>()),
-  loadChunk: async () => (await import('../../runtime/chunks/lifecycle.ts')).chunk,
+  loadChunk: () => {
+    const load = import('../../runtime/chunks/lifecycle.ts').then((module) => module.chunk);
+    chunkLoads.push(load);
+    return load;
+  },
 }));
 
 type Host = { pushkit?: unknown };
@@ -19,7 +26,8 @@ async function loadPushJs(): Promise<void> {
   await import('../../runtime/push.ts');
 }
 
-beforeEach(() => {
+beforeEach(async () => {
+  await Promise.allSettled(chunkLoads.splice(0));
   resetPage();
   delete host.pushkit;
 });

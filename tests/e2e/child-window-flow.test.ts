@@ -6,8 +6,8 @@
 // child posts only to the site's configured origin. One visitor, in order.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
-import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { allStarted, type TestBrowser } from '../support/browser.ts';
+import { borrowChromiumWithGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
 const SITE_HOST = 'calligraphy.test';
@@ -33,11 +33,8 @@ beforeAll(async () => {
   // the provider and Chromium start side by side; whatever started is closed in afterAll
   await allStarted([
     startStack({ siteHost: SITE_HOST, overrides: { triggers: { when: 'delay', delaySeconds: 1 } } }).then((started) => (stack = started)),
-    sharedFakeGcm().then(async (started) => {
-      gcm = started;
-      // SITE_HOST and EVIL_HOST are on this machine: browser.ts maps every *.test name to 127.0.0.1
-      browser = await borrowChromium(gcm.chromiumArgs);
-    }),
+    // SITE_HOST and EVIL_HOST are on this machine: browser.ts maps every *.test name to 127.0.0.1
+    borrowChromiumWithGcm().then((started) => ({ gcm, browser } = started)),
   ]);
   await browser.context.addInitScript(RECORD_MESSAGES);
   childWindowUrl = new URL(`${stack.providerUrl}/sites/${stack.config.hash}/child-window.html`);

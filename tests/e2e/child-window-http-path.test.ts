@@ -5,8 +5,8 @@
 // opts in again with a click of their own.
 import type { CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
-import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { allStarted, type TestBrowser } from '../support/browser.ts';
+import { borrowChromiumWithGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startHttpSitesStack, type HttpSite, type HttpSitesStack } from '../support/http-sites-stack.ts';
 
 const COMPANY = 'Calligraphy Submissions';
@@ -28,10 +28,7 @@ beforeAll(async () => {
       triggers: { when: 'delay', delaySeconds: 1 },
       style: { allowTextChildWindow: 'Notify me', offerTextChildWindow: 'New letters from Calligraphy Submissions, as they arrive.' },
     }).then((started) => (stack = started)),
-    sharedFakeGcm().then(async (started) => {
-      gcm = started;
-      browser = await borrowChromium(gcm.chromiumArgs);
-    }),
+    borrowChromiumWithGcm().then((started) => ({ gcm, browser } = started)),
   ]);
   site = stack.sites[0]!;
   browser.context.on('request', (request) => {

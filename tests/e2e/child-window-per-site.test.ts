@@ -4,8 +4,8 @@
 // still subscribes. With the shared provider origin of before, site A's block showed on site B.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
-import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { allStarted, type TestBrowser } from '../support/browser.ts';
+import { borrowChromiumWithGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startHttpSitesStack, type HttpSite, type HttpSitesStack } from '../support/http-sites-stack.ts';
 
 const COMPANY = 'Calligraphy Submissions';
@@ -21,10 +21,7 @@ beforeAll(async () => {
   // the provider and Chromium start side by side; whatever started is closed in afterAll
   await allStarted([
     startHttpSitesStack(['alpha', 'beta'], { triggers: { when: 'delay', delaySeconds: 1 } }).then((started) => (stack = started)),
-    sharedFakeGcm().then(async (started) => {
-      gcm = started;
-      browser = await borrowChromium(gcm.chromiumArgs);
-    }),
+    borrowChromiumWithGcm().then((started) => ({ gcm, browser } = started)),
   ]);
   [siteA, siteB] = stack.sites as [HttpSite, HttpSite];
 });

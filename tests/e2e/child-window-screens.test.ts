@@ -7,8 +7,8 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page, type Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allStarted, CHROMIUM_PATH, borrowChromium, OFFLINE_FLAGS, type TestBrowser } from '../support/browser.ts';
-import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { allStarted, CHROMIUM_PATH, OFFLINE_FLAGS, type TestBrowser } from '../support/browser.ts';
+import { borrowChromiumWithGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
 const ARTIFACTS = join(process.cwd(), 'tests/artifacts/child-window');
@@ -29,10 +29,7 @@ beforeAll(async () => {
   // the provider and Chromium start side by side; whatever started is closed in afterAll
   await allStarted([
     startStack().then((started) => (stack = started)),
-    sharedFakeGcm().then(async (started) => {
-      gcm = started;
-      browser = await borrowChromium(gcm.chromiumArgs, { viewport: VIEWPORT });
-    }),
+    borrowChromiumWithGcm({ viewport: VIEWPORT }).then((started) => ({ gcm, browser } = started)),
   ]);
   // window.close() is recorded instead, so a finished state stays on screen and the close is observable.
   await browser.context.addInitScript(() => {

@@ -12,8 +12,8 @@
 //   texts.subscribeFailed.
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
-import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { allStarted, type TestBrowser } from '../support/browser.ts';
+import { borrowChromiumWithGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStacks, type Stack } from '../support/stack.ts';
 
 const ANDROID_UA = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36';
@@ -48,11 +48,8 @@ beforeAll(async () => {
         },
       ]) as Promise<[Stack, Stack, Stack]>
     ).then((started) => ([native, modal, plain] = started)),
-    sharedFakeGcm().then(async (started) => {
-      gcm = started;
-      // PLAIN_HOST is on this machine: browser.ts maps every *.test name to 127.0.0.1
-      browser = await borrowChromium(gcm.chromiumArgs);
-    }),
+    // PLAIN_HOST is on this machine: browser.ts maps every *.test name to 127.0.0.1
+    borrowChromiumWithGcm().then((started) => ({ gcm, browser } = started)),
   ]);
   childOrigin = String(plain.config.childWindowOrigin);
   context = browser.context;

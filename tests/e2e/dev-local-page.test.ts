@@ -4,9 +4,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
+import { allStarted, type TestBrowser } from '../support/browser.ts';
 import { startDev, type DevProcess } from '../support/dev-process.ts';
-import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { borrowChromiumWithGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { tempDir } from '../support/server.ts';
 import { subscribeThroughApi } from '../support/subscribe.ts';
 
@@ -30,10 +30,7 @@ beforeAll(async () => {
   // `push-kit dev` and Chromium start side by side; whatever started is stopped in afterAll
   await allStarted([
     startDev([process.execPath, BIN, 'dev', 'shop.json', '--port', '0', '--site-port', '0'], dir.path).then((started) => (dev = started)),
-    sharedFakeGcm().then(async (started) => {
-      gcm = started;
-      browser = await borrowChromium(gcm.chromiumArgs);
-    }),
+    borrowChromiumWithGcm().then((started) => ({ gcm, browser } = started)),
   ]);
 }, 90_000);
 afterAll(async () => {

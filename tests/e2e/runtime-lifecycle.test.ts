@@ -5,8 +5,8 @@
 // the previous one left, as one visitor would.
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
-import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { allStarted, type TestBrowser } from '../support/browser.ts';
+import { borrowChromiumWithGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { answerYesUntil, subscribeThroughApi } from '../support/subscribe.ts';
 
@@ -46,10 +46,7 @@ beforeAll(async () => {
   // the provider and Chromium start side by side; whatever started is closed in afterAll
   await allStarted([
     startStack().then((started) => (stack = started)),
-    sharedFakeGcm().then(async (started) => {
-      gcm = started;
-      browser = await borrowChromium(gcm.chromiumArgs, { locale: LOCALE, timezoneId: TIME_ZONE });
-    }),
+    borrowChromiumWithGcm({ locale: LOCALE, timezoneId: TIME_ZONE }).then((started) => ({ gcm, browser } = started)),
   ]);
   context = browser.context;
 });

@@ -17,8 +17,8 @@ import { PushServiceAllowlist } from '../../server/push/push-services.ts';
 import { closePushConnections } from '../../server/push/send.ts';
 import { generateVapidKeyPair, type VapidKeyPair } from '../../server/push/vapid-keys.ts';
 import { createSubscriberKeys, decryptPushBody, startFakePushService, type FakePushService } from '../support/fake-push-service.ts';
-import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
-import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { allStarted, type TestBrowser } from '../support/browser.ts';
+import { borrowChromiumWithGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { deliverPush } from '../support/worker.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
@@ -139,10 +139,7 @@ beforeAll(async () => {
   await allStarted([
     // Chromium's own subscriptions (the worker's move) are on FCM's endpoint
     startStack({ pushServices: [pushService.origin, FCM] }).then((started) => (stack = started)),
-    sharedFakeGcm().then(async (started) => {
-      gcm = started;
-      browser = await borrowChromium(gcm.chromiumArgs);
-    }),
+    borrowChromiumWithGcm().then((started) => ({ gcm, browser } = started)),
   ]);
   keyB = JSON.parse(await readFile('examples/calligraphy-site/demo-vapid-key.json', 'utf8')) as VapidKeyPair;
   expect(stack.config.vapidPublicKey).toBe(keyB.publicKey);

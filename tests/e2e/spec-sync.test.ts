@@ -6,8 +6,8 @@
 import { createServer, type AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
-import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { allStarted, type TestBrowser } from '../support/browser.ts';
+import { borrowChromiumWithGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { deliverPush } from '../support/worker.ts';
 import { ensureOwnerKey, rotateOwnerKey } from '../../server/http/owner-keys.ts';
@@ -34,10 +34,7 @@ beforeAll(async () => {
         ],
       },
     }).then((started) => (stack = started)),
-    sharedFakeGcm().then(async (started) => {
-      gcm = started;
-      browser = await borrowChromium(gcm.chromiumArgs);
-    }),
+    borrowChromiumWithGcm().then((started) => ({ gcm, browser } = started)),
   ]);
   context = browser.context;
   await ensureOwnerKey(stack.db, stack.site);

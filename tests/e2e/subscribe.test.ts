@@ -1,8 +1,8 @@
 // Issue 2's end-to-end slice: the built calligraphy bundle on the example site, in Debian's Chromium with a
 // real pushManager.subscribe() (fake GCM check-in), subscribes and the provider stores the subscriber.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allStarted, borrowChromium, type TestBrowser } from '../support/browser.ts';
-import { sharedFakeGcm, type FakeGcm } from '../support/fake-gcm.ts';
+import { allStarted, type TestBrowser } from '../support/browser.ts';
+import { borrowChromiumWithGcm, type FakeGcm } from '../support/fake-gcm.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { subscribeThroughApi } from '../support/subscribe.ts';
 
@@ -14,10 +14,7 @@ beforeAll(async () => {
   // the provider and Chromium start side by side; whatever started is closed in afterAll
   await allStarted([
     startStack().then((started) => (stack = started)),
-    sharedFakeGcm().then(async (started) => {
-      gcm = started;
-      browser = await borrowChromium(gcm.chromiumArgs);
-    }),
+    borrowChromiumWithGcm().then((started) => ({ gcm, browser } = started)),
   ]);
 });
 afterAll(async () => {

@@ -1,6 +1,7 @@
 // A stand-in for Google's push check-in and registration servers, so Chromium's real
 // pushManager.subscribe() resolves offline (docs/testing.md, "A real pushManager.subscribe()").
 import { createServer, type Server } from 'node:http';
+import { borrowChromium, type ChromiumOptions, type TestBrowser } from './browser.ts';
 import { closeServer } from './close-server.ts';
 
 function fixed64(value: bigint): Buffer {
@@ -75,4 +76,10 @@ export function sharedFakeGcm(): Promise<FakeGcm> {
     close: async () => {},
   }));
   return workerGcm;
+}
+
+/** This worker's fake GCM (sharedFakeGcm) and a borrowed Chromium whose push client uses it. */
+export async function borrowChromiumWithGcm(options?: ChromiumOptions): Promise<{ gcm: FakeGcm; browser: TestBrowser }> {
+  const gcm = await sharedFakeGcm();
+  return { gcm, browser: await borrowChromium(gcm.chromiumArgs, options) };
 }
